@@ -1,0 +1,22 @@
+"""Automatic differentiation: Function, the backward engine, grad(), gradcheck."""
+
+from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled
+from minigrad.autograd.engine import backward, grad
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+__all__ = [
+    "Function",
+    "GradcheckError",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "is_anomaly_enabled",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]

@@ -1,0 +1,181 @@
+"""The backward engine: walk the graph from the outputs back to the leaves.
+
+1. `topological_order` lists every tensor that needs a gradient so that each tensor
+   comes after all the tensors it was computed from. It uses an explicit stack, not
+   recursion, so a chain of 100,000 ops does not hit Python's recursion limit.
+2. `run_backward` visits that list in reverse (outputs first). When a tensor is
+   reached, every op that used it has already sent its share of the gradient, so its
+   gradient is complete: hooks run on it, then its `grad_fn.backward` turns it into
+   gradients for the op's inputs, which are summed into their running totals.
+3. Leaves accumulate into `.grad`; `autograd.grad` instead returns the gradients of
+   the tensors it was asked about and touches no `.grad`.
+"""
+
+import numpy as np
+
+from minigrad.autograd import anomaly, grad_mode
+
+
+def topological_order(roots):
+    """Tensors reachable from `roots` (through inputs that require grad), inputs first."""
+    order, seen = [], set()
+    stack = [(root, False) for root in roots]
+    while stack:
+        tensor, inputs_done = stack.pop()
+        if inputs_done:
+            order.append(tensor)
+            continue
+        if id(tensor) in seen:
+            continue
+        seen.add(id(tensor))
+        stack.append((tensor, True))  # revisit after all its inputs are placed
+        fn = tensor.grad_fn
+        if fn is not None:
+            for parent in fn.inputs:
+                if parent is not None and parent.requires_grad and id(parent) not in seen:
+                    stack.append((parent, False))
+    return order
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, allow_unused=False):
+    """Propagate `root_grads` from `roots` to the leaves.
+
+    With `inputs=None` leaf gradients accumulate into `.grad` (that is `backward`);
+    otherwise the gradients of `inputs` are returned and no `.grad` is touched
+    (that is `autograd.grad`).
+    """
+    grads = {}
+    for root, g in zip(roots, root_grads):
+        grads[id(root)] = g if id(root) not in grads else grads[id(root)] + g
+    captured = None if inputs is None else {id(t): None for t in inputs}
+
+    previous_mode = grad_mode._set(create_graph)  # record the backward pass only if asked
+    try:
+        for tensor in reversed(topological_order(roots)):
+            grad = grads.pop(id(tensor), None)
+            if grad is None:
+                continue  # no path from the roots carries a gradient here
+            for hook in tensor._hooks.values() if tensor._hooks else ():
+                new = hook(grad)
+                if new is not None:
+                    grad = new
+            fn = tensor.grad_fn
+            if captured is not None:
+                if id(tensor) in captured:
+                    captured[id(tensor)] = grad
+            elif fn is None:
+                _accumulate_leaf(tensor, grad, create_graph)
+            elif tensor._retains_grad:
+                tensor.grad = grad.detach() if tensor.grad is None else tensor.grad + grad
+            if fn is None:
+                continue
+            if fn._freed:
+                raise RuntimeError(
+                    f"{fn.name()}: trying to backward through the graph a second time. The graph "
+                    "is freed after backward; pass retain_graph=True to the first backward."
+                )
+            input_grads = _as_tuple(type(fn).backward(fn, grad))
+            if len(input_grads) < len(fn.inputs):
+                raise RuntimeError(
+                    f"{fn.name()}: backward returned {len(input_grads)} gradients but forward "
+                    f"had {len(fn.inputs)} inputs"
+                )
+            for i, (parent, g) in enumerate(zip(fn.inputs, input_grads)):
+                if parent is None or g is None or not parent.requires_grad:
+                    continue
+                if g.shape != parent.shape:
+                    raise RuntimeError(
+                        f"{fn.name()}: gradient {i} has shape {g.shape} but its input has shape {parent.shape}"
+                    )
+                if anomaly._enabled:
+                    anomaly.check_finite(g.data, f"{fn.name()} (gradient for input {i})")
+                key = id(parent)
+                grads[key] = g if key not in grads else grads[key] + g
+            if not retain_graph:
+                fn.release()
+    finally:
+        grad_mode._set(previous_mode)
+
+    if captured is None:
+        return None
+    results = []
+    for i, t in enumerate(inputs):
+        g = captured[id(t)]
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"autograd.grad: input {i} (shape {t.shape}) was not used to compute the "
+                "outputs; pass allow_unused=True to get None for it"
+            )
+        results.append(g)
+    return tuple(results)
+
+
+def _accumulate_leaf(leaf, grad, create_graph):
+    if grad.dtype != leaf.dtype:
+        grad = grad.to(leaf.dtype)
+    if leaf.grad is None:
+        # copy: the same gradient array may have been handed to several inputs (as in
+        # a + b), and .grad must not alias another tensor's storage
+        leaf.grad = grad if create_graph else Tensor._make(np.array(grad.data, copy=True))
+    else:
+        leaf.grad = leaf.grad + grad
+
+
+def _check_roots(outputs, grad_outputs, caller):
+    outputs = _as_tuple(outputs)
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError(f"{caller}: got {len(outputs)} outputs but {len(grad_outputs)} gradients")
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not out.requires_grad:
+            raise RuntimeError(
+                f"{caller}: element {i} of the outputs does not require grad and has no grad_fn "
+                "(was it computed under no_grad, or from tensors with requires_grad=False?)"
+            )
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError(
+                    f"{caller}: grad can be implicitly created only for scalar outputs, but the "
+                    f"output has shape {out.shape}; pass a gradient of that shape"
+                )
+            g = Tensor._make(np.ones(out.shape, dtype=out.dtype))
+        elif not isinstance(g, Tensor):
+            g = Tensor._make(np.asarray(g, dtype=out.dtype))
+        if g.shape != out.shape:
+            raise RuntimeError(f"{caller}: gradient has shape {g.shape} but the output has shape {out.shape}")
+        grads.append(g)
+    return outputs, grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+    """Accumulate d(tensors)/d(leaf) into every leaf's `.grad` (like torch.autograd.backward)."""
+    roots, grads = _check_roots(tensors, grad_tensors, "backward")
+    if retain_graph is None:
+        retain_graph = create_graph
+    run_backward(roots, grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+    """Return d(outputs)/d(inputs) as a tuple, without touching any `.grad`.
+
+    With `create_graph=True` the returned gradients are part of a graph and can be
+    differentiated again (second derivatives, Hessian-vector products).
+    """
+    roots, grads = _check_roots(outputs, grad_outputs, "autograd.grad")
+    inputs = _as_tuple(inputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError(f"autograd.grad: input {i} is not a Tensor that requires grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    return run_backward(roots, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused)
+
+
+from minigrad.tensor import Tensor  # noqa: E402

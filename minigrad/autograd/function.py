@@ -1,0 +1,115 @@
+"""`Function`: one differentiable op = a forward, a backward, and what it saved.
+
+Calling `SomeOp.apply(x, y)` runs `forward` on the inputs and, when grad mode is on and
+an input requires grad, makes the new `Function` instance the output's `grad_fn`. That
+instance *is* the context (`ctx`) the two static methods receive: it remembers the
+input tensors (the edges of the graph) and whatever `forward` saved for `backward`.
+
+`backward` receives the gradient of the loss with respect to the output, as a Tensor,
+and returns one gradient per input of `forward`. Built-in ops write `backward` with
+Tensor operations, so when the engine runs it with grad mode on (`create_graph=True`)
+the backward pass is itself recorded and can be differentiated again.
+"""
+
+import numpy as np
+
+from minigrad.autograd import anomaly, grad_mode
+
+
+class Function:
+    """Base class of every differentiable op (built-in or user-defined).
+
+    Subclasses define two static methods::
+
+        @staticmethod
+        def forward(ctx, *args, **kwargs) -> np.ndarray | Tensor
+        @staticmethod
+        def backward(ctx, grad_output: Tensor) -> Tensor | None | tuple
+
+    `forward` receives Tensors (read `.data` for the NumPy array) and runs with grad
+    mode off; `backward` returns one gradient (or None) per positional input.
+    """
+
+    def __init__(self):
+        self.inputs = ()
+        self.needs_input_grad = ()
+        self._saved = ()
+        self._saved_versions = ()
+        self._freed = False
+
+    # ---- the context API used inside forward/backward ---------------------------
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward; in-place changes to them are detected later."""
+        self._saved = tensors
+        self._saved_versions = tuple(getattr(t, "_version", None) for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(
+                f"{self.name()}: trying to backward through the graph a second time (or to "
+                "use saved tensors after they were freed). Saved tensors are freed after "
+                "backward; pass retain_graph=True to the first backward to keep them."
+            )
+        for i, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
+            if v is not None and t._version != v:
+                raise RuntimeError(
+                    f"{self.name()}: saved tensor {i} of shape {t.shape} was modified by an "
+                    f"in-place operation (version {t._version}, expected {v}); its gradient "
+                    "would be wrong. Use an out-of-place op (x = x + y) instead."
+                )
+        return self._saved
+
+    @classmethod
+    def name(cls):
+        return cls.__name__ + "Backward"
+
+    def __repr__(self):
+        return f"<{self.name()}>"
+
+    def release(self):
+        """Free what backward needed; a later backward through this node raises."""
+        self._saved = ()
+        self._saved_versions = ()
+        self.inputs = ()
+        self._freed = True
+
+    # ---- graph building -----------------------------------------------------------
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run `forward` and, if any input requires grad, record the op in the graph."""
+        ctx = cls()
+        needs = tuple(type(a) is Tensor and a.requires_grad for a in args)
+        record = grad_mode._enabled and True in needs
+
+        previous = grad_mode._set(False)  # forward itself is never recorded
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            grad_mode._set(previous)
+
+        if type(out) is not Tensor:
+            out = Tensor._make(out if type(out) is np.ndarray else np.asarray(out))
+        elif any(out is a for a in args):  # forward returned an input: give it a new node
+            out = Tensor._make(out.data)
+        if anomaly._enabled:
+            anomaly.check_finite(out.data, f"forward of {cls.__name__}")
+        if record:
+            if out.data.dtype.kind != "f":
+                raise RuntimeError(f"{cls.__name__}: an op that returns {out.dtype} cannot be differentiated")
+            ctx.inputs = tuple(a if type(a) is Tensor else None for a in args)
+            ctx.needs_input_grad = needs
+            out.grad_fn = ctx
+            out.requires_grad = True
+        return out
+
+
+from minigrad.tensor import Tensor  # noqa: E402  (Tensor imports Function's module first)

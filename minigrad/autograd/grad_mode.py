@@ -1,0 +1,88 @@
+"""Grad mode: one global switch that says whether new ops are recorded.
+
+Recording is what lets `backward` find its way from a loss to the leaves; switching it
+off (`no_grad`) saves the memory and the time of building a graph nobody will walk,
+which is what evaluation and optimizer updates want.
+"""
+
+import functools
+
+_enabled = True
+
+
+def is_grad_enabled():
+    """True when ops on tensors that require grad are recorded into the graph."""
+    return _enabled
+
+
+def _set(mode):
+    global _enabled
+    previous, _enabled = _enabled, bool(mode)
+    return previous
+
+
+class set_grad_enabled:
+    """Switch recording on or off; usable as a context manager, a decorator or a call.
+
+    `set_grad_enabled(False)` takes effect at once (like PyTorch), and when used in a
+    `with` block the previous mode is restored on exit.
+    """
+
+    def __init__(self, mode):
+        self.prev = _set(mode)
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+        _set(self.prev)  # as a decorator it must not change the mode at definition time
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            previous = _set(mode)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _set(previous)
+
+        return wrapper
+
+
+class _GradModeContext:
+    """Base of `no_grad` / `enable_grad`: a context manager that is also a decorator."""
+
+    mode = True
+
+    def __enter__(self):
+        self.prev = _set(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Do not record ops: results have `requires_grad=False` and no `grad_fn`."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Record ops again inside a `no_grad` region."""
+
+    mode = True

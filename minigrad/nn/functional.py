@@ -1,0 +1,340 @@
+"""minigrad.nn.functional: activations, losses and helpers as functions (torch.nn.functional).
+
+Activations are Functions in `minigrad.ops.activation`; cross-entropy is fused in
+`minigrad.ops.loss`; the other losses are short compositions of Tensor ops, so their
+gradients (and second derivatives) come from the ops they are built from.
+"""
+
+import warnings
+
+import numpy as np
+
+from minigrad import random as _random
+from minigrad.ops import activation as _act
+from minigrad.ops.loss import check_reduction, class_index_coefficients
+from minigrad.ops.loss import cross_entropy as _cross_entropy
+from minigrad.ops.shape import ConstantPad
+from minigrad.tensor import Tensor, _floating, _normalize_dim, as_tensor, where
+
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "gelu",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "logsumexp",
+    "mish",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "pad",
+    "relu",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "softplus",
+    "tanh",
+]
+
+
+# ---- activations ------------------------------------------------------------------------
+def relu(input, inplace=False):
+    """max(x, 0)."""
+    return input.relu()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x if x > 0 else negative_slope * x."""
+    return _act.LeakyRelu.apply(_floating(input), negative_slope=negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    return _act.Elu.apply(_floating(input), alpha=alpha)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) with the exact normal CDF (erf), or its tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _act.Gelu.apply(_floating(input), approximate=approximate)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x) (also called swish)."""
+    return _act.Silu.apply(_floating(input))
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return input * softplus(input).tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    return _act.Softplus.apply(_floating(input), beta=beta, threshold=threshold)
+
+
+def _softmax_dim(input, dim, op):
+    if dim is None:
+        # PyTorch's legacy rule for a missing dim, with its warning
+        warnings.warn(f"{op}: implicit dimension choice is deprecated; pass dim explicitly", stacklevel=3)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return _normalize_dim(dim, input.ndim, op)
+
+
+def softmax(input, dim=None, dtype=None):
+    """exp(x) / sum(exp(x)) along dim."""
+    x = _floating(input if dtype is None else input.to(dtype))
+    return _act.Softmax.apply(x, dim=_softmax_dim(x, dim, "softmax"))
+
+
+def log_softmax(input, dim=None, dtype=None):
+    """x - logsumexp(x) along dim (stable, unlike log(softmax(x)))."""
+    x = _floating(input if dtype is None else input.to(dtype))
+    return _act.LogSoftmax.apply(x, dim=_softmax_dim(x, dim, "log_softmax"))
+
+
+def logsumexp(input, dim, keepdim=False):
+    return input.logsumexp(dim, keepdim=keepdim)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Inverted dropout: zero each element with probability p and scale the survivors by
+    1 / (1 - p), so the expected value is unchanged and evaluation needs no rescaling.
+    The mask comes from the global generator (`mg.manual_seed`)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = _random.generator().random(input.shape) >= p
+    return input * Tensor._make((keep / (1.0 - p)).astype(input.dtype))
+
+
+def linear(input, weight, bias=None):
+    """x @ W^T + b, with W of shape (out_features, in_features)."""
+    out = input @ weight.mT if weight.ndim == 2 else input @ weight
+    return out if bias is None else out + bias
+
+
+# ---- losses ---------------------------------------------------------------------------
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _same_shape(input, target, op):
+    if input.shape != target.shape:
+        raise ValueError(
+            f"{op}: target shape {tuple(target.shape)} must match input shape {tuple(input.shape)} "
+            "(minigrad does not broadcast losses: it is almost always a bug)"
+        )
+
+
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
+    """Cross-entropy between logits `input` (N, C) / (N, C, d1, ...) / (C,) and class indices
+    or class probabilities; see `minigrad.ops.loss` for the fused form and its gradient."""
+    return _cross_entropy(
+        as_tensor(input),
+        as_tensor(target),
+        weight=weight,
+        ignore_index=ignore_index,
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of log-probabilities `input` at class indices `target`:
+    loss_n = -w[t_n] * input[n, t_n]; 'mean' divides by the sum of the w[t_n] used."""
+    op = "nll_loss"
+    check_reduction(reduction, op)
+    if input.ndim == 0:
+        raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{op}: target must hold class indices (int64), got {target.dtype}")
+    expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
+    if target.shape != expected:
+        raise ValueError(
+            f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
+        )
+    w = None if weight is None else np.asarray(weight.data if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    coeff, w_target = class_index_coefficients(input.shape, target.data, w, ignore_index, 0.0, op)
+    class_dim = 1 if input.ndim > 1 else 0
+    losses = -(input * Tensor._make(coeff.astype(input.dtype))).sum(dim=class_dim)
+    if reduction == "mean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return losses.sum() / Tensor._make(np.asarray(np.sum(w_target), dtype=input.dtype))
+    return _reduce(losses, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """(x - y)^2."""
+    check_reduction(reduction, "mse_loss")
+    _same_shape(input, target, "mse_loss")
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """|x - y|."""
+    check_reduction(reduction, "l1_loss")
+    _same_shape(input, target, "l1_loss")
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y); beta=0 is L1."""
+    check_reduction(reduction, "smooth_l1_loss")
+    _same_shape(input, target, "smooth_l1_loss")
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
+    d = input - target
+    a = d.abs()
+    if beta == 0:
+        return _reduce(a, reduction)
+    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta); = delta * smooth_l1(beta=delta)."""
+    check_reduction(reduction, "huber_loss")
+    _same_shape(input, target, "huber_loss")
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be positive, got {delta}")
+    d = input - target
+    a = d.abs()
+    return _reduce(where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-w (y log x + (1 - y) log(1 - x)) for probabilities x; each log is clamped at -100
+    as in PyTorch, so x = 0 or 1 gives a large finite loss instead of inf."""
+    op = "binary_cross_entropy"
+    check_reduction(reduction, op)
+    _same_shape(input, target, op)
+    if np.any((input.data < 0) | (input.data > 1)):
+        raise ValueError(
+            f"{op}: all elements of input should be between 0 and 1 (probabilities; use "
+            "binary_cross_entropy_with_logits for logits)"
+        )
+    loss = -(target * input.log().clamp(min=-100.0) + (1.0 - target) * (1.0 - input).log().clamp(min=-100.0))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
+    """Sigmoid + binary cross-entropy in one stable formula:
+    loss = (1 - y) x + (1 + (p - 1) y) softplus(-x), with p = pos_weight (default 1)."""
+    op = "binary_cross_entropy_with_logits"
+    check_reduction(reduction, op)
+    _same_shape(input, target, op)
+    log_weight = 1.0 if pos_weight is None else (pos_weight - 1.0) * target + 1.0
+    loss = (1.0 - target) * input + log_weight * softplus(-input)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || exp(input)) pointwise: y (log y - x), with 0 where y = 0; input holds
+    log-probabilities. reduction='batchmean' divides the sum by the batch size (the
+    mathematically correct KL); 'mean' divides by the number of elements, as PyTorch."""
+    op = "kl_div"
+    if reduction not in ("mean", "sum", "none", "batchmean"):
+        raise ValueError(f"{op}: reduction must be 'mean', 'batchmean', 'sum' or 'none', got {reduction!r}")
+    _same_shape(input, target, op)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        positive = target > 0
+        safe_log = where(positive, target, 1.0).log()  # log(1) = 0 where target is 0
+        loss = where(positive, target * (safe_log - input), 0.0)
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction)
+
+
+# ---- helpers ------------------------------------------------------------------------------
+def one_hot(tensor, num_classes=-1):
+    """Class indices (any shape, int64) to a one-hot int64 tensor with a new last dim."""
+    if tensor.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: expects an integer tensor of class indices, got {tensor.dtype}")
+    data = tensor.data
+    if data.size and data.min() < 0:
+        raise RuntimeError(f"one_hot: class values must be non-negative, got {int(data.min())}")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError(f"one_hot: class value {int(data.max())} is out of range for num_classes={num_classes}")
+    return Tensor._make((data[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad)//2 dims; `pad` = (left, right, top, bottom, ...) starting from
+    the last dim, as PyTorch. Negative amounts crop. Modes: constant, reflect, replicate,
+    circular (the last three gather with an index array, so their gradient is a scatter-add)."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise ValueError(f"pad: padding length must be even, got {len(pad)} values {pad}")
+    n = len(pad) // 2
+    if n > input.ndim:
+        raise ValueError(f"pad: {pad} pads {n} dims but the input has shape {input.shape}")
+    widths = [(0, 0)] * input.ndim
+    for i in range(n):
+        widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode == "constant":
+        # negative widths crop first; what is left is an ordinary pad
+        crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for (lo, hi), s in zip(widths, input.shape))
+        x = input[crop] if any(lo < 0 or hi < 0 for lo, hi in widths) else input
+        positive = tuple((max(lo, 0), max(hi, 0)) for lo, hi in widths)
+        if not any(lo or hi for lo, hi in positive):
+            return x
+        return ConstantPad.apply(x, widths=positive, value=0.0 if value is None else value)
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+    if value is not None and value != 0:
+        raise ValueError(f"pad: value is only used with mode='constant', got value={value} with mode={mode!r}")
+    out = input
+    for d, (lo, hi) in enumerate(widths):
+        if lo == 0 and hi == 0:
+            continue
+        size = input.shape[d]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise ValueError(f"pad: reflect padding ({lo}, {hi}) must be smaller than dim {d}'s size {size}")
+        if mode == "circular" and (lo > size or hi > size):
+            raise ValueError(f"pad: circular padding ({lo}, {hi}) can be at most dim {d}'s size {size}")
+        if lo < 0 or hi < 0:
+            raise ValueError(f"pad: negative padding is only supported with mode='constant', got {pad}")
+        source = np.pad(np.arange(size), (lo, hi), mode=_PAD_MODES[mode])
+        out = out[(slice(None),) * d + (source,)]
+    return out

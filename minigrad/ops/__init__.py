@@ -1,0 +1,1 @@
+"""Differentiable ops, one file per family; each op is a `Function` subclass."""

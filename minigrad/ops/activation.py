@@ -1,0 +1,153 @@
+"""Activation functions as Functions, each with its derivative written out.
+
+y = f(x) elementwise, so dL/dx = dL/dy * f'(x); the backward passes below are that
+product with f' expressed through Tensor ops (so they can be differentiated again).
+Softmax and log-softmax mix a whole dim, so their gradients have a correction term.
+"""
+
+import math
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.ops.elementwise import where_
+from minigrad.ops.special import erf
+from minigrad.tensor import Tensor
+
+
+def _mask(condition, dtype):
+    return Tensor._make(condition.astype(dtype))
+
+
+class LeakyRelu(Function):
+    """y = x if x > 0 else slope * x;  dL/dx = dL/dy * (1 if x > 0 else slope)."""
+
+    @staticmethod
+    def forward(ctx, x, negative_slope=0.01):
+        ctx.save_for_backward(x)
+        ctx.slope = negative_slope
+        return np.where(x.data > 0, x.data, x.data * negative_slope)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        positive = x.data > 0
+        return grad * Tensor._make(np.where(positive, 1.0, ctx.slope).astype(grad.dtype))
+
+
+class Elu(Function):
+    """y = x if x > 0 else alpha (e^x - 1);  dL/dx = dL/dy * (1 if x > 0 else y + alpha)."""
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0):
+        y = Tensor._make(np.where(x.data > 0, x.data, alpha * np.expm1(np.minimum(x.data, 0))))
+        ctx.save_for_backward(x)
+        ctx.alpha = alpha
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        positive = _mask(x.data > 0, grad.dtype)
+        # alpha * e^x on the negative side, written with x so it can be differentiated again
+        negative_slope = (x.clamp(max=0.0)).exp() * ctx.alpha
+        return grad * (positive + (1.0 - positive) * negative_slope)
+
+
+class Gelu(Function):
+    """y = x * Phi(x), Phi the standard normal CDF;  dL/dx = dL/dy * (Phi(x) + x phi(x)).
+
+    approximate='tanh' uses Phi(x) ~ (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2.
+    """
+
+    @staticmethod
+    def forward(ctx, x, approximate="none"):
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        d = x.data
+        if approximate == "tanh":
+            return 0.5 * d * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (d + 0.044715 * d**3)))
+        return 0.5 * d * (1.0 + erf(d / math.sqrt(2.0)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            k = math.sqrt(2.0 / math.pi)
+            inner = (x + x * x * x * 0.044715) * k
+            t = inner.tanh()
+            d_inner = (x * x * (3 * 0.044715) + 1.0) * k
+            return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
+        cdf = ((x / math.sqrt(2.0)).erf() + 1.0) * 0.5
+        pdf = (x * x * -0.5).exp() / math.sqrt(2.0 * math.pi)
+        return grad * (cdf + x * pdf)
+
+
+class Silu(Function):
+    """y = x * sigmoid(x);  dL/dx = dL/dy * s (1 + x (1 - s)), s = sigmoid(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.data * x.sigmoid().data
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return grad * s * (1.0 + x * (1.0 - s))
+
+
+class Softplus(Function):
+    """y = log(1 + e^(beta x)) / beta, and y = x where beta x > threshold (where the
+    two agree to float precision);  dL/dx = dL/dy * sigmoid(beta x) (1 past threshold)."""
+
+    @staticmethod
+    def forward(ctx, x, beta=1.0, threshold=20.0):
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        z = x.data * beta
+        # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) never overflows
+        soft = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
+        return np.where(z > threshold, x.data, soft)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        linear = x.data * ctx.beta > ctx.threshold
+        return grad * where_(Tensor._make(linear), 1.0, (x * ctx.beta).sigmoid())
+
+
+class Softmax(Function):
+    """y = e^x / sum(e^x) along `dim` (shifted by the max so nothing overflows);
+    dL/dx = y * (dL/dy - sum(dL/dy * y, dim))."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        e = np.exp(x.data - np.max(x.data, axis=dim, keepdims=True))
+        y = Tensor._make(e / np.sum(e, axis=dim, keepdims=True))
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True))
+
+
+class LogSoftmax(Function):
+    """y = x - logsumexp(x) along `dim`;  dL/dx = dL/dy - softmax(x) * sum(dL/dy, dim)."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        shifted = x.data - np.max(x.data, axis=dim, keepdims=True)
+        y = Tensor._make(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True)

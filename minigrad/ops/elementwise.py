@@ -1,0 +1,441 @@
+"""Elementwise ops: arithmetic and the math functions.
+
+Every backward here is written with Tensor operations (`grad * b`, not
+`grad.data * b.data`), so running it with grad mode on records a graph of the
+gradient itself: that is all `create_graph=True` needs for second derivatives.
+Binary ops broadcast, so their gradients go through `unbroadcast`.
+"""
+
+import math
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.ops.broadcast import unbroadcast
+from minigrad.ops.special import erf
+from minigrad.tensor import Tensor
+
+
+# ---- binary arithmetic ----------------------------------------------------------------
+class Add(Function):
+    """z = a + b;  dL/da = dL/dz,  dL/db = dL/dz (each summed back to its shape)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = a.shape, b.shape
+        return a.data + b.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (unbroadcast(grad, a_shape) if need_a else None, unbroadcast(grad, b_shape) if need_b else None)
+
+
+class Sub(Function):
+    """z = a - b;  dL/da = dL/dz,  dL/db = -dL/dz."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = a.shape, b.shape
+        return a.data - b.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (unbroadcast(grad, a_shape) if need_a else None, unbroadcast(-grad, b_shape) if need_b else None)
+
+
+class Mul(Function):
+    """z = a * b;  dL/da = dL/dz * b,  dL/db = dL/dz * a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.data * b.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad * b, a.shape) if need_a else None,
+            unbroadcast(grad * a, b.shape) if need_b else None,
+        )
+
+
+class Div(Function):
+    """z = a / b;  dL/da = dL/dz / b,  dL/db = -dL/dz * a / b^2."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a.data / b.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad / b, a.shape) if need_a else None,
+            unbroadcast(-grad * a / (b * b), b.shape) if need_b else None,
+        )
+
+
+class Neg(Function):
+    """z = -a;  dL/da = -dL/dz."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class PowScalar(Function):
+    """z = a^p for a constant number p;  dL/da = dL/dz * p * a^(p-1)."""
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        return a.data**exponent
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        p = ctx.exponent
+        if p == 0:
+            return grad * 0.0
+        if p == 1:
+            return grad
+        if p == 2:
+            return grad * a * 2.0
+        return grad * (a ** (p - 1)) * p
+
+
+class Pow(Function):
+    """z = a^b (both tensors);  dL/da = dL/dz * b * a^(b-1),  dL/db = dL/dz * z * log(a).
+
+    Where a == 0 the exponent's gradient is taken as 0 (the limit from b > 0), as
+    PyTorch does, instead of 0 * log(0) = NaN.
+    """
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = Tensor._make(np.asarray(a.data**b.data))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = grad_b = None
+        if need_a:
+            grad_a = unbroadcast(grad * b * a ** (b - 1.0), a.shape)
+        if need_b:
+            is_zero = a == 0
+            safe_log = where_(is_zero, Tensor._make(np.zeros((), a.dtype)), where_(is_zero, 1.0, a).log())
+            grad_b = unbroadcast(grad * out * safe_log, b.shape)
+        return grad_a, grad_b
+
+
+# ---- unary math -----------------------------------------------------------------------
+class Exp(Function):
+    """y = e^x;  dL/dx = dL/dy * y."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = Tensor._make(np.exp(x.data))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+class Log(Function):
+    """y = ln x;  dL/dx = dL/dy / x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.log(x.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / x
+
+
+class Sqrt(Function):
+    """y = sqrt(x);  dL/dx = dL/dy / (2 y)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = Tensor._make(np.sqrt(x.data))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad / (y * 2.0)
+
+
+class Rsqrt(Function):
+    """y = 1 / sqrt(x);  dL/dx = dL/dy * (-y^3 / 2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = Tensor._make(1.0 / np.sqrt(x.data))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (y * y * y) * -0.5
+
+
+class Sin(Function):
+    """y = sin x;  dL/dx = dL/dy * cos x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.sin(x.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+class Cos(Function):
+    """y = cos x;  dL/dx = -dL/dy * sin x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.cos(x.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return -grad * x.sin()
+
+
+class Tanh(Function):
+    """y = tanh x;  dL/dx = dL/dy * (1 - y^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = Tensor._make(np.tanh(x.data))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (1.0 - y * y)
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + e^-x);  dL/dx = dL/dy * y (1 - y)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        # the two branches keep exp from overflowing for large |x|
+        x = x.data
+        e = np.exp(-np.abs(x))
+        y = Tensor._make(np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y * (1.0 - y)
+
+
+class Erf(Function):
+    """y = erf x;  dL/dx = dL/dy * 2/sqrt(pi) * e^(-x^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return erf(x.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (-(x * x)).exp() * (2.0 / math.sqrt(math.pi))
+
+
+class Relu(Function):
+    """y = max(x, 0);  dL/dx = dL/dy where x > 0, else 0 (0 at x == 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = Tensor._make(np.maximum(x.data, 0))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * Tensor._make((y.data > 0).astype(grad.dtype))
+
+
+class Abs(Function):
+    """y = |x|;  dL/dx = dL/dy * sign(x) (0 at x == 0)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.abs(x.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Tensor._make(np.sign(x.data))
+
+
+class _ZeroGrad(Function):
+    """Base of the step functions (sign, floor, ...): flat almost everywhere, so their
+    gradient is 0, which PyTorch also returns."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0.0
+
+
+class Sign(_ZeroGrad):
+    """y = sign(x) in {-1, 0, 1};  dL/dx = 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.sign(x.data)
+
+
+class Floor(_ZeroGrad):
+    """y = floor(x);  dL/dx = 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.floor(x.data)
+
+
+class Ceil(_ZeroGrad):
+    """y = ceil(x);  dL/dx = 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.ceil(x.data)
+
+
+class Round(_ZeroGrad):
+    """y = x rounded half to even (as PyTorch);  dL/dx = 0."""
+
+    @staticmethod
+    def forward(ctx, x, decimals=0):
+        return np.round(x.data, decimals)
+
+
+class Clamp(Function):
+    """y = min(max(x, lo), hi);  dL/dx = dL/dy where lo <= x <= hi, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, min=None, max=None):
+        ctx.save_for_backward(x)
+        ctx.bounds = min, max
+        return np.clip(x.data, min, max)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        inside = np.ones(x.shape, dtype=bool)
+        if lo is not None:
+            inside &= x.data >= lo
+        if hi is not None:
+            inside &= x.data <= hi
+        return grad * Tensor._make(inside.astype(grad.dtype))
+
+
+class Maximum(Function):
+    """z = max(a, b) elementwise; the gradient goes to the larger input, split
+    evenly where they are equal (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.maximum(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        share_a = (a.data > b.data) + 0.5 * (a.data == b.data)
+        return _split_between(grad, share_a, a.shape, b.shape, ctx.needs_input_grad)
+
+
+class Minimum(Function):
+    """z = min(a, b) elementwise; the gradient goes to the smaller input, split
+    evenly where they are equal."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.minimum(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        share_a = (a.data < b.data) + 0.5 * (a.data == b.data)
+        return _split_between(grad, share_a, a.shape, b.shape, ctx.needs_input_grad)
+
+
+def _split_between(grad, share_a, a_shape, b_shape, needs):
+    share_a = Tensor._make(np.asarray(share_a, dtype=grad.dtype))
+    return (
+        unbroadcast(grad * share_a, a_shape) if needs[0] else None,
+        unbroadcast(grad * (1.0 - share_a), b_shape) if needs[1] else None,
+    )
+
+
+class Where(Function):
+    """z = a where cond else b;  dL/da = dL/dz where cond (else 0), dL/db the rest.
+
+    Its backward is two more `where`s, so its second derivative is free.
+    """
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.cond = cond
+        ctx.shapes = a.shape, b.shape
+        return np.where(cond.data, a.data, b.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        zero = Tensor._make(np.zeros((), dtype=grad.dtype))
+        _, need_a, need_b = ctx.needs_input_grad
+        grad_a = unbroadcast(Where.apply(ctx.cond, grad, zero), a_shape) if need_a else None
+        grad_b = unbroadcast(Where.apply(ctx.cond, zero, grad), b_shape) if need_b else None
+        return None, grad_a, grad_b
+
+
+def where_(cond, a, b):
+    """`where` for use inside backward passes: `a` or `b` may be a plain number."""
+    if not isinstance(a, Tensor):
+        a = Tensor._make(np.asarray(a, dtype=b.dtype))
+    if not isinstance(b, Tensor):
+        b = Tensor._make(np.asarray(b, dtype=a.dtype))
+    return Where.apply(cond, a, b)

@@ -1,0 +1,145 @@
+"""Linear algebra: matmul, einsum and the triangular masks.
+
+For C = A @ B the two gradients are again matrix products,
+dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC, which is why a network's backward pass
+costs about twice its forward. 1-D operands are treated as a row (left) or column
+(right) vector, and broadcast batch dims are summed back with `unbroadcast`.
+"""
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.dtypes import result_type
+from minigrad.ops.broadcast import unbroadcast
+from minigrad.tensor import Tensor
+
+
+class MatMul(Function):
+    """C = A @ B with batch broadcasting;  dL/dA = dL/dC @ B^T,  dL/dB = A^T @ dL/dC."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.matmul(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:  # dot product: grad is a scalar
+            return (grad * b if need_a else None, grad * a if need_b else None)
+        # make both operands matrices (batches of), and the gradient to match
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        g2 = grad.unsqueeze(-2) if a.ndim == 1 else grad
+        g2 = g2.unsqueeze(-1) if b.ndim == 1 else g2
+        grad_a = grad_b = None
+        if need_a:
+            grad_a = unbroadcast(MatMul.apply(g2, b2.mT), a2.shape).reshape(a.shape)
+        if need_b:
+            grad_b = unbroadcast(MatMul.apply(a2.mT, g2), b2.shape).reshape(b.shape)
+        return grad_a, grad_b
+
+
+def outer(a, b):
+    """Outer product of two vectors: out[i, j] = a[i] * b[j]."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"outer: expects two 1-D tensors, got shapes {a.shape} and {b.shape}")
+    return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+class TriangleMask(Function):
+    """y = x with the elements above (tril) or below (triu) the `diagonal`-th diagonal
+    set to 0 (in the last two dims);  dL/dx = the same mask applied to dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x, diagonal=0, lower=True):
+        ctx.diagonal, ctx.lower = diagonal, lower
+        return np.tril(x.data, diagonal) if lower else np.triu(x.data, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TriangleMask.apply(grad, diagonal=ctx.diagonal, lower=ctx.lower)
+
+
+# ---- einsum ----------------------------------------------------------------------------
+def parse_einsum(equation, shapes):
+    """Split 'ij,jk->ik' into (['ij', 'jk'], 'ik') and check it against the shapes.
+
+    Supported: explicit or implicit output, any letters; not supported (clear error):
+    '...' and a letter repeated inside one operand (diagonals).
+    """
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise NotImplementedError(f"einsum: '...' (ellipsis) is not supported in minigrad, got '{equation}'")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+    else:
+        lhs = eq
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    subs = lhs.split(",")
+    if len(subs) != len(shapes):
+        raise ValueError(f"einsum: '{equation}' names {len(subs)} operands but {len(shapes)} were given")
+    sizes = {}
+    for k, (sub, shape) in enumerate(zip(subs, shapes)):
+        if not sub.isalpha() and sub != "":
+            raise ValueError(f"einsum: subscripts must be letters, got '{sub}' in '{equation}'")
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(f"einsum: repeated index in one operand ('{sub}') is not supported")
+        if len(sub) != len(shape):
+            raise ValueError(f"einsum: operand {k} has shape {shape} but subscripts '{sub}' name {len(sub)} dims")
+        for c, n in zip(sub, shape):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(f"einsum: index '{c}' has size {sizes[c]} and {n} in '{equation}'")
+    for c in out:
+        if c not in sizes:
+            raise ValueError(f"einsum: output index '{c}' does not appear in the inputs of '{equation}'")
+    return subs, out, sizes
+
+
+class Einsum(Function):
+    """out = einsum(equation, *operands);  dL/d(operand k) = einsum of dL/dout with the
+    other operands, written to operand k's subscripts (indices summed away in the
+    forward that appear nowhere else are broadcast back)."""
+
+    @staticmethod
+    def forward(ctx, *operands, equation):
+        subs, out, sizes = parse_einsum(equation, [o.shape for o in operands])
+        ctx.subs, ctx.out, ctx.sizes = subs, out, sizes
+        ctx.save_for_backward(*operands)
+        return np.asarray(np.einsum(",".join(subs) + "->" + out, *[o.data for o in operands]))
+
+    @staticmethod
+    def backward(ctx, grad):
+        operands = ctx.saved_tensors
+        grads = []
+        for k, (sub, need) in enumerate(zip(ctx.subs, ctx.needs_input_grad)):
+            if not need:
+                grads.append(None)
+                continue
+            others = [o for j, o in enumerate(operands) if j != k]
+            other_subs = [s for j, s in enumerate(ctx.subs) if j != k]
+            available = set(ctx.out).union(*other_subs) if other_subs else set(ctx.out)
+            target = "".join(c for c in sub if c in available)
+            equation = ",".join([ctx.out] + other_subs) + "->" + target
+            g = Einsum.apply(grad, *others, equation=equation)
+            if target != sub:  # indices only this operand had: its gradient is constant along them
+                for axis, c in enumerate(sub):
+                    if c not in available:
+                        g = g.unsqueeze(axis)
+                g = g.expand(tuple(ctx.sizes[c] for c in sub))
+            grads.append(g)
+        return tuple(grads)
+
+
+def einsum(equation, *operands):
+    """Einstein summation, e.g. einsum('bij,bjk->bik', a, b). See `parse_einsum` for
+    what is supported."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    operands = [o if isinstance(o, Tensor) else Tensor(o) for o in operands]
+    dtype = operands[0].dtype
+    for o in operands[1:]:
+        dtype = result_type(dtype, o.dtype)
+    return Einsum.apply(*[o.to(dtype) for o in operands], equation=equation)

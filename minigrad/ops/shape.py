@@ -1,0 +1,228 @@
+"""Shape ops: they move elements around without changing their values.
+
+So each backward moves the gradient back the same way: a reshape is undone by a
+reshape, a permutation by the inverse permutation, a broadcast (`expand`) by a sum,
+a concatenation by slicing the gradient into its pieces.
+"""
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.dtypes import result_type
+from minigrad.ops.broadcast import unbroadcast
+from minigrad.tensor import Tensor, _normalize_dim
+
+
+def infer_shape(shape, numel, old_shape, op):
+    """Resolve one -1 in `shape` and check the element count, naming the op."""
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred (-1), got {shape}")
+    if any(s < -1 for s in shape):
+        raise RuntimeError(f"{op}: invalid negative size in shape {shape}")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1]))
+        if known == 0 or numel % known:
+            raise RuntimeError(f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if int(np.prod(shape)) != numel:
+        raise RuntimeError(f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})")
+    return shape
+
+
+class Reshape(Function):
+    """y = x viewed with a new shape (same elements, same order);  dL/dx = dL/dy
+    reshaped back."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return x.data.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+class Permute(Function):
+    """y = x with its axes reordered by `dims`;  dL/dx = dL/dy with the inverse order."""
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return x.data.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Permute.apply(grad, dims=ctx.inverse)
+
+
+class Expand(Function):
+    """y = x broadcast to `shape` (no copy);  dL/dx = dL/dy summed over the copies."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return np.broadcast_to(x.data, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return unbroadcast(grad, ctx.in_shape)
+
+
+def expand(x, sizes):
+    """Broadcast `x` to `sizes`; -1 keeps a dimension's size, as torch.expand."""
+    if len(sizes) < x.ndim:
+        raise RuntimeError(f"expand: the number of sizes ({len(sizes)}) must be >= the tensor's dims ({x.shape})")
+    lead = len(sizes) - x.ndim
+    shape = []
+    for i, s in enumerate(sizes):
+        old = x.shape[i - lead] if i >= lead else None
+        if s == -1:
+            if old is None:
+                raise RuntimeError(f"expand: -1 is not allowed for a new leading dimension (sizes {sizes})")
+            s = old
+        if old is not None and old != 1 and old != s:
+            raise RuntimeError(
+                f"expand: the expanded size {s} must match the existing size {old} at dimension {i} "
+                f"(tensor shape {x.shape}, target {tuple(sizes)})"
+            )
+        shape.append(s)
+    shape = tuple(shape)
+    if shape == x.shape:
+        return x
+    return Expand.apply(x, shape=shape)
+
+
+class Repeat(Function):
+    """y = x tiled `repeats` times along each dim (torch.repeat = np.tile);
+    dL/dx = dL/dy summed over the tiles."""
+
+    @staticmethod
+    def forward(ctx, x, repeats):
+        ctx.in_shape = (1,) * (len(repeats) - x.ndim) + x.shape
+        ctx.x_shape, ctx.repeats = x.shape, repeats
+        return np.tile(x.data, repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # view the gradient as (r0, s0, r1, s1, ...) and sum out the repeat axes
+        split = tuple(v for r, s in zip(ctx.repeats, ctx.in_shape) for v in (r, s))
+        tile_axes = tuple(range(0, 2 * len(ctx.repeats), 2))
+        return grad.reshape(split).sum(dim=tile_axes).reshape(ctx.x_shape)
+
+
+class Flip(Function):
+    """y = x reversed along `dims`;  dL/dx = dL/dy reversed along the same dims."""
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x.data, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.apply(grad, dims=ctx.dims)
+
+
+class Clone(Function):
+    """y = a copy of x;  dL/dx = dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Contiguous(Clone):
+    """y = x laid out in C order (a copy only when needed);  dL/dx = dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.ascontiguousarray(x.data)
+
+
+class Cast(Function):
+    """y = x converted to `dtype`;  dL/dx = dL/dy converted back to x's dtype."""
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        ctx.in_dtype = x.dtype
+        return x.data.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.in_dtype.kind != "f":
+            return None  # integer inputs have no gradient
+        return grad.to(ctx.in_dtype)
+
+
+class Cat(Function):
+    """y = the inputs joined along `dim`;  dL/dx_k = the slice of dL/dy that x_k filled."""
+
+    @staticmethod
+    def forward(ctx, *tensors, dim):
+        ctx.dim = dim
+        ctx.sizes = [t.shape[dim] for t in tensors]
+        return np.concatenate([t.data for t in tensors], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [], 0
+        for need, size in zip(ctx.needs_input_grad, ctx.sizes):
+            index = (slice(None),) * ctx.dim + (slice(start, start + size),)
+            grads.append(grad[index] if need else None)
+            start += size
+        return tuple(grads)
+
+
+def cat(tensors, dim=0):
+    """Concatenate tensors along an existing dim; all other dims must match."""
+    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("cat: expected a non-empty list of tensors")
+    ref = tensors[0]
+    if ref.ndim == 0:
+        raise RuntimeError("cat: zero-dimensional tensors cannot be concatenated")
+    d = _normalize_dim(dim, ref.ndim, "cat")
+    dtype = ref.dtype
+    for i, t in enumerate(tensors):
+        if t.ndim != ref.ndim or t.shape[:d] + t.shape[d + 1 :] != ref.shape[:d] + ref.shape[d + 1 :]:
+            raise RuntimeError(
+                f"cat: sizes of tensors must match except in dimension {d}; tensor 0 has shape "
+                f"{ref.shape} but tensor {i} has shape {t.shape}"
+            )
+        dtype = result_type(dtype, t.dtype)
+    tensors = [t.to(dtype) for t in tensors]
+    return Cat.apply(*tensors, dim=d)
+
+
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new dim."""
+    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("stack: expected a non-empty list of tensors")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(
+                f"stack: expects each tensor to be equal size, but got {tensors[0].shape} at entry 0 "
+                f"and {t.shape} at entry {i}"
+            )
+    d = _normalize_dim(dim, tensors[0].ndim + 1, "stack")
+    return cat([t.unsqueeze(d) for t in tensors], dim=d)
+
+
+class ConstantPad(Function):
+    """y = x surrounded by `value`; `widths` is ((before, after), ...) per dim;
+    dL/dx = the centre of dL/dy (the padding's gradient goes nowhere)."""
+
+    @staticmethod
+    def forward(ctx, x, widths, value=0.0):
+        ctx.centre = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, x.shape))
+        return np.pad(x.data, widths, mode="constant", constant_values=value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.centre]

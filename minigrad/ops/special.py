@@ -1,0 +1,29 @@
+"""The error function erf, which NumPy lacks (GELU and the normal CDF need it).
+
+`math.erf` is exact to double precision; a Numba loop applies it to a whole array at
+compiled speed. Without Numba, NumPy's `vectorize` applies it element by element.
+"""
+
+import math
+
+import numpy as np
+
+try:
+    from numba import njit
+
+    @njit(cache=True)
+    def _erf_loop(x, out):
+        for i in range(x.size):
+            out[i] = math.erf(x[i])
+
+    def erf(x):
+        x = np.ascontiguousarray(x)
+        out = np.empty_like(x)
+        _erf_loop(x.reshape(-1), out.reshape(-1))
+        return out
+
+except ImportError:  # pragma: no cover - numba is a runtime dependency
+    _erf_vec = np.vectorize(math.erf)
+
+    def erf(x):
+        return _erf_vec(x).astype(x.dtype)

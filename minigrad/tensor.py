@@ -1,0 +1,938 @@
+"""Tensor: a NumPy array, plus what autograd needs to send a gradient back to it.
+
+A tensor made by an op remembers that op in `grad_fn` (a `Function` instance, which in
+turn remembers the op's input tensors). Those links are the graph that `backward` walks.
+A tensor made by the user is a *leaf*: `grad_fn` is None, and if it requires grad its
+gradient accumulates in `.grad`.
+
+The methods here only check arguments and call `Function.apply` on the ops in
+`minigrad/ops/`; the math lives there.
+"""
+
+import numpy as np
+
+from minigrad import dtypes
+
+
+class RemovableHandle:
+    """Returned by `register_hook`; `.remove()` takes the hook off again."""
+
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self):
+        self.hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class Tensor:
+    """An n-dimensional array that can record the ops applied to it.
+
+    `Tensor(data)` wraps array-like `data` (float data becomes float32, as in
+    `mg.tensor`); prefer `mg.tensor(data, dtype=None, requires_grad=False)`.
+    """
+
+    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "_hooks", "_retains_grad", "_version", "__weakref__")
+    __array_ufunc__ = None  # make `ndarray + Tensor` call Tensor.__radd__, not NumPy
+    __hash__ = object.__hash__  # hash by identity even though == is elementwise
+
+    def __init__(self, data, dtype=None, requires_grad=False):
+        if isinstance(data, Tensor):
+            data = data.data
+        dtype = dtypes.to_dtype(dtype) or dtypes.infer_dtype(data)
+        self.data = np.array(data, dtype=dtype)
+        self.grad = None
+        self.grad_fn = None
+        self._hooks = None
+        self._retains_grad = False
+        self._version = 0
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, array):
+        """Wrap an ndarray without copying or checking (the ops' fast path)."""
+        t = object.__new__(cls)
+        t.data = array
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._hooks = None
+        t._retains_grad = False
+        t._version = 0
+        return t
+
+    # ---- attributes ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self.data.shape
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def T(self):
+        """All dimensions reversed (for a matrix: the transpose)."""
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self):
+        """The last two dimensions swapped (a batch of transposed matrices)."""
+        if self.ndim < 2:
+            raise RuntimeError(f"mT: tensor must have at least 2 dimensions, got shape {self.shape}")
+        return self.transpose(-2, -1)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self.shape[_normalize_dim(dim, self.ndim, "size")]
+
+    def dim(self):
+        return self.ndim
+
+    def numel(self):
+        return int(self.data.size)
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def item(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"item: a Tensor with {self.data.size} elements cannot be converted to a Python number")
+        return self.data.reshape(()).item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def numpy(self):
+        """The data as a NumPy array (shares memory, like torch's .numpy())."""
+        if self.requires_grad:
+            raise RuntimeError("numpy: can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()")
+        return self.data
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
+        return int(self.item())
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of a Tensor with {self.data.size} elements is ambiguous")
+        return bool(self.item())
+
+    # ---- autograd ---------------------------------------------------------------------
+    def requires_grad_(self, requires_grad=True):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "requires_grad_: you can only change requires_grad of leaf tensors; use .detach() to get a new leaf"
+            )
+        if requires_grad and self.dtype.kind != "f":
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def retain_grad(self):
+        """Keep `.grad` for this non-leaf tensor after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: can't retain_grad on a Tensor that has requires_grad=False")
+        if not self.is_leaf:
+            self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed; if it returns a
+        Tensor, that replaces the gradient. Returns a handle with `.remove()`."""
+        if not self.requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that doesn't require gradient")
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False):
+        """Accumulate d(self)/d(leaf) into `.grad` of every leaf that requires grad."""
+        from minigrad.autograd.engine import backward
+
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+    def detach(self):
+        """A new leaf sharing this data, cut from the graph."""
+        return Tensor._make(self.data)
+
+    def detach_(self):
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    # ---- conversion ------------------------------------------------------------------
+    def to(self, *args, dtype=None, device=None):
+        """`to(dtype)`, `to(device)` or both; returns self when nothing changes."""
+        for a in args:
+            if isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda"):
+                device = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            else:
+                dtype = a
+        if device is not None and str(device).split(":")[0] != "cpu":
+            raise RuntimeError(
+                f"to: minigrad tensors live on the CPU; device {device!r} is not supported "
+                "(CUDA kernels are selected with mg.backends, not by moving tensors)"
+            )
+        if dtype is None:
+            return self
+        dtype = dtypes.to_dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        return _shape.Cast.apply(self, dtype=dtype)
+
+    def type(self, dtype):
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool)
+
+    def is_floating_point(self):
+        return self.dtype.kind == "f"
+
+    # ---- printing ----------------------------------------------------------------------
+    def __repr__(self):
+        data = self.data
+        if data.dtype.kind == "f" and data.size and np.all(np.isfinite(data)) and np.all(data == np.round(data)):
+            body = np.array2string(data, separator=", ", prefix="tensor(", floatmode="maxprec", precision=4)
+        else:
+            body = np.array2string(data, separator=", ", prefix="tensor(", floatmode="fixed", precision=4)
+        extras = []
+        if data.size == 0:
+            extras.append(f"size={self.shape}")
+        if data.dtype not in (np.float32, np.int64, np.bool_) or data.size == 0:
+            extras.append(f"dtype=minigrad.{data.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    __str__ = __repr__
+
+    # ---- arithmetic operators ------------------------------------------------------
+    def __add__(self, other):
+        a, b = _binary_operands(self, other, "add")
+        return _ew.Add.apply(a, b)
+
+    def __radd__(self, other):
+        b, a = _binary_operands(self, other, "add")
+        return _ew.Add.apply(a, b)
+
+    def __sub__(self, other):
+        a, b = _binary_operands(self, other, "sub")
+        return _ew.Sub.apply(a, b)
+
+    def __rsub__(self, other):
+        b, a = _binary_operands(self, other, "sub")
+        return _ew.Sub.apply(a, b)
+
+    def __mul__(self, other):
+        a, b = _binary_operands(self, other, "mul")
+        return _ew.Mul.apply(a, b)
+
+    def __rmul__(self, other):
+        b, a = _binary_operands(self, other, "mul")
+        return _ew.Mul.apply(a, b)
+
+    def __truediv__(self, other):
+        a, b = _binary_operands(self, other, "div", true_division=True)
+        return _ew.Div.apply(a, b)
+
+    def __rtruediv__(self, other):
+        b, a = _binary_operands(self, other, "div", true_division=True)
+        return _ew.Div.apply(a, b)
+
+    def __floordiv__(self, other):
+        a, b = _binary_operands(self, other, "floor_divide")
+        return Tensor._make(np.asarray(np.floor_divide(a.data, b.data)))
+
+    def __mod__(self, other):
+        a, b = _binary_operands(self, other, "remainder")
+        return Tensor._make(np.asarray(np.mod(a.data, b.data)))
+
+    def __pow__(self, exponent):
+        if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+            if self.dtype.kind != "f" and (isinstance(exponent, float) or exponent < 0):
+                return self.float() ** exponent
+            return _ew.PowScalar.apply(self, exponent=exponent)
+        a, b = _binary_operands(self, exponent, "pow")
+        return _ew.Pow.apply(a, b)
+
+    def __rpow__(self, base):
+        b, a = _binary_operands(self, base, "pow")
+        return _ew.Pow.apply(a, b)
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    def __neg__(self):
+        if self.dtype.kind == "b":
+            raise TypeError("neg: negation of a bool tensor is not supported; use logical_not()")
+        return _ew.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self.abs()
+
+    # ---- comparisons (no gradient: the result is bool) --------------------------------
+    def _compare(self, other, op):
+        a, b = _binary_operands(self, other, op.__name__)
+        return Tensor._make(np.asarray(op(a.data, b.data)))
+
+    def __eq__(self, other):
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other):
+        return self._compare(other, np.not_equal)
+
+    def __lt__(self, other):
+        return self._compare(other, np.less)
+
+    def __le__(self, other):
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other):
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other):
+        return self._compare(other, np.greater_equal)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def _logical(self, other, op):
+        other = other.data if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(op(self.data, other)))
+
+    def __and__(self, other):
+        return self._logical(other, np.logical_and if self.dtype.kind == "b" else np.bitwise_and)
+
+    def __or__(self, other):
+        return self._logical(other, np.logical_or if self.dtype.kind == "b" else np.bitwise_or)
+
+    def __xor__(self, other):
+        return self._logical(other, np.logical_xor if self.dtype.kind == "b" else np.bitwise_xor)
+
+    def __invert__(self):
+        return Tensor._make(np.asarray(np.logical_not(self.data) if self.dtype.kind == "b" else ~self.data))
+
+    def logical_not(self):
+        return Tensor._make(np.asarray(np.logical_not(self.data)))
+
+    def isnan(self):
+        return Tensor._make(np.asarray(np.isnan(self.data)))
+
+    def isinf(self):
+        return Tensor._make(np.asarray(np.isinf(self.data)))
+
+    def isfinite(self):
+        return Tensor._make(np.asarray(np.isfinite(self.data)))
+
+    def any(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(np.any(self.data, axis=_axes(dim, self.ndim, "any"), keepdims=keepdim)))
+
+    def all(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(np.all(self.data, axis=_axes(dim, self.ndim, "all"), keepdims=keepdim)))
+
+    def equal(self, other):
+        """True if both have the same shape and elements (one Python bool, as torch.equal)."""
+        return self.shape == other.shape and bool(np.array_equal(self.data, other.data))
+
+    def allclose(self, other, rtol=1e-5, atol=1e-8):
+        return bool(np.allclose(self.data, _data(other), rtol=rtol, atol=atol))
+
+    # ---- in-place ops: only where no gradient can be lost ---------------------------
+    def _check_inplace(self, op):
+        if self.requires_grad and grad_mode._enabled:
+            what = "a leaf Variable that requires grad" if self.is_leaf else "a tensor that requires grad"
+            raise RuntimeError(
+                f"{op}: {what} (shape {self.shape}) is being used in an in-place operation. "
+                "Wrap parameter updates in `with mg.no_grad():`, or use an out-of-place op."
+            )
+
+    def _inplace(self, op_name, ufunc, other):
+        self._check_inplace(op_name)
+        other = other.data if isinstance(other, Tensor) else other
+        result_dtype = np.result_type(self.data, other) if op_name != "div_" else np.result_type(self.data, 1.0)
+        if result_dtype.kind == "f" and self.dtype.kind != "f":
+            raise RuntimeError(
+                f"{op_name}: result type {result_dtype} can't be cast to the tensor's dtype {self.dtype}"
+            )
+        ufunc(self.data, other, out=self.data, casting="unsafe")
+        self._version += 1
+        return self
+
+    def add_(self, other, alpha=1):
+        return self._inplace("add_", np.add, other if alpha == 1 else _data(other) * alpha)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace("sub_", np.subtract, other if alpha == 1 else _data(other) * alpha)
+
+    def mul_(self, other):
+        return self._inplace("mul_", np.multiply, other)
+
+    def div_(self, other):
+        return self._inplace("div_", np.divide, other)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def copy_(self, src):
+        self._check_inplace("copy_")
+        self.data[...] = _data(src)
+        self._version += 1
+        return self
+
+    def fill_(self, value):
+        self._check_inplace("fill_")
+        self.data.fill(_data(value))
+        self._version += 1
+        return self
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def clamp_(self, min=None, max=None):
+        self._check_inplace("clamp_")
+        np.clip(self.data, min, max, out=self.data)
+        self._version += 1
+        return self
+
+    def uniform_(self, a=0.0, b=1.0):
+        self._check_inplace("uniform_")
+        self.data[...] = _random.generator().uniform(a, b, size=self.shape)
+        self._version += 1
+        return self
+
+    def normal_(self, mean=0.0, std=1.0):
+        self._check_inplace("normal_")
+        self.data[...] = _random.generator().normal(mean, std, size=self.shape)
+        self._version += 1
+        return self
+
+    def __setitem__(self, index, value):
+        self._check_inplace("setitem")
+        self.data[_index.normalize_index(index)] = _data(value)
+        self._version += 1
+
+    # ---- indexing ---------------------------------------------------------------------
+    def __getitem__(self, index):
+        return _index.GetItem.apply(self, index=_index.normalize_index(index))
+
+    # ---- math -------------------------------------------------------------------------
+    def exp(self):
+        return _ew.Exp.apply(_floating(self))
+
+    def log(self):
+        return _ew.Log.apply(_floating(self))
+
+    def sqrt(self):
+        return _ew.Sqrt.apply(_floating(self))
+
+    def rsqrt(self):
+        return _ew.Rsqrt.apply(_floating(self))
+
+    def sin(self):
+        return _ew.Sin.apply(_floating(self))
+
+    def cos(self):
+        return _ew.Cos.apply(_floating(self))
+
+    def tanh(self):
+        return _ew.Tanh.apply(_floating(self))
+
+    def sigmoid(self):
+        return _ew.Sigmoid.apply(_floating(self))
+
+    def erf(self):
+        return _ew.Erf.apply(_floating(self))
+
+    def relu(self):
+        return _ew.Relu.apply(self)
+
+    def abs(self):
+        return _ew.Abs.apply(self)
+
+    def sign(self):
+        return _ew.Sign.apply(self)
+
+    def floor(self):
+        return _ew.Floor.apply(self)
+
+    def ceil(self):
+        return _ew.Ceil.apply(self)
+
+    def round(self, decimals=0):
+        return _ew.Round.apply(self, decimals=decimals)
+
+    def pow(self, exponent):
+        return self**exponent
+
+    def square(self):
+        return self * self
+
+    def reciprocal(self):
+        return 1.0 / self
+
+    def clamp(self, min=None, max=None):
+        """Limit values to [min, max]; the gradient passes where min <= x <= max."""
+        if min is None and max is None:
+            raise ValueError("clamp: at least one of min and max must be given")
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            out = self if min is None else maximum(self, min)
+            return out if max is None else minimum(out, max)
+        return _ew.Clamp.apply(self, min=min, max=max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return maximum(self, other)
+
+    def minimum(self, other):
+        return minimum(self, other)
+
+    def softmax(self, dim):
+        from minigrad.ops import activation
+
+        return activation.Softmax.apply(_floating(self), dim=_normalize_dim(dim, self.ndim, "softmax"))
+
+    def log_softmax(self, dim):
+        from minigrad.ops import activation
+
+        return activation.LogSoftmax.apply(_floating(self), dim=_normalize_dim(dim, self.ndim, "log_softmax"))
+
+    # ---- reductions ---------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        x = self if dtype is None else self.to(dtype)
+        if x.dtype.kind in "biu" and x.dtype != np.int64:
+            x = x.to(np.int64)  # integer sums do not overflow their input type, as PyTorch
+        return _reduce.Sum.apply(x, dim=_axes(dim, x.ndim, "sum"), keepdim=keepdim)
+
+    def mean(self, dim=None, keepdim=False):
+        if self.dtype.kind != "f":
+            raise RuntimeError(f"mean: input dtype must be floating point, got {self.dtype}")
+        axes = _axes(dim, self.ndim, "mean")
+        count = _count(self.shape, axes)
+        return _reduce.Sum.apply(self, dim=axes, keepdim=keepdim) / count
+
+    def var(self, dim=None, correction=1, keepdim=False, unbiased=None):
+        """Variance sum((x - mean)^2) / (N - correction); correction=1 is Bessel's."""
+        if unbiased is not None:
+            correction = int(unbiased)
+        x = _floating(self)
+        axes = _axes(dim, x.ndim, "var")
+        count = _count(x.shape, axes)
+        centred = x - x.mean(dim=axes, keepdim=True)
+        return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(count - correction, 0)
+
+    def std(self, dim=None, correction=1, keepdim=False, unbiased=None):
+        return self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased).sqrt()
+
+    def max(self, dim=None, keepdim=False):
+        """Without dim: the largest element. With dim: a (values, indices) pair."""
+        if isinstance(dim, Tensor):
+            return maximum(self, dim)
+        return _reduce.max_or_min(self, dim, keepdim, largest=True)
+
+    def min(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return minimum(self, dim)
+        return _reduce.max_or_min(self, dim, keepdim, largest=False)
+
+    def amax(self, dim=None, keepdim=False):
+        return _reduce.Amax.apply(self, dim=_axes(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
+
+    def amin(self, dim=None, keepdim=False):
+        return _reduce.Amax.apply(self, dim=_axes(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
+
+    def argmin(self, dim=None, keepdim=False):
+        return _reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
+
+    def prod(self, dim=None, keepdim=False):
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
+        return _reduce.Prod.apply(
+            self, dim=None if dim is None else _normalize_dim(dim, self.ndim, "prod"), keepdim=keepdim
+        )
+
+    def logsumexp(self, dim, keepdim=False):
+        return _reduce.LogSumExp.apply(_floating(self), dim=_axes(dim, self.ndim, "logsumexp"), keepdim=keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        return _reduce.norm(self, p, dim, keepdim)
+
+    def cumsum(self, dim):
+        return _reduce.CumSum.apply(self, dim=_normalize_dim(dim, self.ndim, "cumsum"))
+
+    # ---- shape ----------------------------------------------------------------------------
+    def reshape(self, *shape):
+        shape = _shape.infer_shape(_size_args(shape), self.data.size, self.shape, "reshape")
+        if shape == self.shape:
+            return self if not self.requires_grad else _shape.Reshape.apply(self, shape=shape)
+        return _shape.Reshape.apply(self, shape=shape)
+
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+            return self.to(shape[0])
+        return self.reshape(*shape)
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        if self.ndim == 0:
+            return self.reshape(1)
+        start = _normalize_dim(start_dim, self.ndim, "flatten")
+        end = _normalize_dim(end_dim, self.ndim, "flatten")
+        if start > end:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for shape {self.shape}")
+        size = int(np.prod(self.shape[start : end + 1]))
+        return self.reshape(self.shape[:start] + (size,) + self.shape[end + 1 :])
+
+    def unflatten(self, dim, sizes):
+        d = _normalize_dim(dim, self.ndim, "unflatten")
+        sizes = _shape.infer_shape(tuple(sizes), self.shape[d], (self.shape[d],), "unflatten")
+        return self.reshape(self.shape[:d] + sizes + self.shape[d + 1 :])
+
+    def squeeze(self, dim=None):
+        if dim is None:
+            return self.reshape(tuple(s for s in self.shape if s != 1))
+        dims = {_normalize_dim(d, self.ndim, "squeeze") for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1)))
+
+    def unsqueeze(self, dim):
+        d = _normalize_dim(dim, self.ndim + 1, "unsqueeze")
+        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
+
+    def permute(self, *dims):
+        dims = _size_args(dims)
+        if len(dims) != self.ndim:
+            raise RuntimeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {self.shape}")
+        dims = tuple(_normalize_dim(d, self.ndim, "permute") for d in dims)
+        if sorted(dims) != list(range(self.ndim)):
+            raise RuntimeError(f"permute: dims {dims} are not a permutation of 0..{self.ndim - 1}")
+        return _shape.Permute.apply(self, dims=dims)
+
+    def transpose(self, dim0, dim1):
+        d0 = _normalize_dim(dim0, self.ndim, "transpose")
+        d1 = _normalize_dim(dim1, self.ndim, "transpose")
+        dims = list(range(self.ndim))
+        dims[d0], dims[d1] = dims[d1], dims[d0]
+        return _shape.Permute.apply(self, dims=tuple(dims))
+
+    def t(self):
+        if self.ndim > 2:
+            raise RuntimeError(f"t: expects a tensor with <= 2 dimensions, got shape {self.shape}")
+        return self.T
+
+    def expand(self, *sizes):
+        return _shape.expand(self, _size_args(sizes))
+
+    def expand_as(self, other):
+        return _shape.expand(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return _shape.expand(self, tuple(shape))
+
+    def repeat(self, *repeats):
+        repeats = _size_args(repeats)
+        if len(repeats) < self.ndim:
+            raise RuntimeError(
+                f"repeat: number of repeats {len(repeats)} can't be smaller than the number of dims {self.ndim}"
+            )
+        return _shape.Repeat.apply(self, repeats=repeats)
+
+    def contiguous(self):
+        if self.data.flags.c_contiguous:
+            return self
+        return _shape.Contiguous.apply(self)
+
+    def clone(self):
+        return _shape.Clone.apply(self)
+
+    def chunk(self, chunks, dim=0):
+        d = _normalize_dim(dim, self.ndim, "chunk")
+        if chunks <= 0:
+            raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+        size = -(-self.shape[d] // chunks)  # ceil, as torch.chunk
+        return self.split(max(size, 1), dim=d)
+
+    def split(self, split_size_or_sections, dim=0):
+        d = _normalize_dim(dim, self.ndim, "split")
+        n = self.shape[d]
+        if isinstance(split_size_or_sections, int):
+            if split_size_or_sections <= 0:
+                raise ValueError(f"split: split_size must be positive, got {split_size_or_sections}")
+            sizes = [min(split_size_or_sections, n - s) for s in range(0, n, split_size_or_sections)] or [0]
+        else:
+            sizes = list(split_size_or_sections)
+            if sum(sizes) != n:
+                raise ValueError(f"split: sections {sizes} sum to {sum(sizes)} but dim {d} has size {n}")
+        pieces, start = [], 0
+        for s in sizes:
+            index = (slice(None),) * d + (slice(start, start + s),)
+            pieces.append(self[index])
+            start += s
+        return tuple(pieces)
+
+    def unbind(self, dim=0):
+        d = _normalize_dim(dim, self.ndim, "unbind")
+        return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
+
+    def flip(self, *dims):
+        dims = tuple(sorted({_normalize_dim(d, self.ndim, "flip") for d in _size_args(dims)}))
+        return _shape.Flip.apply(self, dims=dims)
+
+    def tril(self, diagonal=0):
+        return tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return triu(self, diagonal)
+
+    def masked_fill(self, mask, value):
+        """Replace elements where `mask` is True by `value` (gradient 0 there)."""
+        return where(mask, value, self)
+
+    def where(self, condition, other):
+        return where(condition, self, other)
+
+    def matmul(self, other):
+        return matmul(self, other)
+
+    def add(self, other, alpha=1):
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other, alpha=1):
+        return self - (other if alpha == 1 else other * alpha)
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def neg(self):
+        return -self
+
+
+# ---- helpers shared by the methods above and by the functions below -------------------
+def _data(x):
+    return x.data if isinstance(x, Tensor) else x
+
+
+def _floating(t):
+    """Integer tensors are promoted to float32 for float math, as PyTorch does."""
+    return t if t.dtype.kind == "f" else t.to(dtypes.default_float)
+
+
+def _size_args(args):
+    """Accept both f(2, 3) and f((2, 3)) as PyTorch does."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(int(s) for s in args[0])
+    return tuple(int(s) for s in args)
+
+
+def _normalize_dim(dim, ndim, op):
+    """Map a possibly negative `dim` into [0, ndim), or raise naming the op."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
+    n = max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as PyTorch
+    if not -n <= dim < n:
+        raise IndexError(f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return int(dim) % n
+
+
+def _axes(dim, ndim, op):
+    """dim=None -> None (all dims); an int or a tuple -> a sorted tuple of axes."""
+    if dim is None:
+        return None
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(sorted({_normalize_dim(d, ndim, op) for d in dims}))
+    if ndim == 0:
+        return None
+    return axes
+
+
+def _count(shape, axes):
+    if axes is None:
+        return int(np.prod(shape))
+    return int(np.prod([shape[a] for a in axes]))
+
+
+def _binary_operands(tensor, other, op, true_division=False):
+    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would."""
+    if isinstance(other, Tensor):
+        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+    elif isinstance(other, (int, float, bool, np.number, np.bool_)):
+        dtype = dtypes.scalar_result_type(tensor.dtype, other)
+        other = Tensor._make(np.asarray(other, dtype=dtype))
+    elif isinstance(other, np.ndarray):
+        other = Tensor._make(other)
+        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+    elif isinstance(other, (list, tuple)):
+        other = Tensor(other)
+        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+    else:
+        return _unsupported_operand(op, other)
+    if true_division and dtype.kind != "f":
+        dtype = dtypes.default_float
+    if tensor.dtype != dtype:
+        tensor = tensor.to(dtype)
+    if other.dtype != dtype:
+        other = other.to(dtype)
+    return tensor, other
+
+
+def _unsupported_operand(op, other):
+    raise TypeError(f"{op}: unsupported operand of type {type(other).__name__}")
+
+
+def as_tensor(x, dtype=None):
+    if isinstance(x, Tensor):
+        return x if dtype is None else x.to(dtype)
+    return Tensor(x, dtype=dtype)
+
+
+# ---- functions that take several tensors (exported as mg.xxx) -----------------------
+def matmul(a, b):
+    """Matrix product with NumPy/PyTorch broadcasting of batch dims (1-D, 2-D, N-D)."""
+    a, b = as_tensor(a), as_tensor(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {a.shape} and {b.shape}")
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k_a != k_b:
+        raise RuntimeError(
+            f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} and {k_b} differ)"
+        )
+    a, b = _binary_operands(a, b, "matmul")
+    return _linalg.MatMul.apply(a, b)
+
+
+def maximum(a, b):
+    a = as_tensor(a)
+    a, b = _binary_operands(a, b, "maximum")
+    return _ew.Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    a = as_tensor(a)
+    a, b = _binary_operands(a, b, "minimum")
+    return _ew.Minimum.apply(a, b)
+
+
+def where(condition, input, other):
+    """Elementwise `input if condition else other`; gradients flow to the chosen side."""
+    condition = as_tensor(condition)
+    if condition.dtype.kind != "b":
+        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = Tensor(input)
+    if isinstance(input, Tensor):
+        a, b = _binary_operands(input, other, "where")
+    else:
+        b, a = _binary_operands(other, input, "where")
+    return _ew.Where.apply(condition, a, b)
+
+
+def tril(x, diagonal=0):
+    if x.ndim < 2:
+        raise RuntimeError(f"tril: input must have at least 2 dimensions, got shape {x.shape}")
+    return _linalg.TriangleMask.apply(x, diagonal=diagonal, lower=True)
+
+
+def triu(x, diagonal=0):
+    if x.ndim < 2:
+        raise RuntimeError(f"triu: input must have at least 2 dimensions, got shape {x.shape}")
+    return _linalg.TriangleMask.apply(x, diagonal=diagonal, lower=False)
+
+
+# The op modules import Tensor from this module, so they are imported last.
+from minigrad import random as _random  # noqa: E402
+from minigrad.autograd import grad_mode  # noqa: E402
+from minigrad.ops import elementwise as _ew  # noqa: E402
+from minigrad.ops import index as _index  # noqa: E402
+from minigrad.ops import linalg as _linalg  # noqa: E402
+from minigrad.ops import reduce as _reduce  # noqa: E402
+from minigrad.ops import shape as _shape  # noqa: E402

@@ -33,7 +33,7 @@ def to_dtype(dtype):
     try:
         return np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"minigrad: {dtype!r} is not a dtype (use mg.float32, mg.float64, mg.int64, mg.bool)")
+        raise TypeError(f"minigrad: {dtype!r} is not a dtype (use mg.float32, mg.float64, mg.int64, mg.bool)") from None
 
 
 def is_floating(dtype):

@@ -52,6 +52,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     for root, g in zip(roots, root_grads):
         grads[id(root)] = g if id(root) not in grads else grads[id(root)] + g
     captured = None if inputs is None else {id(t): None for t in inputs}
+    handed_out = {id(g) for g in root_grads}  # gradient tensors something else may hold
 
     previous_mode = grad_mode._set(create_graph)  # record the backward pass only if asked
     try:
@@ -68,9 +69,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                 if id(tensor) in captured:
                     captured[id(tensor)] = grad
             elif fn is None:
-                _accumulate_leaf(tensor, grad, create_graph)
+                _accumulate_leaf(tensor, grad, create_graph, handed_out)
             elif tensor._retains_grad:
-                tensor.grad = grad.detach() if tensor.grad is None else tensor.grad + grad
+                _accumulate_leaf(tensor, grad, create_graph, handed_out)
             if fn is None:
                 continue
             if fn._freed:
@@ -114,15 +115,23 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     return tuple(results)
 
 
-def _accumulate_leaf(leaf, grad, create_graph):
-    if grad.dtype != leaf.dtype:
-        grad = grad.to(leaf.dtype)
-    if leaf.grad is None:
-        # copy: the same gradient array may have been handed to several inputs (as in
-        # a + b), and .grad must not alias another tensor's storage
-        leaf.grad = grad if create_graph else Tensor._make(np.array(grad.data, copy=True))
+def _accumulate_leaf(tensor, grad, create_graph, handed_out):
+    """Add `grad` into `tensor.grad` (a leaf, or a non-leaf that called retain_grad)."""
+    if grad.dtype != tensor.dtype:
+        grad = grad.to(tensor.dtype)
+    if tensor.grad is not None:
+        tensor.grad = tensor.grad + grad
+    elif create_graph:
+        tensor.grad = grad
+    elif id(grad) in handed_out or grad.data.base is not None or not grad.data.flags.writeable:
+        # `.grad` must own its storage: the same gradient tensor can be handed to
+        # several inputs (a + b gives both the incoming gradient), and a view would
+        # change when its base does. Fresh arrays (the common case) are kept as they are.
+        tensor.grad = Tensor._make(np.array(grad.data, copy=True))
     else:
-        leaf.grad = leaf.grad + grad
+        tensor.grad = grad.detach()
+    handed_out.add(id(tensor.grad))
+    handed_out.add(id(grad))
 
 
 def _check_roots(outputs, grad_outputs, caller):

@@ -69,7 +69,7 @@ class MaxDim(Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim, indices):
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
-        ctx.indices = indices if keepdim else np.expand_dims(indices, dim)
+        ctx.indices = np.expand_dims(indices, dim)  # `indices` has the dim reduced away
         values = np.take_along_axis(x.data, ctx.indices, axis=dim)
         return values if keepdim else np.squeeze(values, axis=dim)
 

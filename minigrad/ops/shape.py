@@ -5,6 +5,8 @@ reshape, a permutation by the inverse permutation, a broadcast (`expand`) by a s
 a concatenation by slicing the gradient into its pieces.
 """
 
+import math
+
 import numpy as np
 
 from minigrad.autograd.function import Function
@@ -20,11 +22,11 @@ def infer_shape(shape, numel, old_shape, op):
     if any(s < -1 for s in shape):
         raise RuntimeError(f"{op}: invalid negative size in shape {shape}")
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1]))
+        known = math.prod(s for s in shape if s != -1)
         if known == 0 or numel % known:
             raise RuntimeError(f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})")
         shape = tuple(numel // known if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != numel:
+    if math.prod(shape) != numel:
         raise RuntimeError(f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})")
     return shape
 

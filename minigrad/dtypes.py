@@ -6,6 +6,8 @@ times 2.5 stays float32), and mixing an integer tensor with a float gives the fl
 side's dtype (int64 + 0.5 is float32, the default, not float64 as in NumPy).
 """
 
+import builtins
+
 import numpy as np
 
 float16 = np.float16
@@ -42,7 +44,7 @@ def is_floating(dtype):
 
 def infer_dtype(data):
     """The dtype mg.tensor(data) gets: arrays keep theirs, Python floats become float32."""
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):
         return data.dtype
     kind = np.asarray(data).dtype.kind
     if kind == "f" or kind == "c":
@@ -54,21 +56,33 @@ def infer_dtype(data):
     raise TypeError(f"mg.tensor: cannot make a tensor from {type(data).__name__} data")
 
 
-def result_type(a, b):
-    """Dtype of a binary op between two tensor dtypes (PyTorch's category rule)."""
+def result_type(a, b, a_is_0d=False, b_is_0d=False):
+    """Dtype of a binary op between two tensor dtypes (PyTorch's category rule).
+
+    A 0-d tensor meeting a tensor with dimensions counts like a Python scalar: it only
+    matters if its category (bool < integer < float) is higher, so a float32 tensor times
+    a 0-d float64 tensor stays float32, as in PyTorch.
+    """
     a, b = np.dtype(a), np.dtype(b)
     if a == b:
         return a
+    if a_is_0d != b_is_0d and _category(a) == _category(b):
+        return b if a_is_0d else a
     a_float, b_float = a.kind == "f", b.kind == "f"
     if a_float != b_float:  # a float wins over an integer or bool, whatever its size
         return a if a_float else b
     return np.promote_types(a, b)
 
 
+def _category(dtype):
+    return "biuf".index(dtype.kind) if dtype.kind in "biuf" else 4
+
+
 def scalar_result_type(tensor_dtype, scalar):
     """Dtype of tensor (op) Python scalar: the scalar only matters if its kind is higher."""
     tensor_dtype = np.dtype(tensor_dtype)
-    if isinstance(scalar, (bool, np.bool_)):
+    # `bool` in this module is np.bool_ (mg.bool); Python's bool is builtins.bool
+    if isinstance(scalar, (builtins.bool, np.bool_)):
         return tensor_dtype
     if isinstance(scalar, (int, np.integer)):
         return np.dtype(np.int64) if tensor_dtype.kind == "b" else tensor_dtype

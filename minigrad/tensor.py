@@ -254,14 +254,15 @@ class Tensor:
     # ---- printing ----------------------------------------------------------------------
     def __repr__(self):
         data = self.data
-        if data.dtype.kind == "f" and data.size and np.all(np.isfinite(data)) and np.all(data == np.round(data)):
-            body = np.array2string(data, separator=", ", prefix="tensor(", floatmode="maxprec", precision=4)
-        else:
-            body = np.array2string(data, separator=", ", prefix="tensor(", floatmode="fixed", precision=4)
+        finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
+        # whole numbers print as "1.", others with 4 decimals, as PyTorch does
+        whole = data.dtype.kind == "f" and np.all(finite == np.round(finite))
+        mode = "maxprec" if whole else "fixed"
+        body = np.array2string(data, separator=", ", prefix="tensor(", floatmode=mode, precision=4)
         extras = []
-        if data.size == 0:
+        if data.size == 0 and data.ndim != 1:
             extras.append(f"size={self.shape}")
-        if data.dtype not in (np.float32, np.int64, np.bool_) or data.size == 0:
+        if data.dtype not in (np.float32, np.int64, np.bool_):
             extras.append(f"dtype=minigrad.{data.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn={self.grad_fn!r}")
@@ -288,9 +289,12 @@ class Tensor:
         b, a = _binary_operands(self, other, "sub")
         return _ew.Sub.apply(a, b)
 
+    # --8<-- [start:tensor_mul]
     def __mul__(self, other):
         a, b = _binary_operands(self, other, "mul")
         return _ew.Mul.apply(a, b)
+
+    # --8<-- [end:tensor_mul]
 
     def __rmul__(self, other):
         b, a = _binary_operands(self, other, "mul")
@@ -343,6 +347,8 @@ class Tensor:
 
     # ---- comparisons (no gradient: the result is bool) --------------------------------
     def _compare(self, other, op):
+        if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
+            return NotImplemented  # so `t == None` is False, as for any unrelated object
         a, b = _binary_operands(self, other, op.__name__)
         return Tensor._make(np.asarray(op(a.data, b.data)))
 
@@ -554,9 +560,14 @@ class Tensor:
         if min is None and max is None:
             raise ValueError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
-            out = self if min is None else maximum(self, min)
-            return out if max is None else minimum(out, max)
-        return _ew.Clamp.apply(self, min=min, max=max)
+            # `where`, not maximum/minimum: at a tie x keeps the whole gradient, as PyTorch
+            out = self if min is None else where(self < min, min, self)
+            return out if max is None else where(out > max, max, out)
+        x = self
+        for bound in (min, max):  # an int tensor clamped to a float bound becomes float32, as PyTorch
+            if bound is not None and dtypes.scalar_result_type(x.dtype, bound) != x.dtype:
+                x = x.to(dtypes.scalar_result_type(x.dtype, bound))
+        return _ew.Clamp.apply(x, min=min, max=max)
 
     clip = clamp
 
@@ -601,7 +612,7 @@ class Tensor:
         return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(count - correction, 0)
 
     def std(self, dim=None, correction=1, keepdim=False, unbiased=None):
-        return self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased).sqrt()
+        return _reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
 
     def max(self, dim=None, keepdim=False):
         """Without dim: the largest element. With dim: a (values, indices) pair."""
@@ -843,7 +854,7 @@ def _count(shape, axes):
 def _binary_operands(tensor, other, op, true_division=False):
     """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would."""
     if isinstance(other, Tensor):
-        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+        dtype = dtypes.result_type(tensor.dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
     elif isinstance(other, (int, float, bool, np.number, np.bool_)):
         dtype = dtypes.scalar_result_type(tensor.dtype, other)
         other = Tensor._make(np.asarray(other, dtype=dtype))

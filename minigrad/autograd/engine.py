@@ -16,6 +16,7 @@ import numpy as np
 from minigrad.autograd import anomaly, grad_mode
 
 
+# --8<-- [start:topological_order]
 def topological_order(roots):
     """Tensors reachable from `roots` (through inputs that require grad), inputs first."""
     order, seen = [], set()
@@ -35,6 +36,7 @@ def topological_order(roots):
                 if parent is not None and parent.requires_grad and id(parent) not in seen:
                     stack.append((parent, False))
     return order
+    # --8<-- [end:topological_order]
 
 
 def _as_tuple(x):
@@ -54,6 +56,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     captured = None if inputs is None else {id(t): None for t in inputs}
     handed_out = {id(g) for g in root_grads}  # gradient tensors something else may hold
 
+    # --8<-- [start:backward_loop]
     previous_mode = grad_mode._set(create_graph)  # record the backward pass only if asked
     try:
         for tensor in reversed(topological_order(roots)):
@@ -63,6 +66,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
             for hook in tensor._hooks.values() if tensor._hooks else ():
                 new = hook(grad)
                 if new is not None:
+                    if not isinstance(new, Tensor) or new.shape != grad.shape:
+                        # caught here, not as a confusing error (or a wrong .grad) further on
+                        got = f"shape {new.shape}" if isinstance(new, Tensor) else type(new).__name__
+                        raise RuntimeError(
+                            f"hook {getattr(hook, '__name__', hook)!r} returned {got}, but it must "
+                            f"return None or a Tensor of the gradient's shape {grad.shape}"
+                        )
                     grad = new
             fn = tensor.grad_fn
             if captured is not None:
@@ -79,7 +89,16 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     f"{fn.name()}: trying to backward through the graph a second time. The graph "
                     "is freed after backward; pass retain_graph=True to the first backward."
                 )
-            input_grads = _as_tuple(type(fn).backward(fn, grad))
+            if anomaly._enabled:
+                # the ops inside a backward would report themselves ("forward of Div");
+                # the gradients are checked below under this op's name instead
+                anomaly._enabled = False
+                try:
+                    input_grads = _as_tuple(type(fn).backward(fn, grad))
+                finally:
+                    anomaly._enabled = True
+            else:
+                input_grads = _as_tuple(type(fn).backward(fn, grad))
             if len(input_grads) < len(fn.inputs):
                 raise RuntimeError(
                     f"{fn.name()}: backward returned {len(input_grads)} gradients but forward "
@@ -88,6 +107,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
             for i, (parent, g) in enumerate(zip(fn.inputs, input_grads)):
                 if parent is None or g is None or not parent.requires_grad:
                     continue
+                if not isinstance(g, Tensor):  # a user backward returning an ndarray, say
+                    raise TypeError(
+                        f"{fn.name()}: backward must return Tensors (or None), but gradient {i} is a "
+                        f"{type(g).__name__}; wrap a NumPy array with mg.from_numpy(array)"
+                    )
                 if g.shape != parent.shape:
                     raise RuntimeError(
                         f"{fn.name()}: gradient {i} has shape {g.shape} but its input has shape {parent.shape}"
@@ -100,6 +124,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                 fn.release()
     finally:
         grad_mode._set(previous_mode)
+    # --8<-- [end:backward_loop]
 
     if captured is None:
         return None

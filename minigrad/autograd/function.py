@@ -38,6 +38,7 @@ class Function:
         self._freed = False
 
     # ---- the context API used inside forward/backward ---------------------------
+    # --8<-- [start:save_for_backward]
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; in-place changes to them are detected later."""
         self._saved = tensors
@@ -60,6 +61,8 @@ class Function:
                 )
         return self._saved
 
+    # --8<-- [end:save_for_backward]
+
     @classmethod
     def name(cls):
         return cls.__name__ + "Backward"
@@ -67,12 +70,15 @@ class Function:
     def __repr__(self):
         return f"<{self.name()}>"
 
+    # --8<-- [start:release]
     def release(self):
         """Free what backward needed; a later backward through this node raises."""
         self._saved = ()
         self._saved_versions = ()
         self.inputs = ()
         self._freed = True
+
+    # --8<-- [end:release]
 
     # ---- graph building -----------------------------------------------------------
     @staticmethod
@@ -83,6 +89,7 @@ class Function:
     def backward(ctx, grad_output):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
+    # --8<-- [start:apply]
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` and, if any input requires grad, record the op in the graph."""
@@ -110,6 +117,8 @@ class Function:
             out.grad_fn = ctx
             out.requires_grad = True
         return out
+
+    # --8<-- [end:apply]
 
 
 from minigrad.tensor import Tensor  # noqa: E402  (Tensor imports Function's module first)

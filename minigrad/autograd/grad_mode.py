@@ -59,6 +59,12 @@ class _GradModeContext:
 
     mode = True
 
+    def __new__(cls, fn=None):
+        # `@no_grad` without parentheses decorates too, as in PyTorch
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
+
     def __enter__(self):
         self.prev = _set(self.mode)
         return self

@@ -31,6 +31,7 @@ def _differentiable(inputs):
     return [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
 
+# --8<-- [start:numerical_jacobian]
 def numerical_jacobian(fn, inputs, k, eps):
     """d(all outputs, flattened and concatenated)/d(inputs[k]) by central differences."""
     x = inputs[k].data
@@ -48,8 +49,10 @@ def numerical_jacobian(fn, inputs, k, eps):
         flat[i] = orig
         columns.append((plus - minus) / (2 * eps))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+    # --8<-- [end:numerical_jacobian]
 
 
+# --8<-- [start:analytical_jacobian]
 def analytical_jacobian(fn, inputs, k):
     """The same Jacobian, one autograd pass per output element."""
     outs = [o for o in _outputs(fn, inputs)]
@@ -64,6 +67,7 @@ def analytical_jacobian(fn, inputs, k):
             (g,) = autograd_grad(out, inputs[k], grad_outputs=Tensor._make(seed), retain_graph=True, allow_unused=True)
             rows.append(np.zeros(inputs[k].data.size) if g is None else g.data.reshape(-1).astype(np.float64))
     return np.stack(rows) if rows else np.zeros((0, inputs[k].data.size))
+    # --8<-- [end:analytical_jacobian]
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
@@ -83,6 +87,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
                 f"gradcheck: input {k} is {inputs[k].dtype}; finite differences need float64 inputs (use .double())"
             )
     for k in checked:
+        # --8<-- [start:compare]
         numerical = numerical_jacobian(fn, inputs, k, eps)
         analytical = analytical_jacobian(fn, inputs, k)
         if numerical.shape != analytical.shape:
@@ -90,13 +95,14 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
                 f"gradcheck: Jacobian shapes differ for input {k}: {analytical.shape} vs {numerical.shape}"
             )
         bad = ~(np.abs(analytical - numerical) <= atol + rtol * np.abs(numerical))
+        # --8<-- [end:compare]
         if bad.any():
             out_i, in_i = np.argwhere(bad)[0]
             index = np.unravel_index(in_i, inputs[k].shape)
             message = (
                 f"gradcheck: Jacobian mismatch for input {k} at element {tuple(int(i) for i in index)} "
-                f"(output element {int(out_i)}): analytical {analytical[out_i, in_i]!r} vs numerical "
-                f"{numerical[out_i, in_i]!r} ({int(bad.sum())} of {bad.size} entries differ)"
+                f"(output element {int(out_i)}): analytical {float(analytical[out_i, in_i])!r} vs numerical "
+                f"{float(numerical[out_i, in_i])!r} ({int(bad.sum())} of {bad.size} entries differ)"
             )
             if raise_exception:
                 raise GradcheckError(message)

@@ -11,7 +11,7 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.ops import activation as _act
-from minigrad.ops.loss import check_reduction, class_index_coefficients
+from minigrad.ops.loss import BinaryCrossEntropy, check_reduction, class_index_coefficients
 from minigrad.ops.loss import cross_entropy as _cross_entropy
 from minigrad.ops.shape import ConstantPad
 from minigrad.tensor import Tensor, _floating, _normalize_dim, as_tensor, where
@@ -186,8 +186,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     class_dim = 1 if input.ndim > 1 else 0
     losses = -(input * Tensor._make(coeff.astype(input.dtype))).sum(dim=class_dim)
     if reduction == "mean":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return losses.sum() / Tensor._make(np.asarray(np.sum(w_target), dtype=input.dtype))
+        total_weight = np.sum(w_target)
+        if total_weight == 0:
+            # every position ignored: the loss is 0/0 = NaN but the gradient is 0 (as
+            # PyTorch); dividing by the zero weight would make the gradient NaN as well
+            return losses.sum() * 0.0 + float("nan")
+        return losses.sum() / Tensor._make(np.asarray(total_weight, dtype=input.dtype))
     return _reduce(losses, reduction)
 
 
@@ -241,7 +245,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"{op}: all elements of input should be between 0 and 1 (probabilities; use "
             "binary_cross_entropy_with_logits for logits)"
         )
-    loss = -(target * input.log().clamp(min=-100.0) + (1.0 - target) * (1.0 - input).log().clamp(min=-100.0))
+    loss = BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

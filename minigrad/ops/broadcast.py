@@ -9,6 +9,7 @@ broadcasts, and it uses Tensor ops, so it is differentiable itself.
 """
 
 
+# --8<-- [start:unbroadcast]
 def unbroadcast(grad, shape):
     """Sum `grad` (the shape of a broadcast result) back down to `shape`."""
     if grad.shape == shape:
@@ -20,3 +21,4 @@ def unbroadcast(grad, shape):
     if axes:
         grad = grad.sum(dim=axes)
     return grad.reshape(shape)
+    # --8<-- [end:unbroadcast]

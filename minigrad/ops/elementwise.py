@@ -47,6 +47,7 @@ class Sub(Function):
         return (unbroadcast(grad, a_shape) if need_a else None, unbroadcast(-grad, b_shape) if need_b else None)
 
 
+# --8<-- [start:mul]
 class Mul(Function):
     """z = a * b;  dL/da = dL/dz * b,  dL/db = dL/dz * a."""
 
@@ -63,6 +64,8 @@ class Mul(Function):
             unbroadcast(grad * b, a.shape) if need_a else None,
             unbroadcast(grad * a, b.shape) if need_b else None,
         )
+
+    # --8<-- [end:mul]
 
 
 class Div(Function):
@@ -232,6 +235,7 @@ class Cos(Function):
         return -grad * x.sin()
 
 
+# --8<-- [start:tanh]
 class Tanh(Function):
     """y = tanh x;  dL/dx = dL/dy * (1 - y^2)."""
 
@@ -245,6 +249,8 @@ class Tanh(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * (1.0 - y * y)
+
+    # --8<-- [end:tanh]
 
 
 class Sigmoid(Function):

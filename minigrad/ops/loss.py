@@ -78,25 +78,33 @@ class CrossEntropy(Function):
         shifted = x.data - np.max(x.data, axis=class_dim, keepdims=True)
         log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=class_dim, keepdims=True))
         losses = -np.sum(coeff * log_probs, axis=class_dim)
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, target)
         ctx.coeff, ctx.class_dim, ctx.reduction = coeff.astype(x.dtype), class_dim, reduction
-        ctx.scale = 1.0 / denominator if reduction == "mean" else 1.0
+        # every position ignored: the mean is 0/0 = NaN, but nothing contributed, so the
+        # gradient is 0 rather than NaN (both as PyTorch)
+        ctx.scale = (1.0 / denominator if denominator else 0.0) if reduction == "mean" else 1.0
         ctx.weight, ctx.label_smoothing = weight, label_smoothing
         if reduction == "none":
             return losses.astype(x.dtype)
-        return np.asarray(np.sum(losses) * ctx.scale, dtype=x.dtype)
+        total = np.sum(losses)
+        return np.asarray(total / denominator if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, target = ctx.saved_tensors
         dim = ctx.class_dim
         log_probs = LogSoftmax.apply(x, dim=dim)  # recomputed: part of the graph if create_graph
-        coeff = Tensor._make(ctx.coeff)
+        w = 1.0
+        if ctx.weight is not None:
+            w = Tensor._make(ctx.weight.reshape(_class_shape(x.shape[dim], x.ndim, dim)).astype(x.dtype))
+        if target is None:  # class indices: A is a constant
+            coeff = Tensor._make(ctx.coeff)
+        else:  # probabilities: A rebuilt from the target, so create_graph sees it depend on it
+            coeff = (target * (1.0 - ctx.label_smoothing) + ctx.label_smoothing / x.shape[dim]) * w
         g = grad.unsqueeze(dim) if ctx.reduction == "none" else grad * ctx.scale
         grad_x = g * (log_probs.exp() * coeff.sum(dim=dim, keepdim=True) - coeff)
         grad_target = None
         if ctx.needs_input_grad[1]:
-            w = 1.0 if ctx.weight is None else Tensor._make(ctx.weight.reshape(_class_shape(x.shape[dim], x.ndim, dim)))
             grad_target = -(g * log_probs * w) * (1.0 - ctx.label_smoothing)
         return grad_x, grad_target
 
@@ -145,3 +153,32 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
             weight=w,
             label_smoothing=label_smoothing,
         )
+
+
+class BinaryCrossEntropy(Function):
+    """loss = -(y max(log x, -100) + (1 - y) max(log(1 - x), -100)) elementwise, the logs
+    clamped as PyTorch so that x = 0 or 1 gives a finite loss;
+    dL/dx = dL/dloss * (x - y) / max(x (1 - x), 1e-12),  dL/dy = dL/dloss * (log(1 - x) - log x).
+
+    A Function rather than a composition of log and clamp: at x = 0 the composed backward
+    would compute 0 / 0 in log's gradient and return NaN even where y = 0 and the loss is 0
+    (a float32 sigmoid that saturates gives exactly that). The max(., 1e-12) is PyTorch's.
+    """
+
+    @staticmethod
+    def forward(ctx, x, y):
+        with np.errstate(divide="ignore"):
+            log_x = np.maximum(np.log(x.data), -100.0)
+            log_1mx = np.maximum(np.log1p(-x.data), -100.0)
+        ctx.save_for_backward(x, y)
+        return -(y.data * log_x + (1.0 - y.data) * log_1mx)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        grad_x = grad * (x - y) / (x * (1.0 - x)).clamp(min=1e-12)
+        grad_y = None
+        if ctx.needs_input_grad[1]:
+            with np.errstate(divide="ignore"):
+                grad_y = grad * ((1.0 - x).log().clamp(min=-100.0) - x.log().clamp(min=-100.0))
+        return grad_x, grad_y

@@ -168,13 +168,15 @@ class LogSumExp(Function):
         m = np.max(x.data, axis=dim, keepdims=True) if x.data.size else np.zeros(())
         m = np.where(np.isfinite(m), m, 0)  # all -inf along an axis: log(0) = -inf, not NaN
         y = np.log(np.sum(np.exp(x.data - m), axis=dim, keepdims=True)) + m
-        y_kept = Tensor._make(np.asarray(y))
-        ctx.save_for_backward(x, y_kept)
+        ctx.save_for_backward(x)
         return y if keepdim else np.asarray(y).reshape(_reduced_shape(x.shape, dim))
 
     @staticmethod
     def backward(ctx, grad):
-        x, y = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        # y recomputed from x, not saved: with create_graph the second derivative must
+        # see that y depends on x (a saved copy would be a constant)
+        y = LogSumExp.apply(x, dim=ctx.axes, keepdim=True)
         return _spread(grad, ctx.in_shape, ctx.axes) * (x - y).exp()
 
 
@@ -186,15 +188,36 @@ class Norm2(Function):
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
         y = np.sqrt(np.sum(x.data * x.data, axis=dim, keepdims=True))
-        y_kept = Tensor._make(np.asarray(y))
-        ctx.save_for_backward(x, y_kept)
+        ctx.save_for_backward(x)
         return y if keepdim else np.asarray(y).reshape(_reduced_shape(x.shape, dim))
 
     @staticmethod
     def backward(ctx, grad):
-        x, y = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        # y recomputed from x, not saved: with create_graph the second derivative must
+        # see that y depends on x (a saved copy would be a constant)
+        y = Norm2.apply(x, dim=ctx.axes, keepdim=True)
         safe_y = y + Tensor._make((y.data == 0).astype(y.dtype))  # 1 where y == 0, else y
         return _spread(grad, ctx.in_shape, ctx.axes) * x / safe_y
+
+
+class Std(Function):
+    """y = sqrt(v) for a variance v (so std = Std(var));  dL/dv = dL/dy / (2 y), and
+    0 where y == 0: the choice PyTorch's std makes, so a constant input gets gradient 0,
+    not 0 * inf = NaN."""
+
+    @staticmethod
+    def forward(ctx, v):
+        ctx.save_for_backward(v)
+        return np.sqrt(v.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (v,) = ctx.saved_tensors
+        # y recomputed from v, not saved, so a second derivative sees that y depends on v
+        y = Std.apply(v)
+        zero = Tensor._make((y.data == 0).astype(y.dtype))
+        return grad * (1.0 - zero) / ((y + zero) * 2.0)
 
 
 def norm(x, p, dim, keepdim):

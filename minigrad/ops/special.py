@@ -17,10 +17,11 @@ try:
             out[i] = math.erf(x[i])
 
     def erf(x):
-        x = np.ascontiguousarray(x)
-        out = np.empty_like(x)
-        _erf_loop(x.reshape(-1), out.reshape(-1))
-        return out
+        flat = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty_like(flat)
+        _erf_loop(flat, out)
+        # ascontiguousarray turns a 0-d array into shape (1,): restore the input's shape
+        return out.reshape(np.shape(x))
 
 except ImportError:  # pragma: no cover - numba is a runtime dependency
     _erf_vec = np.vectorize(math.erf)

@@ -1,0 +1,230 @@
+"""Grad mode: no_grad / enable_grad / set_grad_enabled as context managers and
+decorators, nesting, and what is (not) recorded under them."""
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+
+from .helpers import leaf
+
+
+@pytest.fixture(autouse=True)
+def grad_mode_is_restored():
+    """Every test starts and must end with grad mode on (a leak would break other tests)."""
+    assert mg.is_grad_enabled()
+    yield
+    enabled = mg.is_grad_enabled()
+    mg.set_grad_enabled(True)
+    assert enabled, "the test left grad mode off"
+
+
+def test_grad_is_enabled_by_default_and_exported_like_torch():
+    assert mg.is_grad_enabled() is True
+    assert mg.no_grad is mg.autograd.no_grad
+    assert mg.enable_grad is mg.autograd.enable_grad
+    assert mg.set_grad_enabled is mg.autograd.set_grad_enabled
+    assert mg.is_grad_enabled is mg.autograd.is_grad_enabled
+
+
+def test_no_grad_context_records_nothing():
+    x = leaf([1.0, 2.0])
+    with mg.no_grad():
+        assert mg.is_grad_enabled() is False
+        y = (x * 2.0).exp().sum()
+        z = x[0] + x.mean()
+    assert mg.is_grad_enabled() is True
+    for t in (y, z):
+        assert not t.requires_grad
+        assert t.grad_fn is None
+        assert t.is_leaf
+    np.testing.assert_allclose(y.data, np.exp(2.0) + np.exp(4.0))
+    assert x.requires_grad  # the input itself is unchanged
+
+
+def test_no_grad_result_can_be_used_as_a_constant_afterwards():
+    x = leaf([1.0, 2.0])
+    with mg.no_grad():
+        c = x * 3.0
+    (c * x).sum().backward()
+    np.testing.assert_allclose(x.grad.data, [3.0, 6.0])  # c is a constant: d(c x)/dx = c
+
+
+def test_no_grad_restores_the_mode_after_an_exception():
+    with pytest.raises(ValueError):
+        with mg.no_grad():
+            raise ValueError("boom")
+    assert mg.is_grad_enabled()
+
+
+def test_no_grad_as_a_decorator():
+    @mg.no_grad()
+    def double(t):
+        assert not mg.is_grad_enabled()
+        return t * 2.0
+
+    x = leaf([1.0])
+    y = double(x)
+    assert mg.is_grad_enabled()
+    assert not y.requires_grad and y.grad_fn is None
+    assert double.__name__ == "double"  # functools.wraps
+
+
+def test_no_grad_and_enable_grad_as_decorators_without_parentheses():
+    # PyTorch accepts @torch.no_grad as well as @torch.no_grad()
+    @mg.no_grad
+    def off():
+        return mg.is_grad_enabled()
+
+    @mg.enable_grad
+    def on():
+        return mg.is_grad_enabled()
+
+    assert off() is False
+    with mg.no_grad():
+        assert on() is True
+        assert mg.is_grad_enabled() is False
+    assert mg.is_grad_enabled()
+
+
+def test_decorated_function_restores_the_mode_after_an_exception():
+    @mg.no_grad()
+    def fail():
+        raise KeyError
+
+    with pytest.raises(KeyError):
+        fail()
+    assert mg.is_grad_enabled()
+
+
+def test_enable_grad_inside_no_grad_records_again():
+    x = leaf([1.0, 2.0])
+    with mg.no_grad():
+        with mg.enable_grad():
+            assert mg.is_grad_enabled()
+            y = (x * x).sum()
+        assert not mg.is_grad_enabled()
+        z = x * x
+    assert y.requires_grad and y.grad_fn is not None
+    assert not z.requires_grad
+    y.backward()
+    np.testing.assert_allclose(x.grad.data, [2.0, 4.0])
+
+
+def test_enable_grad_decorator_inside_no_grad():
+    @mg.enable_grad()
+    def square(t):
+        return t * t
+
+    x = leaf([3.0])
+    with mg.no_grad():
+        y = square(x)
+        assert not mg.is_grad_enabled()
+    assert y.requires_grad
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, [6.0])
+
+
+def test_nesting_restores_each_level():
+    states = []
+    with mg.no_grad():
+        states.append(mg.is_grad_enabled())
+        with mg.no_grad():
+            states.append(mg.is_grad_enabled())
+            with mg.enable_grad():
+                states.append(mg.is_grad_enabled())
+                with mg.no_grad():
+                    states.append(mg.is_grad_enabled())
+                states.append(mg.is_grad_enabled())
+            states.append(mg.is_grad_enabled())
+        states.append(mg.is_grad_enabled())
+    states.append(mg.is_grad_enabled())
+    assert states == [False, False, True, False, True, False, False, True]
+
+
+def test_nesting_matches_torch():
+    def trace(no_grad, enable_grad, is_enabled):
+        out = []
+        with no_grad():
+            out.append(is_enabled())
+            with enable_grad():
+                out.append(is_enabled())
+                with no_grad():
+                    out.append(is_enabled())
+                out.append(is_enabled())
+            out.append(is_enabled())
+        out.append(is_enabled())
+        return out
+
+    assert trace(mg.no_grad, mg.enable_grad, mg.is_grad_enabled) == trace(
+        torch.no_grad, torch.enable_grad, torch.is_grad_enabled
+    )
+
+
+def test_set_grad_enabled_as_a_call_takes_effect_at_once():
+    mg.set_grad_enabled(False)
+    try:
+        assert mg.is_grad_enabled() is False
+        y = leaf([1.0]) * 2.0
+        assert not y.requires_grad
+    finally:
+        mg.set_grad_enabled(True)
+    assert mg.is_grad_enabled() is True
+
+
+@pytest.mark.parametrize("mode", [False, True])
+def test_set_grad_enabled_as_a_context_manager(mode):
+    x = leaf([1.0])
+    with mg.no_grad():
+        with mg.set_grad_enabled(mode):
+            assert mg.is_grad_enabled() is mode
+            y = x * 2.0
+        assert mg.is_grad_enabled() is False
+    assert y.requires_grad is mode
+    assert (y.grad_fn is not None) is mode
+
+
+def test_set_grad_enabled_as_a_decorator_does_not_change_the_mode_when_defined():
+    @mg.set_grad_enabled(False)
+    def inside():
+        return mg.is_grad_enabled()
+
+    assert mg.is_grad_enabled() is True
+    assert inside() is False
+    assert mg.is_grad_enabled() is True
+
+
+def test_no_grad_allows_in_place_updates_of_parameters():
+    w = leaf([1.0, 2.0])
+    (w * w).sum().backward()
+    with mg.no_grad():
+        w -= 0.5 * w.grad
+    np.testing.assert_allclose(w.data, [0.0, 0.0])
+    assert w.is_leaf and w.requires_grad and w.grad_fn is None
+
+
+def test_requires_grad_leaves_created_under_no_grad_still_require_grad():
+    with mg.no_grad():
+        x = mg.tensor([1.0, 2.0], requires_grad=True)
+        y = mg.zeros(2, requires_grad=True)
+    assert x.requires_grad and y.requires_grad
+    (x * 2).sum().backward()
+    np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
+
+
+def test_backward_and_grad_restore_the_mode():
+    x = leaf([1.0])
+    (x * x).sum().backward()
+    assert mg.is_grad_enabled()
+    mg.autograd.grad((x * x).sum(), x, create_graph=True)
+    assert mg.is_grad_enabled()
+    with mg.no_grad():
+        y = (x * x).sum()
+    with mg.enable_grad():
+        z = (x * x).sum()
+    with mg.no_grad():
+        z.backward()  # backward is allowed under no_grad, and does not turn grad mode on
+        assert not mg.is_grad_enabled()
+    assert not y.requires_grad
+    np.testing.assert_allclose(x.grad.data, [4.0])

@@ -34,6 +34,17 @@ class RemovableHandle:
         self.remove()
 
 
+class VersionCounter:
+    """How many times a storage was changed in place. Tensors that share storage (a
+    view, a detached alias) share one counter, so a change through any of them is seen
+    by `saved_tensors`, which compares it with the value recorded at save time."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
@@ -41,7 +52,7 @@ class Tensor:
     `mg.tensor`); prefer `mg.tensor(data, dtype=None, requires_grad=False)`.
     """
 
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "_hooks", "_retains_grad", "_version", "__weakref__")
+    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "_hooks", "_retains_grad", "_counter", "__weakref__")
     __array_ufunc__ = None  # make `ndarray + Tensor` call Tensor.__radd__, not NumPy
     __hash__ = object.__hash__  # hash by identity even though == is elementwise
 
@@ -54,7 +65,7 @@ class Tensor:
         self.grad_fn = None
         self._hooks = None
         self._retains_grad = False
-        self._version = 0
+        self._counter = None  # made on first need (most tensors are never changed in place)
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -69,7 +80,7 @@ class Tensor:
         t.grad_fn = None
         t._hooks = None
         t._retains_grad = False
-        t._version = 0
+        t._counter = None
         return t
 
     # ---- attributes ------------------------------------------------------------------
@@ -197,8 +208,20 @@ class Tensor:
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self):
-        """A new leaf sharing this data, cut from the graph."""
-        return Tensor._make(self.data)
+        """A new leaf sharing this data (and its version counter), cut from the graph."""
+        t = Tensor._make(self.data)
+        t._counter = self._version_counter()
+        return t
+
+    def _version_counter(self):
+        if self._counter is None:
+            self._counter = VersionCounter()
+        return self._counter
+
+    @property
+    def _version(self):
+        """The number of in-place changes to this tensor's storage (as torch's _version)."""
+        return 0 if self._counter is None else self._counter.value
 
     def detach_(self):
         self.grad_fn = None
@@ -431,7 +454,7 @@ class Tensor:
                 f"{op_name}: result type {result_dtype} can't be cast to the tensor's dtype {self.dtype}"
             )
         ufunc(self.data, other, out=self.data, casting="unsafe")
-        self._version += 1
+        self._version_counter().value += 1
         return self
 
     def add_(self, other, alpha=1):
@@ -461,13 +484,13 @@ class Tensor:
     def copy_(self, src):
         self._check_inplace("copy_")
         self.data[...] = _data(src)
-        self._version += 1
+        self._version_counter().value += 1
         return self
 
     def fill_(self, value):
         self._check_inplace("fill_")
         self.data.fill(_data(value))
-        self._version += 1
+        self._version_counter().value += 1
         return self
 
     def zero_(self):
@@ -476,25 +499,25 @@ class Tensor:
     def clamp_(self, min=None, max=None):
         self._check_inplace("clamp_")
         np.clip(self.data, min, max, out=self.data)
-        self._version += 1
+        self._version_counter().value += 1
         return self
 
     def uniform_(self, a=0.0, b=1.0):
         self._check_inplace("uniform_")
         self.data[...] = _random.generator().uniform(a, b, size=self.shape)
-        self._version += 1
+        self._version_counter().value += 1
         return self
 
     def normal_(self, mean=0.0, std=1.0):
         self._check_inplace("normal_")
         self.data[...] = _random.generator().normal(mean, std, size=self.shape)
-        self._version += 1
+        self._version_counter().value += 1
         return self
 
     def __setitem__(self, index, value):
         self._check_inplace("setitem")
         self.data[_index.normalize_index(index)] = _data(value)
-        self._version += 1
+        self._version_counter().value += 1
 
     # ---- indexing ---------------------------------------------------------------------
     def __getitem__(self, index):

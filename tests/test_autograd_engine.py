@@ -619,11 +619,6 @@ def test_updating_a_weight_before_backward_raises():
         loss.backward()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limitation: views and detach() share data but not the version counter, "
-    "so an in-place change through them is not detected (PyTorch shares the counter)",
-)
 def test_modifying_a_saved_tensor_through_a_detached_alias_makes_backward_raise():
     x = leaf([1.0, 2.0])
     h = x * 1.0
@@ -633,6 +628,30 @@ def test_modifying_a_saved_tensor_through_a_detached_alias_makes_backward_raise(
         alias.mul_(2.0)
     with pytest.raises(RuntimeError, match="in-place"):
         y.sum().backward()
+
+
+def test_modifying_a_saved_tensor_through_a_view_makes_backward_raise():
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    h = x * 1.0
+    y = h.log()  # saves h
+    view = h.detach().reshape(4)  # a view of h's storage, through a detached alias
+    with mg.no_grad():
+        view.add_(1.0)
+    assert h._version == 1
+    with pytest.raises(RuntimeError, match="in-place"):
+        y.sum().backward()
+
+
+def test_a_copy_does_not_share_the_version_counter():
+    x = leaf([1.0, 2.0])
+    h = x * 1.0
+    y = h.log()
+    copy = h.detach().clone()
+    with mg.no_grad():
+        copy.mul_(2.0)
+    assert h._version == 0
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, [1.0, 0.5])
 
 
 def test_modifying_a_tensor_that_was_not_saved_is_allowed():

@@ -228,3 +228,18 @@ def test_backward_and_grad_restore_the_mode():
         assert not mg.is_grad_enabled()
     assert not y.requires_grad
     np.testing.assert_allclose(x.grad.data, [4.0])
+
+
+def test_no_grad_decorates_a_generator_step_by_step():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+
+    @mg.no_grad()
+    def doubled(n):
+        for _ in range(n):
+            yield x * 2.0, mg.is_grad_enabled()
+
+    assert mg.is_grad_enabled()
+    results = list(doubled(2))
+    assert mg.is_grad_enabled()  # restored between and after the steps
+    assert all(not enabled for _, enabled in results)
+    assert all(not y.requires_grad for y, _ in results)

@@ -107,6 +107,8 @@ class Function:
             out = Tensor._make(out if type(out) is np.ndarray else np.asarray(out))
         elif any(out is a for a in args):  # forward returned an input: give it a new node
             out = Tensor._make(out.data)
+        if out.data.base is not None:  # a view (reshape, transpose, ...) shares its input's
+            _share_version_counter(out, args)  # storage, so it shares the in-place counter
         if anomaly._enabled:
             anomaly.check_finite(out.data, f"forward of {cls.__name__}")
         if record:
@@ -119,6 +121,14 @@ class Function:
         return out
 
     # --8<-- [end:apply]
+
+
+def _share_version_counter(out, args):
+    base = out.data.base
+    for a in args:
+        if type(a) is Tensor and (a.data is base or a.data.base is base):
+            out._counter = a._version_counter()
+            return
 
 
 from minigrad.tensor import Tensor  # noqa: E402  (Tensor imports Function's module first)

@@ -6,6 +6,7 @@ which is what evaluation and optimizer updates want.
 """
 
 import functools
+import inspect
 
 _enabled = True
 
@@ -74,9 +75,27 @@ class _GradModeContext:
         return False
 
     def __call__(self, fn):
+        context = type(self)
+        if inspect.isgeneratorfunction(fn):
+            # a generator runs a step at a time, long after the call returned: the mode
+            # must be set around each step, not around the call that made the generator
+            @functools.wraps(fn)
+            def generator_wrapper(*args, **kwargs):
+                generator = fn(*args, **kwargs)
+                sent = None
+                while True:
+                    with context():
+                        try:
+                            item = generator.send(sent)
+                        except StopIteration as stop:
+                            return stop.value
+                    sent = yield item
+
+            return generator_wrapper
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with type(self)():
+            with context():
                 return fn(*args, **kwargs)
 
         return wrapper

@@ -94,7 +94,7 @@ class Function:
     def apply(cls, *args, **kwargs):
         """Run `forward` and, if any input requires grad, record the op in the graph."""
         ctx = cls()
-        needs = tuple(type(a) is Tensor and a.requires_grad for a in args)
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         record = grad_mode._enabled and True in needs
 
         previous = grad_mode._set(False)  # forward itself is never recorded
@@ -103,7 +103,7 @@ class Function:
         finally:
             grad_mode._set(previous)
 
-        if type(out) is not Tensor:
+        if not isinstance(out, Tensor):
             out = Tensor._make(out if type(out) is np.ndarray else np.asarray(out))
         elif any(out is a for a in args):  # forward returned an input: give it a new node
             out = Tensor._make(out.data)
@@ -114,7 +114,7 @@ class Function:
         if record:
             if out.data.dtype.kind != "f":
                 raise RuntimeError(f"{cls.__name__}: an op that returns {out.dtype} cannot be differentiated")
-            ctx.inputs = tuple(a if type(a) is Tensor else None for a in args)
+            ctx.inputs = tuple(a if isinstance(a, Tensor) else None for a in args)
             ctx.needs_input_grad = needs
             out.grad_fn = ctx
             out.requires_grad = True
@@ -126,7 +126,7 @@ class Function:
 def _share_version_counter(out, args):
     base = out.data.base
     for a in args:
-        if type(a) is Tensor and (a.data is base or a.data.base is base):
+        if isinstance(a, Tensor) and (a.data is base or a.data.base is base):
             out._counter = a._version_counter()
             return
 

@@ -1,6 +1,32 @@
-"""minigrad.nn: layers and losses (issue #3 adds the Module system); `functional` holds
-the functional forms."""
+"""minigrad.nn: Modules (layers, containers, losses), functional forms, init and utils."""
 
-from minigrad.nn import functional
+from minigrad.nn import functional, init
+from minigrad.nn.containers import (
+    Flatten,
+    Identity,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+    Unflatten,
+)
+from minigrad.nn.linear import Linear
+from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
 
-__all__ = ["functional"]
+__all__ = [
+    "Flatten",
+    "Identity",
+    "Linear",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "Parameter",
+    "ParameterDict",
+    "ParameterList",
+    "Sequential",
+    "Unflatten",
+    "functional",
+    "init",
+]

@@ -1,0 +1,50 @@
+"""Linear layers: y = x W^T + b.
+
+`Linear(in_features, out_features)` stores W as (out_features, in_features), PyTorch's
+layout, so a PyTorch state dict loads unchanged. `Dense(out_features)` is the lazy
+form: in_features is read from the first input it sees.
+"""
+
+import math
+
+from minigrad.creation import empty
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
+
+
+class Linear(Module):
+    """y = x W^T + b, W: (out_features, in_features), b: (out_features,).
+
+    Default initialisation as PyTorch: W and b uniform in +-1/sqrt(in_features)
+    (kaiming_uniform_ with a = sqrt(5) works out to exactly that bound for W).
+    """
+
+    def __init__(self, in_features, out_features, bias=True, dtype=None):
+        super().__init__()
+        if in_features < 0 or out_features < 0:
+            raise ValueError(f"Linear: features must be non-negative, got in={in_features}, out={out_features}")
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        if input.shape[-1:] != (self.in_features,):
+            raise ValueError(
+                f"Linear: expected input with last dimension {self.in_features} (in_features), got shape {input.shape}"
+            )
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

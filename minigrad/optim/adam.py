@@ -1,0 +1,139 @@
+"""Adam and AdamW: momentum, plus a step size scaled per coordinate.
+
+Adam keeps two running averages of each parameter's gradient: the mean `m` (a momentum)
+and the mean square `v`. Dividing by √v makes every coordinate move at about the same
+speed whatever the scale of its gradient. Both averages start at zero, which biases
+them towards zero for the first steps; dividing by (1 − β^t) removes that bias.
+
+AdamW differs from Adam with weight decay in one line: where the decay is applied.
+"""
+
+import numpy as np
+
+from minigrad.optim.optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    """`Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    amsgrad=False, *, maximize=False, decoupled_weight_decay=False)`, PyTorch's
+    algorithm (Kingma & Ba 2015), at step t = 1, 2, ...:
+
+        g ← ∇θ L + weight_decay · θ          (L2 penalty; AdamW instead: θ ← θ − lr·weight_decay·θ)
+        m ← β1 · m + (1 − β1) · g            first moment, m starts at 0
+        v ← β2 · v + (1 − β2) · g²           second moment, v starts at 0
+        m̂ ← m / (1 − β1^t),  v̂ ← v / (1 − β2^t)        bias correction
+        v̂ ← max(v̂_max, v̂)                   only with amsgrad (the largest v seen so far)
+        θ ← θ − lr · m̂ / (√v̂ + eps)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        maximize=False,
+        decoupled_weight_decay=False,
+    ):
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
+        super().__init__(params, defaults)
+
+    def _check_group(self, group):
+        self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
+        self._check(group["eps"] >= 0, f"Invalid epsilon value: {group['eps']} (expected eps >= 0)")
+        betas = group["betas"]
+        self._check(len(betas) == 2, f"Invalid betas: {betas} (expected a pair (beta1, beta2))")
+        for i, beta in enumerate(betas):
+            self._check(0 <= beta < 1, f"Invalid beta parameter at index {i}: {beta} (expected 0 <= betas[{i}] < 1)")
+        self._check(
+            group["weight_decay"] >= 0,
+            f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
+        )
+
+    # --8<-- [start:update]
+    def update(self, param, grad, state, group):
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        if group["maximize"]:
+            grad = -grad
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(param.data)  # m
+            state["exp_avg_sq"] = np.zeros_like(param.data)  # v
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(param.data)
+        state["step"] += 1
+        t = state["step"]
+
+        # --8<-- [start:weight_decay]
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                # AdamW: shrink θ itself. Every weight decays at the rate lr·weight_decay.
+                param.mul_(1 - lr * weight_decay)
+            else:
+                # Adam: add the L2 gradient to g. It then passes through m and √v,
+                # so weights with large gradients are decayed less.
+                grad = grad + weight_decay * param.data
+        # --8<-- [end:weight_decay]
+
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m += (1 - beta1) * (grad - m)  # = β1·m + (1 − β1)·g: a step of m towards g
+        v *= beta2
+        v += (1 - beta2) * grad * grad
+        if group["amsgrad"]:
+            # Never let the denominator shrink: keep the largest v seen so far.
+            np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
+            v = state["max_exp_avg_sq"]
+
+        bias_correction1 = 1 - beta1**t
+        bias_correction2 = 1 - beta2**t
+        step_size = lr / bias_correction1  # lr · m̂ = (lr / (1 − β1^t)) · m
+        denom = np.sqrt(v) / bias_correction2**0.5 + eps  # √v̂ + eps
+        param.sub_(step_size * (m / denom))
+
+    # --8<-- [end:update]
+
+
+class AdamW(Adam):
+    """`AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+    amsgrad=False, *, maximize=False)`: Adam with decoupled weight decay
+    (Loshchilov & Hutter 2019). Before the Adam step, every weight shrinks:
+
+        θ ← θ − lr · weight_decay · θ
+
+    and the gradient that feeds m and v is the loss's alone. Adam with weight_decay
+    instead adds weight_decay·θ to the gradient, where the division by √v̂ rescales it.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+    ):
+        super().__init__(
+            params,
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            decoupled_weight_decay=True,
+        )

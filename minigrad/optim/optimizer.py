@@ -1,0 +1,241 @@
+"""Optimizer: the base class of every update rule (SGD, Adam, ...).
+
+An optimizer owns two things:
+
+- `param_groups`: a list of dicts. Each holds some parameters (`group['params']`) and
+  the hyper-parameters that apply to them (`group['lr']`, `group['weight_decay']`, ...).
+  Groups let one model train its layers at different rates; a learning-rate scheduler
+  works by rewriting `group['lr']` between steps.
+- `state`: a dict per parameter for what the rule remembers between steps (a momentum
+  buffer, Adam's moment estimates, a step count), created on the parameter's first step.
+
+`step()` is the same loop for every optimizer: for each parameter that has a gradient,
+call `update(param, grad, state, group)`. A subclass writes only `update`, which holds
+its equations, and `_check_group`, which rejects impossible hyper-parameters.
+
+The update changes `param.data` in place. A Module keeps references to its Parameters,
+so a new array would leave the model holding the old weights.
+"""
+
+import copy
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.tensor import Tensor
+
+
+class Optimizer:
+    """Base class: `Optimizer(params, defaults)`.
+
+    `params` is an iterable of Tensors (usually `model.parameters()`), or a list of
+    dicts `{'params': ..., 'lr': ..., ...}`, one per parameter group; a hyper-parameter
+    a group does not set is taken from `defaults`.
+    """
+
+    def __init__(self, params, defaults):
+        name = type(self).__name__
+        self.defaults = dict(defaults)
+        # A parameter's state appears on first use: `self.state[p]['step'] = 0` just works.
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                f"{name}: params should be an iterable of Tensors or dicts, but got a single Tensor; "
+                "pass [tensor] or model.parameters()"
+            )
+        groups = _ordered_list(name, params)  # model.parameters() is a generator: read it once
+        if not groups:
+            raise ValueError(f"{name}: optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    # --8<-- [start:add_param_group]
+    def add_param_group(self, param_group):
+        """Add a group of parameters, with hyper-parameters of its own; whatever it
+        leaves out is filled in from the optimizer's defaults."""
+        name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{name}: a param group must be a dict, but got {type(param_group).__name__}")
+        if "params" not in param_group:
+            raise ValueError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else _ordered_list(name, params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"{name}: optimizer can only optimize Tensors, but one of the params is {type(p).__name__}"
+                )
+            if not p.is_leaf:
+                raise ValueError(f"{name}: can't optimize a non-leaf Tensor (it was made by {p.grad_fn!r})")
+
+        group = dict(param_group, params=params)
+        for key, default in self.defaults.items():
+            group.setdefault(key, default)
+
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn(f"{name}: a parameter group contains the same parameter twice", stacklevel=2)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError(
+                f"{name}: some parameters appear in more than one parameter group "
+                "(each parameter can belong to one group only)"
+            )
+        self._check_group(group)
+        self.param_groups.append(group)
+
+    # --8<-- [end:add_param_group]
+
+    def _check_group(self, group):
+        """Raise ValueError for hyper-parameters the update rule cannot use."""
+
+    def _check(self, ok, message):
+        """Raise a ValueError that names this optimizer unless `ok`."""
+        if not ok:
+            raise ValueError(f"{type(self).__name__}: {message}")
+
+    # --8<-- [start:step]
+    def step(self, closure=None):
+        """Update every parameter that has a gradient, once.
+
+        `closure`, if given, re-computes the loss (with gradients) and returns it; `step`
+        returns that loss. Parameters whose `.grad` is None are left alone: they took
+        no part in the loss, and their state is not created.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        # The update itself is not part of any model: recording it would only build a
+        # graph that nobody walks back through.
+        with no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self.update(param, param.grad.data, self.state[param], group)
+        return loss
+
+    # --8<-- [end:step]
+
+    def update(self, param, grad, state, group):
+        """Change `param` in place, given its gradient `grad` (a NumPy array, not to be
+        modified), its `state` dict and its `group`'s hyper-parameters."""
+        raise NotImplementedError(f"{type(self).__name__} must implement update(param, grad, state, group)")
+
+    # --8<-- [start:zero_grad]
+    def zero_grad(self, set_to_none=True):
+        """Forget the gradients, before the next backward accumulates new ones.
+
+        `set_to_none=True` (the default) drops each `.grad`, which frees its memory and
+        lets `step` skip parameters that then get no gradient; `False` fills the existing
+        gradient arrays with zeros.
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.detach_()  # a gradient made with create_graph=True has a graph of its own
+                    p.grad.zero_()
+
+    # --8<-- [end:zero_grad]
+
+    # ---- saving and loading -------------------------------------------------------------
+    # --8<-- [start:state_dict]
+    def state_dict(self):
+        """A snapshot of the optimizer, in PyTorch's format:
+
+            {'state': {0: {'step': 3, 'exp_avg': array, ...}, 1: {...}},
+             'param_groups': [{'lr': 0.01, ..., 'params': [0, 1]}, ...]}
+
+        Parameters are named by their position, counted across the groups in order, so
+        the snapshot holds only arrays, numbers, tuples and strings and never the
+        parameters themselves (those belong to the model's own state_dict).
+        """
+        index = {}  # id(param) -> its position
+        param_groups = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed = {k: copy.deepcopy(v) for k, v in group.items() if k != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            param_groups.append(packed)
+        state = {index[id(p)]: copy.deepcopy(s) for p, s in self.state.items()}
+        return {"state": state, "param_groups": param_groups}
+
+    # --8<-- [end:state_dict]
+
+    def load_state_dict(self, state_dict):
+        """Restore a snapshot made by `state_dict` (here or by PyTorch, with its tensors
+        turned into NumPy arrays) into an optimizer built over the same parameters.
+
+        The saved groups are matched to this optimizer's groups in order, and saved
+        parameter `i` to this optimizer's parameter at the same position. Hyper-parameters
+        come from the snapshot; the parameters stay this optimizer's own.
+        """
+        name = type(self).__name__
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(
+                f"{name}.load_state_dict: loaded state dict has {len(saved_groups)} parameter groups, "
+                f"but the optimizer has {len(self.param_groups)}"
+            )
+        param_at = {}  # saved index -> this optimizer's parameter
+        for i, (saved, group) in enumerate(zip(saved_groups, self.param_groups)):
+            if len(saved["params"]) != len(group["params"]):
+                raise ValueError(
+                    f"{name}.load_state_dict: loaded state dict contains a parameter group that doesn't match "
+                    f"the size of optimizer's group: group {i} has {len(saved['params'])} parameters saved, "
+                    f"{len(group['params'])} here"
+                )
+            for index, p in zip(saved["params"], group["params"]):
+                param_at[int(index)] = p
+
+        state = defaultdict(dict)
+        for index, saved_state in state_dict["state"].items():
+            if int(index) not in param_at:
+                raise ValueError(f"{name}.load_state_dict: state for parameter {index}, which no group contains")
+            p = param_at[int(index)]
+            state[p] = {key: _load_value(key, value, p) for key, value in saved_state.items()}
+        self.state = state
+        self.param_groups = [
+            {**copy.deepcopy({k: v for k, v in saved.items() if k != "params"}), "params": group["params"]}
+            for saved, group in zip(saved_groups, self.param_groups)
+        ]
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _ordered_list(name, params):
+    # state_dict refers to parameters by position, so their order must be fixed
+    if isinstance(params, (set, frozenset)):
+        raise TypeError(
+            f"{name}: optimizer parameters need to be an ordered collection (a list), "
+            "but got a set, whose order changes between runs"
+        )
+    return list(params)
+
+
+def _load_value(key, value, param):
+    """One entry of a parameter's saved state, copied so the snapshot stays independent.
+    Arrays take the parameter's float dtype; the step count becomes a Python number."""
+    if isinstance(value, Tensor):
+        value = value.data
+    if key == "step":
+        return np.asarray(value).item()
+    if isinstance(value, np.ndarray):
+        dtype = param.dtype if value.dtype.kind == "f" else value.dtype
+        return np.array(value, dtype=dtype)
+    return copy.deepcopy(value)

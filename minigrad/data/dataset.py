@@ -1,0 +1,75 @@
+"""Dataset: anything that answers `len(ds)` and `ds[i]`, one example at a time.
+
+That is the whole contract (PyTorch's "map-style" dataset). A DataLoader asks for
+examples by index and stacks them into batches, so a dataset never needs to know about
+batches, shuffling or epochs. Three small datasets live here:
+
+- `TensorDataset(x, y)`: example i is `(x[i], y[i])`, for data already in memory;
+- `Subset(ds, indices)`: a view of some examples of another dataset (what
+  `random_split` returns);
+- subclasses you write: load files in `__init__`, return one example in `__getitem__`.
+"""
+
+import numpy as np
+
+from minigrad.tensor import Tensor
+
+
+class Dataset:
+    """Base class of map-style datasets: subclass it and define `__getitem__(i)` (one
+    example, usually a tuple `(input, target)`) and `__len__()` (how many)."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__(index) to be a Dataset")
+
+    def __len__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __len__() to be a Dataset")
+
+
+class TensorDataset(Dataset):
+    """Example i is `(t[i] for t in tensors)`: `TensorDataset(inputs, targets)`.
+
+    The tensors (minigrad Tensors or NumPy arrays, which are wrapped without copying)
+    must share their first dimension, the number of examples.
+    """
+
+    def __init__(self, *tensors):
+        if not tensors:
+            raise ValueError("TensorDataset: expected at least one tensor, got none")
+        wrapped = []
+        for i, t in enumerate(tensors):
+            if isinstance(t, np.ndarray):
+                t = Tensor._make(t)
+            if not isinstance(t, Tensor):
+                raise TypeError(f"TensorDataset: argument {i} must be a Tensor or np.ndarray, got {type(t).__name__}")
+            if t.ndim == 0:
+                raise ValueError(f"TensorDataset: argument {i} is 0-d; every tensor needs a first dimension to index")
+            wrapped.append(t)
+        shapes = [tuple(t.shape) for t in wrapped]
+        if any(s[0] != shapes[0][0] for s in shapes):
+            raise ValueError(
+                f"TensorDataset: all tensors must have the same size in dimension 0 (the number of examples), "
+                f"got shapes {shapes}"
+            )
+        self.tensors = tuple(wrapped)
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The examples of `dataset` at `indices`, in that order: `Subset(ds, [0, 5, 2])[1]`
+    is `ds[5]`. Nothing is copied; the subset looks examples up in `dataset`."""
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = [int(i) for i in indices]
+
+    def __getitem__(self, index):
+        return self.dataset[self.indices[index]]
+
+    def __len__(self):
+        return len(self.indices)

@@ -1,0 +1,296 @@
+"""mg.save / mg.load: checkpoints that can be opened without running anyone's code.
+
+`torch.save` pickles, and unpickling a file runs whatever code its author put in it,
+which is why `torch.load` grew `weights_only`. minigrad avoids the question: a file is
+a NumPy `.npz` archive (a zip of `.npy` files, each just a header and raw numbers) read
+back with `np.load(..., allow_pickle=False)`, which can only ever produce arrays.
+
+    mg.save(model.state_dict(), "model.npz")
+    model.load_state_dict(mg.load("model.npz"))
+
+What can be saved: Tensors (and Parameters), NumPy arrays and NumPy scalars, None,
+bools, ints, floats and strings, and lists, tuples and dicts of these, nested to any
+depth. Dict keys may be strings, ints, floats, bools or None. That covers
+`Module.state_dict()` (an OrderedDict of name -> Tensor) and an optimizer's
+`state_dict()` ({"state": {0: {...}, 1: {...}}, "param_groups": [{..., "params":
+[0, 1]}]}, with int keys, lists and tuples such as `betas`). Anything else (a Module,
+a function, a PyTorch tensor) is refused at save time, naming where it was.
+
+## The file
+
+- Every array becomes one entry, named "0", "1", ...: a Tensor's data, an ndarray, a
+  NumPy scalar (as a 0-d array). Tensors that share one NumPy array (a tied weight,
+  a detached alias) are stored once and share one array again after loading.
+- One more entry, "__minigrad__", holds a JSON text describing the structure:
+
+      {"format": "minigrad", "version": 1, "root": NODE}
+      NODE = {"type": "tensor", "array": "0", "dtype": "<f4", "shape": [2, 3], "requires_grad": false}
+           | {"type": "parameter", ...same fields...}
+           | {"type": "ndarray", "array": "1", "dtype": "<i8", "shape": [4]}
+           | {"type": "numpy_scalar", "array": "2", "dtype": "<f8", "shape": []}
+           | {"type": "none"} | {"type": "bool" | "int" | "float" | "str", "value": ...}
+           | {"type": "list" | "tuple", "items": [NODE, ...]}
+           | {"type": "dict", "ordered": true, "items": [[KEY_NODE, NODE], ...]}
+
+  Dicts are lists of pairs because JSON object keys can only be strings, and an
+  optimizer's state is keyed by ints. The dtype and shape are recorded twice (in the
+  JSON and in each .npy header) so that a file whose parts do not agree — truncated,
+  tampered with, or not made by mg.save — is caught and reported as a ValueError naming
+  the file, instead of loading wrong numbers.
+
+## Moving weights to and from PyTorch
+
+A minigrad model and the same PyTorch model have the same state_dict names and shapes
+(SPEC.md), so only the array type changes hands:
+
+    # minigrad -> PyTorch
+    state = mg.load("model.npz")
+    torch_model.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in state.items()})
+
+    # PyTorch -> minigrad
+    mg.save({k: v.detach().cpu().numpy() for k, v in torch_model.state_dict().items()}, "model.npz")
+    model.load_state_dict(mg.load("model.npz"))  # the values come back as ndarrays, which it accepts
+"""
+
+import io
+import json
+import os
+from collections import OrderedDict
+
+import numpy as np
+
+from minigrad.nn.parameter import Parameter
+from minigrad.tensor import Tensor
+
+FORMAT = "minigrad"
+VERSION = 1
+STRUCTURE_ENTRY = "__minigrad__"
+ARRAY_KINDS = "biufcUS"  # bool, ints, floats, complex, strings: what .npy stores without pickle
+KEY_TYPES = ("str", "int", "float", "bool", "none")
+
+
+# ---- save -----------------------------------------------------------------------------------
+def save(obj, f):
+    """Write `obj` (a Tensor, state dict, optimizer state, ... see the module docstring)
+    to `f`, a path (str or os.PathLike) or a binary file object open for writing."""
+    arrays = {}
+    structure = {"format": FORMAT, "version": VERSION, "root": _encode(obj, arrays, {}, "obj")}
+    arrays[STRUCTURE_ENTRY] = np.array(json.dumps(structure))
+    if hasattr(f, "write"):
+        np.savez(f, **arrays)
+        return
+    # open the file ourselves: np.savez given a path would append ".npz" to names without it
+    with open(_fspath(f, "save"), "wb") as file:
+        np.savez(file, **arrays)
+
+
+def _encode(obj, arrays, memo, where):
+    """The JSON node for `obj`; its arrays are added to `arrays`. `memo` maps id(ndarray)
+    to its entry name, so an array reached twice is stored once."""
+    if obj is None:
+        return {"type": "none"}
+    if isinstance(obj, bool):  # before int: bool is a subclass of int
+        return {"type": "bool", "value": obj}
+    if isinstance(obj, Tensor):
+        node = _array_node(obj.data, arrays, memo, where)
+        node.update(type="parameter" if isinstance(obj, Parameter) else "tensor", requires_grad=obj.requires_grad)
+        return node
+    if isinstance(obj, np.ndarray):
+        return {"type": "ndarray", **_array_node(obj, arrays, memo, where)}
+    if isinstance(obj, str):  # before np.generic: np.str_ is both, and loads back as a str
+        return {"type": "str", "value": str(obj)}
+    if isinstance(obj, np.generic):
+        return {"type": "numpy_scalar", **_array_node(np.asarray(obj), arrays, {}, where)}
+    if isinstance(obj, int):
+        return {"type": "int", "value": int(obj)}
+    if isinstance(obj, float):
+        return {"type": "float", "value": float(obj)}
+    if isinstance(obj, (list, tuple)):
+        kind = "list" if isinstance(obj, list) else "tuple"  # a namedtuple is saved as a plain tuple
+        return {"type": kind, "items": [_encode(x, arrays, memo, f"{where}[{i}]") for i, x in enumerate(obj)]}
+    if isinstance(obj, dict):
+        items = []
+        for key, value in obj.items():
+            key_node = _encode(key, arrays, memo, f"{where} key {key!r}")
+            if key_node["type"] not in KEY_TYPES:
+                raise TypeError(
+                    f"save: dict key {key!r} at {where} is a {type(key).__name__}; keys must be str, int, float, bool or None"
+                )
+            items.append([key_node, _encode(value, arrays, memo, f"{where}[{key!r}]")])
+        return {"type": "dict", "ordered": isinstance(obj, OrderedDict), "items": items}
+    hint = ""
+    if hasattr(obj, "state_dict"):
+        hint = "; save its state_dict() instead"
+    elif hasattr(obj, "numpy"):
+        hint = "; convert it to a NumPy array first (a PyTorch tensor: .detach().cpu().numpy())"
+    raise TypeError(
+        f"save: cannot save a {type(obj).__module__}.{type(obj).__qualname__} at {where} (supported: Tensor, np.ndarray, NumPy scalars, "
+        f"None, bool, int, float, str, and lists, tuples and dicts of them){hint}"
+    )
+
+
+def _array_node(array, arrays, memo, where):
+    if array.dtype.kind not in ARRAY_KINDS:
+        raise TypeError(f"save: cannot save the {array.dtype} array at {where}; only numeric, bool and string dtypes")
+    name = memo.get(id(array))
+    if name is None:
+        name = memo[id(array)] = str(len(arrays))
+        arrays[name] = array
+    return {"array": name, "dtype": array.dtype.str, "shape": list(array.shape)}
+
+
+# ---- load -----------------------------------------------------------------------------------
+def load(f):
+    """Read back what `save` wrote to `f` (a path or a binary file object open for
+    reading). Raises ValueError, naming the file, if it is not a valid minigrad file."""
+    name = _file_name(f)
+    source = io.BytesIO(f.read()) if hasattr(f, "read") else _fspath(f, "load")
+    try:
+        archive = np.load(source, allow_pickle=False)
+    except OSError:
+        raise  # the file could not be opened at all: missing, a folder, no permission
+    except Exception as err:  # zipfile and NumPy fail in many ways on a file that is not an archive
+        raise ValueError(f"load: {name} is not a minigrad file (mg.save writes a NumPy .npz archive): {err}") from err
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"load: {name} is a single .npy array, not a minigrad file; read it with np.load")
+    with archive:
+        try:
+            return _decode_archive(archive)
+        except _Invalid as err:
+            raise ValueError(f"load: {name} is not a valid minigrad file: {err}") from None
+
+
+class _Invalid(Exception):
+    """The archive opened, but its contents are not what mg.save writes."""
+
+
+def _decode_archive(archive):
+    if STRUCTURE_ENTRY not in archive.files:
+        torch_hint = (
+            " (a PyTorch checkpoint? see the mg.save docs for converting one)" if _looks_like_torch(archive) else ""
+        )
+        raise _Invalid(f"it has no '{STRUCTURE_ENTRY}' entry, so it was not written by mg.save{torch_hint}")
+    text = _read_entry(archive, STRUCTURE_ENTRY)
+    if text.dtype.kind != "U" or text.shape != ():
+        raise _Invalid(f"its '{STRUCTURE_ENTRY}' entry is a {text.dtype} array of shape {text.shape}, not a text")
+    try:
+        structure = json.loads(text.item())
+    except (json.JSONDecodeError, RecursionError) as err:
+        raise _Invalid(f"its structure is not valid JSON ({err})") from None
+    if not isinstance(structure, dict) or structure.get("format") != FORMAT:
+        raise _Invalid(f"its structure does not start with the format name '{FORMAT}'")
+    if structure.get("version") != VERSION:
+        raise _Invalid(f"it is format version {structure.get('version')!r}; this minigrad reads version {VERSION}")
+    loaded = {}
+    try:
+        obj = _decode(structure.get("root"), archive, loaded, "obj")
+    except RecursionError:
+        raise _Invalid("its structure is nested too deeply") from None
+    unused = set(archive.files) - set(loaded) - {STRUCTURE_ENTRY}
+    if unused:
+        raise _Invalid(f"it has array entries {sorted(unused)} that its structure does not mention")
+    return obj
+
+
+def _decode(node, archive, loaded, where):
+    if not isinstance(node, dict) or "type" not in node:
+        raise _Invalid(f"the node at {where} is {node!r}, not a {{'type': ...}} object")
+    kind = node["type"]
+    if kind == "none":
+        return None
+    if kind in ("bool", "int", "float", "str"):
+        value = node.get("value")
+        expected = {"bool": bool, "int": int, "float": (float, int), "str": str}[kind]
+        if not isinstance(value, expected) or (kind == "int" and isinstance(value, bool)):
+            raise _Invalid(f"the {kind} at {where} has the value {value!r}")
+        return float(value) if kind == "float" else value
+    if kind in ("tensor", "parameter"):
+        array = _array(node, archive, loaded, where)
+        requires_grad = node.get("requires_grad")
+        if not isinstance(requires_grad, bool) or (requires_grad and array.dtype.kind != "f"):
+            raise _Invalid(f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype {array.dtype}")
+        if kind == "parameter":
+            return Parameter(array, requires_grad=requires_grad)
+        return Tensor._make(array).requires_grad_(requires_grad)
+    if kind == "ndarray":
+        return _array(node, archive, loaded, where)
+    if kind == "numpy_scalar":
+        array = _array(node, archive, loaded, where)
+        if array.shape != ():
+            raise _Invalid(f"the NumPy scalar at {where} has shape {array.shape}")
+        return array[()]
+    if kind in ("list", "tuple"):
+        items = node.get("items")
+        if not isinstance(items, list):
+            raise _Invalid(f"the {kind} at {where} has no list of items")
+        values = [_decode(x, archive, loaded, f"{where}[{i}]") for i, x in enumerate(items)]
+        return values if kind == "list" else tuple(values)
+    if kind == "dict":
+        items = node.get("items")
+        if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
+            raise _Invalid(f"the dict at {where} has no list of [key, value] pairs")
+        result = OrderedDict() if node.get("ordered") else {}
+        for key_node, value_node in items:
+            if not isinstance(key_node, dict) or key_node.get("type") not in KEY_TYPES:
+                raise _Invalid(f"a key of the dict at {where} is {key_node!r}, not a str, int, float, bool or None")
+            key = _decode(key_node, archive, loaded, f"{where} key")
+            result[key] = _decode(value_node, archive, loaded, f"{where}[{key!r}]")
+        return result
+    raise _Invalid(f"the node at {where} has the unknown type {kind!r}")
+
+
+def _read_entry(archive, name):
+    """One entry of the archive as an array; reading it checks its CRC and .npy header."""
+    try:
+        return archive[name]
+    except Exception as err:  # damaged bytes fail in zipfile, zlib or NumPy's header parser
+        raise _Invalid(f"its entry {name!r} cannot be read ({type(err).__name__}: {err})") from None
+
+
+def _array(node, archive, loaded, where):
+    """The array entry a node names, checked against the dtype and shape the node records."""
+    name = node.get("array")
+    if not isinstance(name, str) or name == STRUCTURE_ENTRY or name not in archive.files:
+        raise _Invalid(f"the array at {where} refers to a missing entry {name!r}")
+    if name not in loaded:
+        loaded[name] = _read_entry(archive, name)
+    array = loaded[name]
+    dtype = _parse_dtype(node.get("dtype"))
+    if dtype is None:
+        raise _Invalid(f"the array at {where} has the unknown dtype {node.get('dtype')!r}")
+    if array.dtype != dtype or list(array.shape) != node.get("shape"):
+        raise _Invalid(
+            f"the array at {where} is {array.dtype} {list(array.shape)} in the archive but "
+            f"{node.get('dtype')} {node.get('shape')} in the structure"
+        )
+    return array
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+def _parse_dtype(text):
+    """np.dtype(text), or None when `text` is not a dtype string."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return np.dtype(text)
+    except (TypeError, ValueError, SyntaxError):
+        return None
+
+
+def _fspath(f, fn):
+    try:
+        return os.fspath(f)
+    except TypeError:
+        raise TypeError(
+            f"{fn}: expected a path (str or os.PathLike) or a binary file object, got {type(f).__name__}"
+        ) from None
+
+
+def _file_name(f):
+    if hasattr(f, "read"):
+        return repr(getattr(f, "name", f"<{type(f).__name__}>"))
+    return repr(os.fsdecode(_fspath(f, "load")))
+
+
+def _looks_like_torch(archive):
+    return any(entry.endswith("data.pkl") or "/data/" in entry for entry in archive.zip.namelist())

@@ -75,6 +75,9 @@ class Sequential(Module):
         return self
 
     def insert(self, index, module):
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index} is out of range for {n} modules")
         items = list(self._modules.values())
         items.insert(index, module)
         self._modules.clear()
@@ -140,6 +143,24 @@ class ModuleList(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it and call the modules")
+
+    def __repr__(self):
+        """As Module's, but a run of modules that print the same is shown once, as
+        "(0-11): 12 x Block(...)", so that a deep stack of layers stays readable."""
+        if not self._modules:
+            return self._get_name() + "()"
+        runs = []  # [first index, last index, repr]
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = []
+        for first, last, text in runs:
+            label = f"({first}): " if first == last else f"({first}-{last}): {last - first + 1} x "
+            lines.append(label + text.replace("\n", "\n  "))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
@@ -232,7 +253,7 @@ class ParameterList(Module):
 
     def extra_repr(self):
         return "\n".join(
-            f"({i}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+            f"({i}): Parameter containing: [minigrad.{p.dtype} of size {'x'.join(map(str, p.shape))}]"
             for i, p in enumerate(self)
         )
 
@@ -286,7 +307,8 @@ class ParameterDict(Module):
 
     def extra_repr(self):
         return "\n".join(
-            f"({k}): Parameter containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]" for k, p in self.items()
+            f"({k}): Parameter containing: [minigrad.{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+            for k, p in self.items()
         )
 
     def __repr__(self):

@@ -13,19 +13,24 @@ from minigrad import random as _random
 from minigrad.ops import activation as _act
 from minigrad.ops.loss import BinaryCrossEntropy, check_reduction, class_index_coefficients
 from minigrad.ops.loss import cross_entropy as _cross_entropy
+from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm
 from minigrad.ops.shape import ConstantPad
 from minigrad.tensor import Tensor, _floating, _normalize_dim, as_tensor, where
 
 __all__ = [
+    "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
     "dropout",
     "elu",
+    "embedding",
     "gelu",
+    "group_norm",
     "huber_loss",
     "kl_div",
     "l1_loss",
+    "layer_norm",
     "leaky_relu",
     "linear",
     "log_softmax",
@@ -36,6 +41,7 @@ __all__ = [
     "one_hot",
     "pad",
     "relu",
+    "rms_norm",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -133,6 +139,43 @@ def linear(input, weight, bias=None):
     """x @ W^T + b, with W of shape (out_features, in_features)."""
     out = input @ weight.mT if weight.ndim == 2 else input @ weight
     return out if bias is None else out + bias
+
+
+def embedding(input, weight, padding_idx=None):
+    """Row lookup: out[i, ...] = weight[input[i, ...]] for integer indices `input`.
+
+    The gradient of a lookup is a scatter-add: each output row's gradient is added to
+    the weight row it was read from (twice if that index occurs twice). The padding_idx
+    row is the exception: it is read like any other but its gradient is always zero,
+    because the positions that hold padding_idx read a detached copy of their row.
+    """
+    op = "embedding"
+    input = as_tensor(input)
+    if input.dtype.kind not in "iu":
+        raise TypeError(f"{op}: indices must be an integer (int64) tensor, got {input.dtype}")
+    if weight.ndim != 2:
+        raise ValueError(f"{op}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}")
+    n = weight.shape[0]
+    if input.data.size and (input.data.min() < 0 or input.data.max() >= n):
+        bad = input.data[(input.data < 0) | (input.data >= n)].reshape(-1)[0]
+        raise IndexError(
+            f"{op}: index {int(bad)} is out of range for a weight with {n} rows (shape {weight.shape}); "
+            f"indices must be in [0, {n - 1}]"
+        )
+    rows = weight[input.data]
+    if padding_idx is not None:
+        padding_idx = _normalize_padding_idx(padding_idx, n, op)
+        is_padding = input.data == padding_idx
+        if weight.requires_grad and is_padding.any():
+            rows = where(Tensor._make(~is_padding[..., None]), rows, rows.detach())
+    return rows
+
+
+def _normalize_padding_idx(padding_idx, num_embeddings, op):
+    """A negative padding_idx counts from the end, as a negative list index."""
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise ValueError(f"{op}: padding_idx {padding_idx} must be within num_embeddings {num_embeddings}")
+    return padding_idx % num_embeddings
 
 
 # ---- losses ---------------------------------------------------------------------------

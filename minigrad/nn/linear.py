@@ -48,3 +48,39 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Dense(Linear):
+    """The lazy Linear: `Dense(out_features)` reads in_features from its first input.
+
+    After that it is a Linear (same layout, same default initialisation). Until the
+    first call (or `build(in_features)`) in_features is 0 and the weight an empty
+    (out_features, 0) placeholder, as PyTorch's LazyLinear: run one batch through the
+    model (or call `build`) before creating the optimizer or loading a state dict.
+    Building fills the placeholders in place, so the Parameter objects stay the same
+    and keep the dtype they were given (`Dense(4).double()` builds float64 weights).
+    """
+
+    def __init__(self, out_features, bias=True, dtype=None):
+        super().__init__(0, out_features, bias=bias, dtype=dtype)
+        self.is_built = False
+
+    def build(self, in_features):
+        """Give the weight its shape (out_features, in_features) and initialise W and b."""
+        if self.is_built:
+            raise RuntimeError(f"Dense: already built with in_features={self.in_features}")
+        if in_features < 0:
+            raise ValueError(f"Dense: in_features must be non-negative, got {in_features}")
+        self.in_features = int(in_features)
+        # replace .data, not the Parameter, so that references to it stay valid
+        self.weight.data = empty(self.out_features, self.in_features, dtype=self.weight.dtype).data
+        self.is_built = True
+        self.reset_parameters()
+        return self
+
+    def forward(self, input):
+        if not self.is_built:
+            if input.ndim == 0:
+                raise ValueError("Dense: the input needs a feature dimension (its last), got a 0-d tensor")
+            self.build(input.shape[-1])
+        return super().forward(input)

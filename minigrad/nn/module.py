@@ -467,8 +467,8 @@ class Module:
         for name, child in self._modules.items():
             child_repr = repr(child).replace("\n", "\n  ")
             lines.append(f"({name}): {child_repr}")
-        if not self._modules:
-            return f"{self._get_name()}({self.extra_repr()})"
+        if not self._modules and len(lines) <= 1:  # a leaf with a one-line extra_repr fits on one line
+            return f"{self._get_name()}({''.join(lines)})"
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __dir__(self):

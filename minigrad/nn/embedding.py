@@ -1,0 +1,65 @@
+"""Embedding: a learned vector per token id, looked up by index.
+
+`Embedding(num_embeddings, embedding_dim)` holds a weight of shape (num_embeddings,
+embedding_dim); `emb(ids)` returns `weight[ids]`, so ids of shape (B, T) give vectors of
+shape (B, T, embedding_dim). It is a Linear layer applied to one-hot vectors, without
+ever building them.
+"""
+
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.creation import empty
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
+
+
+class Embedding(Module):
+    """y = weight[input], weight: (num_embeddings, embedding_dim), initialised N(0, 1).
+
+    `padding_idx` names a row (e.g. the id of a padding token) that starts at zero and
+    never receives a gradient, so it stays whatever it is set to. A negative padding_idx
+    counts from the end.
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, dtype=None):
+        super().__init__()
+        if num_embeddings < 0 or embedding_dim < 0:
+            raise ValueError(
+                f"Embedding: sizes must be non-negative, got num_embeddings={num_embeddings}, "
+                f"embedding_dim={embedding_dim}"
+            )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            padding_idx = F._normalize_padding_idx(padding_idx, num_embeddings, "Embedding")
+        self.padding_idx = padding_idx
+        self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None):
+        """An Embedding holding a copy of `embeddings` (a 2-D tensor or array); with
+        freeze=True its weight does not require grad."""
+        if embeddings.ndim != 2:
+            raise ValueError(f"Embedding.from_pretrained: embeddings must be 2-D, got shape {embeddings.shape}")
+        rows, dim = embeddings.shape
+        embedding = cls(rows, dim, padding_idx=padding_idx, dtype=embeddings.dtype)
+        with no_grad():
+            embedding.weight.copy_(embeddings)  # copy_ after init: the padding row keeps the given values
+        embedding.weight.requires_grad_(not freeze)
+        return embedding
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        return text

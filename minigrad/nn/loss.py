@@ -1,0 +1,158 @@
+"""Loss layers: the losses of nn.functional as Modules, `loss = criterion(input, target)`.
+
+Each one stores its options and calls the functional form, where the math is.
+`reduction` says how the per-element losses become the result: 'mean' (the default),
+'sum', or 'none' (no reduction, one loss per element). Class weights (`weight`,
+`pos_weight`) are registered as buffers, as PyTorch does, so they appear in the
+state dict and follow `.to(dtype)`.
+
+`size_average` and `reduce` are PyTorch's deprecated spellings of `reduction`; they
+stay in the signatures so arguments keep PyTorch's positions, but only `reduction`
+is supported.
+"""
+
+from minigrad.nn import functional as F
+from minigrad.nn.module import Module
+from minigrad.tensor import as_tensor
+
+
+class _Loss(Module):
+    reductions = ("mean", "sum", "none")
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            raise ValueError(
+                f"{type(self).__name__}: size_average and reduce are deprecated (in PyTorch too); "
+                "use reduction='mean'|'sum'|'none'"
+            )
+        if reduction not in self.reductions:
+            raise ValueError(f"{type(self).__name__}: reduction must be one of {self.reductions}, got {reduction!r}")
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    """A loss with an optional per-class rescaling `weight`, kept as a buffer."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", None if weight is None else as_tensor(weight))
+
+
+class MSELoss(_Loss):
+    """loss_i = (x_i - y_i)^2."""
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """loss_i = |x_i - y_i|."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """loss_i = 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x_i - y_i):
+    quadratic near 0 (smooth), linear far away (robust to outliers)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """loss_i = 0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta)."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of logits (N, C) or (N, C, d1, ...) against class indices or class
+    probabilities: loss_n = -sum_c w_c y_nc log_softmax(x_n)_c. Targets equal to
+    ignore_index contribute nothing; label_smoothing mixes a uniform distribution into
+    the target."""
+
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index=-100,
+        reduce=None,
+        reduction="mean",
+        label_smoothing=0.0,
+    ):
+        super().__init__(weight, size_average, reduce, reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}")
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities (LogSoftmax output) at class indices:
+    loss_n = -w[t_n] * x[n, t_n]."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities x in [0, 1] (Sigmoid output):
+    loss_i = -w_i (y_i log x_i + (1 - y_i) log(1 - x_i))."""
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid + binary cross-entropy in one numerically stable step, on logits.
+    `pos_weight` (one value per class, broadcast over the last dim) multiplies the loss
+    of the positive targets: > 1 raises recall, < 1 raises precision."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", None if weight is None else as_tensor(weight))
+        self.register_buffer("pos_weight", None if pos_weight is None else as_tensor(pos_weight))
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(
+            input, target, weight=self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class KLDivLoss(_Loss):
+    """KL(target || prediction) pointwise, with `input` as log-probabilities:
+    loss_i = y_i (log y_i - x_i) (or exp(y_i) (y_i - x_i) when log_target). Use
+    reduction='batchmean' for the true KL divergence per sample."""
+
+    reductions = ("mean", "batchmean", "sum", "none")
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

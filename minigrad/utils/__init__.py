@@ -1,0 +1,1 @@
+"""`minigrad.utils.data` mirrors `torch.utils.data`, so PyTorch imports port unchanged."""

@@ -1,0 +1,23 @@
+"""The benchmark scripts run (tiny settings): a broken script would silently rot."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script, args, expect",
+    [
+        ("bench_autograd.py", ["--repeat", "2", "--threads", "1"], "ratio"),
+        ("bench_training.py", ["--epochs", "2", "--threads", "1"], "ratio minigrad / PyTorch"),
+    ],
+)
+def test_benchmark_script_runs(script, args, expect):
+    result = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert expect in result.stdout

@@ -1,0 +1,108 @@
+"""The training command: it trains, reports, saves what it says, and the saved weights
+reproduce the reported accuracy."""
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad import train
+from minigrad.data import DataLoader, Digits
+from minigrad.models import MLP
+
+
+@pytest.mark.slow
+def test_default_run_reaches_95_percent_in_under_a_minute(tmp_path, capsys):
+    start = time.perf_counter()
+    history = train.run(["--out", str(tmp_path)])
+    seconds = time.perf_counter() - start
+    out = capsys.readouterr().out
+    assert history["test_accuracy"][-1] >= 0.95
+    assert seconds < 60
+    assert f"test accuracy: {history['test_accuracy'][-1]:.1%}" in out
+    assert len(history["train_loss"]) == 20
+    assert history["train_loss"][-1] < history["train_loss"][0] / 10
+    for name in ("model.npz", "run.json", "curves.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_saved_weights_reproduce_the_reported_accuracy(tmp_path):
+    history = train.run(["--epochs", "2", "--no-plot", "--out", str(tmp_path)])
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["history"]["test_accuracy"] == pytest.approx(history["test_accuracy"])
+    model = MLP.from_config(run["settings"]["model_config"])
+    model.load_state_dict(mg.load(tmp_path / "model.npz"))
+    model.eval()
+    correct = 0
+    with mg.no_grad():
+        for images, labels in DataLoader(Digits(train=False), batch_size=500):
+            correct += (model(images).argmax(dim=1) == labels).sum().item()
+    assert correct / len(Digits(train=False)) == pytest.approx(history["test_accuracy"][-1])
+    assert not (tmp_path / "curves.png").exists()  # --no-plot
+
+
+def test_same_seed_same_run_and_options_take_effect(tmp_path):
+    a = train.run(["--epochs", "1", "--no-plot", "--seed", "3", "--out", str(tmp_path / "a")])
+    b = train.run(["--epochs", "1", "--no-plot", "--seed", "3", "--out", str(tmp_path / "b")])
+    c = train.run(["--epochs", "1", "--no-plot", "--seed", "4", "--out", str(tmp_path / "c")])
+    assert a["train_loss"] == b["train_loss"]
+    assert a["train_loss"] != c["train_loss"]
+    settings = json.loads((tmp_path / "a" / "run.json").read_text())["settings"]
+    assert settings["seed"] == 3 and settings["epochs"] == 1 and settings["optimizer"] == "adamw"
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam", "rmsprop", "adagrad"])
+def test_every_optimizer_choice_trains(tmp_path, optimizer):
+    lr = {"sgd": "0.05", "adam": "0.003", "rmsprop": "0.001", "adagrad": "0.05"}[optimizer]
+    history = train.run(
+        [
+            "--epochs",
+            "2",
+            "--no-plot",
+            "--optimizer",
+            optimizer,
+            "--lr",
+            lr,
+            "--schedule",
+            "none",
+            "--batch-size",
+            "64",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert history["test_accuracy"][-1] > 0.5
+    assert np.isfinite(history["train_loss"]).all()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--epochs", "0"], "--epochs"),
+        (["--model", "vgg"], "invalid choice"),
+        (["--optimizer", "lion"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_exit_with_a_message(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        train.parse_args(args)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_runs_as_a_module_and_names_its_output_folder(tmp_path):
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-m", "minigrad.train", "--epochs", "1", "--no-plot", "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "test accuracy:" in result.stdout
+    assert str(out) in result.stdout
+    assert (out / "model.npz").exists()

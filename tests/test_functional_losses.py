@@ -542,3 +542,47 @@ def test_losses_of_float32_stay_float32(fn):
     out = fn(x, y)
     out.backward()
     assert out.dtype == np.float32 and x.grad.dtype == np.float32
+
+
+# ---- masked classes and float32 cancellation (regressions) ---------------------------------
+def test_nll_and_cross_entropy_ignore_minus_inf_in_other_classes():
+    inf = float("inf")
+    log_probs = [[-inf, -1.0, -0.5], [-0.2, -inf, -3.0]]
+    target = [2, 0]
+    for mine, theirs in (
+        (
+            F.nll_loss(mg.tensor(log_probs), mg.tensor(target)),
+            TF.nll_loss(torch.tensor(log_probs), torch.tensor(target)),
+        ),
+        (
+            F.cross_entropy(mg.tensor(log_probs), mg.tensor(target)),
+            TF.cross_entropy(torch.tensor(log_probs), torch.tensor(target)),
+        ),
+    ):
+        assert np.isfinite(mine.item())
+        assert mine.item() == pytest.approx(theirs.item(), rel=1e-6)
+    x = mg.tensor(log_probs, requires_grad=True)
+    F.cross_entropy(x, mg.tensor(target)).backward()
+    assert np.isfinite(x.grad.data).all()
+
+
+@pytest.mark.parametrize("pos_weight", [None, 2.0])
+def test_bce_with_logits_keeps_tiny_losses_and_gradients_in_float32(pos_weight):
+    """float32 minigrad against float64 PyTorch (the exact value): at x = -20 the loss is
+    2e-9, which a float32 -20 + softplus(20) would round to 0 (PyTorch's float32 CPU kernel
+    does: it returns 0 there)."""
+    values, targets = [-20.0, -8.0, 0.0, 3.0, 20.0], [0.0, 0.0, 0.5, 1.0, 1.0]
+    x = mg.tensor(values, requires_grad=True)
+    xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    mine_pw = None if pos_weight is None else mg.tensor(pos_weight)
+    theirs_pw = None if pos_weight is None else torch.tensor(pos_weight, dtype=torch.float64)
+    loss = F.binary_cross_entropy_with_logits(x, mg.tensor(targets), reduction="none", pos_weight=mine_pw)
+    exact = TF.binary_cross_entropy_with_logits(
+        xt, torch.tensor(targets, dtype=torch.float64), reduction="none", pos_weight=theirs_pw
+    )
+    loss.sum().backward()
+    exact.sum().backward()
+    assert loss.dtype == mg.float32
+    np.testing.assert_allclose(loss.data, exact.detach().numpy(), rtol=1e-5, atol=0)
+    np.testing.assert_allclose(x.grad.data, xt.grad.numpy(), rtol=1e-5, atol=1e-12)
+    assert loss.data[0] > 0 and x.grad.data[0] > 0  # 2e-9, not rounded away

@@ -11,7 +11,12 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.ops import activation as _act
-from minigrad.ops.loss import BinaryCrossEntropy, check_reduction, class_index_coefficients
+from minigrad.ops.loss import (
+    BinaryCrossEntropy,
+    BinaryCrossEntropyWithLogits,
+    check_reduction,
+    class_index_coefficients,
+)
 from minigrad.ops.loss import cross_entropy as _cross_entropy
 from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm
 from minigrad.ops.shape import ConstantPad
@@ -135,10 +140,12 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input * Tensor._make((keep / (1.0 - p)).astype(input.dtype))
 
 
+# --8<-- [start:linear]
 def linear(input, weight, bias=None):
     """x @ W^T + b, with W of shape (out_features, in_features)."""
     out = input @ weight.mT if weight.ndim == 2 else input @ weight
     return out if bias is None else out + bias
+    # --8<-- [end:linear]
 
 
 def embedding(input, weight, padding_idx=None):
@@ -225,9 +232,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
         )
     w = None if weight is None else np.asarray(weight.data if isinstance(weight, Tensor) else weight, dtype=np.float64)
-    coeff, w_target = class_index_coefficients(input.shape, target.data, w, ignore_index, 0.0, op)
-    class_dim = 1 if input.ndim > 1 else 0
-    losses = -(input * Tensor._make(coeff.astype(input.dtype))).sum(dim=class_dim)
+    _, w_target = class_index_coefficients(input.shape, target.data, w, ignore_index, 0.0, op)
+    # pick input[n, t_n, ...] by indexing, not by a one-hot product: another class's
+    # log-probability may be -inf (a masked class), and 0 * -inf would be NaN
+    valid = target.data != ignore_index
+    picked_class = np.where(valid, target.data, 0)
+    if input.ndim == 1:
+        index = (picked_class,)
+    else:
+        grids = np.indices(target.shape, sparse=True)
+        index = (grids[0], picked_class, *grids[1:])
+    picked = input[index]
+    losses = where(Tensor._make(valid), -picked * Tensor._make(w_target.astype(input.dtype)), 0.0)
     if reduction == "mean":
         total_weight = np.sum(w_target)
         if total_weight == 0:
@@ -253,6 +269,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce((input - target).abs(), reduction)
 
 
+# --8<-- [start:robust_losses]
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y); beta=0 is L1."""
     check_reduction(reduction, "smooth_l1_loss")
@@ -275,6 +292,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     d = input - target
     a = d.abs()
     return _reduce(where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
+    # --8<-- [end:robust_losses]
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -294,19 +312,23 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
+# --8<-- [start:bce_with_logits]
 def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
-    """Sigmoid + binary cross-entropy in one stable formula:
+    """Sigmoid + binary cross-entropy in one stable formula (see
+    ops/loss.py: BinaryCrossEntropyWithLogits):
     loss = (1 - y) x + (1 + (p - 1) y) softplus(-x), with p = pos_weight (default 1)."""
     op = "binary_cross_entropy_with_logits"
     check_reduction(reduction, op)
     _same_shape(input, target, op)
-    log_weight = 1.0 if pos_weight is None else (pos_weight - 1.0) * target + 1.0
-    loss = (1.0 - target) * input + log_weight * softplus(-input)
+    if pos_weight is not None:
+        pos_weight = as_tensor(pos_weight, dtype=input.dtype)
+    loss = BinaryCrossEntropyWithLogits.apply(input, target, pos_weight)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
+    # --8<-- [end:bce_with_logits]
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -14,6 +14,7 @@ from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 
 
+# --8<-- [start:linear_module]
 class Linear(Module):
     """y = x W^T + b, W: (out_features, in_features), b: (out_features,).
 
@@ -49,7 +50,10 @@ class Linear(Module):
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
+    # --8<-- [end:linear_module]
 
+
+# --8<-- [start:dense]
 class Dense(Linear):
     """The lazy Linear: `Dense(out_features)` reads in_features from its first input.
 
@@ -84,3 +88,5 @@ class Dense(Linear):
                 raise ValueError("Dense: the input needs a feature dimension (its last), got a 0-d tensor")
             self.build(input.shape[-1])
         return super().forward(input)
+
+    # --8<-- [end:dense]

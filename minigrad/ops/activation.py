@@ -19,6 +19,7 @@ def _mask(condition, dtype):
     return Tensor._make(condition.astype(dtype))
 
 
+# --8<-- [start:leaky_relu]
 class LeakyRelu(Function):
     """y = x if x > 0 else slope * x;  dL/dx = dL/dy * (1 if x > 0 else slope)."""
 
@@ -34,7 +35,10 @@ class LeakyRelu(Function):
         positive = x.data > 0
         return grad * Tensor._make(np.where(positive, 1.0, ctx.slope).astype(grad.dtype))
 
+    # --8<-- [end:leaky_relu]
 
+
+# --8<-- [start:elu]
 class Elu(Function):
     """y = x if x > 0 else alpha (e^x - 1);  dL/dx = dL/dy * (1 if x > 0 else y + alpha)."""
 
@@ -53,7 +57,10 @@ class Elu(Function):
         negative_slope = (x.clamp(max=0.0)).exp() * ctx.alpha
         return grad * (positive + (1.0 - positive) * negative_slope)
 
+    # --8<-- [end:elu]
 
+
+# --8<-- [start:gelu]
 class Gelu(Function):
     """y = x * Phi(x), Phi the standard normal CDF;  dL/dx = dL/dy * (Phi(x) + x phi(x)).
 
@@ -82,7 +89,10 @@ class Gelu(Function):
         pdf = (x * x * -0.5).exp() / math.sqrt(2.0 * math.pi)
         return grad * (cdf + x * pdf)
 
+    # --8<-- [end:gelu]
 
+
+# --8<-- [start:silu]
 class Silu(Function):
     """y = x * sigmoid(x);  dL/dx = dL/dy * s (1 + x (1 - s)), s = sigmoid(x)."""
 
@@ -97,7 +107,10 @@ class Silu(Function):
         s = x.sigmoid()
         return grad * s * (1.0 + x * (1.0 - s))
 
+    # --8<-- [end:silu]
 
+
+# --8<-- [start:softplus]
 class Softplus(Function):
     """y = log(1 + e^(beta x)) / beta, and y = x where beta x > threshold (where the
     two agree to float precision);  dL/dx = dL/dy * sigmoid(beta x) (1 past threshold)."""
@@ -117,7 +130,10 @@ class Softplus(Function):
         linear = x.data * ctx.beta > ctx.threshold
         return grad * where_(Tensor._make(linear), 1.0, (x * ctx.beta).sigmoid())
 
+    # --8<-- [end:softplus]
 
+
+# --8<-- [start:softmax]
 class Softmax(Function):
     """y = e^x / sum(e^x) along `dim` (shifted by the max so nothing overflows);
     dL/dx = y * (dL/dy - sum(dL/dy * y, dim))."""
@@ -135,7 +151,10 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True))
 
+    # --8<-- [end:softmax]
 
+
+# --8<-- [start:log_softmax]
 class LogSoftmax(Function):
     """y = x - logsumexp(x) along `dim`;  dL/dx = dL/dy - softmax(x) * sum(dL/dy, dim)."""
 
@@ -151,3 +170,5 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True)
+
+    # --8<-- [end:log_softmax]

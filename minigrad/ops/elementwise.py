@@ -253,6 +253,7 @@ class Tanh(Function):
     # --8<-- [end:tanh]
 
 
+# --8<-- [start:sigmoid]
 class Sigmoid(Function):
     """y = 1 / (1 + e^-x);  dL/dx = dL/dy * y (1 - y)."""
 
@@ -270,6 +271,8 @@ class Sigmoid(Function):
         (y,) = ctx.saved_tensors
         return grad * y * (1.0 - y)
 
+    # --8<-- [end:sigmoid]
+
 
 class Erf(Function):
     """y = erf x;  dL/dx = dL/dy * 2/sqrt(pi) * e^(-x^2)."""
@@ -285,6 +288,7 @@ class Erf(Function):
         return grad * (-(x * x)).exp() * (2.0 / math.sqrt(math.pi))
 
 
+# --8<-- [start:relu]
 class Relu(Function):
     """y = max(x, 0);  dL/dx = dL/dy where x > 0, else 0 (0 at x == 0, as PyTorch)."""
 
@@ -298,6 +302,8 @@ class Relu(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * Tensor._make((y.data > 0).astype(grad.dtype))
+
+    # --8<-- [end:relu]
 
 
 class Abs(Function):

@@ -14,6 +14,7 @@ from minigrad.ops.broadcast import unbroadcast
 from minigrad.tensor import Tensor
 
 
+# --8<-- [start:matmul]
 class MatMul(Function):
     """C = A @ B with batch broadcasting;  dL/dA = dL/dC @ B^T,  dL/dB = A^T @ dL/dC."""
 
@@ -39,6 +40,8 @@ class MatMul(Function):
         if need_b:
             grad_b = unbroadcast(MatMul.apply(a2.mT, g2), b2.shape).reshape(b.shape)
         return grad_a, grad_b
+
+    # --8<-- [end:matmul]
 
 
 def outer(a, b):

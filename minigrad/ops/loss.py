@@ -18,7 +18,8 @@ followed by a gather: no probability is ever formed and then logged.
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.ops.activation import LogSoftmax
+from minigrad.ops.activation import LogSoftmax, Softplus
+from minigrad.ops.broadcast import unbroadcast
 from minigrad.tensor import Tensor
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -29,6 +30,7 @@ def check_reduction(reduction, op):
         raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
+# --8<-- [start:class_index_coefficients]
 def class_index_coefficients(x_shape, target, weight, ignore_index, label_smoothing, op):
     """A (shape of the input, class dim 1) and the per-position weights w[target].
 
@@ -53,6 +55,7 @@ def class_index_coefficients(x_shape, target, weight, ignore_index, label_smooth
         smooth = w_b * np.expand_dims(valid, class_dim) / n_classes
         coeff = (1.0 - label_smoothing) * coeff + label_smoothing * smooth
     return coeff, w_target
+    # --8<-- [end:class_index_coefficients]
 
 
 def _class_shape(n_classes, ndim, class_dim):
@@ -65,6 +68,7 @@ def _class_axis(n_classes, ndim, class_dim):
     return np.arange(n_classes).reshape(_class_shape(n_classes, ndim, class_dim))
 
 
+# --8<-- [start:cross_entropy_function]
 class CrossEntropy(Function):
     """loss = reduce_n(-sum_c A[n, c] log_softmax(x)[n, c]), the fused form above.
 
@@ -77,7 +81,8 @@ class CrossEntropy(Function):
         class_dim = 1 if x.ndim > 1 else 0
         shifted = x.data - np.max(x.data, axis=class_dim, keepdims=True)
         log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=class_dim, keepdims=True))
-        losses = -np.sum(coeff * log_probs, axis=class_dim)
+        # where coeff is 0 the term is 0, even if a masked class's log-probability is -inf
+        losses = -np.sum(np.where(coeff != 0, coeff * log_probs, 0.0), axis=class_dim)
         ctx.save_for_backward(x, target)
         ctx.coeff, ctx.class_dim, ctx.reduction = coeff.astype(x.dtype), class_dim, reduction
         # every position ignored: the mean is 0/0 = NaN, but nothing contributed, so the
@@ -107,6 +112,8 @@ class CrossEntropy(Function):
         if ctx.needs_input_grad[1]:
             grad_target = -(g * log_probs * w) * (1.0 - ctx.label_smoothing)
         return grad_x, grad_target
+
+    # --8<-- [end:cross_entropy_function]
 
 
 def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
@@ -155,6 +162,7 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
         )
 
 
+# --8<-- [start:binary_cross_entropy]
 class BinaryCrossEntropy(Function):
     """loss = -(y max(log x, -100) + (1 - y) max(log(1 - x), -100)) elementwise, the logs
     clamped as PyTorch so that x = 0 or 1 gives a finite loss;
@@ -182,3 +190,47 @@ class BinaryCrossEntropy(Function):
             with np.errstate(divide="ignore"):
                 grad_y = grad * ((1.0 - x).log().clamp(min=-100.0) - x.log().clamp(min=-100.0))
         return grad_x, grad_y
+
+    # --8<-- [end:binary_cross_entropy]
+
+
+# --8<-- [start:bce_with_logits_function]
+class BinaryCrossEntropyWithLogits(Function):
+    """loss = (1 - y) x + l softplus(-x) elementwise, l = 1 + (p - 1) y (p = pos_weight);
+    dL/dx = dL/dloss * ((1 - y) sigmoid(x) - p y sigmoid(-x))  (= sigmoid(x) - y when p = 1),
+    dL/dy = dL/dloss * ((p - 1) softplus(-x) - x),  dL/dp = dL/dloss * y softplus(-x).
+
+    softplus(-x) = max(-x, 0) + log(1 + e^-|x|), and the forward adds the two large terms
+    (1 - y) x + l max(-x, 0) before the small one: for x = -20, y = 0 that is
+    -20 + 20 + 2e-9, where float32 would lose the 2e-9 in -20 + 20.000000002. A Function
+    rather than a composition: relu and abs have kinks at 0 that the smooth softplus does
+    not, and their subgradients at x = 0 would not add up to the true derivative.
+    """
+
+    @staticmethod
+    def forward(ctx, x, y, pos_weight):
+        ctx.save_for_backward(x, y, pos_weight)
+        l = 1.0 if pos_weight is None else 1.0 + (pos_weight.data - 1.0) * y.data
+        large = (1.0 - y.data) * x.data + l * np.maximum(-x.data, 0)
+        return large + l * np.log1p(np.exp(-np.abs(x.data)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y, pos_weight = ctx.saved_tensors
+        need_x, need_y, need_p = ctx.needs_input_grad
+        # (1 - y) - l sigmoid(-x) rearranged to (1 - y) sigmoid(x) - p y sigmoid(-x): for a
+        # hard target one term is 0 and nothing cancels (at x = -20, y = 0 the gradient is
+        # 2e-9, where 1 - sigmoid(20) would round to 0 in float32)
+        p = 1.0 if pos_weight is None else pos_weight
+        grad_x = unbroadcast(grad * ((1.0 - y) * x.sigmoid() - p * y * (-x).sigmoid()), x.shape) if need_x else None
+        grad_y = grad_p = None
+        if need_y or need_p:
+            softplus_neg_x = Softplus.apply(-x)
+            if need_y:
+                p_minus_1 = 0.0 if pos_weight is None else pos_weight - 1.0
+                grad_y = unbroadcast(grad * (p_minus_1 * softplus_neg_x - x), y.shape)
+            if need_p:
+                grad_p = unbroadcast(grad * y * softplus_neg_x, pos_weight.shape)
+        return grad_x, grad_y, grad_p
+
+    # --8<-- [end:bce_with_logits_function]

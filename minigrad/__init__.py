@@ -5,7 +5,7 @@ The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and us
 """
 
 from minigrad.tensor import Tensor, matmul, maximum, minimum, tril, triu, where  # isort: skip
-from minigrad import autograd
+from minigrad import autograd, backends
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.creation import (
     arange,

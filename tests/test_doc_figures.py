@@ -13,7 +13,12 @@ pytest.importorskip("matplotlib")
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"
 # script -> the files it writes into the folder it is given
-SCRIPTS = {"make_activation_plot.py": ["activations.png"]}
+SCRIPTS = {
+    "make_activation_plot.py": ["activations.png"],
+    "make_pool_benchmark.py": ["pool_benchmark.png"],
+    "make_attention_benchmark.py": ["attention_benchmark.png"],
+    "make_conv_benchmark.py": ["conv_benchmark.png"],
+}
 
 
 def test_every_script_is_listed():

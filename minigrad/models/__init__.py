@@ -1,5 +1,7 @@
 """Small reference models built only from minigrad's public API."""
 
+from minigrad.models.lenet import LeNet5
 from minigrad.models.mlp import MLP
+from minigrad.models.resnet import BasicBlock, ResNet
 
-__all__ = ["MLP"]
+__all__ = ["MLP", "BasicBlock", "LeNet5", "ResNet"]

@@ -12,6 +12,7 @@ from minigrad.nn.containers import (
     Sequential,
     Unflatten,
 )
+from minigrad.nn.conv import Conv1d, Conv2D, Conv2d, Conv2DTranspose, ConvTranspose2d
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.linear import Dense, Linear
@@ -37,14 +38,34 @@ from minigrad.nn.normalization import (
     RMSNorm,
 )
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.pooling import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2D,
+    AvgPool2d,
+    GlobalAvgPool2D,
+    GlobalAvgPool2d,
+    MaxPool1d,
+    MaxPool2D,
+    MaxPool2d,
+)
 
 __all__ = [
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2D",
+    "AvgPool2d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1D",
     "BatchNorm1d",
     "BatchNorm2D",
     "BatchNorm2d",
+    "Conv1d",
+    "Conv2D",
+    "Conv2DTranspose",
+    "Conv2d",
+    "ConvTranspose2d",
     "CrossEntropyLoss",
     "Dense",
     "Dropout",
@@ -52,6 +73,8 @@ __all__ = [
     "Embedding",
     "Flatten",
     "GELU",
+    "GlobalAvgPool2D",
+    "GlobalAvgPool2d",
     "GroupNorm",
     "HuberLoss",
     "Identity",
@@ -62,6 +85,9 @@ __all__ = [
     "Linear",
     "LogSoftmax",
     "MSELoss",
+    "MaxPool1d",
+    "MaxPool2D",
+    "MaxPool2d",
     "Mish",
     "Module",
     "ModuleDict",

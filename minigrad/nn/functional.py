@@ -11,6 +11,8 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.ops import activation as _act
+from minigrad.ops.attention import scaled_dot_product_attention
+from minigrad.ops.conv import conv1d, conv2d, conv_transpose2d
 from minigrad.ops.loss import (
     BinaryCrossEntropy,
     BinaryCrossEntropyWithLogits,
@@ -19,13 +21,20 @@ from minigrad.ops.loss import (
 )
 from minigrad.ops.loss import cross_entropy as _cross_entropy
 from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm
+from minigrad.ops.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from minigrad.ops.shape import ConstantPad
 from minigrad.tensor import Tensor, _floating, _normalize_dim, as_tensor, where
 
 __all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
+    "conv_transpose2d",
     "cross_entropy",
     "dropout",
     "elu",
@@ -40,6 +49,8 @@ __all__ = [
     "linear",
     "log_softmax",
     "logsumexp",
+    "max_pool1d",
+    "max_pool2d",
     "mish",
     "mse_loss",
     "nll_loss",
@@ -47,6 +58,7 @@ __all__ = [
     "pad",
     "relu",
     "rms_norm",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "smooth_l1_loss",

@@ -1,0 +1,83 @@
+"""Which implementation of the hot-path kernels the autograd Functions call.
+
+Convolution, pooling and attention each exist three times, with the same function
+names and array-in/array-out signatures:
+
+- ``"numpy"``: `minigrad/kernels/reference/`, readable NumPy, the lesson code;
+- ``"numba"``: `minigrad/kernels/cpu/`, Numba ``@njit(parallel=True, cache=True)`` kernels;
+- ``"cuda"``:  `minigrad/kernels/cuda/`, Numba ``@cuda.jit`` kernels (an NVIDIA GPU, or
+  Numba's simulator with ``NUMBA_ENABLE_CUDASIM=1``).
+
+    mg.backends.use("numpy")            # from now on
+    with mg.backends.use("numba"): ...  # only inside the block
+    mg.backends.current()               # -> "numba"
+
+The default is ``"numba"`` when Numba imports, else ``"numpy"``. A kernel module is
+imported the first time it is asked for, so choosing a backend compiles nothing.
+"""
+
+import importlib
+import os
+
+BACKENDS = {"numpy": "reference", "numba": "cpu", "cuda": "cuda"}
+
+
+def _numba_available():
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_current = "numba" if _numba_available() else "numpy"
+
+
+class use:
+    """Select a backend: now, or (as a context manager) until the block ends."""
+
+    def __init__(self, name):
+        global _current
+        if name not in BACKENDS:
+            raise ValueError(f"backends.use: unknown backend {name!r}; choose one of {sorted(BACKENDS)}")
+        check_available(name)
+        self.previous, self.name = _current, name
+        _current = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        global _current
+        _current = self.previous
+        return False
+
+    def __repr__(self):
+        return f"backends.use({self.name!r})"
+
+
+def current():
+    """The name of the backend the kernels are taken from."""
+    return _current
+
+
+def check_available(name):
+    """Raise a clear error if backend `name` cannot run on this machine."""
+    if name in ("numba", "cuda") and not _numba_available():
+        raise RuntimeError(f"backends: the {name!r} backend needs Numba (pip install numba)")
+    if name == "cuda":
+        from numba import cuda
+
+        if not cuda.is_available():
+            simulated = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+            raise RuntimeError(
+                "backends: the 'cuda' backend needs an NVIDIA GPU with a working driver"
+                + ("" if simulated else ", or Numba's simulator (set NUMBA_ENABLE_CUDASIM=1 before importing numba)")
+            )
+
+
+def kernels(family, backend=None):
+    """The kernel module for `family` ('conv', 'pool', 'attention') of a backend
+    (the current one by default)."""
+    name = backend or _current
+    return importlib.import_module(f"minigrad.kernels.{BACKENDS[name]}.{family}")

@@ -1,0 +1,378 @@
+"""Attention on the CPU: a fused Numba kernel with online softmax (FlashAttention's
+algorithm), the same functions and signatures as the reference.
+
+The reference builds the whole (Tq, Tk) score matrix, which at T = 4096 and 8 heads is
+512 MiB in float32, and its backward needs several of them. Here no such matrix exists.
+The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and one
+(BLOCK_K, BLOCK_Q) tile of scores is alive at a time per thread:
+
+    forward, for each query block (in parallel):
+        m = -inf, l = 0, acc = 0                      running max, sum, unnormalised output
+        for each key block:
+            S = tile of scores
+            m_new = max(m, max of S);  alpha = exp(m - m_new)
+            P = exp(S - m_new);  l = l * alpha + sum of P;  acc = acc * alpha + P @ V
+            m = m_new
+        out = acc / l,  lse = m + log(l)
+
+    backward, for each key block (each thread owns its own key blocks):
+        for each query block that sees it:
+            P = exp(S - lse) rebuilt from the saved lse, dP = dO @ V^T
+            dS = P * (dP - rowsum(dO * O))
+            dV_block += P^T @ dO,  dK_block += scale dS^T @ q,  dQ += scale dS @ K
+
+Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
+
+Layout. Every tile is stored *transposed*, (keys, queries), so that the query index is
+the innermost, contiguous axis of every array the loops stream through: the softmax
+statistics (m, l, lse) are then per-column vectors, every elementwise step is a loop
+over queries, and the small matrix products all have the long query axis innermost.
+That is why the wrappers pass (scale q)^T and, to the backward, dO^T (made once, O(T d)).
+
+Speed. Numba compiles plain loops, so the matrix products of each tile are written out
+(`matmul_acc`), blocked over 4 rows and 4 terms so that each loaded vector feeds many
+multiply-adds (a naive loop is limited by loads and stores, not by arithmetic). And
+`exp` is written out (`exp_nonpositive`): Numba's own `np.exp` calls the C library once
+per number (about 2 ns each, as much as the whole matrix work here), because on this
+machine it has no vectorised math library; the version below vectorises.
+"""
+
+import math
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vector loops
+BLOCK_K = 64  # keys per tile
+
+# Let LLVM fuse a * b + c into one instruction (contract) and ignore the sign of zero
+# (nsz), but not assume away infinities or NaNs: masked scores really are -inf here.
+FAST = {"contract", "nsz", "arcp"}
+
+
+# --8<-- [start:matmul_acc]
+@njit(fastmath=FAST, cache=True)
+def matmul_acc(A, B, b0, C, c0, n):
+    """C[:, c0:c0+n] += A @ B[:, b0:b0+n] for A (m, k), B (k, ...), C (m, ...).
+
+    B and C must be C-contiguous (their rows are streamed with stride 1); A can be any
+    2-D view (its elements are read one by one). Four rows of C are updated together,
+    four terms of the sum at a time: each element of B that is loaded is used four
+    times and each element of C is loaded and stored once per four terms.
+    """
+    m, k = A.shape
+    m4, k4 = m - m % 4, k - k % 4
+    for i in range(0, m4, 4):
+        c0r, c1r, c2r, c3r = C[i][c0 : c0 + n], C[i + 1][c0 : c0 + n], C[i + 2][c0 : c0 + n], C[i + 3][c0 : c0 + n]
+        for p in range(0, k4, 4):
+            x0, x1, x2, x3 = B[p][b0 : b0 + n], B[p + 1][b0 : b0 + n], B[p + 2][b0 : b0 + n], B[p + 3][b0 : b0 + n]
+            a00, a01, a02, a03 = A[i, p], A[i, p + 1], A[i, p + 2], A[i, p + 3]
+            a10, a11, a12, a13 = A[i + 1, p], A[i + 1, p + 1], A[i + 1, p + 2], A[i + 1, p + 3]
+            a20, a21, a22, a23 = A[i + 2, p], A[i + 2, p + 1], A[i + 2, p + 2], A[i + 2, p + 3]
+            a30, a31, a32, a33 = A[i + 3, p], A[i + 3, p + 1], A[i + 3, p + 2], A[i + 3, p + 3]
+            for j in range(n):  # the vectorised loop: 16 multiply-adds per 4 loads of B
+                b_0, b_1, b_2, b_3 = x0[j], x1[j], x2[j], x3[j]
+                c0r[j] += a00 * b_0 + a01 * b_1 + a02 * b_2 + a03 * b_3
+                c1r[j] += a10 * b_0 + a11 * b_1 + a12 * b_2 + a13 * b_3
+                c2r[j] += a20 * b_0 + a21 * b_1 + a22 * b_2 + a23 * b_3
+                c3r[j] += a30 * b_0 + a31 * b_1 + a32 * b_2 + a33 * b_3
+        for p in range(k4, k):  # the last k % 4 terms
+            x0 = B[p][b0 : b0 + n]
+            a0, a1, a2, a3 = A[i, p], A[i + 1, p], A[i + 2, p], A[i + 3, p]
+            for j in range(n):
+                c0r[j] += a0 * x0[j]
+                c1r[j] += a1 * x0[j]
+                c2r[j] += a2 * x0[j]
+                c3r[j] += a3 * x0[j]
+    for i in range(m4, m):  # the last m % 4 rows
+        cr = C[i][c0 : c0 + n]
+        for p in range(k):
+            x0 = B[p][b0 : b0 + n]
+            a0 = A[i, p]
+            for j in range(n):
+                cr[j] += a0 * x0[j]
+    # --8<-- [end:matmul_acc]
+
+
+# --8<-- [start:exp_nonpositive]
+# exp(r) for |r| <= ln(2)/2 by its Taylor series to r^12 (error below 1e-16 relative),
+# in Horner's form: 1 + r (1 + r/2 (1 + r/3 (... (1 + r/12)))), highest power first.
+TAYLOR = tuple(1.0 / math.factorial(i) for i in range(12, -1, -1))
+
+
+@njit(cache=True)
+def exp_constants(like):
+    """The numbers exp_nonpositive needs, in the dtype of the array `like`: Numba would
+    compute in float64 with Python float constants, at half the vector width."""
+    c = np.empty(3 + len(TAYLOR), like.dtype)
+    c[0] = -87.3 if like.itemsize == 4 else -708.3  # below this, exp(x) is not a normal float
+    c[1] = 1.4426950408889634  # 1 / ln 2
+    c[2] = 0.693145751953125  # ln 2 = c[2] + c[3]: a short c[2] makes n * c[2] exact
+    c[3] = 1.4286068203094173e-06
+    for i in range(len(TAYLOR)):
+        c[4 + i] = TAYLOR[i]
+    return c
+
+
+@njit(fastmath=FAST, cache=True)
+def exp_nonpositive(x, consts, scratch):
+    """x[:] = exp(x) in place, for x <= 0 (-inf included), in loops that vectorise.
+
+    exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-0.35, 0.35]:
+    exp(r) by its Taylor series, and 2^n built directly as the bits of a float, whose
+    exponent field holds n + bias. Below consts[0] the result is 0. `consts` comes from
+    exp_constants; `scratch` is a float array as long as x, for the 2^n factors.
+    """
+    lowest, log2e, ln2_hi, ln2_lo, zero = consts[0], consts[1], consts[2], consts[3], consts[0] * 0
+    c12, c11, c10, c9, c8, c7, c6 = consts[4], consts[5], consts[6], consts[7], consts[8], consts[9], consts[10]
+    c5, c4, c3, c2, c1, c0 = consts[11], consts[12], consts[13], consts[14], consts[15], consts[16]
+    for j in range(x.size):
+        t = max(x[j], lowest)
+        n = np.floor(t * log2e + 0.5)  # round(t / ln 2), still a float
+        r = (t - n * ln2_hi) - n * ln2_lo  # t - n ln 2 without losing r's digits
+        p = ((((((c12 * r + c11) * r + c10) * r + c9) * r + c8) * r + c7) * r + c6) * r + c5  # Horner
+        p = ((((p * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
+        x[j] = p if x[j] >= lowest else zero
+        scratch[j] = n
+    if x.itemsize == 4:  # float32: bias 127, 23 mantissa bits below the exponent
+        bits32 = scratch.view(np.int32)
+        for j in range(x.size):
+            bits32[j] = (np.int32(scratch[j]) + 127) << 23
+    else:  # float64: bias 1023, 52 mantissa bits
+        bits64 = scratch.view(np.int64)
+        for j in range(x.size):
+            bits64[j] = (np.int64(scratch[j]) + 1023) << 52
+    for j in range(x.size):
+        x[j] *= scratch[j]
+    # --8<-- [end:exp_nonpositive]
+
+
+# --8<-- [start:score_tile]
+@njit(fastmath=FAST, cache=True)
+def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
+    """s[:nk, :n] = the scores of keys j0.. against queries i0.., transposed:
+    S^T = k_block @ (scale q_block)^T, (nk, d) @ (d, n), plus the mask, and -inf where
+    the causal mask hides key j from query i (j > i). maskt is the mask transposed,
+    (1 or B, Tk, 1 or Tq)."""
+    for c in range(nk):
+        s[c, :n] = 0.0
+    matmul_acc(k[b, j0 : j0 + nk], qt[b], i0, s, 0, n)
+    if has_mask:
+        mb = b if maskt.shape[0] > 1 else 0
+        for c in range(nk):
+            row = s[c][:n]
+            if maskt.shape[2] == 1:  # the same value for every query
+                value = maskt[mb, j0 + c, 0]
+                for i in range(n):
+                    row[i] += value
+            else:
+                mrow = maskt[mb, j0 + c][i0 : i0 + n]
+                for i in range(n):
+                    row[i] += mrow[i]
+    if is_causal and j0 + nk - 1 > i0:  # the tile reaches above the diagonal
+        for c in range(nk):
+            row = s[c][:n]
+            for i in range(min(n, max(0, j0 + c - i0))):  # queries i0 + i < key j0 + c
+                row[i] = -np.inf
+    # --8<-- [end:score_tile]
+
+
+# --8<-- [start:forward_block]
+@njit(fastmath=FAST, cache=True)
+def forward_block(qt, k, v, maskt, has_mask, is_causal, b, i0, out, lse):
+    """Output rows and lse of queries i0 .. i0 + BLOCK_Q of batch entry b: online
+    softmax over the key blocks, every tile (keys or features, queries)."""
+    Tq = qt.shape[2]
+    Tk, dv = k.shape[1], v.shape[2]
+    n = min(BLOCK_Q, Tq - i0)  # queries in this block
+    s = np.empty((BLOCK_K, BLOCK_Q), qt.dtype)  # scores, then probabilities
+    acc = np.zeros((dv, BLOCK_Q), qt.dtype)  # unnormalised output, transposed
+    m = np.full(BLOCK_Q, -np.inf, qt.dtype)  # running max of each query's scores
+    l = np.zeros(BLOCK_Q, qt.dtype)  # running sum of exp(score - m)
+    shift = np.empty(BLOCK_Q, qt.dtype)  # the new max, 0 while a query has seen nothing
+    alpha = np.empty(BLOCK_Q, qt.dtype)  # exp(old max - new max): rescales l and acc
+    scratch = np.empty(BLOCK_Q, qt.dtype)
+    consts = exp_constants(qt)
+    k_end = min(Tk, i0 + n) if is_causal else Tk  # later keys are hidden from all n queries
+    for j0 in range(0, k_end, BLOCK_K):
+        nk = min(BLOCK_K, k_end - j0)
+        # 1. the scores S^T (nk, n)
+        score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal)
+        # 2. each query's new running max, and alpha = exp(m_old - m_new)
+        for i in range(n):
+            shift[i] = m[i]
+        for c in range(nk):
+            row = s[c][:n]
+            for i in range(n):
+                shift[i] = max(shift[i], row[i])
+        for i in range(n):
+            seen = shift[i] > -np.inf
+            alpha[i] = m[i] - shift[i] if seen else 0.0  # exp(0) = 1 while nothing is seen
+            m[i] = shift[i]
+            shift[i] = shift[i] if seen else 0.0  # so that exp(-inf - shift) = 0
+        exp_nonpositive(alpha[:n], consts, scratch)
+        # 3. P = exp(S - m_new);  l = l * alpha + sum of P;  acc = acc * alpha + v^T P
+        for i in range(n):
+            l[i] *= alpha[i]
+        for e in range(dv):
+            row = acc[e][:n]
+            for i in range(n):
+                row[i] *= alpha[i]
+        for c in range(nk):
+            row = s[c][:n]
+            for i in range(n):
+                row[i] -= shift[i]
+            exp_nonpositive(row, consts, scratch)
+            for i in range(n):
+                l[i] += row[i]
+        matmul_acc(v[b, j0 : j0 + nk].T, s, 0, acc, 0, n)  # v_block^T P: (dv, nk) @ (nk, n)
+    for i in range(n):  # normalise, write the output row, keep log(sum exp(S))
+        if l[i] > 0.0:
+            inv, lse[b, i0 + i] = 1.0 / l[i], m[i] + np.log(l[i])
+        else:  # every key hidden from this query: output 0, as PyTorch
+            inv, lse[b, i0 + i] = 0.0, -np.inf
+        for e in range(dv):
+            out[b, i0 + i, e] = acc[e, i] * inv
+    # --8<-- [end:forward_block]
+
+
+# --8<-- [start:forward_kernel]
+@njit(parallel=True, cache=True)
+def _forward(qt, k, v, maskt, has_mask, is_causal, out, lse):
+    """qt (B, d, Tq) = (scale q)^T, k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv),
+    lse (B, Tq). The (batch entry, query block) pairs are independent: one per task."""
+    B, Tq = qt.shape[0], qt.shape[2]
+    n_blocks = (Tq + BLOCK_Q - 1) // BLOCK_Q
+    for task in prange(B * n_blocks):
+        forward_block(qt, k, v, maskt, has_mask, is_causal, task // n_blocks, (task % n_blocks) * BLOCK_Q, out, lse)
+    # --8<-- [end:forward_kernel]
+
+
+# --8<-- [start:backward_keys]
+@njit(fastmath=FAST, cache=True)
+def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, b, g, groups, dq_part, dk, dv):
+    """dk / scale and dv of the key blocks g, g + groups, g + 2 groups, ... of batch
+    entry b, and their terms of dq^T / scale, added to dq_part (d, Tq). For each key
+    block, every query block that sees it: rebuild P^T, then dP^T, dS^T, three products."""
+    d, Tq = qt.shape[1], qt.shape[2]
+    Tk, dvv = k.shape[1], v.shape[2]
+    p = np.empty((BLOCK_K, BLOCK_Q), qt.dtype)  # P^T tile (keys, queries)
+    ds = np.empty((BLOCK_K, BLOCK_Q), qt.dtype)  # dP^T, then dS^T
+    dk_acc = np.empty((BLOCK_K, d), qt.dtype)
+    dv_acc = np.empty((BLOCK_K, dvv), qt.dtype)
+    scratch = np.empty(BLOCK_Q, qt.dtype)
+    consts = exp_constants(qt)
+    for j0 in range(g * BLOCK_K, Tk, groups * BLOCK_K):
+        nk = min(BLOCK_K, Tk - j0)
+        dk_acc[:] = 0.0
+        dv_acc[:] = 0.0
+        q_start = (j0 // BLOCK_Q) * BLOCK_Q if is_causal else 0  # queries i < j0 see none of these keys
+        for i0 in range(q_start, Tq, BLOCK_Q):
+            n = min(BLOCK_Q, Tq - i0)
+            # P^T = exp(S^T - lse)
+            score_tile(p, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal)
+            row_lse = lse[b][i0 : i0 + n]
+            for c in range(nk):
+                row = p[c][:n]
+                for i in range(n):
+                    row[i] -= row_lse[i]
+                exp_nonpositive(row, consts, scratch)
+            # dP^T = v_block @ dO^T: (nk, dv) @ (dv, n)
+            for c in range(nk):
+                ds[c, :n] = 0.0
+            matmul_acc(v[b, j0 : j0 + nk], dot[b], i0, ds, 0, n)
+            # dS^T = P^T * (dP^T - rowsum(dO * O))
+            row_delta = delta[b][i0 : i0 + n]
+            for c in range(nk):
+                prow, drow = p[c][:n], ds[c][:n]
+                for i in range(n):
+                    drow[i] = prow[i] * (drow[i] - row_delta[i])
+            matmul_acc(p[:nk, :n], do[b][i0 : i0 + n], 0, dv_acc, 0, dvv)  # dv += P^T dO: (nk, n) @ (n, dv)
+            matmul_acc(ds[:nk, :n], q[b][i0 : i0 + n], 0, dk_acc, 0, d)  # dk += dS^T q: (nk, n) @ (n, d)
+            matmul_acc(k[b, j0 : j0 + nk].T, ds, 0, dq_part, i0, n)  # dq^T += k^T dS^T: (d, nk) @ (nk, n)
+        dk[b, j0 : j0 + nk] = dk_acc[:nk]
+        dv[b, j0 : j0 + nk] = dv_acc[:nk]
+    # --8<-- [end:backward_keys]
+
+
+# --8<-- [start:backward_kernel]
+@njit(parallel=True, cache=True)
+def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, groups, dq_parts, dk, dv):
+    """The FlashAttention backward. qt (B, d, Tq) = (scale q)^T, q (B, Tq, d), k (B, Tk, d),
+    v (B, Tk, dv); dot (B, dv, Tq) and do (B, Tq, dv): the output gradient in both
+    layouts; lse (+inf for a query that sees no key, so that its P is 0) and
+    delta = rowsum(dO * O), (B, Tq). Writes dk / scale, dv and dq_parts (dq^T / scale).
+
+    One task per (batch entry b, group g of key blocks). dk and dv of a key block are
+    written by the one task that owns the block. dq of a query gets a term from every
+    key block, so group g adds its terms to its own dq_parts[g] (groups, B, d, Tq), and
+    the caller sums the groups: no two tasks ever write the same memory. With many
+    batch entries, groups = 1 and dq_parts[0] is dq^T.
+    """
+    B = qt.shape[0]
+    for task in prange(B * groups):
+        b, g = task // groups, task % groups
+        backward_keys(
+            qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, b, g, groups, dq_parts[g, b], dk, dv
+        )
+    # --8<-- [end:backward_kernel]
+
+
+# ---- the functions the autograd Function calls ---------------------------------------------
+def _mask_transposed(mask, B, Tq, Tk, dtype):
+    """The mask as the kernels read it, (1 or B, Tk, 1 or Tq) contiguous, and whether
+    there is one. Without a mask a (1, 1, 1) dummy keeps the compiled signature the same."""
+    if mask is None:
+        return np.zeros((1, 1, 1), dtype), False
+    mask = np.asarray(mask, dtype=dtype).reshape((1,) * (3 - np.ndim(mask)) + np.shape(mask))
+    Bm, Tqm = mask.shape[0], mask.shape[1]
+    full = np.broadcast_to(mask, (Bm, Tqm, Tk))  # spell out the keys axis, keep the others
+    return np.ascontiguousarray(full.transpose(0, 2, 1)), True
+
+
+# --8<-- [start:forward]
+def attention_forward(q, k, v, scale, is_causal, mask):
+    """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, in O(T d) memory.
+    q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq)."""
+    B, Tq, _ = q.shape
+    Tk, dv = k.shape[1], v.shape[2]
+    scale = q.dtype.type(scale)
+    qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), C order: queries innermost (a copy, never q)
+    qt *= scale  # in place: no second (B, d, Tq) array
+    maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
+    out = np.empty((B, Tq, dv), q.dtype)
+    lse = np.empty((B, Tq), q.dtype)
+    _forward(qt, np.ascontiguousarray(k), np.ascontiguousarray(v), maskt, has_mask, bool(is_causal), out, lse)
+    return out, lse
+    # --8<-- [end:forward]
+
+
+# --8<-- [start:backward]
+def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
+    """dq, dk, dv, as the reference, recomputing the scores tile by tile from q, k and lse."""
+    B, Tq, d = q.shape
+    Tk = k.shape[1]
+    dtype = q.dtype
+    scale = dtype.type(scale)
+    q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
+    grad_out = np.ascontiguousarray(grad_out, dtype=dtype)
+    delta = np.einsum("bie,bie->bi", grad_out, out)  # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
+    lse = np.where(np.isfinite(lse), lse, np.inf).astype(dtype)  # P = exp(S - inf) = 0
+    maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, dtype)
+    # Enough independent tasks for every thread: split each batch entry's key blocks
+    # into groups when there are fewer batch entries than twice the threads.
+    n_kblocks = -(-Tk // BLOCK_K)
+    groups = max(1, min(n_kblocks, -(-2 * numba.get_num_threads() // B)))
+    dq_parts = np.zeros((groups, B, d, Tq), dtype)
+    dk = np.empty((B, Tk, d), dtype)
+    dv = np.empty(v.shape, dtype)
+    qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), a copy: scaled in place below
+    qt *= scale
+    dot = np.ascontiguousarray(grad_out.transpose(0, 2, 1))  # (B, dv, Tq)
+    _backward(qt, q, k, v, dot, grad_out, lse, delta, maskt, has_mask, bool(is_causal), groups, dq_parts, dk, dv)
+    dq = dq_parts.sum(axis=0) if groups > 1 else dq_parts[0]  # (B, d, Tq)
+    dq *= scale  # in place: the kernel summed dS k without the scale, and dS^T q for dk
+    dk *= scale
+    return dq.transpose(0, 2, 1), dk, dv
+    # --8<-- [end:backward]

@@ -1,0 +1,343 @@
+"""Attention on an NVIDIA GPU: Numba CUDA kernels with online softmax, the same
+functions and signatures as the reference.
+
+How the work maps onto the GPU:
+
+- forward: one thread per query row, TILE threads (TILE queries) per thread block, one
+  block per (batch entry, query tile). The block walks through the keys one tile at a
+  time: its threads first copy TILE rows of k and v into shared memory together (each
+  key row is then read from global memory once per block, not once per query), wait at
+  a barrier, and then each thread runs the online softmax over those TILE keys for its
+  own query, keeping its running max m, sum l and unnormalised output row in registers
+  (local memory). The (Tq, Tk) matrix never exists.
+- backward: FlashAttention's recomputation, split so that no two threads ever add to
+  the same number: `_delta` computes rowsum(dO * O); `_grad_q` gives each query row a
+  thread that walks all keys (as the forward does) and sums dS_ij k_j; `_grad_kv` gives
+  each key row a thread that walks all queries and sums P_ij dO_i and dS_ij q_i.
+
+The functions take and return NumPy arrays: they copy the inputs to the device, launch
+and copy the results back (resident GPU tensors are a later step). Sizes are passed to
+the kernels as plain integer arguments: nothing but the data is copied per launch.
+Shared and local arrays need sizes known when compiling, so head dims are limited to
+MAX_DIM and there is one set of kernels per dtype (float32 with tiles of 32, float64
+with tiles of 16, which keeps the shared memory of a block at 32 KiB).
+"""
+
+import math
+
+import numpy as np
+from numba import cuda, float32, float64
+
+MAX_DIM = 128  # the largest head dim d (and dv) the kernels accept
+
+
+def _build_kernels(dtype, TILE):
+    """The four kernels for one dtype; TILE threads per block, TILE rows per shared tile."""
+
+    # --8<-- [start:forward_kernel]
+    @cuda.jit
+    def forward(q, k, v, mask, has_mask, mask_b, mask_q, mask_k, scale, is_causal, Tq, Tk, d, dv, n_tiles, out, lse):
+        b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
+        tx = cuda.threadIdx.x
+        i = tile * TILE + tx  # this thread's query
+        k_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
+        v_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
+        q_row = cuda.local.array(MAX_DIM, dtype)
+        acc = cuda.local.array(MAX_DIM, dtype)  # sum_j exp(s_j - m) v_j, not yet divided by l
+        active = i < Tq
+        for e in range(d):
+            q_row[e] = q[b, i, e] * scale if active else 0.0
+        for e in range(dv):
+            acc[e] = 0.0
+        m = dtype(-math.inf)  # running max of the scores seen so far
+        l = dtype(0.0)  # running sum of exp(s_j - m)
+        k_end = min(Tk, (tile + 1) * TILE) if is_causal else Tk  # the same for the whole block
+        for j0 in range(0, k_end, TILE):
+            # all threads copy the tile of keys and values, then wait for each other
+            for r in range(tx, TILE * max(d, dv), TILE):
+                row, col = r // max(d, dv), r % max(d, dv)
+                if j0 + row < Tk and col < d:
+                    k_tile[row, col] = k[b, j0 + row, col]
+                if j0 + row < Tk and col < dv:
+                    v_tile[row, col] = v[b, j0 + row, col]
+            cuda.syncthreads()
+            if active:
+                for c in range(min(TILE, k_end - j0)):
+                    j = j0 + c
+                    s = dtype(0.0)
+                    for e in range(d):
+                        s += q_row[e] * k_tile[c, e]
+                    if has_mask:
+                        s += mask[b * mask_b, i * mask_q, j * mask_k]
+                    if (is_causal and j > i) or s == -math.inf:
+                        continue  # this key is hidden from this query
+                    if s > m:  # a new max: rescale what was summed against the old one
+                        alpha = math.exp(m - s)
+                        l *= alpha
+                        for e in range(dv):
+                            acc[e] *= alpha
+                        m = s
+                    p = math.exp(s - m)
+                    l += p
+                    for e in range(dv):
+                        acc[e] += p * v_tile[c, e]
+            cuda.syncthreads()  # before the next tile overwrites k_tile and v_tile
+        if active:
+            inv = 1.0 / l if l > 0.0 else 0.0  # no visible key: output 0, lse -inf
+            for e in range(dv):
+                out[b, i, e] = acc[e] * inv
+            lse[b, i] = m + math.log(l) if l > 0.0 else -math.inf
+
+    # --8<-- [end:forward_kernel]
+
+    @cuda.jit
+    def delta(grad_out, out, B, Tq, dv, result):
+        """result[b, i] = rowsum(dO * O), one thread per row."""
+        row = cuda.grid(1)
+        if row < B * Tq:
+            b, i = row // Tq, row % Tq
+            total = dtype(0.0)
+            for e in range(dv):
+                total += grad_out[b, i, e] * out[b, i, e]
+            result[b, i] = total
+
+    @cuda.jit
+    def grad_q(
+        q,
+        k,
+        v,
+        grad_out,
+        lse,
+        dlt,
+        mask,
+        has_mask,
+        mask_b,
+        mask_q,
+        mask_k,
+        scale,
+        is_causal,
+        Tq,
+        Tk,
+        d,
+        dv,
+        n_tiles,
+        dq,
+    ):
+        """dq_i = scale * sum_j dS_ij k_j, one thread per query, keys by shared tiles."""
+        b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
+        tx = cuda.threadIdx.x
+        i = tile * TILE + tx
+        k_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
+        v_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
+        q_row = cuda.local.array(MAX_DIM, dtype)
+        do_row = cuda.local.array(MAX_DIM, dtype)
+        acc = cuda.local.array(MAX_DIM, dtype)
+        active = i < Tq
+        for e in range(d):
+            q_row[e] = q[b, i, e] * scale if active else 0.0
+            acc[e] = 0.0
+        for e in range(dv):
+            do_row[e] = grad_out[b, i, e] if active else 0.0
+        row_lse = lse[b, i] if active else dtype(-math.inf)
+        row_delta = dlt[b, i] if active else dtype(0.0)
+        k_end = min(Tk, (tile + 1) * TILE) if is_causal else Tk
+        for j0 in range(0, k_end, TILE):
+            for r in range(tx, TILE * max(d, dv), TILE):
+                row, col = r // max(d, dv), r % max(d, dv)
+                if j0 + row < Tk and col < d:
+                    k_tile[row, col] = k[b, j0 + row, col]
+                if j0 + row < Tk and col < dv:
+                    v_tile[row, col] = v[b, j0 + row, col]
+            cuda.syncthreads()
+            if active and row_lse > -math.inf:
+                for c in range(min(TILE, k_end - j0)):
+                    j = j0 + c
+                    s = dtype(0.0)
+                    for e in range(d):
+                        s += q_row[e] * k_tile[c, e]
+                    if has_mask:
+                        s += mask[b * mask_b, i * mask_q, j * mask_k]
+                    if (is_causal and j > i) or s == -math.inf:
+                        continue
+                    p = math.exp(s - row_lse)  # P_ij rebuilt from the saved log-sum-exp
+                    dp = dtype(0.0)
+                    for e in range(dv):
+                        dp += do_row[e] * v_tile[c, e]
+                    ds = p * (dp - row_delta)
+                    for e in range(d):
+                        acc[e] += ds * k_tile[c, e]
+            cuda.syncthreads()
+        if active:
+            for e in range(d):
+                dq[b, i, e] = acc[e] * scale
+
+    @cuda.jit
+    def grad_kv(
+        q,
+        k,
+        v,
+        grad_out,
+        lse,
+        dlt,
+        mask,
+        has_mask,
+        mask_b,
+        mask_q,
+        mask_k,
+        scale,
+        is_causal,
+        Tq,
+        Tk,
+        d,
+        dv,
+        n_tiles,
+        dk,
+        dv_out,
+    ):
+        """dk_j = scale * sum_i dS_ij q_i and dv_j = sum_i P_ij dO_i, one thread per key,
+        queries (with their dO, lse and delta) by shared tiles."""
+        b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
+        tx = cuda.threadIdx.x
+        j = tile * TILE + tx  # this thread's key
+        q_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
+        do_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
+        lse_tile = cuda.shared.array(TILE, dtype)
+        delta_tile = cuda.shared.array(TILE, dtype)
+        k_row = cuda.local.array(MAX_DIM, dtype)
+        v_row = cuda.local.array(MAX_DIM, dtype)
+        dk_acc = cuda.local.array(MAX_DIM, dtype)
+        dv_acc = cuda.local.array(MAX_DIM, dtype)
+        active = j < Tk
+        for e in range(d):
+            k_row[e] = k[b, j, e] if active else 0.0
+            dk_acc[e] = 0.0
+        for e in range(dv):
+            v_row[e] = v[b, j, e] if active else 0.0
+            dv_acc[e] = 0.0
+        i_start = tile * TILE if is_causal else 0  # earlier queries see none of these keys
+        for i0 in range(i_start, Tq, TILE):
+            for r in range(tx, TILE * max(d, dv), TILE):
+                row, col = r // max(d, dv), r % max(d, dv)
+                if i0 + row < Tq and col < d:
+                    q_tile[row, col] = q[b, i0 + row, col] * scale
+                if i0 + row < Tq and col < dv:
+                    do_tile[row, col] = grad_out[b, i0 + row, col]
+            if i0 + tx < Tq:
+                lse_tile[tx] = lse[b, i0 + tx]
+                delta_tile[tx] = dlt[b, i0 + tx]
+            cuda.syncthreads()
+            if active:
+                for c in range(min(TILE, Tq - i0)):
+                    i = i0 + c
+                    if (is_causal and j > i) or lse_tile[c] == -math.inf:
+                        continue
+                    s = dtype(0.0)
+                    for e in range(d):
+                        s += q_tile[c, e] * k_row[e]
+                    if has_mask:
+                        s += mask[b * mask_b, i * mask_q, j * mask_k]
+                    if s == -math.inf:
+                        continue
+                    p = math.exp(s - lse_tile[c])
+                    dp = dtype(0.0)
+                    for e in range(dv):
+                        dp += do_tile[c, e] * v_row[e]
+                        dv_acc[e] += p * do_tile[c, e]
+                    ds = p * (dp - delta_tile[c])
+                    for e in range(d):
+                        dk_acc[e] += ds * q_tile[c, e]  # q_tile holds scale * q
+            cuda.syncthreads()
+        if active:
+            for e in range(d):
+                dk[b, j, e] = dk_acc[e]
+            for e in range(dv):
+                dv_out[b, j, e] = dv_acc[e]
+
+    return forward, delta, grad_q, grad_kv
+
+
+_KERNELS = {
+    np.dtype(np.float32): (32, _build_kernels(float32, 32)),
+    np.dtype(np.float64): (16, _build_kernels(float64, 16)),
+}
+
+
+def _setup(name, q, k, v, mask):
+    """Check what the kernels support; the device copies of q, k, v and the mask, and
+    the integer arguments that describe the mask's broadcasting (1 = varies, 0 = fixed)."""
+    if q.dtype not in _KERNELS:
+        raise TypeError(f"{name} (cuda): float32 or float64 arrays expected, got {q.dtype}")
+    if q.shape[2] > MAX_DIM or v.shape[2] > MAX_DIM:
+        raise ValueError(
+            f"{name} (cuda): head dims up to {MAX_DIM} are supported, got q {q.shape} and v {v.shape}; "
+            "use the 'numba' or 'numpy' backend"
+        )
+    if mask is None:
+        mask, has_mask = np.zeros((1, 1, 1), q.dtype), False
+    else:
+        mask, has_mask = np.asarray(mask, q.dtype).reshape((1,) * (3 - np.ndim(mask)) + np.shape(mask)), True
+    flags = tuple(int(s > 1) for s in mask.shape)  # index = position * flag: 0 where broadcast
+    arrays = [cuda.to_device(np.ascontiguousarray(a)) for a in (q, k, v, mask)]
+    return arrays, has_mask, flags
+
+
+# --8<-- [start:forward]
+def attention_forward(q, k, v, scale, is_causal, mask):
+    """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, on the GPU."""
+    B, Tq, d = q.shape
+    Tk, dv = k.shape[1], v.shape[2]
+    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = _setup("attention_forward", q, k, v, mask)
+    tile, (forward, _, _, _) = _KERNELS[q.dtype]
+    out = cuda.device_array((B, Tq, dv), q.dtype)
+    lse = cuda.device_array((B, Tq), q.dtype)
+    n_tiles = -(-Tq // tile)
+    if B * n_tiles > 0:
+        forward[B * n_tiles, tile](
+            q_d, k_d, v_d, mask_d, has_mask, mb, mq, mk, scale, bool(is_causal), Tq, Tk, d, dv, n_tiles, out, lse
+        )
+    return out.copy_to_host(), lse.copy_to_host()
+    # --8<-- [end:forward]
+
+
+def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
+    """dq, dk, dv, as the reference, recomputing P from q, k and lse on the GPU."""
+    B, Tq, d = q.shape
+    Tk, dv = k.shape[1], v.shape[2]
+    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = _setup("attention_backward", q, k, v, mask)
+    tile, (_, delta, grad_q, grad_kv) = _KERNELS[q.dtype]
+    do_d = cuda.to_device(np.ascontiguousarray(grad_out, dtype=q.dtype))
+    lse_d = cuda.to_device(np.ascontiguousarray(lse, dtype=q.dtype))
+    delta_d = cuda.device_array((B, Tq), q.dtype)
+    dq, dk, dvv = (cuda.device_array(s, q.dtype) for s in ((B, Tq, d), (B, Tk, d), (B, Tk, dv)))
+    causal = bool(is_causal)
+    if B * Tq > 0:
+        delta[-(-B * Tq // 128), 128](do_d, cuda.to_device(np.ascontiguousarray(out)), B, Tq, dv, delta_d)
+        n_q = -(-Tq // tile)
+        grad_q[B * n_q, tile](
+            q_d, k_d, v_d, do_d, lse_d, delta_d, mask_d, has_mask, mb, mq, mk, scale, causal, Tq, Tk, d, dv, n_q, dq
+        )
+    if B * Tk > 0:
+        n_k = -(-Tk // tile)
+        grad_kv[B * n_k, tile](
+            q_d,
+            k_d,
+            v_d,
+            do_d,
+            lse_d,
+            delta_d,
+            mask_d,
+            has_mask,
+            mb,
+            mq,
+            mk,
+            scale,
+            causal,
+            Tq,
+            Tk,
+            d,
+            dv,
+            n_k,
+            dk,
+            dvv,
+        )
+    return dq.copy_to_host(), dk.copy_to_host(), dvv.copy_to_host()

@@ -1,0 +1,1 @@
+"""Readable NumPy kernels: the reference every other backend is tested against."""

@@ -1,0 +1,86 @@
+"""Scaled dot-product attention in NumPy: a matrix product, a stable softmax, another
+matrix product. This is the reference every other backend is tested against.
+
+For one batch entry (one head of one sample), with queries q (Tq, d), keys k (Tk, d)
+and values v (Tk, dv):
+
+    S = scale * q @ k^T + mask        (Tq, Tk)   how well each query matches each key
+    P = softmax(S) along each row      (Tq, Tk)   the attention weights, rows sum to 1
+    O = P @ v                          (Tq, dv)   each output row: a weighted mean of values
+
+The arrays here are 3-D, (B, T, d), with B every leading dim of the caller flattened
+into one. `mask` is None or an additive float array broadcastable to (B, Tq, Tk)
+(0 where a query may attend, -inf where not); `is_causal` masks key j for query i when
+j > i (the lower triangle of a (Tq, Tk) matrix, aligned at the top left, as PyTorch).
+
+Both passes hold the whole (B, Tq, Tk) score matrix: memory grows as T^2. The CPU and
+CUDA kernels compute the same numbers block by block, in O(T d) memory.
+
+A row whose keys are all masked has no weights to share out; it gives a zero output and
+zero gradients (PyTorch does the same), and its log-sum-exp is -inf.
+"""
+
+import numpy as np
+
+
+# --8<-- [start:scores]
+def causal_mask(Tq, Tk):
+    """(Tq, Tk) bool, True where query i may see key j: j <= i (top-left aligned)."""
+    return np.tril(np.ones((Tq, Tk), dtype=bool))
+
+
+def attention_scores(q, k, scale, is_causal, mask):
+    """S = scale * q @ k^T + mask, with -inf where the causal mask forbids: (B, Tq, Tk)."""
+    scores = (q @ k.transpose(0, 2, 1)) * scale  # (B, Tq, d) @ (B, d, Tk) -> (B, Tq, Tk)
+    if mask is not None:
+        scores = scores + mask  # (B or 1, Tq or 1, Tk) broadcasts over the rows it lacks
+    if is_causal:
+        scores = np.where(causal_mask(q.shape[1], k.shape[1]), scores, -np.inf)
+    return scores
+    # --8<-- [end:scores]
+
+
+# --8<-- [start:forward]
+def attention_forward(q, k, v, scale, is_causal, mask):
+    """out = softmax(scale * q @ k^T + mask) @ v, and the log-sum-exp of each row.
+
+    q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq).
+    lse = log(sum_j exp(S_ij)) is all the backward pass needs to rebuild P from S.
+    """
+    scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk)
+    # Stable softmax: exp(S - max) never overflows, and the shift cancels in the ratio.
+    row_max = scores.max(axis=-1, keepdims=True)  # (B, Tq, 1)
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)  # a fully masked row: -inf -> 0
+    weights = np.exp(scores - row_max)  # (B, Tq, Tk), in [0, 1]; masked entries exp(-inf) = 0
+    row_sum = weights.sum(axis=-1, keepdims=True)  # (B, Tq, 1), >= 1 unless fully masked
+    seen = row_sum > 0
+    probs = weights / np.where(seen, row_sum, 1.0)  # P: (B, Tq, Tk), fully masked rows stay 0
+    out = probs @ v  # (B, Tq, Tk) @ (B, Tk, dv) -> (B, Tq, dv)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for a fully masked row, on purpose
+        lse = (row_max + np.log(row_sum))[..., 0]  # (B, Tq)
+    return out, lse
+    # --8<-- [end:forward]
+
+
+# --8<-- [start:backward]
+def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
+    """dq, dk, dv of out = P @ v, P = softmax(S), S = scale * q @ k^T + mask.
+
+    P is rebuilt from the saved lse: P = exp(S - lse). With dO = grad_out (B, Tq, dv):
+        dv = P^T @ dO                       (B, Tk, dv)
+        dP = dO @ v^T                       (B, Tq, Tk)
+        dS = P * (dP - rowsum(dO * O))      (B, Tq, Tk)   the softmax backward
+        dq = scale * dS @ k,  dk = scale * dS^T @ q
+    rowsum(dO * O) equals rowsum(P * dP) (O = P v), and costs O(T d) instead of O(T^2).
+    """
+    scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk), as in forward
+    seen = np.isfinite(lse)[..., None]  # (B, Tq, 1): False for fully masked rows
+    probs = np.exp(scores - np.where(seen, lse[..., None], np.inf))  # P; 0 where not seen
+    grad_v = probs.transpose(0, 2, 1) @ grad_out  # (B, Tk, Tq) @ (B, Tq, dv)
+    grad_probs = grad_out @ v.transpose(0, 2, 1)  # (B, Tq, dv) @ (B, dv, Tk) -> dP
+    delta = (grad_out * out).sum(axis=-1, keepdims=True)  # (B, Tq, 1): rowsum(dO * O)
+    grad_scores = probs * (grad_probs - delta)  # dS: (B, Tq, Tk)
+    grad_q = (grad_scores @ k) * scale  # (B, Tq, Tk) @ (B, Tk, d)
+    grad_k = (grad_scores.transpose(0, 2, 1) @ q) * scale  # (B, Tk, Tq) @ (B, Tq, d)
+    return grad_q, grad_k, grad_v
+    # --8<-- [end:backward]

@@ -1,0 +1,296 @@
+"""Convolution layers: Conv1d, Conv2d and ConvTranspose2d (and the Keras-style aliases
+Conv2D and Conv2DTranspose).
+
+Each holds a weight of PyTorch's shape and a bias (out_channels,):
+
+    Conv1d / Conv2d:   weight (out_channels, in_channels / groups, *kernel_size)
+    ConvTranspose2d:   weight (in_channels, out_channels / groups, *kernel_size)
+
+and initialises them as PyTorch does: kaiming_uniform_(weight, a=sqrt(5)), which works
+out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same range, with
+fan_in = weight.shape[1] * kernel size. Attribute names, `repr` and state-dict keys
+are PyTorch's, so PyTorch weights load unchanged. The math is in `minigrad.ops.conv`.
+"""
+
+import math
+
+from minigrad.creation import empty
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
+from minigrad.ops.conv import _tuple
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+class _ConvNd(Module):
+    """What the three layers share: checking the arguments, the parameters, their
+    initialisation and the repr. `transposed` layers store the weight (in, out/groups, ...)."""
+
+    _dims = 2
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        groups,
+        bias,
+        padding_mode,
+        transposed,
+        output_padding,
+        dtype,
+    ):
+        super().__init__()
+        name, n = type(self).__name__, self._dims
+        if groups <= 0:
+            raise ValueError(f"{name}: groups must be a positive integer, got {groups}")
+        if in_channels % groups:
+            raise ValueError(f"{name}: in_channels ({in_channels}) must be divisible by groups ({groups})")
+        if out_channels % groups:
+            raise ValueError(f"{name}: out_channels ({out_channels}) must be divisible by groups ({groups})")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, got {padding_mode!r}")
+        stride = _tuple(stride, n, "stride", name)
+        dilation = _tuple(dilation, n, "dilation", name)
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError(f"{name}: padding='same' is not supported for strided convolutions")
+        else:
+            padding = _tuple(padding, n, "padding", name)
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _tuple(kernel_size, n, "kernel_size", name)
+        self.stride, self.padding, self.dilation = stride, padding, dilation
+        self.transposed = transposed
+        self.output_padding = _tuple(output_padding, n, "output_padding", name)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        # the amounts F.pad needs for a padding_mode other than zeros: (left, right) per
+        # dim, last dim first, as F.pad takes them ('same' may be uneven)
+        self._reversed_padding_repeated_twice = _reversed_padding(padding, self.kernel_size, dilation)
+        if transposed:
+            shape = (in_channels, out_channels // groups, *self.kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = Parameter(empty(*shape, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's default: W ~ kaiming_uniform_(a=sqrt(5)) = U(+-1/sqrt(fan_in)), and b
+        from the same range."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        n = self._dims
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+    def _conv_forward(self, input, conv):
+        """conv(input, weight, bias, ...) with this layer's settings; a padding_mode other
+        than zeros pads with F.pad first and then convolves without padding."""
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+def _reversed_padding(padding, kernel_size, dilation):
+    if padding == "valid":
+        return (0, 0) * len(kernel_size)
+    pairs = []
+    for d, k, i in reversed(list(zip(dilation, kernel_size, range(len(kernel_size))))):
+        if padding == "same":
+            total = d * (k - 1)
+            pairs += [total // 2, total - total // 2]
+        else:
+            pairs += [padding[i], padding[i]]
+    return tuple(pairs)
+
+
+# --8<-- [start:conv2d_module]
+class Conv2d(_ConvNd):
+    """2-d convolution layer: y = conv2d(x, W) + b for x (N, C_in, H, W) or (C_in, H, W).
+
+    W: (out_channels, in_channels / groups, kH, kW), b: (out_channels,).
+    padding: an int, a pair, 'valid' or 'same'; padding_mode: 'zeros', 'reflect',
+    'replicate' or 'circular' (what the border is filled with).
+    """
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            False,
+            0,
+            dtype,
+        )
+
+    def forward(self, input):
+        return self._conv_forward(input, F.conv2d)
+
+    # --8<-- [end:conv2d_module]
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution layer: y = conv1d(x, W) + b for x (N, C_in, L) or (C_in, L).
+
+    W: (out_channels, in_channels / groups, k), b: (out_channels,).
+    """
+
+    _dims = 1
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        dtype=None,
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            False,
+            0,
+            dtype,
+        )
+
+    def forward(self, input):
+        return self._conv_forward(input, F.conv1d)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-d convolution layer (sometimes called "deconvolution"): the
+    gradient of a Conv2d for its input, used as a layer to upsample.
+
+    W: (in_channels, out_channels / groups, kH, kW), b: (out_channels,). The output
+    is (H - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1 high (and
+    wide); `forward(input, output_size)` picks output_padding to reach output_size.
+    """
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        dtype=None,
+    ):
+        if padding_mode != "zeros":
+            raise ValueError(f'ConvTranspose2d: only "zeros" padding mode is supported, got {padding_mode!r}')
+        if isinstance(padding, str):
+            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair of ints, got {padding!r}")
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            True,
+            output_padding,
+            dtype,
+        )
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose2d(
+            input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
+        )
+
+    def _output_padding(self, input, output_size):
+        """output_padding from a requested output size: each size from the smallest one
+        up to stride - 1 (or dilation - 1) more is reachable."""
+        if output_size is None:
+            return self.output_padding
+        output_size = tuple(int(s) for s in output_size)[-2:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2d: output_size must have 2 or 4 elements, got {output_size}")
+        padding = []
+        for d in range(2):
+            smallest = (
+                (input.shape[-2 + d] - 1) * self.stride[d]
+                - 2 * self.padding[d]
+                + self.dilation[d] * (self.kernel_size[d] - 1)
+                + 1
+            )
+            largest = smallest + max(self.stride[d], self.dilation[d]) - 1
+            if not smallest <= output_size[d] <= largest:
+                raise ValueError(
+                    f"ConvTranspose2d: requested an output size of {output_size}, but valid sizes for an input of "
+                    f"shape {input.shape} range from {smallest} to {largest} in dim {d}"
+                )
+            padding.append(output_size[d] - smallest)
+        return tuple(padding)
+
+
+# Keras-style names
+Conv2D = Conv2d
+Conv2DTranspose = ConvTranspose2d

@@ -1,0 +1,363 @@
+"""Scaled dot-product attention: F.scaled_dot_product_attention, its Function and kernels.
+
+- values and query/key/value gradients against PyTorch (float64 and float32) on the
+  NumPy reference and the Numba backend: masks (bool, float, broadcast, fully masked
+  rows), is_causal with Tq != Tk, scale, leading batch dims and their broadcasting,
+  grouped-query attention;
+- the Numba kernels against the reference kernels on shapes drawn by hypothesis (size-1
+  dims, primes, lengths across the block sizes, every mask layout), and the memory they
+  use: O(T d), where the reference needs O(T^2);
+- the reference against float64 finite differences, first and second derivatives;
+- dropout (the global generator), a float mask that needs a gradient, argument checks.
+The CUDA kernels are tested in tests/cuda/test_attention_cuda.py.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minigrad as mg
+import minigrad.nn.functional as F
+from minigrad.kernels.cpu import attention as cpu
+from minigrad.kernels.reference import attention as ref
+from tests.helpers import assert_close, check_grads, rand
+
+BACKENDS = ["numpy", "numba"]
+TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-11), np.float32: dict(rtol=2e-4, atol=2e-5)}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_attention_kernels():
+    """Compile (or load from Numba's cache) the CPU attention kernels for both float
+    dtypes once, so that no test pays for it."""
+    for dtype in (np.float32, np.float64):
+        q = np.ones((1, 3, 2), dtype=dtype)
+        out, lse = cpu.attention_forward(q, q, q, 1.0, True, None)
+        cpu.attention_backward(out, q, q, q, out, lse, 1.0, True, None)
+
+
+def _mask_tensors(mask, dtype):
+    if mask is None:
+        return None, None
+    if mask.dtype == bool:
+        return mg.tensor(mask), torch.tensor(mask)
+    mask = mask.astype(dtype) if mask.dtype != np.float32 else mask
+    return mg.tensor(mask), torch.tensor(mask)
+
+
+def against_torch(shapes, backend, dtype, mask=None, seed=0, **kwargs):
+    """F.scaled_dot_product_attention and PyTorch's on the same q, k, v (shapes) and mask:
+    compare the outputs and the q, k, v gradients for a random output gradient."""
+    arrays = [rand(*s, seed=seed + i, dtype=dtype) for i, s in enumerate(shapes)]
+    mine = [mg.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    mask_mg, mask_torch = _mask_tensors(mask, dtype)
+    with mg.backends.use(backend):
+        out = F.scaled_dot_product_attention(*mine, attn_mask=mask_mg, **kwargs)
+        tout = TF.scaled_dot_product_attention(*theirs, attn_mask=mask_torch, **kwargs)
+        assert out.dtype == dtype
+        assert_close(out, tout, **TOLERANCE[dtype])
+        g = rand(*tout.shape, seed=seed + 9, dtype=dtype)
+        out.backward(mg.tensor(g))
+        tout.backward(torch.tensor(g))
+    for x, t in zip(mine, theirs):
+        assert x.grad.dtype == dtype
+        assert_close(x.grad, t.grad, **TOLERANCE[dtype])
+
+
+def _bool_mask(shape, seed, masked_rows=()):
+    """True = attend; about a third masked out; the listed rows (dim -2) fully masked."""
+    mask = np.random.default_rng(seed).random(shape) > 0.35
+    for row in masked_rows:
+        mask[..., row, :] = False
+    return mask
+
+
+# ---- PyTorch as the oracle --------------------------------------------------------------------
+CASES = [  # (query, key, value shapes), mask, keyword arguments
+    (((2, 3, 5, 4), (2, 3, 5, 4), (2, 3, 5, 4)), None, {}),
+    (((2, 3, 6, 4), (2, 3, 6, 4), (2, 3, 6, 3)), None, dict(is_causal=True)),
+    (((1, 2, 3, 4), (1, 2, 7, 4), (1, 2, 7, 5)), None, dict(is_causal=True)),  # Tq < Tk
+    (((1, 2, 7, 4), (1, 2, 3, 4), (1, 2, 3, 2)), None, dict(is_causal=True)),  # Tq > Tk
+    (((5, 4), (6, 4), (6, 3)), None, {}),  # no batch dims
+    (((3, 5, 4), (3, 6, 4), (3, 6, 2)), None, dict(scale=0.3)),
+    (((2, 1, 2, 3, 4), (2, 1, 2, 5, 4), (2, 1, 2, 5, 3)), None, dict(is_causal=True)),  # 3 batch dims
+    (((2, 3, 4, 5), (1, 1, 6, 5), (1, 1, 6, 3)), None, {}),  # key and value broadcast over the batch
+    (((2, 4, 5), (6, 5), (6, 2)), None, {}),  # 2-D key and value
+    (((1, 1, 1), (1, 1, 1), (1, 1, 1)), None, {}),
+    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), _bool_mask((5, 7), 0, masked_rows=(1,)), {}),
+    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), _bool_mask((2, 1, 1, 7), 1), {}),  # key padding
+    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), _bool_mask((2, 2, 5, 7), 2, masked_rows=(0, 4)), {}),
+    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), rand(2, 2, 5, 7, seed=3), {}),  # float mask
+    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), rand(5, 1, seed=4), dict(scale=2.0)),  # per-query
+    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), rand(1, 7, seed=5).astype(np.float32), {}),
+    (((2, 4, 5, 8), (2, 2, 6, 8), (2, 1, 6, 3)), None, dict(enable_gqa=True)),
+    (((2, 4, 5, 8), (2, 2, 6, 8), (2, 2, 6, 3)), None, dict(enable_gqa=True, is_causal=True)),
+    (((1, 2, 150, 16), (1, 2, 150, 16), (1, 2, 150, 9)), None, dict(is_causal=True)),  # several blocks
+    (((2, 131, 7), (2, 67, 7), (2, 67, 5)), _bool_mask((2, 131, 67), 6, masked_rows=(3, 130)), {}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shapes, mask, kwargs", CASES)
+def test_matches_pytorch(shapes, mask, kwargs, dtype, backend):
+    against_torch(shapes, backend, dtype, mask=mask, **kwargs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fully_masked_rows_give_zeros_as_pytorch(backend):
+    q, k, v = (mg.tensor(rand(1, 3, 4, seed=i), requires_grad=True) for i in range(3))
+    mask = np.ones((3, 3), dtype=bool)
+    mask[1] = False
+    with mg.backends.use(backend):
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mg.tensor(mask))
+        out.sum().backward()
+    assert np.all(out.data[0, 1] == 0) and np.all(np.isfinite(out.data))
+    assert np.all(q.grad.data[0, 1] == 0) and np.all(np.isfinite(k.grad.data))
+    # a float mask of -inf is the same thing
+    with mg.backends.use(backend):
+        float_mask = mg.tensor(np.where(mask, 0.0, -np.inf))
+        again = F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask)
+    np.testing.assert_array_equal(again.data, out.data)
+
+
+def test_float16_runs_on_the_reference_kernels_on_every_backend():
+    arrays = [rand(2, 4, 3, seed=i, dtype=np.float16) for i in range(3)]
+    expected = TF.scaled_dot_product_attention(*(torch.tensor(a, dtype=torch.float32) for a in arrays), is_causal=True)
+    for backend in BACKENDS:
+        with mg.backends.use(backend):
+            out = F.scaled_dot_product_attention(*(mg.tensor(a) for a in arrays), is_causal=True)
+        assert out.dtype == np.float16
+        assert_close(out.to(mg.float32), expected, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("Tq, Tk, d", [(0, 3, 2), (3, 0, 2), (3, 4, 0)])
+def test_empty_dims_as_pytorch(Tq, Tk, d):
+    arrays = [rand(2, Tq, d, seed=0), rand(2, Tk, d, seed=1), rand(2, Tk, 3, seed=2)]
+    out = F.scaled_dot_product_attention(*(mg.tensor(a) for a in arrays))
+    assert_close(out, TF.scaled_dot_product_attention(*(torch.tensor(a) for a in arrays)))
+
+
+def test_float_mask_that_requires_grad_gets_its_gradient():
+    q, k, v, m = rand(2, 4, 3, seed=0), rand(2, 5, 3, seed=1), rand(2, 5, 2, seed=2), rand(4, 5, seed=3)
+    mine = [mg.tensor(a, requires_grad=True) for a in (q, k, v, m)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (q, k, v, m)]
+    out = F.scaled_dot_product_attention(*mine[:3], attn_mask=mine[3])
+    tout = TF.scaled_dot_product_attention(*theirs[:3], attn_mask=theirs[3])
+    assert_close(out, tout)
+    g = rand(2, 4, 2, seed=4)
+    out.backward(mg.tensor(g))
+    tout.backward(torch.tensor(g))
+    for x, t in zip(mine, theirs):
+        assert_close(x.grad, t.grad)
+
+
+# ---- dropout ------------------------------------------------------------------------------------
+def test_dropout_uses_the_global_generator():
+    q, k, v = (mg.tensor(rand(2, 5, 4, seed=i)) for i in range(3))
+
+    def run(seed):
+        mg.manual_seed(seed)
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=0.4).numpy()
+
+    assert np.array_equal(run(0), run(0))
+    assert not np.allclose(run(0), run(1))
+    # the same numbers by hand: softmax, then drop with a generator seeded the same way
+    probs, _ = ref.attention_forward(q.data, k.data, np.eye(5)[None].repeat(2, 0), 0.5, False, None)
+    keep = np.random.default_rng(0).random(probs.shape) >= 0.4
+    np.testing.assert_allclose(run(0), (probs * keep / 0.6) @ v.data, rtol=1e-6)
+
+
+def test_dropout_of_one_gives_zeros_and_gradients_flow():
+    q, k, v = (mg.tensor(rand(2, 3, 4, seed=i), requires_grad=True) for i in range(3))
+    assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).data == 0)
+
+    def attention_with_dropout(q, k, v):
+        mg.manual_seed(3)  # the same dropout mask on every call of gradcheck
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=0.3, is_causal=True)
+
+    check_grads(attention_with_dropout, rand(2, 3, 4, seed=0), rand(2, 3, 4, seed=1), rand(2, 3, 2, seed=2))
+
+
+# ---- finite differences -------------------------------------------------------------------------
+GRAD_CASES = [
+    ((2, 4, 3), (2, 5, 3), (2, 5, 2), None, {}),
+    ((2, 4, 3), (2, 5, 3), (2, 5, 2), None, dict(is_causal=True, scale=0.7)),
+    ((1, 2, 4, 3), (1, 2, 3, 3), (1, 2, 3, 2), _bool_mask((4, 3), 7, masked_rows=(2,)), {}),
+    ((1, 4, 3, 2), (1, 2, 3, 2), (1, 2, 3, 2), None, dict(enable_gqa=True)),
+    ((2, 3, 4), (4, 4), (4, 3), rand(3, 4, seed=8), {}),  # float mask, broadcast key/value
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("q_shape, k_shape, v_shape, mask, kwargs", GRAD_CASES)
+def test_gradients_match_finite_differences(q_shape, k_shape, v_shape, mask, kwargs, backend):
+    attn_mask = None if mask is None else mg.tensor(mask)
+
+    def attention(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, **kwargs)
+
+    arrays = rand(*q_shape, seed=0), rand(*k_shape, seed=1), rand(*v_shape, seed=2)
+    with mg.backends.use(backend):
+        check_grads(attention, *arrays, second=backend == "numpy")
+
+
+def test_second_derivatives_are_the_same_on_every_backend():
+    arrays = rand(2, 5, 3, seed=0), rand(2, 6, 3, seed=1), rand(2, 6, 4, seed=2)
+    results = []
+    for backend in BACKENDS:
+        q, k, v = (mg.tensor(a, requires_grad=True) for a in arrays)
+        with mg.backends.use(backend):
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            (gq,) = mg.autograd.grad((out * out).sum(), q, create_graph=True)
+            (gq * gq).sum().backward()
+        results.append([t.grad.numpy() for t in (q, k, v)])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_mask_gradient_matches_finite_differences():
+    def attention(q, k, v, m):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+    check_grads(attention, rand(2, 3, 2, seed=0), rand(2, 4, 2, seed=1), rand(2, 4, 2, seed=2), rand(3, 4, seed=3))
+
+
+# ---- the Numba kernels against the reference ----------------------------------------------------
+LENGTHS = st.sampled_from([1, 2, 3, 7, 13, 64, 65, 127, 128, 129, 200])
+MASKS = ["none", "full", "keys", "queries", "batch keys"]
+
+
+def _kernel_mask(kind, B, Tq, Tk, rng, dtype):
+    """An additive mask in each layout the Function passes to the kernels."""
+    shape = {"none": None, "full": (B, Tq, Tk), "keys": (1, 1, Tk), "queries": (1, Tq, 1), "batch keys": (B, 1, Tk)}
+    if shape[kind] is None:
+        return None
+    if kind == "queries":  # a float mask: an additive bias per query
+        return rng.standard_normal(shape[kind]).astype(dtype)
+    return np.where(rng.random(shape[kind]) < 0.3, -np.inf, 0.0).astype(dtype)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    B=st.integers(1, 3),
+    Tq=LENGTHS,
+    Tk=LENGTHS,
+    d=st.sampled_from([1, 2, 3, 5, 16, 33, 64]),
+    dv=st.sampled_from([1, 4, 7, 64]),
+    is_causal=st.booleans(),
+    mask_kind=st.sampled_from(MASKS),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    seed=st.integers(0, 2**16),
+)
+def test_numba_kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed):
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal(s).astype(dtype) for s in ((B, Tq, d), (B, Tk, d), (B, Tk, dv)))
+    mask = None if is_causal else _kernel_mask(mask_kind, B, Tq, Tk, rng, dtype)
+    scale = 1.0 / np.sqrt(d)
+    inputs = [a.copy() for a in (q, k, v)]
+    out, lse = cpu.attention_forward(q, k, v, scale, is_causal, mask)
+    out_ref, lse_ref = ref.attention_forward(q, k, v, scale, is_causal, mask)
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    assert out.dtype == lse.dtype == dtype and out.shape == out_ref.shape and lse.shape == lse_ref.shape
+    np.testing.assert_allclose(out, out_ref, **tol)
+    np.testing.assert_allclose(lse, lse_ref, **tol)  # -inf where a query sees no key, in both
+    grad_out = rng.standard_normal(out.shape).astype(dtype)
+    grads = cpu.attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask)
+    grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, scale, is_causal, mask)
+    for name, g, g_ref in zip("qkv", grads, grads_ref):
+        assert g.dtype == dtype and g.shape == g_ref.shape, name
+        np.testing.assert_allclose(g, g_ref, **tol, err_msg=f"d{name}")
+    for a, before in zip((q, k, v), inputs):  # the kernels never write to their inputs
+        np.testing.assert_array_equal(a, before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vectorised_exp_is_accurate(dtype):
+    lowest = -87.3 if dtype == np.float32 else -708.3
+    x = np.concatenate([np.linspace(lowest, 0.0, 100001), [-1e-30, -0.0, lowest - 1, -1e30, -np.inf]]).astype(dtype)
+    expected = np.exp(x.astype(np.float64))
+    got = x.copy()
+    cpu.exp_nonpositive(got, cpu.exp_constants(got), np.empty_like(got))
+    normal = x >= lowest
+    ulp = np.finfo(dtype).eps
+    np.testing.assert_allclose(got[normal], expected[normal], rtol=4 * ulp, atol=0)
+    assert np.all(got[~normal] == 0.0)
+
+
+def _peak_bytes(fn):
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.slow
+def test_numba_backend_memory_grows_as_t_times_d_not_t_squared():
+    """Forward and backward at T = 2048: one (T, T) float32 matrix is 16 MiB. The NumPy
+    allocations of the Numba path (inputs' copies, outputs, dq parts) stay a few MiB;
+    the reference, which holds whole score matrices, needs many times 16 MiB."""
+    T, d = 2048, 32
+    q, k, v = (mg.tensor(rand(1, T, d, seed=i, dtype=np.float32), requires_grad=True) for i in range(3))
+
+    def forward_backward():
+        F.scaled_dot_product_attention(q, k, v, is_causal=True).sum().backward()
+
+    square = T * T * 4
+    with mg.backends.use("numba"):
+        forward_backward()  # compiled already; this just warms up
+        assert _peak_bytes(forward_backward) < square / 4
+    with mg.backends.use("numpy"):
+        assert _peak_bytes(forward_backward) > 2 * square  # the measurement can see T^2
+
+
+# ---- arguments ----------------------------------------------------------------------------------
+def _t(*shape, dtype=np.float32):
+    return mg.tensor(np.zeros(shape, dtype=dtype))
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, words",
+    [
+        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 5).bool(), is_causal=True), RuntimeError, "is_causal"),
+        ((_t(4), _t(4), _t(4)), {}, RuntimeError, "at least 2 dims"),
+        ((_t(3, 4), _t(5, 3), _t(5, 2)), {}, RuntimeError, "(5, 3)"),
+        ((_t(3, 4), _t(5, 4), _t(6, 2)), {}, RuntimeError, "(6, 2)"),
+        ((_t(2, 3, 4), _t(3, 5, 4), _t(3, 5, 2)), {}, RuntimeError, "(2, 3, 4)"),
+        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 4).bool()), RuntimeError, "attn_mask (3, 4)"),
+        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(2, 3, 5).bool()), RuntimeError, "(2, 3, 5)"),
+        ((_t(3, 4), _t(5, 4, dtype=np.float64), _t(5, 2)), {}, RuntimeError, "float64"),
+        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 5).long()), RuntimeError, "int64"),
+        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 5, dtype=np.float64)), RuntimeError, "float64"),
+        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(dropout_p=1.5), ValueError, "1.5"),
+        ((_t(1, 4, 3, 2), _t(1, 3, 5, 2), _t(1, 3, 5, 2)), dict(enable_gqa=True), RuntimeError, "(3) must divide"),
+        ((_t(3, 2), _t(5, 2), _t(5, 2)), dict(enable_gqa=True), RuntimeError, "heads"),
+        ((np.zeros((3, 2)), _t(5, 2), _t(5, 2)), {}, TypeError, "query must be a Tensor"),
+    ],
+)
+def test_bad_arguments_raise_naming_them(args, kwargs, error, words):
+    with pytest.raises(error, match="scaled_dot_product_attention") as info:
+        F.scaled_dot_product_attention(*args, **kwargs)
+    assert words in str(info.value)
+
+
+def test_both_mask_and_causal_raise_in_pytorch_too():
+    q = torch.zeros(3, 4)
+    with pytest.raises(RuntimeError):
+        TF.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(3, 3, dtype=torch.bool), is_causal=True)
+
+
+def test_default_scale_is_one_over_sqrt_d():
+    q, k, v = (mg.tensor(rand(2, 3, 9, seed=i)) for i in range(3))
+    assert_close(F.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(q, k, v, scale=1 / 3))
+    assert not np.allclose(
+        F.scaled_dot_product_attention(q, k, v).data, F.scaled_dot_product_attention(q, k, v, scale=1.0).data
+    )

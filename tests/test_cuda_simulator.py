@@ -1,0 +1,27 @@
+"""Run the CUDA kernel tests (tests/cuda) on Numba's CUDA simulator, in a fresh process:
+NUMBA_ENABLE_CUDASIM must be set before Numba is first imported."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_cuda_kernels_pass_on_the_simulator():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "cuda")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    tail = result.stdout[-4000:] + result.stderr[-2000:]
+    assert result.returncode == 0, tail
+    assert " passed" in result.stdout and "no tests ran" not in result.stdout, tail

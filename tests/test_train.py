@@ -106,3 +106,14 @@ def test_runs_as_a_module_and_names_its_output_folder(tmp_path):
     assert "test accuracy:" in result.stdout
     assert str(out) in result.stdout
     assert (out / "model.npz").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["cnn", "resnet"])
+def test_convolutional_models_reach_98_percent_in_under_a_minute(tmp_path, model):
+    start = time.perf_counter()
+    history = train.run(["--model", model, "--no-plot", "--out", str(tmp_path)])
+    assert time.perf_counter() - start < 60
+    assert history["test_accuracy"][-1] >= 0.98
+    settings = json.loads((tmp_path / "run.json").read_text())["settings"]
+    assert settings["model"] == model

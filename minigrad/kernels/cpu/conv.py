@@ -402,8 +402,8 @@ def _pad_nchw(x, top, bottom, left, right):
 def _padded_nhwc(x, top, bottom, left, right):
     """x padded (or cropped) and channels last. Every parallel region costs Numba's
     workqueue threads ~0.1 ms to start, more than NumPy's single-threaded copy of a
-    small array takes; above a million numbers the parallel kernel wins."""
-    if x.size >= 1 << 20:
+    small array takes; from half a million numbers on, the parallel kernel wins."""
+    if x.size >= 1 << 19:
         return _to_padded_nhwc(x, top, bottom, left, right)
     x = x[:, :, max(-top, 0) : x.shape[2] - max(-bottom, 0), max(-left, 0) : x.shape[3] - max(-right, 0)]
     top, bottom, left, right = max(top, 0), max(bottom, 0), max(left, 0), max(right, 0)

@@ -4,8 +4,8 @@
 
 For each case, F.scaled_dot_product_attention(q, k, v, is_causal=True) on float32
 (B, H, T, d) inputs, forward alone (no graph) and forward + backward, all in one run and
-one process: the median time of each framework (the frameworks take turns, so that load
-from elsewhere on a shared machine hits them alike), the ratio numba / PyTorch, the speed-up
+one process: the median time of each framework (they take turns, so that load from
+elsewhere on a shared machine hits them alike), the ratio numba / PyTorch, the speed-up
 of numba over the reference, and GFLOP/s. FLOPs count the useful work of a causal
 attention: T (T + 1) / 2 visible (query, key) pairs per head, 4 d FLOPs per pair for the
 forward (q k^T and P v) and 2.5 times that for the backward (5 products instead of 2,
@@ -42,13 +42,16 @@ MEMORY_CASE = (1, 8, 4096, 64)
 
 def interleaved_median_ms(fns, repeat):
     """{name: median ms} of the functions `fns` ({name: fn}), timed in turns (a, b, c,
-    a, b, c, ...) so that a burst of load from elsewhere on a shared machine hits
-    them all alike, instead of whichever happened to be running."""
+    a, b, c, ...) so that a burst of load from elsewhere on a shared machine hits them
+    all alike. Each turn first runs its function once untimed: the thread pools of the
+    previous framework (OpenBLAS, PyTorch's OpenMP) keep spinning for a moment after
+    they finish, and measured this way nobody pays for the one that ran before."""
     for fn in fns.values():
         fn()  # warm-up: compiles or loads Numba kernels, fills caches
     times = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
+            fn()
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
@@ -107,8 +110,7 @@ def torch_runners(arrays):
 
 def time_case(case, repeat, frameworks=("numpy", "numba", "torch"), passes=(0, 1)):
     """{framework: (forward ms, forward + backward ms)} for one (B, H, T, d); `passes`
-    (0: forward, 1: forward + backward) says which to time, the other is None. The
-    NumPy reference is slow at long lengths: it gets fewer turns there."""
+    (0: forward, 1: forward + backward) says which to time, the other is None."""
     arrays = make_inputs(*case)
     runners = {}
     for name in frameworks:
@@ -120,10 +122,14 @@ def time_case(case, repeat, frameworks=("numpy", "numba", "torch"), passes=(0, 1
     results = {name: [None, None] for name in frameworks}
     for i in passes:
         fns = {name: pair[i] for name, pair in runners.items()}
-        slow = {"numpy": fns.pop("numpy")} if "numpy" in fns and case[2] >= 2048 else {}
-        for part, reps in ((fns, repeat), (slow, max(1, repeat // 5))):
-            for name, ms in (interleaved_median_ms(part, reps) if part else {}).items():
+        # The reference runs on its own (fewer turns when slow): OpenBLAS's threads keep
+        # spinning for a while after each matrix product, and would slow down the others.
+        reference = {"numpy": fns.pop("numpy")} if "numpy" in fns else {}
+        reps = max(1, repeat // 5) if case[2] >= 2048 else repeat
+        for part, n in ((reference, reps), (fns, repeat)):
+            for name, ms in (interleaved_median_ms(part, n) if part else {}).items():
                 results[name][i] = ms
+            time.sleep(0.3)  # let the spinning threads go to sleep
     return {name: tuple(r) for name, r in results.items()}
 
 

@@ -8,11 +8,14 @@
   dims, primes, lengths across the block sizes, every mask layout), and the memory they
   use: O(T d), where the reference needs O(T^2);
 - the reference against float64 finite differences, first and second derivatives;
-- dropout (the global generator), a float mask that needs a gradient, argument checks.
+- dropout (the global generator), a float mask that needs a gradient, argument checks;
+- benchmarks/bench_attention.py runs.
 The CUDA kernels are tested in tests/cuda/test_attention_cuda.py.
 """
 
+import importlib.util
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -361,3 +364,21 @@ def test_default_scale_is_one_over_sqrt_d():
     assert not np.allclose(
         F.scaled_dot_product_attention(q, k, v).data, F.scaled_dot_product_attention(q, k, v, scale=1.0).data
     )
+
+
+# ---- the benchmark script ---------------------------------------------------------------------
+@pytest.mark.slow
+def test_benchmark_script_runs(capsys):
+    """bench_attention.py in quick mode (no cold compile, no T = 4096 run), and its
+    memory measurement in a subprocess on a small case."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_attention.py"
+    spec = importlib.util.spec_from_file_location("bench_attention", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    results = bench.main(["--quick", "--threads", "1"])
+    out = capsys.readouterr().out
+    assert "numba/PyTorch" in out and "GFLOP/s" in out
+    for timings in results.values():
+        assert all(ms > 0 for pair in timings.values() for ms in pair)
+    (memory,) = bench.peak_memory("numba", 1, [(1, 2, 256, 16)])
+    assert 0 < memory["tracemalloc"] < 4 * 2**20

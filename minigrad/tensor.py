@@ -60,27 +60,25 @@ class Tensor:
         if isinstance(data, Tensor):
             data = data.data
         dtype = dtypes.to_dtype(dtype) or dtypes.infer_dtype(data)
-        self.data = np.array(data, dtype=dtype)
+        self._init_leaf(np.array(data, dtype=dtype))
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def _init_leaf(self, array):
+        """Make this a leaf holding `array`, with no gradient, graph or hooks yet."""
+        self.data = array
+        self.requires_grad = False
         self.grad = None
         self.grad_fn = None
         self._hooks = None
         self._retains_grad = False
         self._counter = None  # made on first need (most tensors are never changed in place)
-        self.requires_grad = False
-        if requires_grad:
-            self.requires_grad_(True)
 
     @classmethod
     def _make(cls, array):
         """Wrap an ndarray without copying or checking (the ops' fast path)."""
         t = object.__new__(cls)
-        t.data = array
-        t.requires_grad = False
-        t.grad = None
-        t.grad_fn = None
-        t._hooks = None
-        t._retains_grad = False
-        t._counter = None
+        t._init_leaf(array)
         return t
 
     # ---- attributes ------------------------------------------------------------------

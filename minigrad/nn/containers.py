@@ -11,6 +11,14 @@ from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 
 
+def _position(idx, n, container, items):
+    """A list index (negative counts from the end) as 0..n-1, or IndexError naming the container."""
+    idx = operator.index(idx)
+    if not -n <= idx < n:
+        raise IndexError(f"{container}: index {idx} is out of range for {n} {items}")
+    return idx % n
+
+
 class Sequential(Module):
     """Modules applied one after the other: Sequential(m1, m2)(x) = m2(m1(x)).
 
@@ -32,11 +40,7 @@ class Sequential(Module):
         return input
 
     def _index(self, idx):
-        n = len(self._modules)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"Sequential: index {idx} is out of range for {n} modules")
-        return idx % n
+        return _position(idx, len(self._modules), "Sequential", "modules")
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -95,11 +99,7 @@ class ModuleList(Module):
             self.extend(modules)
 
     def _index(self, idx):
-        n = len(self._modules)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"ModuleList: index {idx} is out of range for {n} modules")
-        return idx % n
+        return _position(idx, len(self._modules), "ModuleList", "modules")
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -222,11 +222,7 @@ class ParameterList(Module):
             self.extend(values)
 
     def _index(self, idx):
-        n = len(self._parameters)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"ParameterList: index {idx} is out of range for {n} parameters")
-        return idx % n
+        return _position(idx, len(self._parameters), "ParameterList", "parameters")
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

@@ -23,13 +23,7 @@ class Parameter(Tensor):
         array = data.data if isinstance(data, Tensor) else np.asarray(data)
         if not isinstance(data, (Tensor, np.ndarray)) and array.dtype.kind == "f":
             array = array.astype(np.float32)  # Python floats become float32, as mg.tensor
-        self.data = array
-        self.grad = None
-        self.grad_fn = None
-        self._hooks = None
-        self._retains_grad = False
-        self._counter = None
-        self.requires_grad = False
+        self._init_leaf(array)  # shares `array`: a Parameter made from a Tensor uses its storage
         if requires_grad:
             self.requires_grad_(True)
 

@@ -185,8 +185,8 @@ class Tensor:
 
     def __bool__(self):
         if self.data.size != 1:
-            what = "no values" if self.data.size == 0 else f"more than one value ({self.data.size}, shape {self.shape})"
-            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+            what = "no values" if self.data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous (shape {self.shape})")
         return bool(self.item())
 
     # ---- autograd ---------------------------------------------------------------------

@@ -39,11 +39,6 @@ def _check_distribution(weights, num_samples, replacement):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
     if np.any(weights.sum(axis=-1) <= 0):
         raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement and np.any(np.count_nonzero(weights, axis=-1) < num_samples):
-        raise RuntimeError(
-            "multinomial: invalid multinomial distribution (with replacement=False, not enough "
-            f"non-zero categories to draw {num_samples} samples)"
-        )
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -55,7 +50,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     Without replacement, each category gets a random "arrival time" E_i / p_i with
     E_i ~ Exponential(1), and the first `num_samples` arrivals are taken: that is the
     same as drawing one category at a time and removing it (the exponential race),
-    in one vectorised step.
+    in one vectorised step. A category of weight 0 arrives at time inf: it is drawn only
+    once every other category has been (as PyTorch does).
     """
     x = as_tensor(input)
     weights = x.data.astype(np.float64) if x.dtype.kind == "f" else x.data

@@ -562,7 +562,7 @@ class Tensor:
 
     def copy_(self, src, non_blocking=False):
         """Copy src's values (broadcast to self's shape, cast to self's dtype) into self."""
-        self._check_inplace("copy_")
+        self._check_inplace("copy_", src)
         src = _data(src)
         if np.shape(src) != self.shape:
             self._check_result_shape("copy_", src)
@@ -961,6 +961,8 @@ class Tensor:
 
     def flip(self, *dims, **kwargs):
         """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
+        if set(kwargs) - {"dims"}:
+            raise TypeError(f"flip() got unexpected keyword arguments {sorted(set(kwargs) - {'dims'})}")
         return _shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else _size_args(dims))
 
     def tril(self, diagonal=0):

@@ -183,6 +183,7 @@ def test_inplace_on_a_non_leaf_that_requires_grad_raises_a_clear_error(fn):
         lambda t, w: t.mul_(w),
         lambda t, w: t.masked_fill_(t > 0, w.sum()),
         lambda t, w: t.scatter_add_(1, mg.tensor([[0, 1]]), w),
+        lambda t, w: t.copy_(w),
     ],
 )
 def test_inplace_with_an_operand_that_requires_grad_raises_instead_of_losing_the_gradient(fn):

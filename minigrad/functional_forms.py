@@ -1,13 +1,16 @@
 """`mg.exp(x)`, `mg.sum(x, dim)`, ...: the function forms of Tensor methods, as in
-`torch.exp(x)`. Each simply calls the method of the same name."""
+`torch.exp(x)`. Each simply calls the method of the same name.
+
+(Functions with more to them than that, such as `out=` or keyword-only arguments, are
+written out next to their Functions in `minigrad/ops/`: mg.add, mg.sort, mg.gather, ...)"""
 
 from minigrad.tensor import Tensor, as_tensor
 
 _METHODS = (
     "exp log sqrt rsqrt sin cos tanh sigmoid relu erf abs sign floor ceil round clamp clip "
-    "square reciprocal sum mean var std prod logsumexp norm amax amin argmax argmin max min "
-    "cumsum reshape flatten unflatten squeeze unsqueeze permute transpose flip repeat chunk "
-    "split unbind softmax log_softmax isnan isinf isfinite any all"
+    "square reciprocal sum mean var std prod logsumexp amax amin argmax argmin max min "
+    "reshape flatten unflatten squeeze unsqueeze permute transpose repeat chunk "
+    "split unbind softmax log_softmax isnan isinf isfinite clamp_min clamp_max"
 ).split()
 
 

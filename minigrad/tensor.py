@@ -125,12 +125,16 @@ class Tensor:
     def numel(self):
         return int(self.data.size)
 
+    nelement = numel
+
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
     def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(len(self)))
 
     def item(self):
@@ -148,7 +152,25 @@ class Tensor:
         return self.data
 
     def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype)
+        """NumPy's hook for np.asarray(t) / np.array(t): the data itself, unless a copy
+        or another dtype is asked for (copy=False with a new dtype cannot be honoured)."""
+        if dtype is None or np.dtype(dtype) == self.dtype:
+            return self.data.copy() if copy else self.data
+        if copy is False:
+            raise ValueError(f"__array__: can't convert a {self.dtype} tensor to {np.dtype(dtype)} without a copy")
+        return self.data.astype(dtype)
+
+    def __format__(self, format_spec):
+        """f"{t}" prints the tensor; f"{loss:.4f}" formats the number of a one-element
+        tensor (PyTorch allows a spec only for 0-d tensors; one element is accepted here)."""
+        if self.ndim == 0 or (format_spec and self.data.size == 1):
+            return format(self.item(), format_spec)
+        if not format_spec:
+            return str(self)
+        raise TypeError(
+            f"unsupported format string {format_spec!r} passed to Tensor.__format__: only a tensor with one "
+            f"element can be formatted as a number, this one has shape {self.shape}"
+        )
 
     def __float__(self):
         return float(self.item())
@@ -163,7 +185,8 @@ class Tensor:
 
     def __bool__(self):
         if self.data.size != 1:
-            raise RuntimeError(f"Boolean value of a Tensor with {self.data.size} elements is ambiguous")
+            what = "no values" if self.data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous (shape {self.shape})")
         return bool(self.item())
 
     # ---- autograd ---------------------------------------------------------------------
@@ -339,8 +362,12 @@ class Tensor:
 
     def __pow__(self, exponent):
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
-            if self.dtype.kind != "f" and (isinstance(exponent, float) or exponent < 0):
+            if self.dtype.kind != "f" and isinstance(exponent, float):
                 return self.float() ** exponent
+            if self.dtype.kind != "f" and exponent < 0:
+                raise RuntimeError(
+                    f"pow: integers to negative integer powers are not allowed ({self.dtype} ** {exponent})"
+                )
             return _ew.PowScalar.apply(self, exponent=exponent)
         a, b = _binary_operands(self, exponent, "pow")
         return _ew.Pow.apply(a, b)
@@ -422,50 +449,104 @@ class Tensor:
         return Tensor._make(np.asarray(np.isfinite(self.data)))
 
     def any(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(np.any(self.data, axis=_axes(dim, self.ndim, "any"), keepdims=keepdim)))
+        return _logic.any(self, dim, keepdim)
 
     def all(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(np.all(self.data, axis=_axes(dim, self.ndim, "all"), keepdims=keepdim)))
+        return _logic.all(self, dim, keepdim)
 
     def equal(self, other):
         """True if both have the same shape and elements (one Python bool, as torch.equal)."""
-        return self.shape == other.shape and bool(np.array_equal(self.data, other.data))
+        return _logic.equal(self, other)
 
-    def allclose(self, other, rtol=1e-5, atol=1e-8):
-        return bool(np.allclose(self.data, _data(other), rtol=rtol, atol=atol))
+    def allclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
+        return _logic.allclose(self, other, rtol, atol, equal_nan)
+
+    def isclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
+        return _logic.isclose(self, other, rtol, atol, equal_nan)
 
     # ---- in-place ops: only where no gradient can be lost ---------------------------
-    def _check_inplace(self, op):
-        if self.requires_grad and grad_mode._enabled:
-            what = "a leaf Variable that requires grad" if self.is_leaf else "a tensor that requires grad"
+    # minigrad's graph links tensors, not storage versions, so it cannot record an op
+    # that changes a tensor it may already have used. In-place ops therefore run only
+    # when no gradient is involved: on tensors that do not require grad, or under
+    # `mg.no_grad()` (the optimizer-update pattern); anything else raises.
+    def _check_inplace(self, op, *operands):
+        if not grad_mode._enabled:
+            return
+        if self.requires_grad:
+            if self.is_leaf:
+                raise RuntimeError(
+                    f"{op}: a leaf Variable that requires grad is being used in an in-place operation "
+                    f"(shape {self.shape}). Wrap parameter updates in `with mg.no_grad():`, or use an "
+                    "out-of-place op."
+                )
             raise RuntimeError(
-                f"{op}: {what} (shape {self.shape}) is being used in an in-place operation. "
-                "Wrap parameter updates in `with mg.no_grad():`, or use an out-of-place op."
+                f"{op}: a tensor that requires grad (shape {self.shape}) is being used in an in-place "
+                "operation, which minigrad cannot record in the graph; use the out-of-place op "
+                "(y = x.op(...) instead of x.op_(...))."
             )
+        for t in operands:
+            if isinstance(t, Tensor) and t.requires_grad:
+                raise RuntimeError(
+                    f"{op}: an operand requires grad (shape {t.shape}), but minigrad cannot record an "
+                    "in-place operation in the graph; use the out-of-place op, or detach() the operand."
+                )
 
     def _inplace(self, op_name, ufunc, other):
-        self._check_inplace(op_name)
+        """self = ufunc(self, other), written straight into self's storage (no temporary)."""
         other = other.data if isinstance(other, Tensor) else other
         result_dtype = np.result_type(self.data, other) if op_name != "div_" else np.result_type(self.data, 1.0)
         if result_dtype.kind == "f" and self.dtype.kind != "f":
             raise RuntimeError(
-                f"{op_name}: result type {result_dtype} can't be cast to the tensor's dtype {self.dtype}"
+                f"{op_name}: result type {result_dtype} can't be cast to the desired output type {self.dtype}"
             )
+        if np.ndim(other) and np.shape(other) != self.shape:
+            self._check_result_shape(op_name, other)
         ufunc(self.data, other, out=self.data, casting="unsafe")
         self._version_counter().value += 1
         return self
 
-    def add_(self, other, alpha=1):
-        return self._inplace("add_", np.add, other if alpha == 1 else _data(other) * alpha)
+    def _check_result_shape(self, op, other):
+        try:
+            shape = np.broadcast_shapes(self.shape, np.shape(other))
+        except ValueError:
+            shape = None
+        if shape != self.shape:
+            got = f"the broadcast shape {shape}" if shape else f"an operand of shape {np.shape(other)}"
+            raise RuntimeError(f"{op}: output with shape {self.shape} doesn't match {got}")
 
-    def sub_(self, other, alpha=1):
-        return self._inplace("sub_", np.subtract, other if alpha == 1 else _data(other) * alpha)
+    def _store(self, op, result):
+        """Write `result` (computed out of place) into this tensor's own storage: the
+        in-place methods below are `self._store(op, self.op(...))`. As in PyTorch the
+        result must keep self's shape and be castable to its dtype."""
+        result = result.data if isinstance(result, Tensor) else np.asarray(result)
+        if result.shape != self.shape:
+            self._check_result_shape(op, result)
+        _out.check_cast(result.dtype, self.dtype, op)
+        np.copyto(self.data, result, casting="unsafe")
+        self._version_counter().value += 1
+        return self
+
+    def add_(self, other, *, alpha=1):
+        self._check_inplace("add_", other)
+        return self._inplace("add_", np.add, _ew._scaled(self, other, alpha, "add_"))
+
+    def sub_(self, other, *, alpha=1):
+        self._check_inplace("sub_", other)
+        return self._inplace("sub_", np.subtract, _ew._scaled(self, other, alpha, "sub_"))
 
     def mul_(self, other):
+        self._check_inplace("mul_", other)
         return self._inplace("mul_", np.multiply, other)
 
-    def div_(self, other):
+    def div_(self, other, *, rounding_mode=None):
+        self._check_inplace("div_", other)
+        if rounding_mode is not None:
+            return self._store("div_", _ew.div(self, other, rounding_mode=rounding_mode))
         return self._inplace("div_", np.divide, other)
+
+    def pow_(self, exponent):
+        self._check_inplace("pow_", exponent)
+        return self._store("pow_", self**exponent)
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -479,14 +560,22 @@ class Tensor:
     def __itruediv__(self, other):
         return self.div_(other)
 
-    def copy_(self, src):
-        self._check_inplace("copy_")
-        self.data[...] = _data(src)
+    def copy_(self, src, non_blocking=False):
+        """Copy src's values (broadcast to self's shape, cast to self's dtype) into self."""
+        self._check_inplace("copy_", src)
+        src = _data(src)
+        if np.shape(src) != self.shape:
+            self._check_result_shape("copy_", src)
+        np.copyto(self.data, src, casting="unsafe")
         self._version_counter().value += 1
         return self
 
     def fill_(self, value):
         self._check_inplace("fill_")
+        if isinstance(value, Tensor) and value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+            )
         self.data.fill(_data(value))
         self._version_counter().value += 1
         return self
@@ -495,22 +584,97 @@ class Tensor:
         return self.fill_(0)
 
     def clamp_(self, min=None, max=None):
-        self._check_inplace("clamp_")
-        np.clip(self.data, min, max, out=self.data)
-        self._version_counter().value += 1
-        return self
+        self._check_inplace("clamp_", min, max)
+        return self._store("clamp_", self.clamp(min, max))
 
-    def uniform_(self, a=0.0, b=1.0):
+    clip_ = clamp_
+
+    def clamp_min_(self, min):
+        return self.clamp_(min=min)
+
+    def clamp_max_(self, max):
+        return self.clamp_(max=max)
+
+    def _unary_(self, op, compute):
+        self._check_inplace(op)
+        return self._store(op, compute())
+
+    def exp_(self):
+        return self._unary_("exp_", self.exp)
+
+    def log_(self):
+        return self._unary_("log_", self.log)
+
+    def sqrt_(self):
+        return self._unary_("sqrt_", self.sqrt)
+
+    def abs_(self):
+        return self._unary_("abs_", self.abs)
+
+    def neg_(self):
+        return self._unary_("neg_", self.neg)
+
+    def relu_(self):
+        return self._unary_("relu_", self.relu)
+
+    def sigmoid_(self):
+        return self._unary_("sigmoid_", self.sigmoid)
+
+    def tanh_(self):
+        return self._unary_("tanh_", self.tanh)
+
+    def floor_(self):
+        return self._unary_("floor_", self.floor)
+
+    def ceil_(self):
+        return self._unary_("ceil_", self.ceil)
+
+    def round_(self, decimals=0):
+        return self._unary_("round_", lambda: self.round(decimals))
+
+    def reciprocal_(self):
+        return self._unary_("reciprocal_", self.reciprocal)
+
+    def masked_fill_(self, mask, value):
+        self._check_inplace("masked_fill_", value)
+        return self._store("masked_fill_", _index.masked_fill(self, mask, value))
+
+    def index_fill_(self, dim, index, value):
+        self._check_inplace("index_fill_", value)
+        return self._store("index_fill_", _index.index_fill(self, dim, index, value))
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        self._check_inplace("scatter_", src)
+        return self._store("scatter_", _index.scatter(self, dim, index, src, value=value, reduce=reduce))
+
+    def scatter_add_(self, dim, index, src):
+        self._check_inplace("scatter_add_", src)
+        return self._store("scatter_add_", _index.scatter_add(self, dim, index, src))
+
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
         self._check_inplace("uniform_")
-        self.data[...] = _random.generator().uniform(a, b, size=self.shape)
+        rng = _random.generator() if generator is None else generator
+        self.data[...] = rng.uniform(a, b, size=self.shape)
         self._version_counter().value += 1
         return self
 
-    def normal_(self, mean=0.0, std=1.0):
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
         self._check_inplace("normal_")
-        self.data[...] = _random.generator().normal(mean, std, size=self.shape)
+        rng = _random.generator() if generator is None else generator
+        self.data[...] = rng.normal(mean, std, size=self.shape)
         self._version_counter().value += 1
         return self
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Fill with 1 (probability p, a number or a tensor) or 0."""
+        self._check_inplace("bernoulli_")
+        return self._store("bernoulli_", _sampling.bernoulli(self, p, generator=generator))
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd)."""
+        self._check_inplace("exponential_")
+        rng = _random.generator() if generator is None else generator
+        return self._store("exponential_", rng.exponential(1.0 / lambd, size=self.shape))
 
     def __setitem__(self, index, value):
         self._check_inplace("setitem")
@@ -668,11 +832,14 @@ class Tensor:
     def logsumexp(self, dim, keepdim=False):
         return _reduce.LogSumExp.apply(_floating(self), dim=_axes(dim, self.ndim, "logsumexp"), keepdim=keepdim)
 
-    def norm(self, p="fro", dim=None, keepdim=False):
-        return _reduce.norm(self, p, dim, keepdim)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
 
-    def cumsum(self, dim):
-        return _reduce.CumSum.apply(self, dim=_normalize_dim(dim, self.ndim, "cumsum"))
+    def cumsum(self, dim, *, dtype=None):
+        return _reduce.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _reduce.cumprod(self, dim, dtype=dtype)
 
     # ---- shape ----------------------------------------------------------------------------
     def reshape(self, *shape):
@@ -792,9 +959,11 @@ class Tensor:
         d = _normalize_dim(dim, self.ndim, "unbind")
         return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
 
-    def flip(self, *dims):
-        dims = tuple(sorted({_normalize_dim(d, self.ndim, "flip") for d in _size_args(dims)}))
-        return _shape.Flip.apply(self, dims=dims)
+    def flip(self, *dims, **kwargs):
+        """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
+        if set(kwargs) - {"dims"}:
+            raise TypeError(f"flip() got unexpected keyword arguments {sorted(set(kwargs) - {'dims'})}")
+        return _shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else _size_args(dims))
 
     def tril(self, diagonal=0):
         return tril(self, diagonal)
@@ -804,7 +973,7 @@ class Tensor:
 
     def masked_fill(self, mask, value):
         """Replace elements where `mask` is True by `value` (gradient 0 there)."""
-        return where(mask, value, self)
+        return _index.masked_fill(self, mask, value)
 
     def where(self, condition, other):
         return where(condition, self, other)
@@ -812,20 +981,86 @@ class Tensor:
     def matmul(self, other):
         return matmul(self, other)
 
-    def add(self, other, alpha=1):
-        return self + (other if alpha == 1 else other * alpha)
+    def add(self, other, *, alpha=1):
+        return _ew.add(self, other, alpha=alpha)
 
-    def sub(self, other, alpha=1):
-        return self - (other if alpha == 1 else other * alpha)
+    def sub(self, other, *, alpha=1):
+        return _ew.sub(self, other, alpha=alpha)
 
     def mul(self, other):
         return self * other
 
-    def div(self, other):
-        return self / other
+    def div(self, other, *, rounding_mode=None):
+        return _ew.div(self, other, rounding_mode=rounding_mode)
+
+    multiply, subtract, divide = mul, sub, div
 
     def neg(self):
         return -self
+
+    # ---- tensor functions everyday torch code calls (math in minigrad/ops/) -------------
+    def sort(self, dim=-1, descending=False, *, stable=False):
+        return _sort.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        return _sort.argsort(self, dim, descending, stable=stable)
+
+    def msort(self):
+        return _sort.msort(self)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return _sort.topk(self, k, dim, largest, sorted)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _sort.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _sampling.multinomial(self, num_samples, replacement, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _sampling.bernoulli(self, p, generator=generator)
+
+    def mm(self, mat2):
+        return _linalg.mm(self, mat2)
+
+    def bmm(self, mat2):
+        return _linalg.bmm(self, mat2)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def diag(self, diagonal=0):
+        return _linalg.diag(self, diagonal)
+
+    def trace(self):
+        return _linalg.trace(self)
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _index.gather(self, dim, index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return _index.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return _index.scatter_add(self, dim, index, src)
+
+    def index_select(self, dim, index):
+        return _index.index_select(self, dim, index)
+
+    def index_fill(self, dim, index, value):
+        return _index.index_fill(self, dim, index, value)
+
+    def roll(self, shifts, dims=None):
+        return _shape.roll(self, shifts, dims)
+
+    def clamp_min(self, min):
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):
+        return self.clamp(max=max)
 
 
 # ---- helpers shared by the methods above and by the functions below -------------------
@@ -966,5 +1201,9 @@ from minigrad.autograd import grad_mode  # noqa: E402
 from minigrad.ops import elementwise as _ew  # noqa: E402
 from minigrad.ops import index as _index  # noqa: E402
 from minigrad.ops import linalg as _linalg  # noqa: E402
+from minigrad.ops import logic as _logic  # noqa: E402
+from minigrad.ops import out as _out  # noqa: E402
 from minigrad.ops import reduce as _reduce  # noqa: E402
+from minigrad.ops import sampling as _sampling  # noqa: E402
 from minigrad.ops import shape as _shape  # noqa: E402
+from minigrad.ops import sort as _sort  # noqa: E402

@@ -12,8 +12,9 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.ops.broadcast import unbroadcast
+from minigrad.ops.out import write_out
 from minigrad.ops.special import erf
-from minigrad.tensor import Tensor
+from minigrad.tensor import Tensor, _binary_operands, as_tensor
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
@@ -84,6 +85,36 @@ class Div(Function):
             unbroadcast(grad / b, a.shape) if need_a else None,
             unbroadcast(-grad * a / (b * b), b.shape) if need_b else None,
         )
+
+
+class DivRounding(Function):
+    """z = a / b rounded toward zero (`rounding_mode='trunc'`) or down ('floor');
+    a step function of a and b, so dL/da = dL/db = 0, as PyTorch.
+
+    Integer tensors stay integers and are divided exactly (no detour through floats,
+    which would round large int64 values); 'floor' is Python's `//`.
+    """
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        ctx.shapes = a.shape, b.shape
+        x, y = a.data, b.data
+        if x.dtype.kind in "iub":
+            if np.any(y == 0):
+                raise RuntimeError(f"ZeroDivisionError: div(rounding_mode={rounding_mode!r}) of integers by zero")
+            q = np.floor_divide(x, y)
+            if rounding_mode == "trunc":  # floor rounded down a negative inexact quotient: step back up
+                q = q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
+            return q
+        with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 gives inf or nan, as torch
+            return np.trunc(x / y) if rounding_mode == "trunc" else np.floor_divide(x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        zeros = Tensor._make(np.zeros(grad.shape, dtype=grad.dtype))
+        return (unbroadcast(zeros, a_shape) if need_a else None, unbroadcast(zeros, b_shape) if need_b else None)
 
 
 class Neg(Function):
@@ -361,6 +392,15 @@ class Round(_ZeroGrad):
         return np.round(x.data, decimals)
 
 
+class NonZero(_ZeroGrad):
+    """y = 1 where x != 0, else 0 (in x's dtype);  dL/dx = 0. Counting non-zeros
+    (the 0-"norm") is a sum of these."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return (x.data != 0).astype(x.dtype)
+
+
 class Clamp(Function):
     """y = min(max(x, lo), hi);  dL/dx = dL/dy where lo <= x <= hi, else 0."""
 
@@ -451,3 +491,68 @@ def where_(cond, a, b):
     if not isinstance(b, Tensor):
         b = Tensor._make(np.asarray(b, dtype=a.dtype))
     return Where.apply(cond, a, b)
+
+
+# ---- the function forms: mg.add(input, other, *, alpha=1, out=None), ... -----------------
+def _result(y, out, op):
+    return y if out is None else write_out(out, y, op)
+
+
+def _scaled(input, other, alpha, op):
+    """alpha * other, checking alpha as PyTorch does (no float alpha for integer tensors)."""
+    if alpha == 1 and not isinstance(alpha, float):
+        return other
+    integral = input.dtype.kind in "iub" and np.asarray(getattr(other, "data", other)).dtype.kind in "iub"
+    if integral and isinstance(alpha, float):
+        raise RuntimeError(f"{op}: for integral input tensors, argument alpha must not be a floating point number")
+    return other * alpha
+
+
+def add(input, other, *, alpha=1, out=None):
+    """input + alpha * other, with broadcasting and PyTorch's type promotion."""
+    input = as_tensor(input)
+    return _result(input + _scaled(input, other, alpha, "add"), out, "add")
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """input - alpha * other, with broadcasting and PyTorch's type promotion."""
+    input = as_tensor(input)
+    if input.dtype.kind == "b" and getattr(other, "dtype", None) == np.bool_:
+        raise RuntimeError("sub: subtraction of two bool tensors is not supported; use logical_xor()")
+    return _result(input - _scaled(input, other, alpha, "sub"), out, "sub")
+
+
+def mul(input, other, *, out=None):
+    """input * other, elementwise with broadcasting."""
+    return _result(as_tensor(input) * other, out, "mul")
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """input / other: true division (integers give floats) when `rounding_mode` is None;
+    rounded toward zero with 'trunc', down with 'floor' (integers then stay integers,
+    and the gradient is 0)."""
+    input = as_tensor(input)
+    if rounding_mode is None:
+        y = input / other
+    elif rounding_mode in ("trunc", "floor"):
+        a, b = _binary_operands(input, other, "div")
+        if a.dtype.kind == "b":
+            a, b = a.to(np.int64), b.to(np.int64)
+        y = DivRounding.apply(a, b, rounding_mode=rounding_mode)
+    else:
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}"
+        )
+    return _result(y, out, "div")
+
+
+def pow(input, exponent, *, out=None):  # noqa: A001  (torch.pow)
+    """input ** exponent elementwise; either may be a number."""
+    if isinstance(input, Tensor):
+        y = input**exponent
+    else:
+        y = as_tensor(exponent).__rpow__(input)
+    return _result(y, out, "pow")
+
+
+multiply, subtract, divide, true_divide = mul, sub, div, div

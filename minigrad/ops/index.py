@@ -1,4 +1,4 @@
-"""Indexing: `x[index]` and its gradient, a scatter-add.
+"""Indexing: `x[index]`, gather/scatter, index_select, masked_fill, and their gradients.
 
 `x[index]` picks elements; each picked element's gradient goes back to the place it
 was picked from. An integer-array index can pick the same element twice
@@ -6,12 +6,15 @@ was picked from. An integer-array index can pick the same element twice
 where a plain `g[index] += grad` would keep only one of them.
 
 `GetItem` and `IndexAdd` are each other's backward, so indexing has second derivatives.
+`Gather` (read along one dim at an index tensor) and `ScatterAdd` (add along one dim at
+an index tensor) are the same pair for the index-tensor style of `gather`/`scatter`.
 """
 
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.tensor import Tensor
+from minigrad.ops.out import write_out
+from minigrad.tensor import Tensor, _normalize_dim
 
 
 def normalize_index(index):
@@ -84,3 +87,257 @@ class IndexAdd(Function):
 def _describe(index):
     parts = index if isinstance(index, tuple) else (index,)
     return "[" + ", ".join(f"array{p.shape}" if isinstance(p, np.ndarray) else repr(p) for p in parts) + "]"
+
+
+# ---- gather and scatter: indexing along one dim with a whole index tensor -------------------
+# For dim=1 of a 2-D tensor (other dims alike):
+#     gather:       out[i][j]            = input[i][index[i][j]]
+#     scatter:      out[i][index[i][j]]  = src[i][j]    (the rest of out is input)
+#     scatter_add:  out[i][index[i][j]] += src[i][j]
+# Gather reads where scatter writes, so each is (part of) the other's gradient.
+
+
+def _coords(index, dim):
+    """The full coordinates the elements of `index` name: for dim=1, element (i, j)
+    names position (i, index[i, j]). Sparse aranges broadcast against `index`."""
+    coords = list(np.indices(index.shape, sparse=True))
+    coords[dim] = index
+    return tuple(coords)
+
+
+def _leading(array, shape):
+    """The corner of `array` of the given shape (`index` may be smaller than input/src)."""
+    return array[tuple(slice(0, n) for n in shape)]
+
+
+class Gather(Function):
+    """y = input gathered along `dim` at `index` (see above);
+    dL/dinput = dL/dy scatter-added back to where each element came from."""
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        corner = tuple(n if k == dim else index.shape[k] for k, n in enumerate(x.shape))
+        return np.take_along_axis(_leading(x.data, corner), index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = Tensor._make(np.zeros(ctx.in_shape, dtype=grad.dtype))
+        return ScatterAdd.apply(zeros, grad, dim=ctx.dim, index=ctx.index)
+
+
+class ScatterAdd(Function):
+    """y = input with src[i][j] added at out[i][index[i][j]] (dim=1), duplicates summed;
+    dL/dinput = dL/dy,  dL/dsrc = dL/dy gathered at `index` (zero where src was unused)."""
+
+    @staticmethod
+    def forward(ctx, x, src, dim, index):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        out = x.data.copy()
+        np.add.at(out, _coords(index, dim), _leading(src.data, index.shape))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_x, need_src = ctx.needs_input_grad
+        return grad if need_x else None, _src_grad(ctx, grad) if need_src else None
+
+
+class Scatter(Function):
+    """y = input with out[i][index[i][j]] = src[i][j] (dim=1); `src` may be 0-d (a value).
+    dL/dinput = dL/dy with the overwritten places zeroed,  dL/dsrc = dL/dy gathered
+    at `index`. (Where `index` repeats, one write wins, so the result is not defined
+    by the math; PyTorch leaves it unspecified too.)"""
+
+    @staticmethod
+    def forward(ctx, x, src, dim, index):
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
+        out = x.data.copy()
+        value = src.data if src.ndim == 0 else _leading(src.data, index.shape)
+        out[_coords(index, dim)] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_x, need_src = ctx.needs_input_grad
+        grad_x = None
+        if need_x:
+            zero = Tensor._make(np.zeros((), dtype=grad.dtype))
+            grad_x = Scatter.apply(grad, zero, dim=ctx.dim, index=ctx.index)
+        return grad_x, _src_grad(ctx, grad) if need_src else None
+
+
+def _src_grad(ctx, grad):
+    g = Gather.apply(grad, dim=ctx.dim, index=ctx.index)
+    if ctx.src_shape == ():  # one value written everywhere: its gradient is the sum
+        return g.sum()
+    if g.shape != ctx.src_shape:  # src elements beyond index's shape were not used
+        from minigrad.ops.shape import ConstantPad
+
+        widths = tuple((0, s - n) for s, n in zip(ctx.src_shape, g.shape))
+        g = ConstantPad.apply(g, widths=widths)
+    return g
+
+
+# ---- argument checks and the functions (mg.gather, Tensor.gather, ...) -----------------------
+def index_array(index, op):
+    """The NumPy array of an integer index tensor, or a clear error naming the op."""
+    if not isinstance(index, Tensor):
+        index = Tensor(index)
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {index.dtype}")
+    return index.data
+
+
+def _check_bounds(index, size, dim, op, allow_negative=False):
+    low = -size if allow_negative else 0
+    if index.size and (index.min() < low or index.max() >= size):
+        bad = index.min() if index.min() < low else index.max()
+        raise IndexError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _check_gather_scatter(op, x, dim, index, src=None):
+    """PyTorch's rules: index has x's number of dims, and is no larger than x (src) in
+    every dim except `dim` (and no larger than src in any dim)."""
+    d = _normalize_dim(dim, x.ndim, op)
+    idx = index_array(index, op)
+    ndim = max(x.ndim, 1)
+    if max(idx.ndim, 1) != ndim or (src is not None and src.ndim and src.ndim != idx.ndim):
+        src_part = "" if src is None or not src.ndim else f" and src {src.shape}"
+        raise RuntimeError(
+            f"{op}(): index tensor must have the same number of dimensions as the input tensor: "
+            f"index {idx.shape}, input {x.shape}{src_part}"
+        )
+    x_shape, idx = (x.shape or (1,)), idx.reshape(idx.shape or (1,))
+    too_big = any(n > x_shape[k] for k, n in enumerate(idx.shape) if k != d)
+    if src is not None and src.ndim:
+        too_big = too_big or any(n > s for n, s in zip(idx.shape, src.shape))
+    if too_big:
+        src_part = "" if src is None or not src.ndim else f" and to be no larger than src {src.shape}"
+        raise RuntimeError(
+            f"{op}(): expected index {idx.shape} to be no larger than input {x.shape} apart from "
+            f"dimension {d}{src_part}"
+        )
+    _check_bounds(idx, x_shape[d], d, op)
+    return d, idx
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for any dim); the output has
+    index's shape. `sparse_grad` is accepted and ignored (gradients are dense)."""
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    d, idx = _check_gather_scatter("gather", x, dim, index)
+    xs = x.reshape(1) if x.ndim == 0 else x
+    y = Gather.apply(xs, dim=d, index=idx)
+    y = y.reshape(np.shape(index_array(index, "gather"))) if x.ndim == 0 else y
+    return y if out is None else write_out(out, y, "gather")
+
+
+def _scatter(op, fn, input, dim, index, src, value=None, reduce=None):
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError(f"{op}(): missing the src tensor (or a value)")
+    if isinstance(src, Tensor):
+        if src.dtype != x.dtype:
+            raise RuntimeError(f"{op}(): expected src dtype {src.dtype} to equal input dtype {x.dtype}")
+        if src.ndim == 0 and fn is ScatterAdd:
+            raise RuntimeError(f"{op}(): src must be a tensor with the same number of dimensions as index")
+    else:  # a number: written (or added) at every indexed place
+        src = Tensor._make(np.asarray(src, dtype=x.dtype))
+        if fn is ScatterAdd:
+            src = src.expand(np.shape(index_array(index, op)))
+    d, idx = _check_gather_scatter(op, x, dim, index, src)
+    if reduce is not None:
+        return _scatter_reduce(op, x, src, d, idx, reduce)
+    if x.ndim == 0:
+        y = fn.apply(x.reshape(1), src if src.ndim == 0 else src.reshape(1), dim=0, index=idx)
+        return y.reshape(())
+    return fn.apply(x, src, dim=d, index=idx)
+
+
+def _scatter_reduce(op, x, src, d, idx, reduce):
+    """scatter(..., reduce='add'|'multiply'): combine instead of overwrite. Not
+    differentiable (PyTorch does not differentiate it either)."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"{op}(): reduce argument must be either 'add' or 'multiply', got {reduce!r}")
+    if x.requires_grad or src.requires_grad:
+        raise RuntimeError(f"{op}(): the derivative of scatter with reduce={reduce!r} is not implemented")
+    out = x.data.copy()
+    value = np.broadcast_to(src.data, idx.shape) if src.ndim == 0 else _leading(src.data, idx.shape)
+    (np.add if reduce == "add" else np.multiply).at(out, _coords(idx, d), value)
+    return Tensor._make(out)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """A copy of input with out[i][index[i][j]] = src[i][j] for dim=1 (likewise for any
+    dim); `src` may be a number. reduce='add'|'multiply' combines instead (no gradient)."""
+    return _scatter("scatter", Scatter, input, dim, index, src, value, reduce)
+
+
+def scatter_add(input, dim, index, src):
+    """A copy of input with src[i][j] added at out[i][index[i][j]] for dim=1 (likewise
+    for any dim); repeated indices add up."""
+    return _scatter("scatter_add", ScatterAdd, input, dim, index, src)
+
+
+def index_select(input, dim, index, *, out=None):
+    """The entries of input at positions `index` (a 1-D integer tensor) along `dim`;
+    the gradient of a repeated entry accumulates."""
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    d = _normalize_dim(dim, x.ndim, "index_select")
+    idx = index_array(index, "index_select")
+    if idx.ndim > 1:
+        raise IndexError(f"index_select(): index is supposed to be a vector, got shape {idx.shape}")
+    _check_bounds(idx, (x.shape or (1,))[d], d, "index_select")
+    if x.ndim == 0:
+        y = GetItem.apply(x.reshape(1), index=(idx.reshape(-1),)).reshape(idx.shape)
+    else:
+        y = GetItem.apply(x, index=(slice(None),) * d + (idx.reshape(-1),))
+    return y if out is None else write_out(out, y, "index_select")
+
+
+def _fill_value(value, dtype, op):
+    """`value` as a 0-d tensor of `dtype` (a Tensor value keeps its graph)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)"
+            )
+        return value if value.dtype == dtype else value.to(dtype)
+    return Tensor._make(np.asarray(value).astype(dtype))
+
+
+def masked_fill(input, mask, value):
+    """A copy of input with `value` where the bool `mask` (broadcast) is True; the
+    gradient is 0 there, and a 0-d tensor `value` gets the sum of those gradients."""
+    from minigrad.ops.elementwise import Where
+
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    mask = mask if isinstance(mask, Tensor) else Tensor(mask)
+    if mask.dtype.kind != "b":
+        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}")
+    try:
+        np.broadcast_shapes(mask.shape, x.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"masked_fill: the mask of shape {mask.shape} does not broadcast with the input of shape {x.shape}"
+        ) from None
+    return Where.apply(mask, _fill_value(value, x.dtype, "masked_fill"), x)
+
+
+def index_fill(input, dim, index, value):
+    """A copy of input with `value` at positions `index` (1-D, negatives count from
+    the end) along `dim`; the gradient is 0 there."""
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    d = _normalize_dim(dim, x.ndim, "index_fill")
+    idx = index_array(index, "index_fill")
+    if idx.ndim > 1:
+        raise IndexError(f"index_fill(): index is supposed to be a vector, got shape {idx.shape}")
+    size = (x.shape or (1,))[d]
+    _check_bounds(idx, size, d, "index_fill", allow_negative=True)
+    selected = np.zeros(size, dtype=bool)
+    selected[idx.reshape(-1)] = True
+    mask = selected.reshape((size,) + (1,) * (x.ndim - d - 1)) if x.ndim else selected.reshape(())
+    return masked_fill(x, Tensor._make(mask), _fill_value(value, x.dtype, "index_fill"))

@@ -1,4 +1,5 @@
-"""Linear algebra: matmul, einsum and the triangular masks.
+"""Linear algebra: matmul (and mm, bmm, addmm, baddbmm), einsum, diag, trace and the
+triangular masks.
 
 For C = A @ B the two gradients are again matrix products,
 dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC, which is why a network's backward pass
@@ -11,7 +12,9 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.dtypes import result_type
 from minigrad.ops.broadcast import unbroadcast
-from minigrad.tensor import Tensor
+from minigrad.ops.out import write_out
+from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import matmul as _matmul
 
 
 # --8<-- [start:matmul]
@@ -42,6 +45,125 @@ class MatMul(Function):
         return grad_a, grad_b
 
     # --8<-- [end:matmul]
+
+
+# ---- the matrix-product family: matmul with stricter shapes, and the fused "add" forms ----
+def _result(y, out, op):
+    return y if out is None else write_out(out, y, op)
+
+
+def matmul(input, other, *, out=None):
+    """Matrix product with NumPy/PyTorch broadcasting of batch dims (1-D, 2-D, N-D)."""
+    return _result(_matmul(input, other), out, "matmul")
+
+
+def _check_matrices(op, a, b, ndim, names):
+    if a.ndim != ndim or b.ndim != ndim:
+        kind = "matrices (2-D)" if ndim == 2 else "batches of matrices (3-D)"
+        raise RuntimeError(f"{op}: expects two {kind}, got {names[0]} {a.shape} and {names[1]} {b.shape}")
+    if ndim == 3 and a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"{op}: batch sizes differ: {names[0]} {a.shape} and {names[1]} {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"{op}: {names[0]} and {names[1]} shapes cannot be multiplied "
+            f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})"
+        )
+
+
+def mm(input, mat2, *, out=None):
+    """(n, m) @ (m, p) -> (n, p): `matmul` restricted to two matrices (no broadcasting)."""
+    a, b = as_tensor(input), as_tensor(mat2)
+    _check_matrices("mm", a, b, 2, ("mat1", "mat2"))
+    return _result(_matmul(a, b), out, "mm")
+
+
+def bmm(input, mat2, *, out=None):
+    """(B, n, m) @ (B, m, p) -> (B, n, p): a batch of matrix products (no broadcasting)."""
+    a, b = as_tensor(input), as_tensor(mat2)
+    _check_matrices("bmm", a, b, 3, ("batch1", "batch2"))
+    return _result(_matmul(a, b), out, "bmm")
+
+
+def _add_product(op, input, product, beta, alpha):
+    """beta * input + alpha * product, where input broadcasts to the product's shape.
+    As in PyTorch, beta=0 ignores input entirely (NaN or inf in it do not leak)."""
+    c = as_tensor(input)
+    try:
+        fits = np.broadcast_shapes(c.shape, product.shape) == product.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"{op}: input of shape {c.shape} does not broadcast to the product's shape {product.shape}")
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        return scaled
+    return scaled + (c if beta == 1 else c * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat1 @ mat2) for matrices (a linear layer is addmm(b, x, W.T));
+    input broadcasts to (n, p)."""
+    a, b = as_tensor(mat1), as_tensor(mat2)
+    _check_matrices("addmm", a, b, 2, ("mat1", "mat2"))
+    return _result(_add_product("addmm", input, _matmul(a, b), beta, alpha), out, "addmm")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (batch1 @ batch2) for batches of matrices; input broadcasts
+    to (B, n, p)."""
+    a, b = as_tensor(batch1), as_tensor(batch2)
+    _check_matrices("baddbmm", a, b, 3, ("batch1", "batch2"))
+    return _result(_add_product("baddbmm", input, _matmul(a, b), beta, alpha), out, "baddbmm")
+
+
+# ---- diagonals ---------------------------------------------------------------------------
+def _diagonal_positions(length, diagonal):
+    """(rows, cols) of the `length` elements on the `diagonal`-th diagonal
+    (0: the main one, > 0: above it, < 0: below it)."""
+    steps = np.arange(length)
+    return steps + max(-diagonal, 0), steps + max(diagonal, 0)
+
+
+class Diag(Function):
+    """Vector -> matrix: y = the square matrix with x on its `diagonal`-th diagonal
+    (or a matrix of the given `shape`); matrix -> vector: y = that diagonal of x.
+
+    The two directions are each other's gradient: dL/dx is the diagonal of dL/dy
+    (vector -> matrix), or dL/dy placed on the diagonal of a zero matrix of x's shape.
+    """
+
+    @staticmethod
+    def forward(ctx, x, diagonal=0, shape=None):
+        ctx.in_shape, ctx.diagonal = x.shape, diagonal
+        if x.ndim == 2:
+            return np.diagonal(x.data, offset=diagonal).copy()
+        n = x.shape[0] + abs(diagonal)
+        out = np.zeros(shape or (n, n), dtype=x.dtype)
+        out[_diagonal_positions(x.shape[0], diagonal)] = x.data
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        if len(ctx.in_shape) == 2:
+            return Diag.apply(grad, diagonal=ctx.diagonal, shape=ctx.in_shape)
+        return Diag.apply(grad, diagonal=ctx.diagonal)
+
+
+def diag(input, diagonal=0, *, out=None):
+    """A 1-D input becomes a matrix with it on the `diagonal`-th diagonal; a 2-D input
+    gives its `diagonal`-th diagonal as a vector."""
+    x = as_tensor(input)
+    if x.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): supports 1-D or 2-D tensors, got shape {x.shape}")
+    return _result(Diag.apply(x, diagonal=int(diagonal)), out, "diag")
+
+
+def trace(input):
+    """The sum of the main diagonal of a matrix; its gradient is the identity pattern."""
+    x = as_tensor(input)
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim} (shape {x.shape})")
+    return Diag.apply(x, diagonal=0).sum()
 
 
 def outer(a, b):

@@ -7,8 +7,11 @@ reduced axes have size 1 and broadcasting it (`expand`) over them.
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad.autograd.function import Function
-from minigrad.tensor import Tensor, _axes, _normalize_dim
+from minigrad.ops.elementwise import NonZero
+from minigrad.ops.out import write_out
+from minigrad.tensor import Tensor, _axes, _normalize_dim, as_tensor
 
 
 def _keepdim_shape(shape, axes):
@@ -96,11 +99,12 @@ def max_or_min(x, dim, keepdim, largest):
         indices = np.where(nan_at.any(axis=d), np.argmax(nan_at, axis=d), indices)
     values = MaxDim.apply(x, dim=d, keepdim=keepdim, indices=indices)
     idx = indices if not keepdim else np.expand_dims(indices, d)
-    return _MinMax(values, Tensor._make(idx.astype(np.int64)))
+    return ValuesIndices(values, Tensor._make(idx.astype(np.int64)))
 
 
-class _MinMax(tuple):
-    """(values, indices) with names, like torch.return_types.max."""
+class ValuesIndices(tuple):
+    """(values, indices) with names, like torch.return_types.max, .sort and .topk:
+    unpack it (`v, i = x.max(0)`) or read `.values` and `.indices`."""
 
     def __new__(cls, values, indices):
         return super().__new__(cls, (values, indices))
@@ -112,6 +116,9 @@ class _MinMax(tuple):
     @property
     def indices(self):
         return self[1]
+
+    def __repr__(self):
+        return f"minigrad.return_types(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
 def arg_extreme(x, dim, keepdim, fn, name):
@@ -220,23 +227,32 @@ class Std(Function):
         return grad * (1.0 - zero) / ((y + zero) * 2.0)
 
 
-def norm(x, p, dim, keepdim):
-    """Vector p-norm over `dim` (all elements if None): p = 2/'fro', 1, inf, -inf or any
-    positive number."""
+def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector p-norm over `dim` (all elements if None), (sum |x|^p)^(1/p):
+    p = 2/'fro' (Euclidean), 1, inf (max |x|), -inf (min |x|), 0 (the number of
+    non-zeros, gradient 0), or any other real number."""
+    if dtype is not None:
+        x = x.to(dtype)
     if x.dtype.kind != "f":
         raise RuntimeError(f"norm: input dtype must be floating point, got {x.dtype}")
     axes = _axes(dim, x.ndim, "norm")
     if p in ("fro", 2, 2.0):
         return Norm2.apply(x, dim=axes, keepdim=keepdim)
+    if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float, np.number)):
+        raise ValueError(
+            f"norm: unsupported p={p!r} (use 'fro' or a number; 'nuc' and other matrix norms "
+            "need singular values, which minigrad does not implement)"
+        )
     if p == 1:
         return x.abs().sum(dim=axes, keepdim=keepdim)
     if p == float("inf"):
         return x.abs().amax(dim=axes, keepdim=keepdim)
     if p == float("-inf"):
         return x.abs().amin(dim=axes, keepdim=keepdim)
-    if isinstance(p, (int, float)) and p > 0:
-        return (x.abs() ** p).sum(dim=axes, keepdim=keepdim) ** (1.0 / p)
-    raise ValueError(f"norm: unsupported p={p!r} (use 'fro', 1, 2, inf, -inf or a positive number)")
+    if p == 0:  # a count: piecewise constant in x, so its gradient is 0 (as PyTorch)
+        return NonZero.apply(x).sum(dim=axes, keepdim=keepdim)
+    with np.errstate(divide="ignore"):  # negative p: |0|^p = inf, and inf^(1/p) = 0, as torch
+        return (x.abs() ** float(p)).sum(dim=axes, keepdim=keepdim) ** (1.0 / p)
 
 
 class CumSum(Function):
@@ -251,3 +267,84 @@ class CumSum(Function):
     @staticmethod
     def backward(ctx, grad):
         return CumSum.apply(grad.flip(ctx.dim), dim=ctx.dim).flip(ctx.dim)
+
+
+class CumProd(Function):
+    """y_i = x_0 * x_1 * ... * x_i along `dim`;
+    dL/dx_i = sum over j >= i of dL/dy_j * y_j / x_i.
+
+    The sum over j >= i is a cumulative sum from the other end. Dividing by x_i is only
+    possible where x_i != 0; a lane that holds a zero gets its exact gradient from
+    `_cumprod_grad_with_zeros` instead (treated as a constant by a second derivative,
+    like `Prod`).
+    """
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        y = Tensor._make(np.cumprod(x.data, axis=dim))
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        d = ctx.dim
+        if not np.any(x.data == 0):
+            return CumSum.apply((grad * y).flip(d), dim=d).flip(d) / x
+        return Tensor._make(_cumprod_grad_with_zeros(x.data, grad.data, d))
+
+
+def _cumprod_grad_with_zeros(x, g, dim):
+    """dL/dx of y = cumprod(x) when x has zeros, lane by lane along `dim`.
+
+    In a lane whose first zero is at z: for i < z the formula sum_{j>=i} g_j y_j / x_i
+    still holds (x_i != 0, and every y_j with j >= z is 0); for i > z every product
+    that contains x_i also contains x_z = 0, so the gradient is 0; and for i = z it is
+    sum_{j>=z} g_j * (x_0 ... x_{z-1}) * (x_{z+1} ... x_j).
+    """
+    x_lanes = np.moveaxis(x, dim, -1).reshape(-1, x.shape[dim])
+    g_lanes = np.moveaxis(g, dim, -1).reshape(-1, x.shape[dim])
+    out = np.zeros_like(x_lanes)
+    for lane, (xs, gs) in enumerate(zip(x_lanes, g_lanes)):
+        zeros = np.flatnonzero(xs == 0)
+        y = np.cumprod(xs)
+        if zeros.size == 0:
+            out[lane] = np.cumsum((gs * y)[::-1])[::-1] / xs
+            continue
+        z = zeros[0]
+        before = xs[:z]
+        out[lane, :z] = np.cumsum((gs * y)[::-1])[::-1][:z] / before
+        after = np.cumprod(xs[z + 1 :])  # x_{z+1} ... x_j for j = z+1, ...
+        out[lane, z] = np.prod(before) * (gs[z] + np.sum(gs[z + 1 :] * after))
+    moved = np.moveaxis(x, dim, -1).shape
+    return np.moveaxis(out.reshape(moved), -1, dim)
+
+
+def _cumulative(fn, name, input, dim, dtype, out):
+    x = as_tensor(input)
+    d = _normalize_dim(dim, x.ndim, name)
+    if dtype is not None:
+        x = x.to(dtype)
+    elif x.dtype.kind in "biu":
+        x = x.to(np.int64)  # integer running totals are int64, as in PyTorch
+    y = fn.apply(x.reshape(1) if x.ndim == 0 else x, dim=0 if x.ndim == 0 else d)
+    y = y.reshape(()) if x.ndim == 0 else y
+    return y if out is None else write_out(out, y, name)
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sums along `dim`: y_i = x_0 + ... + x_i (integers and bools give int64)."""
+    return _cumulative(CumSum, "cumsum", input, dim, dtype, out)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running products along `dim`: y_i = x_0 * ... * x_i (integers and bools give int64)."""
+    return _cumulative(CumProd, "cumprod", input, dim, dtype, out)
+
+
+def norm_function(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """`mg.norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)`, as torch.norm:
+    the vector p-norm of the elements over `dim` (see `norm`)."""
+    y = norm(as_tensor(input), p, dim, keepdim, dtypes.to_dtype(dtype))
+    return y if out is None else write_out(out, y, "norm")

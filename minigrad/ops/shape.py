@@ -126,6 +126,48 @@ class Flip(Function):
         return Flip.apply(grad, dims=ctx.dims)
 
 
+def flip(input, dims):
+    """`input` reversed along each of `dims` (an int or a sequence of ints)."""
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    axes = sorted({_normalize_dim(d, x.ndim, "flip") for d in dims})
+    if len(axes) != len(dims):
+        raise RuntimeError(f"flip: dims {tuple(dims)} name a dimension more than once")
+    return Flip.apply(x, dims=tuple(axes))
+
+
+class Roll(Function):
+    """y = x shifted cyclically by `shifts` along `dims` (flattened, then shifted and
+    reshaped back, when dims is None): what falls off one end comes back at the other;
+    dL/dx = dL/dy rolled back by -shifts."""
+
+    @staticmethod
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(x.data, shifts, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        back = -ctx.shifts if isinstance(ctx.shifts, int) else tuple(-s for s in ctx.shifts)
+        return Roll.apply(grad, shifts=back, dims=ctx.dims)
+
+
+def roll(input, shifts, dims=None):
+    """Shift the elements of `input` cyclically by `shifts` along `dims` (one shift per
+    dim); with dims=None, over the flattened tensor (the shape is kept)."""
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if dims is None:
+        if len(shift_list) != 1:
+            raise RuntimeError(f"roll: with dims=None, shifts must be one int, got {shifts}")
+        return Roll.apply(x, shifts=int(shift_list[0]), dims=None)
+    dim_list = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shift_list) != len(dim_list):
+        raise RuntimeError(f"roll: shifts and dimensions must align. shifts: {len(shift_list)}, dims: {len(dim_list)}")
+    axes = tuple(_normalize_dim(d, x.ndim, "roll") for d in dim_list)
+    return Roll.apply(x, shifts=tuple(int(s) for s in shift_list), dims=axes)
+
+
 class Clone(Function):
     """y = a copy of x;  dL/dx = dL/dy."""
 

@@ -1,0 +1,65 @@
+"""Closeness and logical reductions: questions about values, answered without gradients.
+
+`isclose(a, b)` asks |a - b| <= atol + rtol * |b| elementwise (not symmetric in a and b,
+as in NumPy and PyTorch); `allclose` asks it of every element; `equal` asks for the same
+shape and exactly the same values. `all` and `any` reduce truth values over dims.
+"""
+
+import numpy as np
+
+from minigrad.ops.out import write_out
+from minigrad.tensor import Tensor, _axes, as_tensor
+
+
+def _pair(input, other, op):
+    """Both operands as arrays; two tensors must share a dtype, as in PyTorch."""
+    a = as_tensor(input)
+    if isinstance(other, Tensor):
+        if other.dtype != a.dtype:
+            raise RuntimeError(f"{op}: expected both inputs to have the same dtype, got {a.dtype} and {other.dtype}")
+        b = other.data
+    else:
+        b = np.asarray(other)
+    try:
+        np.broadcast_shapes(a.shape, np.shape(b))
+    except ValueError:
+        raise RuntimeError(f"{op}: shapes {a.shape} and {np.shape(b)} do not broadcast") from None
+    return a.data, b
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other| elementwise (a bool tensor); equal
+    infinities are close, NaN is close to NaN only with equal_nan=True."""
+    a, b = _pair(input, other, "isclose")
+    return Tensor._make(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if every element of input is close to other's (see `isclose`): a Python bool."""
+    a, b = _pair(input, other, "allclose")
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input, other):
+    """True if both tensors have the same shape and the same values: a Python bool."""
+    a, b = as_tensor(input), as_tensor(other)
+    return a.shape == b.shape and bool(np.array_equal(a.data, b.data))
+
+
+def _truth_reduction(fn, name, input, dim, keepdim, out):
+    x = as_tensor(input)
+    result = np.asarray(fn(x.data, axis=_axes(dim, x.ndim, name), keepdims=keepdim))
+    if x.dtype == np.uint8:  # uint8 in, uint8 out: PyTorch keeps that old convention
+        result = result.astype(np.uint8)
+    y = Tensor._make(result)
+    return y if out is None else write_out(out, y, name)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):  # noqa: A001  (torch.all)
+    """True where every element over `dim` (an int, a tuple, or None for all) is non-zero."""
+    return _truth_reduction(np.all, "all", input, dim, keepdim, out)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):  # noqa: A001  (torch.any)
+    """True where some element over `dim` (an int, a tuple, or None for all) is non-zero."""
+    return _truth_reduction(np.any, "any", input, dim, keepdim, out)

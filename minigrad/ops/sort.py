@@ -1,0 +1,109 @@
+"""Ordering: sort, argsort, topk and unique.
+
+Sorting finds a permutation (the `indices`); the sorted values are then just the input
+*gathered* at those indices, `values = x.gather(dim, indices)`. So the gradient needs no
+new Function: `Gather`'s backward sends each value's gradient back to the position it
+came from. The permutation itself is piecewise constant and has no gradient, and
+`unique` (which merges elements) has none either, as in PyTorch.
+
+NaN sorts as the largest value (last ascending, first descending), as in PyTorch.
+"""
+
+import numpy as np
+
+from minigrad.ops.index import Gather
+from minigrad.ops.out import write_out
+from minigrad.ops.reduce import ValuesIndices
+from minigrad.tensor import Tensor, _normalize_dim, as_tensor
+
+
+def sort_indices(array, axis, descending):
+    """The stable sorting permutation of `array` along `axis` (int64).
+
+    Descending order is found as an ascending sort of the array reversed along `axis`,
+    read backwards: that keeps equal elements in their original order (stable) and
+    puts NaN first, where sorting `-array` would put it last.
+    """
+    if not descending:
+        return np.argsort(array, axis=axis, kind="stable").astype(np.int64)
+    n = array.shape[axis]
+    reversed_order = np.argsort(np.flip(array, axis), axis=axis, kind="stable")
+    return (n - 1 - np.flip(reversed_order, axis)).astype(np.int64)
+
+
+def _sorted(x, dim, descending, op):
+    """(values, indices) of `x` sorted along `dim`; a 0-d tensor is its own sort."""
+    if x.ndim == 0:
+        return ValuesIndices(x.clone(), Tensor._make(np.zeros((), np.int64)))
+    d = _normalize_dim(dim, x.ndim, op)
+    indices = sort_indices(x.data, d, descending)
+    return ValuesIndices(Gather.apply(x, dim=d, index=indices), Tensor._make(indices))
+
+
+def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+    """(values, indices): `input` sorted along `dim`, and where each value came from.
+    The sort is always stable (equal elements keep their order), which also satisfies
+    `stable=False`. Gradient: each value's gradient goes back to its position."""
+    result = _sorted(as_tensor(input), dim, descending, "sort")
+    return result if out is None else write_out(out, result, "sort")
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    """The indices that sort `input` along `dim` (`sort(...).indices`)."""
+    x = as_tensor(input)
+    if x.ndim == 0:
+        return Tensor._make(np.zeros((), np.int64))
+    return Tensor._make(sort_indices(x.data, _normalize_dim(dim, x.ndim, "argsort"), descending))
+
+
+def msort(input, *, out=None):
+    """`input` sorted along dim 0 (values only)."""
+    result = _sorted(as_tensor(input), 0, False, "msort").values
+    return result if out is None else write_out(out, result, "msort")
+
+
+def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
+    """(values, indices) of the `k` largest (or, with largest=False, smallest) elements
+    along `dim` (default: the last). They always come sorted, which also satisfies
+    `sorted=False`. Gradient: each value's gradient goes back to its position, the
+    other elements get 0."""
+    x = as_tensor(input)
+    d = _normalize_dim(-1 if dim is None else dim, x.ndim, "topk")
+    size = x.shape[d] if x.ndim else 1
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+        raise TypeError(f"topk: k must be an int, got {type(k).__name__}")
+    if not 0 <= k <= size:
+        raise RuntimeError(f"topk: selected index k out of range: k={k} but dim {d} has size {size} (shape {x.shape})")
+    if x.ndim == 0:
+        result = _sorted(x, 0, largest, "topk")
+    else:
+        order = sort_indices(x.data, d, descending=largest)
+        indices = np.take(order, np.arange(k), axis=d)
+        result = ValuesIndices(Gather.apply(x, dim=d, index=indices), Tensor._make(indices))
+    return result if out is None else write_out(out, result, "topk")
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of `input` (of its slices along `dim`), in ascending order
+    (also for sorted=False); with `return_inverse`, where each element went in the
+    output; with `return_counts`, how often each one occurs. NaNs are all distinct, as
+    in PyTorch. Returns a tensor, or a tuple when either flag is set."""
+    x = as_tensor(input)
+    if dim is None:
+        values, inverse, counts = np.unique(
+            x.data.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+        )
+        inverse = inverse.reshape(x.shape)
+    else:
+        d = _normalize_dim(dim, x.ndim, "unique")
+        if x.ndim == 0:
+            raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
+        values, inverse, counts = np.unique(x.data, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
+        inverse = inverse.reshape(-1)
+    output = Tensor._make(values)
+    extras = []
+    if return_inverse:
+        extras.append(Tensor._make(inverse.astype(np.int64)))
+    if return_counts:
+        extras.append(Tensor._make(counts.astype(np.int64)))
+    return (output, *extras) if extras else output

@@ -109,11 +109,13 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False):
-    return rand(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    host_device(device, "rand_like")
+    return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
-    return randn(t.shape, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    host_device(device, "randn_like")
+    return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):

@@ -208,7 +208,7 @@ class finfo:
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
-        self.resolution = builtins.float(info.resolution)
+        self.resolution = 10.0**-info.precision  # exact 1e-06, not float32(1e-06)
         self.dtype = dtype.name
 
     def __repr__(self):

@@ -60,7 +60,11 @@ print(json.dumps({{"reachable": [c for c in {SUBPACKAGES!r} if reachable(c)],
                   "heavy": [h for h in {HEAVY!r} if h in sys.modules]}}))
 """
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)

@@ -1,25 +1,48 @@
-"""Functions that make new tensors: from data, filled with a constant, or random."""
+"""Functions that make new tensors: from data, filled with a constant, or random.
+
+Each takes torch's `device=` keyword. Tensors live in host memory, so the device must be
+the CPU (`None`, `'cpu'`, `mg.device('cpu')`, a `torch.device('cpu')`); any other raises
+and says why (see `minigrad/devices.py`). `dtype=None` means the default float dtype
+(`mg.get_default_dtype()`) for float results.
+"""
 
 import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
+from minigrad.devices import host_device
 from minigrad.tensor import Tensor, _size_args
 
 
-def _new(array, dtype, requires_grad):
-    t = Tensor._make(array if dtype is None else array.astype(dtypes.to_dtype(dtype), copy=False))
+def _new(array, dtype, device, requires_grad, op):
+    """Wrap `array` (cast to `dtype` if given) as a leaf on the (checked) device."""
+    host_device(device, op)
+    dtype = dtypes.to_dtype(dtype, op)
+    t = Tensor._make(array if dtype is None else array.astype(dtype, copy=False))
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def tensor(data, dtype=None, requires_grad=False):
-    """A new tensor holding a copy of `data` (Python floats become float32, ints int64,
-    NumPy arrays keep their dtype)."""
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of `data` (Python floats get the default float dtype,
+    ints int64, bools bool; NumPy arrays keep their dtype)."""
+    host_device(device, "tensor")
     if isinstance(data, Tensor):
         data = data.data
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+    return Tensor(data, dtype=dtypes.to_dtype(dtype, "tensor"), requires_grad=requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """`data` as a tensor, without a copy where possible: a Tensor of the right dtype is
+    returned as is and a NumPy array of the right dtype is shared, as `torch.as_tensor`."""
+    host_device(device, "as_tensor")
+    dtype = dtypes.to_dtype(dtype, "as_tensor")
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype):
+        return Tensor._make(data)
+    return Tensor(data, dtype=dtype)
 
 
 def from_numpy(array):
@@ -29,77 +52,73 @@ def from_numpy(array):
     return Tensor._make(array)
 
 
-def _filled(fill, size, dtype, requires_grad):
+def _filled(fill, size, dtype, device, requires_grad, op):
     shape = _size_args(size)
     if any(s < 0 for s in shape):
-        raise RuntimeError(f"negative dimension in size {shape}")
-    return _new(np.full(shape, fill, dtype=dtypes.to_dtype(dtype) or dtypes.default_float), None, requires_grad)
+        raise RuntimeError(f"{op}: negative dimension in size {shape}")
+    dtype = dtypes.to_dtype(dtype, op) or dtypes.default_float
+    return _new(np.full(shape, fill, dtype=dtype), None, device, requires_grad, op)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
-    return _filled(0, size, dtype, requires_grad)
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, requires_grad=False):
-    return _filled(1, size, dtype, requires_grad)
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
-def empty(*size, dtype=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False):
     """Like torch.empty; minigrad fills it with zeros so nothing is ever uninitialised."""
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, "empty")
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:  # the fill value decides, as in PyTorch
         dtype = dtypes.infer_dtype(fill_value)
-    return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, requires_grad)
+    return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device, requires_grad, "full")
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
-    return _filled(0, t.shape, dtype or t.dtype, requires_grad)
+# The *_like functions take the shape (and, unless dtype= says otherwise, the dtype) of `t`.
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return _filled(0, t.shape, dtype or t.dtype, device, requires_grad, "zeros_like")
 
 
-def ones_like(t, dtype=None, requires_grad=False):
-    return _filled(1, t.shape, dtype or t.dtype, requires_grad)
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return _filled(1, t.shape, dtype or t.dtype, device, requires_grad, "ones_like")
 
 
-def empty_like(t, dtype=None, requires_grad=False):
-    return _filled(0, t.shape, dtype or t.dtype, requires_grad)
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    return _filled(0, t.shape, dtype or t.dtype, device, requires_grad, "empty_like")
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return _filled(fill_value, t.shape, dtype or t.dtype, requires_grad)
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return _filled(fill_value, t.shape, dtype or t.dtype, device, requires_grad, "full_like")
 
 
-def rand(*size, dtype=None, requires_grad=False):
+def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) from the global generator."""
-    shape = _size_args(size)
-    return _new(
-        _random.generator().random(shape, dtype=np.float64).astype(dtypes.to_dtype(dtype) or dtypes.default_float),
-        None,
-        requires_grad,
-    )
+    samples = _random.generator().random(_size_args(size), dtype=np.float64)
+    return _new(samples, dtype or dtypes.default_float, device, requires_grad, "rand")
 
 
-def randn(*size, dtype=None, requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the global generator."""
-    shape = _size_args(size)
-    return _new(
-        _random.generator().standard_normal(shape).astype(dtypes.to_dtype(dtype) or dtypes.default_float),
-        None,
-        requires_grad,
-    )
+    samples = _random.generator().standard_normal(_size_args(size))
+    return _new(samples, dtype or dtypes.default_float, device, requires_grad, "randn")
 
 
-def rand_like(t, dtype=None, requires_grad=False):
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    host_device(device, "rand_like")
     return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def randn_like(t, dtype=None, requires_grad=False):
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    host_device(device, "randn_like")
     return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None):
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
     """Integers uniform in [low, high): randint(high, size) or randint(low, high, size)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -111,14 +130,15 @@ def randint(low, high=None, size=None, dtype=None):
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     shape = (size,) if isinstance(size, int) else tuple(size)
     out = _random.generator().integers(low, high, size=shape)
-    return Tensor._make(out.astype(dtypes.to_dtype(dtype) or np.int64))
+    return _new(out, dtype or np.int64, device, requires_grad, "randint")
 
 
-def randperm(n, dtype=None):
-    return Tensor._make(_random.generator().permutation(n).astype(dtypes.to_dtype(dtype) or np.int64))
+def randperm(n, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1."""
+    return _new(_random.generator().permutation(n), dtype or np.int64, device, requires_grad, "randperm")
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Values from start to end (exclusive) by step; int64 if all arguments are ints."""
     if end is None:
         start, end = 0, start
@@ -128,16 +148,15 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if ints else dtypes.default_float
     # computed in float64 then cast, so float32 ranges match PyTorch's element count
-    return _new(np.arange(start, end, step).astype(dtypes.to_dtype(dtype)), None, requires_grad)
+    return _new(np.arange(start, end, step), dtype, device, requires_grad, "arange")
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
-    return _new(
-        np.linspace(start, end, steps).astype(dtypes.to_dtype(dtype) or dtypes.default_float), None, requires_grad
-    )
+    return _new(np.linspace(start, end, steps), dtype or dtypes.default_float, device, requires_grad, "linspace")
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
-    return _new(np.eye(n, m, dtype=dtypes.to_dtype(dtype) or dtypes.default_float), None, requires_grad)
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    dtype = dtypes.to_dtype(dtype, "eye") or dtypes.default_float
+    return _new(np.eye(n, m, dtype=dtype), None, device, requires_grad, "eye")

@@ -11,6 +11,7 @@ The methods here only check arguments and call `Function.apply` on the ops in
 
 import numpy as np
 
+from minigrad import devices as _devices
 from minigrad import dtypes
 
 
@@ -96,7 +97,16 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        """Where the data lives: always `mg.device('cpu')` (host memory, a NumPy array)."""
+        return _devices.cpu
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_cpu(self):
+        return True
 
     @property
     def is_leaf(self):
@@ -250,28 +260,39 @@ class Tensor:
         return self
 
     # ---- conversion ------------------------------------------------------------------
-    def to(self, *args, dtype=None, device=None):
-        """`to(dtype)`, `to(device)` or both; returns self when nothing changes."""
-        for a in args:
-            if isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda"):
-                device = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            else:
-                dtype = a
-        if device is not None and str(device).split(":")[0] != "cpu":
-            raise RuntimeError(
-                f"to: minigrad tensors live on the CPU; device {device!r} is not supported "
-                "(CUDA kernels are selected with mg.backends, not by moving tensors)"
-            )
-        if dtype is None:
-            return self
-        dtype = dtypes.to_dtype(dtype)
-        if dtype == self.dtype:
-            return self
-        return _shape.Cast.apply(self, dtype=dtype)
+    def to(self, *args, **kwargs):
+        """Convert to another dtype and/or device, as torch's `to`:
 
-    def type(self, dtype):
+        `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)` (other's dtype and
+        device), with optional `dtype=`, `device=`, `non_blocking=`, `copy=`. Returns self
+        when nothing changes, unless `copy=True`. The result is differentiable: the
+        gradient of a dtype cast is cast back. Only the CPU can hold minigrad tensors, so
+        another device raises (see `mg.backends.use('cuda')` for the GPU kernels).
+        """
+        _, dtype, copy = _devices.parse_to(args, kwargs, "to")
+        if dtype is not None and dtype != self.dtype:
+            return _shape.Cast.apply(self, dtype=dtype)
+        return _shape.Clone.apply(self) if copy else self
+
+    def cpu(self):
+        """This tensor, which is already in host memory (as torch's `cpu()` on a CPU tensor)."""
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        """Raises: minigrad tensors live in host memory (the GPU kernels run on them;
+        select those with `mg.backends.use('cuda')`)."""
+        _devices.refuse_cuda(device, "cuda")
+
+    def type(self, dtype=None, non_blocking=False):
+        """Without an argument: the type name, 'minigrad.FloatTensor' for float32 (torch
+        says 'torch.FloatTensor'; both spellings are accepted back). With a dtype or such a
+        name: the tensor converted to it, as `to(dtype)`."""
+        if dtype is None:
+            return dtypes.tensor_type_name(self.dtype)
+        if isinstance(dtype, str):
+            return self.to(dtypes.dtype_from_type_name(dtype))
+        if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):  # torch.FloatTensor
+            return self.to(dtypes.dtype_from_type_name(dtype.__name__))
         return self.to(dtype)
 
     def float(self):
@@ -293,6 +314,7 @@ class Tensor:
         return self.to(dtypes.bool)
 
     def is_floating_point(self):
+        """True for float16/32/64 tensors."""
         return self.dtype.kind == "f"
 
     # ---- printing ----------------------------------------------------------------------
@@ -306,7 +328,7 @@ class Tensor:
         extras = []
         if data.size == 0 and data.ndim != 1:
             extras.append(f"size={self.shape}")
-        if data.dtype not in (np.float32, np.int64, np.bool_):
+        if data.dtype not in (dtypes.default_float, np.int64, np.bool_):  # as torch, which omits these
             extras.append(f"dtype=minigrad.{data.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn={self.grad_fn!r}")
@@ -470,7 +492,7 @@ class Tensor:
     # when no gradient is involved: on tensors that do not require grad, or under
     # `mg.no_grad()` (the optimizer-update pattern); anything else raises.
     def _check_inplace(self, op, *operands):
-        if not grad_mode._enabled:
+        if not grad_mode._state.enabled:
             return
         if self.requires_grad:
             if self.is_leaf:

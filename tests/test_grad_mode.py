@@ -1,6 +1,8 @@
 """Grad mode: no_grad / enable_grad / set_grad_enabled as context managers and
 decorators, nesting, and what is (not) recorded under them."""
 
+import threading
+
 import numpy as np
 import pytest
 import torch
@@ -243,3 +245,113 @@ def test_no_grad_decorates_a_generator_step_by_step():
     assert mg.is_grad_enabled()  # restored between and after the steps
     assert all(not enabled for _, enabled in results)
     assert all(not y.requires_grad for y, _ in results)
+
+
+# ---- grad mode is per thread, as in PyTorch ------------------------------------------------
+def _run_threads(*targets):
+    """Run each target in its own thread; re-raise the first error in the caller."""
+    errors = []
+
+    def guarded(target):
+        try:
+            target()
+        except BaseException as error:  # noqa: BLE001  (reported to the test below)
+            errors.append(error)
+            barrier.abort()  # wake the other thread rather than leave it waiting
+
+    barrier = threading.Barrier(len(targets), timeout=30)
+    threads = [threading.Thread(target=guarded, args=(lambda t=t: t(barrier),)) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def test_no_grad_in_one_thread_leaves_another_thread_recording():
+    seen = {}
+
+    def evaluator(barrier):
+        with mg.no_grad():
+            barrier.wait()  # 1: the other thread computes while this one is inside no_grad
+            seen["evaluator"] = mg.is_grad_enabled(), (leaf([1.0]) * 2.0).requires_grad
+            barrier.wait()  # 2
+
+    def trainer(barrier):
+        barrier.wait()  # 1
+        seen["trainer"] = mg.is_grad_enabled(), (leaf([1.0]) * 2.0).requires_grad
+        barrier.wait()  # 2
+
+    _run_threads(evaluator, trainer)
+    assert seen == {"evaluator": (False, False), "trainer": (True, True)}
+
+
+def test_a_new_thread_starts_with_grad_enabled_as_torch():
+    def mode_in_new_thread(is_enabled):
+        result = []
+        t = threading.Thread(target=lambda: result.append(is_enabled()))
+        t.start()
+        t.join()
+        return result[0]
+
+    with mg.no_grad(), torch.no_grad():
+        assert mode_in_new_thread(mg.is_grad_enabled) is mode_in_new_thread(torch.is_grad_enabled) is True
+
+
+def test_two_threads_train_at_once_and_match_training_one_after_the_other():
+    """Each step, one thread sits inside its optimizer's no_grad while the other runs its
+    forward and backward (barriers fix that order). With one process-wide switch the
+    second thread's graph would not be recorded and backward would fail."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 3))
+    targets = [x @ rng.standard_normal((3, 1)) for _ in range(2)]
+    steps = 10
+
+    def make_model(seed):
+        mg.manual_seed(seed)
+        return mg.nn.Linear(3, 1).double()
+
+    def loss_of(model, target):
+        return ((model(mg.tensor(x)) - mg.tensor(target)) ** 2).mean()
+
+    # reference: the two trainings one after the other, in this thread
+    expected = []
+    for k in range(2):
+        model = make_model(k)
+        opt = mg.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(steps):
+            opt.zero_grad()
+            loss_of(model, targets[k]).backward()
+            opt.step()
+        expected.append(model.weight.data.copy())
+
+    models = [make_model(k) for k in range(2)]
+    optimizers = [mg.optim.SGD(m.parameters(), lr=0.1) for m in models]
+
+    def trainer(k):
+        def run(barrier):
+            model, opt = models[k], optimizers[k]
+            for step in range(steps):
+                updating_first = step % 2 == k  # the roles swap every step
+                if updating_first:
+                    opt.zero_grad()
+                    loss_of(model, targets[k]).backward()
+                    with mg.no_grad():
+                        barrier.wait()  # A: the other thread now records while this is in no_grad
+                        barrier.wait()  # B: ... and has finished its backward
+                        opt.step()
+                else:
+                    barrier.wait()  # A
+                    opt.zero_grad()
+                    loss = loss_of(model, targets[k])
+                    assert loss.requires_grad, "this thread's graph was not recorded"
+                    loss.backward()
+                    barrier.wait()  # B
+                    opt.step()
+
+        return run
+
+    _run_threads(trainer(0), trainer(1))
+    for model, weight in zip(models, expected, strict=True):
+        np.testing.assert_allclose(model.weight.data, weight, rtol=1e-12)

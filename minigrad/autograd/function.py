@@ -95,7 +95,7 @@ class Function:
         """Run `forward` and, if any input requires grad, record the op in the graph."""
         ctx = cls()
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        record = grad_mode._enabled and True in needs
+        record = grad_mode._state.enabled and True in needs
 
         previous = grad_mode._set(False)  # forward itself is never recorded
         try:

@@ -1,24 +1,37 @@
-"""Grad mode: one global switch that says whether new ops are recorded.
+"""Grad mode: the switch that says whether new ops are recorded.
 
 Recording is what lets `backward` find its way from a loss to the leaves; switching it
 off (`no_grad`) saves the memory and the time of building a graph nobody will walk,
 which is what evaluation and optimizer updates want.
+
+The switch is per thread, as in PyTorch: a `no_grad()` block in one thread (say, an
+evaluation thread) does not stop another thread's training step from being recorded,
+and every new thread starts with recording on.
 """
 
 import functools
 import inspect
+import threading
 
-_enabled = True
+
+class _GradModeState(threading.local):
+    """One `enabled` flag per thread; `__init__` runs again in each thread that reads it."""
+
+    def __init__(self):
+        self.enabled = True
+
+
+_state = _GradModeState()
 
 
 def is_grad_enabled():
-    """True when ops on tensors that require grad are recorded into the graph."""
-    return _enabled
+    """True when ops on tensors that require grad are recorded (in this thread)."""
+    return _state.enabled
 
 
 def _set(mode):
-    global _enabled
-    previous, _enabled = _enabled, bool(mode)
+    """Set this thread's mode; return the previous one (so the caller can restore it)."""
+    previous, _state.enabled = _state.enabled, bool(mode)
     return previous
 
 
@@ -111,3 +124,11 @@ class enable_grad(_GradModeContext):
     """Record ops again inside a `no_grad` region."""
 
     mode = True
+
+
+def __getattr__(name):
+    # `grad_mode._enabled` was a module global before the mode became per-thread; code
+    # that still reads it gets this thread's mode
+    if name == "_enabled":
+        return _state.enabled
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

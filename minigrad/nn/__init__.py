@@ -1,6 +1,6 @@
 """minigrad.nn: Modules (layers, containers, losses), functional forms, init and utils."""
 
-from minigrad.nn import functional, init, utils
+from minigrad.nn import functional, init, parallel, utils
 from minigrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from minigrad.nn.containers import (
     Flatten,
@@ -37,6 +37,7 @@ from minigrad.nn.normalization import (
     LayerNorm,
     RMSNorm,
 )
+from minigrad.nn.parallel import DataParallel
 from minigrad.nn.parameter import Parameter
 from minigrad.nn.pooling import (
     AdaptiveAvgPool2d,
@@ -67,6 +68,7 @@ __all__ = [
     "Conv2d",
     "ConvTranspose2d",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dense",
     "Dropout",
     "ELU",
@@ -108,5 +110,6 @@ __all__ = [
     "Unflatten",
     "functional",
     "init",
+    "parallel",
     "utils",
 ]

@@ -300,18 +300,19 @@ class Module:
                 p.grad = p.grad.detach()
                 p.grad.data[...] = 0
 
-    def to(self, *args, dtype=None, device=None):
-        """Convert floating-point parameters and buffers to `dtype` in place; returns self."""
-        for a in args:
-            if isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda"):
-                device = a
-            else:
-                dtype = a
-        if device is not None and str(device).split(":")[0] != "cpu":
-            raise RuntimeError(f"Module.to: minigrad tensors live on the CPU; device {device!r} is not supported")
+    def to(self, *args, **kwargs):
+        """Convert floating-point parameters and buffers to a dtype in place; returns self.
+
+        Takes the arguments of torch's `Module.to`: `to(dtype)`, `to(device)`,
+        `to(device, dtype)`, `to(tensor)`, with `non_blocking=`. The device can only be
+        the CPU, where the parameters already are (another device raises: the GPU
+        kernels are selected with `mg.backends.use('cuda')`).
+        """
+        from minigrad import devices as _devices
+
+        _, dtype, _ = _devices.parse_to(args, kwargs, "Module.to")
         if dtype is None:
             return self
-        dtype = dtypes.to_dtype(dtype)
         if dtype.kind != "f":
             raise TypeError(f"Module.to only accepts floating point dtypes, got {dtype}")
         for t in list(self.parameters()) + list(self.buffers()):
@@ -320,6 +321,16 @@ class Module:
                 if t.grad is not None:
                     t.grad = Tensor._make(t.grad.data.astype(dtype))
         return self
+
+    def cpu(self):
+        """Self: parameters and buffers are in host memory already."""
+        return self
+
+    def cuda(self, device=None):
+        """Raises: minigrad tensors live in host memory (see `mg.backends.use('cuda')`)."""
+        from minigrad import devices as _devices
+
+        _devices.refuse_cuda(device, "Module.cuda")
 
     def float(self):
         return self.to(dtypes.float32)

@@ -12,22 +12,25 @@ names and array-in/array-out signatures:
     with mg.backends.use("numba"): ...  # only inside the block
     mg.backends.current()               # -> "numba"
 
-The default is ``"numba"`` when Numba imports, else ``"numpy"``. A kernel module is
-imported the first time it is asked for, so choosing a backend compiles nothing.
+The default is ``"numba"`` when Numba is installed, else ``"numpy"``. A kernel module is
+imported the first time it is asked for, so choosing a backend compiles nothing (and
+``import minigrad`` does not import Numba, which alone takes longer than the rest).
+
+The submodules ``cudnn``, ``mps`` and ``cuda`` hold the switches PyTorch programs set
+(``mg.backends.cudnn.benchmark = True``, ``mg.backends.mps.is_available()``): they are
+accepted and stored, and change nothing, since minigrad runs neither cuDNN nor Metal.
 """
 
 import importlib
+import importlib.util
 import os
 
 BACKENDS = {"numpy": "reference", "numba": "cpu", "cuda": "cuda"}
 
 
 def _numba_available():
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    # find_spec looks for the package without importing it
+    return importlib.util.find_spec("numba") is not None
 
 
 _current = "numba" if _numba_available() else "numpy"
@@ -81,3 +84,8 @@ def kernels(family, backend=None):
     (the current one by default)."""
     name = backend or _current
     return importlib.import_module(f"minigrad.kernels.{BACKENDS[name]}.{family}")
+
+
+# The PyTorch-shaped switches (see the module docstring); imported last, as they import
+# nothing from here.
+from minigrad.backends import cuda, cudnn, mps  # noqa: E402, F401

@@ -29,7 +29,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     ints int64, bools bool; NumPy arrays keep their dtype)."""
     host_device(device, "tensor")
     if isinstance(data, Tensor):
-        data = data.data
+        data = data.array
     return Tensor(data, dtype=dtypes.to_dtype(dtype, "tensor"), requires_grad=requires_grad)
 
 

@@ -92,7 +92,7 @@ def _encode(obj, arrays, memo, where):
     if isinstance(obj, bool):  # before int: bool is a subclass of int
         return {"type": "bool", "value": obj}
     if isinstance(obj, Tensor):
-        node = _array_node(obj.data, arrays, memo, where)
+        node = _array_node(obj.array, arrays, memo, where)
         node.update(type="parameter" if isinstance(obj, Parameter) else "tensor", requires_grad=obj.requires_grad)
         return node
     if isinstance(obj, np.ndarray):

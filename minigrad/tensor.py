@@ -53,13 +53,13 @@ class Tensor:
     `mg.tensor`); prefer `mg.tensor(data, dtype=None, requires_grad=False)`.
     """
 
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "_hooks", "_retains_grad", "_counter", "__weakref__")
+    __slots__ = ("array", "requires_grad", "_grad", "grad_fn", "_hooks", "_retains_grad", "_counter", "__weakref__")
     __array_ufunc__ = None  # make `ndarray + Tensor` call Tensor.__radd__, not NumPy
     __hash__ = object.__hash__  # hash by identity even though == is elementwise
 
     def __init__(self, data, dtype=None, requires_grad=False):
         if isinstance(data, Tensor):
-            data = data.data
+            data = data.array
         dtype = dtypes.to_dtype(dtype) or dtypes.infer_dtype(data)
         self._init_leaf(np.array(data, dtype=dtype))
         if requires_grad:
@@ -67,9 +67,9 @@ class Tensor:
 
     def _init_leaf(self, array):
         """Make this a leaf holding `array`, with no gradient, graph or hooks yet."""
-        self.data = array
+        self.array = array
         self.requires_grad = False
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self._hooks = None
         self._retains_grad = False
@@ -85,15 +85,15 @@ class Tensor:
     # ---- attributes ------------------------------------------------------------------
     @property
     def shape(self):
-        return self.data.shape
+        return self.array.shape
 
     @property
     def ndim(self):
-        return self.data.ndim
+        return self.array.ndim
 
     @property
     def dtype(self):
-        return self.data.dtype
+        return self.array.dtype
 
     @property
     def device(self):
@@ -133,7 +133,7 @@ class Tensor:
         return self.ndim
 
     def numel(self):
-        return int(self.data.size)
+        return int(self.array.size)
 
     nelement = numel
 
@@ -148,32 +148,32 @@ class Tensor:
         return (self[i] for i in range(len(self)))
 
     def item(self):
-        if self.data.size != 1:
-            raise RuntimeError(f"item: a Tensor with {self.data.size} elements cannot be converted to a Python number")
-        return self.data.reshape(()).item()
+        if self.array.size != 1:
+            raise RuntimeError(f"item: a Tensor with {self.array.size} elements cannot be converted to a Python number")
+        return self.array.reshape(()).item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self.array.tolist()
 
     def numpy(self):
         """The data as a NumPy array (shares memory, like torch's .numpy())."""
         if self.requires_grad:
             raise RuntimeError("numpy: can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()")
-        return self.data
+        return self.array
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's hook for np.asarray(t) / np.array(t): the data itself, unless a copy
         or another dtype is asked for (copy=False with a new dtype cannot be honoured)."""
         if dtype is None or np.dtype(dtype) == self.dtype:
-            return self.data.copy() if copy else self.data
+            return self.array.copy() if copy else self.array
         if copy is False:
             raise ValueError(f"__array__: can't convert a {self.dtype} tensor to {np.dtype(dtype)} without a copy")
-        return self.data.astype(dtype)
+        return self.array.astype(dtype)
 
     def __format__(self, format_spec):
         """f"{t}" prints the tensor; f"{loss:.4f}" formats the number of a one-element
         tensor (PyTorch allows a spec only for 0-d tensors; one element is accepted here)."""
-        if self.ndim == 0 or (format_spec and self.data.size == 1):
+        if self.ndim == 0 or (format_spec and self.array.size == 1):
             return format(self.item(), format_spec)
         if not format_spec:
             return str(self)
@@ -194,8 +194,8 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self):
-        if self.data.size != 1:
-            what = "no values" if self.data.size == 0 else "more than one value"
+        if self.array.size != 1:
+            what = "no values" if self.array.size == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous (shape {self.shape})")
         return bool(self.item())
 
@@ -240,9 +240,46 @@ class Tensor:
 
     def detach(self):
         """A new leaf sharing this data (and its version counter), cut from the graph."""
-        t = Tensor._make(self.data)
+        t = Tensor._make(self.array)
         t._counter = self._version_counter()
         return t
+
+    @property
+    def data(self):
+        """The values as a Tensor that shares this one's storage, cut from the graph, as
+        torch's `.data`: `p.data.add_(u)` changes `p` and is not recorded. (`detach()`
+        is the safer twin: it shares the in-place version counter, so autograd notices
+        when a tensor it saved is changed through it; `.data` does not, as in torch.)"""
+        return Tensor._make(self.array)
+
+    @data.setter
+    def data(self, value):
+        # `p.data = p.data - lr * p.grad`: p keeps its identity (and its place in the
+        # model and the optimizer) but holds new values
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data: can only assign a Tensor to .data, got {type(value).__name__}")
+        self.array = value.array
+
+    @property
+    def grad(self):
+        """The gradient accumulated by `backward` (a leaf's, or a `retain_grad()` tensor's)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad: assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"grad: assigned grad has data of a different size: {tuple(value.shape)} for a tensor of "
+                    f"shape {tuple(self.shape)}"
+                )
+            if value.dtype != self.dtype:
+                raise RuntimeError(
+                    f"grad: assigned grad has data of a different type: {value.dtype} for a tensor of {self.dtype}"
+                )
+        self._grad = value
 
     def _version_counter(self):
         if self._counter is None:
@@ -319,7 +356,7 @@ class Tensor:
 
     # ---- printing ----------------------------------------------------------------------
     def __repr__(self):
-        data = self.data
+        data = self.array
         finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
         # whole numbers print as "1.", others with 4 decimals, as PyTorch does
         whole = data.dtype.kind == "f" and np.all(finite == np.round(finite))
@@ -376,11 +413,11 @@ class Tensor:
 
     def __floordiv__(self, other):
         a, b = _binary_operands(self, other, "floor_divide")
-        return Tensor._make(np.asarray(np.floor_divide(a.data, b.data)))
+        return Tensor._make(np.asarray(np.floor_divide(a.array, b.array)))
 
     def __mod__(self, other):
         a, b = _binary_operands(self, other, "remainder")
-        return Tensor._make(np.asarray(np.mod(a.data, b.data)))
+        return Tensor._make(np.asarray(np.mod(a.array, b.array)))
 
     def __pow__(self, exponent):
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
@@ -420,7 +457,7 @@ class Tensor:
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
             return NotImplemented  # so `t == None` is False, as for any unrelated object
         a, b = _binary_operands(self, other, op.__name__)
-        return Tensor._make(np.asarray(op(a.data, b.data)))
+        return Tensor._make(np.asarray(op(a.array, b.array)))
 
     def __eq__(self, other):
         return self._compare(other, np.equal)
@@ -443,8 +480,8 @@ class Tensor:
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
     def _logical(self, other, op):
-        other = other.data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(op(self.data, other)))
+        other = other.array if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(op(self.array, other)))
 
     def __and__(self, other):
         return self._logical(other, np.logical_and if self.dtype.kind == "b" else np.bitwise_and)
@@ -456,19 +493,19 @@ class Tensor:
         return self._logical(other, np.logical_xor if self.dtype.kind == "b" else np.bitwise_xor)
 
     def __invert__(self):
-        return Tensor._make(np.asarray(np.logical_not(self.data) if self.dtype.kind == "b" else ~self.data))
+        return Tensor._make(np.asarray(np.logical_not(self.array) if self.dtype.kind == "b" else ~self.array))
 
     def logical_not(self):
-        return Tensor._make(np.asarray(np.logical_not(self.data)))
+        return Tensor._make(np.asarray(np.logical_not(self.array)))
 
     def isnan(self):
-        return Tensor._make(np.asarray(np.isnan(self.data)))
+        return Tensor._make(np.asarray(np.isnan(self.array)))
 
     def isinf(self):
-        return Tensor._make(np.asarray(np.isinf(self.data)))
+        return Tensor._make(np.asarray(np.isinf(self.array)))
 
     def isfinite(self):
-        return Tensor._make(np.asarray(np.isfinite(self.data)))
+        return Tensor._make(np.asarray(np.isfinite(self.array)))
 
     def any(self, dim=None, keepdim=False):
         return _logic.any(self, dim, keepdim)
@@ -515,15 +552,15 @@ class Tensor:
 
     def _inplace(self, op_name, ufunc, other):
         """self = ufunc(self, other), written straight into self's storage (no temporary)."""
-        other = other.data if isinstance(other, Tensor) else other
-        result_dtype = np.result_type(self.data, other) if op_name != "div_" else np.result_type(self.data, 1.0)
+        other = other.array if isinstance(other, Tensor) else other
+        result_dtype = np.result_type(self.array, other) if op_name != "div_" else np.result_type(self.array, 1.0)
         if result_dtype.kind == "f" and self.dtype.kind != "f":
             raise RuntimeError(
                 f"{op_name}: result type {result_dtype} can't be cast to the desired output type {self.dtype}"
             )
         if np.ndim(other) and np.shape(other) != self.shape:
             self._check_result_shape(op_name, other)
-        ufunc(self.data, other, out=self.data, casting="unsafe")
+        ufunc(self.array, other, out=self.array, casting="unsafe")
         self._version_counter().value += 1
         return self
 
@@ -540,11 +577,11 @@ class Tensor:
         """Write `result` (computed out of place) into this tensor's own storage: the
         in-place methods below are `self._store(op, self.op(...))`. As in PyTorch the
         result must keep self's shape and be castable to its dtype."""
-        result = result.data if isinstance(result, Tensor) else np.asarray(result)
+        result = result.array if isinstance(result, Tensor) else np.asarray(result)
         if result.shape != self.shape:
             self._check_result_shape(op, result)
         _out.check_cast(result.dtype, self.dtype, op)
-        np.copyto(self.data, result, casting="unsafe")
+        np.copyto(self.array, result, casting="unsafe")
         self._version_counter().value += 1
         return self
 
@@ -588,7 +625,7 @@ class Tensor:
         src = _data(src)
         if np.shape(src) != self.shape:
             self._check_result_shape("copy_", src)
-        np.copyto(self.data, src, casting="unsafe")
+        np.copyto(self.array, src, casting="unsafe")
         self._version_counter().value += 1
         return self
 
@@ -598,7 +635,7 @@ class Tensor:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
-        self.data.fill(_data(value))
+        self.array.fill(_data(value))
         self._version_counter().value += 1
         return self
 
@@ -676,14 +713,14 @@ class Tensor:
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         self._check_inplace("uniform_")
         rng = _random.generator() if generator is None else generator
-        self.data[...] = rng.uniform(a, b, size=self.shape)
+        self.array[...] = rng.uniform(a, b, size=self.shape)
         self._version_counter().value += 1
         return self
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         self._check_inplace("normal_")
         rng = _random.generator() if generator is None else generator
-        self.data[...] = rng.normal(mean, std, size=self.shape)
+        self.array[...] = rng.normal(mean, std, size=self.shape)
         self._version_counter().value += 1
         return self
 
@@ -700,7 +737,7 @@ class Tensor:
 
     def __setitem__(self, index, value):
         self._check_inplace("setitem")
-        self.data[_index.normalize_index(index)] = _data(value)
+        self.array[_index.normalize_index(index)] = _data(value)
         self._version_counter().value += 1
 
     # ---- indexing ---------------------------------------------------------------------
@@ -865,7 +902,7 @@ class Tensor:
 
     # ---- shape ----------------------------------------------------------------------------
     def reshape(self, *shape):
-        shape = _shape.infer_shape(_size_args(shape), self.data.size, self.shape, "reshape")
+        shape = _shape.infer_shape(_size_args(shape), self.array.size, self.shape, "reshape")
         if shape == self.shape:
             return self if not self.requires_grad else _shape.Reshape.apply(self, shape=shape)
         return _shape.Reshape.apply(self, shape=shape)
@@ -945,7 +982,7 @@ class Tensor:
         return _shape.Repeat.apply(self, repeats=repeats)
 
     def contiguous(self):
-        if self.data.flags.c_contiguous:
+        if self.array.flags.c_contiguous:
             return self
         return _shape.Contiguous.apply(self)
 
@@ -1087,7 +1124,7 @@ class Tensor:
 
 # ---- helpers shared by the methods above and by the functions below -------------------
 def _data(x):
-    return x.data if isinstance(x, Tensor) else x
+    return x.array if isinstance(x, Tensor) else x
 
 
 def _floating(t):

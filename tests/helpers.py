@@ -30,7 +30,7 @@ def tleaf(array, requires_grad=True):
 
 def assert_close(mine, theirs, rtol=1e-6, atol=1e-8):
     """Compare a minigrad tensor (or array) with a torch tensor (or array): values, shape, dtype kind."""
-    a = mine.data if isinstance(mine, mg.Tensor) else np.asarray(mine)
+    a = mine.array if isinstance(mine, mg.Tensor) else np.asarray(mine)
     b = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else np.asarray(theirs)
     assert a.shape == b.shape, f"shape {a.shape} != {b.shape}"
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
@@ -48,7 +48,7 @@ def check_against_torch(fn_mg, fn_torch, *arrays, rtol=1e-6, atol=1e-8, grad_see
     tout.backward(torch.tensor(g))
     for x, t in zip(xs, ts):
         if t.grad is None:
-            assert x.grad is None or np.allclose(x.grad.data, 0)
+            assert x.grad is None or np.allclose(x.grad.array, 0)
         else:
             assert_close(x.grad, t.grad, rtol=rtol, atol=atol)
 

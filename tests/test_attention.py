@@ -121,13 +121,13 @@ def test_fully_masked_rows_give_zeros_as_pytorch(backend):
     with mg.backends.use(backend):
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=mg.tensor(mask))
         out.sum().backward()
-    assert np.all(out.data[0, 1] == 0) and np.all(np.isfinite(out.data))
-    assert np.all(q.grad.data[0, 1] == 0) and np.all(np.isfinite(k.grad.data))
+    assert np.all(out.array[0, 1] == 0) and np.all(np.isfinite(out.array))
+    assert np.all(q.grad.array[0, 1] == 0) and np.all(np.isfinite(k.grad.array))
     # a float mask of -inf is the same thing
     with mg.backends.use(backend):
         float_mask = mg.tensor(np.where(mask, 0.0, -np.inf))
         again = F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask)
-    np.testing.assert_array_equal(again.data, out.data)
+    np.testing.assert_array_equal(again.array, out.array)
 
 
 def test_float16_runs_on_the_reference_kernels_on_every_backend():
@@ -172,14 +172,14 @@ def test_dropout_uses_the_global_generator():
     assert np.array_equal(run(0), run(0))
     assert not np.allclose(run(0), run(1))
     # the same numbers by hand: softmax, then drop with a generator seeded the same way
-    probs, _ = ref.attention_forward(q.data, k.data, np.eye(5)[None].repeat(2, 0), 0.5, False, None)
+    probs, _ = ref.attention_forward(q.array, k.array, np.eye(5)[None].repeat(2, 0), 0.5, False, None)
     keep = np.random.default_rng(0).random(probs.shape) >= 0.4
-    np.testing.assert_allclose(run(0), (probs * keep / 0.6) @ v.data, rtol=1e-6)
+    np.testing.assert_allclose(run(0), (probs * keep / 0.6) @ v.array, rtol=1e-6)
 
 
 def test_dropout_of_one_gives_zeros_and_gradients_flow():
     q, k, v = (mg.tensor(rand(2, 3, 4, seed=i), requires_grad=True) for i in range(3))
-    assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).data == 0)
+    assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).array == 0)
 
     def attention_with_dropout(q, k, v):
         mg.manual_seed(3)  # the same dropout mask on every call of gradcheck
@@ -362,7 +362,7 @@ def test_default_scale_is_one_over_sqrt_d():
     q, k, v = (mg.tensor(rand(2, 3, 9, seed=i)) for i in range(3))
     assert_close(F.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(q, k, v, scale=1 / 3))
     assert not np.allclose(
-        F.scaled_dot_product_attention(q, k, v).data, F.scaled_dot_product_attention(q, k, v, scale=1.0).data
+        F.scaled_dot_product_attention(q, k, v).array, F.scaled_dot_product_attention(q, k, v, scale=1.0).array
     )
 
 

@@ -216,8 +216,8 @@ def test_parameter_containers_in_a_model_get_gradients():
     m = Model()
     assert [n for n, _ in m.named_parameters()] == ["scales.0", "scales.1", "shifts.a"]
     m(mg.tensor([1.0, 2.0], dtype=mg.float64)).backward()
-    np.testing.assert_allclose(m.scales[0].grad.data, [3.0, 6.0])
-    np.testing.assert_allclose(m.shifts["a"].grad.data, [1.0, 1.0])
+    np.testing.assert_allclose(m.scales[0].grad.array, [3.0, 6.0])
+    np.testing.assert_allclose(m.shifts["a"].grad.array, [1.0, 1.0])
 
 
 # ---- Identity, Flatten, Unflatten ---------------------------------------------------------------

@@ -184,7 +184,7 @@ def test_conv_transpose2d_is_the_input_gradient_of_conv2d():
     y = F.conv2d(mg.tensor(x), mg.tensor(w), **kwargs)
     z = F.conv_transpose2d(mg.tensor(g), mg.tensor(w), **kwargs, output_padding=(0, 0))
     assert z.shape[2:] == (7, 6)
-    assert math.isclose(float((z.data * x).sum()), float((g * y.data).sum()), rel_tol=1e-10)
+    assert math.isclose(float((z.array * x).sum()), float((g * y.array).sum()), rel_tol=1e-10)
 
 
 # ---- finite differences on the reference path ---------------------------------------------
@@ -325,7 +325,7 @@ def test_backends_give_the_same_result():
             xs = mg.tensor(x, requires_grad=True)
             y = F.conv2d(xs, mg.tensor(w), mg.tensor(b), stride=2, padding=1, groups=2)
             y.sum().backward()
-            outs.append((y.data, xs.grad.data))
+            outs.append((y.array, xs.grad.array))
     np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-10, atol=1e-12)
 
@@ -341,7 +341,7 @@ def test_empty_batch(backend, channels):
         assert y.shape == (0, 32, 3, 3)
         y.sum().backward()
         assert x.grad.shape == x.shape
-        assert np.all(layer.weight.grad.data == 0) and np.all(layer.bias.grad.data == 0)
+        assert np.all(layer.weight.grad.array == 0) and np.all(layer.bias.grad.array == 0)
 
 
 # ---- layers -----------------------------------------------------------------------------------
@@ -388,9 +388,9 @@ def test_default_initialisation_is_pytorchs():
     ):
         bound = 1 / math.sqrt(fan_in)
         for p in (layer.weight, layer.bias):
-            assert np.abs(p.data).max() <= bound
-            assert np.abs(p.data).max() > 0.8 * bound  # and spread over the range
-        assert layer.weight.data.std() == pytest.approx(bound / math.sqrt(3), rel=0.15)
+            assert np.abs(p.array).max() <= bound
+            assert np.abs(p.array).max() > 0.8 * bound  # and spread over the range
+        assert layer.weight.array.std() == pytest.approx(bound / math.sqrt(3), rel=0.15)
 
 
 def test_layer_dtype_and_unbatched_input():
@@ -398,7 +398,7 @@ def test_layer_dtype_and_unbatched_input():
     assert layer.weight.dtype == np.float64 and layer.bias.dtype == np.float64
     x = mg.randn(3, 5, 6, dtype=mg.float64)
     assert layer(x).shape == (4, 5, 6)
-    np.testing.assert_allclose(layer(x).data, layer(x.unsqueeze(0)).data[0])
+    np.testing.assert_allclose(layer(x).array, layer(x.unsqueeze(0)).array[0])
 
 
 def test_conv_transpose2d_output_size():
@@ -424,11 +424,11 @@ def test_init_weights_covers_conv_layers():
     mg.manual_seed(1)
     nn.init.init_weights(model, "normal", gain=0.5)
     for m in model:
-        assert np.all(m.bias.data == 0), type(m).__name__
-        assert m.weight.data.std() == pytest.approx(0.5, rel=0.6), type(m).__name__
+        assert np.all(m.bias.array == 0), type(m).__name__
+        assert m.weight.array.std() == pytest.approx(0.5, rel=0.6), type(m).__name__
     nn.init.init_weights(model, "kaiming")
     fan_in = 3 * 9
-    assert model[0].weight.data.std() == pytest.approx(math.sqrt(2 / fan_in), rel=0.5)
+    assert model[0].weight.array.std() == pytest.approx(math.sqrt(2 / fan_in), rel=0.5)
 
 
 def test_a_small_cnn_learns():
@@ -451,7 +451,7 @@ def test_a_small_cnn_learns():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss.data))
+        losses.append(float(loss.array))
     assert losses[-1] < 0.5 * losses[0]
 
 

@@ -47,7 +47,7 @@ def test_tensor_from_numpy_array_keeps_its_dtype(np_dtype):
     t = mg.tensor(a)
     assert t.dtype == np_dtype
     assert same_dtype(t, torch.tensor(a))
-    np.testing.assert_array_equal(t.data, a)
+    np.testing.assert_array_equal(t.array, a)
 
 
 @pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(2.5), np.int32(3)], ids=lambda s: type(s).__name__)
@@ -100,7 +100,7 @@ def test_tensor_of_ints_cannot_require_grad():
 def test_tensor_from_tensor_copies():
     a = mg.tensor([1.0, 2.0])
     b = mg.tensor(a)
-    b.data[0] = 5.0
+    b.array[0] = 5.0
     assert a.tolist() == [1.0, 2.0]
 
 
@@ -120,7 +120,7 @@ def test_fills_take_size_as_varargs_or_tuple(name, size):
 def test_fills_with_dtype(name, dtype):
     t = getattr(mg, name)(2, 2, dtype=dtype)
     assert t.dtype == dtype
-    np.testing.assert_array_equal(t.data, np.full((2, 2), 1 if name == "ones" else 0, dtype=dtype))
+    np.testing.assert_array_equal(t.array, np.full((2, 2), 1 if name == "ones" else 0, dtype=dtype))
 
 
 def test_fills_requires_grad():
@@ -154,7 +154,7 @@ def test_like_functions_keep_shape_and_dtype(name, dtype):
     t = getattr(mg, name)(src)
     assert t.shape == (3, 1, 2) and t.dtype == dtype
     if name in ("zeros_like", "ones_like", "empty_like"):
-        assert_close(t, getattr(torch, name.replace("empty", "zeros"))(torch.tensor(src.data)))
+        assert_close(t, getattr(torch, name.replace("empty", "zeros"))(torch.tensor(src.array)))
 
 
 def test_like_functions_keep_integer_dtype_and_accept_dtype():
@@ -217,15 +217,15 @@ def test_rand_shape_range_dtype(size):
     t = mg.rand(*size)
     assert t.shape == tuple(torch.rand(*size).shape)
     assert t.dtype == np.float32
-    assert np.all((t.data >= 0) & (t.data < 1))
+    assert np.all((t.array >= 0) & (t.array < 1))
 
 
 def test_rand_is_uniform_ish_and_randn_is_normal_ish():
     mg.manual_seed(0)
     u, n = mg.rand(20000), mg.randn(20000)
-    assert abs(u.data.mean() - 0.5) < 0.02 and abs(u.data.var() - 1 / 12) < 0.01
-    assert abs(n.data.mean()) < 0.03 and abs(n.data.std() - 1) < 0.03
-    assert n.data.min() < -2 and n.data.max() > 2
+    assert abs(u.array.mean() - 0.5) < 0.02 and abs(u.array.var() - 1 / 12) < 0.01
+    assert abs(n.array.mean()) < 0.03 and abs(n.array.std() - 1) < 0.03
+    assert n.array.min() < -2 and n.array.max() > 2
 
 
 @pytest.mark.parametrize("name", ["rand", "randn"])
@@ -249,9 +249,9 @@ def test_randint_range_shape_dtype(args, low, high, shape):
     t = mg.randint(*args)
     assert t.shape == tuple(torch.randint(*args).shape) == shape
     assert t.dtype == np.int64
-    assert t.data.min() >= low and t.data.max() < high
+    assert t.array.min() >= low and t.array.max() < high
     if high - low > 1 and t.numel() >= 50:
-        assert t.data.min() == low and t.data.max() == high - 1  # both ends are reached
+        assert t.array.min() == low and t.array.max() == high - 1  # both ends are reached
 
 
 def test_randint_rejects_empty_range():
@@ -275,11 +275,11 @@ def test_manual_seed_makes_random_draws_reproducible(make):
     a, b = make(), make()
     mg.manual_seed(123)
     c, d = make(), make()
-    np.testing.assert_array_equal(a.data, c.data)
-    np.testing.assert_array_equal(b.data, d.data)
-    assert not np.array_equal(a.data, b.data)  # the generator advances between draws
+    np.testing.assert_array_equal(a.array, c.array)
+    np.testing.assert_array_equal(b.array, d.array)
+    assert not np.array_equal(a.array, b.array)  # the generator advances between draws
     mg.manual_seed(124)
-    assert not np.array_equal(make().data, a.data)
+    assert not np.array_equal(make().array, a.array)
 
 
 def test_manual_seed_rejects_non_int():
@@ -294,7 +294,7 @@ def test_from_numpy_shares_memory_both_ways():
     assert t.dtype == np.float64 and t.shape == (2, 3)
     a[0, 1] = 5.0
     assert t.tolist()[0][1] == 5.0
-    t.data[1, 2] = -1.0
+    t.array[1, 2] = -1.0
     assert a[1, 2] == -1.0
     t += 1  # in place on the tensor shows in the array
     assert a[0, 0] == 1.0

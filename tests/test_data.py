@@ -35,7 +35,7 @@ def assert_same_batch(mine, theirs):
         assert isinstance(mine, mg.Tensor), f"expected a Tensor, got {type(mine).__name__}"
         assert mine.shape == tuple(theirs.shape)
         assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), f"{mine.dtype} vs {theirs.dtype}"
-        np.testing.assert_array_equal(mine.data, theirs.numpy())
+        np.testing.assert_array_equal(mine.array, theirs.numpy())
     elif isinstance(theirs, dict):
         assert type(mine) is type(theirs) and list(mine) == list(theirs)
         for key in theirs:
@@ -52,7 +52,7 @@ def assert_same_batch(mine, theirs):
 def as_torch(example):
     """The same example with minigrad Tensors replaced by torch tensors."""
     if isinstance(example, mg.Tensor):
-        return torch.from_numpy(example.data.copy())
+        return torch.from_numpy(example.array.copy())
     if isinstance(example, dict):
         return type(example)((k, as_torch(v)) for k, v in example.items())
     if isinstance(example, Point):
@@ -85,7 +85,7 @@ def test_tensor_dataset_returns_one_row_of_each_tensor():
 def test_tensor_dataset_wraps_numpy_arrays_without_copying():
     x = np.arange(6.0).reshape(3, 2)
     ds = TensorDataset(x)
-    assert isinstance(ds.tensors[0], mg.Tensor) and ds.tensors[0].data is x
+    assert isinstance(ds.tensors[0], mg.Tensor) and ds.tensors[0].array is x
     assert ds[1][0].tolist() == [2.0, 3.0]
 
 
@@ -219,7 +219,7 @@ def test_default_collate_matches_pytorch(name):
 def test_default_collate_stacks_along_a_new_first_dimension():
     out = default_collate([np.full((2, 3), i, np.float32) for i in range(4)])
     assert out.shape == (4, 2, 3) and out.dtype == np.float32
-    assert out.data[:, 0, 0].tolist() == [0, 1, 2, 3]
+    assert out.array[:, 0, 0].tolist() == [0, 1, 2, 3]
 
 
 def test_default_collate_keeps_the_graph_of_tensors_that_require_grad():
@@ -340,7 +340,7 @@ def test_shuffle_with_its_own_generator():
 def test_shuffled_batches_hold_the_examples_their_labels_name():
     mg.manual_seed(1)
     for x, y in DataLoader(numbered(23), batch_size=6, shuffle=True):
-        np.testing.assert_array_equal(x.data, np.repeat(y.data[:, None], 3, axis=1).astype(np.float32))
+        np.testing.assert_array_equal(x.array, np.repeat(y.array[:, None], 3, axis=1).astype(np.float32))
 
 
 def test_drop_last_drops_only_the_short_final_batch():

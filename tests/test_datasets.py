@@ -113,8 +113,8 @@ def test_digits_are_learnable_through_the_dataloader():
             w.grad = b.grad = None
             loss.backward()
             with mg.no_grad():
-                w.data -= 0.5 * w.grad.data
-                b.data -= 0.5 * b.grad.data
+                w.array -= 0.5 * w.grad.array
+                b.array -= 0.5 * b.grad.array
     x, y = next(iter(DataLoader(test, batch_size=len(test))))
     accuracy = ((x.reshape(len(x), -1) @ w + b).argmax(1) == y).float().mean().item()
     assert accuracy > 0.85
@@ -216,7 +216,7 @@ def test_mnist_reads_a_torchvision_folder_and_batches(tmp_path):
     ds = MNIST(str(tmp_path), transform=lambda x: x * 2, target_transform=lambda y: -y)
     x, y = next(iter(DataLoader(ds, batch_size=6)))
     assert x.shape == (6, 1, 4, 3)
-    np.testing.assert_allclose(x.data[:, 0], images / 255.0 * 2, rtol=1e-6)
+    np.testing.assert_allclose(x.array[:, 0], images / 255.0 * 2, rtol=1e-6)
     assert y.tolist() == [-int(v) for v in labels]
 
 

@@ -118,7 +118,7 @@ def test_to_without_a_change_returns_self_and_with_copy_a_copy(args, kwargs):
     assert t.to(*args, **kwargs) is t
     c = t.to(*args, copy=True, **kwargs)
     assert c is not t and c.dtype == t.dtype and c.tolist() == t.tolist()
-    c.data[0] = 9.0  # a real copy: t is unchanged
+    c.array[0] = 9.0  # a real copy: t is unchanged
     assert t.tolist() == [1.0, 2.0]
 
 
@@ -150,7 +150,7 @@ def test_to_forms_match_torch_and_the_cast_is_differentiable(make_args):
     (y * y).sum().backward()
     (ty * ty).sum().backward()
     assert x.grad.dtype == mg.float32
-    np.testing.assert_allclose(x.grad.data, tx.grad.numpy())
+    np.testing.assert_allclose(x.grad.array, tx.grad.numpy())
 
 
 def test_to_copy_is_differentiable():
@@ -158,7 +158,7 @@ def test_to_copy_is_differentiable():
     y = x.to("cpu", copy=True)
     assert y is not x and y.grad_fn is not None
     (y * 3.0).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.array, [3.0, 3.0])
 
 
 @pytest.mark.parametrize(
@@ -268,13 +268,13 @@ def test_device_as_context_manager_sets_the_default_device_inside():
 # ---- modules -------------------------------------------------------------------------
 def test_module_to_cpu_and_device_forms_return_the_module_unchanged():
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
-    before = [p.data.copy() for p in model.parameters()]
+    before = [p.array.copy() for p in model.parameters()]
     for result in (model.to("cpu"), model.to(mg.device("cpu")), model.to(torch.device("cpu")),
                    model.to(device="cpu", non_blocking=True), model.cpu()):  # fmt: skip
         assert result is model
     for p, b in zip(model.parameters(), before, strict=True):
         assert p.device == mg.device("cpu") and p.dtype == mg.float32
-        np.testing.assert_array_equal(p.data, b)
+        np.testing.assert_array_equal(p.array, b)
 
 
 @pytest.mark.parametrize(
@@ -436,7 +436,7 @@ def test_data_parallel_runs_the_module_and_prefixes_state_dict_keys_as_torch():
     assert repr(model) == repr(tmodel)
     tmodel.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
-    np.testing.assert_allclose(model(mg.tensor(x)).data, tmodel(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(model(mg.tensor(x)).array, tmodel(torch.tensor(x)).detach().numpy(), rtol=1e-6)
     assert nn.DataParallel is nn.parallel.DataParallel
 
 

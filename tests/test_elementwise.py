@@ -235,7 +235,7 @@ def test_sigmoid_and_tanh_are_stable_for_large_inputs():
     assert_close(s, torch.sigmoid(torch.tensor(a)), rtol=1e-6, atol=1e-30)
     x = mg.tensor(a, requires_grad=True)
     x.sigmoid().sum().backward()
-    assert np.all(np.isfinite(x.grad.data))
+    assert np.all(np.isfinite(x.grad.array))
     assert_close(mg.tensor(a).tanh(), torch.tanh(torch.tensor(a)))
 
 
@@ -267,7 +267,7 @@ def test_step_functions_values_and_zero_gradient(name):
     out.sum().backward()
     tout.sum().backward()
     assert_close(x.grad, tx.grad)
-    np.testing.assert_array_equal(x.grad.data, 0.0)
+    np.testing.assert_array_equal(x.grad.array, 0.0)
 
 
 @pytest.mark.parametrize("name", ["sign", "floor", "ceil", "round"])
@@ -328,7 +328,7 @@ def test_maximum_minimum_ties_split_the_gradient_like_torch(name):
     check_against_torch(getattr(mg, name), getattr(torch, name), a, b)
     x, y = leaf(a), leaf(b)
     getattr(x, name)(y).sum().backward()
-    assert x.grad.data[0] == y.grad.data[0] == 0.5
+    assert x.grad.array[0] == y.grad.array[0] == 0.5
 
 
 def test_maximum_with_scalar_and_broadcast():

@@ -102,7 +102,7 @@ def test_softplus_beta_threshold(beta, threshold):
 def test_leaky_relu_gradient_on_negative_side_is_the_slope():
     x = leaf([-2.0, -0.5, 0.5, 2.0])
     F.leaky_relu(x, 0.1).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [0.1, 0.1, 1.0, 1.0])
+    np.testing.assert_allclose(x.grad.array, [0.1, 0.1, 1.0, 1.0])
 
 
 def test_gelu_rejects_unknown_approximation():
@@ -140,10 +140,10 @@ def test_softmax_rows_sum_to_one_and_dtype_argument():
     x = mg.tensor(rand(3, 5).astype(np.float32))
     y = F.softmax(x, dim=-1)
     assert y.dtype == np.float32
-    np.testing.assert_allclose(y.data.sum(axis=-1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(y.array.sum(axis=-1), 1.0, rtol=1e-6)
     y64 = F.log_softmax(x, dim=1, dtype=mg.float64)
     assert y64.dtype == np.float64
-    assert_close(y64, TF.log_softmax(torch.tensor(x.data), dim=1, dtype=torch.float64))
+    assert_close(y64, TF.log_softmax(torch.tensor(x.array), dim=1, dtype=torch.float64))
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
@@ -186,5 +186,5 @@ def test_sigmoid_tanh_do_not_overflow():
     with np.errstate(over="raise"):
         s = F.sigmoid(x)
         t = F.tanh(x)
-    np.testing.assert_array_equal(s.data, [0.0, 1.0])
-    np.testing.assert_array_equal(t.data, [-1.0, 1.0])
+    np.testing.assert_array_equal(s.array, [0.0, 1.0])
+    np.testing.assert_array_equal(t.array, [-1.0, 1.0])

@@ -127,7 +127,7 @@ def test_cross_entropy_is_stable_for_huge_logits(reduction):
             x,
         )
     loss = F.cross_entropy(leaf(x), mg_long(target), reduction="none")
-    np.testing.assert_allclose(loss.data, [1e4, 0.0, np.log(2)], rtol=1e-12)
+    np.testing.assert_allclose(loss.array, [1e4, 0.0, np.log(2)], rtol=1e-12)
 
 
 def test_cross_entropy_all_ignored_mean_is_nan_as_torch():
@@ -235,7 +235,7 @@ def test_nll_loss_gradcheck_and_composes_with_log_softmax():
     w = mg.tensor(np.array([1.0, 0.5, 2.0]))
     check_grads(lambda x: F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), rand(3, 3), second=True)
     x = leaf(rand(3, 3))
-    assert_close(F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), F.cross_entropy(x, target, weight=w).data)
+    assert_close(F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), F.cross_entropy(x, target, weight=w).array)
 
 
 @pytest.mark.parametrize("x_shape,t_shape", [((4, 3), (3,)), ((2, 3, 4), (2, 3)), ((3,), (3,))], ids=str)
@@ -303,9 +303,9 @@ def test_smooth_l1_and_huber_cover_both_branches():
     x = leaf([0.0, 0.0, 0.0, 0.0])
     y = leaf([0.2, -0.4, 1.5, -3.0])
     np.testing.assert_allclose(
-        F.smooth_l1_loss(x, y, reduction="none", beta=0.5).data, [0.04, 0.16, 1.25, 2.75], rtol=1e-12
+        F.smooth_l1_loss(x, y, reduction="none", beta=0.5).array, [0.04, 0.16, 1.25, 2.75], rtol=1e-12
     )
-    np.testing.assert_allclose(F.huber_loss(x, y, reduction="none", delta=0.5).data, [0.02, 0.08, 0.625, 1.375])
+    np.testing.assert_allclose(F.huber_loss(x, y, reduction="none", delta=0.5).array, [0.02, 0.08, 0.625, 1.375])
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
@@ -365,10 +365,10 @@ def test_binary_cross_entropy_clamps_log_at_minus_100_like_torch():
     loss = F.binary_cross_entropy(mx, leaf(y), reduction="none")
     tloss = TF.binary_cross_entropy(tx, tleaf(y, requires_grad=False), reduction="none")
     assert_close(loss, tloss)
-    np.testing.assert_allclose(loss.data[:4], [100.0, 100.0, 0.0, 0.0])
+    np.testing.assert_allclose(loss.array[:4], [100.0, 100.0, 0.0, 0.0])
     loss.sum().backward()
     tloss.sum().backward()
-    assert np.all(np.isfinite(mx.grad.data)), mx.grad
+    assert np.all(np.isfinite(mx.grad.array)), mx.grad
     assert_close(mx.grad, tx.grad)
 
 
@@ -378,9 +378,9 @@ def test_binary_cross_entropy_float32_saturated_sigmoid():
     target = mg.tensor(np.array([0.0, 1.0, 1.0], dtype=np.float32))
     loss = F.binary_cross_entropy(logits.sigmoid(), target)
     loss.backward()
-    assert np.isfinite(loss.item()) and np.all(np.isfinite(logits.grad.data))
-    tl = torch.tensor(logits.data, requires_grad=True)
-    expected = TF.binary_cross_entropy(torch.sigmoid(tl), torch.tensor(target.data))
+    assert np.isfinite(loss.item()) and np.all(np.isfinite(logits.grad.array))
+    tl = torch.tensor(logits.array, requires_grad=True)
+    expected = TF.binary_cross_entropy(torch.sigmoid(tl), torch.tensor(target.array))
     expected.backward()
     assert_close(loss, expected, rtol=1e-5)
     assert_close(logits.grad, tl.grad, rtol=1e-5, atol=1e-7)
@@ -451,14 +451,14 @@ def test_bce_with_logits_is_stable_for_large_logits():
             x,
         )
     loss = F.binary_cross_entropy_with_logits(leaf(x), mg.tensor(y), reduction="none")
-    np.testing.assert_allclose(loss.data, [0.0, 0.0, 100.0, 100.0, 800.0, 800.0], atol=1e-40)
+    np.testing.assert_allclose(loss.array, [0.0, 0.0, 100.0, 100.0, 800.0, 800.0], atol=1e-40)
 
 
 def test_bce_with_logits_equals_bce_of_sigmoid():
     x, y = rand(3, 4, seed=23), probabilities(3, 4, seed=24)
     a = F.binary_cross_entropy_with_logits(leaf(x), leaf(y))
     b = F.binary_cross_entropy(leaf(x).sigmoid(), leaf(y))
-    np.testing.assert_allclose(a.data, b.data, rtol=1e-12)
+    np.testing.assert_allclose(a.array, b.array, rtol=1e-12)
 
 
 def test_bce_with_logits_errors():
@@ -508,8 +508,8 @@ def test_kl_div_zero_targets_contribute_zero(reduction):
     tloss.backward(torch.tensor(g))
     assert_close(mx.grad, tx.grad)
     positive = target > 0
-    assert_close(mt.grad.data[positive], tt.grad.numpy()[positive])
-    assert np.all(mt.grad.data[~positive] == 0)
+    assert_close(mt.grad.array[positive], tt.grad.numpy()[positive])
+    assert np.all(mt.grad.array[~positive] == 0)
 
 
 def test_kl_div_gradgradcheck_and_batchmean_is_true_kl():
@@ -563,7 +563,7 @@ def test_nll_and_cross_entropy_ignore_minus_inf_in_other_classes():
         assert mine.item() == pytest.approx(theirs.item(), rel=1e-6)
     x = mg.tensor(log_probs, requires_grad=True)
     F.cross_entropy(x, mg.tensor(target)).backward()
-    assert np.isfinite(x.grad.data).all()
+    assert np.isfinite(x.grad.array).all()
 
 
 @pytest.mark.parametrize("pos_weight", [None, 2.0])
@@ -583,6 +583,6 @@ def test_bce_with_logits_keeps_tiny_losses_and_gradients_in_float32(pos_weight):
     loss.sum().backward()
     exact.sum().backward()
     assert loss.dtype == mg.float32
-    np.testing.assert_allclose(loss.data, exact.detach().numpy(), rtol=1e-5, atol=0)
-    np.testing.assert_allclose(x.grad.data, xt.grad.numpy(), rtol=1e-5, atol=1e-12)
-    assert loss.data[0] > 0 and x.grad.data[0] > 0  # 2e-9, not rounded away
+    np.testing.assert_allclose(loss.array, exact.detach().numpy(), rtol=1e-5, atol=0)
+    np.testing.assert_allclose(x.grad.array, xt.grad.numpy(), rtol=1e-5, atol=1e-12)
+    assert loss.array[0] > 0 and x.grad.array[0] > 0  # 2e-9, not rounded away

@@ -15,7 +15,7 @@ from tests.helpers import assert_close, check_against_torch, check_grads, leaf, 
 def test_dropout_zeroes_and_rescales_survivors(p):
     mg.manual_seed(0)
     x = rand(50, 40, positive=True)
-    y = F.dropout(leaf(x), p=p).data
+    y = F.dropout(leaf(x), p=p).array
     kept = y != 0
     np.testing.assert_allclose(y[kept], x[kept] / (1 - p), rtol=1e-12)
     # 2000 Bernoulli(1 - p) draws: the kept fraction is within 5 standard deviations of 1 - p
@@ -25,7 +25,7 @@ def test_dropout_zeroes_and_rescales_survivors(p):
 def test_dropout_expected_value_is_unchanged():
     mg.manual_seed(1)
     y = F.dropout(mg.ones(20_000, dtype=mg.float64), p=0.3)
-    assert abs(y.data.mean() - 1.0) < 0.03
+    assert abs(y.array.mean() - 1.0) < 0.03
 
 
 def test_dropout_gradient_is_the_scaled_mask():
@@ -34,19 +34,19 @@ def test_dropout_gradient_is_the_scaled_mask():
     y = F.dropout(x, p=0.4)
     g = rand(6, 7, seed=3)
     y.backward(mg.tensor(g))
-    mask = (y.data != 0) / 0.6
-    np.testing.assert_allclose(x.grad.data, g * mask, rtol=1e-12)
+    mask = (y.array != 0) / 0.6
+    np.testing.assert_allclose(x.grad.array, g * mask, rtol=1e-12)
 
 
 def test_dropout_same_seed_same_mask_and_different_seed_different_mask():
     x = leaf(rand(8, 9, positive=True))
     mg.manual_seed(123)
-    a = F.dropout(x, p=0.5).data
-    b = F.dropout(x, p=0.5).data
+    a = F.dropout(x, p=0.5).array
+    b = F.dropout(x, p=0.5).array
     mg.manual_seed(123)
-    c = F.dropout(x, p=0.5).data
+    c = F.dropout(x, p=0.5).array
     mg.manual_seed(124)
-    d = F.dropout(x, p=0.5).data
+    d = F.dropout(x, p=0.5).array
     np.testing.assert_array_equal(a, c)
     assert not np.array_equal(a != 0, b != 0)  # the generator moved on
     assert not np.array_equal(a != 0, d != 0)
@@ -54,19 +54,19 @@ def test_dropout_same_seed_same_mask_and_different_seed_different_mask():
 
 def test_dropout_p0_and_eval_are_identity_p1_is_zero():
     x = leaf(rand(3, 4))
-    np.testing.assert_array_equal(F.dropout(x, p=0.0).data, x.data)
-    np.testing.assert_array_equal(F.dropout(x, p=0.7, training=False).data, x.data)
+    np.testing.assert_array_equal(F.dropout(x, p=0.0).array, x.array)
+    np.testing.assert_array_equal(F.dropout(x, p=0.7, training=False).array, x.array)
     zero = F.dropout(x, p=1.0)
-    np.testing.assert_array_equal(zero.data, np.zeros((3, 4)))
-    assert np.all(np.isfinite(zero.data))
+    np.testing.assert_array_equal(zero.array, np.zeros((3, 4)))
+    assert np.all(np.isfinite(zero.array))
     zero.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.zeros((3, 4)))
+    np.testing.assert_array_equal(x.grad.array, np.zeros((3, 4)))
 
 
 def test_dropout_eval_gradient_passes_through():
     x = leaf(rand(2, 3))
     (F.dropout(x, p=0.5, training=False) * 2.0).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(x.grad.array, np.full((2, 3), 2.0))
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])
@@ -166,7 +166,7 @@ def test_pad_modes_on_1d_input_match_numpy(mode):
     x = rand(5, seed=3)
     y = F.pad(leaf(x), (2, 3), mode=mode)
     np.testing.assert_allclose(
-        y.data, np.pad(x, (2, 3), mode={"replicate": "edge", "circular": "wrap"}.get(mode, mode))
+        y.array, np.pad(x, (2, 3), mode={"replicate": "edge", "circular": "wrap"}.get(mode, mode))
     )
 
 
@@ -180,7 +180,7 @@ def test_pad_reflect_gradient_accumulates_on_repeated_elements():
     x = leaf([1.0, 2.0, 3.0])
     F.pad(x[None], (2, 2), mode="reflect").sum().backward()
     # padded row: 3 2 | 1 2 3 | 2 1  -> element 1 appears twice, element 2 three times
-    np.testing.assert_array_equal(x.grad.data, [2.0, 3.0, 2.0])
+    np.testing.assert_array_equal(x.grad.array, [2.0, 3.0, 2.0])
 
 
 @pytest.mark.parametrize(
@@ -209,7 +209,7 @@ def test_pad_keeps_float32_and_integers():
     assert F.pad(x, (1, 1), value=1.0).dtype == np.float32
     ints = F.pad(mg.tensor(np.array([[1, 2]], dtype=np.int64)), (1, 0), value=7)
     assert ints.dtype == np.int64
-    np.testing.assert_array_equal(ints.data, [[7, 1, 2]])
+    np.testing.assert_array_equal(ints.array, [[7, 1, 2]])
 
 
 # ---- linear ---------------------------------------------------------------------------------

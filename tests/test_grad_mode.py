@@ -41,7 +41,7 @@ def test_no_grad_context_records_nothing():
         assert not t.requires_grad
         assert t.grad_fn is None
         assert t.is_leaf
-    np.testing.assert_allclose(y.data, np.exp(2.0) + np.exp(4.0))
+    np.testing.assert_allclose(y.array, np.exp(2.0) + np.exp(4.0))
     assert x.requires_grad  # the input itself is unchanged
 
 
@@ -50,7 +50,7 @@ def test_no_grad_result_can_be_used_as_a_constant_afterwards():
     with mg.no_grad():
         c = x * 3.0
     (c * x).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 6.0])  # c is a constant: d(c x)/dx = c
+    np.testing.assert_allclose(x.grad.array, [3.0, 6.0])  # c is a constant: d(c x)/dx = c
 
 
 def test_no_grad_restores_the_mode_after_an_exception():
@@ -111,7 +111,7 @@ def test_enable_grad_inside_no_grad_records_again():
     assert y.requires_grad and y.grad_fn is not None
     assert not z.requires_grad
     y.backward()
-    np.testing.assert_allclose(x.grad.data, [2.0, 4.0])
+    np.testing.assert_allclose(x.grad.array, [2.0, 4.0])
 
 
 def test_enable_grad_decorator_inside_no_grad():
@@ -125,7 +125,7 @@ def test_enable_grad_decorator_inside_no_grad():
         assert not mg.is_grad_enabled()
     assert y.requires_grad
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [6.0])
+    np.testing.assert_allclose(x.grad.array, [6.0])
 
 
 def test_nesting_restores_each_level():
@@ -202,7 +202,7 @@ def test_no_grad_allows_in_place_updates_of_parameters():
     (w * w).sum().backward()
     with mg.no_grad():
         w -= 0.5 * w.grad
-    np.testing.assert_allclose(w.data, [0.0, 0.0])
+    np.testing.assert_allclose(w.array, [0.0, 0.0])
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
 
 
@@ -212,7 +212,7 @@ def test_requires_grad_leaves_created_under_no_grad_still_require_grad():
         y = mg.zeros(2, requires_grad=True)
     assert x.requires_grad and y.requires_grad
     (x * 2).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
+    np.testing.assert_allclose(x.grad.array, [2.0, 2.0])
 
 
 def test_backward_and_grad_restore_the_mode():
@@ -229,7 +229,7 @@ def test_backward_and_grad_restore_the_mode():
         z.backward()  # backward is allowed under no_grad, and does not turn grad mode on
         assert not mg.is_grad_enabled()
     assert not y.requires_grad
-    np.testing.assert_allclose(x.grad.data, [4.0])
+    np.testing.assert_allclose(x.grad.array, [4.0])
 
 
 def test_no_grad_decorates_a_generator_step_by_step():
@@ -324,7 +324,7 @@ def test_two_threads_train_at_once_and_match_training_one_after_the_other():
             opt.zero_grad()
             loss_of(model, targets[k]).backward()
             opt.step()
-        expected.append(model.weight.data.copy())
+        expected.append(model.weight.array.copy())
 
     models = [make_model(k) for k in range(2)]
     optimizers = [mg.optim.SGD(m.parameters(), lr=0.1) for m in models]
@@ -354,4 +354,4 @@ def test_two_threads_train_at_once_and_match_training_one_after_the_other():
 
     _run_threads(trainer(0), trainer(1))
     for model, weight in zip(models, expected, strict=True):
-        np.testing.assert_allclose(model.weight.data, weight, rtol=1e-12)
+        np.testing.assert_allclose(model.weight.array, weight, rtol=1e-12)

@@ -19,7 +19,7 @@ class Cube(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.data**3
+        return x.array**3
 
     @staticmethod
     def backward(ctx, grad):
@@ -33,7 +33,7 @@ class WrongSquare(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.data**2
+        return x.array**2
 
     @staticmethod
     def backward(ctx, grad):
@@ -48,7 +48,7 @@ class FlatSecondDerivative(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.data**3
+        return x.array**3
 
     @staticmethod
     def backward(ctx, grad):
@@ -62,7 +62,7 @@ class ScaledWithOffset(Function):
     @staticmethod
     def forward(ctx, x, c, offset):
         ctx.c, ctx.offset = c, offset
-        return x.data * c
+        return x.array * c
 
     @staticmethod
     def backward(ctx, grad):
@@ -112,7 +112,7 @@ def test_gradcheck_leaves_the_inputs_as_they_were():
     a = rand(2, 3)
     x = leaf(a)
     gradcheck(lambda t: t.sin() * t, [x])
-    np.testing.assert_array_equal(x.data, a)
+    np.testing.assert_array_equal(x.array, a)
     assert x.grad is None
 
 

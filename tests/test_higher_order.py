@@ -41,7 +41,7 @@ def test_second_derivative_matches_the_closed_form(name):
     (g,) = grad(f(x).sum(), x, create_graph=True)
     assert g.requires_grad and g.grad_fn is not None
     (h,) = grad(g.sum(), x)
-    np.testing.assert_allclose(h.data, f2(a), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h.array, f2(a), rtol=1e-10, atol=1e-12)
     assert x.grad is None
 
 
@@ -51,19 +51,19 @@ def test_third_derivative_of_x_to_the_fourth():
     (g1,) = grad((x**4).sum(), x, create_graph=True)
     (g2,) = grad(g1.sum(), x, create_graph=True)
     (g3,) = grad(g2.sum(), x)
-    np.testing.assert_allclose(g1.data, 4 * a**3, rtol=1e-12)
-    np.testing.assert_allclose(g2.data, 12 * a**2, rtol=1e-12)
-    np.testing.assert_allclose(g3.data, 24 * a, rtol=1e-12)
+    np.testing.assert_allclose(g1.array, 4 * a**3, rtol=1e-12)
+    np.testing.assert_allclose(g2.array, 12 * a**2, rtol=1e-12)
+    np.testing.assert_allclose(g3.array, 24 * a, rtol=1e-12)
 
 
 def test_mixed_partial_derivative():
     x, y = leaf([1.5]), leaf([-2.0])
     f = x * x * y * y * y  # x^2 y^3
     (fx,) = grad(f.sum(), x, create_graph=True)
-    np.testing.assert_allclose(fx.data, [2 * 1.5 * (-2.0) ** 3])
+    np.testing.assert_allclose(fx.array, [2 * 1.5 * (-2.0) ** 3])
     fxy, fxx = grad(fx.sum(), [y, x])
-    np.testing.assert_allclose(fxy.data, [6 * 1.5 * 4.0])  # 6 x y^2
-    np.testing.assert_allclose(fxx.data, [2 * (-2.0) ** 3])  # 2 y^3
+    np.testing.assert_allclose(fxy.array, [6 * 1.5 * 4.0])  # 6 x y^2
+    np.testing.assert_allclose(fxx.array, [2 * (-2.0) ** 3])  # 2 y^3
 
 
 # ---- against torch.autograd.grad ------------------------------------------------------------
@@ -129,7 +129,7 @@ def hessian(f, a):
         seed = np.zeros(a.size)
         seed[i] = 1.0
         (row,) = grad(g, x, grad_outputs=mg.tensor(seed), retain_graph=True)
-        rows.append(row.data)
+        rows.append(row.array)
     return np.stack(rows)
 
 
@@ -138,7 +138,7 @@ def hvp(f, a, v):
     x = leaf(a)
     (g,) = grad(f(x), x, create_graph=True)
     (hv,) = grad((g * mg.tensor(v)).sum(), x)
-    return hv.data
+    return hv.array
 
 
 def test_hessian_of_a_quadratic_form_is_the_symmetric_part():
@@ -171,11 +171,11 @@ def test_backward_with_create_graph_makes_grad_differentiable():
     x = leaf(a)
     (x**3).sum().backward(create_graph=True)
     g = x.grad
-    np.testing.assert_allclose(g.data, 3 * a**2)
+    np.testing.assert_allclose(g.array, 3 * a**2)
     assert g.requires_grad and g.grad_fn is not None
     x.grad = None
     g.sum().backward()
-    np.testing.assert_allclose(x.grad.data, 6 * a)
+    np.testing.assert_allclose(x.grad.array, 6 * a)
 
 
 @pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
@@ -195,7 +195,7 @@ def test_without_create_graph_the_gradient_is_a_constant():
     x = leaf([2.0])
     (g,) = grad((x**3).sum(), x)
     assert not g.requires_grad and g.grad_fn is None
-    np.testing.assert_allclose(g.data, [12.0])
+    np.testing.assert_allclose(g.array, [12.0])
 
 
 def test_user_function_with_a_tensor_backward_is_twice_differentiable():
@@ -203,7 +203,7 @@ def test_user_function_with_a_tensor_backward_is_twice_differentiable():
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x.data**3
+            return x.array**3
 
         @staticmethod
         def backward(ctx, grad):
@@ -213,8 +213,8 @@ def test_user_function_with_a_tensor_backward_is_twice_differentiable():
     x = leaf([1.0, -2.0])
     (g,) = grad(Cube.apply(x).sum(), x, create_graph=True)
     (h,) = grad(g.sum(), x)
-    np.testing.assert_allclose(g.data, [3.0, 12.0])
-    np.testing.assert_allclose(h.data, [6.0, -12.0])
+    np.testing.assert_allclose(g.array, [3.0, 12.0])
+    np.testing.assert_allclose(h.array, [6.0, -12.0])
 
 
 # ---- mg.autograd.grad's arguments ------------------------------------------------------------
@@ -222,14 +222,14 @@ def test_grad_leaves_dot_grad_untouched():
     x = leaf([1.0, 2.0])
     w = leaf([3.0, 4.0])
     (gx,) = grad((x * w).sum(), x)
-    np.testing.assert_allclose(gx.data, [3.0, 4.0])
+    np.testing.assert_allclose(gx.array, [3.0, 4.0])
     assert x.grad is None and w.grad is None
 
     x.grad = mg.tensor([10.0, 10.0], dtype=mg.float64)
     h = x * w
     h.retain_grad()
     grad((h * h).sum(), [x, w])
-    np.testing.assert_allclose(x.grad.data, [10.0, 10.0])
+    np.testing.assert_allclose(x.grad.array, [10.0, 10.0])
     assert w.grad is None and h.grad is None
 
 
@@ -237,8 +237,8 @@ def test_grad_returns_a_tuple_in_the_order_of_inputs():
     x, y = leaf([2.0]), leaf([5.0])
     out = (x * x * y).sum()
     gy, gx = grad(out, [y, x])
-    np.testing.assert_allclose(gx.data, [20.0])
-    np.testing.assert_allclose(gy.data, [4.0])
+    np.testing.assert_allclose(gx.array, [20.0])
+    np.testing.assert_allclose(gy.array, [4.0])
     result = grad((x * 3.0).sum(), x)
     assert isinstance(result, tuple) and len(result) == 1
 
@@ -248,8 +248,8 @@ def test_grad_with_respect_to_an_intermediate_tensor():
     h = x * 3.0
     out = (h * h).sum()
     gh, gx = grad(out, [h, x])
-    np.testing.assert_allclose(gh.data, [6.0, 12.0])
-    np.testing.assert_allclose(gx.data, [18.0, 36.0])
+    np.testing.assert_allclose(gh.array, [6.0, 12.0])
+    np.testing.assert_allclose(gx.array, [18.0, 36.0])
 
 
 def test_grad_of_several_outputs_sums_them():
@@ -269,7 +269,7 @@ def test_grad_outputs_for_a_non_scalar_output():
     with pytest.raises(RuntimeError, match=r"\(3,\)"):
         grad(y, x)
     (g,) = grad(y, x, grad_outputs=mg.tensor([1.0, 0.0, 2.0], dtype=mg.float64))
-    np.testing.assert_allclose(g.data, [2.0, 0.0, 12.0])
+    np.testing.assert_allclose(g.array, [2.0, 0.0, 12.0])
 
 
 def test_grad_outputs_count_must_match_outputs():
@@ -284,8 +284,8 @@ def test_allow_unused():
     with pytest.raises(RuntimeError, match=r"input 2.*allow_unused=True"):
         grad(out, [x, y, z], retain_graph=True)
     gx, gy, gz = grad(out, [x, y, z], allow_unused=True)
-    np.testing.assert_allclose(gx.data, [2.0])
-    np.testing.assert_allclose(gy.data, [1.0])
+    np.testing.assert_allclose(gx.array, [2.0])
+    np.testing.assert_allclose(gy.array, [1.0])
     assert gz is None
 
 
@@ -318,10 +318,10 @@ def test_grad_retain_graph_defaults_to_create_graph():
     out = (x**3).sum()
     grad(out, x, create_graph=True)
     (g,) = grad(out, x)  # the graph was retained by create_graph=True
-    np.testing.assert_allclose(g.data, [12.0])
+    np.testing.assert_allclose(g.array, [12.0])
     with pytest.raises(RuntimeError, match="retain_graph"):
         grad(out, x)
     out = (x**3).sum()
     grad(out, x, retain_graph=True)
     (g,) = grad(out, x)
-    np.testing.assert_allclose(g.data, [12.0])
+    np.testing.assert_allclose(g.array, [12.0])

@@ -80,7 +80,7 @@ def test_fans_need_two_dimensions():
 # ---- plain distributions ---------------------------------------------------------------------------
 def test_uniform_bounds_mean_and_std():
     mg.manual_seed(0)
-    w = init.uniform_(param(300, 200), -0.5, 1.5).data
+    w = init.uniform_(param(300, 200), -0.5, 1.5).array
     assert w.min() >= -0.5 and w.max() <= 1.5 and w.min() < -0.49 and w.max() > 1.49
     assert w.mean() == pytest.approx(0.5, abs=0.01)
     assert w.std() == pytest.approx(2.0 / math.sqrt(12), rel=0.01)
@@ -88,7 +88,7 @@ def test_uniform_bounds_mean_and_std():
 
 def test_normal_mean_and_std():
     mg.manual_seed(0)
-    w = init.normal_(param(300, 200), mean=2.0, std=0.5).data
+    w = init.normal_(param(300, 200), mean=2.0, std=0.5).array
     assert w.mean() == pytest.approx(2.0, abs=0.01)
     assert w.std() == pytest.approx(0.5, rel=0.01)
     assert within_one_std(w - 2.0, 0.5) == pytest.approx(0.6827, abs=0.01)
@@ -96,8 +96,8 @@ def test_normal_mean_and_std():
 
 def test_constant_zeros_ones():
     w = param(3, 4)
-    assert init.constant_(w, 0.25) is w and np.all(w.data == 0.25)
-    assert np.all(init.ones_(w).data == 1) and not init.zeros_(w).data.any()
+    assert init.constant_(w, 0.25) is w and np.all(w.array == 0.25)
+    assert np.all(init.ones_(w).array == 1) and not init.zeros_(w).array.any()
 
 
 def truncated_normal_moments(mean, std, a, b):
@@ -114,7 +114,7 @@ def truncated_normal_moments(mean, std, a, b):
 @pytest.mark.parametrize("mean, std, a, b", [(0.0, 1.0, -2.0, 2.0), (1.0, 2.0, -1.0, 6.0), (0.0, 0.02, -0.04, 0.04)])
 def test_trunc_normal_stays_in_bounds_with_the_truncated_moments(mean, std, a, b):
     mg.manual_seed(0)
-    w = init.trunc_normal_(param(300, 200, dtype=np.float64), mean, std, a, b).data
+    w = init.trunc_normal_(param(300, 200, dtype=np.float64), mean, std, a, b).array
     assert w.min() >= a and w.max() <= b
     assert w.min() < a + 0.01 * (b - a) and w.max() > b - 0.01 * (b - a)  # the tails reach the cut
     expected_mean, expected_std = truncated_normal_moments(mean, std, a, b)
@@ -136,7 +136,7 @@ def test_trunc_normal_rejects_an_empty_interval():
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_xavier_uniform(shape, gain):
     mg.manual_seed(0)
-    w = init.xavier_uniform_(param(*shape), gain=gain).data
+    w = init.xavier_uniform_(param(*shape), gain=gain).array
     fan_in, fan_out = torch_fans(shape)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     assert np.abs(w).max() <= bound * (1 + 1e-6) and np.abs(w).max() > 0.99 * bound
@@ -148,7 +148,7 @@ def test_xavier_uniform(shape, gain):
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_xavier_normal(shape, gain):
     mg.manual_seed(0)
-    w = init.xavier_normal_(param(*shape), gain=gain).data
+    w = init.xavier_normal_(param(*shape), gain=gain).array
     fan_in, fan_out = torch_fans(shape)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     assert abs(w.mean()) < 0.02 * std
@@ -176,7 +176,7 @@ def kaiming_std(shape, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_kaiming_uniform(shape, kwargs):
     mg.manual_seed(0)
-    w = init.kaiming_uniform_(param(*shape), **kwargs).data
+    w = init.kaiming_uniform_(param(*shape), **kwargs).array
     bound = math.sqrt(3.0) * kaiming_std(shape, **kwargs)
     assert np.abs(w).max() <= bound * (1 + 1e-6) and np.abs(w).max() > 0.99 * bound
     assert w.std() == pytest.approx(bound / math.sqrt(3), rel=0.02)
@@ -187,7 +187,7 @@ def test_kaiming_uniform(shape, kwargs):
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_kaiming_normal(shape, kwargs):
     mg.manual_seed(0)
-    w = init.kaiming_normal_(param(*shape), **kwargs).data
+    w = init.kaiming_normal_(param(*shape), **kwargs).array
     std = kaiming_std(shape, **kwargs)
     assert abs(w.mean()) < 0.02 * std
     assert w.std() == pytest.approx(std, rel=0.02)
@@ -218,7 +218,7 @@ def test_empty_tensors_are_left_alone():
 @pytest.mark.parametrize("shape", [(6, 6), (3, 7), (7, 3), (4, 2, 3, 3), (1, 5)], ids=str)
 def test_orthogonal_rows_or_columns_are_orthonormal(shape, gain):
     mg.manual_seed(0)
-    w = init.orthogonal_(param(*shape, dtype=np.float64), gain=gain).data
+    w = init.orthogonal_(param(*shape, dtype=np.float64), gain=gain).array
     flat = w.reshape(shape[0], -1)
     small = flat @ flat.T if flat.shape[0] <= flat.shape[1] else flat.T @ flat
     np.testing.assert_allclose(small, gain**2 * np.eye(small.shape[0]), atol=1e-12)
@@ -230,7 +230,7 @@ def test_orthogonal_is_random_and_unbiased_in_sign():
     diagonals = []
     mg.manual_seed(0)
     for _ in range(400):
-        diagonals.append(np.diag(init.orthogonal_(param(3, 3, dtype=np.float64)).data))
+        diagonals.append(np.diag(init.orthogonal_(param(3, 3, dtype=np.float64)).array))
     positive = np.mean(np.array(diagonals) > 0)
     assert positive == pytest.approx(0.5, abs=0.05)
 
@@ -256,10 +256,10 @@ INITIALISERS = [
 @pytest.mark.parametrize("fill", INITIALISERS)
 def test_seeding_makes_every_initialiser_reproducible(fill):
     mg.manual_seed(42)
-    a = fill(param(20, 10)).data.copy()
+    a = fill(param(20, 10)).array.copy()
     mg.manual_seed(42)
-    b = fill(param(20, 10)).data.copy()
-    c = fill(param(20, 10)).data
+    b = fill(param(20, 10)).array.copy()
+    c = fill(param(20, 10)).array
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(b, c)
 
@@ -329,14 +329,14 @@ def test_init_weights_initialises_every_linear_and_zeroes_biases(init_type, gain
     mg.manual_seed(0)
     # orthogonality is exact, so a small model will do (and QR of big ones is slow)
     m = model(10 if init_type == "orthogonal" else 100)
-    embedding = m[3].weight.data.copy()
+    embedding = m[3].weight.array.copy()
     assert init.init_weights(m, init_type, gain) is m
     layers = linear_layers(m)
     assert len(layers) == 3  # two Linear and one (built) Dense
     for layer in layers:
-        check_weight(layer.weight.data, init_type, expected_gain)
-        assert not layer.bias.data.any()
-    np.testing.assert_array_equal(m[3].weight.data, embedding)  # not a Linear/Conv weight: untouched
+        check_weight(layer.weight.array, init_type, expected_gain)
+        assert not layer.bias.array.any()
+    np.testing.assert_array_equal(m[3].weight.array, embedding)  # not a Linear/Conv weight: untouched
 
 
 def test_init_weights_skips_an_unbuilt_dense_and_rejects_unknown_types():

@@ -24,7 +24,7 @@ def pair(a=A, dtype=np.float32):
 def same(mine, theirs, rtol=1e-6):
     assert mine.shape == tuple(theirs.shape), (mine.shape, theirs.shape)
     assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), (mine.dtype, theirs.dtype)
-    np.testing.assert_allclose(mine.data, theirs.numpy(), rtol=rtol, atol=1e-7)
+    np.testing.assert_allclose(mine.array, theirs.numpy(), rtol=rtol, atol=1e-7)
 
 
 # ---- in-place methods: same values as torch, same object, same storage ------------------------
@@ -73,11 +73,11 @@ INPLACE = {
 def test_inplace_method_like_torch(name):
     fn = INPLACE[name]
     t, tt = pair()
-    storage = t.data
+    storage = t.array
     version = t._version
     result = fn(t, mg)
     fn(tt, torch)
-    assert result is t and t.data is storage, "not in place"
+    assert result is t and t.array is storage, "not in place"
     assert t._version > version  # saved-tensor checks see the change
     same(t, tt)
 
@@ -141,7 +141,7 @@ def test_inplace_result_must_keep_the_shape(fn, pattern):
     with pytest.raises(RuntimeError) as info:
         fn(t)
     assert re.search(pattern, str(info.value)), str(info.value)
-    assert np.all(t.data == 0)
+    assert np.all(t.array == 0)
 
 
 INPLACE_ON_GRAD = [
@@ -210,8 +210,8 @@ def test_random_fills_follow_the_seed_and_the_distribution():
     b = mg.zeros(5000).uniform_(-1.0, 3.0)
     mg.manual_seed(0)
     assert mg.zeros(5000).normal_(2.0, 0.5).tolist() == a.tolist()
-    assert abs(a.data.mean() - 2.0) < 0.03 and abs(a.data.std() - 0.5) < 0.02
-    assert b.data.min() >= -1.0 and b.data.max() < 3.0 and abs(b.data.mean() - 1.0) < 0.06
+    assert abs(a.array.mean() - 2.0) < 0.03 and abs(a.array.std() - 0.5) < 0.02
+    assert b.array.min() >= -1.0 and b.array.max() < 3.0 and abs(b.array.mean() - 1.0) < 0.06
 
 
 # ---- out= ----------------------------------------------------------------------------------------
@@ -249,10 +249,10 @@ def test_out_writes_into_the_given_tensor_and_returns_it(name):
     fn, shape = OUT_CASES[name]
     a, ta = pair()
     out, tout = mg.zeros(shape), torch.zeros(shape)
-    storage = out.data
+    storage = out.array
     result = fn(mg, a, out)
     fn(torch, ta, tout)
-    assert result is out and out.data is storage
+    assert result is out and out.array is storage
     same(out, tout, rtol=1e-5)
 
 
@@ -335,7 +335,7 @@ def test_len_and_iteration_like_torch():
     assert len(t) == len(tt) == 3
     rows = list(t)
     assert len(rows) == 3 and all(r.shape == (4,) for r in rows)
-    np.testing.assert_allclose(rows[1].data, tt[1].numpy())
+    np.testing.assert_allclose(rows[1].array, tt[1].numpy())
     assert [float(v) for v in mg.tensor([1.0, 2.0])] == [1.0, 2.0]
     with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
         iter(mg.tensor(1.0))
@@ -363,7 +363,7 @@ def test_bool_like_torch():
 
 def test_array_protocol():
     t = mg.tensor([1.5, 2.5])
-    assert np.asarray(t) is t.data  # no copy unless asked
+    assert np.asarray(t) is t.array  # no copy unless asked
     copied = np.array(t)
     copied[0] = 9.0
     assert t.tolist() == [1.5, 2.5]

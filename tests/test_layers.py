@@ -55,12 +55,12 @@ def test_linear_default_init_is_uniform_within_one_over_sqrt_fan_in():
     torch.manual_seed(0)
     m, t = nn.Linear(400, 300), tnn.Linear(400, 300)
     bound = 1 / math.sqrt(400)
-    w, tw = m.weight.data, t.weight.detach().numpy()
+    w, tw = m.weight.array, t.weight.detach().numpy()
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.999 * bound
     assert abs(w.mean()) < 0.01 * bound
     assert w.std() == pytest.approx(bound / math.sqrt(3), rel=0.01)  # U(-b, b) has std b / sqrt(3)
     assert w.std() == pytest.approx(tw.std(), rel=0.02)
-    b = m.bias.data
+    b = m.bias.array
     assert np.abs(b).max() <= bound and np.abs(b).max() > 0.95 * bound and b.std() > 0.5 * bound
 
 
@@ -70,8 +70,8 @@ def test_linear_init_is_reproducible_with_manual_seed():
     mg.manual_seed(3)
     b = nn.Linear(4, 4)
     c = nn.Linear(4, 4)
-    np.testing.assert_array_equal(a.weight.data, b.weight.data)
-    assert not np.array_equal(b.weight.data, c.weight.data)
+    np.testing.assert_array_equal(a.weight.array, b.weight.array)
+    assert not np.array_equal(b.weight.array, c.weight.array)
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (2, 5, 3), (3,)], ids=str)
@@ -127,9 +127,9 @@ def test_dense_default_init_is_linears():
     d = nn.Dense(300)
     d(mg.zeros(1, 400))
     bound = 1 / math.sqrt(400)
-    assert np.abs(d.weight.data).max() <= bound and np.abs(d.weight.data).max() > 0.999 * bound
-    assert d.weight.data.std() == pytest.approx(bound / math.sqrt(3), rel=0.01)
-    assert np.abs(d.bias.data).max() <= bound and d.bias.data.std() > 0.5 * bound
+    assert np.abs(d.weight.array).max() <= bound and np.abs(d.weight.array).max() > 0.999 * bound
+    assert d.weight.array.std() == pytest.approx(bound / math.sqrt(3), rel=0.01)
+    assert np.abs(d.bias.array).max() <= bound and d.bias.array.std() > 0.5 * bound
 
 
 def test_dense_keeps_the_dtype_it_was_given_before_building():
@@ -172,7 +172,7 @@ def test_dense_state_dict_loads_into_a_linear():
     lin = nn.Linear(2, 3)
     lin.load_state_dict(d.state_dict())
     x = mg.tensor(rand(4, 2, dtype=np.float32))
-    np.testing.assert_array_equal(lin(x).data, d(x).data)
+    np.testing.assert_array_equal(lin(x).array, d(x).array)
 
 
 # ---- Embedding ---------------------------------------------------------------------------------
@@ -183,12 +183,12 @@ def test_embedding_parameters_padding_idx_and_repr_match_torch(padding_idx):
     assert m.padding_idx == t.padding_idx
     assert repr(m) == repr(t)
     if padding_idx is not None:
-        assert not m.weight.data[padding_idx].any()
+        assert not m.weight.array[padding_idx].any()
 
 
 def test_embedding_default_init_is_standard_normal():
     mg.manual_seed(0)
-    w = nn.Embedding(1000, 64, padding_idx=2).weight.data
+    w = nn.Embedding(1000, 64, padding_idx=2).weight.array
     assert abs(w.mean()) < 0.01 and w.std() == pytest.approx(1.0, abs=0.01)
     assert np.abs(w).max() > 3.5  # normal tails, not a bounded uniform
     assert not w[2].any() and np.count_nonzero(w.any(axis=1)) == 999
@@ -214,13 +214,13 @@ def test_embedding_output_and_weight_gradient_match_torch(ids, padding_idx, zero
     tout.backward(torch.tensor(g))
     assert_close(m.weight.grad, t.weight.grad, rtol=1e-12, atol=1e-12)
     if padding_idx is not None:
-        assert not m.weight.grad.data[padding_idx].any()
+        assert not m.weight.grad.array[padding_idx].any()
 
 
 def test_embedding_gradient_adds_up_repeated_ids():
     e = nn.Embedding(3, 2).double()
     e(mg.tensor([1, 1, 1, 0])).sum().backward()
-    np.testing.assert_array_equal(e.weight.grad.data, [[1, 1], [3, 3], [0, 0]])
+    np.testing.assert_array_equal(e.weight.grad.array, [[1, 1], [3, 3], [0, 0]])
 
 
 def test_embedding_gradcheck_over_the_weight():
@@ -233,7 +233,7 @@ def test_embedding_gradcheck_with_padding_idx():
     outputs that read it by 0 makes 0 its true derivative, and the other rows are
     checked as usual through the detach-at-padding path."""
     ids = mg.tensor([[0, 1, 3], [1, 1, 2]])
-    not_padding = mg.tensor((ids.data != 1)[..., None].astype(np.float64))
+    not_padding = mg.tensor((ids.array != 1)[..., None].astype(np.float64))
     check_grads(lambda w: F.embedding(ids, w, padding_idx=1) * not_padding, rand(4, 3), second=True)
 
 
@@ -259,7 +259,7 @@ def test_embedding_from_pretrained(freeze):
     assert m.weight.requires_grad == t.weight.requires_grad == (not freeze)
     assert repr(m) == repr(t)
     table[0, 0] = 100.0
-    assert m.weight.data[0, 0] != 100.0  # a copy
+    assert m.weight.array[0, 0] != 100.0  # a copy
 
 
 # ---- Dropout -----------------------------------------------------------------------------------
@@ -268,18 +268,18 @@ def test_dropout_zeroes_a_fraction_p_and_scales_the_rest(p):
     mg.manual_seed(0)
     x = mg.tensor(rand(200, 500) + 10.0, requires_grad=True)  # no zeros in x
     y = nn.Dropout(p)(x)
-    dropped = y.data == 0
+    dropped = y.array == 0
     assert dropped.mean() == pytest.approx(p, abs=0.005)
-    np.testing.assert_allclose(y.data[~dropped], x.data[~dropped] / (1 - p), rtol=1e-12)
+    np.testing.assert_allclose(y.array[~dropped], x.array[~dropped] / (1 - p), rtol=1e-12)
     y.sum().backward()  # dL/dx = mask / (1 - p)
-    np.testing.assert_allclose(x.grad.data, np.where(dropped, 0.0, 1 / (1 - p)), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.array, np.where(dropped, 0.0, 1 / (1 - p)), rtol=1e-12)
 
 
 def test_dropout_is_the_identity_in_eval_and_at_p_zero():
     x = mg.tensor(rand(3, 4))
-    assert np.array_equal(nn.Dropout(0.5).eval()(x).data, x.data)
-    assert np.array_equal(nn.Dropout(0.0)(x).data, x.data)
-    assert not nn.Dropout(1.0)(x).data.any()
+    assert np.array_equal(nn.Dropout(0.5).eval()(x).array, x.array)
+    assert np.array_equal(nn.Dropout(0.0)(x).array, x.array)
+    assert not nn.Dropout(1.0)(x).array.any()
 
 
 def test_dropout_masks_are_reproducible_with_manual_seed():
@@ -289,7 +289,7 @@ def test_dropout_masks_are_reproducible_with_manual_seed():
     mg.manual_seed(5)
     b = nn.Dropout()(x)
     c = nn.Dropout()(x)
-    assert np.array_equal(a.data, b.data) and not np.array_equal(b.data, c.data)
+    assert np.array_equal(a.array, b.array) and not np.array_equal(b.array, c.array)
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])
@@ -339,7 +339,7 @@ def test_inplace_flag_is_accepted_and_shown_but_the_input_is_kept(make):
     assert repr(make(nn)) == repr(make(tnn))
     x = mg.tensor([-1.0, 2.0])
     make(nn)(x)
-    np.testing.assert_array_equal(x.data, [-1.0, 2.0])
+    np.testing.assert_array_equal(x.array, [-1.0, 2.0])
 
 
 def test_softmax_without_dim_warns_and_uses_torchs_legacy_choice():

@@ -35,7 +35,7 @@ def test_lenet5_matches_the_same_torch_network(image_size):
     x = np.random.default_rng(0).standard_normal((3, 1, image_size, image_size)).astype(np.float32)
     out = model(mg.tensor(x))
     assert out.shape == (3, 10)
-    np.testing.assert_allclose(out.data, reference(torch.from_numpy(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.array, reference(torch.from_numpy(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
 def test_lenet5_rejects_images_too_small():
@@ -75,7 +75,7 @@ def test_basic_block_gradients_in_float64():
     block.train()
     y = block(x)
     assert y.shape == (1, 3, 3, 3)
-    assert (y.data >= 0).all()  # ends with a ReLU
+    assert (y.array >= 0).all()  # ends with a ReLU
 
 
 def test_mlp_flattens_images_and_validates_arguments():

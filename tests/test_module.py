@@ -94,7 +94,7 @@ def test_state_dict_values_are_detached_unless_keep_vars(nets):
     m, _ = nets
     sd = m.state_dict()
     assert not any(v.requires_grad for v in sd.values())
-    assert np.shares_memory(sd["scale"].data, m.scale.data)  # like torch: a view, not a copy
+    assert np.shares_memory(sd["scale"].array, m.scale.array)  # like torch: a view, not a copy
     kept = m.state_dict(keep_vars=True)
     assert kept["scale"] is m.scale and kept["blocks.1.fc.weight"] is m.blocks[1].fc.weight
 
@@ -216,7 +216,7 @@ def test_shared_parameter_receives_the_sum_of_both_gradients():
     m = shared(nn, mg)
     x = mg.tensor(rand(2, 3, dtype=np.float32))
     (m.a(x).sum() + m.b(x).sum()).backward()
-    np.testing.assert_allclose(m.a.weight.grad.data, 2 * np.tile(x.data.sum(0), (3, 1)), rtol=1e-6)
+    np.testing.assert_allclose(m.a.weight.grad.array, 2 * np.tile(x.array.sum(0), (3, 1)), rtol=1e-6)
 
 
 # ---- load_state_dict ------------------------------------------------------------------------
@@ -248,9 +248,9 @@ def test_load_state_dict_copies_values_and_keeps_parameter_objects_and_dtype():
     source = {"weight": np.arange(6.0).reshape(3, 2), "bias": mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64)}
     m.load_state_dict(source)
     assert m.weight is weight and m.weight.dtype == np.float32 and m.bias.dtype == np.float32
-    np.testing.assert_array_equal(m.weight.data, np.arange(6.0).reshape(3, 2))
+    np.testing.assert_array_equal(m.weight.array, np.arange(6.0).reshape(3, 2))
     source["weight"][0, 0] = 100.0  # the model holds a copy, not the caller's array
-    assert m.weight.data[0, 0] == 0.0
+    assert m.weight.array[0, 0] == 0.0
     assert m.weight.requires_grad and m.weight.is_leaf
 
 
@@ -258,7 +258,7 @@ def test_load_state_dict_round_trips_a_minigrad_state_dict():
     a, b = mg_mlp(), mg_mlp()
     b.load_state_dict(a.state_dict())
     x = mg.tensor(rand(3, 5, dtype=np.float32))
-    np.testing.assert_array_equal(a(x).data, b(x).data)
+    np.testing.assert_array_equal(a(x).array, b(x).array)
 
 
 def edited(state_dict):
@@ -307,9 +307,9 @@ def test_load_with_assign_replaces_the_tensors():
         assign=True,
     )
     assert m.weight is not old_weight and isinstance(m.weight, nn.Parameter)
-    assert m.steps is not old_steps and m.steps.data[0] == 1.0
+    assert m.steps is not old_steps and m.steps.array[0] == 1.0
     assert m.weight.requires_grad and not m.bias.requires_grad  # requires_grad is kept, as torch
-    np.testing.assert_array_equal(m.bias.data, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(m.bias.array, [2.0, 2.0, 2.0])
     assert list(m.parameters()) == [m.weight, m.bias]  # registered, so optimizers find the new ones
 
 
@@ -384,7 +384,7 @@ def test_forward_pre_hook_can_replace_the_input_and_forward_hook_the_output():
     assert seen == pytest.approx(their_seen, rel=1e-5) and seen == pytest.approx([2 * x.sum(), x.sum()], rel=1e-5)
     plain = m(mg.tensor(x))
     assert_close(mine[0], F.linear(mg.tensor(2 * x), m.weight, m.bias) + 1, rtol=1e-6)
-    assert_close(mine[1], plain.data + 1, rtol=1e-6)
+    assert_close(mine[1], plain.array + 1, rtol=1e-6)
 
 
 def test_hooks_run_in_registration_order_and_handle_works_as_context_manager():
@@ -405,8 +405,8 @@ def backward_hook_record(lib, T, x_requires_grad):
     record = []
 
     def hook(module, grad_input, grad_output):
-        as_np = [None if g is None else np.array(g.detach().numpy() if T is torch else g.data) for g in grad_input]
-        record.append((as_np, [np.array(g.detach().numpy() if T is torch else g.data) for g in grad_output]))
+        as_np = [None if g is None else np.array(g.detach().numpy() if T is torch else g.array) for g in grad_input]
+        record.append((as_np, [np.array(g.detach().numpy() if T is torch else g.array) for g in grad_output]))
 
     handle = lin.register_full_backward_hook(hook)
     x = T.tensor(rand(4, 3, dtype=np.float32), requires_grad=x_requires_grad)
@@ -436,7 +436,7 @@ def test_full_backward_hook_can_replace_grad_input():
     m.register_full_backward_hook(lambda mod, grad_input, grad_output: (grad_input[0] * 0 + 5,))
     x = mg.tensor(rand(2, 3, dtype=np.float32), requires_grad=True)
     m(x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, np.full((2, 3), 5.0))
+    np.testing.assert_array_equal(x.grad.array, np.full((2, 3), 5.0))
     assert m.weight.grad is not None  # the parameters still get their gradients
 
 
@@ -499,13 +499,13 @@ def test_zero_grad_set_to_none_false_keeps_zero_tensors():
     m = with_grads()
     m.zero_grad(set_to_none=False)
     for p in m.parameters():
-        assert p.grad.shape == p.shape and not p.grad.data.any()
+        assert p.grad.shape == p.shape and not p.grad.array.any()
     m(mg.tensor(rand(2, 5, dtype=np.float32))).sum().backward()  # accumulation starts from 0 again
     fresh = mg_mlp()
     fresh.load_state_dict(m.state_dict())
     fresh(mg.tensor(rand(2, 5, dtype=np.float32))).sum().backward()
     for p, q in zip(m.parameters(), fresh.parameters()):
-        np.testing.assert_allclose(p.grad.data, q.grad.data, rtol=1e-6)
+        np.testing.assert_allclose(p.grad.array, q.grad.array, rtol=1e-6)
 
 
 # ---- dtype ----------------------------------------------------------------------------------
@@ -553,7 +553,7 @@ def test_deepcopy_gives_an_independent_model_with_the_same_structure():
     assert isinstance(c.a.weight, nn.Parameter) and c.a.weight.requires_grad
     with mg.no_grad():
         c.a.weight.fill_(0.0)
-    assert m.a.weight.data.any()
+    assert m.a.weight.array.any()
 
 
 # ---- repr -----------------------------------------------------------------------------------

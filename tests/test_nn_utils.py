@@ -53,9 +53,9 @@ def test_clip_grad_norm_matches_torch(max_norm, norm_type):
 
 def test_clip_grad_norm_scales_to_max_norm_and_keeps_the_direction():
     mine, _ = params_with_grads(scale=10.0)
-    before = np.concatenate([p.grad.data.reshape(-1) for p in mine]).astype(np.float64)
+    before = np.concatenate([p.grad.array.reshape(-1) for p in mine]).astype(np.float64)
     total = utils.clip_grad_norm_(mine, 1.0)
-    after = np.concatenate([p.grad.data.reshape(-1) for p in mine]).astype(np.float64)
+    after = np.concatenate([p.grad.array.reshape(-1) for p in mine]).astype(np.float64)
     assert total.item() == pytest.approx(np.linalg.norm(before), rel=1e-6)  # the norm before clipping
     assert np.linalg.norm(after) == pytest.approx(1.0, rel=1e-5)
     np.testing.assert_allclose(after * np.linalg.norm(before), before, rtol=1e-5)
@@ -78,7 +78,7 @@ def test_clip_grad_norm_takes_one_tensor_or_a_generator():
 def test_clip_grad_norm_of_a_model():
     model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
     model(mg.tensor(rand(5, 4, dtype=np.float32))).sum().backward()
-    grads = np.concatenate([p.grad.data.reshape(-1) for p in model.parameters()])
+    grads = np.concatenate([p.grad.array.reshape(-1) for p in model.parameters()])
     total = utils.clip_grad_norm_(model.parameters(), 0.01)
     assert total.item() == pytest.approx(float(np.linalg.norm(grads.astype(np.float64))), rel=1e-6)
 
@@ -93,12 +93,12 @@ def test_clip_grad_norm_zero_gradients_stay_finite():
     p = nn.Parameter(np.ones(3, dtype=np.float32))
     p.grad = mg.zeros(3)
     assert utils.clip_grad_norm_([p], 1.0).item() == 0.0
-    assert np.all(p.grad.data == 0)
+    assert np.all(p.grad.array == 0)
 
 
 def test_clip_grad_norm_non_finite():
     mine, theirs = params_with_grads()
-    mine[0].grad.data[0, 0] = np.nan
+    mine[0].grad.array[0, 0] = np.nan
     theirs[0].grad[0, 0] = float("nan")
     with pytest.raises(RuntimeError, match="nan"):
         utils.clip_grad_norm_(mine, 1.0, error_if_nonfinite=True)
@@ -122,14 +122,14 @@ def test_clip_grad_value_matches_torch(clip_value):
     assert utils.clip_grad_value_(mine, clip_value) is None
     tutils.clip_grad_value_(theirs, clip_value)
     assert_same_grads(mine, theirs)
-    assert all(np.abs(p.grad.data).max() <= clip_value for p in mine if p.grad is not None)
+    assert all(np.abs(p.grad.array).max() <= clip_value for p in mine if p.grad is not None)
 
 
 def test_clip_grad_value_takes_one_tensor():
     p = nn.Parameter(np.zeros(4, dtype=np.float32))
     p.grad = mg.tensor([-3.0, -0.5, 0.5, 3.0])
     utils.clip_grad_value_(p, 1)
-    np.testing.assert_array_equal(p.grad.data, [-1.0, -0.5, 0.5, 1.0])
+    np.testing.assert_array_equal(p.grad.array, [-1.0, -0.5, 0.5, 1.0])
 
 
 # ---- parameters_to_vector / vector_to_parameters -------------------------------------------------
@@ -137,7 +137,7 @@ def test_parameters_to_vector_matches_torch():
     mine, theirs = params_with_grads()
     vec = utils.parameters_to_vector(mine)
     assert_close(vec, tutils.parameters_to_vector(theirs))
-    assert vec.shape == (sum(p.data.size for p in mine),)
+    assert vec.shape == (sum(p.array.size for p in mine),)
 
 
 def test_parameters_to_vector_is_differentiable():
@@ -146,8 +146,8 @@ def test_parameters_to_vector_is_differentiable():
     (utils.parameters_to_vector(mine) * weights).sum().backward()
     start = 0
     for p in mine:
-        n = p.data.size
-        np.testing.assert_array_equal(p.grad.data, weights.data[start : start + n].reshape(p.shape))
+        n = p.array.size
+        np.testing.assert_array_equal(p.grad.array, weights.array[start : start + n].reshape(p.shape))
         start += n
 
 
@@ -160,7 +160,7 @@ def test_vector_to_parameters_matches_torch_and_keeps_the_parameters():
     for p, t, b in zip(mine, theirs, before):
         assert p is b and p.dtype == np.float32 and p.requires_grad
         assert_close(p, t)
-    np.testing.assert_array_equal(utils.parameters_to_vector(mine).data, vec)
+    np.testing.assert_array_equal(utils.parameters_to_vector(mine).array, vec)
 
 
 def test_vector_to_parameters_errors():
@@ -180,4 +180,4 @@ def test_flat_vector_round_trip_through_a_model():
     b = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
     utils.vector_to_parameters(utils.parameters_to_vector(a.parameters()).detach(), b.parameters())
     x = mg.tensor(rand(2, 3, dtype=np.float32))
-    np.testing.assert_array_equal(a(x).data, b(x).data)
+    np.testing.assert_array_equal(a(x).array, b(x).array)

@@ -312,7 +312,7 @@ def test_running_statistics_follow_torch_over_several_steps(shape, momentum):
     assert_close(m(leaf(x)), t(tleaf(x)))
     assert m.num_batches_tracked.item() == 4  # evaluation leaves the statistics alone
     m.reset_running_stats()
-    assert m.num_batches_tracked.item() == 0 and np.all(m.running_var.data == 1)
+    assert m.num_batches_tracked.item() == 0 and np.all(m.running_var.array == 1)
 
 
 def test_eval_uses_running_statistics_so_samples_do_not_interact():
@@ -322,8 +322,8 @@ def test_eval_uses_running_statistics_so_samples_do_not_interact():
     batch = rand(5, 2, seed=1)
     alone = m(mg.tensor(batch[:1]))  # one sample is fine in evaluation
     together = m(mg.tensor(batch))
-    assert_close(alone, together.data[:1])
-    expected = (batch - m.running_mean.data) / np.sqrt(m.running_var.data + m.eps)
+    assert_close(alone, together.array[:1])
+    expected = (batch - m.running_mean.array) / np.sqrt(m.running_var.array + m.eps)
     assert_close(together, expected)
 
 

@@ -65,11 +65,11 @@ class Run:
         # maximize=True climbs -loss, which takes the same way down as minimizing loss
         self.sign = -1.0 if kwargs.get("maximize") else 1.0
         if lib == "mg":
-            self.data = {k: mg.tensor(v) for k, v in data.items()}
+            self.array = {k: mg.tensor(v) for k, v in data.items()}
             self.params = {k: nn.Parameter(v.copy()) for k, v in init.items()}
             cls = getattr(optim, opt_name)
         else:
-            self.data = {k: torch.tensor(v) for k, v in data.items()}
+            self.array = {k: torch.tensor(v) for k, v in data.items()}
             self.params = {k: torch.nn.Parameter(torch.tensor(v.copy())) for k, v in init.items()}
             cls = getattr(torch.optim, opt_name)
             kwargs = dict(kwargs, foreach=False)  # the plain per-tensor loop
@@ -81,7 +81,7 @@ class Run:
 
     def step(self):
         self.opt.zero_grad(set_to_none=self.set_to_none)
-        loss = self.loss_fn(self.params, self.data)
+        loss = self.loss_fn(self.params, self.array)
         (self.sign * loss).backward()
         self.opt.step()
         return float(loss.item())
@@ -154,7 +154,7 @@ def test_trajectory_matches_torch_on_an_mlp_with_param_groups(opt_name, kwargs):
     unused = mine.params["unused"]
     assert unused.grad is None
     assert unused not in mine.opt.state or mine.opt.state[unused]["step"] == 0  # Adagrad's exists from the start
-    np.testing.assert_array_equal(unused.data, _mlp_start()[1]["unused"])
+    np.testing.assert_array_equal(unused.array, _mlp_start()[1]["unused"])
 
 
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam", "RMSprop"])
@@ -197,14 +197,14 @@ def test_state_dict_round_trip_continues_the_run_exactly(opt_name, kwargs, tmp_p
     # everything that matters must come from the state dict.
     resumed = Run("mg", "mlp", opt_name, dict(kwargs, lr=1.0), TWO_GROUPS)
     for name, p in resumed.params.items():
-        p.data[...] = straight.params[name].data
+        p.array[...] = straight.params[name].array
     resumed.opt.load_state_dict(saved)
     assert [g["lr"] for g in resumed.opt.param_groups] == [g["lr"] for g in straight.opt.param_groups]
     for _ in range(20):
         straight.step()
         resumed.step()
         for name in straight.params:
-            np.testing.assert_array_equal(resumed.params[name].data, straight.params[name].data)
+            np.testing.assert_array_equal(resumed.params[name].array, straight.params[name].array)
 
 
 def test_state_dict_is_a_snapshot():
@@ -243,7 +243,7 @@ def test_state_dict_has_torchs_layout_and_loads_torchs(opt_name, kwargs):
     # torch's state, as NumPy, continues torch's run inside minigrad
     resumed = Run("mg", "mlp", opt_name, kwargs, TWO_GROUPS)
     for name, p in resumed.params.items():
-        p.data[...] = theirs.params[name].detach().numpy()
+        p.array[...] = theirs.params[name].detach().numpy()
     resumed.opt.load_state_dict(_torch_state_to_numpy(torchs))
     for step in range(15):
         resumed.step()
@@ -281,13 +281,13 @@ def test_loaded_state_takes_the_parameters_dtype_and_is_a_copy():
 def test_step_updates_in_place_so_the_model_sees_it():
     mg.manual_seed(0)
     model = nn.Linear(3, 2)
-    weight, array, version = model.weight, model.weight.data, model.weight._version
+    weight, array, version = model.weight, model.weight.array, model.weight._version
     before = array.copy()
     opt = optim.SGD(model.parameters(), lr=0.1)  # a generator, read once
     model(mg.randn(4, 3)).sum().backward()
     opt.step()
-    assert model.weight is weight and model.weight.data is array
-    np.testing.assert_allclose(array, before - 0.1 * weight.grad.data)
+    assert model.weight is weight and model.weight.array is array
+    np.testing.assert_allclose(array, before - 0.1 * weight.grad.array)
     assert weight._version > version  # a graph that saved the old weight will notice
     assert weight.dtype == np.float32 and not weight.grad_fn and weight.requires_grad
 
@@ -297,9 +297,9 @@ def test_step_skips_parameters_without_a_gradient():
     opt = optim.Adam([a, b], lr=0.1, weight_decay=0.1)
     (a * 2).sum().backward()
     opt.step()
-    np.testing.assert_array_equal(b.data, np.ones(2))
+    np.testing.assert_array_equal(b.array, np.ones(2))
     assert a in opt.state and b not in opt.state
-    assert not np.allclose(a.data, 1)
+    assert not np.allclose(a.array, 1)
 
 
 def test_step_runs_the_closure_with_grad_enabled_and_returns_its_loss():
@@ -317,7 +317,7 @@ def test_step_runs_the_closure_with_grad_enabled_and_returns_its_loss():
     with mg.no_grad():
         loss = opt.step(closure)
     assert calls == [9.0] and loss.item() == 9.0
-    np.testing.assert_allclose(p.data, [3.0 - 0.25 * 6.0])
+    np.testing.assert_allclose(p.array, [3.0 - 0.25 * 6.0])
 
 
 def test_zero_grad_drops_or_zeroes_the_gradients():
@@ -326,7 +326,7 @@ def test_zero_grad_drops_or_zeroes_the_gradients():
     (p * 3).sum().backward()
     grad = p.grad
     opt.zero_grad(set_to_none=False)
-    assert p.grad is grad and np.array_equal(grad.data, [0, 0])
+    assert p.grad is grad and np.array_equal(grad.array, [0, 0])
     opt.zero_grad()
     assert p.grad is None
 
@@ -337,7 +337,7 @@ def test_zero_grad_detaches_a_gradient_made_with_create_graph():
     (p**3).sum().backward(create_graph=True)
     assert p.grad.grad_fn is not None
     opt.zero_grad(set_to_none=False)
-    assert p.grad.grad_fn is None and not p.grad.requires_grad and p.grad.data[0] == 0
+    assert p.grad.grad_fn is None and not p.grad.requires_grad and p.grad.array[0] == 0
 
 
 def test_step_does_not_modify_the_gradient():
@@ -346,7 +346,7 @@ def test_step_does_not_modify_the_gradient():
     (p * mg.tensor([1.0, 2.0])).sum().backward()
     for _ in range(3):
         opt.step()
-    np.testing.assert_array_equal(p.grad.data, [1.0, 2.0])
+    np.testing.assert_array_equal(p.grad.array, [1.0, 2.0])
 
 
 # ---- the rules themselves, on cases small enough to do by hand ------------------------------------
@@ -357,7 +357,7 @@ def test_adam_first_step_is_lr_times_the_sign_of_the_gradient():
     opt = optim.Adam([p], lr=0.01, eps=0.0)
     (p * mg.tensor([1e-3, -5.0, 1e4])).sum().backward()
     opt.step()
-    np.testing.assert_allclose(p.data, [0.99, 1.01, 0.99], rtol=1e-12)
+    np.testing.assert_allclose(p.array, [0.99, 1.01, 0.99], rtol=1e-12)
 
 
 def test_adamw_decays_weights_that_get_no_loss_gradient_by_lr_times_weight_decay():
@@ -367,13 +367,13 @@ def test_adamw_decays_weights_that_get_no_loss_gradient_by_lr_times_weight_decay
     for _ in range(5):
         p.grad = mg.zeros(2, dtype=mg.float64)
         opt.step()
-    np.testing.assert_allclose(p.data, np.array([2.0, -4.0]) * (1 - 0.1 * 0.01) ** 5, rtol=1e-12)
+    np.testing.assert_allclose(p.array, np.array([2.0, -4.0]) * (1 - 0.1 * 0.01) ** 5, rtol=1e-12)
     # ... while Adam's L2 gradient is normalised by √v: each step is a full lr.
     q = nn.Parameter(np.array([2.0, -4.0]))
     opt = optim.Adam([q], lr=0.1, weight_decay=0.01)
     q.grad = mg.zeros(2, dtype=mg.float64)
     opt.step()
-    np.testing.assert_allclose(q.data, [1.9, -3.9], rtol=1e-6)
+    np.testing.assert_allclose(q.array, [1.9, -3.9], rtol=1e-6)
 
 
 def test_sgd_momentum_starts_at_the_first_gradient():
@@ -382,7 +382,7 @@ def test_sgd_momentum_starts_at_the_first_gradient():
     for expected in ([-1.0], [-1.0 - (0.9 * 1 + 0.5 * 1)]):
         p.grad = mg.tensor([1.0], dtype=mg.float64)
         opt.step()
-        np.testing.assert_allclose(p.data, expected)
+        np.testing.assert_allclose(p.array, expected)
 
 
 def test_adagrad_state_exists_before_the_first_step():
@@ -408,7 +408,7 @@ def test_add_param_group_later():
     assert len(opt.param_groups) == 2 and opt.param_groups[1]["betas"] == (0.9, 0.999)
     (a + b).sum().backward()
     opt.step()
-    np.testing.assert_allclose([a.data[0], b.data[0]], [0.9, 0.99])
+    np.testing.assert_allclose([a.array[0], b.array[0]], [0.9, 0.99])
     with pytest.raises(ValueError, match="Adam: some parameters appear in more than one parameter group"):
         opt.add_param_group({"params": [a]})
 
@@ -497,6 +497,7 @@ def test_bad_params_arguments():
 
 def test_the_base_class_needs_an_update_rule():
     opt = optim.Optimizer(_p(), {"lr": 0.1})
-    opt.param_groups[0]["params"][0].grad = mg.ones(2)
+    param = opt.param_groups[0]["params"][0]
+    param.grad = mg.ones_like(param)  # .grad must match the parameter's shape and dtype, as in torch
     with pytest.raises(NotImplementedError, match="Optimizer must implement update"):
         opt.step()

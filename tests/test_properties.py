@@ -35,7 +35,7 @@ def test_unbroadcast_is_the_adjoint_of_broadcasting(shapes, seed):
     # <unbroadcast(g), v> == <g, broadcast(v)> for every g and v: the defining property
     (shape, _), out_shape = shapes.input_shapes, shapes.result_shape
     g, v = rand(*out_shape, seed=seed), rand(*shape, seed=seed + 1)
-    lhs = np.sum(unbroadcast(mg.tensor(g), shape).data * v)
+    lhs = np.sum(unbroadcast(mg.tensor(g), shape).array * v)
     rhs = np.sum(g * np.broadcast_to(v, out_shape))
     np.testing.assert_allclose(lhs, rhs, rtol=1e-10, atol=1e-10)
 
@@ -47,7 +47,7 @@ def test_unbroadcast_is_differentiable(shapes, seed):
     g = leaf(rand(*out_shape, seed=seed))
     v = rand(*shape, seed=seed + 1)
     (unbroadcast(g, shape) * mg.tensor(v)).sum().backward()
-    np.testing.assert_allclose(g.grad.data, np.broadcast_to(v, out_shape))
+    np.testing.assert_allclose(g.grad.array, np.broadcast_to(v, out_shape))
 
 
 BINARY = {
@@ -140,7 +140,7 @@ def test_sum_and_mean(case, op):
     tout = getattr(tx, op)(dim=dim, keepdim=keepdim)
     assert out.shape == reduced_shape(shape, dim, keepdim)
     np_axes = None if dim is None or not shape else tuple(d % len(shape) for d in np.atleast_1d(dim))
-    np.testing.assert_allclose(out.data, getattr(np, op)(a, axis=np_axes, keepdims=keepdim and bool(shape)))
+    np.testing.assert_allclose(out.array, getattr(np, op)(a, axis=np_axes, keepdims=keepdim and bool(shape)))
     check_reduction(out, tout, x, tx, seed)
 
 
@@ -179,13 +179,13 @@ def test_max(case):
     if dim is None:
         out, tout = x.max(), tx.max()
         assert out.shape == ()
-        np.testing.assert_allclose(out.data, np.max(a))
+        np.testing.assert_allclose(out.array, np.max(a))
     else:
         out, indices = x.max(dim=dim, keepdim=keepdim)
         tout, tindices = tx.max(dim=dim, keepdim=keepdim)
         assert out.shape == reduced_shape(shape, dim, keepdim)
         assert indices.dtype == mg.int64
-        np.testing.assert_array_equal(indices.data, tindices.numpy())
+        np.testing.assert_array_equal(indices.array, tindices.numpy())
     check_reduction(out, tout, x, tx, seed)
 
 
@@ -207,6 +207,6 @@ def test_logsumexp_is_stable_for_large_inputs(case, shift):
     shape, dim, keepdim, seed = case
     a = rand(*shape, seed=seed)
     out = leaf(a + shift).logsumexp(dim=dim, keepdim=keepdim)
-    expected = leaf(a).logsumexp(dim=dim, keepdim=keepdim).data + shift
-    assert np.all(np.isfinite(out.data))
-    np.testing.assert_allclose(out.data, expected, rtol=1e-12, atol=1e-9)
+    expected = leaf(a).logsumexp(dim=dim, keepdim=keepdim).array + shift
+    assert np.all(np.isfinite(out.array))
+    np.testing.assert_allclose(out.array, expected, rtol=1e-12, atol=1e-9)

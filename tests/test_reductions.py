@@ -106,7 +106,7 @@ def test_std_gradient_of_constant_input_is_zero_like_torch(dim):
     check_against_torch(lambda x: x.std(dim=dim), lambda x: x.std(dim=dim), a)
     x = leaf(a)
     x.std(dim=dim).sum().backward()
-    assert np.all(np.isfinite(x.grad.data))
+    assert np.all(np.isfinite(x.grad.array))
 
 
 def test_std_repr_names_the_op():
@@ -118,7 +118,7 @@ def test_var_of_single_element_is_nan_like_torch():
         expected = torch.tensor([[1.0, 2.0]]).var(dim=0)
     with np.errstate(all="ignore"):
         out = mg.tensor([[1.0, 2.0]]).var(dim=0)
-    assert np.all(np.isnan(out.data)) and torch.isnan(expected).all()
+    assert np.all(np.isnan(out.array)) and torch.isnan(expected).all()
 
 
 # ---- max / min ---------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def test_max_min_with_dim_return_values_and_indices(name, dim, keepdim):
     assert out.values is values and out.indices is indices
     assert_close(values, tout.values)
     assert indices.dtype == np.int64
-    np.testing.assert_array_equal(indices.data, tout.indices.numpy())
+    np.testing.assert_array_equal(indices.array, tout.indices.numpy())
     assert not indices.requires_grad
     g = rand(*tout.values.shape, seed=7)
     values.backward(mg.tensor(g))
@@ -149,7 +149,7 @@ def test_max_min_with_dim_gradcheck_and_function_form(name):
     values, indices = getattr(mg, name)(leaf(a), 1)
     tvalues, tindices = getattr(torch, name)(tleaf(a), 1)
     assert_close(values, tvalues)
-    np.testing.assert_array_equal(indices.data, tindices.numpy())
+    np.testing.assert_array_equal(indices.array, tindices.numpy())
 
 
 @pytest.mark.parametrize("name", ["max", "min"])
@@ -160,9 +160,9 @@ def test_max_min_with_dim_ties_send_the_gradient_to_the_returned_index(name):
     values.sum().backward()
     assert_close(values, getattr(tleaf(a), name)(dim=1).values)
     expected = np.zeros_like(a)
-    expected[np.arange(3), indices.data] = 1.0
-    np.testing.assert_array_equal(x.grad.data, expected)
-    assert np.all(x.grad.data.sum(axis=1) == 1.0)
+    expected[np.arange(3), indices.array] = 1.0
+    np.testing.assert_array_equal(x.grad.array, expected)
+    assert np.all(x.grad.array.sum(axis=1) == 1.0)
 
 
 @pytest.mark.parametrize(
@@ -221,7 +221,7 @@ def test_argmax_argmin_against_torch(name, dim, keepdim):
     out = getattr(mg.tensor(a), name)(dim=dim, keepdim=keepdim)
     tout = getattr(torch.tensor(a), name)(dim=dim, keepdim=keepdim)
     assert out.dtype == np.int64 and out.shape == tuple(tout.shape)
-    np.testing.assert_array_equal(out.data, tout.numpy())
+    np.testing.assert_array_equal(out.array, tout.numpy())
     assert not out.requires_grad
 
 
@@ -230,7 +230,7 @@ def test_argmax_argmin_ties_pick_the_first_like_torch(name):
     a = np.array([[1.0, 3.0, 3.0], [0.0, 0.0, 2.0]])
     for dim in (None, 1):
         out, tout = getattr(mg.tensor(a), name)(dim), getattr(torch.tensor(a), name)(dim)
-        np.testing.assert_array_equal(out.data, tout.numpy())
+        np.testing.assert_array_equal(out.array, tout.numpy())
     assert getattr(mg, name)(mg.tensor([2, 7, 1])).item() == getattr(torch, name)(torch.tensor([2, 7, 1])).item()
 
 
@@ -320,7 +320,7 @@ def test_norm_gradient_at_zero_vector_is_zero_like_torch(p):
     check_against_torch(lambda x: x.norm(p=p), lambda x: x.norm(p=p), a)
     x = leaf(a)
     x.norm(p=p).backward()
-    np.testing.assert_array_equal(x.grad.data, 0.0)
+    np.testing.assert_array_equal(x.grad.array, 0.0)
     # a row of zeros next to a row that is not
     check_against_torch(lambda x: x.norm(p=p, dim=1), lambda x: x.norm(p=p, dim=1), np.array([[0.0, 0.0], [3.0, 4.0]]))
 

@@ -30,7 +30,7 @@ def assert_identical(a, b, where="obj"):
     assert type(a) is type(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
     if isinstance(a, mg.Tensor):
         assert a.requires_grad == b.requires_grad, where
-        a, b = a.data, b.data
+        a, b = a.array, b.array
     if isinstance(a, (np.ndarray, np.generic)):
         assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
         np.testing.assert_array_equal(a, b, err_msg=where)
@@ -96,7 +96,7 @@ def test_roundtrip_of_a_module_state_dict():
     fresh.register_buffer("steps", mg.tensor(0))
     fresh.load_state_dict(loaded)
     x = mg.randn(3, 4)
-    np.testing.assert_array_equal(fresh(x).data, model(x).data)
+    np.testing.assert_array_equal(fresh(x).array, model(x).array)
     assert fresh.steps.item() == 12
 
 
@@ -122,16 +122,16 @@ def test_tensors_sharing_an_array_are_stored_once_and_share_it_again():
     assert sorted(zipfile.ZipFile(io.BytesIO(buffer.getvalue())).namelist()) == ["0.npy", "1.npy", "__minigrad__.npy"]
     buffer.seek(0)
     loaded = mg.load(buffer)
-    assert loaded["encoder.weight"].data is loaded["decoder.weight"].data
-    assert loaded["other"].data is not loaded["encoder.weight"].data
-    np.testing.assert_array_equal(loaded["decoder.weight"].data, weight.data)
+    assert loaded["encoder.weight"].array is loaded["decoder.weight"].array
+    assert loaded["other"].array is not loaded["encoder.weight"].array
+    np.testing.assert_array_equal(loaded["decoder.weight"].array, weight.array)
 
 
 def test_loaded_arrays_are_writable_copies():
     t = mg.ones(3)
     loaded = roundtrip(t)
-    loaded.data[0] = 5
-    assert t.data[0] == 1 and loaded.data.flags.writeable
+    loaded.array[0] = 5
+    assert t.array[0] == 1 and loaded.array.flags.writeable
 
 
 # ---- paths and files ---------------------------------------------------------------------------
@@ -380,7 +380,7 @@ def test_flipped_bits_are_caught_or_harmless():
 
 def test_a_flipped_bit_in_the_weights_is_caught(tmp_path):
     data = bytearray(good_bytes())
-    weights = mg.load(io.BytesIO(bytes(data)))["w"].data.tobytes()
+    weights = mg.load(io.BytesIO(bytes(data)))["w"].array.tobytes()
     start = bytes(data).index(weights)
     data[start + 5] ^= 0x10
     path = tmp_path / "flipped.npz"
@@ -407,7 +407,7 @@ def test_a_minigrad_state_dict_loads_into_the_same_pytorch_model(tmp_path):
     theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in state.items()})
     x = np.random.default_rng(1).standard_normal((5, 4)).astype(np.float32)
     np.testing.assert_allclose(
-        model(mg.tensor(x)).data, theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
+        model(mg.tensor(x)).array, theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
     )
 
 
@@ -419,7 +419,7 @@ def test_a_pytorch_state_dict_saved_with_mg_save_loads_into_minigrad(tmp_path):
     model.load_state_dict(mg.load(tmp_path / "torch.npz"))
     x = np.random.default_rng(2).standard_normal((5, 4)).astype(np.float32)
     np.testing.assert_allclose(
-        model(mg.tensor(x)).data, theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
+        model(mg.tensor(x)).array, theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
     )
 
 

@@ -117,8 +117,8 @@ def test_contiguous_makes_c_order_and_keeps_contiguous_tensors():
     x = mg.tensor(rand(2, 3))
     assert x.contiguous() is x
     y = x.T.contiguous()
-    assert y.data.flags.c_contiguous and y.shape == (3, 2)
-    np.testing.assert_array_equal(y.data, x.data.T)
+    assert y.array.flags.c_contiguous and y.shape == (3, 2)
+    np.testing.assert_array_equal(y.array, x.array.T)
 
 
 def test_T_of_0d_and_1d():
@@ -387,11 +387,44 @@ def test_indexing_0d_and_size_1():
     check_against_torch(lambda x: x[0, :, 0], lambda x: x[0, :, 0], rand(1, 3, 1, seed=16))
 
 
-def test_index_result_does_not_alias_the_input():
-    x = mg.tensor([1.0, 2.0, 3.0])
-    y = x[:2]
+def test_basic_index_is_a_view_and_advanced_index_a_copy_as_torch():
+    x, tx = mg.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.0, 3.0])
+    y, ty = x[:2], tx[:2]
     x += 10.0
-    assert y.tolist() == [1.0, 2.0]
+    tx += 10.0
+    assert y.tolist() == ty.tolist() == [11.0, 12.0]  # a slice sees writes to its base
+    picked, tpicked = x[[0, 1]], tx[[0, 1]]
+    x.zero_()
+    tx.zero_()
+    assert picked.tolist() == tpicked.tolist() == [11.0, 12.0]  # an integer-array index copied
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda a: a[0].fill_(7),  # a row of a matrix
+        lambda a: a[1][2].fill_(5),  # chained ints: a 0-d view
+        lambda a: a[:, 1].zero_(),  # a strided column
+        lambda a: a[None, 1, ...].mul_(3),
+        lambda a: a[-1].__setitem__(0, 4.0),  # x[i][j] = v
+        lambda a: a[0, 1:3].add_(2.0),
+    ],
+)
+def test_writes_through_a_view_reach_the_base_as_in_torch(write):
+    values = np.arange(12.0).reshape(3, 4)
+    a, ta = mg.tensor(values), torch.tensor(values)
+    write(a)
+    write(ta)
+    np.testing.assert_array_equal(a.numpy(), ta.numpy())
+
+
+def test_in_place_write_through_a_view_is_seen_by_backward():
+    c = mg.ones(3)
+    m = mg.ones(2, requires_grad=True)
+    loss = (m * c[0:2]).sum()  # Mul saves the view c[0:2]
+    c.mul_(2)  # changes the saved view's storage
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        loss.backward()
 
 
 def test_index_with_an_int_tensor_scalar():

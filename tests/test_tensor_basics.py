@@ -92,7 +92,7 @@ def test_detach_shares_data_and_cuts_the_graph():
     y = x * 3
     d = y.detach()
     assert not d.requires_grad and d.is_leaf and d.grad_fn is None
-    assert np.shares_memory(d.data, y.data)
+    assert np.shares_memory(d.array, y.array)
     (x * d).sum().backward()  # d is a constant: x.grad = d
     assert x.grad.tolist() == [3.0, 6.0]
 
@@ -101,11 +101,11 @@ def test_clone_copies_and_passes_the_gradient():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     c = x.clone()
     assert not c.is_leaf and c.requires_grad and c.grad_fn is not None
-    assert not np.shares_memory(c.data, x.data)
+    assert not np.shares_memory(c.array, x.array)
     (c * mg.tensor([5.0, 7.0])).sum().backward()
     assert x.grad.tolist() == [5.0, 7.0]
     n = mg.tensor([1.0, 2.0]).clone()
-    n.data[0] = 0.0
+    n.array[0] = 0.0
     assert not n.requires_grad
 
 
@@ -312,7 +312,7 @@ def test_comparisons_like_torch_and_without_grad(op, other):
     tout = getattr(tx, f"__{op}__")(tb)
     assert out.dtype == np.bool_
     assert not out.requires_grad and out.grad_fn is None
-    np.testing.assert_array_equal(out.data, tout.numpy())
+    np.testing.assert_array_equal(out.array, tout.numpy())
     assert getattr(x, op)(mb).tolist() == tout.tolist()
 
 
@@ -339,14 +339,14 @@ def test_inplace_on_tensor_without_grad(op, name, ref, other):
         other, other
     )
     t = mg.tensor(a)
-    storage = t.data
+    storage = t.array
     result = getattr(t, f"__{op}__")(mg.tensor(b) if isinstance(b, np.ndarray) else b)
-    assert result is t and t.data is storage  # really in place
+    assert result is t and t.array is storage  # really in place
     assert t.dtype == np.float32
-    np.testing.assert_allclose(t.data, ref(a, b).astype(np.float32), rtol=1e-6)
+    np.testing.assert_allclose(t.array, ref(a, b).astype(np.float32), rtol=1e-6)
     t2 = mg.tensor(a)
     getattr(t2, name)(mg.tensor(b) if isinstance(b, np.ndarray) else b)
-    np.testing.assert_allclose(t2.data, ref(a, b), rtol=1e-6)
+    np.testing.assert_allclose(t2.array, ref(a, b), rtol=1e-6)
 
 
 def test_inplace_statements_keep_identity():
@@ -357,7 +357,7 @@ def test_inplace_statements_keep_identity():
     t -= 1
     t /= 3
     assert t is before
-    np.testing.assert_allclose(t.data, [1.0, 5.0 / 3.0], rtol=1e-6)
+    np.testing.assert_allclose(t.array, [1.0, 5.0 / 3.0], rtol=1e-6)
 
 
 def test_inplace_on_int_tensor():
@@ -390,10 +390,10 @@ def test_inplace_under_no_grad_is_allowed_and_keeps_the_leaf():
         w -= 0.5 * w.grad
         w *= 2.0
     assert w.requires_grad and w.is_leaf and w.grad_fn is None
-    np.testing.assert_allclose(w.data, [0.0, 0.0])
+    np.testing.assert_allclose(w.array, [0.0, 0.0])
     # the updated parameter is still usable in a new graph
     (w + 1.0).sum().backward()
-    np.testing.assert_allclose(w.grad.data, [3.0, 5.0])
+    np.testing.assert_allclose(w.grad.array, [3.0, 5.0])
 
 
 def test_setitem_and_fill_check_like_inplace_ops():
@@ -422,6 +422,6 @@ def test_len_and_iteration():
     assert len(x) == 3
     rows = list(x)
     assert len(rows) == 3 and rows[1].shape == (2,)
-    np.testing.assert_array_equal(rows[2].data, x.data[2])
+    np.testing.assert_array_equal(rows[2].array, x.array[2])
     with pytest.raises(TypeError):
         len(mg.tensor(1.0))

@@ -229,7 +229,7 @@ def test_scatter_with_src_larger_than_index():
     check_grads(lambda a, s: mg.scatter_add(a, 1, mgi(IDX_COLS), s), x, src)
     s = leaf(src)
     mg.scatter(mg.tensor(x), 1, mgi(IDX_PERM), s).sum().backward()
-    assert np.all(s.grad.data[3] == 0) and np.all(s.grad.data[:, 2] == 0)
+    assert np.all(s.grad.array[3] == 0) and np.all(s.grad.array[:, 2] == 0)
 
 
 @pytest.mark.parametrize("dim", [0, 1])
@@ -251,7 +251,7 @@ def test_div_rounding_modes_against_torch_with_zero_gradient(mode):
     )
     x, y = leaf(a), leaf(b)
     x.div(y, rounding_mode=mode).sum().backward()
-    assert np.all(x.grad.data == 0) and np.all(y.grad.data == 0)
+    assert np.all(x.grad.array == 0) and np.all(y.grad.array == 0)
 
 
 @pytest.mark.parametrize("mode", ["trunc", "floor"])
@@ -288,10 +288,10 @@ WITH_NAN = np.array([1.0, np.nan, 0.0, np.inf, -np.inf, np.nan, 2.0])
 def test_stable_sort_values_and_indices_like_torch(data, descending):
     values, indices = mg.sort(mg.tensor(data), descending=descending, stable=True)
     tvalues, tindices = torch.sort(ti(data), descending=descending, stable=True)
-    np.testing.assert_array_equal(values.data, tvalues.numpy())
-    np.testing.assert_array_equal(indices.data, tindices.numpy())
+    np.testing.assert_array_equal(values.array, tvalues.numpy())
+    np.testing.assert_array_equal(indices.array, tindices.numpy())
     assert indices.dtype == np.int64
-    np.testing.assert_array_equal(mg.tensor(data).argsort(descending=descending).data, tindices.numpy())
+    np.testing.assert_array_equal(mg.tensor(data).argsort(descending=descending).array, tindices.numpy())
 
 
 def test_sort_along_dim0_and_of_ints_and_0d():
@@ -308,15 +308,15 @@ def test_sort_along_dim0_and_of_ints_and_0d():
 def test_topk_values_indices_like_torch(k, largest):
     data = rand(3, 6, seed=8)
     out, tout = mg.tensor(data).topk(k, largest=largest), ti(data).topk(k, largest=largest)
-    np.testing.assert_array_equal(out.values.data, tout.values.numpy())
-    np.testing.assert_array_equal(out.indices.data, tout.indices.numpy())
+    np.testing.assert_array_equal(out.values.array, tout.values.numpy())
+    np.testing.assert_array_equal(out.indices.array, tout.indices.numpy())
     values, indices = out  # a pair, as torch.return_types.topk
     assert values is out.values and indices is out.indices
 
 
 def test_topk_puts_nan_first_like_torch():
     out, tout = mg.topk(mg.tensor(WITH_NAN), 3), torch.topk(ti(WITH_NAN), 3)
-    np.testing.assert_array_equal(out.values.data, tout.values.numpy())
+    np.testing.assert_array_equal(out.values.array, tout.values.numpy())
 
 
 def test_topk_rejects_k_out_of_range():
@@ -350,7 +350,7 @@ def test_unique_like_torch(inverse, counts, dim):
 def test_unique_method_and_nans_stay_distinct():
     assert mg.tensor([3, 1, 3]).unique().tolist() == [1, 3]
     got = mg.unique(mg.tensor([np.nan, np.nan, 1.0]))
-    np.testing.assert_array_equal(got.data, torch.unique(ti([np.nan, np.nan, 1.0])).numpy())
+    np.testing.assert_array_equal(got.array, torch.unique(ti([np.nan, np.nan, 1.0])).numpy())
 
 
 # ---- multinomial and bernoulli -------------------------------------------------------------------
@@ -370,7 +370,7 @@ def test_multinomial_frequencies_follow_the_weights(replacement):
     weights = np.array([1.0, 0.0, 3.0, 6.0])  # unnormalised, with a zero
     mg.manual_seed(0)
     rows = mg.tensor(np.tile(weights, (20000, 1)))
-    first = rows.multinomial(1, replacement=replacement).data[:, 0]
+    first = rows.multinomial(1, replacement=replacement).array[:, 0]
     freq = np.bincount(first, minlength=4) / first.size
     np.testing.assert_allclose(freq, weights / weights.sum(), atol=0.015)
     assert freq[1] == 0
@@ -378,7 +378,7 @@ def test_multinomial_frequencies_follow_the_weights(replacement):
 
 def test_multinomial_without_replacement_draws_distinct_categories():
     mg.manual_seed(1)
-    draws = mg.multinomial(mg.tensor(np.tile([1.0, 2.0, 0.0, 3.0, 4.0], (500, 1))), 4).data
+    draws = mg.multinomial(mg.tensor(np.tile([1.0, 2.0, 0.0, 3.0, 4.0], (500, 1))), 4).array
     assert all(len(set(row)) == 4 and 2 not in row for row in draws)
     full = mg.multinomial(mg.tensor([1.0, 1.0, 1.0]), 3)
     assert sorted(full.tolist()) == [0, 1, 2]
@@ -418,13 +418,13 @@ def test_multinomial_errors_like_torch(weights, n, replacement, pattern):
 def test_bernoulli_samples_and_in_place_forms():
     mg.manual_seed(0)
     p = mg.tensor(np.linspace(0, 1, 5))
-    mean = np.mean([mg.bernoulli(p).data for _ in range(2000)], axis=0)
-    np.testing.assert_allclose(mean, p.data, atol=0.04)
+    mean = np.mean([mg.bernoulli(p).array for _ in range(2000)], axis=0)
+    np.testing.assert_allclose(mean, p.array, atol=0.04)
     assert mean[0] == 0 and mean[-1] == 1
     t = mg.zeros(10000).bernoulli_(0.25)
-    assert set(np.unique(t.data)) <= {0.0, 1.0} and abs(t.data.mean() - 0.25) < 0.02
+    assert set(np.unique(t.array)) <= {0.0, 1.0} and abs(t.array.mean() - 0.25) < 0.02
     e = mg.zeros(20000, dtype=mg.float64).exponential_(4.0)
-    assert e.data.min() > 0 and abs(e.data.mean() - 0.25) < 0.01
+    assert e.array.min() > 0 and abs(e.array.mean() - 0.25) < 0.01
     with pytest.raises(RuntimeError, match=r"\[0, 1\]"):
         mg.bernoulli(mg.tensor([1.5]))
 
@@ -505,7 +505,7 @@ def test_scatter_reduce_argument_like_torch_and_not_differentiable():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch: "The reduce argument ... is deprecated"
             theirs = torch.ones(2, 3).scatter(1, ti(idx), ti(src), reduce=reduce)
-        np.testing.assert_allclose(mine.data, theirs.numpy())
+        np.testing.assert_allclose(mine.array, theirs.numpy())
     mine = mg.ones(2, 3).scatter_(1, mg.tensor(idx), 4.0, reduce="add")
     assert mine.tolist() == torch.ones(2, 3).scatter_(1, ti(idx), 4.0, reduce="add").tolist()
     with pytest.raises(RuntimeError, match="derivative"):

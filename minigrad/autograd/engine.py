@@ -117,7 +117,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                         f"{fn.name()}: gradient {i} has shape {g.shape} but its input has shape {parent.shape}"
                     )
                 if anomaly._enabled:
-                    anomaly.check_finite(g.data, f"{fn.name()} (gradient for input {i})")
+                    anomaly.check_finite(g.array, f"{fn.name()} (gradient for input {i})")
                 key = id(parent)
                 grads[key] = g if key not in grads else grads[key] + g
             if not retain_graph:
@@ -148,11 +148,11 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
         tensor.grad = tensor.grad + grad
     elif create_graph:
         tensor.grad = grad
-    elif id(grad) in handed_out or grad.data.base is not None or not grad.data.flags.writeable:
+    elif id(grad) in handed_out or grad.array.base is not None or not grad.array.flags.writeable:
         # `.grad` must own its storage: the same gradient tensor can be handed to
         # several inputs (a + b gives both the incoming gradient), and a view would
         # change when its base does. Fresh arrays (the common case) are kept as they are.
-        tensor.grad = Tensor._make(np.array(grad.data, copy=True))
+        tensor.grad = Tensor._make(np.array(grad.array, copy=True))
     else:
         tensor.grad = grad.detach()
     handed_out.add(id(tensor.grad))

@@ -26,7 +26,7 @@ class Function:
         @staticmethod
         def backward(ctx, grad_output: Tensor) -> Tensor | None | tuple
 
-    `forward` receives Tensors (read `.data` for the NumPy array) and runs with grad
+    `forward` receives Tensors (read `.array` for the NumPy array) and runs with grad
     mode off; `backward` returns one gradient (or None) per positional input.
     """
 
@@ -106,13 +106,13 @@ class Function:
         if not isinstance(out, Tensor):
             out = Tensor._make(out if type(out) is np.ndarray else np.asarray(out))
         elif any(out is a for a in args):  # forward returned an input: give it a new node
-            out = Tensor._make(out.data)
-        if out.data.base is not None:  # a view (reshape, transpose, ...) shares its input's
+            out = Tensor._make(out.array)
+        if out.array.base is not None:  # a view (reshape, transpose, ...) shares its input's
             _share_version_counter(out, args)  # storage, so it shares the in-place counter
         if anomaly._enabled:
-            anomaly.check_finite(out.data, f"forward of {cls.__name__}")
+            anomaly.check_finite(out.array, f"forward of {cls.__name__}")
         if record:
-            if out.data.dtype.kind != "f":
+            if out.array.dtype.kind != "f":
                 raise RuntimeError(f"{cls.__name__}: an op that returns {out.dtype} cannot be differentiated")
             ctx.inputs = tuple(a if isinstance(a, Tensor) else None for a in args)
             ctx.needs_input_grad = needs
@@ -124,9 +124,9 @@ class Function:
 
 
 def _share_version_counter(out, args):
-    base = out.data.base
+    base = out.array.base
     for a in args:
-        if isinstance(a, Tensor) and (a.data is base or a.data.base is base):
+        if isinstance(a, Tensor) and (a.array is base or a.array.base is base):
             out._counter = a._version_counter()
             return
 

@@ -34,7 +34,7 @@ def _differentiable(inputs):
 # --8<-- [start:numerical_jacobian]
 def numerical_jacobian(fn, inputs, k, eps):
     """d(all outputs, flattened and concatenated)/d(inputs[k]) by central differences."""
-    x = inputs[k].data
+    x = inputs[k].array
     flat = x.reshape(-1)  # a view: perturbing `flat` perturbs the input in place
     if not np.shares_memory(flat, x):
         raise ValueError("gradcheck: inputs must be contiguous so they can be perturbed in place")
@@ -43,9 +43,9 @@ def numerical_jacobian(fn, inputs, k, eps):
     for i in range(flat.size):
         orig = flat[i]
         flat[i] = orig + eps
-        plus = np.concatenate([o.data.reshape(-1) for o in _outputs(fn, inputs)])
+        plus = np.concatenate([o.array.reshape(-1) for o in _outputs(fn, inputs)])
         flat[i] = orig - eps
-        minus = np.concatenate([o.data.reshape(-1) for o in _outputs(fn, inputs)])
+        minus = np.concatenate([o.array.reshape(-1) for o in _outputs(fn, inputs)])
         flat[i] = orig
         columns.append((plus - minus) / (2 * eps))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
@@ -59,14 +59,14 @@ def analytical_jacobian(fn, inputs, k):
     rows = []
     for out in outs:
         if not out.requires_grad:
-            rows.extend(np.zeros(inputs[k].data.size) for _ in range(out.numel()))
+            rows.extend(np.zeros(inputs[k].array.size) for _ in range(out.numel()))
             continue
         for j in range(out.numel()):
             seed = np.zeros(out.shape, dtype=out.dtype)
             seed.reshape(-1)[j] = 1.0
             (g,) = autograd_grad(out, inputs[k], grad_outputs=Tensor._make(seed), retain_graph=True, allow_unused=True)
-            rows.append(np.zeros(inputs[k].data.size) if g is None else g.data.reshape(-1).astype(np.float64))
-    return np.stack(rows) if rows else np.zeros((0, inputs[k].data.size))
+            rows.append(np.zeros(inputs[k].array.size) if g is None else g.array.reshape(-1).astype(np.float64))
+    return np.stack(rows) if rows else np.zeros((0, inputs[k].array.size))
     # --8<-- [end:analytical_jacobian]
 
 

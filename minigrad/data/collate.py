@@ -34,7 +34,7 @@ def default_collate(batch):
     if isinstance(elem, Tensor):
         if any(t.requires_grad for t in batch):
             return stack(batch)  # keep the graph, as torch.stack would
-        return _stack_arrays([t.data for t in batch], "tensors")
+        return _stack_arrays([t.array for t in batch], "tensors")
     if isinstance(elem, (np.ndarray, np.generic)) and not isinstance(elem, (np.str_, np.bytes_)):
         if elem.dtype.hasobject or elem.dtype.kind in "USV":
             raise TypeError(f"default_collate: cannot stack NumPy arrays of dtype {elem.dtype}")

@@ -41,7 +41,7 @@ class RandomShift:
             return image
         _, h, w = image.shape
         dy, dx = _random.generator().integers(-s, s + 1, size=2)
-        padded = np.pad(image.data, ((0, 0), (s, s), (s, s)), constant_values=self.fill)
+        padded = np.pad(image.array, ((0, 0), (s, s), (s, s)), constant_values=self.fill)
         return Tensor._make(np.ascontiguousarray(padded[:, s - dy : s - dy + h, s - dx : s - dx + w]))
 
     def __repr__(self):
@@ -58,7 +58,7 @@ class Upsample:
 
     def __call__(self, image):
         f = self.factor
-        return Tensor._make(np.repeat(np.repeat(image.data, f, axis=-2), f, axis=-1))
+        return Tensor._make(np.repeat(np.repeat(image.array, f, axis=-2), f, axis=-1))
 
     def __repr__(self):
         return f"Upsample(factor={self.factor})"

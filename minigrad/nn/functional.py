@@ -175,16 +175,16 @@ def embedding(input, weight, padding_idx=None):
     if weight.ndim != 2:
         raise ValueError(f"{op}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}")
     n = weight.shape[0]
-    if input.data.size and (input.data.min() < 0 or input.data.max() >= n):
-        bad = input.data[(input.data < 0) | (input.data >= n)].reshape(-1)[0]
+    if input.array.size and (input.array.min() < 0 or input.array.max() >= n):
+        bad = input.array[(input.array < 0) | (input.array >= n)].reshape(-1)[0]
         raise IndexError(
             f"{op}: index {int(bad)} is out of range for a weight with {n} rows (shape {weight.shape}); "
             f"indices must be in [0, {n - 1}]"
         )
-    rows = weight[input.data]
+    rows = weight[input.array]
     if padding_idx is not None:
         padding_idx = _normalize_padding_idx(padding_idx, n, op)
-        is_padding = input.data == padding_idx
+        is_padding = input.array == padding_idx
         if weight.requires_grad and is_padding.any():
             rows = where(Tensor._make(~is_padding[..., None]), rows, rows.detach())
     return rows
@@ -243,12 +243,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(
             f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
         )
-    w = None if weight is None else np.asarray(weight.data if isinstance(weight, Tensor) else weight, dtype=np.float64)
-    _, w_target = class_index_coefficients(input.shape, target.data, w, ignore_index, 0.0, op)
+    w = None if weight is None else np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    _, w_target = class_index_coefficients(input.shape, target.array, w, ignore_index, 0.0, op)
     # pick input[n, t_n, ...] by indexing, not by a one-hot product: another class's
     # log-probability may be -inf (a masked class), and 0 * -inf would be NaN
-    valid = target.data != ignore_index
-    picked_class = np.where(valid, target.data, 0)
+    valid = target.array != ignore_index
+    picked_class = np.where(valid, target.array, 0)
     if input.ndim == 1:
         index = (picked_class,)
     else:
@@ -313,7 +313,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     op = "binary_cross_entropy"
     check_reduction(reduction, op)
     _same_shape(input, target, op)
-    if np.any((input.data < 0) | (input.data > 1)):
+    if np.any((input.array < 0) | (input.array > 1)):
         raise ValueError(
             f"{op}: all elements of input should be between 0 and 1 (probabilities; use "
             "binary_cross_entropy_with_logits for logits)"
@@ -367,7 +367,7 @@ def one_hot(tensor, num_classes=-1):
     """Class indices (any shape, int64) to a one-hot int64 tensor with a new last dim."""
     if tensor.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expects an integer tensor of class indices, got {tensor.dtype}")
-    data = tensor.data
+    data = tensor.array
     if data.size and data.min() < 0:
         raise RuntimeError(f"one_hot: class values must be non-negative, got {int(data.min())}")
     if num_classes == -1:

@@ -67,7 +67,7 @@ def _fan(tensor, mode, op):
 
 def _fill(tensor, values):
     with no_grad():
-        tensor.data[...] = values
+        tensor.array[...] = values
         tensor._version_counter().value += 1
     return tensor
 
@@ -124,7 +124,7 @@ def xavier_uniform_(tensor, gain=1.0):
     i.e. std = gain * sqrt(2 / (fan_in + fan_out)): the average of the variances that
     keep the forward and the backward signal steady."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    if tensor.data.size == 0:
+    if tensor.array.size == 0:
         return tensor  # nothing to fill (and the fans may be 0)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # U(-b, b) has std b / sqrt(3)
@@ -135,7 +135,7 @@ def xavier_uniform_(tensor, gain=1.0):
 def xavier_normal_(tensor, gain=1.0):
     """Fill with N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    if tensor.data.size == 0:
+    if tensor.array.size == 0:
         return tensor
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
@@ -146,7 +146,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     gain = calculate_gain(nonlinearity, a); fan_in keeps the forward pass steady,
     fan_out the backward pass."""
     fan = _fan(tensor, mode, "kaiming_uniform_")
-    if tensor.data.size == 0:
+    if tensor.array.size == 0:
         return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(tensor, -bound, bound)
@@ -156,7 +156,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """Fill with N(0, std^2), std = gain / sqrt(fan) (He et al. 2015)."""
     fan = _fan(tensor, mode, "kaiming_normal_")
-    if tensor.data.size == 0:
+    if tensor.array.size == 0:
         return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
 
@@ -170,10 +170,10 @@ def orthogonal_(tensor, gain=1.0):
     distributed over orthogonal matrices (otherwise QR's sign convention biases it)."""
     if tensor.ndim < 2:
         raise ValueError(f"orthogonal_: only tensors with 2 or more dimensions are supported, got shape {tensor.shape}")
-    if tensor.data.size == 0:
+    if tensor.array.size == 0:
         return tensor
     rows = tensor.shape[0]
-    cols = tensor.data.size // rows
+    cols = tensor.array.size // rows
     gaussian = _random.generator().standard_normal((rows, cols))
     if rows < cols:
         gaussian = gaussian.T  # QR needs a tall matrix; transpose back afterwards
@@ -215,7 +215,7 @@ def init_weights(module, init_type="xavier", gain=None):
 
 
 def _init_weight(weight, init_type, gain):
-    if weight.data.size == 0:
+    if weight.array.size == 0:
         return  # e.g. a Dense that has not seen an input yet
     if init_type == "xavier":
         xavier_uniform_(weight, gain=gain)

@@ -76,8 +76,8 @@ class Dense(Linear):
         if in_features < 0:
             raise ValueError(f"Dense: in_features must be non-negative, got {in_features}")
         self.in_features = int(in_features)
-        # replace .data, not the Parameter, so that references to it stay valid
-        self.weight.data = empty(self.out_features, self.in_features, dtype=self.weight.dtype).data
+        # replace .array, not the Parameter, so that references to it stay valid
+        self.weight.array = empty(self.out_features, self.in_features, dtype=self.weight.dtype).array
         self.is_built = True
         self.reset_parameters()
         return self

@@ -298,7 +298,7 @@ class Module:
                 p.grad = None
             else:
                 p.grad = p.grad.detach()
-                p.grad.data[...] = 0
+                p.grad.array[...] = 0
 
     def to(self, *args, **kwargs):
         """Convert floating-point parameters and buffers to a dtype in place; returns self.
@@ -317,9 +317,9 @@ class Module:
             raise TypeError(f"Module.to only accepts floating point dtypes, got {dtype}")
         for t in list(self.parameters()) + list(self.buffers()):
             if t.dtype.kind == "f" and t.dtype != dtype:
-                t.data = t.data.astype(dtype)
+                t.array = t.array.astype(dtype)
                 if t.grad is not None:
-                    t.grad = Tensor._make(t.grad.data.astype(dtype))
+                    t.grad = Tensor._make(t.grad.array.astype(dtype))
         return self
 
     def cpu(self):
@@ -403,7 +403,7 @@ class Module:
                     module.set_extra_state(value)
                     continue
                 target = getattr(module, registry)[name]
-                array = np.asarray(value.data if isinstance(value, Tensor) else value)
+                array = np.asarray(value.array if isinstance(value, Tensor) else value)
                 if array.shape != target.shape:
                     errors.append(
                         f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
@@ -417,7 +417,7 @@ class Module:
                     else:
                         module._buffers[name] = Tensor._make(new)
                 else:
-                    target.data[...] = array
+                    target.array[...] = array
                     target._version_counter().value += 1
         if strict and (missing or unexpected):
             if unexpected:
@@ -510,7 +510,7 @@ class _HookIdentity(Function):
     @staticmethod
     def forward(ctx, x, on_grad):
         ctx.on_grad = on_grad
-        return x.data
+        return x.array
 
     @staticmethod
     def backward(ctx, grad):

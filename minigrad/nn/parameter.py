@@ -20,7 +20,7 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         if data is None:
             data = np.zeros(0, dtype=np.float32)
-        array = data.data if isinstance(data, Tensor) else np.asarray(data)
+        array = data.array if isinstance(data, Tensor) else np.asarray(data)
         if not isinstance(data, (Tensor, np.ndarray)) and array.dtype.kind == "f":
             array = array.astype(np.float32)  # Python floats become float32, as mg.tensor
         self._init_leaf(array)  # shares `array`: a Parameter made from a Tensor uses its storage
@@ -32,4 +32,4 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol):
         # copy.deepcopy / pickle: rebuild as a Parameter with a copy of the data
-        return (Parameter, (self.data.copy(), self.requires_grad))
+        return (Parameter, (self.array.copy(), self.requires_grad))

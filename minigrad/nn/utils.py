@@ -31,10 +31,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if not grads:
         return Tensor._make(np.asarray(0.0, dtype=np.float32))
     if norm_type == math.inf:
-        per_param = [np.max(np.abs(g.data), initial=0.0) for g in grads]
+        per_param = [np.max(np.abs(g.array), initial=0.0) for g in grads]
         total = max(per_param)
     else:
-        per_param = [np.sum(np.abs(g.data.astype(np.float64)) ** norm_type) for g in grads]
+        per_param = [np.sum(np.abs(g.array.astype(np.float64)) ** norm_type) for g in grads]
         total = sum(per_param) ** (1.0 / norm_type)
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(
@@ -72,7 +72,7 @@ def vector_to_parameters(vec, parameters):
     if not isinstance(vec, Tensor):
         raise TypeError(f"vector_to_parameters: expected a Tensor, got {type(vec).__name__}")
     params = _as_list(parameters)
-    total = sum(p.data.size for p in params)
+    total = sum(p.array.size for p in params)
     if vec.ndim != 1 or vec.shape[0] != total:
         raise ValueError(
             f"vector_to_parameters: vec must be 1-D with {total} elements (the parameters' total), "
@@ -81,6 +81,6 @@ def vector_to_parameters(vec, parameters):
     start = 0
     with no_grad():
         for p in params:
-            n = p.data.size
-            p.copy_(vec.data[start : start + n].reshape(p.shape))
+            n = p.array.size
+            p.copy_(vec.array[start : start + n].reshape(p.shape))
             start += n

@@ -27,12 +27,12 @@ class LeakyRelu(Function):
     def forward(ctx, x, negative_slope=0.01):
         ctx.save_for_backward(x)
         ctx.slope = negative_slope
-        return np.where(x.data > 0, x.data, x.data * negative_slope)
+        return np.where(x.array > 0, x.array, x.array * negative_slope)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        positive = x.data > 0
+        positive = x.array > 0
         return grad * Tensor._make(np.where(positive, 1.0, ctx.slope).astype(grad.dtype))
 
     # --8<-- [end:leaky_relu]
@@ -44,7 +44,7 @@ class Elu(Function):
 
     @staticmethod
     def forward(ctx, x, alpha=1.0):
-        y = Tensor._make(np.where(x.data > 0, x.data, alpha * np.expm1(np.minimum(x.data, 0))))
+        y = Tensor._make(np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0))))
         ctx.save_for_backward(x)
         ctx.alpha = alpha
         return y
@@ -52,7 +52,7 @@ class Elu(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        positive = _mask(x.data > 0, grad.dtype)
+        positive = _mask(x.array > 0, grad.dtype)
         # alpha * e^x on the negative side, written with x so it can be differentiated again
         negative_slope = (x.clamp(max=0.0)).exp() * ctx.alpha
         return grad * (positive + (1.0 - positive) * negative_slope)
@@ -71,7 +71,7 @@ class Gelu(Function):
     def forward(ctx, x, approximate="none"):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        d = x.data
+        d = x.array
         if approximate == "tanh":
             return 0.5 * d * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (d + 0.044715 * d**3)))
         return 0.5 * d * (1.0 + erf(d / math.sqrt(2.0)))
@@ -99,7 +99,7 @@ class Silu(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.data * x.sigmoid().data
+        return x.array * x.sigmoid().array
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,15 +119,15 @@ class Softplus(Function):
     def forward(ctx, x, beta=1.0, threshold=20.0):
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
-        z = x.data * beta
+        z = x.array * beta
         # log(1 + e^z) = max(z, 0) + log1p(e^-|z|) never overflows
         soft = (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta
-        return np.where(z > threshold, x.data, soft)
+        return np.where(z > threshold, x.array, soft)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        linear = x.data * ctx.beta > ctx.threshold
+        linear = x.array * ctx.beta > ctx.threshold
         return grad * where_(Tensor._make(linear), 1.0, (x * ctx.beta).sigmoid())
 
     # --8<-- [end:softplus]
@@ -140,7 +140,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(x.data - np.max(x.data, axis=dim, keepdims=True))
+        e = np.exp(x.array - np.max(x.array, axis=dim, keepdims=True))
         y = Tensor._make(e / np.sum(e, axis=dim, keepdims=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
@@ -160,7 +160,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        shifted = x.data - np.max(x.data, axis=dim, keepdims=True)
+        shifted = x.array - np.max(x.array, axis=dim, keepdims=True)
         y = Tensor._make(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
         ctx.save_for_backward(y)
         ctx.dim = dim

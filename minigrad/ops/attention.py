@@ -47,7 +47,7 @@ class ScaledDotProductAttention(Function):
         # backward uses the same kernels; the compiled ones take float32 and float64 only
         compiled = q.dtype in (np.float32, np.float64)
         ctx.kernels = backends.kernels("attention", None if compiled else "numpy")
-        out, lse = ctx.kernels.attention_forward(q.data, k.data, v.data, scale, is_causal, mask)
+        out, lse = ctx.kernels.attention_forward(q.array, k.array, v.array, scale, is_causal, mask)
         ctx.save_for_backward(q, k, v)
         ctx.out, ctx.lse, ctx.mask, ctx.scale, ctx.is_causal = out, lse, mask, scale, is_causal
         return out
@@ -59,7 +59,7 @@ class ScaledDotProductAttention(Function):
             mask = None if ctx.mask is None else Tensor._make(ctx.mask)
             return (*recorded_backward(grad, q, k, v, mask, ctx.scale, ctx.is_causal), None, None, None)
         grads = ctx.kernels.attention_backward(
-            grad.data, q.data, k.data, v.data, ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
+            grad.array, q.array, k.array, v.array, ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
         )
         needed = ctx.needs_input_grad
         return (*(Tensor._make(g) if needed[i] else None for i, g in enumerate(grads)), None, None, None)
@@ -72,7 +72,7 @@ class ScaledDotProductAttention(Function):
 def safe_softmax(scores):
     """softmax along the last dim, with 0 (not NaN) for a row whose scores are all -inf."""
     seen = (scores > -math.inf).any(dim=-1, keepdim=True)  # has the row any key to look at?
-    if bool(seen.data.all()):
+    if bool(seen.array.all()):
         return scores.softmax(dim=-1)
     probs = where(seen, scores, 0.0).softmax(dim=-1)  # finite stand-in rows, then zeroed
     return where(seen, probs, 0.0)
@@ -175,8 +175,8 @@ def _grouped_query(query, key, value):
 def _additive_mask(attn_mask, dtype):
     """A bool mask (True = attend) as 0 / -inf, or a float mask in the query's dtype (arrays)."""
     if attn_mask.dtype.kind == "b":
-        return np.where(attn_mask.data, 0.0, -np.inf).astype(dtype)
-    return attn_mask.data.astype(dtype, copy=False)
+        return np.where(attn_mask.array, 0.0, -np.inf).astype(dtype)
+    return attn_mask.array.astype(dtype, copy=False)
 
 
 def _flat_mask(mask, batch, Tq, Tk):

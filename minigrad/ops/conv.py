@@ -49,7 +49,7 @@ def _fit(z, shape):
 
 def _add_bias(y, bias):
     if bias is not None:
-        y += bias.data.reshape(1, -1, 1, 1)
+        y += bias.array.reshape(1, -1, 1, 1)
     return y
 
 
@@ -65,7 +65,7 @@ class Conv2d(Function):
     def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
         ctx.save_for_backward(x, weight)
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-        y = _kernels().conv2d_forward(x.data, weight.data, stride, padding, dilation, groups)
+        y = _kernels().conv2d_forward(x.array, weight.array, stride, padding, dilation, groups)
         return _add_bias(y, bias)
 
     @staticmethod
@@ -95,7 +95,7 @@ class ConvTranspose2d(Function):
     def forward(ctx, g, weight, bias, out_shape, stride, padding, dilation, groups):
         ctx.save_for_backward(g, weight)
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-        z = _kernels().conv2d_backward_input(g.data, weight.data, tuple(out_shape), stride, padding, dilation, groups)
+        z = _kernels().conv2d_backward_input(g.array, weight.array, tuple(out_shape), stride, padding, dilation, groups)
         return _add_bias(z, bias)
 
     @staticmethod
@@ -124,7 +124,7 @@ class Conv2dWeightGrad(Function):
     def forward(ctx, g, x, w_shape, stride, padding, dilation, groups):
         ctx.save_for_backward(g, x)
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-        return _kernels().conv2d_backward_weight(g.data, x.data, tuple(w_shape), stride, padding, dilation, groups)
+        return _kernels().conv2d_backward_weight(g.array, x.array, tuple(w_shape), stride, padding, dilation, groups)
 
     @staticmethod
     def backward(ctx, grad):

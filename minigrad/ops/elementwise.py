@@ -1,7 +1,7 @@
 """Elementwise ops: arithmetic and the math functions.
 
 Every backward here is written with Tensor operations (`grad * b`, not
-`grad.data * b.data`), so running it with grad mode on records a graph of the
+`grad.array * b.array`), so running it with grad mode on records a graph of the
 gradient itself: that is all `create_graph=True` needs for second derivatives.
 Binary ops broadcast, so their gradients go through `unbroadcast`.
 """
@@ -24,7 +24,7 @@ class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = a.shape, b.shape
-        return a.data + b.data
+        return a.array + b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -39,7 +39,7 @@ class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = a.shape, b.shape
-        return a.data - b.data
+        return a.array - b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -55,7 +55,7 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return a.data * b.data
+        return a.array * b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,7 +75,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return a.data / b.data
+        return a.array / b.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -98,7 +98,7 @@ class DivRounding(Function):
     @staticmethod
     def forward(ctx, a, b, rounding_mode):
         ctx.shapes = a.shape, b.shape
-        x, y = a.data, b.data
+        x, y = a.array, b.array
         if x.dtype.kind in "iub":
             if np.any(y == 0):
                 raise RuntimeError(f"ZeroDivisionError: div(rounding_mode={rounding_mode!r}) of integers by zero")
@@ -122,7 +122,7 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return -a.data
+        return -a.array
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,7 +136,7 @@ class PowScalar(Function):
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a.data**exponent
+        return a.array**exponent
 
     @staticmethod
     def backward(ctx, grad):
@@ -160,7 +160,7 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = Tensor._make(np.asarray(a.data**b.data))
+        out = Tensor._make(np.asarray(a.array**b.array))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -184,7 +184,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.exp(x.data))
+        y = Tensor._make(np.exp(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -200,7 +200,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.log(x.data)
+        return np.log(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -213,7 +213,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.sqrt(x.data))
+        y = Tensor._make(np.sqrt(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -228,7 +228,7 @@ class Rsqrt(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(1.0 / np.sqrt(x.data))
+        y = Tensor._make(1.0 / np.sqrt(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -244,7 +244,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.sin(x.data)
+        return np.sin(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -258,7 +258,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.cos(x.data)
+        return np.cos(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -272,7 +272,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.tanh(x.data))
+        y = Tensor._make(np.tanh(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -291,7 +291,7 @@ class Sigmoid(Function):
     @staticmethod
     def forward(ctx, x):
         # the two branches keep exp from overflowing for large |x|
-        x = x.data
+        x = x.array
         e = np.exp(-np.abs(x))
         y = Tensor._make(np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False))
         ctx.save_for_backward(y)
@@ -311,7 +311,7 @@ class Erf(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return erf(x.data)
+        return erf(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -325,14 +325,14 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.maximum(x.data, 0))
+        y = Tensor._make(np.maximum(x.array, 0))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * Tensor._make((y.data > 0).astype(grad.dtype))
+        return grad * Tensor._make((y.array > 0).astype(grad.dtype))
 
     # --8<-- [end:relu]
 
@@ -343,12 +343,12 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.abs(x.data)
+        return np.abs(x.array)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * Tensor._make(np.sign(x.data))
+        return grad * Tensor._make(np.sign(x.array))
 
 
 class _ZeroGrad(Function):
@@ -365,7 +365,7 @@ class Sign(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, x):
-        return np.sign(x.data)
+        return np.sign(x.array)
 
 
 class Floor(_ZeroGrad):
@@ -373,7 +373,7 @@ class Floor(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, x):
-        return np.floor(x.data)
+        return np.floor(x.array)
 
 
 class Ceil(_ZeroGrad):
@@ -381,7 +381,7 @@ class Ceil(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, x):
-        return np.ceil(x.data)
+        return np.ceil(x.array)
 
 
 class Round(_ZeroGrad):
@@ -389,7 +389,7 @@ class Round(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, x, decimals=0):
-        return np.round(x.data, decimals)
+        return np.round(x.array, decimals)
 
 
 class NonZero(_ZeroGrad):
@@ -398,7 +398,7 @@ class NonZero(_ZeroGrad):
 
     @staticmethod
     def forward(ctx, x):
-        return (x.data != 0).astype(x.dtype)
+        return (x.array != 0).astype(x.dtype)
 
 
 class Clamp(Function):
@@ -408,7 +408,7 @@ class Clamp(Function):
     def forward(ctx, x, min=None, max=None):
         ctx.save_for_backward(x)
         ctx.bounds = min, max
-        return np.clip(x.data, min, max)
+        return np.clip(x.array, min, max)
 
     @staticmethod
     def backward(ctx, grad):
@@ -416,9 +416,9 @@ class Clamp(Function):
         lo, hi = ctx.bounds
         inside = np.ones(x.shape, dtype=bool)
         if lo is not None:
-            inside &= x.data >= lo
+            inside &= x.array >= lo
         if hi is not None:
-            inside &= x.data <= hi
+            inside &= x.array <= hi
         return grad * Tensor._make(inside.astype(grad.dtype))
 
 
@@ -429,12 +429,12 @@ class Maximum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.maximum(a.data, b.data)
+        return np.maximum(a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        share_a = (a.data > b.data) + 0.5 * (a.data == b.data)
+        share_a = (a.array > b.array) + 0.5 * (a.array == b.array)
         return _split_between(grad, share_a, a.shape, b.shape, ctx.needs_input_grad)
 
 
@@ -445,12 +445,12 @@ class Minimum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.minimum(a.data, b.data)
+        return np.minimum(a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        share_a = (a.data < b.data) + 0.5 * (a.data == b.data)
+        share_a = (a.array < b.array) + 0.5 * (a.array == b.array)
         return _split_between(grad, share_a, a.shape, b.shape, ctx.needs_input_grad)
 
 
@@ -472,7 +472,7 @@ class Where(Function):
     def forward(ctx, cond, a, b):
         ctx.cond = cond
         ctx.shapes = a.shape, b.shape
-        return np.where(cond.data, a.data, b.data)
+        return np.where(cond.array, a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):

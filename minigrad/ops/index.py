@@ -28,7 +28,7 @@ def _normalize_one(i):
     if isinstance(i, Tensor):
         if i.dtype.kind == "f":
             raise IndexError(f"tensors used as indices must be long, int or bool tensors, got {i.dtype}")
-        return i.data
+        return i.array
     if isinstance(i, list):
         arr = np.asarray(i)
         if arr.dtype.kind == "f":
@@ -48,17 +48,27 @@ def _is_basic(index):
 
 
 class GetItem(Function):
-    """y = x[index];  dL/dx = zeros with dL/dy added at the indexed places."""
+    """y = x[index];  dL/dx = zeros with dL/dy added at the indexed places.
+
+    As in PyTorch, a *basic* index (ints, slices, None, Ellipsis) gives a view: y shares
+    x's storage, so `x[0].fill_(7)` or `x[i][j] = v` writes into x (and both share one
+    in-place version counter, see `Function.apply`). An index with arrays or masks picks
+    arbitrary elements, which no strided view can describe, so it copies.
+    """
 
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
+        if _is_basic(index):
+            # NumPy turns a full integer index (`a[0]` of a 1-D array) into a scalar copy;
+            # a trailing Ellipsis keeps it a 0-d view of the same memory
+            parts = index if isinstance(index, tuple) else (index,)
+            if Ellipsis not in parts:
+                index = (*parts, Ellipsis)
         try:
-            out = x.data[index]
+            return x.array[index]
         except IndexError as e:
             raise IndexError(f"index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}") from None
-        # basic indexing returns a view: copy so later in-place writes to x don't leak
-        return np.array(out, copy=True) if isinstance(out, np.ndarray) else np.asarray(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -74,9 +84,9 @@ class IndexAdd(Function):
         ctx.index = index
         out = np.zeros(shape, dtype=g.dtype)
         if _is_basic(index):
-            out[index] += g.data
+            out[index] += g.array
         else:
-            np.add.at(out, index, g.data)
+            np.add.at(out, index, g.array)
         return out
 
     @staticmethod
@@ -118,7 +128,7 @@ class Gather(Function):
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
         corner = tuple(n if k == dim else index.shape[k] for k, n in enumerate(x.shape))
-        return np.take_along_axis(_leading(x.data, corner), index, axis=dim)
+        return np.take_along_axis(_leading(x.array, corner), index, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -133,8 +143,8 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx, x, src, dim, index):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
-        out = x.data.copy()
-        np.add.at(out, _coords(index, dim), _leading(src.data, index.shape))
+        out = x.array.copy()
+        np.add.at(out, _coords(index, dim), _leading(src.array, index.shape))
         return out
 
     @staticmethod
@@ -152,8 +162,8 @@ class Scatter(Function):
     @staticmethod
     def forward(ctx, x, src, dim, index):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
-        out = x.data.copy()
-        value = src.data if src.ndim == 0 else _leading(src.data, index.shape)
+        out = x.array.copy()
+        value = src.array if src.ndim == 0 else _leading(src.array, index.shape)
         out[_coords(index, dim)] = value
         return out
 
@@ -186,7 +196,7 @@ def index_array(index, op):
         index = Tensor(index)
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {index.dtype}")
-    return index.data
+    return index.array
 
 
 def _check_bounds(index, size, dim, op, allow_negative=False):
@@ -264,8 +274,8 @@ def _scatter_reduce(op, x, src, d, idx, reduce):
         raise RuntimeError(f"{op}(): reduce argument must be either 'add' or 'multiply', got {reduce!r}")
     if x.requires_grad or src.requires_grad:
         raise RuntimeError(f"{op}(): the derivative of scatter with reduce={reduce!r} is not implemented")
-    out = x.data.copy()
-    value = np.broadcast_to(src.data, idx.shape) if src.ndim == 0 else _leading(src.data, idx.shape)
+    out = x.array.copy()
+    value = np.broadcast_to(src.array, idx.shape) if src.ndim == 0 else _leading(src.array, idx.shape)
     (np.add if reduce == "add" else np.multiply).at(out, _coords(idx, d), value)
     return Tensor._make(out)
 

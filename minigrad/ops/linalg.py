@@ -24,7 +24,7 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.matmul(a.data, b.data)
+        return np.matmul(a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,10 +136,10 @@ class Diag(Function):
     def forward(ctx, x, diagonal=0, shape=None):
         ctx.in_shape, ctx.diagonal = x.shape, diagonal
         if x.ndim == 2:
-            return np.diagonal(x.data, offset=diagonal).copy()
+            return np.diagonal(x.array, offset=diagonal).copy()
         n = x.shape[0] + abs(diagonal)
         out = np.zeros(shape or (n, n), dtype=x.dtype)
-        out[_diagonal_positions(x.shape[0], diagonal)] = x.data
+        out[_diagonal_positions(x.shape[0], diagonal)] = x.array
         return out
 
     @staticmethod
@@ -180,7 +180,7 @@ class TriangleMask(Function):
     @staticmethod
     def forward(ctx, x, diagonal=0, lower=True):
         ctx.diagonal, ctx.lower = diagonal, lower
-        return np.tril(x.data, diagonal) if lower else np.triu(x.data, diagonal)
+        return np.tril(x.array, diagonal) if lower else np.triu(x.array, diagonal)
 
     @staticmethod
     def backward(ctx, grad):
@@ -233,7 +233,7 @@ class Einsum(Function):
         subs, out, sizes = parse_einsum(equation, [o.shape for o in operands])
         ctx.subs, ctx.out, ctx.sizes = subs, out, sizes
         ctx.save_for_backward(*operands)
-        return np.asarray(np.einsum(",".join(subs) + "->" + out, *[o.data for o in operands]))
+        return np.asarray(np.einsum(",".join(subs) + "->" + out, *[o.array for o in operands]))
 
     @staticmethod
     def backward(ctx, grad):

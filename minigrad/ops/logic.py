@@ -17,14 +17,14 @@ def _pair(input, other, op):
     if isinstance(other, Tensor):
         if other.dtype != a.dtype:
             raise RuntimeError(f"{op}: expected both inputs to have the same dtype, got {a.dtype} and {other.dtype}")
-        b = other.data
+        b = other.array
     else:
         b = np.asarray(other)
     try:
         np.broadcast_shapes(a.shape, np.shape(b))
     except ValueError:
         raise RuntimeError(f"{op}: shapes {a.shape} and {np.shape(b)} do not broadcast") from None
-    return a.data, b
+    return a.array, b
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -43,12 +43,12 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def equal(input, other):
     """True if both tensors have the same shape and the same values: a Python bool."""
     a, b = as_tensor(input), as_tensor(other)
-    return a.shape == b.shape and bool(np.array_equal(a.data, b.data))
+    return a.shape == b.shape and bool(np.array_equal(a.array, b.array))
 
 
 def _truth_reduction(fn, name, input, dim, keepdim, out):
     x = as_tensor(input)
-    result = np.asarray(fn(x.data, axis=_axes(dim, x.ndim, name), keepdims=keepdim))
+    result = np.asarray(fn(x.array, axis=_axes(dim, x.ndim, name), keepdims=keepdim))
     if x.dtype == np.uint8:  # uint8 in, uint8 out: PyTorch keeps that old convention
         result = result.astype(np.uint8)
     y = Tensor._make(result)

@@ -79,7 +79,7 @@ class CrossEntropy(Function):
     @staticmethod
     def forward(ctx, x, target, coeff, denominator, reduction, weight, label_smoothing):
         class_dim = 1 if x.ndim > 1 else 0
-        shifted = x.data - np.max(x.data, axis=class_dim, keepdims=True)
+        shifted = x.array - np.max(x.array, axis=class_dim, keepdims=True)
         log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=class_dim, keepdims=True))
         # where coeff is 0 the term is 0, even if a masked class's log-probability is -inf
         losses = -np.sum(np.where(coeff != 0, coeff * log_probs, 0.0), axis=class_dim)
@@ -129,16 +129,16 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
     n_classes = x.shape[class_dim]
     w = None
     if weight is not None:
-        w = np.asarray(weight.data if isinstance(weight, Tensor) else weight, dtype=np.float64)
+        w = np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
         if w.shape != (n_classes,):
             raise ValueError(f"{op}: weight must have shape ({n_classes},) for {n_classes} classes, got {w.shape}")
     if target.dtype.kind == "f":  # class probabilities
         if target.shape != x.shape:
             raise ValueError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
-        t = target.data * (1.0 - label_smoothing) + label_smoothing / n_classes
+        t = target.array * (1.0 - label_smoothing) + label_smoothing / n_classes
         w_b = 1.0 if w is None else w.reshape(_class_shape(n_classes, x.ndim, class_dim))
         coeff = t * w_b
-        denominator = np.float64(x.data.size // n_classes)
+        denominator = np.float64(x.array.size // n_classes)
         target_arg = target
     else:
         expected = x.shape[:1] + x.shape[2:] if x.ndim > 1 else ()
@@ -147,7 +147,7 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
                 f"{op}: for input of shape {x.shape} the class-index target must have shape {expected}, "
                 f"got {target.shape}"
             )
-        coeff, w_target = class_index_coefficients(x.shape, target.data, w, ignore_index, label_smoothing, op)
+        coeff, w_target = class_index_coefficients(x.shape, target.array, w, ignore_index, label_smoothing, op)
         denominator = np.float64(np.sum(w_target))  # 0 if all ignored: the mean is NaN, as PyTorch
         target_arg = None  # indices are not differentiable
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -176,10 +176,10 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, x, y):
         with np.errstate(divide="ignore"):
-            log_x = np.maximum(np.log(x.data), -100.0)
-            log_1mx = np.maximum(np.log1p(-x.data), -100.0)
+            log_x = np.maximum(np.log(x.array), -100.0)
+            log_1mx = np.maximum(np.log1p(-x.array), -100.0)
         ctx.save_for_backward(x, y)
-        return -(y.data * log_x + (1.0 - y.data) * log_1mx)
+        return -(y.array * log_x + (1.0 - y.array) * log_1mx)
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,9 +210,9 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def forward(ctx, x, y, pos_weight):
         ctx.save_for_backward(x, y, pos_weight)
-        l = 1.0 if pos_weight is None else 1.0 + (pos_weight.data - 1.0) * y.data
-        large = (1.0 - y.data) * x.data + l * np.maximum(-x.data, 0)
-        return large + l * np.log1p(np.exp(-np.abs(x.data)))
+        l = 1.0 if pos_weight is None else 1.0 + (pos_weight.array - 1.0) * y.array
+        large = (1.0 - y.array) * x.array + l * np.maximum(-x.array, 0)
+        return large + l * np.log1p(np.exp(-np.abs(x.array)))
 
     @staticmethod
     def backward(ctx, grad):

@@ -86,8 +86,8 @@ def standardize_backward(g, xhat, rstd, axes):
 # --8<-- [start:scale_shift]
 def scale_shift(xhat, weight, bias):
     """y = xhat * weight + bias on arrays; weight and bias are optional."""
-    y = xhat * weight.data if weight is not None else xhat.copy()  # a copy: xhat is saved
-    return y + bias.data if bias is not None else y
+    y = xhat * weight.array if weight is not None else xhat.copy()  # a copy: xhat is saved
+    return y + bias.array if bias is not None else y
     # --8<-- [end:scale_shift]
 
 
@@ -123,7 +123,7 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, axes, eps):
-        xhat, rstd = standardize(x.data, axes, eps)
+        xhat, rstd = standardize(x.array, axes, eps)
         _saved(ctx, x, weight, xhat, rstd, bias)
         ctx.axes, ctx.eps = axes, eps
         return scale_shift(xhat, weight, bias)
@@ -153,8 +153,8 @@ class RMSNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, axes, eps):
-        rrms = 1.0 / np.sqrt((x.data * x.data).mean(axis=axes, keepdims=True) + eps)
-        xhat = x.data * rrms
+        rrms = 1.0 / np.sqrt((x.array * x.array).mean(axis=axes, keepdims=True) + eps)
+        xhat = x.array * rrms
         _saved(ctx, x, weight, xhat, rrms, None)
         ctx.axes, ctx.eps = axes, eps
         return scale_shift(xhat, weight, None)
@@ -186,7 +186,7 @@ class GroupNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, num_groups, eps):
         ctx.grouped = _grouped_shape(x.shape, num_groups)
-        xhat, rstd = standardize(x.data.reshape(ctx.grouped), (2,), eps)
+        xhat, rstd = standardize(x.array.reshape(ctx.grouped), (2,), eps)
         _saved(ctx, x, weight, xhat.reshape(x.shape), rstd, bias)
         ctx.eps = eps
         return scale_shift(xhat.reshape(x.shape), weight, bias)
@@ -227,7 +227,7 @@ class BatchNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, mean, var, axes, batch_statistics, eps):
         rstd = 1.0 / np.sqrt(var + eps)
-        xhat = (x.data - mean) * rstd
+        xhat = (x.array - mean) * rstd
         _saved(ctx, x, weight, xhat, rstd, bias)
         ctx.mean, ctx.axes, ctx.batch_statistics, ctx.eps = mean, axes, batch_statistics, eps
         return scale_shift(xhat, weight, bias)
@@ -303,14 +303,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps)
     axes = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
     if training:
-        mean, var = moments(input.data, axes)
+        mean, var = moments(input.array, axes)
         if running_mean is not None:
-            n = input.data.size // input.shape[1]  # values per channel
+            n = input.array.size // input.shape[1]  # values per channel
             update_running_stats(running_mean, running_var, mean, var, n, momentum)
     else:
         stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
         # copies: a later training step must not change what this output's backward uses
-        mean, var = running_mean.data.reshape(stats_shape).copy(), running_var.data.reshape(stats_shape).copy()
+        mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
     return BatchNorm.apply(input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=training, eps=eps)
 
@@ -323,8 +323,8 @@ def update_running_stats(running_mean, running_var, mean, var, n, momentum):
     one, var * n / (n - 1), as in PyTorch.
     """
     unbiased_var = var * (n / (n - 1))
-    running_mean.copy_(running_mean.data * (1 - momentum) + mean.reshape(-1) * momentum)
-    running_var.copy_(running_var.data * (1 - momentum) + unbiased_var.reshape(-1) * momentum)
+    running_mean.copy_(running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum)
+    running_var.copy_(running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum)
     # --8<-- [end:batch_norm_functional]
 
 
@@ -379,7 +379,7 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
     ):
         _check_param(param, name, (channels,), what, op)
     if training:
-        if input.data.size // max(channels, 1) == 1:
+        if input.array.size // max(channels, 1) == 1:
             # one value: its variance is 0 and every output would be `bias`
             raise ValueError(
                 f"{op}: expected more than 1 value per channel when training, got input of shape {input.shape}"

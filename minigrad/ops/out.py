@@ -59,7 +59,7 @@ def write_out(out, result, op):
                 UserWarning,
                 stacklevel=3,
             )
-        out.data = np.empty(result.shape, dtype=out.dtype)
-    np.copyto(out.data, result.data, casting="unsafe")
+        out.array = np.empty(result.shape, dtype=out.dtype)
+    np.copyto(out.array, result.array, casting="unsafe")
     out._version_counter().value += 1
     return out

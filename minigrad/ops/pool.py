@@ -60,7 +60,7 @@ class ScatterPlanes(Function):
     @staticmethod
     def forward(ctx, grad_y, indices, x_shape):
         ctx.indices, ctx.x_shape = indices, x_shape
-        return backends.kernels("pool").max_pool2d_backward(grad_y.data, indices, x_shape)
+        return backends.kernels("pool").max_pool2d_backward(grad_y.array, indices, x_shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,7 +75,7 @@ class GatherPlanes(Function):
     def forward(ctx, x, indices):
         ctx.indices, ctx.x_shape = indices, x.shape
         N, C, H, W = x.shape
-        planes = x.data.reshape(N * C, H * W)
+        planes = x.array.reshape(N * C, H * W)
         picked = np.take_along_axis(planes, indices.reshape(N * C, indices[0, 0].size), axis=1)
         return picked.reshape(indices.shape)
 
@@ -99,7 +99,7 @@ class AvgPool2d(Function):
     def forward(ctx, x, args):
         # args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         ctx.args, ctx.x_shape = args, x.shape
-        return backends.kernels("pool").avg_pool2d_forward(x.data, *args)
+        return backends.kernels("pool").avg_pool2d_forward(x.array, *args)
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,7 +113,7 @@ class AvgPool2dTransposed(Function):
     @staticmethod
     def forward(ctx, grad_y, x_shape, args):
         ctx.args = args
-        return backends.kernels("pool").avg_pool2d_backward(grad_y.data, x_shape, *args)
+        return backends.kernels("pool").avg_pool2d_backward(grad_y.array, x_shape, *args)
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +147,7 @@ def _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode):
     """(values, indices) as Tensors, for x (N, C, H, W) and checked arguments."""
     compute = _compute_dtype(x)
     y, indices = backends.kernels("pool").max_pool2d_forward(
-        compute.data, kernel_size, stride, padding, dilation, ceil_mode
+        compute.array, kernel_size, stride, padding, dilation, ceil_mode
     )
     out = MaxPool2d.apply(compute, y=y, indices=indices)
     return out.to(x.dtype), Tensor._make(indices)

@@ -39,7 +39,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
-        return np.sum(x.data, axis=dim, keepdims=keepdim)
+        return np.sum(x.array, axis=dim, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -52,10 +52,10 @@ class Amax(Function):
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, largest=True):
-        if x.data.size == 0:
+        if x.array.size == 0:
             raise RuntimeError(f"{'amax' if largest else 'amin'}: cannot reduce an empty tensor of shape {x.shape}")
-        y = (np.max if largest else np.min)(x.data, axis=dim, keepdims=True)
-        hits = x.data == y
+        y = (np.max if largest else np.min)(x.array, axis=dim, keepdims=True)
+        hits = x.array == y
         ctx.in_shape, ctx.axes = x.shape, dim
         ctx.weights = hits / np.sum(hits, axis=dim, keepdims=True)
         return y if keepdim else y.reshape(_reduced_shape(x.shape, dim))
@@ -73,7 +73,7 @@ class MaxDim(Function):
     def forward(ctx, x, dim, keepdim, indices):
         ctx.in_shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
         ctx.indices = np.expand_dims(indices, dim)  # `indices` has the dim reduced away
-        values = np.take_along_axis(x.data, ctx.indices, axis=dim)
+        values = np.take_along_axis(x.array, ctx.indices, axis=dim)
         return values if keepdim else np.squeeze(values, axis=dim)
 
     @staticmethod
@@ -93,9 +93,9 @@ def max_or_min(x, dim, keepdim, largest):
     if x.shape[d] == 0:
         raise IndexError(f"{name}: cannot reduce over dim {d} of size 0 (shape {x.shape})")
     # NaN counts as the extreme, as in PyTorch: argmax of NaN is its own index
-    indices = (np.argmax if largest else np.argmin)(x.data, axis=d)
-    if np.isnan(x.data).any() if x.dtype.kind == "f" else False:
-        nan_at = np.isnan(x.data)
+    indices = (np.argmax if largest else np.argmin)(x.array, axis=d)
+    if np.isnan(x.array).any() if x.dtype.kind == "f" else False:
+        nan_at = np.isnan(x.array)
         indices = np.where(nan_at.any(axis=d), np.argmax(nan_at, axis=d), indices)
     values = MaxDim.apply(x, dim=d, keepdim=keepdim, indices=indices)
     idx = indices if not keepdim else np.expand_dims(indices, d)
@@ -123,12 +123,12 @@ class ValuesIndices(tuple):
 
 def arg_extreme(x, dim, keepdim, fn, name):
     if dim is None:
-        out = fn(x.data.reshape(-1))
+        out = fn(x.array.reshape(-1))
         if keepdim:
             out = np.reshape(out, (1,) * x.ndim)
         return Tensor._make(np.asarray(out, dtype=np.int64))
     d = _normalize_dim(dim, x.ndim, name)
-    out = fn(x.data, axis=d) if x.ndim else np.asarray(0)
+    out = fn(x.array, axis=d) if x.ndim else np.asarray(0)
     if keepdim and x.ndim:
         out = np.expand_dims(out, d)
     return Tensor._make(np.asarray(out, dtype=np.int64))
@@ -145,7 +145,7 @@ class Prod(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim, ctx.in_shape = dim, keepdim, x.shape
-        y = Tensor._make(np.asarray(np.prod(x.data, axis=dim, keepdims=keepdim)))
+        y = Tensor._make(np.asarray(np.prod(x.array, axis=dim, keepdims=keepdim)))
         ctx.save_for_backward(x, y)
         return y
 
@@ -154,9 +154,9 @@ class Prod(Function):
         x, y = ctx.saved_tensors
         axes = None if ctx.dim is None else (ctx.dim,)
         grad_full = _spread(grad, ctx.in_shape, axes)
-        if not np.any(x.data == 0):
+        if not np.any(x.array == 0):
             return grad_full * _spread(y, ctx.in_shape, axes) / x
-        flat = x.data.reshape(-1) if ctx.dim is None else np.moveaxis(x.data, ctx.dim, -1)
+        flat = x.array.reshape(-1) if ctx.dim is None else np.moveaxis(x.array, ctx.dim, -1)
         ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
         left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
         right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1)
@@ -172,9 +172,9 @@ class LogSumExp(Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
-        m = np.max(x.data, axis=dim, keepdims=True) if x.data.size else np.zeros(())
+        m = np.max(x.array, axis=dim, keepdims=True) if x.array.size else np.zeros(())
         m = np.where(np.isfinite(m), m, 0)  # all -inf along an axis: log(0) = -inf, not NaN
-        y = np.log(np.sum(np.exp(x.data - m), axis=dim, keepdims=True)) + m
+        y = np.log(np.sum(np.exp(x.array - m), axis=dim, keepdims=True)) + m
         ctx.save_for_backward(x)
         return y if keepdim else np.asarray(y).reshape(_reduced_shape(x.shape, dim))
 
@@ -194,7 +194,7 @@ class Norm2(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
-        y = np.sqrt(np.sum(x.data * x.data, axis=dim, keepdims=True))
+        y = np.sqrt(np.sum(x.array * x.array, axis=dim, keepdims=True))
         ctx.save_for_backward(x)
         return y if keepdim else np.asarray(y).reshape(_reduced_shape(x.shape, dim))
 
@@ -204,7 +204,7 @@ class Norm2(Function):
         # y recomputed from x, not saved: with create_graph the second derivative must
         # see that y depends on x (a saved copy would be a constant)
         y = Norm2.apply(x, dim=ctx.axes, keepdim=True)
-        safe_y = y + Tensor._make((y.data == 0).astype(y.dtype))  # 1 where y == 0, else y
+        safe_y = y + Tensor._make((y.array == 0).astype(y.dtype))  # 1 where y == 0, else y
         return _spread(grad, ctx.in_shape, ctx.axes) * x / safe_y
 
 
@@ -216,14 +216,14 @@ class Std(Function):
     @staticmethod
     def forward(ctx, v):
         ctx.save_for_backward(v)
-        return np.sqrt(v.data)
+        return np.sqrt(v.array)
 
     @staticmethod
     def backward(ctx, grad):
         (v,) = ctx.saved_tensors
         # y recomputed from v, not saved, so a second derivative sees that y depends on v
         y = Std.apply(v)
-        zero = Tensor._make((y.data == 0).astype(y.dtype))
+        zero = Tensor._make((y.array == 0).astype(y.dtype))
         return grad * (1.0 - zero) / ((y + zero) * 2.0)
 
 
@@ -262,7 +262,7 @@ class CumSum(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return np.cumsum(x.data, axis=dim)
+        return np.cumsum(x.array, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -282,7 +282,7 @@ class CumProd(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        y = Tensor._make(np.cumprod(x.data, axis=dim))
+        y = Tensor._make(np.cumprod(x.array, axis=dim))
         ctx.save_for_backward(x, y)
         return y
 
@@ -290,9 +290,9 @@ class CumProd(Function):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         d = ctx.dim
-        if not np.any(x.data == 0):
+        if not np.any(x.array == 0):
             return CumSum.apply((grad * y).flip(d), dim=d).flip(d) / x
-        return Tensor._make(_cumprod_grad_with_zeros(x.data, grad.data, d))
+        return Tensor._make(_cumprod_grad_with_zeros(x.array, grad.array, d))
 
 
 def _cumprod_grad_with_zeros(x, g, dim):

@@ -54,7 +54,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     once every other category has been (as PyTorch does).
     """
     x = as_tensor(input)
-    weights = x.data.astype(np.float64) if x.dtype.kind == "f" else x.data
+    weights = x.array.astype(np.float64) if x.dtype.kind == "f" else x.array
     _check_distribution(weights, num_samples, replacement)
     rows = weights.reshape(-1, weights.shape[-1])
     rng = _generator(generator, "multinomial")
@@ -77,7 +77,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples in `input`'s shape and dtype: 1 with probability input[i] (or with
     probability `p` when it is given)."""
     x = as_tensor(input)
-    probs = x.data if p is None else np.broadcast_to(np.asarray(p.data if isinstance(p, Tensor) else p), x.shape)
+    probs = x.array if p is None else np.broadcast_to(np.asarray(p.array if isinstance(p, Tensor) else p), x.shape)
     if np.any((probs < 0) | (probs > 1)) or (probs.dtype.kind == "f" and np.any(np.isnan(probs))):
         raise RuntimeError("bernoulli: expected all probabilities to be in [0, 1]")
     draws = _generator(generator, "bernoulli").random(x.shape) < probs

@@ -38,7 +38,7 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return x.data.reshape(shape)
+        return x.array.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -51,7 +51,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.inverse = tuple(np.argsort(dims))
-        return x.data.transpose(dims)
+        return x.array.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -64,7 +64,7 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return np.broadcast_to(x.data, shape)
+        return np.broadcast_to(x.array, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,7 +103,7 @@ class Repeat(Function):
     def forward(ctx, x, repeats):
         ctx.in_shape = (1,) * (len(repeats) - x.ndim) + x.shape
         ctx.x_shape, ctx.repeats = x.shape, repeats
-        return np.tile(x.data, repeats)
+        return np.tile(x.array, repeats)
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,7 +119,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x.data, dims)
+        return np.flip(x.array, dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -144,7 +144,7 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, x, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return np.roll(x.data, shifts, axis=dims)
+        return np.roll(x.array, shifts, axis=dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -173,7 +173,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.data.copy()
+        return x.array.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -185,7 +185,7 @@ class Contiguous(Clone):
 
     @staticmethod
     def forward(ctx, x):
-        return np.ascontiguousarray(x.data)
+        return np.ascontiguousarray(x.array)
 
 
 class Cast(Function):
@@ -194,7 +194,7 @@ class Cast(Function):
     @staticmethod
     def forward(ctx, x, dtype):
         ctx.in_dtype = x.dtype
-        return x.data.astype(dtype)
+        return x.array.astype(dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,7 +210,7 @@ class Cat(Function):
     def forward(ctx, *tensors, dim):
         ctx.dim = dim
         ctx.sizes = [t.shape[dim] for t in tensors]
-        return np.concatenate([t.data for t in tensors], axis=dim)
+        return np.concatenate([t.array for t in tensors], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -265,7 +265,7 @@ class ConstantPad(Function):
     @staticmethod
     def forward(ctx, x, widths, value=0.0):
         ctx.centre = tuple(slice(lo, lo + s) for (lo, _), s in zip(widths, x.shape))
-        return np.pad(x.data, widths, mode="constant", constant_values=value)
+        return np.pad(x.array, widths, mode="constant", constant_values=value)
 
     @staticmethod
     def backward(ctx, grad):

@@ -36,7 +36,7 @@ def _sorted(x, dim, descending, op):
     if x.ndim == 0:
         return ValuesIndices(x.clone(), Tensor._make(np.zeros((), np.int64)))
     d = _normalize_dim(dim, x.ndim, op)
-    indices = sort_indices(x.data, d, descending)
+    indices = sort_indices(x.array, d, descending)
     return ValuesIndices(Gather.apply(x, dim=d, index=indices), Tensor._make(indices))
 
 
@@ -53,7 +53,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     x = as_tensor(input)
     if x.ndim == 0:
         return Tensor._make(np.zeros((), np.int64))
-    return Tensor._make(sort_indices(x.data, _normalize_dim(dim, x.ndim, "argsort"), descending))
+    return Tensor._make(sort_indices(x.array, _normalize_dim(dim, x.ndim, "argsort"), descending))
 
 
 def msort(input, *, out=None):
@@ -77,7 +77,7 @@ def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
     if x.ndim == 0:
         result = _sorted(x, 0, largest, "topk")
     else:
-        order = sort_indices(x.data, d, descending=largest)
+        order = sort_indices(x.array, d, descending=largest)
         indices = np.take(order, np.arange(k), axis=d)
         result = ValuesIndices(Gather.apply(x, dim=d, index=indices), Tensor._make(indices))
     return result if out is None else write_out(out, result, "topk")
@@ -91,14 +91,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     x = as_tensor(input)
     if dim is None:
         values, inverse, counts = np.unique(
-            x.data.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+            x.array.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
         )
         inverse = inverse.reshape(x.shape)
     else:
         d = _normalize_dim(dim, x.ndim, "unique")
         if x.ndim == 0:
             raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
-        values, inverse, counts = np.unique(x.data, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
+        values, inverse, counts = np.unique(x.array, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
         inverse = inverse.reshape(-1)
     output = Tensor._make(values)
     extras = []

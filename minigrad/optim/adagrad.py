@@ -59,7 +59,7 @@ class Adagrad(Optimizer):
     @staticmethod
     def _init_state(state, param, group):
         state["step"] = 0
-        state["sum"] = np.full_like(param.data, group["initial_accumulator_value"])
+        state["sum"] = np.full_like(param.array, group["initial_accumulator_value"])
 
     # --8<-- [start:update]
     def update(self, param, grad, state, group):
@@ -69,7 +69,7 @@ class Adagrad(Optimizer):
             self._init_state(state, param, group)
         state["step"] += 1
         if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param.data
+            grad = grad + group["weight_decay"] * param.array
         lr_t = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         state["sum"] += grad * grad
         denom = np.sqrt(state["sum"]) + group["eps"]

@@ -69,10 +69,10 @@ class Adam(Optimizer):
             grad = -grad
         if not state:
             state["step"] = 0
-            state["exp_avg"] = np.zeros_like(param.data)  # m
-            state["exp_avg_sq"] = np.zeros_like(param.data)  # v
+            state["exp_avg"] = np.zeros_like(param.array)  # m
+            state["exp_avg_sq"] = np.zeros_like(param.array)  # v
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(param.data)
+                state["max_exp_avg_sq"] = np.zeros_like(param.array)
         state["step"] += 1
         t = state["step"]
 
@@ -84,7 +84,7 @@ class Adam(Optimizer):
             else:
                 # Adam: add the L2 gradient to g. It then passes through m and √v,
                 # so weights with large gradients are decayed less.
-                grad = grad + weight_decay * param.data
+                grad = grad + weight_decay * param.array
         # --8<-- [end:weight_decay]
 
         m, v = state["exp_avg"], state["exp_avg_sq"]

@@ -13,7 +13,7 @@ An optimizer owns two things:
 call `update(param, grad, state, group)`. A subclass writes only `update`, which holds
 its equations, and `_check_group`, which rejects impossible hyper-parameters.
 
-The update changes `param.data` in place. A Module keeps references to its Parameters,
+The update changes `param.array` in place. A Module keeps references to its Parameters,
 so a new array would leave the model holding the old weights.
 """
 
@@ -116,7 +116,7 @@ class Optimizer:
             for group in self.param_groups:
                 for param in group["params"]:
                     if param.grad is not None:
-                        self.update(param, param.grad.data, self.state[param], group)
+                        self.update(param, param.grad.array, self.state[param], group)
         return loss
 
     # --8<-- [end:step]
@@ -232,7 +232,7 @@ def _load_value(key, value, param):
     """One entry of a parameter's saved state, copied so the snapshot stays independent.
     Arrays take the parameter's float dtype; the step count becomes a Python number."""
     if isinstance(value, Tensor):
-        value = value.data
+        value = value.array
     if key == "step":
         return np.asarray(value).item()
     if isinstance(value, np.ndarray):

@@ -56,14 +56,14 @@ class RMSprop(Optimizer):
             grad = -grad
         if not state:
             state["step"] = 0
-            state["square_avg"] = np.zeros_like(param.data)  # s
+            state["square_avg"] = np.zeros_like(param.array)  # s
             if momentum > 0:
-                state["momentum_buffer"] = np.zeros_like(param.data)
+                state["momentum_buffer"] = np.zeros_like(param.array)
             if group["centered"]:
-                state["grad_avg"] = np.zeros_like(param.data)  # ḡ
+                state["grad_avg"] = np.zeros_like(param.array)  # ḡ
         state["step"] += 1
         if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param.data
+            grad = grad + group["weight_decay"] * param.array
 
         square_avg = state["square_avg"]
         square_avg *= alpha

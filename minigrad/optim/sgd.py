@@ -51,7 +51,7 @@ class SGD(Optimizer):
         if group["maximize"]:
             grad = -grad
         if weight_decay != 0:
-            grad = grad + weight_decay * param.data  # d/dθ of (weight_decay / 2)·|θ|²
+            grad = grad + weight_decay * param.array  # d/dθ of (weight_decay / 2)·|θ|²
         if momentum != 0:
             velocity = state.get("momentum_buffer")
             if velocity is None:

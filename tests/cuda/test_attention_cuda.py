@@ -69,7 +69,7 @@ def test_function_on_the_cuda_backend_matches_numpy():
         with mg.backends.use(backend):
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
             (out * out).sum().backward()
-        results.append([out.data] + [t.grad.data for t in (q, k, v)])
+        results.append([out.array] + [t.grad.array for t in (q, k, v)])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
 

@@ -274,6 +274,9 @@ def test_numba_kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, d
     grad_out = rng.standard_normal(out.shape).astype(dtype)
     grads = cpu.attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask)
     grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, scale, is_causal, mask)
+    if dtype == np.float32:  # dk and dq sum up to T * d terms of dS = P (dP - delta), a difference
+        # of numbers as large as |dO| |v|: their float32 rounding grows with the length of the sums
+        tol = dict(rtol=1e-4, atol=1e-5 * np.sqrt(max(Tq, Tk) * max(d, dv)))
     for name, g, g_ref in zip("qkv", grads, grads_ref):
         assert g.dtype == dtype and g.shape == g_ref.shape, name
         np.testing.assert_allclose(g, g_ref, **tol, err_msg=f"d{name}")

@@ -23,12 +23,15 @@ The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and
 
 Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
 
-NaN and Inf come out exactly as from the reference: the running max keeps a NaN (a
-plain `max` would drop it), exp(NaN) is NaN, and a row whose sum l is NaN gets a NaN
-lse. The reference forms P @ v over all keys, so a NaN value v_j reaches even the rows
-that cannot see key j (0 * NaN = NaN). Skipping the key blocks that the causal mask
-hides would lose that, so the blocks are skipped only when the operands are finite
-(`finite`, one cheap check per call); otherwise every block is walked.
+NaN and Inf come out exactly as from the reference, whose softmax row is all NaN when
+one of its scores is NaN or +inf. The running max keeps a NaN (a plain `max` would drop
+it), and a row whose max ends NaN or +inf gets a NaN output and lse; the backward's P is
+NaN in the rows whose lse is NaN. (`exp_nonpositive` itself gives 0 for NaN: handling
+NaN once per row keeps its vector loop as short as it was.) The reference forms P @ v
+over all keys, so a NaN value v_j reaches even the rows that cannot see key j
+(0 * NaN = NaN). Skipping the key blocks that the causal mask hides would lose that, so
+the blocks are skipped only when the operands are finite (`finite`, one cheap check per
+call); otherwise every block is walked.
 
 Layout. Every tile is stored *transposed*, (keys, queries), so that the query index is
 the innermost, contiguous axis of every array the loops stream through: the softmax
@@ -128,20 +131,20 @@ def exp_nonpositive(x, consts, scratch):
 
     exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-0.35, 0.35]:
     exp(r) by its Taylor series, and 2^n built directly as the bits of a float, whose
-    exponent field holds n + bias. Below consts[0] the result is 0, and exp(NaN) is NaN.
-    `consts` comes from exp_constants; `scratch` is a float array as long as x, for the
-    2^n factors.
+    exponent field holds n + bias. Below consts[0] the result is 0, and so is exp(NaN):
+    the callers deal with NaN rows. `consts` comes from exp_constants; `scratch` is a
+    float array as long as x, for the 2^n factors.
     """
     lowest, log2e, ln2_hi, ln2_lo, zero = consts[0], consts[1], consts[2], consts[3], consts[0] * 0
     c12, c11, c10, c9, c8, c7, c6 = consts[4], consts[5], consts[6], consts[7], consts[8], consts[9], consts[10]
     c5, c4, c3, c2, c1, c0 = consts[11], consts[12], consts[13], consts[14], consts[15], consts[16]
     for j in range(x.size):
-        t = x[j] if x[j] >= lowest else lowest  # NaN -> lowest: n below stays a small integer
+        t = max(x[j], lowest)
         n = np.floor(t * log2e + 0.5)  # round(t / ln 2), still a float
         r = (t - n * ln2_hi) - n * ln2_lo  # t - n ln 2 without losing r's digits
         p = ((((((c12 * r + c11) * r + c10) * r + c9) * r + c8) * r + c7) * r + c6) * r + c5  # Horner
         p = ((((p * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
-        x[j] = p if x[j] >= lowest else (zero if x[j] < lowest else x[j])  # NaN stays NaN
+        x[j] = p if x[j] >= lowest else zero
         scratch[j] = n
     if x.itemsize == 4:  # float32: bias 127, 23 mantissa bits below the exponent
         bits32 = scratch.view(np.int32)
@@ -217,7 +220,7 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
                 x, top = row[i], shift[i]
                 shift[i] = x if (x > top or x != x) else top
         for i in range(n):
-            seen = shift[i] != -np.inf  # NaN counts as seen: alpha and P become NaN
+            seen = shift[i] != -np.inf  # NaN counts as seen (the row ends NaN): P <= 0 always
             alpha[i] = m[i] - shift[i] if seen else 0.0  # exp(0) = 1 while nothing is seen
             m[i] = shift[i]
             shift[i] = shift[i] if seen else 0.0  # so that exp(-inf - shift) = 0
@@ -238,9 +241,11 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
                 l[i] += row[i]
         matmul_acc(v[b, j0 : j0 + nk].T, s, 0, acc, 0, n)  # v_block^T P: (dv, nk) @ (nk, n)
     for i in range(n):  # normalise, write the output row, keep log(sum exp(S))
-        if l[i] != 0.0:  # NaN included: a NaN row keeps NaN output and lse
+        if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
+            inv, lse[b, i0 + i] = np.nan, np.nan
+        elif l[i] > 0.0:
             inv, lse[b, i0 + i] = 1.0 / l[i], m[i] + np.log(l[i])
-        else:  # every key hidden from this query: output 0, as PyTorch
+        else:  # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
             inv, lse[b, i0 + i] = 0.0, -np.inf
         for e in range(dv):
             out[b, i0 + i, e] = acc[e, i] * inv
@@ -291,6 +296,12 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
                 for i in range(n):
                     row[i] -= row_lse[i]
                 exp_nonpositive(row, consts, scratch)
+            if not finite:  # exp gave 0 where lse is NaN (a row whose softmax is NaN): P is NaN there
+                for c in range(nk):
+                    row = p[c][:n]
+                    for i in range(n):
+                        if row_lse[i] != row_lse[i]:
+                            row[i] = row_lse[i]
             # dP^T = v_block @ dO^T: (nk, dv) @ (dv, n)
             for c in range(nk):
                 ds[c, :n] = 0.0

@@ -26,54 +26,66 @@ def from_numpy(array):
     """A tensor that shares memory with `array` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    if array.dtype.kind not in "biufc":
+        raise TypeError(
+            f"from_numpy: can't convert np.ndarray of type numpy.{array.dtype.type.__name__}; "
+            "the supported types are floating point, integer and bool"
+        )
     return Tensor._make(array)
 
 
-def _filled(fill, size, dtype, requires_grad):
+def _shape(size, op):
+    """The shape from f(2, 3) or f((2, 3)), checked: a negative size is an error, as in
+    PyTorch (NumPy's "negative dimensions are not allowed" would not name the op)."""
     shape = _size_args(size)
     if any(s < 0 for s in shape):
-        raise RuntimeError(f"negative dimension in size {shape}")
+        raise RuntimeError(f"{op}: trying to create a tensor with negative dimension {min(shape)}: size {shape}")
+    return shape
+
+
+def _filled(fill, size, dtype, requires_grad, op):
+    shape = _shape(size, op)
     return _new(np.full(shape, fill, dtype=dtypes.to_dtype(dtype) or dtypes.default_float), None, requires_grad)
 
 
 def zeros(*size, dtype=None, requires_grad=False):
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, requires_grad=False):
-    return _filled(1, size, dtype, requires_grad)
+    return _filled(1, size, dtype, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, requires_grad=False):
     """Like torch.empty; minigrad fills it with zeros so nothing is ever uninitialised."""
-    return _filled(0, size, dtype, requires_grad)
+    return _filled(0, size, dtype, requires_grad, "empty")
 
 
 def full(size, fill_value, dtype=None, requires_grad=False):
     if dtype is None:  # the fill value decides, as in PyTorch
         dtype = dtypes.infer_dtype(fill_value)
-    return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, requires_grad)
+    return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, requires_grad, "full")
 
 
 def zeros_like(t, dtype=None, requires_grad=False):
-    return _filled(0, t.shape, dtype or t.dtype, requires_grad)
+    return _filled(0, t.shape, dtype or t.dtype, requires_grad, "zeros_like")
 
 
 def ones_like(t, dtype=None, requires_grad=False):
-    return _filled(1, t.shape, dtype or t.dtype, requires_grad)
+    return _filled(1, t.shape, dtype or t.dtype, requires_grad, "ones_like")
 
 
 def empty_like(t, dtype=None, requires_grad=False):
-    return _filled(0, t.shape, dtype or t.dtype, requires_grad)
+    return _filled(0, t.shape, dtype or t.dtype, requires_grad, "empty_like")
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return _filled(fill_value, t.shape, dtype or t.dtype, requires_grad)
+    return _filled(fill_value, t.shape, dtype or t.dtype, requires_grad, "full_like")
 
 
 def rand(*size, dtype=None, requires_grad=False):
     """Uniform samples in [0, 1) from the global generator."""
-    shape = _size_args(size)
+    shape = _shape(size, "rand")
     return _new(
         _random.generator().random(shape, dtype=np.float64).astype(dtypes.to_dtype(dtype) or dtypes.default_float),
         None,
@@ -83,7 +95,7 @@ def rand(*size, dtype=None, requires_grad=False):
 
 def randn(*size, dtype=None, requires_grad=False):
     """Standard normal samples from the global generator."""
-    shape = _size_args(size)
+    shape = _shape(size, "randn")
     return _new(
         _random.generator().standard_normal(shape).astype(dtypes.to_dtype(dtype) or dtypes.default_float),
         None,
@@ -109,12 +121,14 @@ def randint(low, high=None, size=None, dtype=None):
         low, high = 0, low
     if high <= low:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
-    shape = (size,) if isinstance(size, int) else tuple(size)
+    shape = _shape((size,) if isinstance(size, int) else tuple(size), "randint")
     out = _random.generator().integers(low, high, size=shape)
     return Tensor._make(out.astype(dtypes.to_dtype(dtype) or np.int64))
 
 
 def randperm(n, dtype=None):
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
     return Tensor._make(_random.generator().permutation(n).astype(dtypes.to_dtype(dtype) or np.int64))
 
 
@@ -140,4 +154,6 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"eye: n and m must be non-negative, got n={n}, m={m}")
     return _new(np.eye(n, m, dtype=dtypes.to_dtype(dtype) or dtypes.default_float), None, requires_grad)

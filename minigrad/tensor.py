@@ -59,8 +59,7 @@ class Tensor:
     def __init__(self, data, dtype=None, requires_grad=False):
         if isinstance(data, Tensor):
             data = data.data
-        dtype = dtypes.to_dtype(dtype) or dtypes.infer_dtype(data)
-        self._init_leaf(np.array(data, dtype=dtype))
+        self._init_leaf(_array_from_data(data, dtype))
         if requires_grad:
             self.requires_grad_(True)
 
@@ -446,6 +445,8 @@ class Tensor:
     def _inplace(self, op_name, ufunc, other):
         self._check_inplace(op_name)
         other = other.data if isinstance(other, Tensor) else other
+        if np.shape(other) != self.shape:  # the result must keep this tensor's shape
+            _broadcast.check_broadcast_to(op_name, np.shape(other), self.shape)
         result_dtype = np.result_type(self.data, other) if op_name != "div_" else np.result_type(self.data, 1.0)
         if result_dtype.kind == "f" and self.dtype.kind != "f":
             raise RuntimeError(
@@ -481,6 +482,8 @@ class Tensor:
 
     def copy_(self, src):
         self._check_inplace("copy_")
+        if np.shape(_data(src)) != self.shape:
+            _broadcast.check_broadcast_to("copy_", np.shape(_data(src)), self.shape)
         self.data[...] = _data(src)
         self._version_counter().value += 1
         return self
@@ -514,7 +517,7 @@ class Tensor:
 
     def __setitem__(self, index, value):
         self._check_inplace("setitem")
-        self.data[_index.normalize_index(index)] = _data(value)
+        _index.assign(self, _index.normalize_index(index), _data(value))
         self._version_counter().value += 1
 
     # ---- indexing ---------------------------------------------------------------------
@@ -833,6 +836,42 @@ def _data(x):
     return x.data if isinstance(x, Tensor) else x
 
 
+def _array_from_data(data, dtype):
+    """np.array(data, dtype) for mg.tensor(data), or PyTorch's errors, naming mg.tensor,
+    for data that is not numbers: string or object arrays, ragged nested lists."""
+    if isinstance(data, np.ndarray) and data.dtype.kind not in "biufc":
+        raise TypeError(
+            f"mg.tensor: can't convert np.ndarray of type numpy.{data.dtype.type.__name__}; "
+            "the supported types are floating point, integer and bool"
+        )
+    try:
+        return np.array(data, dtype=dtypes.to_dtype(dtype) or dtypes.infer_dtype(data))
+    except (ValueError, TypeError):
+        problem = _not_numbers(data)
+        if problem is None:
+            raise
+        raise problem from None
+
+
+def _not_numbers(data):
+    """What makes nested lists `data` not a tensor, as an exception (None if not found):
+    a non-number, or lists of different lengths at one depth."""
+    level, dim = [data], 0
+    while True:
+        seqs = [x for x in level if isinstance(x, (list, tuple))]
+        if not seqs:
+            for x in level:
+                if not isinstance(x, (int, float, bool, complex, np.number, np.bool_)):
+                    return TypeError(f"mg.tensor: expected numbers, got {type(x).__name__} {x!r:.40}")
+            return None
+        length = len(seqs[0])
+        for x in level:
+            if not isinstance(x, (list, tuple)) or len(x) != length:
+                got = len(x) if isinstance(x, (list, tuple)) else f"{type(x).__name__} {x!r:.40}"
+                return ValueError(f"mg.tensor: expected sequence of length {length} at dim {dim} (got {got})")
+        level, dim = [y for x in seqs for y in x], dim + 1
+
+
 def _floating(t):
     """Integer tensors are promoted to float32 for float math, as PyTorch does."""
     return t if t.dtype.kind == "f" else t.to(dtypes.default_float)
@@ -872,8 +911,9 @@ def _count(shape, axes):
     return int(np.prod([shape[a] for a in axes]))
 
 
-def _binary_operands(tensor, other, op, true_division=False):
-    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would."""
+def _binary_operands(tensor, other, op, true_division=False, elementwise=True):
+    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would; for an
+    elementwise op, check that their shapes broadcast."""
     if isinstance(other, Tensor):
         dtype = dtypes.result_type(tensor.dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
     elif isinstance(other, (int, float, bool, np.number, np.bool_)):
@@ -889,6 +929,8 @@ def _binary_operands(tensor, other, op, true_division=False):
         return _unsupported_operand(op, other)
     if true_division and dtype.kind != "f":
         dtype = dtypes.default_float
+    if elementwise and tensor.shape != other.shape:
+        _broadcast.check_broadcast(op, tensor.shape, other.shape)
     if tensor.dtype != dtype:
         tensor = tensor.to(dtype)
     if other.dtype != dtype:
@@ -918,7 +960,9 @@ def matmul(a, b):
         raise RuntimeError(
             f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} and {k_b} differ)"
         )
-    a, b = _binary_operands(a, b, "matmul")
+    if a.shape[:-2] != b.shape[:-2]:  # (..., n, k) @ (..., k, m): the batch dims broadcast
+        _broadcast.check_broadcast(f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2])
+    a, b = _binary_operands(a, b, "matmul", elementwise=False)
     return _linalg.MatMul.apply(a, b)
 
 
@@ -945,6 +989,7 @@ def where(condition, input, other):
         a, b = _binary_operands(input, other, "where")
     else:
         b, a = _binary_operands(other, input, "where")
+    _broadcast.check_broadcast("where", condition.shape, a.shape, b.shape, names=("condition", "input", "other"))
     return _ew.Where.apply(condition, a, b)
 
 
@@ -963,6 +1008,7 @@ def triu(x, diagonal=0):
 # The op modules import Tensor from this module, so they are imported last.
 from minigrad import random as _random  # noqa: E402
 from minigrad.autograd import grad_mode  # noqa: E402
+from minigrad.ops import broadcast as _broadcast  # noqa: E402
 from minigrad.ops import elementwise as _ew  # noqa: E402
 from minigrad.ops import index as _index  # noqa: E402
 from minigrad.ops import linalg as _linalg  # noqa: E402

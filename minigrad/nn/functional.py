@@ -18,6 +18,7 @@ from minigrad.ops.loss import (
     BinaryCrossEntropyWithLogits,
     check_reduction,
     class_index_coefficients,
+    class_weights,
 )
 from minigrad.ops.loss import cross_entropy as _cross_entropy
 from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm
@@ -243,7 +244,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(
             f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
         )
-    w = None if weight is None else np.asarray(weight.data if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    w = class_weights(weight, input.shape[1] if input.ndim > 1 else input.shape[0], op)
     _, w_target = class_index_coefficients(input.shape, target.data, w, ignore_index, 0.0, op)
     # pick input[n, t_n, ...] by indexing, not by a one-hot product: another class's
     # log-probability may be -inf (a masked class), and 0 * -inf would be NaN
@@ -393,6 +394,12 @@ def pad(input, pad, mode="constant", value=None):
     widths = [(0, 0)] * input.ndim
     for i in range(n):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for d, ((lo, hi), size) in enumerate(zip(widths, input.shape)):
+        if size + lo + hi < 0:  # negative padding crops, but not past nothing
+            raise RuntimeError(
+                f"pad: the input size {size}, plus negative padding {lo} and {hi}, would give a negative "
+                f"size {size + lo + hi} at dim {d} of an input of shape {input.shape}"
+            )
     if mode == "constant":
         # negative widths crop first; what is left is an ordinary pad
         crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for (lo, hi), s in zip(widths, input.shape))

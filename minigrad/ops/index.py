@@ -81,6 +81,29 @@ class IndexAdd(Function):
         return GetItem.apply(grad, index=ctx.index)
 
 
+def assign(x, index, value):
+    """x.data[index] = value (an array or number) for `x[index] = value`, with errors that
+    name the op, the index and the shapes, where NumPy's name none."""
+    try:
+        x.data[index] = value
+    except IndexError as e:
+        raise IndexError(
+            f"setitem: index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}"
+        ) from None
+    except (ValueError, TypeError):
+        target = np.shape(x.data[index])
+        try:
+            np.broadcast_shapes(np.shape(value), target)
+        except ValueError:
+            raise RuntimeError(
+                f"setitem: the value's shape {np.shape(value)} cannot be broadcast to the indexed shape {target} "
+                f"(x[{_describe(index)[1:-1]}] of a tensor of shape {x.shape})"
+            ) from None
+        raise TypeError(
+            f"setitem: cannot assign {type(value).__name__} {value!r:.40} to a tensor of dtype {x.dtype}"
+        ) from None
+
+
 def _describe(index):
     parts = index if isinstance(index, tuple) else (index,)
     return "[" + ", ".join(f"array{p.shape}" if isinstance(p, np.ndarray) else repr(p) for p in parts) + "]"

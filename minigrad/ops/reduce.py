@@ -115,6 +115,10 @@ class _MinMax(tuple):
 
 
 def arg_extreme(x, dim, keepdim, fn, name):
+    if dim is None and x.data.size == 0:  # as PyTorch; NumPy's "empty sequence" names no op
+        raise IndexError(f"{name}: cannot take the {name} of an empty tensor (shape {x.shape}) without a dim")
+    if dim is not None and x.ndim and x.shape[_normalize_dim(dim, x.ndim, name)] == 0:
+        raise IndexError(f"{name}: dim {dim} has size 0 in shape {x.shape}: there is no element to pick")
     if dim is None:
         out = fn(x.data.reshape(-1))
         if keepdim:

@@ -687,6 +687,7 @@ class Tensor:
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
+        _shape.infer_shape(_size_args(shape), self.data.size, self.shape, "view")  # errors name view
         return self.reshape(*shape)
 
     def view_as(self, other):
@@ -982,7 +983,7 @@ def where(condition, input, other):
     """Elementwise `input if condition else other`; gradients flow to the chosen side."""
     condition = as_tensor(condition)
     if condition.dtype.kind != "b":
-        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor(input)
     if isinstance(input, Tensor):

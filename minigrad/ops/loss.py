@@ -144,7 +144,7 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
     w = class_weights(weight, n_classes, op)
     if target.dtype.kind == "f":  # class probabilities
         if target.shape != x.shape:
-            raise ValueError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
+            raise RuntimeError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
         t = target.data * (1.0 - label_smoothing) + label_smoothing / n_classes
         w_b = 1.0 if w is None else w.reshape(_class_shape(n_classes, x.ndim, class_dim))
         coeff = t * w_b
@@ -153,7 +153,7 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
     else:
         expected = x.shape[:1] + x.shape[2:] if x.ndim > 1 else ()
         if target.shape != expected:
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: for input of shape {x.shape} the class-index target must have shape {expected}, "
                 f"got {target.shape}"
             )

@@ -83,6 +83,8 @@ class MaxDim(Function):
 def max_or_min(x, dim, keepdim, largest):
     name = "max" if largest else "min"
     if dim is None:
+        if x.data.size == 0:  # as PyTorch: an empty tensor has no largest element
+            raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.shape} without a dim")
         return Amax.apply(x, dim=None, keepdim=False, largest=largest)
     d = _normalize_dim(dim, x.ndim, name)
     if x.ndim == 0:

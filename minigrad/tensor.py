@@ -930,8 +930,8 @@ def _binary_operands(tensor, other, op, true_division=False, elementwise=True):
         return _unsupported_operand(op, other)
     if true_division and dtype.kind != "f":
         dtype = dtypes.default_float
-    if elementwise and tensor.shape != other.shape:
-        _broadcast.check_broadcast(op, tensor.shape, other.shape)
+    if elementwise and tensor.shape != other.shape and not _broadcast.broadcastable(tensor.shape, other.shape):
+        _broadcast.check_broadcast(op, tensor.shape, other.shape)  # raises, naming the op and shapes
     if tensor.dtype != dtype:
         tensor = tensor.to(dtype)
     if other.dtype != dtype:

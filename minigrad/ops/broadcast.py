@@ -26,6 +26,14 @@ def unbroadcast(grad, shape):
     # --8<-- [end:unbroadcast]
 
 
+def broadcastable(a, b):
+    """Do shapes a and b broadcast together? (The quick test every binary op makes.)"""
+    for x, y in zip(a[::-1], b[::-1]):
+        if x != y and x != 1 and y != 1:
+            return False
+    return True
+
+
 def check_broadcast(op, *shapes, names=("a", "b", "c")):
     """Raise a RuntimeError naming `op` and the shapes unless they broadcast together
     (trailing dims equal, or one of them 1), in PyTorch's words. NumPy's own message

@@ -49,15 +49,26 @@ def from_numpy(array):
     """A tensor that shares memory with `array` (changes to one show in the other)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    if array.dtype.kind not in "biufc":
+        raise TypeError(
+            f"from_numpy: can't convert np.ndarray of type numpy.{array.dtype.type.__name__}; "
+            "the supported types are floating point, integer and bool"
+        )
     return Tensor._make(array)
 
 
-def _filled(fill, size, dtype, device, requires_grad, op):
+def _shape(size, op):
+    """The shape from f(2, 3) or f((2, 3)), checked: a negative size is an error, as in
+    PyTorch (NumPy's "negative dimensions are not allowed" would not name the op)."""
     shape = _size_args(size)
     if any(s < 0 for s in shape):
-        raise RuntimeError(f"{op}: negative dimension in size {shape}")
+        raise RuntimeError(f"{op}: trying to create a tensor with negative dimension {min(shape)}: size {shape}")
+    return shape
+
+
+def _filled(fill, size, dtype, device, requires_grad, op):
     dtype = dtypes.to_dtype(dtype, op) or dtypes.default_float
-    return _new(np.full(shape, fill, dtype=dtype), None, device, requires_grad, op)
+    return _new(np.full(_shape(size, op), fill, dtype=dtype), None, device, requires_grad, op)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
@@ -98,13 +109,13 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) from the global generator."""
-    samples = _random.generator().random(_size_args(size), dtype=np.float64)
+    samples = _random.generator().random(_shape(size, "rand"), dtype=np.float64)
     return _new(samples, dtype or dtypes.default_float, device, requires_grad, "rand")
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the global generator."""
-    samples = _random.generator().standard_normal(_size_args(size))
+    samples = _random.generator().standard_normal(_shape(size, "randn"))
     return _new(samples, dtype or dtypes.default_float, device, requires_grad, "randn")
 
 
@@ -128,13 +139,15 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     if high <= low:
         raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
-    shape = (size,) if isinstance(size, int) else tuple(size)
+    shape = _shape((size,) if isinstance(size, int) else tuple(size), "randint")
     out = _random.generator().integers(low, high, size=shape)
     return _new(out, dtype or np.int64, device, requires_grad, "randint")
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
     return _new(_random.generator().permutation(n), dtype or np.int64, device, requires_grad, "randperm")
 
 
@@ -158,5 +171,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"eye: n and m must be non-negative, got n={n}, m={m}")
     dtype = dtypes.to_dtype(dtype, "eye") or dtypes.default_float
     return _new(np.eye(n, m, dtype=dtype), None, device, requires_grad, "eye")

@@ -38,6 +38,19 @@ a function, a PyTorch tensor) is refused at save time, naming where it was.
   tampered with, or not made by mg.save — is caught and reported as a ValueError naming
   the file, instead of loading wrong numbers.
 
+## Loading a file you did not write
+
+`mg.load` never unpickles, and never tells you to: a pickle (what `torch.save` wrote
+before its zip format) is refused as what it is. It also refuses a decompression bomb:
+a zip entry may be compressed, and a few hundred KiB of zeros can claim gigabytes.
+mg.save stores entries uncompressed, so its files are about as large as what they
+hold; `load(f, max_expansion=100)` refuses an archive whose entries add up to more
+than `max_expansion` times the file's size (archives under 1 MiB are always allowed),
+before decompressing anything. Raise it for a file you trust that compresses very well
+(`mg.load(path, max_expansion=10_000)`); `None` switches the check off. Each array's
+.npy header is checked against its entry's size as well, so no header can make NumPy
+allocate more than the entry holds.
+
 ## Moving weights to and from PyTorch
 
 A minigrad model and the same PyTorch model have the same state_dict names and shapes
@@ -54,6 +67,7 @@ A minigrad model and the same PyTorch model have the same state_dict names and s
 
 import io
 import json
+import math
 import os
 from collections import OrderedDict
 
@@ -140,24 +154,70 @@ def _array_node(array, arrays, memo, where):
 
 
 # ---- load -----------------------------------------------------------------------------------
-def load(f):
+MAX_EXPANSION = 100  # how many times its own size an archive may hold once decompressed
+ALWAYS_ALLOWED = 2**20  # bytes: an archive holding less than this passes whatever its size
+
+
+def load(f, max_expansion=MAX_EXPANSION):
     """Read back what `save` wrote to `f` (a path or a binary file object open for
-    reading). Raises ValueError, naming the file, if it is not a valid minigrad file."""
+    reading). Raises ValueError, naming the file, if it is not a valid minigrad file,
+    or if its entries would decompress to more than `max_expansion` times the file's
+    size (a decompression bomb; None: no limit). See the module docstring."""
     name = _file_name(f)
-    source = io.BytesIO(f.read()) if hasattr(f, "read") else _fspath(f, "load")
+    if hasattr(f, "read"):
+        data = f.read()
+        source, size, head = io.BytesIO(data), len(data), data[:8]
+    else:
+        source = _fspath(f, "load")
+        with open(source, "rb") as file:  # OSError (missing, a folder, no permission) propagates
+            head = file.read(8)
+            size = os.fstat(file.fileno()).st_size
+    if head.startswith(b"\x93NUMPY"):
+        raise ValueError(f"load: {name} is a single .npy array, not a minigrad file; read it with np.load")
+    if not head.startswith(b"PK"):  # every zip, so every .npz, starts with "PK"
+        raise ValueError(f"load: {name} is not a minigrad file (mg.save writes a NumPy .npz archive): {_kind(head)}")
     try:
         archive = np.load(source, allow_pickle=False)
     except OSError:
-        raise  # the file could not be opened at all: missing, a folder, no permission
-    except Exception as err:  # zipfile and NumPy fail in many ways on a file that is not an archive
-        raise ValueError(f"load: {name} is not a minigrad file (mg.save writes a NumPy .npz archive): {err}") from err
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ValueError(f"load: {name} is a single .npy array, not a minigrad file; read it with np.load")
+        raise
+    except Exception as err:  # zipfile fails in many ways on a damaged archive
+        raise ValueError(f"load: {name} is not a minigrad file: it is a damaged zip archive ({_reason(err)})") from None
     with archive:
         try:
+            _check_expansion(archive.zip, size, max_expansion)
             return _decode_archive(archive)
         except _Invalid as err:
             raise ValueError(f"load: {name} is not a valid minigrad file: {err}") from None
+
+
+def _kind(head):
+    """What a file that is not a zip archive seems to be, from its first bytes."""
+    if not head:
+        return "it is empty"
+    if head[:1] == b"\x80":  # the PROTO opcode every pickle since protocol 2 starts with
+        return (
+            "it is a Python pickle (torch.save wrote those before its zip format); minigrad does not read "
+            "pickles, because loading one runs whatever code it holds"
+        )
+    return f"it starts with the bytes {head!r}, not those of a zip archive"
+
+
+def _reason(err):
+    """An error's text, unless it gives NumPy's advice to unpickle: never pass that on."""
+    text = f"{type(err).__name__}: {err}"
+    return "it holds pickled Python objects, which mg.load never unpickles" if "pickle" in text else text
+
+
+def _check_expansion(zip_file, size, max_expansion):
+    """Refuse an archive whose entries claim far more bytes than the file has, before
+    decompressing any of them (zipfile then stops each entry at its claimed size)."""
+    claimed = sum(info.file_size for info in zip_file.infolist())
+    if max_expansion is not None and claimed > ALWAYS_ALLOWED and claimed > max_expansion * size:
+        raise _Invalid(
+            f"its entries would decompress to {claimed:,} bytes, {claimed / max(size, 1):,.0f} times the "
+            f"file's {size:,} bytes (a decompression bomb?); mg.save never compresses. If you trust the "
+            f"file, pass max_expansion= a larger number (now {max_expansion}) or None"
+        )
 
 
 class _Invalid(Exception):
@@ -242,9 +302,34 @@ def _decode(node, archive, loaded, where):
 def _read_entry(archive, name):
     """One entry of the archive as an array; reading it checks its CRC and .npy header."""
     try:
+        _check_header(archive.zip, name + ".npy" if name + ".npy" in archive.zip.namelist() else name)
         return archive[name]
+    except _Invalid:
+        raise
     except Exception as err:  # damaged bytes fail in zipfile, zlib or NumPy's header parser
-        raise _Invalid(f"its entry {name!r} cannot be read ({type(err).__name__}: {err})") from None
+        raise _Invalid(f"its entry {name!r} cannot be read ({_reason(err)})") from None
+
+
+def _check_header(zip_file, member):
+    """NumPy allocates the array its .npy header describes before reading the data: the
+    header must not describe more bytes than the entry holds."""
+    info = zip_file.getinfo(member)
+    entry_name = member.removesuffix(".npy")
+    with zip_file.open(info) as entry:
+        version = np.lib.format.read_magic(entry)
+        if version not in ((1, 0), (2, 0)):  # 3.0 only adds utf-8 field names, which mg.save never writes
+            raise _Invalid(f"its entry {entry_name!r} is a .npy file of version {version}")
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(entry)
+        header_size = entry.tell()
+    if dtype.hasobject:
+        raise _Invalid(f"its entry {entry_name!r} holds pickled Python objects, which mg.load never unpickles")
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > info.file_size - header_size:
+        raise _Invalid(
+            f"its entry {entry_name!r} claims a {dtype} array of shape {shape} ({nbytes:,} bytes) but holds "
+            f"{info.file_size - header_size:,} bytes of data"
+        )
 
 
 def _array(node, archive, loaded, where):

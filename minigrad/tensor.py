@@ -60,8 +60,7 @@ class Tensor:
     def __init__(self, data, dtype=None, requires_grad=False):
         if isinstance(data, Tensor):
             data = data.array
-        dtype = dtypes.to_dtype(dtype) or dtypes.infer_dtype(data)
-        self._init_leaf(np.array(data, dtype=dtype))
+        self._init_leaf(_array_from_data(data, dtype))
         if requires_grad:
             self.requires_grad_(True)
 
@@ -247,17 +246,17 @@ class Tensor:
     @property
     def data(self):
         """The values as a Tensor that shares this one's storage, cut from the graph, as
-        torch's `.data`: `p.data.add_(u)` changes `p` and is not recorded. (`detach()`
+        torch's `.array`: `p.array.add_(u)` changes `p` and is not recorded. (`detach()`
         is the safer twin: it shares the in-place version counter, so autograd notices
-        when a tensor it saved is changed through it; `.data` does not, as in torch.)"""
+        when a tensor it saved is changed through it; `.array` does not, as in torch.)"""
         return Tensor._make(self.array)
 
     @data.setter
     def data(self, value):
-        # `p.data = p.data - lr * p.grad`: p keeps its identity (and its place in the
+        # `p.array = p.array - lr * p.grad`: p keeps its identity (and its place in the
         # model and the optimizer) but holds new values
         if not isinstance(value, Tensor):
-            raise TypeError(f"data: can only assign a Tensor to .data, got {type(value).__name__}")
+            raise TypeError(f"data: can only assign a Tensor to .array, got {type(value).__name__}")
         self.array = value.array
 
     @property
@@ -737,7 +736,7 @@ class Tensor:
 
     def __setitem__(self, index, value):
         self._check_inplace("setitem")
-        self.array[_index.normalize_index(index)] = _data(value)
+        _index.assign(self, _index.normalize_index(index), _data(value))
         self._version_counter().value += 1
 
     # ---- indexing ---------------------------------------------------------------------
@@ -910,6 +909,7 @@ class Tensor:
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
+        _shape.infer_shape(_size_args(shape), self.array.size, self.shape, "view")  # errors name view
         return self.reshape(*shape)
 
     def view_as(self, other):
@@ -1127,6 +1127,42 @@ def _data(x):
     return x.array if isinstance(x, Tensor) else x
 
 
+def _array_from_data(data, dtype):
+    """np.array(data, dtype) for mg.tensor(data), or PyTorch's errors, naming mg.tensor,
+    for data that is not numbers: string or object arrays, ragged nested lists."""
+    if isinstance(data, np.ndarray) and data.dtype.kind not in "biufc":
+        raise TypeError(
+            f"mg.tensor: can't convert np.ndarray of type numpy.{data.dtype.type.__name__}; "
+            "the supported types are floating point, integer and bool"
+        )
+    try:
+        return np.array(data, dtype=dtypes.to_dtype(dtype) or dtypes.infer_dtype(data))
+    except (ValueError, TypeError):
+        problem = _not_numbers(data)
+        if problem is None:
+            raise
+        raise problem from None
+
+
+def _not_numbers(data):
+    """What makes nested lists `data` not a tensor, as an exception (None if not found):
+    a non-number, or lists of different lengths at one depth."""
+    level, dim = [data], 0
+    while True:
+        seqs = [x for x in level if isinstance(x, (list, tuple))]
+        if not seqs:
+            for x in level:
+                if not isinstance(x, (int, float, bool, complex, np.number, np.bool_)):
+                    return TypeError(f"mg.tensor: expected numbers, got {type(x).__name__} {x!r:.40}")
+            return None
+        length = len(seqs[0])
+        for x in level:
+            if not isinstance(x, (list, tuple)) or len(x) != length:
+                got = len(x) if isinstance(x, (list, tuple)) else f"{type(x).__name__} {x!r:.40}"
+                return ValueError(f"mg.tensor: expected sequence of length {length} at dim {dim} (got {got})")
+        level, dim = [y for x in seqs for y in x], dim + 1
+
+
 def _floating(t):
     """Integer tensors are promoted to float32 for float math, as PyTorch does."""
     return t if t.dtype.kind == "f" else t.to(dtypes.default_float)
@@ -1166,8 +1202,9 @@ def _count(shape, axes):
     return int(np.prod([shape[a] for a in axes]))
 
 
-def _binary_operands(tensor, other, op, true_division=False):
-    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would."""
+def _binary_operands(tensor, other, op, true_division=False, elementwise=True):
+    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would; for an
+    elementwise op, check that their shapes broadcast."""
     if isinstance(other, Tensor):
         dtype = dtypes.result_type(tensor.dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
     elif isinstance(other, (int, float, bool, np.number, np.bool_)):
@@ -1183,6 +1220,8 @@ def _binary_operands(tensor, other, op, true_division=False):
         return _unsupported_operand(op, other)
     if true_division and dtype.kind != "f":
         dtype = dtypes.default_float
+    if elementwise and tensor.shape != other.shape and not _broadcast.broadcastable(tensor.shape, other.shape):
+        _broadcast.check_broadcast(op, tensor.shape, other.shape)  # raises, naming the op and shapes
     if tensor.dtype != dtype:
         tensor = tensor.to(dtype)
     if other.dtype != dtype:
@@ -1212,7 +1251,9 @@ def matmul(a, b):
         raise RuntimeError(
             f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} and {k_b} differ)"
         )
-    a, b = _binary_operands(a, b, "matmul")
+    if a.shape[:-2] != b.shape[:-2]:  # (..., n, k) @ (..., k, m): the batch dims broadcast
+        _broadcast.check_broadcast(f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2])
+    a, b = _binary_operands(a, b, "matmul", elementwise=False)
     return _linalg.MatMul.apply(a, b)
 
 
@@ -1232,13 +1273,14 @@ def where(condition, input, other):
     """Elementwise `input if condition else other`; gradients flow to the chosen side."""
     condition = as_tensor(condition)
     if condition.dtype.kind != "b":
-        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype}")
+        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor(input)
     if isinstance(input, Tensor):
         a, b = _binary_operands(input, other, "where")
     else:
         b, a = _binary_operands(other, input, "where")
+    _broadcast.check_broadcast("where", condition.shape, a.shape, b.shape, names=("condition", "input", "other"))
     return _ew.Where.apply(condition, a, b)
 
 
@@ -1257,6 +1299,7 @@ def triu(x, diagonal=0):
 # The op modules import Tensor from this module, so they are imported last.
 from minigrad import random as _random  # noqa: E402
 from minigrad.autograd import grad_mode  # noqa: E402
+from minigrad.ops import broadcast as _broadcast  # noqa: E402
 from minigrad.ops import elementwise as _ew  # noqa: E402
 from minigrad.ops import index as _index  # noqa: E402
 from minigrad.ops import linalg as _linalg  # noqa: E402

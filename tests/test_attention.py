@@ -274,11 +274,135 @@ def test_numba_kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, d
     grad_out = rng.standard_normal(out.shape).astype(dtype)
     grads = cpu.attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask)
     grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, scale, is_causal, mask)
+    if dtype == np.float32:  # dk and dq sum up to T * d terms of dS = P (dP - delta), a difference
+        # of numbers as large as |dO| |v|: their float32 rounding grows with the length of the sums
+        tol = dict(rtol=1e-4, atol=1e-5 * np.sqrt(max(Tq, Tk) * max(d, dv)))
     for name, g, g_ref in zip("qkv", grads, grads_ref):
         assert g.dtype == dtype and g.shape == g_ref.shape, name
         np.testing.assert_allclose(g, g_ref, **tol, err_msg=f"d{name}")
     for a, before in zip((q, k, v), inputs):  # the kernels never write to their inputs
         np.testing.assert_array_equal(a, before)
+
+
+# ---- NaN and Inf propagate, as in the reference and PyTorch -------------------------------------
+def assert_same_nan_inf(actual, expected, err_msg="", **tol):
+    """NaN where expected has NaN, the same +-Inf, and the finite numbers close."""
+    np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected), err_msg=f"{err_msg}: NaN positions")
+    np.testing.assert_array_equal(np.isposinf(actual), np.isposinf(expected), err_msg=f"{err_msg}: +inf positions")
+    np.testing.assert_array_equal(np.isneginf(actual), np.isneginf(expected), err_msg=f"{err_msg}: -inf positions")
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(actual[finite], expected[finite], err_msg=err_msg, **tol)
+
+
+# (array, index, value): one bad number in q (B, Tq, d), k or v (B, Tk, d), or the float mask (B, Tq, Tk)
+NON_FINITE = [
+    (name, index, value)
+    for name, index in (("q", (0, 1, 0)), ("k", (1, 2, 1)), ("v", (0, 3, 2)), ("mask", (1, 2, 0)))
+    for value in (np.nan, np.inf, -np.inf)
+    if not (name == "mask" and value == -np.inf)  # that one just hides a key
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS + ["tensor ops"])
+@pytest.mark.parametrize("name, index, value", NON_FINITE)
+def test_nan_and_inf_propagate_as_in_pytorch(name, index, value, backend):
+    """One NaN or Inf in q, k, v or a float mask (with a fully masked row): the output and
+    the q, k, v gradients hold NaN and Inf exactly where PyTorch's (math path) do. On the
+    kernels of each backend, and on the Tensor-ops path (a mask that requires grad)."""
+    mask_grad = backend == "tensor ops"
+    backend = "numpy" if mask_grad else backend
+    arrays = dict(q=rand(2, 3, 2, seed=0), k=rand(2, 4, 2, seed=1), v=rand(2, 4, 3, seed=2), mask=rand(2, 3, 4, seed=3))
+    arrays["mask"][0, 2, :] = -np.inf  # a query that sees no key: zeros, not NaN
+    arrays[name][index] = value
+    mine = {n: mg.tensor(a, requires_grad=n != "mask" or mask_grad) for n, a in arrays.items()}
+    theirs = {n: torch.tensor(a, requires_grad=n != "mask" or mask_grad) for n, a in arrays.items()}
+    with mg.backends.use(backend), np.errstate(all="ignore"):
+        out = F.scaled_dot_product_attention(mine["q"], mine["k"], mine["v"], attn_mask=mine["mask"])
+        out.backward(mg.tensor(rand(2, 3, 3, seed=4)))
+    with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
+        tout = TF.scaled_dot_product_attention(theirs["q"], theirs["k"], theirs["v"], attn_mask=theirs["mask"])
+    tout.backward(torch.tensor(rand(2, 3, 3, seed=4)))
+    assert not np.all(np.isfinite(out.array))  # the bad number did reach the output
+    assert_same_nan_inf(out.array, tout.detach().numpy(), "out")
+    for n in ("q", "k", "v", "mask") if mask_grad else "qkv":
+        assert_same_nan_inf(mine[n].grad.array, theirs[n].grad.numpy(), f"d{n}")
+
+
+def _plant(arrays, name, index, value):
+    arrays = dict(arrays)
+    arrays[name] = arrays[name].copy()
+    arrays[name][index] = value
+    return arrays
+
+
+# Shapes past the Numba kernel's blocks (128 queries, 64 keys), so that with is_causal the
+# kernel would skip whole blocks: the bad number sits where a skipped block would lose it.
+KERNEL_NON_FINITE = [  # (is_causal, mask, array, index, value)
+    (True, False, "v", (0, 190, 1), np.nan),  # a key hidden from the first query block: 0 * NaN in every row
+    (True, False, "v", (1, 150, 0), np.inf),
+    (True, False, "q", (0, 5, 2), np.nan),  # an early query: its P row is NaN, hidden keys included
+    (True, False, "k", (1, 199, 0), np.nan),  # the causal mask hides it from every query but the last
+    (True, False, "k", (0, 70, 1), -np.inf),
+    (True, False, "grad_out", (0, 3, 0), np.nan),  # reaches dv of the keys query 3 cannot see
+    (True, False, "grad_out", (1, 100, 2), np.inf),
+    (False, True, "mask", (0, 7, 100), np.nan),
+    (False, True, "mask", (1, 150, 3), np.inf),
+    (False, True, "q", (1, 129, 0), -np.inf),
+    (False, True, "v", (0, 64, 0), np.nan),  # in a key that some queries' masks hide
+    (False, False, "k", (0, 0, 0), np.inf),
+    (False, False, "none", None, None),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("is_causal, with_mask, name, index, value", KERNEL_NON_FINITE)
+def test_numba_kernels_propagate_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
+    rng = np.random.default_rng(7)
+    B, Tq, Tk, d, dv = 2, 200, 200, 3, 4
+    arrays = dict(
+        q=rng.standard_normal((B, Tq, d)),
+        k=rng.standard_normal((B, Tk, d)),
+        v=rng.standard_normal((B, Tk, dv)),
+        mask=np.where(rng.random((B, Tq, Tk)) < 0.3, -np.inf, rng.standard_normal((B, Tq, Tk))),
+        grad_out=rng.standard_normal((B, Tq, dv)),
+    )
+    arrays["mask"][1, 11, :] = -np.inf  # a fully masked row
+    if name != "none":
+        arrays = _plant(arrays, name, index, value)
+    q, k, v, mask, grad_out = (arrays[n].astype(dtype) for n in ("q", "k", "v", "mask", "grad_out"))
+    mask = mask if with_mask else None
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    with np.errstate(all="ignore"):
+        out, lse = cpu.attention_forward(q, k, v, 0.5, is_causal, mask)
+        out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
+        grads = cpu.attention_backward(grad_out, q, k, v, out, lse, 0.5, is_causal, mask)
+        grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
+    assert_same_nan_inf(out, out_ref, "out", **tol)
+    assert_same_nan_inf(lse, lse_ref, "lse", **tol)
+    for n, g, g_ref in zip("qkv", grads, grads_ref):
+        assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
+    if name != "none":  # the case is not vacuous: the bad number reached something
+        assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_an_empty_batch_gives_empty_outputs_and_gradients(backend, is_causal):
+    q, k, v = (mg.tensor(np.zeros((0, 2, 5, 3)), requires_grad=True) for _ in range(3))
+    with mg.backends.use(backend):
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        out.sum().backward()
+    assert out.shape == (0, 2, 5, 3)
+    for t in (q, k, v):
+        assert t.grad.shape == (0, 2, 5, 3)
+    # the kernels themselves, float32 too
+    for kernels in (ref, cpu):
+        for dtype in (np.float32, np.float64):
+            q = np.zeros((0, 4, 3), dtype)
+            out, lse = kernels.attention_forward(q, q, q, 1.0, is_causal, None)
+            assert out.shape == (0, 4, 3) and lse.shape == (0, 4)
+            grads = kernels.attention_backward(out, q, q, q, out, lse, 1.0, is_causal, None)
+            assert [g.shape for g in grads] == [(0, 4, 3)] * 3 and all(g.dtype == dtype for g in grads)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -184,23 +184,29 @@ def test_pad_reflect_gradient_accumulates_on_repeated_elements():
 
 
 @pytest.mark.parametrize(
-    "shape,amounts,kwargs,match",
-    [
-        ((2, 3), (1,), {}, "even"),
-        ((2, 3), (1, 2, 3), {"mode": "reflect"}, "even"),
-        ((1, 2, 3), (3, 0), {"mode": "reflect"}, "reflect"),
-        ((1, 2, 3), (0, 1, 2, 0), {"mode": "reflect"}, "reflect"),
-        ((1, 2, 3), (4, 0), {"mode": "circular"}, "circular"),
-        ((3,), (1, 1, 1, 1), {}, r"\(3,\)"),
-        ((2, 3), (1, 1), {"mode": "wrap"}, "mode"),
-        ((2, 3), (-1, 1), {"mode": "replicate"}, "negative"),
-        ((2, 3), (1, 1), {"mode": "reflect", "value": 1.0}, "value"),
+    "shape,amounts,kwargs,error,match",
+    [  # the padding's length against the input's shape: a RuntimeError, as in PyTorch
+        ((2, 3), (1,), {}, RuntimeError, "even"),
+        ((2, 3), (1, 2, 3), {"mode": "reflect"}, RuntimeError, "even"),
+        ((1, 2, 3), (3, 0), {"mode": "reflect"}, ValueError, "reflect"),
+        ((1, 2, 3), (0, 1, 2, 0), {"mode": "reflect"}, ValueError, "reflect"),
+        ((1, 2, 3), (4, 0), {"mode": "circular"}, ValueError, "circular"),
+        ((3,), (1, 1, 1, 1), {}, RuntimeError, r"\(3,\)"),
+        ((2, 3), (-2, -2), {}, RuntimeError, r"input size 3, plus negative padding -2 and -2.* size -1"),
+        ((2, 3), (1, 1), {"mode": "wrap"}, ValueError, "mode"),
+        ((2, 3), (-1, 1), {"mode": "replicate"}, ValueError, "negative"),
+        ((2, 3), (1, 1), {"mode": "reflect", "value": 1.0}, ValueError, "value"),
     ],
     ids=str,
 )
-def test_pad_errors(shape, amounts, kwargs, match):
-    with pytest.raises(ValueError, match=match):
+def test_pad_errors(shape, amounts, kwargs, error, match):
+    with pytest.raises(error, match=match):
         F.pad(leaf(rand(*shape)), amounts, **kwargs)
+
+
+def test_negative_padding_may_crop_to_nothing_but_not_below():
+    assert F.pad(leaf(rand(2, 3)), (-2, -1)).shape == (2, 0)  # as PyTorch
+    assert F.pad(leaf(rand(2, 3)), (-1, -1)).shape == (2, 1)
 
 
 def test_pad_keeps_float32_and_integers():

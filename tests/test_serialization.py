@@ -346,7 +346,7 @@ def test_object_array_entry_is_refused_without_unpickling(tmp_path):
     }
     np.savez(buffer, **{"0": np.array([Payload()], dtype=object), STRUCTURE_ENTRY: np.array(json.dumps(structure))})
     RAN.clear()
-    with pytest.raises(ValueError, match=r"entry '0' cannot be read .*allow_pickle=False"):
+    with pytest.raises(ValueError, match=r"entry '0' holds pickled Python objects, which mg.load never unpickles"):
         mg.load(io.BytesIO(buffer.getvalue()))
     assert not RAN
 
@@ -487,3 +487,82 @@ def test_a_structure_nested_too_deeply_is_a_value_error_not_a_crash():
     np.savez(buffer, **{STRUCTURE_ENTRY: np.array('{"format": "minigrad", "version": 1, "root": ' + root + "}")})
     with pytest.raises(ValueError, match="is not a valid minigrad file"):
         mg.load(io.BytesIO(buffer.getvalue()))
+
+
+# ---- files made to hurt: decompression bombs, lying headers, pickles --------------------------
+def _archive(entries, compress=False):
+    """An .npz holding `entries` (name -> array) plus a structure naming them as ndarrays."""
+    root = {
+        "type": "list",
+        "items": [
+            {"type": "ndarray", "array": k, "dtype": v.dtype.str, "shape": list(v.shape)} for k, v in entries.items()
+        ],
+    }
+    structure = np.array(json.dumps({"format": "minigrad", "version": 1, "root": root}))
+    buffer = io.BytesIO()
+    (np.savez_compressed if compress else np.savez)(buffer, **entries, **{STRUCTURE_ENTRY: structure})
+    return buffer.getvalue()
+
+
+def test_a_decompression_bomb_is_refused_before_decompressing(tmp_path):
+    """16 MiB of zeros compress to about 16 KiB: 1000 times the file's size."""
+    data = _archive({"0": np.zeros(2**22, np.float32)}, compress=True)
+    assert len(data) < 2**15
+    path = tmp_path / "bomb.npz"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=r"bomb.npz.*decompress to 16,77\d,\d+ bytes.*max_expansion"):
+        mg.load(path)
+    # a file the user trusts: a larger limit, or none
+    for limit in (10_000, None):
+        (zeros,) = mg.load(path, max_expansion=limit)
+        assert zeros.shape == (2**22,) and not zeros.any()
+
+
+def test_mg_save_files_and_small_compressed_files_pass_the_expansion_check():
+    big = {"w": mg.zeros(1000, 1000)}  # 4 MB of zeros, stored uncompressed by mg.save
+    assert roundtrip(big)["w"].shape == (1000, 1000)
+    small = _archive({"0": np.zeros(2**17, np.float32)}, compress=True)  # 512 KiB: under the 1 MiB floor
+    (zeros,) = mg.load(io.BytesIO(small))
+    assert zeros.shape == (2**17,)
+
+
+def test_a_header_claiming_more_than_its_entry_holds_is_refused():
+    """An .npy header for 10^12 float64s over 8 bytes of data: NumPy would allocate first."""
+    data = _archive({"0": np.zeros(1)})
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1))
+    fake = io.BytesIO()
+    np.lib.format.write_array_header_1_0(fake, {**header, "shape": (10**12,)})
+    real = io.BytesIO()
+    np.lib.format.write_array_header_1_0(real, header)
+    assert len(fake.getvalue()) == len(real.getvalue())  # same length: only the shape changes
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    members["0.npy"] = members["0.npy"].replace(real.getvalue(), fake.getvalue())
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, content in members.items():
+            z.writestr(name, content)
+    with pytest.raises(
+        ValueError, match=r"entry '0' claims a float64 array of shape \(1000000000000,\).* holds 8 bytes"
+    ):
+        mg.load(io.BytesIO(buffer.getvalue()))
+
+
+@pytest.mark.parametrize("case", [*BAD_FILES, "object array", "pickle protocol 0"])
+def test_no_error_suggests_unpickling(case):
+    """NumPy's own message for these says to load with pickle.load() or allow_pickle=True,
+    which would run the file's code: mg.load never passes that advice on."""
+    if case == "object array":
+        buffer = io.BytesIO()
+        np.savez(buffer, **{"0": np.array([Payload()], dtype=object)})
+        data = buffer.getvalue()
+    elif case == "pickle protocol 0":
+        data = pickle.dumps({"a": 1}, protocol=0)
+    else:
+        data = BAD_FILES[case][0]()
+    with pytest.raises(ValueError) as info:
+        mg.load(io.BytesIO(data))
+    message = str(info.value)
+    assert "pickle.load" not in message and "allow_pickle=True" not in message and "trust" not in message
+    if case == "pickle":
+        assert "minigrad does not read pickles" in message

@@ -9,7 +9,15 @@ input tensors (the edges of the graph) and whatever `forward` saved for `backwar
 and returns one gradient per input of `forward`. Built-in ops write `backward` with
 Tensor operations, so when the engine runs it with grad mode on (`create_graph=True`)
 the backward pass is itself recorded and can be differentiated again.
+
+Ops whose gradient is written with their own output (exp, tanh, sigmoid, relu, sqrt,
+softmax ...) save that output. The node holds it through a weak reference: a strong one
+would close a loop, output -> grad_fn -> saved output, which only Python's cycle
+collector can free, so a forward pass's activations would outlive the last name that
+refers to them (an evaluation loop without no_grad would keep growing).
 """
+
+import weakref
 
 import numpy as np
 
@@ -52,14 +60,15 @@ class Function:
                 "use saved tensors after they were freed). Saved tensors are freed after "
                 "backward; pass retain_graph=True to the first backward to keep them."
             )
-        for i, (t, v) in enumerate(zip(self._saved, self._saved_versions)):
+        saved = tuple(_unpack(self, t) for t in self._saved)
+        for i, (t, v) in enumerate(zip(saved, self._saved_versions)):
             if v is not None and t._version != v:
                 raise RuntimeError(
                     f"{self.name()}: saved tensor {i} of shape {t.shape} was modified by an "
                     f"in-place operation (version {t._version}, expected {v}); its gradient "
                     "would be wrong. Use an out-of-place op (x = x + y) instead."
                 )
-        return self._saved
+        return saved
 
     # --8<-- [end:save_for_backward]
 
@@ -118,9 +127,28 @@ class Function:
             ctx.needs_input_grad = needs
             out.grad_fn = ctx
             out.requires_grad = True
+            if any(t is out for t in ctx._saved):
+                # out -> ctx -> out would be a reference cycle: hold the output weakly.
+                # The engine reaches this node only through the output, so the output is
+                # alive whenever backward needs it (and it is the same tensor, so a
+                # recorded backward, create_graph=True, still differentiates through it).
+                ctx._saved = tuple(weakref.ref(t) if t is out else t for t in ctx._saved)
         return out
 
     # --8<-- [end:apply]
+
+
+def _unpack(ctx, saved):
+    """A saved tensor, or the output behind a weak reference (see `apply`)."""
+    if type(saved) is not weakref.ref:
+        return saved
+    tensor = saved()
+    if tensor is None:
+        raise RuntimeError(
+            f"{ctx.name()}: the output this op saved for backward no longer exists (it was "
+            "dropped, and only the grad_fn kept); backward runs from the output tensor"
+        )
+    return tensor
 
 
 def _share_version_counter(out, args):

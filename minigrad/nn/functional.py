@@ -18,6 +18,7 @@ from minigrad.ops.loss import (
     BinaryCrossEntropyWithLogits,
     check_reduction,
     class_index_coefficients,
+    class_weights,
 )
 from minigrad.ops.loss import cross_entropy as _cross_entropy
 from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm
@@ -207,8 +208,8 @@ def _reduce(loss, reduction):
 
 
 def _same_shape(input, target, op):
-    if input.shape != target.shape:
-        raise ValueError(
+    if input.shape != target.shape:  # a RuntimeError, as PyTorch's for shapes that do not broadcast
+        raise RuntimeError(
             f"{op}: target shape {tuple(target.shape)} must match input shape {tuple(input.shape)} "
             "(minigrad does not broadcast losses: it is almost always a bug)"
         )
@@ -240,10 +241,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise TypeError(f"{op}: target must hold class indices (int64), got {target.dtype}")
     expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
     if target.shape != expected:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
         )
-    w = None if weight is None else np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    w = class_weights(weight, input.shape[1] if input.ndim > 1 else input.shape[0], op)
     _, w_target = class_index_coefficients(input.shape, target.array, w, ignore_index, 0.0, op)
     # pick input[n, t_n, ...] by indexing, not by a one-hot product: another class's
     # log-probability may be -inf (a masked class), and 0 * -inf would be NaN
@@ -314,7 +315,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     check_reduction(reduction, op)
     _same_shape(input, target, op)
     if np.any((input.array < 0) | (input.array > 1)):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: all elements of input should be between 0 and 1 (probabilities; use "
             "binary_cross_entropy_with_logits for logits)"
         )
@@ -386,13 +387,19 @@ def pad(input, pad, mode="constant", value=None):
     circular (the last three gather with an index array, so their gradient is a scatter-add)."""
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
-        raise ValueError(f"pad: padding length must be even, got {len(pad)} values {pad}")
+        raise RuntimeError(f"pad: padding length must be even, got {len(pad)} values {pad}")
     n = len(pad) // 2
     if n > input.ndim:
-        raise ValueError(f"pad: {pad} pads {n} dims but the input has shape {input.shape}")
+        raise RuntimeError(f"pad: {pad} pads {n} dims but the input has shape {input.shape}")
     widths = [(0, 0)] * input.ndim
     for i in range(n):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for d, ((lo, hi), size) in enumerate(zip(widths, input.shape)):
+        if size + lo + hi < 0:  # negative padding crops, but not past nothing
+            raise RuntimeError(
+                f"pad: the input size {size}, plus negative padding {lo} and {hi}, would give a negative "
+                f"size {size + lo + hi} at dim {d} of an input of shape {input.shape}"
+            )
     if mode == "constant":
         # negative widths crop first; what is left is an ordinary pad
         crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for (lo, hi), s in zip(widths, input.shape))

@@ -70,12 +70,18 @@ class ScaledDotProductAttention(Function):
 # ---- the same math with Tensor operations -----------------------------------------------------
 # --8<-- [start:math]
 def safe_softmax(scores):
-    """softmax along the last dim, with 0 (not NaN) for a row whose scores are all -inf."""
-    seen = (scores > -math.inf).any(dim=-1, keepdim=True)  # has the row any key to look at?
+    """softmax along the last dim, with 0 (not NaN) for a row whose scores are all -inf.
+    A row holding a NaN is not masked: its softmax is NaN, as in PyTorch."""
+    seen = (scores != -math.inf).any(dim=-1, keepdim=True)  # has the row any key to look at?
     if bool(seen.array.all()):
         return scores.softmax(dim=-1)
-    probs = where(seen, scores, 0.0).softmax(dim=-1)  # finite stand-in rows, then zeroed
-    return where(seen, probs, 0.0)
+    # exp(S - max) / sum as the reference kernel, with max -> 0 and sum -> 0 + 1 in masked
+    # rows: their P is exp(-inf) = 0, and their gradient P * (...) is 0, or NaN when (...)
+    # is NaN, as in PyTorch (a `where` around the sum would cut that gradient and hide it).
+    row_max = scores.detach().max(dim=-1, keepdim=True)[0]  # the shift cancels: no gradient needed
+    weights = (scores - where(seen, row_max, 0.0)).exp()
+    masked = Tensor._make((~seen.array).astype(scores.dtype))
+    return weights / (weights.sum(dim=-1, keepdim=True) + masked)
 
 
 def attention_scores(q, k, mask, scale, is_causal):

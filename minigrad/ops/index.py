@@ -59,14 +59,15 @@ class GetItem(Function):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
+        view_index = index
         if _is_basic(index):
             # NumPy turns a full integer index (`a[0]` of a 1-D array) into a scalar copy;
             # a trailing Ellipsis keeps it a 0-d view of the same memory
             parts = index if isinstance(index, tuple) else (index,)
             if Ellipsis not in parts:
-                index = (*parts, Ellipsis)
+                view_index = (*parts, Ellipsis)
         try:
-            return x.array[index]
+            return x.array[view_index]
         except IndexError as e:
             raise IndexError(f"index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}") from None
 
@@ -92,6 +93,29 @@ class IndexAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         return GetItem.apply(grad, index=ctx.index)
+
+
+def assign(x, index, value):
+    """x.array[index] = value (an array or number) for `x[index] = value`, with errors that
+    name the op, the index and the shapes, where NumPy's name none."""
+    try:
+        x.array[index] = value
+    except IndexError as e:
+        raise IndexError(
+            f"setitem: index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}"
+        ) from None
+    except (ValueError, TypeError):
+        target = np.shape(x.array[index])
+        try:
+            np.broadcast_shapes(np.shape(value), target)
+        except ValueError:
+            raise RuntimeError(
+                f"setitem: the value's shape {np.shape(value)} cannot be broadcast to the indexed shape {target} "
+                f"(x[{_describe(index)[1:-1]}] of a tensor of shape {x.shape})"
+            ) from None
+        raise TypeError(
+            f"setitem: cannot assign {type(value).__name__} {value!r:.40} to a tensor of dtype {x.dtype}"
+        ) from None
 
 
 def _describe(index):

@@ -30,6 +30,20 @@ def check_reduction(reduction, op):
         raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
+def class_weights(weight, n_classes, op):
+    """The class weights as a float64 array of shape (n_classes,), or None; one weight
+    per class or none, as PyTorch (a longer array would index without complaint)."""
+    if weight is None:
+        return None
+    w = np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    if w.shape != (n_classes,):
+        raise RuntimeError(
+            f"{op}: weight should be defined either for all {n_classes} classes or no classes, "
+            f"but got weight of shape {w.shape}"
+        )
+    return w
+
+
 # --8<-- [start:class_index_coefficients]
 def class_index_coefficients(x_shape, target, weight, ignore_index, label_smoothing, op):
     """A (shape of the input, class dim 1) and the per-position weights w[target].
@@ -127,14 +141,10 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
         raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
     class_dim = 1 if x.ndim > 1 else 0
     n_classes = x.shape[class_dim]
-    w = None
-    if weight is not None:
-        w = np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
-        if w.shape != (n_classes,):
-            raise ValueError(f"{op}: weight must have shape ({n_classes},) for {n_classes} classes, got {w.shape}")
+    w = class_weights(weight, n_classes, op)
     if target.dtype.kind == "f":  # class probabilities
         if target.shape != x.shape:
-            raise ValueError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
+            raise RuntimeError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
         t = target.array * (1.0 - label_smoothing) + label_smoothing / n_classes
         w_b = 1.0 if w is None else w.reshape(_class_shape(n_classes, x.ndim, class_dim))
         coeff = t * w_b
@@ -143,7 +153,7 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", l
     else:
         expected = x.shape[:1] + x.shape[2:] if x.ndim > 1 else ()
         if target.shape != expected:
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: for input of shape {x.shape} the class-index target must have shape {expected}, "
                 f"got {target.shape}"
             )

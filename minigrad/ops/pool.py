@@ -312,8 +312,8 @@ def _window_args(op, spatial_shape, kernel_size, stride, padding, dilation, ceil
         pool_output_size(size, k, s, p, d, bool(ceil_mode))
         for size, k, s, p, d in zip(spatial_shape, kernel_size, stride, padding, dilation)
     ]
-    if min(out) < 1:
-        raise ValueError(
+    if min(out) < 1:  # a RuntimeError, as PyTorch's "Output size is too small"
+        raise RuntimeError(
             f"{op}: the input's spatial size {tuple(spatial_shape)} is too small for kernel_size="
             f"{tuple(kernel_size)}, stride={tuple(stride)}, padding={tuple(padding)}, dilation="
             f"{tuple(dilation)}: the output would have size {tuple(out)}"

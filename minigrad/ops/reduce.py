@@ -86,6 +86,8 @@ class MaxDim(Function):
 def max_or_min(x, dim, keepdim, largest):
     name = "max" if largest else "min"
     if dim is None:
+        if x.array.size == 0:  # as PyTorch: an empty tensor has no largest element
+            raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.shape} without a dim")
         return Amax.apply(x, dim=None, keepdim=False, largest=largest)
     d = _normalize_dim(dim, x.ndim, name)
     if x.ndim == 0:
@@ -122,6 +124,10 @@ class ValuesIndices(tuple):
 
 
 def arg_extreme(x, dim, keepdim, fn, name):
+    if dim is None and x.array.size == 0:  # as PyTorch; NumPy's "empty sequence" names no op
+        raise IndexError(f"{name}: cannot take the {name} of an empty tensor (shape {x.shape}) without a dim")
+    if dim is not None and x.ndim and x.shape[_normalize_dim(dim, x.ndim, name)] == 0:
+        raise IndexError(f"{name}: dim {dim} has size 0 in shape {x.shape}: there is no element to pick")
     if dim is None:
         out = fn(x.array.reshape(-1))
         if keepdim:

@@ -60,6 +60,65 @@ def test_kernels_match_reference(dims, is_causal, mask_layout, dtype):
         np.testing.assert_allclose(a, b, **tol, err_msg=f"d{name}")
 
 
+def _assert_same_nan_inf(actual, expected, name, **tol):
+    for test in (np.isnan, np.isposinf, np.isneginf):
+        np.testing.assert_array_equal(test(actual), test(expected), err_msg=f"{name}: {test.__name__}")
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(actual[finite], expected[finite], err_msg=name, **tol)
+
+
+# (is_causal, mask, array, index, value) on (B, Tq, Tk, d, dv) = (1, 18, 18, 2, 2): in float64
+# two tiles of 16, so with is_causal the first tile's queries would skip the second key tile
+NON_FINITE = [
+    (True, False, "v", (0, 17, 1), np.nan),  # a key hidden from the first tile: 0 * NaN in every row
+    (True, False, "q", (0, 2, 0), np.inf),  # its P row is NaN, hidden keys included
+    (True, False, "k", (0, 17, 0), np.nan),  # hidden from all but the last query
+    (True, False, "grad_out", (0, 1, 0), np.nan),
+    (False, True, "mask", (0, 4, 9), np.nan),
+    (False, True, "mask", (0, 5, 3), np.inf),
+    (False, True, "v", (0, 6, 0), -np.inf),  # a key some masks hide
+    (False, True, "k", (0, 0, 1), np.inf),
+]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator's NumPy scalars warn of NaN
+@pytest.mark.parametrize("is_causal, with_mask, name, index, value", NON_FINITE)
+def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, index, value):
+    rng = np.random.default_rng(1)
+    arrays = dict(
+        q=rng.standard_normal((1, 18, 2)),
+        k=rng.standard_normal((1, 18, 2)),
+        v=rng.standard_normal((1, 18, 2)),
+        mask=np.where(rng.random((1, 18, 18)) < 0.3, -np.inf, rng.standard_normal((1, 18, 18))),
+        grad_out=rng.standard_normal((1, 18, 2)),
+    )
+    arrays["mask"][0, 3, :] = -np.inf  # a fully masked row
+    arrays[name][index] = value
+    q, k, v, grad_out = arrays["q"], arrays["k"], arrays["v"], arrays["grad_out"]
+    mask = arrays["mask"] if with_mask else None
+    tol = dict(rtol=1e-12, atol=1e-13)
+    with np.errstate(all="ignore"):
+        out, lse = gpu.attention_forward(q, k, v, 0.5, is_causal, mask)
+        out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
+        grads = gpu.attention_backward(grad_out, q, k, v, out, lse, 0.5, is_causal, mask)
+        grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
+    _assert_same_nan_inf(out, out_ref, "out", **tol)
+    _assert_same_nan_inf(lse, lse_ref, "lse", **tol)
+    for n, g, g_ref in zip("qkv", grads, grads_ref):
+        _assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
+    assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))  # the bad number got through
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_an_empty_batch(is_causal):
+    for dtype in (np.float32, np.float64):
+        q = np.zeros((0, 3, 2), dtype)
+        out, lse = gpu.attention_forward(q, q, q, 1.0, is_causal, None)
+        assert out.shape == (0, 3, 2) and lse.shape == (0, 3)
+        grads = gpu.attention_backward(out, q, q, q, out, lse, 1.0, is_causal, None)
+        assert [g.shape for g in grads] == [(0, 3, 2)] * 3
+
+
 def test_function_on_the_cuda_backend_matches_numpy():
     arrays = _rand((2, 2, 4, 3), 0, np.float64), _rand((2, 1, 5, 3), 1, np.float64), _rand((2, 1, 5, 2), 2, np.float64)
     mask = mg.tensor(np.random.default_rng(4).random((4, 5)) > 0.3)

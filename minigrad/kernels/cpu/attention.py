@@ -23,6 +23,16 @@ The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and
 
 Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
 
+NaN and Inf come out exactly as from the reference, whose softmax row is all NaN when
+one of its scores is NaN or +inf. The running max keeps a NaN (a plain `max` would drop
+it), and a row whose max ends NaN or +inf gets a NaN output and lse; the backward's P is
+NaN in the rows whose lse is NaN. (`exp_nonpositive` itself gives 0 for NaN: handling
+NaN once per row keeps its vector loop as short as it was.) The reference forms P @ v
+over all keys, so a NaN value v_j reaches even the rows that cannot see key j
+(0 * NaN = NaN). Skipping the key blocks that the causal mask hides would lose that, so
+the blocks are skipped only when the operands are finite (`finite`, one cheap check per
+call); otherwise every block is walked.
+
 Layout. Every tile is stored *transposed*, (keys, queries), so that the query index is
 the innermost, contiguous axis of every array the loops stream through: the softmax
 statistics (m, l, lse) are then per-column vectors, every elementwise step is a loop
@@ -121,8 +131,9 @@ def exp_nonpositive(x, consts, scratch):
 
     exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-0.35, 0.35]:
     exp(r) by its Taylor series, and 2^n built directly as the bits of a float, whose
-    exponent field holds n + bias. Below consts[0] the result is 0. `consts` comes from
-    exp_constants; `scratch` is a float array as long as x, for the 2^n factors.
+    exponent field holds n + bias. Below consts[0] the result is 0, and so is exp(NaN):
+    the callers deal with NaN rows. `consts` comes from exp_constants; `scratch` is a
+    float array as long as x, for the 2^n factors.
     """
     lowest, log2e, ln2_hi, ln2_lo, zero = consts[0], consts[1], consts[2], consts[3], consts[0] * 0
     c12, c11, c10, c9, c8, c7, c6 = consts[4], consts[5], consts[6], consts[7], consts[8], consts[9], consts[10]
@@ -180,9 +191,10 @@ def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
 
 # --8<-- [start:forward_block]
 @njit(fastmath=FAST, cache=True)
-def forward_block(qt, k, v, maskt, has_mask, is_causal, b, i0, out, lse):
+def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse):
     """Output rows and lse of queries i0 .. i0 + BLOCK_Q of batch entry b: online
-    softmax over the key blocks, every tile (keys or features, queries)."""
+    softmax over the key blocks, every tile (keys or features, queries). `finite`: v
+    holds no NaN or Inf, so the key blocks hidden from every query here add exactly 0."""
     Tq = qt.shape[2]
     Tk, dv = k.shape[1], v.shape[2]
     n = min(BLOCK_Q, Tq - i0)  # queries in this block
@@ -194,7 +206,7 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, b, i0, out, lse):
     alpha = np.empty(BLOCK_Q, qt.dtype)  # exp(old max - new max): rescales l and acc
     scratch = np.empty(BLOCK_Q, qt.dtype)
     consts = exp_constants(qt)
-    k_end = min(Tk, i0 + n) if is_causal else Tk  # later keys are hidden from all n queries
+    k_end = min(Tk, i0 + n) if is_causal and finite else Tk  # later keys are hidden from all n queries
     for j0 in range(0, k_end, BLOCK_K):
         nk = min(BLOCK_K, k_end - j0)
         # 1. the scores S^T (nk, n)
@@ -204,10 +216,11 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, b, i0, out, lse):
             shift[i] = m[i]
         for c in range(nk):
             row = s[c][:n]
-            for i in range(n):
-                shift[i] = max(shift[i], row[i])
+            for i in range(n):  # a max that keeps NaN: once a row has one, its softmax is NaN
+                x, top = row[i], shift[i]
+                shift[i] = x if (x > top or x != x) else top
         for i in range(n):
-            seen = shift[i] > -np.inf
+            seen = shift[i] != -np.inf  # NaN counts as seen (the row ends NaN): P <= 0 always
             alpha[i] = m[i] - shift[i] if seen else 0.0  # exp(0) = 1 while nothing is seen
             m[i] = shift[i]
             shift[i] = shift[i] if seen else 0.0  # so that exp(-inf - shift) = 0
@@ -228,9 +241,11 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, b, i0, out, lse):
                 l[i] += row[i]
         matmul_acc(v[b, j0 : j0 + nk].T, s, 0, acc, 0, n)  # v_block^T P: (dv, nk) @ (nk, n)
     for i in range(n):  # normalise, write the output row, keep log(sum exp(S))
-        if l[i] > 0.0:
+        if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
+            inv, lse[b, i0 + i] = np.nan, np.nan
+        elif l[i] > 0.0:
             inv, lse[b, i0 + i] = 1.0 / l[i], m[i] + np.log(l[i])
-        else:  # every key hidden from this query: output 0, as PyTorch
+        else:  # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
             inv, lse[b, i0 + i] = 0.0, -np.inf
         for e in range(dv):
             out[b, i0 + i, e] = acc[e, i] * inv
@@ -239,22 +254,25 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, b, i0, out, lse):
 
 # --8<-- [start:forward_kernel]
 @njit(parallel=True, cache=True)
-def _forward(qt, k, v, maskt, has_mask, is_causal, out, lse):
+def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse):
     """qt (B, d, Tq) = (scale q)^T, k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv),
     lse (B, Tq). The (batch entry, query block) pairs are independent: one per task."""
     B, Tq = qt.shape[0], qt.shape[2]
     n_blocks = (Tq + BLOCK_Q - 1) // BLOCK_Q
     for task in prange(B * n_blocks):
-        forward_block(qt, k, v, maskt, has_mask, is_causal, task // n_blocks, (task % n_blocks) * BLOCK_Q, out, lse)
+        forward_block(
+            qt, k, v, maskt, has_mask, is_causal, finite, task // n_blocks, (task % n_blocks) * BLOCK_Q, out, lse
+        )
     # --8<-- [end:forward_kernel]
 
 
 # --8<-- [start:backward_keys]
 @njit(fastmath=FAST, cache=True)
-def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, b, g, groups, dq_part, dk, dv):
+def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, b, g, groups, dq_part, dk, dv):
     """dk / scale and dv of the key blocks g, g + groups, g + 2 groups, ... of batch
     entry b, and their terms of dq^T / scale, added to dq_part (d, Tq). For each key
-    block, every query block that sees it: rebuild P^T, then dP^T, dS^T, three products."""
+    block, every query block that sees it (every query block unless `finite`): rebuild
+    P^T, then dP^T, dS^T, three products."""
     d, Tq = qt.shape[1], qt.shape[2]
     Tk, dvv = k.shape[1], v.shape[2]
     p = np.empty((BLOCK_K, BLOCK_Q), qt.dtype)  # P^T tile (keys, queries)
@@ -267,7 +285,7 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
         nk = min(BLOCK_K, Tk - j0)
         dk_acc[:] = 0.0
         dv_acc[:] = 0.0
-        q_start = (j0 // BLOCK_Q) * BLOCK_Q if is_causal else 0  # queries i < j0 see none of these keys
+        q_start = (j0 // BLOCK_Q) * BLOCK_Q if is_causal and finite else 0  # queries i < j0 see none of these keys
         for i0 in range(q_start, Tq, BLOCK_Q):
             n = min(BLOCK_Q, Tq - i0)
             # P^T = exp(S^T - lse)
@@ -278,6 +296,12 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
                 for i in range(n):
                     row[i] -= row_lse[i]
                 exp_nonpositive(row, consts, scratch)
+            if not finite:  # exp gave 0 where lse is NaN (a row whose softmax is NaN): P is NaN there
+                for c in range(nk):
+                    row = p[c][:n]
+                    for i in range(n):
+                        if row_lse[i] != row_lse[i]:
+                            row[i] = row_lse[i]
             # dP^T = v_block @ dO^T: (nk, dv) @ (dv, n)
             for c in range(nk):
                 ds[c, :n] = 0.0
@@ -298,11 +322,13 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
 
 # --8<-- [start:backward_kernel]
 @njit(parallel=True, cache=True)
-def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, groups, dq_parts, dk, dv):
+def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, groups, dq_parts, dk, dv):
     """The FlashAttention backward. qt (B, d, Tq) = (scale q)^T, q (B, Tq, d), k (B, Tk, d),
     v (B, Tk, dv); dot (B, dv, Tq) and do (B, Tq, dv): the output gradient in both
     layouts; lse (+inf for a query that sees no key, so that its P is 0) and
-    delta = rowsum(dO * O), (B, Tq). Writes dk / scale, dv and dq_parts (dq^T / scale).
+    delta = rowsum(dO * O), (B, Tq); finite: no NaN or Inf in any of them, so the
+    (key, query) blocks the causal mask hides can be skipped. Writes dk / scale, dv and
+    dq_parts (dq^T / scale).
 
     One task per (batch entry b, group g of key blocks). dk and dv of a key block are
     written by the one task that owns the block. dq of a query gets a term from every
@@ -314,12 +340,20 @@ def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, grou
     for task in prange(B * groups):
         b, g = task // groups, task % groups
         backward_keys(
-            qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, b, g, groups, dq_parts[g, b], dk, dv
+            qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, b, g, groups, dq_parts[g, b], dk, dv
         )
     # --8<-- [end:backward_kernel]
 
 
 # ---- the functions the autograd Function calls ---------------------------------------------
+def _all_finite(*arrays):
+    """No NaN or Inf in any of the arrays. A sum is NaN or Inf when a term is, and costs
+    no temporary array; when a sum of finite numbers overflows, the answer is False and
+    the kernels just walk every block, which is slower, never wrong."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return all(np.isfinite(a.sum()) for a in arrays)
+
+
 def _mask_transposed(mask, B, Tq, Tk, dtype):
     """The mask as the kernels read it, (1 or B, Tk, 1 or Tq) contiguous, and whether
     there is one. Without a mask a (1, 1, 1) dummy keeps the compiled signature the same."""
@@ -343,7 +377,8 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
     out = np.empty((B, Tq, dv), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
-    _forward(qt, np.ascontiguousarray(k), np.ascontiguousarray(v), maskt, has_mask, bool(is_causal), out, lse)
+    finite = _all_finite(v)  # the keys the causal mask hides add 0 * v to the output: skip them
+    _forward(qt, np.ascontiguousarray(k), np.ascontiguousarray(v), maskt, has_mask, bool(is_causal), finite, out, lse)
     return out, lse
     # --8<-- [end:forward]
 
@@ -358,7 +393,9 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
     grad_out = np.ascontiguousarray(grad_out, dtype=dtype)
     delta = np.einsum("bie,bie->bi", grad_out, out)  # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
-    lse = np.where(np.isfinite(lse), lse, np.inf).astype(dtype)  # P = exp(S - inf) = 0
+    lse = np.where(lse == -np.inf, np.inf, lse).astype(dtype)  # a query that sees no key: P = exp(S - inf) = 0
+    if B == 0:  # no batch entries: nothing to compute (and no tasks to split among threads)
+        return np.zeros((0, Tq, d), dtype), np.zeros((0, Tk, d), dtype), np.zeros(v.shape, dtype)
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, dtype)
     # Enough independent tasks for every thread: split each batch entry's key blocks
     # into groups when there are fewer batch entries than twice the threads.
@@ -370,7 +407,11 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), a copy: scaled in place below
     qt *= scale
     dot = np.ascontiguousarray(grad_out.transpose(0, 2, 1))  # (B, dv, Tq)
-    _backward(qt, q, k, v, dot, grad_out, lse, delta, maskt, has_mask, bool(is_causal), groups, dq_parts, dk, dv)
+    # the hidden blocks add exactly 0 when all is finite (a NaN output, or lse, makes delta NaN)
+    finite = _all_finite(q, k, v, grad_out, delta)
+    _backward(
+        qt, q, k, v, dot, grad_out, lse, delta, maskt, has_mask, bool(is_causal), finite, groups, dq_parts, dk, dv
+    )
     dq = dq_parts.sum(axis=0) if groups > 1 else dq_parts[0]  # (B, d, Tq)
     dq *= scale  # in place: the kernel summed dS k without the scale, and dS^T q for dk
     dk *= scale

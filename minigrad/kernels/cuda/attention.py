@@ -21,6 +21,12 @@ the kernels as plain integer arguments: nothing but the data is copied per launc
 Shared and local arrays need sizes known when compiling, so head dims are limited to
 MAX_DIM and there is one set of kernels per dtype (float32 with tiles of 32, float64
 with tiles of 16, which keeps the shared memory of a block at 32 KiB).
+
+NaN and Inf come out exactly as from the reference: a NaN score makes the running max,
+and so the whole row, NaN; a row whose sum l is NaN keeps a NaN lse; and a key hidden
+from a query still adds 0 * v_j to its output (NaN when v_j is NaN or Inf), as the
+reference's P @ v does. Hidden keys and the tiles the causal mask hides are skipped
+only when the operands are all finite (`finite`), where they add exactly 0.
 """
 
 import math
@@ -36,7 +42,9 @@ def _build_kernels(dtype, TILE):
 
     # --8<-- [start:forward_kernel]
     @cuda.jit
-    def forward(q, k, v, mask, has_mask, mask_b, mask_q, mask_k, scale, is_causal, Tq, Tk, d, dv, n_tiles, out, lse):
+    def forward(
+        q, k, v, mask, has_mask, mask_b, mask_q, mask_k, scale, is_causal, finite, Tq, Tk, d, dv, n_tiles, out, lse
+    ):
         b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
         tx = cuda.threadIdx.x
         i = tile * TILE + tx  # this thread's query
@@ -51,7 +59,7 @@ def _build_kernels(dtype, TILE):
             acc[e] = 0.0
         m = dtype(-math.inf)  # running max of the scores seen so far
         l = dtype(0.0)  # running sum of exp(s_j - m)
-        k_end = min(Tk, (tile + 1) * TILE) if is_causal else Tk  # the same for the whole block
+        k_end = min(Tk, (tile + 1) * TILE) if is_causal and finite else Tk  # the same for the whole block
         for j0 in range(0, k_end, TILE):
             # all threads copy the tile of keys and values, then wait for each other
             for r in range(tx, TILE * max(d, dv), TILE):
@@ -64,29 +72,35 @@ def _build_kernels(dtype, TILE):
             if active:
                 for c in range(min(TILE, k_end - j0)):
                     j = j0 + c
-                    s = dtype(0.0)
-                    for e in range(d):
-                        s += q_row[e] * k_tile[c, e]
-                    if has_mask:
-                        s += mask[b * mask_b, i * mask_q, j * mask_k]
-                    if (is_causal and j > i) or s == -math.inf:
-                        continue  # this key is hidden from this query
-                    if s > m:  # a new max: rescale what was summed against the old one
-                        alpha = math.exp(m - s)
-                        l *= alpha
-                        for e in range(dv):
-                            acc[e] *= alpha
-                        m = s
-                    p = math.exp(s - m)
+                    s = dtype(-math.inf)  # the causal mask replaces the score of a hidden key
+                    if not (is_causal and j > i):
+                        s = dtype(0.0)
+                        for e in range(d):
+                            s += q_row[e] * k_tile[c, e]
+                        if has_mask:
+                            s += mask[b * mask_b, i * mask_q, j * mask_k]
+                    if s == -math.inf:  # this key is hidden from this query: P = 0
+                        if finite:
+                            continue  # 0 * v_j adds nothing
+                        p = dtype(0.0)
+                    else:
+                        if s > m or s != s:  # a new max (NaN sticks): rescale the sums
+                            alpha = math.exp(m - s)
+                            l *= alpha
+                            for e in range(dv):
+                                acc[e] *= alpha
+                            m = s
+                        p = math.exp(s - m)  # NaN once m is NaN
                     l += p
                     for e in range(dv):
                         acc[e] += p * v_tile[c, e]
             cuda.syncthreads()  # before the next tile overwrites k_tile and v_tile
         if active:
-            inv = 1.0 / l if l > 0.0 else 0.0  # no visible key: output 0, lse -inf
+            seen = l != 0.0  # False: no visible key, output 0 and lse -inf; NaN counts as seen
+            inv = 1.0 / l if seen else 0.0
             for e in range(dv):
                 out[b, i, e] = acc[e] * inv
-            lse[b, i] = m + math.log(l) if l > 0.0 else -math.inf
+            lse[b, i] = m + math.log(l) if seen else -math.inf
 
     # --8<-- [end:forward_kernel]
 
@@ -116,6 +130,7 @@ def _build_kernels(dtype, TILE):
         mask_k,
         scale,
         is_causal,
+        finite,
         Tq,
         Tk,
         d,
@@ -123,7 +138,8 @@ def _build_kernels(dtype, TILE):
         n_tiles,
         dq,
     ):
-        """dq_i = scale * sum_j dS_ij k_j, one thread per query, keys by shared tiles."""
+        """dq_i = scale * sum_j dS_ij k_j, one thread per query, keys by shared tiles.
+        lse is +inf for a query that sees no key (P = exp(S - inf) = 0)."""
         b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
         tx = cuda.threadIdx.x
         i = tile * TILE + tx
@@ -138,9 +154,9 @@ def _build_kernels(dtype, TILE):
             acc[e] = 0.0
         for e in range(dv):
             do_row[e] = grad_out[b, i, e] if active else 0.0
-        row_lse = lse[b, i] if active else dtype(-math.inf)
+        row_lse = lse[b, i] if active else dtype(math.inf)
         row_delta = dlt[b, i] if active else dtype(0.0)
-        k_end = min(Tk, (tile + 1) * TILE) if is_causal else Tk
+        k_end = min(Tk, (tile + 1) * TILE) if is_causal and finite else Tk
         for j0 in range(0, k_end, TILE):
             for r in range(tx, TILE * max(d, dv), TILE):
                 row, col = r // max(d, dv), r % max(d, dv)
@@ -149,16 +165,18 @@ def _build_kernels(dtype, TILE):
                 if j0 + row < Tk and col < dv:
                     v_tile[row, col] = v[b, j0 + row, col]
             cuda.syncthreads()
-            if active and row_lse > -math.inf:
+            if active and not (finite and row_lse == math.inf):
                 for c in range(min(TILE, k_end - j0)):
                     j = j0 + c
-                    s = dtype(0.0)
-                    for e in range(d):
-                        s += q_row[e] * k_tile[c, e]
-                    if has_mask:
-                        s += mask[b * mask_b, i * mask_q, j * mask_k]
-                    if (is_causal and j > i) or s == -math.inf:
-                        continue
+                    s = dtype(-math.inf)
+                    if not (is_causal and j > i):
+                        s = dtype(0.0)
+                        for e in range(d):
+                            s += q_row[e] * k_tile[c, e]
+                        if has_mask:
+                            s += mask[b * mask_b, i * mask_q, j * mask_k]
+                    if finite and s == -math.inf:
+                        continue  # P = 0 and all is finite: dS = 0
                     p = math.exp(s - row_lse)  # P_ij rebuilt from the saved log-sum-exp
                     dp = dtype(0.0)
                     for e in range(dv):
@@ -186,6 +204,7 @@ def _build_kernels(dtype, TILE):
         mask_k,
         scale,
         is_causal,
+        finite,
         Tq,
         Tk,
         d,
@@ -214,7 +233,7 @@ def _build_kernels(dtype, TILE):
         for e in range(dv):
             v_row[e] = v[b, j, e] if active else 0.0
             dv_acc[e] = 0.0
-        i_start = tile * TILE if is_causal else 0  # earlier queries see none of these keys
+        i_start = tile * TILE if is_causal and finite else 0  # earlier queries see none of these keys
         for i0 in range(i_start, Tq, TILE):
             for r in range(tx, TILE * max(d, dv), TILE):
                 row, col = r // max(d, dv), r % max(d, dv)
@@ -229,14 +248,17 @@ def _build_kernels(dtype, TILE):
             if active:
                 for c in range(min(TILE, Tq - i0)):
                     i = i0 + c
-                    if (is_causal and j > i) or lse_tile[c] == -math.inf:
-                        continue
-                    s = dtype(0.0)
-                    for e in range(d):
-                        s += q_tile[c, e] * k_row[e]
-                    if has_mask:
-                        s += mask[b * mask_b, i * mask_q, j * mask_k]
-                    if s == -math.inf:
+                    hidden = is_causal and j > i
+                    if finite and (hidden or lse_tile[c] == math.inf):
+                        continue  # P = 0 and all is finite: nothing to add
+                    s = dtype(-math.inf)
+                    if not hidden:
+                        s = dtype(0.0)
+                        for e in range(d):
+                            s += q_tile[c, e] * k_row[e]
+                        if has_mask:
+                            s += mask[b * mask_b, i * mask_q, j * mask_k]
+                    if finite and s == -math.inf:
                         continue
                     p = math.exp(s - lse_tile[c])
                     dp = dtype(0.0)
@@ -260,6 +282,13 @@ _KERNELS = {
     np.dtype(np.float32): (32, _build_kernels(float32, 32)),
     np.dtype(np.float64): (16, _build_kernels(float64, 16)),
 }
+
+
+def _all_finite(*arrays):
+    """No NaN or Inf in any of the arrays (as in kernels/cpu/attention.py: a sum is NaN
+    or Inf when a term is; an overflowing sum only costs the skipping, never the result)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return all(np.isfinite(np.sum(a)) for a in arrays)
 
 
 def _setup(name, q, k, v, mask):
@@ -291,9 +320,27 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     out = cuda.device_array((B, Tq, dv), q.dtype)
     lse = cuda.device_array((B, Tq), q.dtype)
     n_tiles = -(-Tq // tile)
+    finite = _all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
     if B * n_tiles > 0:
         forward[B * n_tiles, tile](
-            q_d, k_d, v_d, mask_d, has_mask, mb, mq, mk, scale, bool(is_causal), Tq, Tk, d, dv, n_tiles, out, lse
+            q_d,
+            k_d,
+            v_d,
+            mask_d,
+            has_mask,
+            mb,
+            mq,
+            mk,
+            scale,
+            bool(is_causal),
+            finite,
+            Tq,
+            Tk,
+            d,
+            dv,
+            n_tiles,
+            out,
+            lse,
         )
     return out.copy_to_host(), lse.copy_to_host()
     # --8<-- [end:forward]
@@ -306,15 +353,36 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = _setup("attention_backward", q, k, v, mask)
     tile, (_, delta, grad_q, grad_kv) = _KERNELS[q.dtype]
     do_d = cuda.to_device(np.ascontiguousarray(grad_out, dtype=q.dtype))
-    lse_d = cuda.to_device(np.ascontiguousarray(lse, dtype=q.dtype))
+    lse = np.where(lse == -np.inf, np.inf, lse).astype(q.dtype)  # a query that sees no key: P = exp(S - inf) = 0
+    lse_d = cuda.to_device(lse)
     delta_d = cuda.device_array((B, Tq), q.dtype)
     dq, dk, dvv = (cuda.device_array(s, q.dtype) for s in ((B, Tq, d), (B, Tk, d), (B, Tk, dv)))
     causal = bool(is_causal)
+    finite = _all_finite(q, k, v, grad_out, out)  # else every (query, key) pair is walked, as the reference
     if B * Tq > 0:
         delta[-(-B * Tq // 128), 128](do_d, cuda.to_device(np.ascontiguousarray(out)), B, Tq, dv, delta_d)
         n_q = -(-Tq // tile)
         grad_q[B * n_q, tile](
-            q_d, k_d, v_d, do_d, lse_d, delta_d, mask_d, has_mask, mb, mq, mk, scale, causal, Tq, Tk, d, dv, n_q, dq
+            q_d,
+            k_d,
+            v_d,
+            do_d,
+            lse_d,
+            delta_d,
+            mask_d,
+            has_mask,
+            mb,
+            mq,
+            mk,
+            scale,
+            causal,
+            finite,
+            Tq,
+            Tk,
+            d,
+            dv,
+            n_q,
+            dq,
         )
     if B * Tk > 0:
         n_k = -(-Tk // tile)
@@ -332,6 +400,7 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
             mk,
             scale,
             causal,
+            finite,
             Tq,
             Tk,
             d,

@@ -18,6 +18,14 @@ CUDA kernels compute the same numbers block by block, in O(T d) memory.
 
 A row whose keys are all masked has no weights to share out; it gives a zero output and
 zero gradients (PyTorch does the same), and its log-sum-exp is -inf.
+
+NaN and Inf propagate by plain IEEE arithmetic, as in PyTorch: a NaN or +inf score
+makes its whole row of P NaN (and its lse NaN), so the output row is NaN, and a NaN
+or Inf value v_j reaches every output row through P @ v, even a row with P_ij = 0
+(0 * NaN = NaN). The causal mask *replaces* a hidden score by -inf (a NaN key the
+causal mask hides from a query does not reach it, as in PyTorch's fused kernels); an
+attn_mask is *added* (NaN + -inf is NaN). The CPU and CUDA kernels give the same
+NaN and Inf, and are tested for it.
 """
 
 import numpy as np
@@ -50,7 +58,9 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk)
     # Stable softmax: exp(S - max) never overflows, and the shift cancels in the ratio.
     row_max = scores.max(axis=-1, keepdims=True)  # (B, Tq, 1)
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0)  # a fully masked row: -inf -> 0
+    # A fully masked row: -inf -> 0 so that exp(-inf - 0) = 0. NaN and +inf stay: they
+    # make the row NaN, as softmax of a row holding a NaN or +inf is.
+    row_max = np.where(row_max == -np.inf, 0.0, row_max)
     weights = np.exp(scores - row_max)  # (B, Tq, Tk), in [0, 1]; masked entries exp(-inf) = 0
     row_sum = weights.sum(axis=-1, keepdims=True)  # (B, Tq, 1), >= 1 unless fully masked
     seen = row_sum > 0
@@ -74,8 +84,8 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     rowsum(dO * O) equals rowsum(P * dP) (O = P v), and costs O(T d) instead of O(T^2).
     """
     scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk), as in forward
-    seen = np.isfinite(lse)[..., None]  # (B, Tq, 1): False for fully masked rows
-    probs = np.exp(scores - np.where(seen, lse[..., None], np.inf))  # P; 0 where not seen
+    masked = (lse == -np.inf)[..., None]  # (B, Tq, 1): True for fully masked rows
+    probs = np.exp(scores - np.where(masked, np.inf, lse[..., None]))  # P; 0 in masked rows, NaN in NaN rows
     grad_v = probs.transpose(0, 2, 1) @ grad_out  # (B, Tk, Tq) @ (B, Tq, dv)
     grad_probs = grad_out @ v.transpose(0, 2, 1)  # (B, Tq, dv) @ (B, dv, Tk) -> dP
     delta = (grad_out * out).sum(axis=-1, keepdims=True)  # (B, Tq, 1): rowsum(dO * O)

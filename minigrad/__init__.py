@@ -34,8 +34,10 @@ from minigrad.functional_forms import is_tensor, numel
 from minigrad.ops.linalg import einsum, outer
 from minigrad.ops.shape import cat, stack
 from minigrad.random import manual_seed
+from minigrad.random import Generator
 from minigrad.serialization import load, save
 from minigrad import data
+from minigrad import utils
 
 concat = concatenate = cat
 

@@ -381,7 +381,7 @@ def test_loader_rejects_a_bad_batch_size(batch_size):
 
 
 def test_loader_rejects_drop_last_without_batching_and_non_datasets():
-    with pytest.raises(ValueError, match="batch_size=None turns batching off"):
+    with pytest.raises(ValueError, match="batch_size=None option disables auto-batching and is mutually exclusive"):
         DataLoader(numbered(4), batch_size=None, drop_last=True)
     with pytest.raises(TypeError, match="must define __getitem__ and __len__"):
         DataLoader(iter(range(4)))

@@ -375,6 +375,12 @@ class Module:
     def eval(self):
         return self.train(False)
 
+    @property
+    def is_built(self):
+        """False while a layer in this module still waits for its first input to learn
+        its shape (a lazy layer such as Dense); True otherwise (Keras's `built`)."""
+        return all(m.__dict__.get("_built", True) for m in self.modules())
+
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
             p.requires_grad_(requires_grad)

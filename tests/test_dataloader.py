@@ -392,3 +392,33 @@ def test_len_of_a_loader_over_an_iterable_dataset():
         len(DataLoader(Stream(0, 10, get_worker_info), batch_size=4))
     with pytest.raises(TypeError, match="is an IterableDataset: iterate over it"):
         Stream(0, 3, get_worker_info)[0]
+
+
+# ---- torch's import paths -----------------------------------------------------------------------------
+def test_torchs_import_paths_work():
+    import minigrad.utils.data.dataloader as dataloader
+    import minigrad.utils.data.dataset as dataset
+    import minigrad.utils.data.sampler as sampler
+
+    data = mg.utils.data  # reachable after `import minigrad`, as torch.utils.data after `import torch`
+    assert dataloader.DataLoader is data.DataLoader and dataloader.get_worker_info is get_worker_info
+    assert dataset.Dataset is data.Dataset and dataset.IterableDataset is IterableDataset
+    assert sampler.RandomSampler is data.RandomSampler
+    for name in [
+        "DataLoader",
+        "Dataset",
+        "IterableDataset",
+        "TensorDataset",
+        "Subset",
+        "random_split",
+        "default_collate",
+        "default_convert",
+        "get_worker_info",
+        "Sampler",
+        "SequentialSampler",
+        "RandomSampler",
+        "SubsetRandomSampler",
+        "WeightedRandomSampler",
+        "BatchSampler",
+    ]:
+        assert hasattr(tud, name) and hasattr(data, name), name

@@ -620,3 +620,19 @@ def test_bad_initializers_are_refused_when_the_layer_is_made(make, error, messag
 def test_a_layer_with_a_function_initializer_says_its_config_cannot_be_saved():
     with pytest.raises(TypeError, match="argument 'initializer' of type function is not JSON-serialisable"):
         nn.Dense(2, initializer=lambda w: None).get_config()
+
+
+def test_a_lazy_layer_of_your_own_sets_is_built():
+    class Lazy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.is_built = False
+
+        def forward(self, x):
+            self.is_built = True
+            return x
+
+    model = nn.Sequential(Lazy())
+    assert not model.is_built
+    model(mg.ones(1))
+    assert model.is_built

@@ -381,6 +381,11 @@ class Module:
         its shape (a lazy layer such as Dense); True otherwise (Keras's `built`)."""
         return all(m.__dict__.get("_built", True) for m in self.modules())
 
+    @is_built.setter
+    def is_built(self, value):
+        # a lazy layer of your own marks itself (un)built; the property then reads the flag
+        object.__setattr__(self, "_built", bool(value))
+
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
             p.requires_grad_(requires_grad)

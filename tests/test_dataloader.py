@@ -160,6 +160,25 @@ def test_workers_give_the_batches_of_num_workers_0_in_the_same_order(num_workers
     assert single[0] != single[1]  # reshuffled
 
 
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_an_epoch_moves_the_global_stream_by_one_permutation_only(num_workers):
+    """mg.manual_seed(s) seeds NumPy's default_rng(s); a shuffled epoch draws one
+    permutation from it and nothing else (the workers' seeds are spawned, not drawn)."""
+    rng = np.random.default_rng(6)
+    expected = [rng.permutation(10).tolist(), rng.permutation(10).tolist()]
+    mg.manual_seed(6)
+    loader = DataLoader(numbered(10), batch_size=5, shuffle=True, num_workers=num_workers)
+    assert [sum(labels(loader), []) for _ in range(2)] == expected
+    np.testing.assert_array_equal(mg.random.generator().random(3), rng.random(3))
+
+
+def test_workers_get_new_seeds_each_epoch():
+    loader = DataLoader(WhoAmI(), batch_size=4, num_workers=2)
+    mg.manual_seed(0)
+    first, second = ([b["draw"].tolist() for b in loader] for _ in range(2))
+    assert first != second
+
+
 def test_workers_with_a_generator_match_num_workers_0():
     def run(**kwargs):
         g = mg.Generator().manual_seed(9)

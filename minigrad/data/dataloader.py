@@ -193,9 +193,16 @@ class DataLoader:
         return _MapFetcher(self.dataset, self._auto_collation, self.collate_fn)
 
     def _base_seed(self):
-        # Drawn for every epoch, with or without workers, so that num_workers does not
-        # change how far the global generator has advanced (as PyTorch).
-        return int(random.numpy_generator(self.generator, "DataLoader").integers(0, 2**63))
+        """The workers' base seed for one epoch. PyTorch draws it from the generator's
+        stream; here it comes from a child spawned off the generator's SeedSequence,
+        which leaves the stream where it was. So the shuffles, and every random number
+        drawn after the loop, are the same whatever num_workers is."""
+        rng = random.numpy_generator(self.generator, "DataLoader")
+        try:
+            child = rng.spawn(1)[0]
+        except TypeError:  # a NumPy Generator built without a SeedSequence: draw from it instead
+            child = rng
+        return int(child.integers(0, 2**63))
 
 
 def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
@@ -268,7 +275,6 @@ class _StreamFetcher:
 
 def _single_process_batches(loader):
     """num_workers=0: fetch each batch in the calling thread, when it is asked for."""
-    loader._base_seed()
     fetcher = loader._fetcher()
     stream = fetcher.start()
     for indices in loader._index_sampler:

@@ -87,7 +87,8 @@ class RandomSampler(Sampler):
             return
         for _ in range(count // n):
             yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[: count % n].tolist()
+        if count % n:  # no draw for an empty remainder: the stream moves only as far as it must
+            yield from rng.permutation(n)[: count % n].tolist()
 
     def __len__(self):
         return self.num_samples

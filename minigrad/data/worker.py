@@ -19,9 +19,10 @@ it does run in parallel, and in any case it overlaps with the training step.
 What a worker sees, as in PyTorch:
 - `get_worker_info()` returns its `WorkerInfo` (id, num_workers, seed, dataset), and
   None in the main thread; an IterableDataset uses it to split its stream.
-- its own random generator, seeded `base_seed + id` (the base seed is drawn from the
-  loader's generator, or the global one, each epoch): minigrad's random functions
-  called in a worker draw from it, not from the main program's global generator.
+- its own random generator, seeded `base_seed + id` (a new base seed each epoch,
+  spawned from the loader's generator, or the global one, without moving its stream):
+  minigrad's random functions called in a worker draw from it, not from the main
+  program's global generator.
 - `worker_init_fn(worker_id)` runs in the worker before its first batch.
 """
 

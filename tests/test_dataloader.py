@@ -139,9 +139,13 @@ def test_options_without_meaning_on_the_cpu_are_accepted():
     assert labels(loader) == [[0, 1], [2, 3]]
 
 
-def test_a_bad_generator_is_rejected_when_the_loader_is_made():
+def test_a_bad_generator_or_function_is_rejected_when_the_loader_is_made():
     with pytest.raises(TypeError, match="DataLoader: generator must be a minigrad.Generator"):
         DataLoader(numbered(4), shuffle=True, generator=12)
+    with pytest.raises(TypeError, match="DataLoader: collate_fn must be callable"):
+        DataLoader(numbered(4), collate_fn="stack")
+    with pytest.raises(TypeError, match="DataLoader: worker_init_fn must be callable"):
+        DataLoader(numbered(4), num_workers=1, worker_init_fn=0)
 
 
 # ---- workers: the same batches, loaded in parallel ---------------------------------------------------

@@ -98,6 +98,9 @@ class DataLoader:
                 "(or None to turn batching off)"
             )
         random.numpy_generator(generator, "DataLoader")  # a bad generator fails here, not at the first epoch
+        for name, fn in (("collate_fn", collate_fn), ("worker_init_fn", worker_init_fn)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"DataLoader: {name} must be callable (or None), got {type(fn).__name__}")
 
         if iterable:
             # a stream has no indices to choose: the order is the stream's own

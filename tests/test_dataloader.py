@@ -188,7 +188,7 @@ def test_workers_with_a_generator_match_num_workers_0():
         g = mg.Generator().manual_seed(9)
         return labels(DataLoader(numbered(30), batch_size=4, shuffle=True, generator=g, drop_last=True, **kwargs))
 
-    assert run(num_workers=2, prefetch_factor=1) == run()
+    assert run(num_workers=2, prefetch_factor=1) == run() == run(num_workers=3, prefetch_factor=0)
 
 
 class Rendezvous(Dataset):

@@ -338,7 +338,7 @@ class _WorkerBatches:
         self._done = 0  # tasks whose results were consumed
         self._ready = {}  # task number -> result, waiting for its turn
         self._exhausted = False
-        for _ in range(self._loader.prefetch_factor * len(self._threads)):
+        for _ in range(max(1, self._loader.prefetch_factor) * len(self._threads)):  # 0 would wait forever
             self._send_next()
 
     def _reset(self):

@@ -76,6 +76,7 @@ from minigrad.ops.sampling import bernoulli, multinomial
 from minigrad.ops.shape import cat, flip, roll, stack
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
 from minigrad.random import manual_seed
+from minigrad.random import Generator
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils
 

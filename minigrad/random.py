@@ -1,23 +1,120 @@
-"""The one global random generator: seeding it makes every random choice repeatable.
+"""Random number generators: the global one, and `Generator` objects of your own.
 
 Parameter initialisation, dropout masks, data shuffling and sampling all draw from
 `generator()`, so `mg.manual_seed(0)` at the top of a script fixes all of them.
+
+A `Generator` is an independent stream, as `torch.Generator`: pass one as
+`generator=` to a DataLoader, a sampler or `random_split` and that part of the program
+draws from it alone, leaving the global stream (and everything seeded by it) untouched.
+
+Inside a DataLoader worker, `generator()` is that worker's own generator, seeded from
+the loader's base seed plus the worker's id, as each of PyTorch's worker processes has
+its own seeded RNG (see `minigrad.data.worker`). The main program's global generator
+is never touched by a worker.
 """
+
+import threading
 
 import numpy as np
 
-_generator = np.random.default_rng()
+_SEED_MASK = 0xFFFF_FFFF_FFFF_FFFF  # seeds are unsigned 64-bit, as torch's (-1 is 2**64 - 1)
+_TORCH_DEFAULT_SEED = 67280421310721  # what torch.Generator().initial_seed() returns
+
+
+def _check_seed(seed, where):
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"{where}: seed must be an int, got {type(seed).__name__}")
+    return int(seed) & _SEED_MASK
+
+
+class Generator:
+    """`Generator(device='cpu')`: an independent random stream, like torch.Generator.
+
+    A new Generator starts from the same fixed seed as PyTorch's (67280421310721), so
+    two fresh generators give the same numbers. The numbers themselves are NumPy's
+    (PCG64), not PyTorch's (Mersenne Twister): the same seed gives a different (but
+    equally repeatable) stream in the two libraries.
+    """
+
+    def __init__(self, device="cpu"):
+        if str(device).split(":")[0] != "cpu":
+            raise RuntimeError(f"Generator: minigrad generators live on the CPU; device {device!r} is not supported")
+        self.device = "cpu"
+        self.manual_seed(_TORCH_DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        """Restart the stream from `seed` (an int); returns the generator itself."""
+        self._seed = _check_seed(seed, "Generator.manual_seed")
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        """The seed the stream was last started from."""
+        return self._seed
+
+    def seed(self):
+        """Restart the stream from a fresh, non-deterministic seed, and return that seed."""
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        self.manual_seed(seed)
+        return seed
+
+    def get_state(self):
+        """A snapshot of the stream's position (pass it to `set_state` to go back there)."""
+        return {"seed": self._seed, "bit_generator": self._rng.bit_generator.state}
+
+    def set_state(self, new_state):
+        """Return to a position saved by `get_state`."""
+        if not isinstance(new_state, dict) or set(new_state) != {"seed", "bit_generator"}:
+            raise TypeError("Generator.set_state: expected a state returned by Generator.get_state()")
+        self._seed = new_state["seed"]
+        self._rng = np.random.default_rng()
+        self._rng.bit_generator.state = new_state["bit_generator"]
+        return self
+
+    def __repr__(self):
+        return f"<minigrad.Generator initial_seed={self._seed}>"
+
+
+default_generator = Generator()
+default_generator.seed()  # as torch, the global stream starts from a random seed until manual_seed
+_worker = threading.local()  # .generator: the Generator of the DataLoader worker running in this thread
 
 
 def manual_seed(seed):
-    """Reseed the global generator (like torch.manual_seed) and return it."""
-    global _generator
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"manual_seed: seed must be an int, got {type(seed).__name__}")
-    _generator = np.random.default_rng(int(seed) & 0xFFFFFFFFFFFFFFFF)
-    return _generator
+    """Reseed the global generator (like torch.manual_seed) and return it.
+
+    Called inside a DataLoader worker (from a dataset or worker_init_fn), it reseeds
+    only that worker's generator, as torch.manual_seed in a worker process would.
+    """
+    return _current().manual_seed(seed)
+
+
+def initial_seed():
+    """The seed the global generator was last started from (torch.initial_seed)."""
+    return default_generator.initial_seed()
 
 
 def generator():
-    """The global NumPy Generator all of minigrad's randomness comes from."""
-    return _generator
+    """The NumPy Generator all of minigrad's randomness comes from: the global one, or,
+    in a DataLoader worker thread, that worker's own."""
+    return _current()._rng
+
+
+def _current():
+    worker_generator = getattr(_worker, "generator", None)
+    return worker_generator if worker_generator is not None else default_generator
+
+
+def numpy_generator(source, where):
+    """The NumPy Generator behind a `generator=` argument: None means the global one
+    (or the worker's own, in a DataLoader worker); a minigrad Generator or a NumPy
+    Generator is used as it is. `where` names the caller in the error."""
+    if source is None:
+        return _current()._rng
+    if isinstance(source, Generator):
+        return source._rng
+    if isinstance(source, np.random.Generator):
+        return source
+    raise TypeError(
+        f"{where}: generator must be a minigrad.Generator (or a NumPy Generator), got {type(source).__name__}"
+    )

@@ -158,11 +158,29 @@ MAX_EXPANSION = 100  # how many times its own size an archive may hold once deco
 ALWAYS_ALLOWED = 2**20  # bytes: an archive holding less than this passes whatever its size
 
 
-def load(f, max_expansion=MAX_EXPANSION):
+def load(
+    f,
+    map_location=None,
+    pickle_module=None,
+    *,
+    weights_only=None,
+    mmap=None,
+    max_expansion=MAX_EXPANSION,
+    **pickle_load_args,
+):
     """Read back what `save` wrote to `f` (a path or a binary file object open for
     reading). Raises ValueError, naming the file, if it is not a valid minigrad file,
     or if its entries would decompress to more than `max_expansion` times the file's
-    size (a decompression bomb; None: no limit). See the module docstring."""
+    size (a decompression bomb; None: no limit). See the module docstring.
+
+    The other arguments are torch.load's, accepted so that PyTorch code runs unchanged:
+    `map_location` may be None, 'cpu', a CPU device, a dict or a callable (minigrad
+    tensors always load into host memory; a GPU location raises, as torch.load does
+    on a machine without CUDA). `weights_only`, `pickle_module` and `pickle_load_args`
+    have no effect: the file holds no pickles, so loading never runs code, whatever
+    they say. `mmap` has no effect either: the arrays are read into memory.
+    """
+    _check_load_options(map_location, weights_only, mmap)
     name = _file_name(f)
     if hasattr(f, "read"):
         data = f.read()
@@ -379,3 +397,23 @@ def _file_name(f):
 
 def _looks_like_torch(archive):
     return any(entry.endswith("data.pkl") or "/data/" in entry for entry in archive.zip.namelist())
+
+
+def _check_load_options(map_location, weights_only, mmap):
+    """torch.load's keywords: reject only what minigrad cannot do, or nonsense."""
+    for option, value in (("weights_only", weights_only), ("mmap", mmap)):
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"load: {option} must be True, False or None, got {value!r}")
+    if map_location is None or callable(map_location):
+        return  # a callable maps storages to devices; every minigrad storage is already on the CPU
+    targets = map_location.values() if isinstance(map_location, dict) else [map_location]
+    for target in targets:
+        if not isinstance(target, str) and not hasattr(target, "type"):
+            raise TypeError(
+                f"load: map_location must be None, a device, a string, a dict or a callable, got {target!r}"
+            )
+        if str(target).split(":")[0] != "cpu":
+            raise RuntimeError(
+                f"load: map_location={target!r} asks for a device other than the CPU, but minigrad tensors live in "
+                "host memory (mg.cuda.is_available() is False); use map_location='cpu' or leave it out"
+            )

@@ -381,7 +381,7 @@ def test_loader_rejects_a_bad_batch_size(batch_size):
 
 
 def test_loader_rejects_drop_last_without_batching_and_non_datasets():
-    with pytest.raises(ValueError, match="batch_size=None turns batching off"):
+    with pytest.raises(ValueError, match="batch_size=None option disables auto-batching and is mutually exclusive"):
         DataLoader(numbered(4), batch_size=None, drop_last=True)
     with pytest.raises(TypeError, match="must define __getitem__ and __len__"):
         DataLoader(iter(range(4)))
@@ -390,3 +390,13 @@ def test_loader_rejects_drop_last_without_batching_and_non_datasets():
 def test_loader_length_is_batches_per_epoch():
     assert len(DataLoader(numbered(10), batch_size=3)) == math.ceil(10 / 3)
     assert len(DataLoader(numbered(10), batch_size=3, drop_last=True)) == 3
+
+
+def test_random_split_accepts_an_mg_generator():
+    ds = TensorDataset(mg.zeros(30))
+    a = indices_of(random_split(ds, [10, 20], generator=mg.Generator().manual_seed(1)))
+    b = indices_of(random_split(ds, [10, 20], generator=mg.Generator().manual_seed(1)))
+    c = indices_of(random_split(ds, [10, 20], generator=mg.Generator().manual_seed(2)))
+    assert a == b and a != c
+    with pytest.raises(TypeError, match="random_split: generator must be a minigrad.Generator"):
+        random_split(ds, [10, 20], generator=torch.Generator())

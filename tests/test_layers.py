@@ -2,6 +2,7 @@
 parameter names, shapes, default initialisation, repr, outputs, input and parameter
 gradients, and float64 gradient checks of every layer that has parameters."""
 
+import json
 import math
 
 import numpy as np
@@ -515,3 +516,123 @@ def test_a_small_model_trained_with_modules_matches_torch_step_for_step():
     theirs = dict(t.named_parameters())
     for name, p in m.named_parameters():
         assert_close(p.grad, theirs[name].grad, rtol=1e-10, atol=1e-12)
+
+
+# ---- Keras-style spellings: initializer=, is_built, Dense config, aliases -------------------------
+def test_conv2d_transpose_spellings_are_one_class():
+    assert nn.Conv2dTranspose is nn.Conv2DTranspose is nn.ConvTranspose2d and nn.Conv2D is nn.Conv2d
+
+
+def test_a_built_dense_round_trips_through_its_config():
+    d = nn.Dense(4, initializer="xavier_uniform")
+    assert not d.is_built and d.get_config()["in_features"] is None
+    d(mg.ones(2, 3))
+    config = d.get_config()
+    assert config == {"out_features": 4, "bias": True, "dtype": None, "in_features": 3, "initializer": "xavier_uniform"}
+    rebuilt = nn.Dense.from_config(json.loads(json.dumps(config)))
+    assert rebuilt.is_built and rebuilt.weight.shape == (4, 3) and rebuilt.in_features == 3
+    rebuilt.load_state_dict(d.state_dict())  # the same shapes: the weights move across
+    np.testing.assert_array_equal(rebuilt(mg.ones(1, 3)).array, d(mg.ones(1, 3)).array)
+    assert rebuilt.get_config() == config
+
+
+def test_dense_in_features_builds_at_once():
+    d = nn.Dense(2, in_features=5)
+    assert d.is_built and d.weight.shape == (2, 5)
+    with pytest.raises(RuntimeError, match="already built with in_features=5"):
+        d.build(5)
+    with pytest.raises(ValueError, match="in_features must be a non-negative integer, got 2.5"):
+        nn.Dense(2, in_features=2.5)
+
+
+def test_is_built_looks_at_the_whole_model():
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Dense(2))
+    assert model[0].is_built and not model[2].is_built and not model.is_built
+    model(mg.ones(1, 3))
+    assert model.is_built and nn.Conv2d(1, 1, 3).is_built
+
+
+def _weight_stats(layer):
+    w = layer.weight.array
+    return w.std(), np.abs(w).max()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda init: nn.Dense(200, in_features=300, initializer=init),
+        lambda init: nn.Conv2d(20, 30, 5, initializer=init),
+        lambda init: nn.Conv1d(20, 30, 5, initializer=init),
+        lambda init: nn.ConvTranspose2d(30, 20, 5, initializer=init),
+    ],
+    ids=["Dense", "Conv2d", "Conv1d", "ConvTranspose2d"],
+)
+def test_named_initializers_give_their_schemes_statistics(make):
+    default = make(None)
+    fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(default.weight)
+    std, top = _weight_stats(make("xavier_uniform"))
+    bound = math.sqrt(6 / (fan_in + fan_out))
+    assert top <= bound and std == pytest.approx(bound / math.sqrt(3), rel=0.05)
+    std, _ = _weight_stats(make("kaiming_normal"))
+    assert std == pytest.approx(math.sqrt(2 / fan_in), rel=0.05)
+    assert not make("zeros").weight.array.any() and (make("ones").weight.array == 1).all()
+    std, top = _weight_stats(default)  # PyTorch's default: U(+-1/sqrt(fan_in))
+    assert top <= 1 / math.sqrt(fan_in) and std == pytest.approx(1 / math.sqrt(3 * fan_in), rel=0.05)
+    # the bias keeps the default whatever the weight's initializer
+    assert 0 < np.abs(make("zeros").bias.array).max() <= 1 / math.sqrt(fan_in)
+
+
+def test_an_initializer_function_receives_the_weight():
+    seen = []
+
+    def fill(weight):
+        seen.append(weight.shape)
+        nn.init.constant_(weight, 0.25)
+
+    d = nn.Dense(3, initializer=fill)
+    assert seen == []  # nothing to fill before the layer is built
+    d(mg.ones(1, 2))
+    assert seen == [(3, 2)] and (d.weight.array == 0.25).all()
+    conv = nn.Conv2d(2, 4, 3, initializer=fill)
+    assert seen[-1] == (4, 2, 3, 3) and (conv.weight.array == 0.25).all()
+
+
+def test_initializer_is_reproducible_with_manual_seed():
+    mg.manual_seed(5)
+    a = nn.Conv2d(3, 4, 3, initializer="orthogonal").weight.array.copy()
+    mg.manual_seed(5)
+    np.testing.assert_array_equal(nn.Conv2d(3, 4, 3, initializer="orthogonal_").weight.array, a)
+
+
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda: nn.Dense(2, initializer="glorot_normal"), ValueError, r"Dense: unknown initializer 'glorot_normal'"),
+        (lambda: nn.Conv2d(1, 1, 3, initializer=3), TypeError, r"Conv2d: initializer must be a name"),
+        (lambda: nn.ConvTranspose2d(1, 1, 3, initializer="nope"), ValueError, "ConvTranspose2d: unknown initializer"),
+    ],
+)
+def test_bad_initializers_are_refused_when_the_layer_is_made(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_a_layer_with_a_function_initializer_says_its_config_cannot_be_saved():
+    with pytest.raises(TypeError, match="argument 'initializer' of type function is not JSON-serialisable"):
+        nn.Dense(2, initializer=lambda w: None).get_config()
+
+
+def test_a_lazy_layer_of_your_own_sets_is_built():
+    class Lazy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.is_built = False
+
+        def forward(self, x):
+            self.is_built = True
+            return x
+
+    model = nn.Sequential(Lazy())
+    assert not model.is_built
+    model(mg.ones(1))
+    assert model.is_built

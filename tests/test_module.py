@@ -639,7 +639,13 @@ def test_get_config_records_the_outermost_constructor_arguments():
     m = Model(4, activation="gelu")
     assert m.get_config() == {"width": 4, "depth": 2, "activation": "gelu"}
     assert nn.Linear(2, 3).get_config() == {"in_features": 2, "out_features": 3, "bias": True, "dtype": None}
-    assert nn.Dense(3).get_config() == {"out_features": 3, "bias": True, "dtype": None}  # not Linear's arguments
+    assert nn.Dense(3).get_config() == {  # not Linear's arguments
+        "out_features": 3,
+        "bias": True,
+        "dtype": None,
+        "in_features": None,
+        "initializer": None,
+    }
     assert len(Model.from_config(m.get_config()).layers) == 2
 
 

@@ -6,6 +6,8 @@ torch's after every step to 1e-10 relative. Then: state_dict round trips (minigr
 minigrad, torch to minigrad), in-place updates, param groups and the error messages.
 """
 
+import contextlib
+import inspect
 import warnings
 
 import numpy as np
@@ -62,6 +64,10 @@ class Run:
         start, self.loss_fn = PROBLEMS[problem]
         data, init = start()
         self.lib, self.set_to_none = lib, set_to_none
+        # torch keeps NAdam's running product of momentum coefficients (mu_product) in its
+        # default dtype, float32; minigrad keeps it in the parameter's dtype. Comparing in
+        # float64 to 1e-10 needs torch's default dtype at float64 too.
+        self.torch_float64 = lib == "torch" and opt_name == "NAdam"
         # maximize=True climbs -loss, which takes the same way down as minimizing loss
         self.sign = -1.0 if kwargs.get("maximize") else 1.0
         if lib == "mg":
@@ -83,11 +89,22 @@ class Run:
         self.opt.zero_grad(set_to_none=self.set_to_none)
         loss = self.loss_fn(self.params, self.array)
         (self.sign * loss).backward()
-        self.opt.step()
+        with _torch_default_float64() if self.torch_float64 else contextlib.nullcontext():
+            self.opt.step()
         return float(loss.item())
 
     def values(self):
         return {k: np.array(p.detach().numpy()) for k, p in self.params.items()}
+
+
+@contextlib.contextmanager
+def _torch_default_float64():
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(previous)
 
 
 def assert_same_values(mine, theirs, where=""):
@@ -116,6 +133,18 @@ CONFIGS = [
     ("Adagrad", dict(lr=0.1)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.01, initial_accumulator_value=0.1)),
     ("Adagrad", dict(lr=0.05, eps=1e-3, maximize=True)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.01)),
+    ("Adadelta", dict(lr=2.0, maximize=True)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.02, betas=(0.8, 0.99), eps=1e-4, weight_decay=0.1)),
+    ("Adamax", dict(lr=0.01, maximize=True)),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.3, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.02, betas=(0.8, 0.9), weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.3, decoupled_weight_decay=True, maximize=True)),
 ]
 # Two groups with their own learning rate and weight decay; "unused" gets no gradient.
 TWO_GROUPS = [
@@ -170,6 +199,10 @@ STATEFUL = [
     ("AdamW", dict(lr=0.02, weight_decay=0.1)),
     ("RMSprop", dict(lr=0.005, momentum=0.5, centered=True)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+    ("Adadelta", dict(lr=0.5, weight_decay=0.01)),
+    ("Adamax", dict(lr=0.02)),
+    ("NAdam", dict(lr=0.02, weight_decay=0.1)),
+    ("RAdam", dict(lr=0.02, weight_decay=0.1, decoupled_weight_decay=True)),
 ]
 
 
@@ -457,6 +490,15 @@ BAD = [
     (optim.Adagrad, dict(lr_decay=-1), "Adagrad: Invalid lr_decay value: -1"),
     (optim.Adagrad, dict(initial_accumulator_value=-1), "Adagrad: Invalid initial_accumulator_value value: -1"),
     (optim.Adagrad, dict(lr=-1), "Adagrad: Invalid learning rate: -1"),
+    (optim.Adadelta, dict(rho=1.5), r"Adadelta: Invalid rho value: 1.5 \(expected 0 <= rho <= 1\)"),
+    (optim.Adadelta, dict(lr=-1), "Adadelta: Invalid learning rate: -1"),
+    (optim.Adadelta, dict(eps=-1), "Adadelta: Invalid epsilon value: -1"),
+    (optim.Adamax, dict(betas=(1.0, 0.9)), "Adamax: Invalid beta parameter at index 0: 1.0"),
+    (optim.Adamax, dict(weight_decay=-1), "Adamax: Invalid weight_decay value: -1"),
+    (optim.NAdam, dict(momentum_decay=-0.1), "NAdam: Invalid momentum_decay value: -0.1"),
+    (optim.NAdam, dict(betas=(0.9, 1.0)), "NAdam: Invalid beta parameter at index 1: 1.0"),
+    (optim.RAdam, dict(lr=-0.5), "RAdam: Invalid learning rate: -0.5"),
+    (optim.RAdam, dict(eps=-1e-8), "RAdam: Invalid epsilon value: -1e-08"),
 ]
 
 
@@ -501,3 +543,63 @@ def test_the_base_class_needs_an_update_rule():
     param.grad = mg.ones_like(param)  # .grad must match the parameter's shape and dtype, as in torch
     with pytest.raises(NotImplementedError, match="Optimizer must implement update"):
         opt.step()
+
+
+# ---- the newer members of the family: same signatures and defaults as torch.optim ------------
+NEWER = ["Adadelta", "Adamax", "NAdam", "RAdam"]
+
+
+@pytest.mark.parametrize("opt_name", NEWER)
+def test_signature_and_defaults_match_torch(opt_name):
+    mine, theirs = getattr(optim, opt_name), getattr(torch.optim, opt_name)
+    ours_sig, torch_sig = inspect.signature(mine.__init__), inspect.signature(theirs.__init__)
+
+    def positional(sig):
+        return [n for n, p in sig.parameters.items() if p.kind == p.POSITIONAL_OR_KEYWORD]
+
+    assert positional(ours_sig) == positional(torch_sig)
+    for name, param in ours_sig.parameters.items():
+        assert name in torch_sig.parameters, f"{opt_name} has an argument torch's lacks: {name}"
+        if param.default is not param.empty:
+            assert param.default == torch_sig.parameters[name].default, name
+    ours = mine([nn.Parameter(np.ones(2))]).defaults
+    torchs = theirs([torch.nn.Parameter(torch.ones(2))]).defaults
+    assert {k: torchs[k] for k in ours} == ours
+
+
+def test_nadam_in_float32_matches_torch_in_float32():
+    """Here both libraries keep mu_product in float32 (torch's default dtype, our parameter's)."""
+    rng = np.random.default_rng(3)
+    start, target = rng.standard_normal(5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    p, q = nn.Parameter(start.copy()), torch.nn.Parameter(torch.tensor(start.copy()))
+    mine, theirs = optim.NAdam([p], lr=0.05, weight_decay=0.01), torch.optim.NAdam([q], lr=0.05, weight_decay=0.01)
+    for _ in range(40):
+        for opt, param, lib in ((mine, p, mg), (theirs, q, torch)):
+            opt.zero_grad()
+            ((param - lib.tensor(target)) ** 2).sum().backward()
+            opt.step()
+    assert mine.state[p]["mu_product"].dtype == np.float32
+    np.testing.assert_allclose(p.array, q.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert np.abs(p.array - start).max() > 0.1
+
+
+def test_radam_takes_plain_momentum_steps_while_the_variance_is_unreliable():
+    """With β2 = 0.999, ρ_t ≤ 5 for the first 5 steps: the update is lr·m̂ exactly, so a
+    constant gradient g moves θ by lr·g per step whatever the scale of g."""
+    p = nn.Parameter(np.zeros(2))
+    opt = optim.RAdam([p], lr=0.1)
+    for step in range(1, 6):
+        p.grad = mg.tensor([1e-3, 50.0], dtype=mg.float64)
+        opt.step()
+        np.testing.assert_allclose(p.array, [-0.1 * 1e-3 * step, -0.1 * 50.0 * step], rtol=1e-12)
+
+
+def test_adamax_divides_by_the_decayed_maximum_gradient():
+    p = nn.Parameter(np.zeros(1))
+    opt = optim.Adamax([p], lr=1.0, betas=(0.5, 0.5), eps=0.0)
+    for g in (4.0, 1.0):
+        p.grad = mg.tensor([g], dtype=mg.float64)
+        opt.step()
+    # u = max(0.5 * 4, 1) = 2 after two steps; m = 0.5·(0.5·4) + 0.5·1 = 1.5, m̂ = 1.5 / 0.75 = 2
+    assert opt.state[p]["exp_inf"][0] == 2.0
+    np.testing.assert_allclose(p.array, [-1.0 - 1.0], rtol=1e-12)  # first step: m̂ / u = 4 / 4

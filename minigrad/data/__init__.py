@@ -6,10 +6,13 @@
     for images, labels in loader:  # (64, 1, 8, 8) float32, (64,) int64
         ...
 
-- dataset.py    Dataset, TensorDataset, Subset
+- dataset.py    Dataset, IterableDataset, TensorDataset, Subset
 - split.py      random_split
+- sampler.py    Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,
+                WeightedRandomSampler, BatchSampler: the order of an epoch
 - collate.py    default_collate: a list of examples -> a batch
 - dataloader.py DataLoader: order, chunk, fetch, collate
+- worker.py     the worker threads of num_workers > 0; get_worker_info
 - images.py     ImageDataset: labelled greyscale images in memory
 - digits.py     Digits, load_digits: the UCI digits, bundled (no download)
 - idx.py        read_idx: the IDX file format
@@ -18,23 +21,41 @@
 
 from minigrad.data.collate import default_collate, default_convert
 from minigrad.data.dataloader import DataLoader
-from minigrad.data.dataset import Dataset, Subset, TensorDataset
+from minigrad.data.dataset import Dataset, IterableDataset, Subset, TensorDataset
 from minigrad.data.digits import Digits, load_digits
 from minigrad.data.idx import read_idx
 from minigrad.data.images import ImageDataset
 from minigrad.data.mnist import MNIST
+from minigrad.data.sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 from minigrad.data.split import random_split
+from minigrad.data.worker import WorkerInfo, get_worker_info
 
 __all__ = [
     "MNIST",
+    "BatchSampler",
     "DataLoader",
     "Dataset",
     "Digits",
     "ImageDataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
     "Subset",
+    "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
+    "WorkerInfo",
     "default_collate",
     "default_convert",
+    "get_worker_info",
     "load_digits",
     "random_split",
     "read_idx",

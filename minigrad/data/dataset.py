@@ -8,6 +8,12 @@ batches, shuffling or epochs. Three small datasets live here:
 - `Subset(ds, indices)`: a view of some examples of another dataset (what
   `random_split` returns);
 - subclasses you write: load files in `__init__`, return one example in `__getitem__`.
+
+An `IterableDataset` is the other kind (PyTorch's "iterable-style"): a stream of
+examples with no indices, for data that arrives in order (lines of a huge file, a
+generator of synthetic examples). The DataLoader takes the next `batch_size` examples
+from `iter(dataset)`; with workers, each worker iterates its own copy of the stream,
+so the dataset splits the work itself with `get_worker_info()`.
 """
 
 import numpy as np
@@ -24,6 +30,29 @@ class Dataset:
 
     def __len__(self):
         raise NotImplementedError(f"{type(self).__name__} must define __len__() to be a Dataset")
+
+
+class IterableDataset(Dataset):
+    """Base class of streaming datasets: subclass it and define `__iter__()`, which
+    yields one example at a time.
+
+    With `DataLoader(..., num_workers=N)` every worker calls `iter(dataset)`, so an
+    unsplit stream would be loaded N times; split it in `__iter__`:
+
+        info = minigrad.utils.data.get_worker_info()
+        if info is not None:  # in worker info.id of info.num_workers
+            start, stop = ...  # this worker's share
+    """
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__() to be an IterableDataset")
+
+    def __getitem__(self, index):
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate over it, it cannot be indexed")
+
+    def __len__(self):
+        # a stream has no length unless a subclass knows it (then len(loader) works too)
+        raise TypeError(f"object of type '{type(self).__name__}' has no len() (an IterableDataset may define __len__)")
 
 
 class TensorDataset(Dataset):

@@ -21,8 +21,8 @@ def random_split(dataset, lengths, generator=None):
     `lengths` are either example counts (ints summing to len(dataset)) or fractions
     (floats in [0, 1] summing to 1). Fractions are turned into counts the way PyTorch
     does it: floor(n * fraction) each, then the examples left over are handed out one
-    at a time to the parts in order. `generator` (a NumPy Generator) replaces the
-    global one when given.
+    at a time to the parts in order. `generator` (an `mg.Generator`, or a NumPy
+    Generator) replaces the global one when given.
     """
     n = len(dataset)
     lengths = list(lengths)
@@ -39,7 +39,7 @@ def random_split(dataset, lengths, generator=None):
             f"random_split: the lengths {lengths} sum to {sum(lengths)}, but the dataset has {n} examples "
             f"(give counts that sum to {n}, or fractions that sum to 1)"
         )
-    rng = generator if generator is not None else random.generator()
+    rng = random.numpy_generator(generator, "random_split")
     order = rng.permutation(n).tolist()
     return [Subset(dataset, order[end - length : end]) for end, length in zip(accumulate(lengths), lengths)]
 

@@ -12,7 +12,7 @@ from minigrad.nn.containers import (
     Sequential,
     Unflatten,
 )
-from minigrad.nn.conv import Conv1d, Conv2D, Conv2d, Conv2DTranspose, ConvTranspose2d
+from minigrad.nn.conv import Conv1d, Conv2D, Conv2d, Conv2DTranspose, Conv2dTranspose, ConvTranspose2d
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.linear import Dense, Linear
@@ -66,6 +66,7 @@ __all__ = [
     "Conv2D",
     "Conv2DTranspose",
     "Conv2d",
+    "Conv2dTranspose",
     "ConvTranspose2d",
     "CrossEntropyLoss",
     "DataParallel",

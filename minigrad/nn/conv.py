@@ -1,5 +1,5 @@
 """Convolution layers: Conv1d, Conv2d and ConvTranspose2d (and the Keras-style aliases
-Conv2D and Conv2DTranspose).
+Conv2D, Conv2DTranspose and Conv2dTranspose).
 
 Each holds a weight of PyTorch's shape and a bias (out_channels,):
 
@@ -10,6 +10,9 @@ and initialises them as PyTorch does: kaiming_uniform_(weight, a=sqrt(5)), which
 out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same range, with
 fan_in = weight.shape[1] * kernel size. Attribute names, `repr` and state-dict keys
 are PyTorch's, so PyTorch weights load unchanged. The math is in `minigrad.ops.conv`.
+
+Each layer also takes a Keras-style keyword `initializer=` (a name such as
+'xavier_uniform' or a function applied to the weight; see initializer.py).
 """
 
 import math
@@ -17,6 +20,7 @@ import math
 from minigrad.creation import empty
 from minigrad.nn import functional as F
 from minigrad.nn import init
+from minigrad.nn import initializer as initializer_module
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.ops.conv import _tuple
@@ -44,9 +48,11 @@ class _ConvNd(Module):
         transposed,
         output_padding,
         dtype,
+        initializer=None,
     ):
         super().__init__()
         name, n = type(self).__name__, self._dims
+        self._weight_init = initializer_module.resolve(initializer, name)
         if groups <= 0:
             raise ValueError(f"{name}: groups must be a positive integer, got {groups}")
         if in_channels % groups:
@@ -94,6 +100,8 @@ class _ConvNd(Module):
             if fan_in != 0:
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
+        if self._weight_init is not None:  # initializer=: the chosen scheme replaces the default W
+            self._weight_init(self.weight)
 
     def extra_repr(self):
         n = self._dims
@@ -155,6 +163,8 @@ class Conv2d(_ConvNd):
         bias=True,
         padding_mode="zeros",
         dtype=None,
+        *,
+        initializer=None,
     ):
         super().__init__(
             in_channels,
@@ -169,6 +179,7 @@ class Conv2d(_ConvNd):
             False,
             0,
             dtype,
+            initializer,
         )
 
     def forward(self, input):
@@ -197,6 +208,8 @@ class Conv1d(_ConvNd):
         bias=True,
         padding_mode="zeros",
         dtype=None,
+        *,
+        initializer=None,
     ):
         super().__init__(
             in_channels,
@@ -211,6 +224,7 @@ class Conv1d(_ConvNd):
             False,
             0,
             dtype,
+            initializer,
         )
 
     def forward(self, input):
@@ -239,6 +253,8 @@ class ConvTranspose2d(_ConvNd):
         dilation=1,
         padding_mode="zeros",
         dtype=None,
+        *,
+        initializer=None,
     ):
         if padding_mode != "zeros":
             raise ValueError(f'ConvTranspose2d: only "zeros" padding mode is supported, got {padding_mode!r}')
@@ -257,6 +273,7 @@ class ConvTranspose2d(_ConvNd):
             True,
             output_padding,
             dtype,
+            initializer,
         )
 
     def forward(self, input, output_size=None):
@@ -293,4 +310,4 @@ class ConvTranspose2d(_ConvNd):
 
 # Keras-style names
 Conv2D = Conv2d
-Conv2DTranspose = ConvTranspose2d
+Conv2DTranspose = Conv2dTranspose = ConvTranspose2d

@@ -16,6 +16,7 @@ minigrad model.
 import functools
 import inspect
 import json
+import warnings
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -30,12 +31,40 @@ IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_k
 
 _EXTRA_STATE_KEY = "_extra_state"
 
+# Module.type accepts PyTorch's tensor type names as well as dtypes
+_TENSOR_TYPE_NAMES = {
+    "torch.FloatTensor": np.float32,
+    "torch.DoubleTensor": np.float64,
+    "torch.HalfTensor": np.float16,
+    "torch.LongTensor": np.int64,
+    "torch.IntTensor": np.int32,
+    "torch.ShortTensor": np.int16,
+    "torch.CharTensor": np.int8,
+    "torch.ByteTensor": np.uint8,
+    "torch.BoolTensor": np.bool_,
+}
+
+_HOOK_REGISTRIES = (
+    "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs",
+    "_forward_hooks",
+    "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called",
+    "_backward_pre_hooks",
+    "_backward_hooks",
+    "_state_dict_pre_hooks",
+    "_state_dict_hooks",
+    "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
+)
+
 
 class Module:
     """Base class for all layers and models: subclass it, create parameters and
     submodules in `__init__` (after `super().__init__()`), and define `forward`."""
 
     training: bool
+    _version = 1  # recorded in state_dict()._metadata; a layer whose format changes bumps it
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -46,9 +75,10 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", OrderedDict())
-        object.__setattr__(self, "_backward_hooks", OrderedDict())
+        # hooks: handle id -> hook, in call order (torch's attribute names); the flags of
+        # each forward hook live in the *_with_kwargs / *_always_called dicts by the same id
+        for registry in _HOOK_REGISTRIES:
+            object.__setattr__(self, registry, OrderedDict())
 
     def __init_subclass__(cls, **kwargs):
         """Record each model's constructor arguments (for get_config) by wrapping the
@@ -76,20 +106,64 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        if self._backward_hooks:
-            args, recorder = _BackwardHookRecorder.wrap_inputs(self, args)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        if self._backward_hooks:
-            output = recorder.wrap_outputs(output)
-        return output
+        """forward(*args, **kwargs), with the hooks around it, in PyTorch's order:
+        forward pre-hooks (may replace the arguments), forward, forward hooks (may
+        replace the output); backward hooks are attached to the inputs and outputs."""
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        result = None
+        called = set()  # the always_call hooks that already ran
+        try:
+            for hook_id, hook in list(self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    new = hook(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError(
+                                f"forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {new}."
+                            )
+                        args, kwargs = new
+                else:
+                    new = hook(self, args)
+                    if new is not None:
+                        args = new if isinstance(new, tuple) else (new,)
+            recorder = None
+            if self._backward_hooks or self._backward_pre_hooks:
+                args, recorder = _BackwardHookRecorder.wrap_inputs(self, args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called:
+                    called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    new = hook(self, args, kwargs, result)
+                else:
+                    new = hook(self, args, result)
+                if new is not None:
+                    result = new
+            if recorder is not None:
+                result = recorder.wrap_outputs(result)
+            return result
+        except Exception:
+            # hooks registered with always_call=True run even when forward failed (to
+            # release what a pre-hook acquired, say); their own errors become warnings,
+            # so the original error is the one raised
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id not in self._forward_hooks_always_called or hook_id in called:
+                    continue
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        new = hook(self, args, kwargs, result)
+                    else:
+                        new = hook(self, args, result)
+                    if new is not None:
+                        result = new
+                except Exception as err:
+                    warnings.warn(
+                        "module forward hook with ``always_call=True`` raised an exception that was silenced as "
+                        f"another error was raised in forward: {err}",
+                        stacklevel=2,
+                    )
+            raise
 
     # ---- registration -------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -250,6 +324,23 @@ class Module:
             module = child
         return module
 
+    def set_submodule(self, target, module, strict=False):
+        """Put `module` at dotted path `target`, replacing what is there. The parent
+        ('a.b' of 'a.b.c') must exist; with strict=True the last name must exist too
+        (replace only, never add)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        exists = hasattr(parent, name)
+        if strict and not exists:
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if exists and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
     def _get_member(self, target, registry, kind):
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
@@ -283,6 +374,17 @@ class Module:
 
     def eval(self):
         return self.train(False)
+
+    @property
+    def is_built(self):
+        """False while a layer in this module still waits for its first input to learn
+        its shape (a lazy layer such as Dense); True otherwise (Keras's `built`)."""
+        return all(m.__dict__.get("_built", True) for m in self.modules())
+
+    @is_built.setter
+    def is_built(self, value):
+        # a lazy layer of your own marks itself (un)built; the property then reads the flag
+        object.__setattr__(self, "_built", bool(value))
 
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
@@ -341,6 +443,45 @@ class Module:
     def half(self):
         return self.to(dtypes.float16)
 
+    def _apply(self, fn, recurse=True):
+        """Replace the array of every parameter and buffer (and gradient) by fn(array),
+        keeping the Parameter and Tensor objects (so optimizers still hold them)."""
+        seen = set()
+        for module in self.modules() if recurse else [self]:
+            for t in list(module._parameters.values()) + list(module._buffers.values()):
+                if t is None or id(t) in seen:
+                    continue
+                seen.add(id(t))
+                t.array = fn(t.array)
+                if t.grad is not None:
+                    t.grad = Tensor._make(fn(t.grad.array))
+        return self
+
+    def type(self, dst_type):
+        """Cast every parameter and buffer to `dst_type` (a dtype, or a PyTorch type
+        name such as 'torch.DoubleTensor'), integer buffers included; returns self."""
+        dtype = _TENSOR_TYPE_NAMES.get(dst_type, dst_type) if isinstance(dst_type, str) else dst_type
+        try:
+            dtype = dtypes.to_dtype(dtype)
+        except TypeError:
+            raise ValueError(f"Module.type: invalid type: {dst_type!r}") from None
+        if dtype is None:
+            raise ValueError("Module.type: invalid type: None")
+        if dtype.kind not in "fc" and any(p.requires_grad for p in self.parameters()):
+            raise RuntimeError(
+                f"Module.type: cannot cast parameters that require gradients to {dtype}: data set to a tensor "
+                "that requires gradients must be floating point or complex dtype"
+            )
+        return self._apply(lambda a: a.astype(dtype))
+
+    def to_empty(self, *, device, recurse=True):
+        """Give every parameter and buffer fresh, uninitialised storage of the same shape
+        and dtype on `device` (minigrad's empty storage is zeros); returns self. Then
+        initialise it, e.g. with reset_parameters() or load_state_dict()."""
+        if device is not None and str(device).split(":")[0] != "cpu":
+            raise RuntimeError(f"Module.to_empty: minigrad tensors live on the CPU; device {device!r} is not supported")
+        return self._apply(lambda a: np.zeros_like(a), recurse=recurse)
+
     # ---- state dict -----------------------------------------------------------------------
     def get_extra_state(self):
         """Override (with set_extra_state) to save extra, non-tensor state in state_dict."""
@@ -352,11 +493,10 @@ class Module:
     def _has_extra_state(self):
         return type(self).get_extra_state is not Module.get_extra_state
 
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """Ordered {dotted name: tensor} of parameters and persistent buffers (detached
-        unless keep_vars), plus `_extra_state` entries where a module defines them."""
-        if destination is None:
-            destination = OrderedDict()
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """Put this module's own entries (not its children's) into `destination`: its
+        parameters, persistent buffers and extra state. A layer with a special format
+        overrides this (and `_load_from_state_dict`), as in PyTorch."""
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -365,10 +505,101 @@ class Module:
                 destination[prefix + name] = b if keep_vars else b.detach()
         if self._has_extra_state():
             destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """Ordered {dotted name: tensor} of parameters and persistent buffers (detached
+        unless keep_vars), plus `_extra_state` entries where a module defines them.
+
+        Each module runs its state-dict pre-hooks, saves its own entries, recurses into
+        its children and runs its post-hooks. The returned dict carries `_metadata`
+        ({module prefix: {"version": ...}}), as PyTorch's does. Positional
+        (destination, prefix, keep_vars) still work, with PyTorch's FutureWarning.
+        """
+        if args:
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead (state_dict(destination=..., prefix=..., "
+                "keep_vars=...))",
+                FutureWarning,
+                stacklevel=2,
+            )
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            if hook(self, destination, prefix, local_metadata) is not None:
+                raise RuntimeError("state_dict post-hook must return None (change the state_dict in place)")
         return destination
+
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
+        """Load this module's own entries (not its children's) from `state_dict`, after
+        running its load-state-dict pre-hooks (which may edit `state_dict`, a copy).
+        Missing and unexpected keys and errors are appended to the three lists."""
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        local = {name: (p, "_parameters") for name, p in self._parameters.items() if p is not None}
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers:
+                local[name] = (b, "_buffers")
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, (target, registry) in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            array = np.asarray(value.array if isinstance(value, Tensor) else value)
+            if array.dtype.hasobject:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected a Tensor or NumPy array from the '
+                    f"checkpoint but received {type(value)}"
+                )
+                continue
+            if array.shape != target.shape:
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
+                    f"the shape in current model is {target.shape}."
+                )
+                continue
+            with no_grad():
+                if assign:
+                    new = array.astype(target.dtype, copy=True)
+                    if registry == "_parameters":
+                        self._parameters[name] = Parameter(new, requires_grad=target.requires_grad)
+                    else:
+                        self._buffers[name] = Tensor._make(new)
+                else:
+                    target.array[...] = array
+                    target._version_counter().value += 1
+        extra_key = prefix + _EXTRA_STATE_KEY
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix) or key == extra_key:
+                    continue
+                head, dot, _ = key[len(prefix) :].partition(".")
+                if (dot and head not in self._modules) or (not dot and head not in local):
+                    unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values from `state_dict` (minigrad Tensors or NumPy arrays) into this
@@ -377,49 +608,41 @@ class Module:
         strict=True raises with both lists if either is non-empty; a shape mismatch
         always raises, naming the key and both shapes. assign=True replaces the tensors
         instead of copying into them.
+
+        As in PyTorch, each module loads its own entries (`_load_from_state_dict`, which
+        runs its load-state-dict pre-hooks first) and then its children's; after a
+        module and its children are done, its post-hooks see (and may edit) the
+        missing and unexpected keys before strict decides whether to raise.
         """
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"load_state_dict: expected a dict-like state_dict, got {type(state_dict).__name__}")
-        expected = {}
-        for prefix, module in self.named_modules(remove_duplicate=False):
-            dot = prefix + "." if prefix else ""
-            for name, p in module._parameters.items():
-                if p is not None:
-                    expected[dot + name] = (module, "_parameters", name)
-            for name, b in module._buffers.items():
-                if b is not None and name not in module._non_persistent_buffers:
-                    expected[dot + name] = (module, "_buffers", name)
-            if module._has_extra_state():
-                expected[dot + _EXTRA_STATE_KEY] = (module, None, None)
-        missing = [k for k in expected if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in expected]
-        errors = []
-        with no_grad():
-            for key, (module, registry, name) in expected.items():
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                if registry is None:
-                    module.set_extra_state(value)
-                    continue
-                target = getattr(module, registry)[name]
-                array = np.asarray(value.array if isinstance(value, Tensor) else value)
-                if array.shape != target.shape:
-                    errors.append(
-                        f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
-                        f"the shape in current model is {target.shape}."
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)  # a copy: pre-hooks may rename or drop keys
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
+            # strict=True here, always: the lists are filled either way and returned
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
+                    load(child, child_state_dict, child_prefix)
+            incompatible = IncompatibleKeys(missing, unexpected)
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, incompatible) is not None:
+                    raise RuntimeError(
+                        "load_state_dict post-hooks must return None; edit incompatible_keys.missing_keys / "
+                        ".unexpected_keys in place instead"
                     )
-                    continue
-                if assign:
-                    new = array.astype(target.dtype, copy=True)
-                    if registry == "_parameters":
-                        module._parameters[name] = Parameter(new, requires_grad=target.requires_grad)
-                    else:
-                        module._buffers[name] = Tensor._make(new)
-                else:
-                    target.array[...] = array
-                    target._version_counter().value += 1
-        if strict and (missing or unexpected):
+
+        load(self, state_dict)
+        if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
             if missing:
@@ -429,25 +652,73 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
     # ---- hooks --------------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) runs before forward; it may return new args."""
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
+    def _add_hook(self, registry, hook, prepend=False, flags=()):
+        """Store `hook` in `registry` (first if prepend) and return its handle; `flags`
+        are the registries (with_kwargs, always_call) that also record its id."""
+        if not callable(hook):
+            raise TypeError(f"{type(self).__name__}: a hook must be callable, got {type(hook).__name__}")
+        hooks = getattr(self, registry)
+        handle = _ModuleHookHandle(hooks, *(getattr(self, f) for f in flags))
+        hooks[handle.id] = hook
+        for f in flags:
+            getattr(self, f)[handle.id] = True
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook):
-        """hook(module, args, output) runs after forward; it may return a new output."""
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) runs before forward and may return new args (a tuple, or
+        a single value that becomes a 1-tuple). With with_kwargs=True it is
+        hook(module, args, kwargs) and may return a new (args, kwargs) pair.
+        prepend=True runs it before the hooks already registered."""
+        flags = ("_forward_pre_hooks_with_kwargs",) if with_kwargs else ()
+        return self._add_hook("_forward_pre_hooks", hook, prepend, flags)
 
-    def register_full_backward_hook(self, hook):
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) runs after forward and may return a new output;
+        with with_kwargs=True it is hook(module, args, kwargs, output). always_call=True
+        runs it even if forward (or an earlier hook) raised (output is then None, or
+        what forward returned). prepend=True runs it before the hooks already registered."""
+        flags = (("_forward_hooks_with_kwargs",) if with_kwargs else ()) + (
+            ("_forward_hooks_always_called",) if always_call else ()
+        )
+        return self._add_hook("_forward_hooks", hook, prepend, flags)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the gradients with respect to the module's
+        outputs have been computed, before they flow into the module. grad_output is a
+        tuple (None for outputs that are not Tensors); the hook may return a new tuple
+        of the same length to use instead (supported for modules with one output that
+        requires grad)."""
+        return self._add_hook("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) runs when the gradients with respect to
         the module's tensor inputs are computed; it may return a new grad_input tuple
         (replacement is supported for modules with one input that requires grad)."""
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before this module's entries are saved by
+        state_dict() (also when a parent's state_dict reaches it)."""
+        return self._add_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after this module and
+        its children are saved; it may change `state_dict` in place (and must return None)."""
+        return self._add_hook("_state_dict_hooks", hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) runs before this module loads its entries; it may
+        edit `state_dict` (a copy of the caller's), e.g. to rename old keys."""
+        return self._add_hook("_load_state_dict_pre_hooks", hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after this module and its children are
+        loaded; it may edit incompatible_keys.missing_keys / .unexpected_keys in place
+        (clearing them keeps strict loading from raising) and must return None."""
+        return self._add_hook("_load_state_dict_post_hooks", hook)
 
     # ---- config -------------------------------------------------------------------------
     def get_config(self):
@@ -486,6 +757,19 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
 
 
+class _ModuleHookHandle(RemovableHandle):
+    """A hook's handle whose remove() also forgets the hook's flags (with_kwargs, ...)."""
+
+    def __init__(self, hooks, *flag_dicts):
+        super().__init__(hooks)
+        self.flag_dicts = flag_dicts
+
+    def remove(self):
+        super().remove()
+        for flags in self.flag_dicts:
+            flags.pop(self.id, None)
+
+
 def _jsonable(value, where):
     """Convert constructor arguments to JSON types, or raise naming the argument."""
     if isinstance(value, tuple):
@@ -519,21 +803,38 @@ class _HookIdentity(Function):
 
 
 class _BackwardHookRecorder:
-    """Collects grad_output and grad_input of one call and calls the module's hooks."""
+    """One call's backward hooks. The module's tensor inputs and outputs pass through
+    identity Functions whose backward reports the gradient flowing through them:
 
-    def __init__(self, module, n_inputs_with_grad):
+    - output gradients arrive first (they are downstream): once all have arrived the
+      backward pre-hooks see grad_output, and may replace it (one output only: with
+      several, the earlier ones have already flowed on into the module);
+    - input gradients arrive last: once all have, the full backward hooks see
+      (grad_input, grad_output), and may replace grad_input (one input only, likewise).
+
+    If no input requires grad the full hooks run as soon as grad_output is complete.
+    The counters are reset after each backward pass, so retain_graph=True reruns them.
+    """
+
+    def __init__(self, module, n_args, input_slots):
         self.module = module
-        self.n_waiting = n_inputs_with_grad
-        self.grad_inputs = None
-        self.grad_outputs = None
-        self.input_slots = []
+        self.n_args = n_args
+        self.input_slots = input_slots  # positions of the inputs that require grad
+        self.output_slots = []
+        self.n_outputs = 0
+        self._start_pass()
+
+    def _start_pass(self):
+        self.grad_inputs = [None] * self.n_args
+        self.grad_outputs = [None] * self.n_outputs
+        self.outputs_seen = 0
+        self.inputs_seen = 0
+        self.pre_hooks_done = False
 
     @classmethod
     def wrap_inputs(cls, module, args):
         slots = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        recorder = cls(module, len(slots))
-        recorder.input_slots = slots
-        recorder.grad_inputs = [None] * len(args)
+        recorder = cls(module, len(args), slots)
         args = list(args)
         for i in slots:
             args[i] = _HookIdentity.apply(args[i], on_grad=functools.partial(recorder._on_input_grad, i))
@@ -541,36 +842,72 @@ class _BackwardHookRecorder:
 
     def wrap_outputs(self, output):
         outputs = output if isinstance(output, tuple) else (output,)
-        self.grad_outputs = [None] * len(outputs)
-        wrapped = [
-            _HookIdentity.apply(o, on_grad=functools.partial(self._on_output_grad, i))
-            if isinstance(o, Tensor) and o.requires_grad
-            else o
-            for i, o in enumerate(outputs)
-        ]
+        self.n_outputs = len(outputs)
+        self.output_slots = [i for i, o in enumerate(outputs) if isinstance(o, Tensor) and o.requires_grad]
+        self.grad_outputs = [None] * self.n_outputs
+        wrapped = list(outputs)
+        for i in self.output_slots:
+            wrapped[i] = _HookIdentity.apply(outputs[i], on_grad=functools.partial(self._on_output_grad, i))
         return tuple(wrapped) if isinstance(output, tuple) else wrapped[0]
 
     def _on_output_grad(self, i, grad):
         self.grad_outputs[i] = grad
-        if self.n_waiting == 0:  # no input needs a gradient: the hook sees grad_input = (None, ...)
-            self._call_hooks()
+        self.outputs_seen += 1
+        replacement = None
+        if self.outputs_seen == len(self.output_slots):
+            replacement = self._run_pre_hooks(may_replace=len(self.output_slots) == 1)
+            if not self.input_slots:  # nothing upstream will report: grad_input is all None
+                self._run_full_hooks(may_replace=False)
+                self._start_pass()
+        return None if replacement is None else replacement[i]
 
     def _on_input_grad(self, i, grad):
+        if not self.pre_hooks_done:  # an output took no part in the loss and never reported
+            self._run_pre_hooks(may_replace=False)
         self.grad_inputs[i] = grad
-        self.n_waiting -= 1
-        if self.n_waiting == 0:
-            new = self._call_hooks()
-            if new is not None:
-                return new[i]
-        return None
+        self.inputs_seen += 1
+        if self.inputs_seen < len(self.input_slots):
+            return None
+        new = self._run_full_hooks(may_replace=len(self.input_slots) == 1)
+        self._start_pass()
+        return None if new is None else new[i]
 
-    def _call_hooks(self):
+    def _run_pre_hooks(self, may_replace):
+        self.pre_hooks_done = True
+        replaced = None
+        for hook in list(self.module._backward_pre_hooks.values()):
+            result = hook(self.module, tuple(self.grad_outputs))
+            if result is None:
+                continue
+            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+            if len(result) != len(self.grad_outputs):
+                raise RuntimeError(
+                    "Backward pre hook returned an invalid number of grad_output, "
+                    f"got {len(result)}, but expected {len(self.grad_outputs)}"
+                )
+            if not may_replace:
+                raise NotImplementedError(
+                    f"{type(self.module).__name__}: a full backward pre-hook may only replace grad_output "
+                    "for modules with one output that requires grad"
+                )
+            self.grad_outputs = list(result)
+            replaced = result
+        return replaced
+
+    def _run_full_hooks(self, may_replace):
         replacement = None
-        for hook in self.module._backward_hooks.values():
+        for hook in list(self.module._backward_hooks.values()):
             grad_input = tuple(self.grad_inputs) if replacement is None else replacement
             result = hook(self.module, grad_input, tuple(self.grad_outputs))
             if result is not None:
-                if len(self.input_slots) > 1:
+                if not self.input_slots and all(r is None for r in result):
+                    continue
+                if not self.input_slots:
+                    raise RuntimeError(
+                        "Backward hook for Modules where no input requires gradient should always return None or "
+                        "None for all gradients."
+                    )
+                if not may_replace:
                     raise NotImplementedError(
                         f"{type(self.module).__name__}: a full backward hook may only replace grad_input "
                         "for modules with one input that requires grad"

@@ -10,7 +10,7 @@ AdamW differs from Adam with weight decay in one line: where the decay is applie
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, _check_adam_family
 
 
 class Adam(Optimizer):
@@ -50,16 +50,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _check_group(self, group):
-        self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
-        self._check(group["eps"] >= 0, f"Invalid epsilon value: {group['eps']} (expected eps >= 0)")
-        betas = group["betas"]
-        self._check(len(betas) == 2, f"Invalid betas: {betas} (expected a pair (beta1, beta2))")
-        for i, beta in enumerate(betas):
-            self._check(0 <= beta < 1, f"Invalid beta parameter at index {i}: {beta} (expected 0 <= betas[{i}] < 1)")
-        self._check(
-            group["weight_decay"] >= 0,
-            f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
-        )
+        _check_adam_family(self, group)
 
     # --8<-- [start:update]
     def update(self, param, grad, state, group):

@@ -218,6 +218,21 @@ class Optimizer:
         return "\n".join(lines)
 
 
+def _check_adam_family(optimizer, group):
+    """The checks Adam, Adamax, NAdam and RAdam share (PyTorch's messages)."""
+    check = optimizer._check
+    check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
+    check(group["eps"] >= 0, f"Invalid epsilon value: {group['eps']} (expected eps >= 0)")
+    betas = group["betas"]
+    check(len(betas) == 2, f"Invalid betas: {betas} (expected a pair (beta1, beta2))")
+    for i, beta in enumerate(betas):
+        check(0 <= beta < 1, f"Invalid beta parameter at index {i}: {beta} (expected 0 <= betas[{i}] < 1)")
+    check(
+        group["weight_decay"] >= 0,
+        f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
+    )
+
+
 def _ordered_list(name, params):
     # state_dict refers to parameters by position, so their order must be fixed
     if isinstance(params, (set, frozenset)):

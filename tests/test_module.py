@@ -657,3 +657,16 @@ def test_get_config_rejects_arguments_json_cannot_hold():
 
     with pytest.raises(TypeError, match="argument 'inner'.*not JSON"):
         Holder(nn.ReLU()).get_config()
+
+
+def test_module_backward_runs_the_loss_backward():
+    model = nn.Linear(3, 2)
+    x = mg.randn(4, 3)
+    loss = model(x).pow(2).sum()
+    model.backward(loss)
+    reference = nn.Linear(3, 2)
+    reference.load_state_dict(model.state_dict())
+    reference(x).pow(2).sum().backward()
+    np.testing.assert_allclose(model.weight.grad.numpy(), reference.weight.grad.numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="Linear.backward: expected the loss as a Tensor"):
+        model.backward(1.0)

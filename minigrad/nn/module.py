@@ -402,6 +402,14 @@ class Module:
                 p.grad = p.grad.detach()
                 p.grad.array[...] = 0
 
+    def backward(self, loss, gradient=None, retain_graph=None, create_graph=False):
+        """`model.backward(loss)`: run `loss.backward(...)`, filling this model's parameters'
+        `.grad` (the spelling of frameworks that put the backward call on the model, such
+        as DeepSpeed's engine; plain PyTorch code calls `loss.backward()`)."""
+        if not isinstance(loss, Tensor):
+            raise TypeError(f"{type(self).__name__}.backward: expected the loss as a Tensor, got {type(loss).__name__}")
+        loss.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph)
+
     def to(self, *args, **kwargs):
         """Convert floating-point parameters and buffers to a dtype in place; returns self.
 

@@ -680,8 +680,34 @@ def test_intermediates_are_freed_after_backward_while_the_loss_lives():
     loss.backward()
     gc.collect()
     assert all(r() is None for r in refs)
-    assert fn_ref() is None
+    # the nodes stay while the loss lives (as in PyTorch: the graph can still be walked),
+    # but a released node holds no array and no tensor but the leaves its edges lead to
+    node = fn_ref()
+    assert node is not None and _arrays_held_by(node) == []
     assert loss.requires_grad and x.grad is not None
+
+
+def _arrays_held_by(node):
+    """The attributes of `node` that hold an array, or a tensor other than a leaf."""
+    return [name for name, value in vars(node).items() if _holds_array(value)]
+
+
+def _holds_array(value):
+    if isinstance(value, (tuple, list)):
+        return any(_holds_array(v) for v in value)
+    if isinstance(value, mg.Tensor):
+        return not (value.is_leaf and value.requires_grad)
+    return isinstance(value, np.ndarray)
+
+
+def test_a_released_node_drops_what_forward_stored_on_ctx():
+    x = leaf(rand(3, 4))
+    values = x.max(dim=1).values  # MaxDim keeps the argmax indices on ctx, not as a saved tensor
+    node = values.grad_fn
+    assert "indices" in _arrays_held_by(node)
+    values.sum().backward()
+    assert _arrays_held_by(node) == []
+    assert node.next_functions[0][0].variable is x  # the edges stay
 
 
 def test_intermediates_stay_alive_with_retain_graph():

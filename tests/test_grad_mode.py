@@ -299,6 +299,16 @@ def test_a_new_thread_starts_with_grad_enabled_as_torch():
         assert mode_in_new_thread(mg.is_grad_enabled) is mode_in_new_thread(torch.is_grad_enabled) is True
 
 
+def test_the_mode_lives_only_in_the_per_thread_state():
+    """No module-level copy of the flag is left to read: a global `_enabled` (the mode
+    before it became per-thread) would answer for another thread."""
+    from minigrad.autograd import grad_mode
+
+    assert not hasattr(grad_mode, "_enabled")
+    with mg.no_grad():
+        assert grad_mode._state.enabled is grad_mode.is_grad_enabled() is False
+
+
 def test_two_threads_train_at_once_and_match_training_one_after_the_other():
     """Each step, one thread sits inside its optimizer's no_grad while the other runs its
     forward and backward (barriers fix that order). With one process-wide switch the

@@ -528,7 +528,14 @@ def test_a_built_dense_round_trips_through_its_config():
     assert not d.is_built and d.get_config()["in_features"] is None
     d(mg.ones(2, 3))
     config = d.get_config()
-    assert config == {"out_features": 4, "bias": True, "dtype": None, "in_features": 3, "initializer": "xavier_uniform"}
+    assert config == {
+        "out_features": 4,
+        "bias": True,
+        "device": None,
+        "dtype": None,
+        "in_features": 3,
+        "initializer": "xavier_uniform",
+    }
     rebuilt = nn.Dense.from_config(json.loads(json.dumps(config)))
     assert rebuilt.is_built and rebuilt.weight.shape == (4, 3) and rebuilt.in_features == 3
     rebuilt.load_state_dict(d.state_dict())  # the same shapes: the weights move across
@@ -636,3 +643,61 @@ def test_a_lazy_layer_of_your_own_sets_is_built():
     assert not model.is_built
     model(mg.ones(1))
     assert model.is_built
+
+
+# ---- PyTorch's factory keywords: device= and dtype= ---------------------------------------------
+FACTORY_LAYERS = {
+    "Linear": lambda lib, **kw: lib.Linear(3, 4, **kw),
+    "Dense": lambda lib, **kw: nn.Dense(4, in_features=3, **kw) if lib is nn else tnn.LazyLinear(4, **kw),
+    "Embedding": lambda lib, **kw: lib.Embedding(5, 3, **kw),
+    "Conv1d": lambda lib, **kw: lib.Conv1d(2, 4, 3, **kw),
+    "Conv2d": lambda lib, **kw: lib.Conv2d(2, 4, 3, **kw),
+    "ConvTranspose2d": lambda lib, **kw: lib.ConvTranspose2d(2, 4, 3, **kw),
+    "BatchNorm1d": lambda lib, **kw: lib.BatchNorm1d(3, **kw),
+    "BatchNorm2d": lambda lib, **kw: lib.BatchNorm2d(3, **kw),
+    "LayerNorm": lambda lib, **kw: lib.LayerNorm(3, **kw),
+    "GroupNorm": lambda lib, **kw: lib.GroupNorm(1, 3, **kw),
+    "RMSNorm": lambda lib, **kw: lib.RMSNorm(3, **kw),
+}
+
+
+def _dtypes(module):
+    return {name: str(t.dtype).replace("torch.", "") for name, t in module.state_dict().items()}
+
+
+@pytest.mark.parametrize("name", list(FACTORY_LAYERS))
+@pytest.mark.parametrize("device", ["cpu", "device", "torch.device"])
+def test_layers_take_device_and_dtype_as_torch(name, device):
+    device = {"cpu": "cpu", "device": mg.device("cpu"), "torch.device": torch.device("cpu")}[device]
+    layer = FACTORY_LAYERS[name](nn, device=device, dtype=mg.float64)
+    theirs = FACTORY_LAYERS[name](tnn, device="cpu", dtype=torch.float64)
+    if name == "Dense":  # torch's lazy layer gets its shape from a first input
+        theirs(torch.zeros(1, 3, dtype=torch.float64))
+    mine = _dtypes(layer)
+    assert mine and all(d == "float64" for k, d in mine.items() if k != "num_batches_tracked")
+    assert mine == _dtypes(theirs)  # the same names and dtypes, num_batches_tracked int64
+    assert all(p.device == mg.device("cpu") for p in layer.parameters())
+
+
+@pytest.mark.parametrize("name", list(FACTORY_LAYERS))
+def test_layers_default_to_float32_and_keep_their_config_with_device(name):
+    layer = FACTORY_LAYERS[name](nn)
+    assert {d for k, d in _dtypes(layer).items() if k != "num_batches_tracked"} == {"float32"}
+    made = FACTORY_LAYERS[name](nn, device=mg.device("cpu"), dtype=mg.float64)
+    config = json.loads(json.dumps(made.get_config()))
+    assert config["device"] == "cpu" and config["dtype"] == "float64"
+    assert _dtypes(type(made).from_config(config)) == _dtypes(made)
+
+
+@pytest.mark.parametrize("name", list(FACTORY_LAYERS))
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "mps"])
+def test_layers_on_another_device_raise_naming_the_layer_and_the_way_to_the_gpu(name, device):
+    with pytest.raises(RuntimeError, match=rf"{name}: minigrad tensors live in host memory .*'{device}'.*backends"):
+        FACTORY_LAYERS[name](nn, device=device)
+
+
+def test_linear_takes_device_and_dtype_in_torchs_positions():
+    mine, theirs = nn.Linear(3, 4, False, "cpu", mg.float64), tnn.Linear(3, 4, False, "cpu", torch.float64)
+    assert _dtypes(mine) == _dtypes(theirs) == {"weight": "float64"}
+    x = rand(2, 3)
+    assert from_torch(mine, theirs)(mg.tensor(x)).dtype == mg.float64

@@ -608,6 +608,8 @@ def test_nested_repr_is_identical_to_torchs():
     [
         lambda: nn.Linear(3, 4, bias=False),
         lambda: nn.Linear(3, 4, dtype=mg.float64),
+        lambda: nn.Linear(3, 4, device=mg.device("cpu")),
+        lambda: nn.Conv2d(2, 3, 3, device=torch.device("cpu"), dtype=mg.float64),
         lambda: nn.Dense(5),
         lambda: nn.Embedding(7, 2, padding_idx=-1),
         lambda: nn.Dropout(0.25),
@@ -638,10 +640,17 @@ def test_get_config_records_the_outermost_constructor_arguments():
 
     m = Model(4, activation="gelu")
     assert m.get_config() == {"width": 4, "depth": 2, "activation": "gelu"}
-    assert nn.Linear(2, 3).get_config() == {"in_features": 2, "out_features": 3, "bias": True, "dtype": None}
+    assert nn.Linear(2, 3).get_config() == {
+        "in_features": 2,
+        "out_features": 3,
+        "bias": True,
+        "device": None,
+        "dtype": None,
+    }
     assert nn.Dense(3).get_config() == {  # not Linear's arguments
         "out_features": 3,
         "bias": True,
+        "device": None,
         "dtype": None,
         "in_features": None,
         "initializer": None,

@@ -149,5 +149,5 @@ def test_a_node_whose_output_was_dropped_says_so():
     y = x.exp()
     node = y.grad_fn
     del y
-    with pytest.raises(RuntimeError, match="ExpBackward: the output this op saved for backward no longer exists"):
+    with pytest.raises(RuntimeError, match="ExpBackward0: the output this op saved for backward no longer exists"):
         _ = node.saved_tensors

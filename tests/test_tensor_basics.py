@@ -167,9 +167,9 @@ def test_cast_gradient_arrives_in_the_input_dtype(method):
 
 # ---- printing ---------------------------------------------------------------------------
 def _torch_repr_in_minigrad_terms(tt):
-    """torch's repr with the names minigrad uses: `minigrad.float64`, `<MulBackward>`."""
-    r = repr(tt).replace("torch.", "minigrad.")
-    return re.sub(r"grad_fn=<(\w+?)Backward\d+>", r"grad_fn=<\1Backward>", r)
+    """torch's repr with minigrad's module name: `minigrad.float64` (the node names,
+    `grad_fn=<MulBackward0>`, are the same)."""
+    return repr(tt).replace("torch.", "minigrad.")
 
 
 @pytest.mark.parametrize(
@@ -200,7 +200,7 @@ def test_repr_like_torch(make):
 
 def test_repr_examples_from_the_spec():
     assert repr(mg.tensor([1.0, 2.0], requires_grad=True)) == "tensor([1., 2.], requires_grad=True)"
-    assert repr(mg.tensor([1.0, 2.0], requires_grad=True) * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
+    assert repr(mg.tensor([1.0, 2.0], requires_grad=True) * 2) == "tensor([2., 4.], grad_fn=<MulBackward0>)"
     assert repr(mg.tensor([1.0], dtype=mg.float64)) == "tensor([1.], dtype=minigrad.float64)"
     assert str(mg.tensor([1, 2])) == "tensor([1, 2])"
 

@@ -21,7 +21,7 @@ import weakref
 
 import numpy as np
 
-from minigrad.autograd import anomaly, grad_mode
+from minigrad.autograd import anomaly, grad_mode, graph
 
 
 class Function:
@@ -37,6 +37,8 @@ class Function:
     `forward` receives Tensors (read `.array` for the NumPy array) and runs with grad
     mode off; `backward` returns one gradient (or None) per positional input.
     """
+
+    _node_name = "FunctionBackward"  # each subclass gets its own (__init_subclass__)
 
     def __init__(self):
         self.inputs = ()
@@ -74,18 +76,45 @@ class Function:
 
     @classmethod
     def name(cls):
-        return cls.__name__ + "Backward"
+        """What made the tensor, as `grad_fn=<...>` prints it: PyTorch's name where
+        minigrad records the same op (`MulBackward0`), else the class name + "Backward"."""
+        return cls._node_name
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._node_name = graph.node_name(cls)  # looked up once per op, not per node
 
     def __repr__(self):
         return f"<{self.name()}>"
 
+    # --8<-- [start:next_functions]
+    @property
+    def next_functions(self):
+        """PyTorch's view of the graph: one `(node, 0)` pair per tensor input, the node
+        being the input's `grad_fn`, its `AccumulateGrad` (a leaf that requires grad) or
+        None (an input that needs no gradient). See `minigrad.autograd.graph`."""
+        ends = self._ends if self._freed else (graph.end_of(t) for t in self.inputs if t is not None)
+        return tuple((graph.accumulate_grad(end) if isinstance(end, Tensor) else end, 0) for end in ends)
+
+    # --8<-- [end:next_functions]
+
     # --8<-- [start:release]
     def release(self):
-        """Free what backward needed; a later backward through this node raises."""
-        self._saved = ()
-        self._saved_versions = ()
-        self.inputs = ()
-        self._freed = True
+        """Free what backward needed; a later backward through this node raises.
+
+        Everything forward kept goes: the inputs, the saved tensors, and whatever it
+        stored on ctx (masks, indices). Only the edges stay, as `next_functions`, so the
+        graph can still be walked (and printed) after backward, as in PyTorch.
+        """
+        ends = tuple(graph.end_of(t) for t in self.inputs if t is not None)
+        self.__dict__ = {
+            "inputs": (),
+            "needs_input_grad": (),
+            "_saved": (),
+            "_saved_versions": (),
+            "_ends": ends,  # what next_functions is made of
+            "_freed": True,
+        }
 
     # --8<-- [end:release]
 

@@ -124,11 +124,3 @@ class enable_grad(_GradModeContext):
     """Record ops again inside a `no_grad` region."""
 
     mode = True
-
-
-def __getattr__(name):
-    # `grad_mode._enabled` was a module global before the mode became per-thread; code
-    # that still reads it gets this thread's mode
-    if name == "_enabled":
-        return _state.enabled
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

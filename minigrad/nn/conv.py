@@ -12,12 +12,14 @@ fan_in = weight.shape[1] * kernel size. Attribute names, `repr` and state-dict k
 are PyTorch's, so PyTorch weights load unchanged. The math is in `minigrad.ops.conv`.
 
 Each layer also takes a Keras-style keyword `initializer=` (a name such as
-'xavier_uniform' or a function applied to the weight; see initializer.py).
+'xavier_uniform' or a function applied to the weight; see initializer.py), and
+PyTorch's factory keywords `device` (which must be the CPU) and `dtype` (the parameters').
 """
 
 import math
 
 from minigrad.creation import empty
+from minigrad.devices import host_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn import initializer as initializer_module
@@ -47,11 +49,13 @@ class _ConvNd(Module):
         padding_mode,
         transposed,
         output_padding,
+        device,
         dtype,
         initializer=None,
     ):
         super().__init__()
         name, n = type(self).__name__, self._dims
+        host_device(device, name)
         self._weight_init = initializer_module.resolve(initializer, name)
         if groups <= 0:
             raise ValueError(f"{name}: groups must be a positive integer, got {groups}")
@@ -162,6 +166,7 @@ class Conv2d(_ConvNd):
         groups=1,
         bias=True,
         padding_mode="zeros",
+        device=None,
         dtype=None,
         *,
         initializer=None,
@@ -178,6 +183,7 @@ class Conv2d(_ConvNd):
             padding_mode,
             False,
             0,
+            device,
             dtype,
             initializer,
         )
@@ -207,6 +213,7 @@ class Conv1d(_ConvNd):
         groups=1,
         bias=True,
         padding_mode="zeros",
+        device=None,
         dtype=None,
         *,
         initializer=None,
@@ -223,6 +230,7 @@ class Conv1d(_ConvNd):
             padding_mode,
             False,
             0,
+            device,
             dtype,
             initializer,
         )
@@ -252,6 +260,7 @@ class ConvTranspose2d(_ConvNd):
         bias=True,
         dilation=1,
         padding_mode="zeros",
+        device=None,
         dtype=None,
         *,
         initializer=None,
@@ -272,6 +281,7 @@ class ConvTranspose2d(_ConvNd):
             padding_mode,
             True,
             output_padding,
+            device,
             dtype,
             initializer,
         )

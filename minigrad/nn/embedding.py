@@ -8,6 +8,7 @@ ever building them.
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
+from minigrad.devices import host_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module
@@ -19,11 +20,13 @@ class Embedding(Module):
 
     `padding_idx` names a row (e.g. the id of a padding token) that starts at zero and
     never receives a gradient, so it stays whatever it is set to. A negative padding_idx
-    counts from the end.
+    counts from the end. `device` (the CPU) and `dtype` (the weight's) are PyTorch's
+    factory keywords; keyword-only, as PyTorch's come after arguments minigrad lacks.
     """
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, dtype=None):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, *, device=None, dtype=None):
         super().__init__()
+        host_device(device, "Embedding")
         if num_embeddings < 0 or embedding_dim < 0:
             raise ValueError(
                 f"Embedding: sizes must be non-negative, got num_embeddings={num_embeddings}, "

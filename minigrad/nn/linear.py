@@ -10,6 +10,7 @@ import math
 import numbers
 
 from minigrad.creation import empty
+from minigrad.devices import host_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn import initializer as initializer_module
@@ -23,10 +24,13 @@ class Linear(Module):
 
     Default initialisation as PyTorch: W and b uniform in +-1/sqrt(in_features)
     (kaiming_uniform_ with a = sqrt(5) works out to exactly that bound for W).
+    `device` and `dtype` are PyTorch's factory keywords: the parameters' dtype, and a
+    device that must be the CPU (minigrad tensors live in host memory).
     """
 
-    def __init__(self, in_features, out_features, bias=True, dtype=None):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        host_device(device, type(self).__name__)
         if in_features < 0 or out_features < 0:
             raise ValueError(f"Linear: features must be non-negative, got in={in_features}, out={out_features}")
         self.in_features, self.out_features = in_features, out_features
@@ -73,9 +77,9 @@ class Dense(Linear):
     'kaiming_normal', 'zeros', ...) or as a function applied to the weight.
     """
 
-    def __init__(self, out_features, bias=True, dtype=None, *, in_features=None, initializer=None):
+    def __init__(self, out_features, bias=True, device=None, dtype=None, *, in_features=None, initializer=None):
         weight_init = initializer_module.resolve(initializer, "Dense")
-        super().__init__(0, out_features, bias=bias, dtype=dtype)
+        super().__init__(0, out_features, bias=bias, device=device, dtype=dtype)
         self._built = False
         self._weight_init = weight_init
         if in_features is not None:

@@ -21,6 +21,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
@@ -788,6 +789,8 @@ def _jsonable(value, where):
         value = np.dtype(value).name
     if isinstance(value, np.dtype):
         value = value.name
+    if _devices._is_device(value):  # device('cpu') (or torch's) -> 'cpu', which constructors take too
+        value = str(value)
     try:
         json.dumps(value)
     except TypeError:

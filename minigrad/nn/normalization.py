@@ -4,13 +4,15 @@ Each module holds the learnable per-feature scale `weight` (ones at first) and s
 `bias` (zeros), and BatchNorm also the running statistics it uses in evaluation, as
 buffers. The math is in `minigrad.ops.normalization`; the modules decide which
 statistics to use. Parameter and buffer names, shapes, defaults and `repr` are
-PyTorch's, so PyTorch state dicts load unchanged.
+PyTorch's, so PyTorch state dicts load unchanged. Each takes PyTorch's factory keywords
+`device` (which must be the CPU) and `dtype` (of the parameters and running statistics).
 """
 
 import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import ones, zeros
+from minigrad.devices import host_device
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -38,8 +40,9 @@ class LayerNorm(Module):
     and evaluation behave the same.
     """
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
+        host_device(device, "LayerNorm")
         self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
@@ -74,8 +77,9 @@ class RMSNorm(Module):
     eps=None uses the machine epsilon of the input's dtype, as PyTorch.
     """
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, dtype=None):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
+        host_device(device, "RMSNorm")
         self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
@@ -102,8 +106,9 @@ class GroupNorm(Module):
     Like LayerNorm, it uses no batch statistics, so it works at any batch size.
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None, *, bias=True):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
+        host_device(device, "GroupNorm")
         if num_groups <= 0 or num_channels % num_groups != 0:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
@@ -155,9 +160,19 @@ class _BatchNorm(Module):
     expected_dims = ()
 
     def __init__(
-        self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None, *, bias=True
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
     ):
         super().__init__()
+        host_device(device, type(self).__name__)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum

@@ -1,0 +1,165 @@
+"""The recorded graph as PyTorch shows it: node names, `next_functions`, `AccumulateGrad`.
+
+minigrad's graph links *tensors*: a node (`grad_fn`) keeps the tensors it consumed in
+`inputs`, and the engine walks those. PyTorch shows users a graph of *nodes* instead,
+and programs that print `loss.grad_fn` or draw the graph (torchviz, say) walk that:
+
+    node.next_functions = ((next node, input_nr), ...)   one pair per tensor input
+
+where the next node is the input's own `grad_fn`, an `AccumulateGrad` node when the
+input is a leaf that requires grad (its `.variable` is the leaf), or None when the input
+needs no gradient. `input_nr` says which output of the next node the input was; every
+minigrad op has one output, so it is always 0. This file builds that view from minigrad's
+graph, and gives the nodes PyTorch's names where minigrad records the same op.
+"""
+
+import weakref
+
+# minigrad op -> the name PyTorch gives the node of the same op. The digit is PyTorch's
+# overload number (`a ** 2` is PowBackward0, `a ** b` PowBackward1). An op whose PyTorch
+# counterpart differs (PyTorch builds `max(dim)` and `min(dim)` with two ops, sums a
+# cross-entropy as NllLoss of LogSoftmax, ...) keeps its own name, the class name +
+# "Backward", which is also what PyTorch calls the node of a custom Function.
+_NAMES_BY_MODULE = {
+    "minigrad.ops.elementwise": {
+        "Add": "AddBackward0",
+        "Sub": "SubBackward0",
+        "Mul": "MulBackward0",
+        "Div": "DivBackward0",
+        "DivRounding": "DivBackward2",
+        "Neg": "NegBackward0",
+        "PowScalar": "PowBackward0",
+        "Pow": "PowBackward1",
+        "Exp": "ExpBackward0",
+        "Log": "LogBackward0",
+        "Sqrt": "SqrtBackward0",
+        "Rsqrt": "RsqrtBackward0",
+        "Sin": "SinBackward0",
+        "Cos": "CosBackward0",
+        "Tanh": "TanhBackward0",
+        "Sigmoid": "SigmoidBackward0",
+        "Erf": "ErfBackward0",
+        "Relu": "ReluBackward0",
+        "Abs": "AbsBackward0",
+        "Sign": "SignBackward0",
+        "Floor": "FloorBackward0",
+        "Ceil": "CeilBackward0",
+        "Round": "RoundBackward0",
+        "Clamp": "ClampBackward1",
+        "Maximum": "MaximumBackward0",
+        "Minimum": "MinimumBackward0",
+        "Where": "WhereBackward0",
+    },
+    "minigrad.ops.activation": {
+        "LeakyRelu": "LeakyReluBackward0",
+        "Elu": "EluBackward0",
+        "Gelu": "GeluBackward0",
+        "Silu": "SiluBackward0",
+        "Softplus": "SoftplusBackward0",
+        "Softmax": "SoftmaxBackward0",
+        "LogSoftmax": "LogSoftmaxBackward0",
+    },
+    "minigrad.ops.linalg": {
+        # every matmul is one op here; PyTorch's name for the common 2-D case (batched
+        # products are BmmBackward0 there, behind reshapes)
+        "MatMul": "MmBackward0",
+    },
+    "minigrad.ops.reduce": {
+        "Sum": "SumBackward0",
+        "Prod": "ProdBackward0",
+        "LogSumExp": "LogsumexpBackward0",
+        "Norm2": "LinalgVectorNormBackward0",
+        "CumSum": "CumsumBackward0",
+        "CumProd": "CumprodBackward0",
+    },
+    "minigrad.ops.shape": {
+        "Reshape": "ViewBackward0",
+        "Permute": "PermuteBackward0",
+        "Expand": "ExpandBackward0",
+        "Repeat": "RepeatBackward0",
+        "Flip": "FlipBackward0",
+        "Roll": "RollBackward0",
+        "Clone": "CloneBackward0",
+        "Contiguous": "CloneBackward0",
+        "Cast": "ToCopyBackward0",
+        "Cat": "CatBackward0",
+        "ConstantPad": "ConstantPadNdBackward0",
+    },
+    "minigrad.ops.index": {
+        "Gather": "GatherBackward0",
+        "ScatterAdd": "ScatterAddBackward0",
+        "Scatter": "ScatterBackward0",
+    },
+    "minigrad.ops.conv": {
+        "Conv2d": "ConvolutionBackward0",
+        "ConvTranspose2d": "ConvolutionBackward0",
+    },
+    "minigrad.ops.pool": {
+        "MaxPool2d": "MaxPool2DWithIndicesBackward0",
+        "AvgPool2d": "AvgPool2DBackward0",
+    },
+    "minigrad.ops.normalization": {
+        "LayerNorm": "NativeLayerNormBackward0",
+        "GroupNorm": "NativeGroupNormBackward0",
+        "BatchNorm": "NativeBatchNormBackward0",
+    },
+    "minigrad.ops.loss": {
+        "BinaryCrossEntropy": "BinaryCrossEntropyBackward0",
+        "BinaryCrossEntropyWithLogits": "BinaryCrossEntropyWithLogitsBackward0",
+    },
+    "minigrad.nn.module": {
+        "_HookIdentity": "BackwardHookFunctionBackward",
+    },
+}
+TORCH_NAMES = {f"{module}.{op}": name for module, names in _NAMES_BY_MODULE.items() for op, name in names.items()}
+
+
+def node_name(cls):
+    """The name of the nodes an op class records: PyTorch's, or the class name + "Backward"."""
+    return TORCH_NAMES.get(f"{cls.__module__}.{cls.__qualname__}") or cls.__name__ + "Backward"
+
+
+class AccumulateGrad:
+    """The node at a leaf that requires grad: where a path of the graph ends, and where
+    the gradient that arrives is added into `variable.grad` (the engine does the adding).
+
+    It has no `next_functions` of its own. One node stands for one leaf while anything
+    holds it, so two ops that use the same parameter lead to the *same* node, as in
+    PyTorch, and a graph walker that collects nodes in a set finds each parameter once.
+    """
+
+    next_functions = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    @staticmethod
+    def name():
+        return "torch::autograd::AccumulateGrad"  # PyTorch's (C++) name, for code that compares it
+
+    def __repr__(self):
+        return "<AccumulateGrad>"
+
+
+# id(leaf) -> its AccumulateGrad, held weakly: a node lives while someone holds it (a graph
+# walker's set of nodes, say), not as long as the leaf (leaf -> node -> leaf would be a
+# reference cycle). The node holds the leaf, so no other tensor takes the leaf's id while
+# the entry exists.
+_accumulators = weakref.WeakValueDictionary()
+
+
+def accumulate_grad(leaf):
+    """The `AccumulateGrad` node of `leaf` (made on first use)."""
+    node = _accumulators.get(id(leaf))
+    if node is None:
+        node = _accumulators[id(leaf)] = AccumulateGrad(leaf)
+    return node
+
+
+def end_of(tensor):
+    """Where the edge from an op to its input `tensor` leads: the tensor's `grad_fn`, the
+    tensor itself when it is a leaf that requires grad (its `AccumulateGrad` is made only
+    when someone asks for it), or None when it needs no gradient."""
+    if not tensor.requires_grad:
+        return None
+    return tensor.grad_fn if tensor.grad_fn is not None else tensor

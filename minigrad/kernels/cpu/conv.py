@@ -36,8 +36,9 @@ of them in about 0.2 s instead of compiling them again (15-30 s, once).
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from minigrad.kernels.cpu.jit import njit
 from minigrad.kernels.reference.conv import conv_output_size
 
 # reassoc lets LLVM split a sum into several SIMD partial sums; contract fuses a * b + c

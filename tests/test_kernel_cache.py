@@ -1,4 +1,4 @@
-"""First use of the Numba kernels (minigrad/kernels/cpu/jit.py): one line says what
+"""First use of the Numba kernels (minigrad/kernels/jit.py): one line says what
 compiles, once per family, and where the cache lives; a cached start says nothing; and a
 read-only install without a writable home still imports, caching elsewhere or nowhere.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minigrad.kernels.cpu import jit
+from minigrad.kernels import jit
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 try:
-    from minigrad.kernels.cpu.jit import njit  # numba's, with a cache that never fails to find a home
+    from minigrad.kernels.jit import njit  # numba's, with a cache that never fails to find a home
 
     @njit(cache=True)
     def _erf_loop(x, out):

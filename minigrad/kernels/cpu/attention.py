@@ -43,7 +43,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from minigrad.kernels.cpu.jit import njit
+from minigrad.kernels.jit import njit
 
 BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vector loops
 BLOCK_K = 64  # keys per tile

@@ -38,7 +38,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from minigrad.kernels.cpu.jit import njit
+from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.conv import conv_output_size
 
 # reassoc lets LLVM split a sum into several SIMD partial sums; contract fuses a * b + c

@@ -32,7 +32,7 @@ for the sum. The shape rules (output size, average divisor) are the reference's.
 import numpy as np
 from numba import prange
 
-from minigrad.kernels.cpu.jit import njit
+from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.pool import avg_pool_divisor, pool_output_shape
 
 

@@ -1,5 +1,7 @@
-"""`njit` for minigrad's kernels: Numba's decorator, plus a disk cache that always finds a
-home, and one line on stderr when a family of kernels compiles for the first time.
+"""`njit` for minigrad's CPU kernels (and erf): Numba's decorator, plus a disk cache that
+always finds a home, and one line on stderr when a family of kernels compiles for the
+first time. (It lives here, not in kernels/cpu/, so that `import minigrad`, which needs
+it for erf, does not run the CPU kernels' set-up.)
 
 Numba compiles a kernel the first time it is called with new argument types (seconds per
 kernel on a small machine) and, with ``cache=True``, keeps the machine code on disk: the

@@ -104,6 +104,13 @@ def test_with_nowhere_to_write_kernels_run_uncached_after_one_warning(tmp_path):
     assert float(result.stdout.split()[0]) == pytest.approx(0.5204998778130465, rel=1e-6)
 
 
+def test_imports_and_runs_with_numba_jit_disabled(tmp_path):
+    """NUMBA_DISABLE_JIT=1 (debugging the kernels as Python) leaves plain functions: no cache."""
+    result = run_python(ERF_SCRIPT, dict(os.environ, NUMBA_DISABLE_JIT="1", NUMBA_CACHE_DIR=str(tmp_path)))
+    assert notices(result.stderr) == []
+    assert float(result.stdout.split()[0]) == pytest.approx(0.5204998778130465, rel=1e-6)
+
+
 def test_fallback_folder_must_be_private(tmp_path, monkeypatch):
     """Cache files are pickles: a folder that others could write to is refused."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))

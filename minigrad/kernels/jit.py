@@ -41,11 +41,13 @@ def njit(func=None, *, cache=False, **options):
     """`numba.njit` with the same options; ``cache=True`` never fails for want of a
     writable folder (see the module's docstring)."""
     if func is not None:  # used bare, as @njit
+        if not callable(func):
+            raise TypeError("njit: no signatures here; a kernel compiles for the types it is first called with")
         return njit(cache=cache, **options)(func)
 
     def decorate(py_func):
         dispatcher = numba.njit(**options)(py_func)
-        if cache:
+        if cache and hasattr(dispatcher, "enable_caching"):  # not with NUMBA_DISABLE_JIT=1
             enable_cache(dispatcher)
         module = py_func.__module__.rsplit(".", 1)[-1]
         _family_of[dispatcher] = FAMILIES.get(module, module)

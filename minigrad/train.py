@@ -58,8 +58,9 @@ MODELS = {
 
 FIRST_USE = (
     "The first run of --model cnn or resnet compiles the convolution and pooling kernels with Numba "
-    "(a line on stderr says so; about %s s, once): the machine code is cached in __pycache__ next to "
-    "the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and later runs load it in well under a second."
+    "(a line on stderr says so; 10-30 s on 2 cores). That happens once: the machine code is cached in "
+    "__pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and later runs start "
+    "in a second or two."
 )
 
 

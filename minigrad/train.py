@@ -9,6 +9,7 @@ output folder. The loop below is the standard PyTorch one with the imports chang
 import argparse
 import json
 import time
+from itertools import islice
 from pathlib import Path
 
 import minigrad as mg
@@ -53,6 +54,14 @@ MODELS = {
         "weight_decay": 0.01,
     },
 }
+
+
+FIRST_USE = (
+    "The first run of --model cnn or resnet compiles the convolution and pooling kernels with Numba "
+    "(a line on stderr says so; 10-30 s on 2 cores). That happens once: the machine code is cached in "
+    "__pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and later runs start "
+    "in a second or two."
+)
 
 
 def build_model(name):
@@ -105,7 +114,11 @@ def train_one_epoch(model, loader, optimizer, scheduler, bar):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="minigrad-train", description=__doc__.splitlines()[0].strip("`"))
+    parser = argparse.ArgumentParser(
+        prog="minigrad-train",
+        description=__doc__.splitlines()[0].strip("`"),
+        epilog=FIRST_USE,
+    )
     parser.add_argument("--model", default="mlp", choices=list(MODELS), help="model to train (default: mlp)")
     parser.add_argument("--epochs", type=int, default=None, help="passes over the training set (default: per model)")
     parser.add_argument("--batch-size", type=int, default=32, help="examples per step (default: 32)")
@@ -123,12 +136,18 @@ def parse_args(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="seed for init, shuffling and dropout (default: 0)")
     parser.add_argument("--out", default="runs/digits", help="output folder (default: runs/digits)")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the training curves")
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="stop after this many training steps (a smoke test, or timing the start-up)",
+    )
     args = parser.parse_args(argv)
     for key in ("epochs", "lr", "weight_decay"):
         if getattr(args, key) is None:
             setattr(args, key, MODELS[args.model][key])
-    if args.epochs < 1 or args.batch_size < 1 or args.lr <= 0:
-        parser.error("--epochs and --batch-size must be positive and --lr > 0")
+    if args.epochs < 1 or args.batch_size < 1 or args.lr <= 0 or (args.max_steps is not None and args.max_steps < 1):
+        parser.error("--epochs, --batch-size and --max-steps must be positive and --lr > 0")
     return args
 
 
@@ -152,10 +171,13 @@ def run(argv=None):
 
     history = {"train_loss": [], "train_accuracy": [], "test_loss": [], "test_accuracy": [], "epoch_seconds": []}
     start = time.perf_counter()
+    # --max-steps cuts the run short; the learning-rate schedule still spans every epoch
+    steps_left = args.max_steps or args.epochs * len(train_loader)
     for epoch in range(1, args.epochs + 1):
         epoch_start = time.perf_counter()
-        bar = ProgressBar(len(train_loader), prefix=f"epoch {epoch:2d}/{args.epochs}")
-        train_loss, train_acc = train_one_epoch(model, train_loader, optimizer, scheduler, bar)
+        steps = min(len(train_loader), steps_left)
+        bar = ProgressBar(steps, prefix=f"epoch {epoch:2d}/{args.epochs}")
+        train_loss, train_acc = train_one_epoch(model, islice(train_loader, steps), optimizer, scheduler, bar)
         test_loss, test_acc = evaluate(model, test_loader)
         bar.close(loss=train_loss, acc=train_acc, test_loss=test_loss, test_acc=test_acc)
         for key, value in (
@@ -166,6 +188,9 @@ def run(argv=None):
             ("epoch_seconds", time.perf_counter() - epoch_start),
         ):
             history[key].append(value)
+        steps_left -= steps
+        if steps_left == 0:
+            break
 
     # the result first: whatever is saved or drawn after it, the user has seen the accuracy
     print(f"test accuracy: {history['test_accuracy'][-1]:.1%}")

@@ -15,6 +15,8 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
     [
         ("bench_autograd.py", ["--repeat", "2", "--threads", "1"], "ratio"),
         ("bench_training.py", ["--epochs", "2", "--threads", "1"], "ratio minigrad / PyTorch"),
+        # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
+        ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], "--model mlp"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

@@ -299,7 +299,7 @@ DESIGN_CASES = [
 @pytest.mark.parametrize("design", ["tiled", "direct"])
 @pytest.mark.parametrize("case", DESIGN_CASES, ids=str)
 def test_numba_designs_match_reference(case, design, monkeypatch):
-    monkeypatch.setattr(cpu, "_use_gemm", lambda channels, k: design == "tiled")
+    monkeypatch.setattr(cpu, "_use_gemm", lambda *args: design == "tiled")
     for dtype in (np.float64, np.float32):
         check_kernels_agree(case, dtype)
     check_kernels_agree(case, np.float64, extra_rows=tuple(max(s, d) - 1 for s, d in zip(case[8], case[10])))

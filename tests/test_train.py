@@ -84,6 +84,7 @@ def test_every_optimizer_choice_trains(tmp_path, optimizer):
     "args, message",
     [
         (["--epochs", "0"], "--epochs"),
+        (["--max-steps", "0"], "--max-steps"),
         (["--model", "vgg"], "invalid choice"),
         (["--optimizer", "lion"], "invalid choice"),
     ],
@@ -93,6 +94,14 @@ def test_bad_arguments_exit_with_a_message(args, message, capsys):
         train.parse_args(args)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_max_steps_stops_the_run_early(tmp_path, capsys):
+    history = train.run(["--max-steps", "3", "--no-plot", "--out", str(tmp_path)])
+    assert len(history["train_loss"]) == 1  # one (short) epoch, then the test set
+    assert "3/3" in capsys.readouterr().out
+    history = train.run(["--epochs", "3", "--max-steps", "50", "--no-plot", "--out", str(tmp_path)])
+    assert len(history["train_loss"]) == 2  # 45 steps per epoch: 45 + 5
 
 
 def test_runs_as_a_module_and_names_its_output_folder(tmp_path):

@@ -16,7 +16,7 @@ _erf_loop = None  # the compiled loop (or the NumPy fallback), made on first use
 
 def _make_loop():
     try:
-        from numba import njit
+        from minigrad.kernels.jit import njit  # numba's, with a cache that never fails to find a home
     except ImportError:  # pragma: no cover - numba is a runtime dependency
         vectorized = np.vectorize(math.erf, otypes=[np.float64])
 

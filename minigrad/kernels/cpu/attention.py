@@ -51,7 +51,9 @@ import math
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from minigrad.kernels.jit import njit
 
 BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vector loops
 BLOCK_K = 64  # keys per tile
@@ -315,8 +317,13 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
             matmul_acc(p[:nk, :n], do[b][i0 : i0 + n], 0, dv_acc, 0, dvv)  # dv += P^T dO: (nk, n) @ (n, dv)
             matmul_acc(ds[:nk, :n], q[b][i0 : i0 + n], 0, dk_acc, 0, d)  # dk += dS^T q: (nk, n) @ (n, d)
             matmul_acc(k[b, j0 : j0 + nk].T, ds, 0, dq_part, i0, n)  # dq^T += k^T dS^T: (d, nk) @ (nk, n)
-        dk[b, j0 : j0 + nk] = dk_acc[:nk]
-        dv[b, j0 : j0 + nk] = dv_acc[:nk]
+        # element by element: an array-to-array slice assignment (dk[b, j0:j0 + nk] = dk_acc[:nk])
+        # makes Numba compile its shape-mismatch error message, several seconds of compile time
+        for c in range(nk):
+            for e in range(d):
+                dk[b, j0 + c, e] = dk_acc[c, e]
+            for e in range(dvv):
+                dv[b, j0 + c, e] = dv_acc[c, e]
     # --8<-- [end:backward_keys]
 
 

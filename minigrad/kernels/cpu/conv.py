@@ -36,8 +36,9 @@ of them in about 0.2 s instead of compiling them again (15-30 s, once).
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.conv import conv_output_size
 
 # reassoc lets LLVM split a sum into several SIMD partial sums; contract fuses a * b + c
@@ -308,14 +309,14 @@ def _weight_grad_wide(gy_all, x_all, partial, kh, kw, dh, dw, wp, groups, length
 # ---- design 2: direct loops over rows --------------------------------------------------
 # --8<-- [start:forward_direct]
 @njit(parallel=True, cache=True, fastmath=FAST)
-def _forward_direct(xp, w, y, sh, sw, dh, dw, groups):
+def _forward_direct(xp, w, y, dh, dw, groups):
     """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
-    one output plane per task. xp: the padded input (N, C, Hp, Wp); y: (N, O, Ho, Wo).
+    one output plane per task, stride 1. xp: the padded input (N, C, Hp, Wp); y: (N, O, Ho, Wo).
 
-    With stride 1 the plane is computed in "wide rows" of Wp numbers instead of Wo (the
-    last Wp - Wo of each row are junk, dropped at the end). Then output number q and
-    input number q + i dh Wp + j dw line up over the whole plane, and each tap (c, i, j)
-    is one long contiguous loop, which is what LLVM vectorises best.
+    The plane is computed in "wide rows" of Wp numbers instead of Wo (the last Wp - Wo
+    of each row are junk, dropped at the end). Then output number q and input number
+    q + i dh Wp + j dw line up over the whole plane, and each tap (c, i, j) is one long
+    contiguous loop, which is what LLVM vectorises best.
     """
     n_img, _, hp, wp = xp.shape
     o_out, cg, kh, kw = w.shape
@@ -325,34 +326,48 @@ def _forward_direct(xp, w, y, sh, sw, dh, dw, groups):
     for task in prange(n_img * o_out):
         b, o = task // o_out, task % o_out
         g = o // og
-        if sh == 1 and sw == 1:
-            acc = np.zeros(wide, dtype=y.dtype)
+        acc = np.zeros(wide, dtype=y.dtype)
+        for c in range(cg):
+            plane = xp[b, g * cg + c].reshape(hp * wp)
+            for i in range(kh):
+                for j in range(kw):
+                    wv = w[o, c, i, j]
+                    src = plane[i * dh * wp + j * dw : i * dh * wp + j * dw + wide]
+                    for q in range(wide):
+                        acc[q] += wv * src[q]
+        out = y[b, o]
+        for oh in range(ho):  # keep the first wo numbers of each wide row
+            row, part = out[oh], acc[oh * wp : oh * wp + wo]
+            for q in range(wo):
+                row[q] = part[q]
+                # --8<-- [end:forward_direct]
+
+
+# A kernel of its own, not a branch of the one above: Numba compiles a function whole,
+# so a branch that a call never takes still costs its share of the compile time.
+@njit(parallel=True, cache=True, fastmath=FAST)
+def _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups):
+    """The same sum with any stride, one output row at a time."""
+    o_out, cg, kh, kw = w.shape
+    ho, wo = y.shape[2], y.shape[3]
+    og = o_out // groups
+    for task in prange(xp.shape[0] * o_out):
+        b, o = task // o_out, task % o_out
+        g = o // og
+        acc = np.empty(wo, dtype=y.dtype)
+        out = y[b, o]
+        for oh in range(ho):
+            acc[:] = 0
             for c in range(cg):
-                plane = xp[b, g * cg + c].reshape(hp * wp)
                 for i in range(kh):
+                    row = xp[b, g * cg + c, oh * sh + i * dh]
                     for j in range(kw):
                         wv = w[o, c, i, j]
-                        src = plane[i * dh * wp + j * dw : i * dh * wp + j * dw + wide]
-                        for q in range(wide):
-                            acc[q] += wv * src[q]
-            out = y[b, o]
-            for oh in range(ho):  # keep the first wo numbers of each wide row
-                row, part = out[oh], acc[oh * wp : oh * wp + wo]
-                for q in range(wo):
-                    row[q] = part[q]
-        else:  # strided: one output row at a time
-            acc = np.empty(wo, dtype=y.dtype)
-            for oh in range(ho):
-                acc[:] = 0
-                for c in range(cg):
-                    for i in range(kh):
-                        row = xp[b, g * cg + c, oh * sh + i * dh]
-                        for j in range(kw):
-                            wv = w[o, c, i, j]
-                            for q in range(wo):
-                                acc[q] += wv * row[j * dw + q * sw]
-                y[b, o, oh, :] = acc
-                # --8<-- [end:forward_direct]
+                        for q in range(wo):
+                            acc[q] += wv * row[j * dw + q * sw]
+            dst = out[oh]
+            for q in range(wo):
+                dst[q] = acc[q]
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
@@ -379,10 +394,15 @@ def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups):
 
 
 # ---- the three kernels -------------------------------------------------------------------
-def _use_gemm(channels_per_group, k):
+def _use_gemm(channels_per_group, k, strided=False, positions=None):
     """The tiled matrix product pays when its blocks of 4 fill up and a window is long
-    enough to amortise the sums at the end of each block; otherwise the direct loop wins."""
-    return channels_per_group >= 4 and k >= 32
+    enough to amortise the sums at the end of each block. Otherwise the direct loop
+    wins, but only where its long contiguous loops exist: not with a stride (a 1x1
+    convolution 16 -> 32 with stride 2 ran 3x faster as a product), and not on small
+    planes (at 4x4, a 1x1 convolution 16 -> 32 ran 4x faster as a product; at 8x8 the
+    two are even, and the ResNet on the 8x8 digits then needs no direct kernel at all)."""
+    small = positions is not None and positions <= 64
+    return channels_per_group >= 4 and (k >= 32 or strided or small)
 
 
 def _tile(positions):
@@ -419,7 +439,7 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
     (sh, sw), (dh, dw) = stride, dilation
     n = x.shape[0]
     o, cg, kh, kw = w.shape
-    if _use_gemm(o // groups, cg * kh * kw):
+    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo):
         xp = _padded_nhwc(x, *pads)
         xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
         # rows of w in the order (i, j, c) of a channels-last window
@@ -428,7 +448,11 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
         _forward_gemm(xp, w_rows, y, ho, wo, sh, sw, dh, dw, kh, kw, groups, _tile(ho * wo))
         return y.reshape(n, o, ho, wo)
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
-    _forward_direct(_pad_nchw(x, *pads), np.ascontiguousarray(w), y, sh, sw, dh, dw, groups)
+    xp, w = _pad_nchw(x, *pads), np.ascontiguousarray(w)
+    if sh == 1 and sw == 1:
+        _forward_direct(xp, w, y, dh, dw, groups)
+    else:
+        _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups)
     return y
 
 

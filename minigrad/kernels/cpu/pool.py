@@ -2,7 +2,9 @@
 
 Each kernel runs one input plane (one channel of one sample) per iteration of a
 `prange` loop, so the two cores share the N * C planes and never write to the same
-memory. The kernels see x as (N * C, H, W): a reshape, not a copy.
+memory. The kernels see x as (N * C, H, W): a reshape, not a copy. The one exception is
+the max-pool backward, a scatter that only moves memory: two threads did it no faster
+than one, and a `parallel=True` kernel takes about three times as long to compile.
 
 Inside a plane, two loop orders are used, each the faster one for its job (measured on
 max and average 2x2 pooling of (64, 32, 28, 28)):
@@ -30,8 +32,9 @@ for the sum. The shape rules (output size, average divisor) are the reference's.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.pool import avg_pool_divisor, pool_output_shape
 
 
@@ -108,12 +111,12 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 # --8<-- [start:max_backward_kernel]
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def _max_pool2d_backward_planes(grad_y, indices, grad_x):
     """grad_x (P, H * W) = 0, then grad_x[p, indices[p, i, j]] += grad_y[p, i, j]."""
     P, OH, OW = grad_y.shape
     HW = grad_x.shape[1]
-    for p in prange(P):
+    for p in range(P):  # one thread: this only moves memory, and two were no faster
         grad_x[p, :] = 0.0
         for i in range(OH):
             for j in range(OW):

@@ -1,0 +1,186 @@
+"""First-use cost of the Numba kernels: cold and cached compile time per kernel family, and
+the time from `minigrad-train --model cnn|resnet` to the end of its first training step.
+
+    python benchmarks/bench_compile.py [--repeat 3] [--families conv,pool,attention,erf]
+                                       [--models cnn,resnet]
+
+"Cold" is a fresh process with an empty cache folder (NUMBA_CACHE_DIR set to a new
+temporary directory): everything compiles. "Cached" is a second fresh process with the
+same folder: the machine code is loaded from it. Each family's figure is the time of its
+first calls (those of a float32 training step: forward and gradients) minus the time of
+the same calls once compiled, so it is compile (or load) time only. Wall-clock time is what
+a user waits; CPU time is reported too, since compiling is single-threaded and CPU time
+varies less than wall time on a shared machine.
+
+The training figure is the time of the whole process
+`python -m minigrad.train --model M --max-steps 1 --no-plot`: start-up, imports, data,
+compiling, one training step and one pass over the test set (wall, and the CPU time of
+the process and its threads).
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---- the work each family's kernels do in a training step (run in a child process) ---------
+def conv_calls(rng):
+    """Forward and both gradients of the convolutions of LeNet-5 and of the ResNet."""
+    from minigrad.kernels.cpu import conv
+
+    # (N, C, H, O, kernel, stride, padding): LeNet-5 on 32x32, the ResNet on 8x8 digits
+    layers = [(32, 1, 32, 6, 5, 1, 2), (32, 6, 16, 16, 5, 1, 0), (32, 1, 8, 16, 3, 1, 1), (32, 16, 8, 16, 3, 1, 1)]
+    layers += [(32, 16, 8, 32, 3, 2, 1), (32, 16, 8, 32, 1, 2, 0)]
+    for n, c, h, o, k, s, p in layers:
+        x = rng.standard_normal((n, c, h, h), dtype="float32")
+        w = rng.standard_normal((o, c, k, k), dtype="float32")
+        y = conv.conv2d_forward(x, w, (s, s), (p, p), (1, 1), 1)
+        conv.conv2d_backward_weight(y, x, w.shape, (s, s), (p, p), (1, 1), 1)
+        if c > 1:  # the first layer's input (the images) needs no gradient
+            conv.conv2d_backward_input(y, w, x.shape, (s, s), (p, p), (1, 1), 1)
+
+
+def pool_calls(rng):
+    """Max and average pooling 2x2, forward and backward, as LeNet-5 uses them."""
+    from minigrad.kernels.cpu import pool
+
+    x = rng.standard_normal((32, 6, 32, 32), dtype="float32")
+    y, indices = pool.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0), (1, 1), False)
+    pool.max_pool2d_backward(y, indices, x.shape)
+    y = pool.avg_pool2d_forward(x, (2, 2), (2, 2), (0, 0), False, True)
+    pool.avg_pool2d_backward(y, x.shape, (2, 2), (2, 2), (0, 0), False, True)
+
+
+def attention_calls(rng):
+    """Causal attention forward and backward, (B, T, d) = (8, 64, 16)."""
+    from minigrad.kernels.cpu import attention
+
+    q, k, v = (rng.standard_normal((8, 64, 16), dtype="float32") for _ in range(3))
+    out, lse = attention.attention_forward(q, k, v, 0.25, True, None)
+    attention.attention_backward(out, q, k, v, out, lse, 0.25, True, None)
+
+
+def erf_calls(rng):
+    """erf of a float32 array (GELU's exact form)."""
+    from minigrad.ops.special import erf
+
+    erf(rng.standard_normal(1000, dtype="float32"))
+
+
+FAMILIES = {"conv": conv_calls, "pool": pool_calls, "attention": attention_calls, "erf": erf_calls}
+
+
+def worker(family):
+    """In a fresh process: seconds (wall, CPU) of the family's first calls minus the same
+    calls once compiled, and of `import minigrad`; printed as JSON."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    import minigrad  # noqa: F401
+
+    t1, c1 = time.perf_counter(), time.process_time()
+    FAMILIES[family](np.random.default_rng(0))
+    t2, c2 = time.perf_counter(), time.process_time()
+    FAMILIES[family](np.random.default_rng(0))
+    t3, c3 = time.perf_counter(), time.process_time()
+    first, again = (t2 - t1, c2 - c1), (t3 - t2, c3 - c2)
+    print(
+        json.dumps(
+            {
+                "import_wall": t1 - t0,
+                "wall": first[0] - again[0],
+                "cpu": first[1] - again[1],
+            }
+        )
+    )
+
+
+# ---- the parent: fresh processes, empty and reused cache folders ------------------------------
+def child_env(cache_dir):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def run_family(family, cache_dir):
+    result = subprocess.run(
+        [sys.executable, __file__, "--worker", family],
+        env=child_env(cache_dir),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    figures["notice"] = "minigrad: compiling" in result.stderr
+    return figures
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_first_step(model, cache_dir):
+    """Wall and CPU seconds of `python -m minigrad.train --model M --max-steps 1`."""
+    with tempfile.TemporaryDirectory() as out:
+        command = [sys.executable, "-m", "minigrad.train", "--model", model, "--max-steps", "1", "--no-plot"]
+        start, cpu = time.perf_counter(), children_cpu()
+        subprocess.run([*command, "--out", out], env=child_env(cache_dir), capture_output=True, text=True, check=True)
+        return time.perf_counter() - start, children_cpu() - cpu
+
+
+def span(values, unit="s", digits=1):
+    low, high = min(values), max(values)
+    if round(low, digits) == round(high, digits):
+        return f"{low:.{digits}f} {unit}"
+    return f"{low:.{digits}f}–{high:.{digits}f} {unit}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="cold/cached pairs per figure (default: 3)")
+    parser.add_argument("--families", default=",".join(FAMILIES), help="kernel families to time (comma-separated)")
+    parser.add_argument("--models", default="cnn,resnet", help="minigrad-train models to time (comma-separated)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args.worker)
+
+    families = [f for f in args.families.split(",") if f]
+    models = [m for m in args.models.split(",") if m]
+    print(f"{os.cpu_count()} CPUs; {args.repeat} cold/cached pair(s) each, every one in a fresh process")
+    print(f"{'kernel family':<14} {'cold wall':>14} {'cold CPU':>14} {'cached wall':>14}")
+    for family in families:
+        cold, cached = [], []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory() as cache_dir:
+                cold.append(run_family(family, cache_dir))
+                cached.append(run_family(family, cache_dir))
+        if not all(r["notice"] for r in cold) or any(r["notice"] for r in cached):
+            print(f"  {family}: the compile notice was missing from a cold start or printed by a cached one")
+        print(
+            f"{family:<14} {span([r['wall'] for r in cold]):>14} {span([r['cpu'] for r in cold]):>14} "
+            f"{span([r['wall'] for r in cached], digits=2):>14}"
+        )
+
+    print(f"\n{'first step':<14} {'cold wall':>14} {'cold CPU':>14} {'cached wall':>14} {'cached CPU':>14}")
+    for model in models:
+        cold, cached = [], []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory() as cache_dir:
+                cold.append(time_first_step(model, cache_dir))
+                cached.append(time_first_step(model, cache_dir))
+        figures = [span([c[i] for c in runs]) for runs in (cold, cached) for i in (0, 1)]
+        print(f"{'--model ' + model:<14} " + " ".join(f"{f:>14}" for f in figures))
+
+
+if __name__ == "__main__":
+    main()

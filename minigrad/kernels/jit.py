@@ -1,0 +1,145 @@
+"""`njit` for minigrad's CPU kernels (and erf): Numba's decorator, plus a disk cache that
+always finds a home, and one line on stderr when a family of kernels compiles for the
+first time. (It lives here, not in kernels/cpu/, so that `import minigrad`, which needs
+it for erf, does not run the CPU kernels' set-up.)
+
+Numba compiles a kernel the first time it is called with new argument types (seconds per
+kernel on a small machine) and, with ``cache=True``, keeps the machine code on disk: the
+next process loads it in a fraction of a second. Two things are added here.
+
+**Where the cache lives.** Numba writes it to `__pycache__` next to the source file, or,
+when the package is installed read-only, to the user's cache folder (`~/.cache/numba`),
+or wherever NUMBA_CACHE_DIR says. With none of them writable (a read-only install and no
+writable home) Numba refuses to decorate the function at all ("cannot cache function:
+no locator available"), so `import minigrad` would fail. Then the cache goes to a folder
+of the user's own in the temporary directory instead, and if even that cannot be
+written, the kernels run uncached (compiled again in every process) after one warning.
+
+**Saying so.** Numba announces each compilation that its disk cache could not serve
+(the ``numba:compile`` event, sent before it starts). The first one of each family of
+kernels in a process prints one line: what compiles, that it happens once, and where
+the result is kept. A start from the cache prints nothing.
+"""
+
+import os
+import sys
+import tempfile
+import warnings
+
+import numba
+from numba.core import event
+
+# the family of a kernel, from the name of the module that defines it
+FAMILIES = {"conv": "convolution", "pool": "pooling", "attention": "attention", "special": "erf"}
+
+_family_of = {}  # dispatcher -> family name, for every function decorated here
+_announced = set()  # the families that have printed their line in this process
+_warned_uncached = False
+
+
+def njit(func=None, *, cache=False, **options):
+    """`numba.njit` with the same options; ``cache=True`` never fails for want of a
+    writable folder (see the module's docstring)."""
+    if func is not None:  # used bare, as @njit
+        if not callable(func):
+            raise TypeError("njit: no signatures here; a kernel compiles for the types it is first called with")
+        return njit(cache=cache, **options)(func)
+
+    def decorate(py_func):
+        dispatcher = numba.njit(**options)(py_func)
+        if cache and hasattr(dispatcher, "enable_caching"):  # not with NUMBA_DISABLE_JIT=1
+            enable_cache(dispatcher)
+        module = py_func.__module__.rsplit(".", 1)[-1]
+        _family_of[dispatcher] = FAMILIES.get(module, module)
+        return dispatcher
+
+    return decorate
+
+
+def enable_cache(dispatcher):
+    """Give the dispatcher a disk cache: Numba's own choice of folder, else the fallback
+    folder, else none (one warning per process)."""
+    try:
+        dispatcher.enable_caching()  # NUMBA_CACHE_DIR, next to the source, ~/.cache/numba
+        return
+    except RuntimeError:  # none of them writable
+        pass
+    folder = fallback_cache_dir()
+    if folder is None:
+        _warn_uncached()
+        return
+    # Numba reads CACHE_DIR when it makes the cache's locator, here, and keeps the path
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = folder
+    try:
+        dispatcher.enable_caching()
+    except RuntimeError:
+        _warn_uncached()
+    finally:
+        numba.config.CACHE_DIR = saved
+
+
+def fallback_cache_dir():
+    """A folder for the cache in the temporary directory, or None if none can be used.
+
+    Numba's cache files are pickles, which run code when loaded: in a directory that
+    other users can write, the folder must be this user's own and closed to others."""
+    name = "minigrad-numba-cache" + (f"-{os.getuid()}" if hasattr(os, "getuid") else "")
+    try:
+        folder = os.path.join(tempfile.gettempdir(), name)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if hasattr(os, "getuid"):
+            st = os.stat(folder)
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+        tempfile.TemporaryFile(dir=folder).close()  # can we write there?
+    except OSError:
+        return None
+    return folder
+
+
+def _warn_uncached():
+    global _warned_uncached
+    if _warned_uncached:
+        return
+    _warned_uncached = True
+    warnings.warn(
+        "minigrad: no writable folder for Numba's cache (next to the package, ~/.cache, NUMBA_CACHE_DIR "
+        "or the temporary directory); kernels will compile again in every new process. "
+        "Set NUMBA_CACHE_DIR to a writable folder to keep them.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def cache_location(dispatcher):
+    """The folder that holds the dispatcher's compiled code, or None if it has no cache."""
+    return getattr(dispatcher._cache, "cache_path", None)
+
+
+def notice(family, dispatcher, arg_types):
+    """The line printed before a family's first compilation in a process."""
+    arrays = [t for t in arg_types if isinstance(t, numba.types.Array)]
+    dtypes = sorted({str(t.dtype) for t in arrays if isinstance(t.dtype, numba.types.Float)})
+    what = f"the {family} kernels" + (f" for {'/'.join(dtypes)}" if dtypes else "")
+    folder = cache_location(dispatcher)
+    if folder is None:
+        return f"minigrad: compiling {what} with Numba (not cached: again in every new process)"
+    return f"minigrad: compiling {what} with Numba, once: the result is cached in {folder}"
+
+
+class _FirstCompileNotice(event.Listener):
+    """Prints `notice` when a dispatcher decorated here compiles (a cache miss), once per family."""
+
+    def on_start(self, ev):
+        family = _family_of.get(ev.array["dispatcher"])
+        if family is None or family in _announced:
+            return
+        _announced.add(family)
+        print(notice(family, ev.array["dispatcher"], ev.array["args"]), file=sys.stderr, flush=True)
+
+    def on_end(self, ev):
+        pass
+
+
+event.register("numba:compile", _FirstCompileNotice())

@@ -132,11 +132,11 @@ class _FirstCompileNotice(event.Listener):
     """Prints `notice` when a dispatcher decorated here compiles (a cache miss), once per family."""
 
     def on_start(self, ev):
-        family = _family_of.get(ev.array["dispatcher"])
+        family = _family_of.get(ev.data["dispatcher"])
         if family is None or family in _announced:
             return
         _announced.add(family)
-        print(notice(family, ev.array["dispatcher"], ev.array["args"]), file=sys.stderr, flush=True)
+        print(notice(family, ev.data["dispatcher"], ev.data["args"]), file=sys.stderr, flush=True)
 
     def on_end(self, ev):
         pass

@@ -114,7 +114,7 @@ def _warn_uncached():
 
 def cache_location(dispatcher):
     """The folder that holds the dispatcher's compiled code, or None if it has no cache."""
-    return getattr(dispatcher._cache, "cache_path", None)
+    return getattr(getattr(dispatcher, "_cache", None), "cache_path", None)
 
 
 def notice(family, dispatcher, arg_types):

@@ -4,6 +4,7 @@ The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and us
 `mg.tensor`, `mg.no_grad`, `mg.autograd.grad`, ... as you would `torch`.
 """
 
+from minigrad import threads  # isort: skip  (the BLAS/Numba thread policy, before any kernel runs)
 from minigrad.tensor import Tensor, matmul, maximum, minimum, tril, triu, where  # isort: skip
 from minigrad import autograd, backends
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
     [
         ("bench_autograd.py", ["--repeat", "2", "--threads", "1"], "ratio"),
         ("bench_training.py", ["--epochs", "2", "--threads", "1"], "ratio minigrad / PyTorch"),
+        ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

@@ -8,6 +8,7 @@ reachable without importing them. Numba is not imported here: the kernels import
 when first used, which keeps `import minigrad` fast.
 """
 
+from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
 from minigrad.tensor import Tensor, maximum, minimum, tril, triu, where  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

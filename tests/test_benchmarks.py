@@ -17,6 +17,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_training.py", ["--epochs", "2", "--threads", "1"], "ratio minigrad / PyTorch"),
         # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
         ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], "--model mlp"),
+        ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

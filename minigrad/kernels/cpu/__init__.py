@@ -1,14 +1,10 @@
 """Numba CPU kernels (@njit(parallel=True, cache=True)), same signatures as the reference.
 
-Numba's default OpenMP threading layer and OpenBLAS each start a pool of threads; on a
-2-core machine a Numba kernel followed by a NumPy matmul then ran 5x slower while the two
-pools fought for the cores. The `workqueue` layer does not keep threads spinning, so
-it is chosen here unless the user picked a layer with NUMBA_THREADING_LAYER.
+Importing this package (which happens when a kernel is first needed, not at `import
+minigrad`: Numba takes longer to import than all of minigrad) applies the Numba half of
+the thread policy in `minigrad.threads`, which also says why.
 """
 
-import os
+from minigrad import threads
 
-import numba
-
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "workqueue"
+threads.apply_numba()

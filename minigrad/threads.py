@@ -1,0 +1,89 @@
+"""How many threads minigrad's two thread pools use, set once at `import minigrad`.
+
+Two libraries run minigrad's heavy work on several cores, each with its own pool:
+OpenBLAS (or MKL) under NumPy's matrix products, and Numba under the parallel CPU
+kernels (convolution, pooling, attention). Both split a piece of work into one chunk
+per core and wait for the last chunk to finish.
+
+On an idle machine that is what you want. On a busy one (other programs, a test
+suite, a second training run) a chunk's thread may wait for a core for a whole
+scheduler time slice, several milliseconds, and a 50 µs product then takes
+milliseconds; OpenBLAS's threads also spin for a while after each product, taking
+cycles from the thread that runs Python. On 2 cores with one busy process per core,
+`minigrad-train` took 34-118 s with two BLAS threads against 7-17 s with one, and a
+small transformer's training step 2.4-4.8 s against 0.4-0.55 s
+(benchmarks/bench_load.py; figures in benchmarks/RESULTS.md).
+
+One BLAS thread costs little when the machine is idle: most of minigrad's products
+are small (a batch of 32 through a 256-wide layer is 1 MFLOP, 15 µs on one core, no
+faster on two). Medium ones, like the transformer's (768 x 128) @ (128 x 384), run
+about 1.9x faster on two idle cores; they are a third of that model's step, so an
+idle machine gives up to ~15% of it for the 5-10x it saves on a busy one.
+
+The policy:
+
+1. **BLAS: one thread.** Unless you chose otherwise with one of `BLAS_VARIABLES`, which
+   OpenBLAS, MKL and BLIS read when NumPy loads them; then it is left alone.
+2. **Numba: the `workqueue` threading layer, one thread per core** (Numba's default
+   count). The workqueue's threads sleep between kernels; the OpenMP layer's spin,
+   and fought OpenBLAS for the cores. A kernel is a larger piece of work than a
+   product (a whole convolution), and under load the steps ran no faster with Numba
+   on one thread, while idle ones lose the second core's speed-up. Unless
+   NUMBA_THREADING_LAYER or NUMBA_NUM_THREADS is set: Numba reads those itself.
+
+The BLAS limit is set with threadpoolctl, which changes a library's thread count after
+it is loaded: an environment variable would only work before NumPy's first import,
+which the program may have done before importing minigrad. The limit applies to the
+whole process, your own NumPy products included. To give BLAS more threads, start
+Python with OPENBLAS_NUM_THREADS=N (or OMP_NUM_THREADS=N), or at run time:
+
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(2, user_api="blas")
+
+`minigrad.threads.info()` says what is in effect.
+"""
+
+import os
+
+from threadpoolctl import threadpool_info, threadpool_limits
+
+# environment variables by which a user chooses the BLAS thread count (OpenBLAS reads the
+# first three, in this order; MKL reads its own and OMP_NUM_THREADS; BLIS its own)
+BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+BLAS_THREADS = 1
+NUMBA_THREADING_LAYER = "workqueue"
+
+
+def apply_blas():
+    """Limit BLAS to BLAS_THREADS, unless the user's environment already chose."""
+    if not any(name in os.environ for name in BLAS_VARIABLES):
+        threadpool_limits(BLAS_THREADS, user_api="blas")
+
+
+def apply_numba():
+    """Choose Numba's threading layer, unless NUMBA_THREADING_LAYER chose. Called when the
+    CPU kernels are first imported (`minigrad/kernels/cpu/__init__.py`), so that `import
+    minigrad` does not import Numba; the layer is read when Numba starts its pool, at the
+    first parallel kernel."""
+    import numba
+
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        numba.config.THREADING_LAYER = NUMBA_THREADING_LAYER
+
+
+def info():
+    """The thread counts in effect: {'blas': [threads of each BLAS library loaded],
+    'numba': threads, 'numba_threading_layer': the layer asked for}. (Imports Numba and
+    applies its half of the policy, as the first kernel would.)"""
+    import numba
+
+    apply_numba()
+
+    return {
+        "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
+        "numba": numba.get_num_threads(),
+        "numba_threading_layer": numba.config.THREADING_LAYER,
+    }
+
+
+apply_blas()  # at import: `import minigrad` imports this module first

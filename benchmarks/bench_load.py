@@ -266,9 +266,9 @@ class Worker:
 
 
 def span(values, fmt):
-    """'lo–hi' of `values` in format `fmt` (one number when they print alike)."""
-    lo, hi = fmt.format(min(values)), fmt.format(max(values))
-    return lo if lo == hi else f"{lo}–{hi}"
+    """'median (lo–hi)' of `values`, each number in format `fmt`."""
+    mid, lo, hi = (fmt.format(x) for x in (statistics.median(values), min(values), max(values)))
+    return mid if lo == hi else f"{mid} ({lo}–{hi})"
 
 
 def main():
@@ -322,27 +322,27 @@ def main():
             worker_.close()
 
     n = os.cpu_count()
-    print(f"\n{n} cores; loaded = {n} busy loops; ms per training step, ranges over {args.repeat} rounds")
-    print(f"{'workload':12s} {'variant':13s} {'idle ms':>13s} {'loaded ms':>13s} {'slowdown':>13s}")
+    print(f"\n{n} cores; loaded = {n} busy loops; ms per training step; median (range) over {args.repeat} rounds")
+    print(f"{'workload':12s} {'variant':13s} {'idle ms':>22s} {'loaded ms':>22s} {'slowdown':>22s}")
     slowdown = {}
     for w in workloads:
         for v in variants:
             idle, loaded = ms[v, "idle", w], ms[v, "loaded", w]
             slowdown[v, w] = [b / a for a, b in zip(idle, loaded)]
             print(
-                f"{w:12s} {v:13s} {span(idle, '{:.1f}'):>13s} {span(loaded, '{:.1f}'):>13s} {span(slowdown[v, w], '{:.2f}x'):>13s}"
+                f"{w:12s} {v:13s} {span(idle, '{:.1f}'):>22s} {span(loaded, '{:.1f}'):>22s} {span(slowdown[v, w], '{:.2f}x'):>22s}"
             )
     if "torch" in variants:
-        print("\nslowdown ratio, minigrad's / PyTorch's (target <= 1.5x), per round:")
+        print("\nslowdown ratio, minigrad's / PyTorch's (target <= 1.5x), median (range) of the rounds':")
         for v in (v for v in variants if v.startswith("minigrad")):
             ratios = {w: [a / b for a, b in zip(slowdown[v, w], slowdown["torch", w])] for w in workloads}
             print(f"  {v:13s} " + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
-        print("\nloaded time ratio, minigrad / PyTorch, per round:")
+        print("\nloaded time ratio, minigrad / PyTorch:")
         for v in (v for v in variants if v.startswith("minigrad")):
             ratios = {w: [a / b for a, b in zip(ms[v, "loaded", w], ms["torch", "loaded", w])] for w in workloads}
             print(f"  {v:13s} " + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
     if "minigrad" in variants and "minigrad-all" in variants:
-        print("\nidle time ratio, minigrad / minigrad-all (the policy before minigrad.threads), per round:")
+        print("\nidle time ratio, minigrad / minigrad-all (the policy before minigrad.threads):")
         ratios = {
             w: [a / b for a, b in zip(ms["minigrad", "idle", w], ms["minigrad-all", "idle", w])] for w in workloads
         }

@@ -1,4 +1,6 @@
-"""How many threads minigrad's two thread pools use, set once at `import minigrad`.
+"""How many threads minigrad's two thread pools use: BLAS's set at `import minigrad`,
+Numba's when the CPU kernels are first loaded (so that importing minigrad does not import
+Numba).
 
 Two libraries run minigrad's heavy work on several cores, each with its own pool:
 OpenBLAS (or MKL) under NumPy's matrix products, and Numba under the parallel CPU
@@ -10,15 +12,15 @@ suite, a second training run) a chunk's thread may wait for a core for a whole
 scheduler time slice, several milliseconds, and a 50 µs product then takes
 milliseconds; OpenBLAS's threads also spin for a while after each product, taking
 cycles from the thread that runs Python. On 2 cores with one busy process per core,
-`minigrad-train` took 34-118 s with two BLAS threads against 7-17 s with one, and a
-small transformer's training step 2.4-4.8 s against 0.4-0.55 s
+`minigrad-train` took 10-118 s with two BLAS threads against 5-17 s with one, and a
+small transformer's training step 1.7-6.3 s against 0.27-0.57 s
 (benchmarks/bench_load.py; figures in benchmarks/RESULTS.md).
 
 One BLAS thread costs little when the machine is idle: most of minigrad's products
 are small (a batch of 32 through a 256-wide layer is 1 MFLOP, 15 µs on one core, no
 faster on two). Medium ones, like the transformer's (768 x 128) @ (128 x 384), run
 about 1.9x faster on two idle cores; they are a third of that model's step, so an
-idle machine gives up to ~15% of it for the 5-10x it saves on a busy one.
+idle machine gives up to ~15% of it for the 2-15x it saves on a busy one.
 
 The policy:
 

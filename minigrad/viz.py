@@ -8,6 +8,7 @@ def plot_history(history, path, title="training"):
 
     matplotlib.use("Agg")  # no display needed: we only write a file
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     epochs = range(1, len(history["train_loss"]) + 1)
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9, 3.5))
@@ -21,6 +22,8 @@ def plot_history(history, path, title="training"):
             ax_acc.plot(epochs, [100 * a for a in history[key]], marker="o", label=label)
     ax_acc.set(xlabel="epoch", ylabel="accuracy (%)", title="accuracy")
     ax_acc.legend()
+    for ax in (ax_loss, ax_acc):  # epochs are whole numbers: no 1.25, 1.5 ... ticks
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

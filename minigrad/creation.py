@@ -10,8 +10,9 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
+from minigrad._args import size_args
 from minigrad.devices import host_device
-from minigrad.tensor import Tensor, _size_args
+from minigrad.tensor import Tensor
 
 
 def _new(array, dtype, device, requires_grad, op):
@@ -46,7 +47,13 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def from_numpy(array):
-    """A tensor that shares memory with `array` (changes to one show in the other)."""
+    """A tensor that shares memory with `array` (changes to one show in the other).
+
+    This is also how a `Function` turns a NumPy array into a Tensor: the built-in ops'
+    backward methods wrap their masks with it (`grad * mg.from_numpy(x.array > 0 ...)`),
+    and so can yours. It copies nothing; it only checks that `array` is an ndarray of a
+    dtype a Tensor can hold.
+    """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
     if array.dtype.kind not in "biufc":
@@ -60,7 +67,7 @@ def from_numpy(array):
 def _shape(size, op):
     """The shape from f(2, 3) or f((2, 3)), checked: a negative size is an error, as in
     PyTorch (NumPy's "negative dimensions are not allowed" would not name the op)."""
-    shape = _size_args(size)
+    shape = size_args(size)
     if any(s < 0 for s in shape):
         raise RuntimeError(f"{op}: trying to create a tensor with negative dimension {min(shape)}: size {shape}")
     return shape

@@ -10,9 +10,10 @@ does not implement.
 """
 
 from minigrad import dtypes
+from minigrad._args import normalize_dim
 from minigrad.ops.out import write_out
 from minigrad.ops.reduce import norm as _vector_norm
-from minigrad.tensor import _normalize_dim, as_tensor
+from minigrad.tensor import as_tensor
 
 __all__ = ["matrix_norm", "norm", "vector_norm"]
 
@@ -45,7 +46,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple, got {dim!r}")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: the input must have at least 2 dimensions, got shape {A.shape}")
-    rows, cols = (_normalize_dim(d, A.ndim, "linalg.matrix_norm") for d in dim)
+    rows, cols = (normalize_dim(d, A.ndim, "linalg.matrix_norm") for d in dim)
     if rows == cols:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different, got {dim}")
     if ord == "fro":

@@ -73,6 +73,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from minigrad.creation import from_numpy
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
@@ -289,7 +290,7 @@ def _decode(node, archive, loaded, where):
             raise _Invalid(f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype {array.dtype}")
         if kind == "parameter":
             return Parameter(array, requires_grad=requires_grad)
-        return Tensor._make(array).requires_grad_(requires_grad)
+        return from_numpy(array).requires_grad_(requires_grad)
     if kind == "ndarray":
         return _array(node, archive, loaded, where)
     if kind == "numpy_scalar":

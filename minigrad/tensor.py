@@ -13,6 +13,7 @@ import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
+from minigrad._args import normalize_dim, normalize_dims, size_args
 
 
 class RemovableHandle:
@@ -126,7 +127,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return self.shape
-        return self.shape[_normalize_dim(dim, self.ndim, "size")]
+        return self.shape[normalize_dim(dim, self.ndim, "size")]
 
     def dim(self):
         return self.ndim
@@ -823,24 +824,24 @@ class Tensor:
     def softmax(self, dim):
         from minigrad.ops import activation
 
-        return activation.Softmax.apply(_floating(self), dim=_normalize_dim(dim, self.ndim, "softmax"))
+        return activation.Softmax.apply(_floating(self), dim=normalize_dim(dim, self.ndim, "softmax"))
 
     def log_softmax(self, dim):
         from minigrad.ops import activation
 
-        return activation.LogSoftmax.apply(_floating(self), dim=_normalize_dim(dim, self.ndim, "log_softmax"))
+        return activation.LogSoftmax.apply(_floating(self), dim=normalize_dim(dim, self.ndim, "log_softmax"))
 
     # ---- reductions ---------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False, dtype=None):
         x = self if dtype is None else self.to(dtype)
         if x.dtype.kind in "biu" and x.dtype != np.int64:
             x = x.to(np.int64)  # integer sums do not overflow their input type, as PyTorch
-        return _reduce.Sum.apply(x, dim=_axes(dim, x.ndim, "sum"), keepdim=keepdim)
+        return _reduce.Sum.apply(x, dim=normalize_dims(dim, x.ndim, "sum"), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False):
         if self.dtype.kind != "f":
             raise RuntimeError(f"mean: input dtype must be floating point, got {self.dtype}")
-        axes = _axes(dim, self.ndim, "mean")
+        axes = normalize_dims(dim, self.ndim, "mean")
         count = _count(self.shape, axes)
         return _reduce.Sum.apply(self, dim=axes, keepdim=keepdim) / count
 
@@ -849,7 +850,7 @@ class Tensor:
         if unbiased is not None:
             correction = int(unbiased)
         x = _floating(self)
-        axes = _axes(dim, x.ndim, "var")
+        axes = normalize_dims(dim, x.ndim, "var")
         count = _count(x.shape, axes)
         centred = x - x.mean(dim=axes, keepdim=True)
         return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(count - correction, 0)
@@ -869,10 +870,10 @@ class Tensor:
         return _reduce.max_or_min(self, dim, keepdim, largest=False)
 
     def amax(self, dim=None, keepdim=False):
-        return _reduce.Amax.apply(self, dim=_axes(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
+        return _reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
 
     def amin(self, dim=None, keepdim=False):
-        return _reduce.Amax.apply(self, dim=_axes(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
+        return _reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
 
     def argmax(self, dim=None, keepdim=False):
         return _reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
@@ -884,11 +885,13 @@ class Tensor:
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
         return _reduce.Prod.apply(
-            self, dim=None if dim is None else _normalize_dim(dim, self.ndim, "prod"), keepdim=keepdim
+            self, dim=None if dim is None else normalize_dim(dim, self.ndim, "prod"), keepdim=keepdim
         )
 
     def logsumexp(self, dim, keepdim=False):
-        return _reduce.LogSumExp.apply(_floating(self), dim=_axes(dim, self.ndim, "logsumexp"), keepdim=keepdim)
+        return _reduce.LogSumExp.apply(
+            _floating(self), dim=normalize_dims(dim, self.ndim, "logsumexp"), keepdim=keepdim
+        )
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
@@ -901,7 +904,7 @@ class Tensor:
 
     # ---- shape ----------------------------------------------------------------------------
     def reshape(self, *shape):
-        shape = _shape.infer_shape(_size_args(shape), self.array.size, self.shape, "reshape")
+        shape = _shape.infer_shape(size_args(shape), self.array.size, self.shape, "reshape")
         if shape == self.shape:
             return self if not self.requires_grad else _shape.Reshape.apply(self, shape=shape)
         return _shape.Reshape.apply(self, shape=shape)
@@ -909,7 +912,7 @@ class Tensor:
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
-        _shape.infer_shape(_size_args(shape), self.array.size, self.shape, "view")  # errors name view
+        _shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")  # errors name view
         return self.reshape(*shape)
 
     def view_as(self, other):
@@ -921,40 +924,40 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         if self.ndim == 0:
             return self.reshape(1)
-        start = _normalize_dim(start_dim, self.ndim, "flatten")
-        end = _normalize_dim(end_dim, self.ndim, "flatten")
+        start = normalize_dim(start_dim, self.ndim, "flatten")
+        end = normalize_dim(end_dim, self.ndim, "flatten")
         if start > end:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for shape {self.shape}")
         size = int(np.prod(self.shape[start : end + 1]))
         return self.reshape(self.shape[:start] + (size,) + self.shape[end + 1 :])
 
     def unflatten(self, dim, sizes):
-        d = _normalize_dim(dim, self.ndim, "unflatten")
+        d = normalize_dim(dim, self.ndim, "unflatten")
         sizes = _shape.infer_shape(tuple(sizes), self.shape[d], (self.shape[d],), "unflatten")
         return self.reshape(self.shape[:d] + sizes + self.shape[d + 1 :])
 
     def squeeze(self, dim=None):
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        dims = {_normalize_dim(d, self.ndim, "squeeze") for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        dims = {normalize_dim(d, self.ndim, "squeeze") for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
         return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1)))
 
     def unsqueeze(self, dim):
-        d = _normalize_dim(dim, self.ndim + 1, "unsqueeze")
+        d = normalize_dim(dim, self.ndim + 1, "unsqueeze")
         return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
 
     def permute(self, *dims):
-        dims = _size_args(dims)
+        dims = size_args(dims)
         if len(dims) != self.ndim:
             raise RuntimeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {self.shape}")
-        dims = tuple(_normalize_dim(d, self.ndim, "permute") for d in dims)
+        dims = tuple(normalize_dim(d, self.ndim, "permute") for d in dims)
         if sorted(dims) != list(range(self.ndim)):
             raise RuntimeError(f"permute: dims {dims} are not a permutation of 0..{self.ndim - 1}")
         return _shape.Permute.apply(self, dims=dims)
 
     def transpose(self, dim0, dim1):
-        d0 = _normalize_dim(dim0, self.ndim, "transpose")
-        d1 = _normalize_dim(dim1, self.ndim, "transpose")
+        d0 = normalize_dim(dim0, self.ndim, "transpose")
+        d1 = normalize_dim(dim1, self.ndim, "transpose")
         dims = list(range(self.ndim))
         dims[d0], dims[d1] = dims[d1], dims[d0]
         return _shape.Permute.apply(self, dims=tuple(dims))
@@ -965,7 +968,7 @@ class Tensor:
         return self.T
 
     def expand(self, *sizes):
-        return _shape.expand(self, _size_args(sizes))
+        return _shape.expand(self, size_args(sizes))
 
     def expand_as(self, other):
         return _shape.expand(self, other.shape)
@@ -974,7 +977,7 @@ class Tensor:
         return _shape.expand(self, tuple(shape))
 
     def repeat(self, *repeats):
-        repeats = _size_args(repeats)
+        repeats = size_args(repeats)
         if len(repeats) < self.ndim:
             raise RuntimeError(
                 f"repeat: number of repeats {len(repeats)} can't be smaller than the number of dims {self.ndim}"
@@ -990,14 +993,14 @@ class Tensor:
         return _shape.Clone.apply(self)
 
     def chunk(self, chunks, dim=0):
-        d = _normalize_dim(dim, self.ndim, "chunk")
+        d = normalize_dim(dim, self.ndim, "chunk")
         if chunks <= 0:
             raise ValueError(f"chunk: chunks must be positive, got {chunks}")
         size = -(-self.shape[d] // chunks)  # ceil, as torch.chunk
         return self.split(max(size, 1), dim=d)
 
     def split(self, split_size_or_sections, dim=0):
-        d = _normalize_dim(dim, self.ndim, "split")
+        d = normalize_dim(dim, self.ndim, "split")
         n = self.shape[d]
         if isinstance(split_size_or_sections, int):
             if split_size_or_sections <= 0:
@@ -1015,14 +1018,14 @@ class Tensor:
         return tuple(pieces)
 
     def unbind(self, dim=0):
-        d = _normalize_dim(dim, self.ndim, "unbind")
+        d = normalize_dim(dim, self.ndim, "unbind")
         return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
 
     def flip(self, *dims, **kwargs):
         """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
         if set(kwargs) - {"dims"}:
             raise TypeError(f"flip() got unexpected keyword arguments {sorted(set(kwargs) - {'dims'})}")
-        return _shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else _size_args(dims))
+        return _shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else size_args(dims))
 
     def tril(self, diagonal=0):
         return tril(self, diagonal)
@@ -1166,34 +1169,6 @@ def _not_numbers(data):
 def _floating(t):
     """Integer tensors are promoted to float32 for float math, as PyTorch does."""
     return t if t.dtype.kind == "f" else t.to(dtypes.default_float)
-
-
-def _size_args(args):
-    """Accept both f(2, 3) and f((2, 3)) as PyTorch does."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(int(s) for s in args[0])
-    return tuple(int(s) for s in args)
-
-
-def _normalize_dim(dim, ndim, op):
-    """Map a possibly negative `dim` into [0, ndim), or raise naming the op."""
-    if not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
-    n = max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as PyTorch
-    if not -n <= dim < n:
-        raise IndexError(f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return int(dim) % n
-
-
-def _axes(dim, ndim, op):
-    """dim=None -> None (all dims); an int or a tuple -> a sorted tuple of axes."""
-    if dim is None:
-        return None
-    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    axes = tuple(sorted({_normalize_dim(d, ndim, op) for d in dims}))
-    if ndim == 0:
-        return None
-    return axes
 
 
 def _count(shape, axes):

@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from minigrad.creation import from_numpy
 from minigrad.ops.shape import stack
 from minigrad.tensor import Tensor
 
@@ -40,11 +41,11 @@ def default_collate(batch):
             raise TypeError(f"default_collate: cannot stack NumPy arrays of dtype {elem.dtype}")
         return _stack_arrays([np.asarray(a) for a in batch], "NumPy arrays")
     if isinstance(elem, bool):  # before int: bool is a subclass of int
-        return Tensor._make(np.array(batch, dtype=np.bool_))
+        return from_numpy(np.array(batch, dtype=np.bool_))
     if isinstance(elem, numbers.Integral):
-        return Tensor._make(np.array(batch, dtype=np.int64))
+        return from_numpy(np.array(batch, dtype=np.int64))
     if isinstance(elem, numbers.Real):
-        return Tensor._make(np.array(batch, dtype=np.float64))
+        return from_numpy(np.array(batch, dtype=np.float64))
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
@@ -73,9 +74,9 @@ def default_convert(data):
     Tensors (sharing memory), recursing into tuples, lists and dicts; numbers, strings
     and Tensors are left as they are."""
     if isinstance(data, np.ndarray) and not (data.dtype.hasobject or data.dtype.kind in "USV"):
-        return Tensor._make(data)
+        return from_numpy(data)
     if isinstance(data, np.generic) and data.dtype.kind in "biufc":
-        return Tensor._make(np.asarray(data))
+        return from_numpy(np.asarray(data))
     if isinstance(data, collections.abc.Mapping):
         converted = {key: default_convert(value) for key, value in data.items()}
         try:
@@ -101,4 +102,4 @@ def _stack_arrays(arrays, what):
             f"default_collate: cannot stack {what} of different shapes {sorted(shapes)} into a batch; "
             f"make every example the same shape, or pass a collate_fn that pads them"
         )
-    return Tensor._make(np.stack(arrays))
+    return from_numpy(np.stack(arrays))

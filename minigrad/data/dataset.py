@@ -18,6 +18,7 @@ so the dataset splits the work itself with `get_worker_info()`.
 
 import numpy as np
 
+from minigrad.creation import from_numpy
 from minigrad.tensor import Tensor
 
 
@@ -68,7 +69,7 @@ class TensorDataset(Dataset):
         wrapped = []
         for i, t in enumerate(tensors):
             if isinstance(t, np.ndarray):
-                t = Tensor._make(t)
+                t = from_numpy(t)
             if not isinstance(t, Tensor):
                 raise TypeError(f"TensorDataset: argument {i} must be a Tensor or np.ndarray, got {type(t).__name__}")
             if t.ndim == 0:

@@ -11,8 +11,8 @@ channels first, one channel, what `nn.Conv2d` expects (use `nn.Flatten()` or
 
 import numpy as np
 
+from minigrad.creation import from_numpy
 from minigrad.data.dataset import Dataset
-from minigrad.tensor import Tensor
 
 
 class ImageDataset(Dataset):
@@ -47,7 +47,7 @@ class ImageDataset(Dataset):
         image = self.data[index][None].astype(np.float32)  # (1, H, W): one channel
         if self.scale is not None:
             image /= self.scale
-        image, label = Tensor._make(image), int(self.targets[index])
+        image, label = from_numpy(image), int(self.targets[index])
         if self.transform is not None:
             image = self.transform(image)
         if self.target_transform is not None:

@@ -24,6 +24,7 @@ import numbers
 import numpy as np
 
 from minigrad import random
+from minigrad.creation import from_numpy
 from minigrad.tensor import Tensor
 
 
@@ -141,7 +142,7 @@ class WeightedRandomSampler(Sampler):
                 f"WeightedRandomSampler: cannot draw num_samples={num_samples} indices without replacement "
                 f"from {np.count_nonzero(array)} non-zero weights"
             )
-        self.weights = Tensor._make(array)
+        self.weights = from_numpy(array)
         self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator

@@ -4,7 +4,7 @@ torchvision.transforms: callables on one (C, H, W) image tensor."""
 import numpy as np
 
 from minigrad import random as _random
-from minigrad.tensor import Tensor
+from minigrad.creation import from_numpy
 
 
 class Compose:
@@ -42,7 +42,7 @@ class RandomShift:
         _, h, w = image.shape
         dy, dx = _random.generator().integers(-s, s + 1, size=2)
         padded = np.pad(image.array, ((0, 0), (s, s), (s, s)), constant_values=self.fill)
-        return Tensor._make(np.ascontiguousarray(padded[:, s - dy : s - dy + h, s - dx : s - dx + w]))
+        return from_numpy(np.ascontiguousarray(padded[:, s - dy : s - dy + h, s - dx : s - dx + w]))
 
     def __repr__(self):
         return f"RandomShift(max_shift={self.max_shift})"
@@ -58,7 +58,7 @@ class Upsample:
 
     def __call__(self, image):
         f = self.factor
-        return Tensor._make(np.repeat(np.repeat(image.array, f, axis=-2), f, axis=-1))
+        return from_numpy(np.repeat(np.repeat(image.array, f, axis=-2), f, axis=-1))
 
     def __repr__(self):
         return f"Upsample(factor={self.factor})"

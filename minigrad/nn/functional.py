@@ -10,6 +10,8 @@ import warnings
 import numpy as np
 
 from minigrad import random as _random
+from minigrad._args import normalize_dim
+from minigrad.creation import from_numpy
 from minigrad.ops import activation as _act
 from minigrad.ops.attention import scaled_dot_product_attention
 from minigrad.ops.conv import conv1d, conv2d, conv_transpose2d
@@ -24,7 +26,7 @@ from minigrad.ops.loss import cross_entropy as _cross_entropy
 from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm
 from minigrad.ops.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from minigrad.ops.shape import ConstantPad
-from minigrad.tensor import Tensor, _floating, _normalize_dim, as_tensor, where
+from minigrad.tensor import _floating, as_tensor, where
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -120,7 +122,7 @@ def _softmax_dim(input, dim, op):
         # PyTorch's legacy rule for a missing dim, with its warning
         warnings.warn(f"{op}: implicit dimension choice is deprecated; pass dim explicitly", stacklevel=3)
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    return _normalize_dim(dim, input.ndim, op)
+    return normalize_dim(dim, input.ndim, op)
 
 
 def softmax(input, dim=None, dtype=None):
@@ -150,7 +152,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         return input * 0.0
     keep = _random.generator().random(input.shape) >= p
-    return input * Tensor._make((keep / (1.0 - p)).astype(input.dtype))
+    return input * from_numpy((keep / (1.0 - p)).astype(input.dtype))
 
 
 # --8<-- [start:linear]
@@ -187,7 +189,7 @@ def embedding(input, weight, padding_idx=None):
         padding_idx = _normalize_padding_idx(padding_idx, n, op)
         is_padding = input.array == padding_idx
         if weight.requires_grad and is_padding.any():
-            rows = where(Tensor._make(~is_padding[..., None]), rows, rows.detach())
+            rows = where(from_numpy(~is_padding[..., None]), rows, rows.detach())
     return rows
 
 
@@ -256,14 +258,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         grids = np.indices(target.shape, sparse=True)
         index = (grids[0], picked_class, *grids[1:])
     picked = input[index]
-    losses = where(Tensor._make(valid), -picked * Tensor._make(w_target.astype(input.dtype)), 0.0)
+    losses = where(from_numpy(valid), -picked * from_numpy(w_target.astype(input.dtype)), 0.0)
     if reduction == "mean":
         total_weight = np.sum(w_target)
         if total_weight == 0:
             # every position ignored: the loss is 0/0 = NaN but the gradient is 0 (as
             # PyTorch); dividing by the zero weight would make the gradient NaN as well
             return losses.sum() * 0.0 + float("nan")
-        return losses.sum() / Tensor._make(np.asarray(total_weight, dtype=input.dtype))
+        return losses.sum() / from_numpy(np.asarray(total_weight, dtype=input.dtype))
     return _reduce(losses, reduction)
 
 
@@ -375,7 +377,7 @@ def one_hot(tensor, num_classes=-1):
         num_classes = int(data.max()) + 1 if data.size else 0
     elif data.size and data.max() >= num_classes:
         raise RuntimeError(f"one_hot: class value {int(data.max())} is out of range for num_classes={num_classes}")
-    return Tensor._make((data[..., None] == np.arange(num_classes)).astype(np.int64))
+    return from_numpy((data[..., None] == np.arange(num_classes)).astype(np.int64))
 
 
 _PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}

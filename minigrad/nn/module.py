@@ -25,6 +25,7 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
+from minigrad.creation import from_numpy
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import RemovableHandle, Tensor
 
@@ -430,7 +431,7 @@ class Module:
             if t.dtype.kind == "f" and t.dtype != dtype:
                 t.array = t.array.astype(dtype)
                 if t.grad is not None:
-                    t.grad = Tensor._make(t.grad.array.astype(dtype))
+                    t.grad = from_numpy(t.grad.array.astype(dtype))
         return self
 
     def cpu(self):
@@ -463,7 +464,7 @@ class Module:
                 seen.add(id(t))
                 t.array = fn(t.array)
                 if t.grad is not None:
-                    t.grad = Tensor._make(fn(t.grad.array))
+                    t.grad = from_numpy(fn(t.grad.array))
         return self
 
     def type(self, dst_type):
@@ -590,7 +591,7 @@ class Module:
                     if registry == "_parameters":
                         self._parameters[name] = Parameter(new, requires_grad=target.requires_grad)
                     else:
-                        self._buffers[name] = Tensor._make(new)
+                        self._buffers[name] = from_numpy(new)
                 else:
                     target.array[...] = array
                     target._version_counter().value += 1

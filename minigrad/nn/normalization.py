@@ -11,12 +11,11 @@ PyTorch's, so PyTorch state dicts load unchanged. Each takes PyTorch's factory k
 import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.creation import ones, zeros
+from minigrad.creation import from_numpy, ones, zeros
 from minigrad.devices import host_device
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor
 
 
 def _as_shape(normalized_shape):
@@ -190,7 +189,7 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
-            self.register_buffer("num_batches_tracked", Tensor._make(np.array(0, dtype=np.int64)))
+            self.register_buffer("num_batches_tracked", from_numpy(np.array(0, dtype=np.int64)))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
+from minigrad.creation import from_numpy
 from minigrad.ops.shape import cat
 from minigrad.tensor import Tensor
 
@@ -29,7 +30,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     norm_type = float(norm_type)  # also accepts 'inf'
     if not grads:
-        return Tensor._make(np.asarray(0.0, dtype=np.float32))
+        return from_numpy(np.asarray(0.0, dtype=np.float32))
     if norm_type == math.inf:
         per_param = [np.max(np.abs(g.array), initial=0.0) for g in grads]
         total = max(per_param)
@@ -46,7 +47,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     with no_grad():
         for g in grads:
             g.mul_(scale)
-    return Tensor._make(np.asarray(total, dtype=grads[0].dtype))
+    return from_numpy(np.asarray(total, dtype=grads[0].dtype))
 
 
 def clip_grad_value_(parameters, clip_value):

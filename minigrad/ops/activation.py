@@ -10,13 +10,13 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.ops.elementwise import where_
 from minigrad.ops.special import erf
-from minigrad.tensor import Tensor
 
 
 def _mask(condition, dtype):
-    return Tensor._make(condition.astype(dtype))
+    return from_numpy(condition.astype(dtype))
 
 
 # --8<-- [start:leaky_relu]
@@ -33,7 +33,7 @@ class LeakyRelu(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         positive = x.array > 0
-        return grad * Tensor._make(np.where(positive, 1.0, ctx.slope).astype(grad.dtype))
+        return grad * from_numpy(np.where(positive, 1.0, ctx.slope).astype(grad.dtype))
 
     # --8<-- [end:leaky_relu]
 
@@ -44,7 +44,7 @@ class Elu(Function):
 
     @staticmethod
     def forward(ctx, x, alpha=1.0):
-        y = Tensor._make(np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0))))
+        y = from_numpy(np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0))))
         ctx.save_for_backward(x)
         ctx.alpha = alpha
         return y
@@ -128,7 +128,7 @@ class Softplus(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         linear = x.array * ctx.beta > ctx.threshold
-        return grad * where_(Tensor._make(linear), 1.0, (x * ctx.beta).sigmoid())
+        return grad * where_(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
 
     # --8<-- [end:softplus]
 
@@ -141,7 +141,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         e = np.exp(x.array - np.max(x.array, axis=dim, keepdims=True))
-        y = Tensor._make(e / np.sum(e, axis=dim, keepdims=True))
+        y = from_numpy(e / np.sum(e, axis=dim, keepdims=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -161,7 +161,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         shifted = x.array - np.max(x.array, axis=dim, keepdims=True)
-        y = Tensor._make(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+        y = from_numpy(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y

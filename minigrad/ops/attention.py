@@ -28,6 +28,7 @@ from minigrad import backends
 from minigrad import random as _random
 from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.tensor import Tensor, where
 
 
@@ -56,13 +57,13 @@ class ScaledDotProductAttention(Function):
     def backward(ctx, grad):
         q, k, v = ctx.saved_tensors
         if grad_mode.is_grad_enabled():  # create_graph=True: differentiable Tensor ops
-            mask = None if ctx.mask is None else Tensor._make(ctx.mask)
+            mask = None if ctx.mask is None else from_numpy(ctx.mask)
             return (*recorded_backward(grad, q, k, v, mask, ctx.scale, ctx.is_causal), None, None, None)
         grads = ctx.kernels.attention_backward(
             grad.array, q.array, k.array, v.array, ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
         )
         needed = ctx.needs_input_grad
-        return (*(Tensor._make(g) if needed[i] else None for i, g in enumerate(grads)), None, None, None)
+        return (*(from_numpy(g) if needed[i] else None for i, g in enumerate(grads)), None, None, None)
 
     # --8<-- [end:function]
 
@@ -80,7 +81,7 @@ def safe_softmax(scores):
     # is NaN, as in PyTorch (a `where` around the sum would cut that gradient and hide it).
     row_max = scores.detach().max(dim=-1, keepdim=True)[0]  # the shift cancels: no gradient needed
     weights = (scores - where(seen, row_max, 0.0)).exp()
-    masked = Tensor._make((~seen.array).astype(scores.dtype))
+    masked = from_numpy((~seen.array).astype(scores.dtype))
     return weights / (weights.sum(dim=-1, keepdim=True) + masked)
 
 
@@ -91,7 +92,7 @@ def attention_scores(q, k, mask, scale, is_causal):
         scores = scores + mask
     if is_causal:
         Tq, Tk = q.shape[-2], k.shape[-2]
-        allowed = Tensor._make(np.tril(np.ones((Tq, Tk), dtype=bool)))
+        allowed = from_numpy(np.tril(np.ones((Tq, Tk), dtype=bool)))
         scores = where(allowed, scores, -math.inf)
     return scores
 
@@ -104,7 +105,7 @@ def attention_math(q, k, v, mask, scale, is_causal, dropout_p):
     if dropout_p > 0.0:
         keep = _random.generator().random(probs.shape) >= dropout_p
         survivor_scale = 1.0 / (1.0 - dropout_p) if dropout_p < 1.0 else 0.0  # p = 1 drops all
-        probs = probs * Tensor._make((keep * survivor_scale).astype(probs.dtype))
+        probs = probs * from_numpy((keep * survivor_scale).astype(probs.dtype))
     return probs @ v
     # --8<-- [end:math]
 
@@ -231,7 +232,7 @@ def scaled_dot_product_attention(
             mask = (
                 attn_mask.to(query.dtype)
                 if attn_mask.dtype.kind == "f"
-                else Tensor._make(_additive_mask(attn_mask, query.dtype))
+                else from_numpy(_additive_mask(attn_mask, query.dtype))
             )
         return attention_math(query, key, value, mask, scale, is_causal, dropout_p)
 

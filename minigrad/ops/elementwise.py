@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.ops.out import write_out
 from minigrad.ops.special import erf
@@ -113,7 +114,7 @@ class DivRounding(Function):
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        zeros = Tensor._make(np.zeros(grad.shape, dtype=grad.dtype))
+        zeros = from_numpy(np.zeros(grad.shape, dtype=grad.dtype))
         return (unbroadcast(zeros, a_shape) if need_a else None, unbroadcast(zeros, b_shape) if need_b else None)
 
 
@@ -160,7 +161,7 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = Tensor._make(np.asarray(a.array**b.array))
+        out = from_numpy(np.asarray(a.array**b.array))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -173,7 +174,7 @@ class Pow(Function):
             grad_a = unbroadcast(grad * b * a ** (b - 1.0), a.shape)
         if need_b:
             is_zero = a == 0
-            safe_log = where_(is_zero, Tensor._make(np.zeros((), a.dtype)), where_(is_zero, 1.0, a).log())
+            safe_log = where_(is_zero, from_numpy(np.zeros((), a.dtype)), where_(is_zero, 1.0, a).log())
             grad_b = unbroadcast(grad * out * safe_log, b.shape)
         return grad_a, grad_b
 
@@ -184,7 +185,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.exp(x.array))
+        y = from_numpy(np.exp(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -213,7 +214,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.sqrt(x.array))
+        y = from_numpy(np.sqrt(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -228,7 +229,7 @@ class Rsqrt(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(1.0 / np.sqrt(x.array))
+        y = from_numpy(1.0 / np.sqrt(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -272,7 +273,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.tanh(x.array))
+        y = from_numpy(np.tanh(x.array))
         ctx.save_for_backward(y)
         return y
 
@@ -293,7 +294,7 @@ class Sigmoid(Function):
         # the two branches keep exp from overflowing for large |x|
         x = x.array
         e = np.exp(-np.abs(x))
-        y = Tensor._make(np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False))
+        y = from_numpy(np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False))
         ctx.save_for_backward(y)
         return y
 
@@ -325,14 +326,14 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = Tensor._make(np.maximum(x.array, 0))
+        y = from_numpy(np.maximum(x.array, 0))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * Tensor._make((y.array > 0).astype(grad.dtype))
+        return grad * from_numpy((y.array > 0).astype(grad.dtype))
 
     # --8<-- [end:relu]
 
@@ -348,7 +349,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * Tensor._make(np.sign(x.array))
+        return grad * from_numpy(np.sign(x.array))
 
 
 class _ZeroGrad(Function):
@@ -419,7 +420,7 @@ class Clamp(Function):
             inside &= x.array >= lo
         if hi is not None:
             inside &= x.array <= hi
-        return grad * Tensor._make(inside.astype(grad.dtype))
+        return grad * from_numpy(inside.astype(grad.dtype))
 
 
 class Maximum(Function):
@@ -455,7 +456,7 @@ class Minimum(Function):
 
 
 def _split_between(grad, share_a, a_shape, b_shape, needs):
-    share_a = Tensor._make(np.asarray(share_a, dtype=grad.dtype))
+    share_a = from_numpy(np.asarray(share_a, dtype=grad.dtype))
     return (
         unbroadcast(grad * share_a, a_shape) if needs[0] else None,
         unbroadcast(grad * (1.0 - share_a), b_shape) if needs[1] else None,
@@ -477,7 +478,7 @@ class Where(Function):
     @staticmethod
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
-        zero = Tensor._make(np.zeros((), dtype=grad.dtype))
+        zero = from_numpy(np.zeros((), dtype=grad.dtype))
         _, need_a, need_b = ctx.needs_input_grad
         grad_a = unbroadcast(Where.apply(ctx.cond, grad, zero), a_shape) if need_a else None
         grad_b = unbroadcast(Where.apply(ctx.cond, zero, grad), b_shape) if need_b else None
@@ -487,9 +488,9 @@ class Where(Function):
 def where_(cond, a, b):
     """`where` for use inside backward passes: `a` or `b` may be a plain number."""
     if not isinstance(a, Tensor):
-        a = Tensor._make(np.asarray(a, dtype=b.dtype))
+        a = from_numpy(np.asarray(a, dtype=b.dtype))
     if not isinstance(b, Tensor):
-        b = Tensor._make(np.asarray(b, dtype=a.dtype))
+        b = from_numpy(np.asarray(b, dtype=a.dtype))
     return Where.apply(cond, a, b)
 
 

@@ -12,9 +12,11 @@ an index tensor) are the same pair for the index-tensor style of `gather`/`scatt
 
 import numpy as np
 
+from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, _normalize_dim
+from minigrad.tensor import Tensor
 
 
 def normalize_index(index):
@@ -156,7 +158,7 @@ class Gather(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        zeros = Tensor._make(np.zeros(ctx.in_shape, dtype=grad.dtype))
+        zeros = from_numpy(np.zeros(ctx.in_shape, dtype=grad.dtype))
         return ScatterAdd.apply(zeros, grad, dim=ctx.dim, index=ctx.index)
 
 
@@ -196,7 +198,7 @@ class Scatter(Function):
         need_x, need_src = ctx.needs_input_grad
         grad_x = None
         if need_x:
-            zero = Tensor._make(np.zeros((), dtype=grad.dtype))
+            zero = from_numpy(np.zeros((), dtype=grad.dtype))
             grad_x = Scatter.apply(grad, zero, dim=ctx.dim, index=ctx.index)
         return grad_x, _src_grad(ctx, grad) if need_src else None
 
@@ -233,7 +235,7 @@ def _check_bounds(index, size, dim, op, allow_negative=False):
 def _check_gather_scatter(op, x, dim, index, src=None):
     """PyTorch's rules: index has x's number of dims, and is no larger than x (src) in
     every dim except `dim` (and no larger than src in any dim)."""
-    d = _normalize_dim(dim, x.ndim, op)
+    d = normalize_dim(dim, x.ndim, op)
     idx = index_array(index, op)
     ndim = max(x.ndim, 1)
     if max(idx.ndim, 1) != ndim or (src is not None and src.ndim and src.ndim != idx.ndim):
@@ -279,7 +281,7 @@ def _scatter(op, fn, input, dim, index, src, value=None, reduce=None):
         if src.ndim == 0 and fn is ScatterAdd:
             raise RuntimeError(f"{op}(): src must be a tensor with the same number of dimensions as index")
     else:  # a number: written (or added) at every indexed place
-        src = Tensor._make(np.asarray(src, dtype=x.dtype))
+        src = from_numpy(np.asarray(src, dtype=x.dtype))
         if fn is ScatterAdd:
             src = src.expand(np.shape(index_array(index, op)))
     d, idx = _check_gather_scatter(op, x, dim, index, src)
@@ -301,7 +303,7 @@ def _scatter_reduce(op, x, src, d, idx, reduce):
     out = x.array.copy()
     value = np.broadcast_to(src.array, idx.shape) if src.ndim == 0 else _leading(src.array, idx.shape)
     (np.add if reduce == "add" else np.multiply).at(out, _coords(idx, d), value)
-    return Tensor._make(out)
+    return from_numpy(out)
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
@@ -320,7 +322,7 @@ def index_select(input, dim, index, *, out=None):
     """The entries of input at positions `index` (a 1-D integer tensor) along `dim`;
     the gradient of a repeated entry accumulates."""
     x = input if isinstance(input, Tensor) else Tensor(input)
-    d = _normalize_dim(dim, x.ndim, "index_select")
+    d = normalize_dim(dim, x.ndim, "index_select")
     idx = index_array(index, "index_select")
     if idx.ndim > 1:
         raise IndexError(f"index_select(): index is supposed to be a vector, got shape {idx.shape}")
@@ -340,7 +342,7 @@ def _fill_value(value, dtype, op):
                 f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)"
             )
         return value if value.dtype == dtype else value.to(dtype)
-    return Tensor._make(np.asarray(value).astype(dtype))
+    return from_numpy(np.asarray(value).astype(dtype))
 
 
 def masked_fill(input, mask, value):
@@ -365,7 +367,7 @@ def index_fill(input, dim, index, value):
     """A copy of input with `value` at positions `index` (1-D, negatives count from
     the end) along `dim`; the gradient is 0 there."""
     x = input if isinstance(input, Tensor) else Tensor(input)
-    d = _normalize_dim(dim, x.ndim, "index_fill")
+    d = normalize_dim(dim, x.ndim, "index_fill")
     idx = index_array(index, "index_fill")
     if idx.ndim > 1:
         raise IndexError(f"index_fill(): index is supposed to be a vector, got shape {idx.shape}")
@@ -374,4 +376,4 @@ def index_fill(input, dim, index, value):
     selected = np.zeros(size, dtype=bool)
     selected[idx.reshape(-1)] = True
     mask = selected.reshape((size,) + (1,) * (x.ndim - d - 1)) if x.ndim else selected.reshape(())
-    return masked_fill(x, Tensor._make(mask), _fill_value(value, x.dtype, "index_fill"))
+    return masked_fill(x, from_numpy(mask), _fill_value(value, x.dtype, "index_fill"))

@@ -7,8 +7,10 @@ shape and exactly the same values. `all` and `any` reduce truth values over dims
 
 import numpy as np
 
+from minigrad._args import normalize_dims
+from minigrad.creation import from_numpy
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, _axes, as_tensor
+from minigrad.tensor import Tensor, as_tensor
 
 
 def _pair(input, other, op):
@@ -31,7 +33,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other| elementwise (a bool tensor); equal
     infinities are close, NaN is close to NaN only with equal_nan=True."""
     a, b = _pair(input, other, "isclose")
-    return Tensor._make(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return from_numpy(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -48,10 +50,10 @@ def equal(input, other):
 
 def _truth_reduction(fn, name, input, dim, keepdim, out):
     x = as_tensor(input)
-    result = np.asarray(fn(x.array, axis=_axes(dim, x.ndim, name), keepdims=keepdim))
+    result = np.asarray(fn(x.array, axis=normalize_dims(dim, x.ndim, name), keepdims=keepdim))
     if x.dtype == np.uint8:  # uint8 in, uint8 out: PyTorch keeps that old convention
         result = result.astype(np.uint8)
-    y = Tensor._make(result)
+    y = from_numpy(result)
     return y if out is None else write_out(out, y, name)
 
 

@@ -18,6 +18,7 @@ followed by a gather: no probability is ever formed and then logged.
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.ops.activation import LogSoftmax, Softplus
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.tensor import Tensor
@@ -115,9 +116,9 @@ class CrossEntropy(Function):
         log_probs = LogSoftmax.apply(x, dim=dim)  # recomputed: part of the graph if create_graph
         w = 1.0
         if ctx.weight is not None:
-            w = Tensor._make(ctx.weight.reshape(_class_shape(x.shape[dim], x.ndim, dim)).astype(x.dtype))
+            w = from_numpy(ctx.weight.reshape(_class_shape(x.shape[dim], x.ndim, dim)).astype(x.dtype))
         if target is None:  # class indices: A is a constant
-            coeff = Tensor._make(ctx.coeff)
+            coeff = from_numpy(ctx.coeff)
         else:  # probabilities: A rebuilt from the target, so create_graph sees it depend on it
             coeff = (target * (1.0 - ctx.label_smoothing) + ctx.label_smoothing / x.shape[dim]) * w
         g = grad.unsqueeze(dim) if ctx.reduction == "none" else grad * ctx.scale

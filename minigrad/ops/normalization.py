@@ -32,6 +32,7 @@ import numpy as np
 
 from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.tensor import Tensor
 
@@ -106,7 +107,7 @@ def scale_shift_backward(ctx, grad, xhat, weight):
 
 
 def _saved(ctx, x, weight, xhat, rstd, bias):
-    ctx.save_for_backward(x, weight, Tensor._make(xhat), Tensor._make(rstd))
+    ctx.save_for_backward(x, weight, from_numpy(xhat), from_numpy(rstd))
     ctx.bias_shape = None if bias is None else bias.shape
 
 
@@ -239,7 +240,7 @@ class BatchNorm(Function):
             if ctx.batch_statistics:
                 xhat, rstd = standardize_recorded(x, ctx.axes, ctx.eps)
             else:  # constant statistics: only the subtraction involves x
-                xhat = (x - Tensor._make(ctx.mean)) * rstd
+                xhat = (x - from_numpy(ctx.mean)) * rstd
         g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat, weight)
         grad_x = None
         if ctx.needs_input_grad[0]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from minigrad import backends
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.kernels.reference.pool import pool_output_size
 from minigrad.tensor import Tensor
 
@@ -150,7 +151,7 @@ def _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode):
         compute.array, kernel_size, stride, padding, dilation, ceil_mode
     )
     out = MaxPool2d.apply(compute, y=y, indices=indices)
-    return out.to(x.dtype), Tensor._make(indices)
+    return out.to(x.dtype), from_numpy(indices)
     # --8<-- [end:max_pool2d]
 
 
@@ -232,8 +233,8 @@ def adaptive_avg_pool2d(input, output_size):
         tile = (H // OH, W // OW)
         y = _avg_pool(x, tile, tile, (0, 0), False, True, None)
     else:
-        A_h = Tensor._make(averaging_matrix(H, OH, x.dtype))  # (OH, H)
-        A_w = Tensor._make(averaging_matrix(W, OW, x.dtype))  # (OW, W)
+        A_h = from_numpy(averaging_matrix(H, OH, x.dtype))  # (OH, H)
+        A_w = from_numpy(averaging_matrix(W, OW, x.dtype))  # (OW, W)
         y = A_h @ x @ A_w.T  # (OH, H) @ (N, C, H, W) @ (W, OW) -> (N, C, OH, OW)
     return y.squeeze(0) if unbatched else y
 

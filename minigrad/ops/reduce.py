@@ -8,10 +8,12 @@ reduced axes have size 1 and broadcasting it (`expand`) over them.
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._args import normalize_dim, normalize_dims
 from minigrad.autograd.function import Function
+from minigrad.creation import from_numpy
 from minigrad.ops.elementwise import NonZero
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, _axes, _normalize_dim, as_tensor
+from minigrad.tensor import as_tensor
 
 
 def _keepdim_shape(shape, axes):
@@ -62,7 +64,7 @@ class Amax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        weights = Tensor._make(ctx.weights.astype(grad.dtype, copy=False))
+        weights = from_numpy(ctx.weights.astype(grad.dtype, copy=False))
         return _spread(grad, ctx.in_shape, ctx.axes) * weights
 
 
@@ -80,7 +82,7 @@ class MaxDim(Function):
     def backward(ctx, grad):
         one_hot = np.zeros(ctx.in_shape, dtype=grad.dtype)
         np.put_along_axis(one_hot, ctx.indices, 1, axis=ctx.dim)
-        return _spread(grad, ctx.in_shape, (ctx.dim,)) * Tensor._make(one_hot)
+        return _spread(grad, ctx.in_shape, (ctx.dim,)) * from_numpy(one_hot)
 
 
 def max_or_min(x, dim, keepdim, largest):
@@ -89,9 +91,9 @@ def max_or_min(x, dim, keepdim, largest):
         if x.array.size == 0:  # as PyTorch: an empty tensor has no largest element
             raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.shape} without a dim")
         return Amax.apply(x, dim=None, keepdim=False, largest=largest)
-    d = _normalize_dim(dim, x.ndim, name)
+    d = normalize_dim(dim, x.ndim, name)
     if x.ndim == 0:
-        return x.clone(), Tensor._make(np.zeros((), np.int64))
+        return x.clone(), from_numpy(np.zeros((), np.int64))
     if x.shape[d] == 0:
         raise IndexError(f"{name}: cannot reduce over dim {d} of size 0 (shape {x.shape})")
     # NaN counts as the extreme, as in PyTorch: argmax of NaN is its own index
@@ -101,7 +103,7 @@ def max_or_min(x, dim, keepdim, largest):
         indices = np.where(nan_at.any(axis=d), np.argmax(nan_at, axis=d), indices)
     values = MaxDim.apply(x, dim=d, keepdim=keepdim, indices=indices)
     idx = indices if not keepdim else np.expand_dims(indices, d)
-    return ValuesIndices(values, Tensor._make(idx.astype(np.int64)))
+    return ValuesIndices(values, from_numpy(idx.astype(np.int64)))
 
 
 class ValuesIndices(tuple):
@@ -126,18 +128,18 @@ class ValuesIndices(tuple):
 def arg_extreme(x, dim, keepdim, fn, name):
     if dim is None and x.array.size == 0:  # as PyTorch; NumPy's "empty sequence" names no op
         raise IndexError(f"{name}: cannot take the {name} of an empty tensor (shape {x.shape}) without a dim")
-    if dim is not None and x.ndim and x.shape[_normalize_dim(dim, x.ndim, name)] == 0:
+    if dim is not None and x.ndim and x.shape[normalize_dim(dim, x.ndim, name)] == 0:
         raise IndexError(f"{name}: dim {dim} has size 0 in shape {x.shape}: there is no element to pick")
     if dim is None:
         out = fn(x.array.reshape(-1))
         if keepdim:
             out = np.reshape(out, (1,) * x.ndim)
-        return Tensor._make(np.asarray(out, dtype=np.int64))
-    d = _normalize_dim(dim, x.ndim, name)
+        return from_numpy(np.asarray(out, dtype=np.int64))
+    d = normalize_dim(dim, x.ndim, name)
     out = fn(x.array, axis=d) if x.ndim else np.asarray(0)
     if keepdim and x.ndim:
         out = np.expand_dims(out, d)
-    return Tensor._make(np.asarray(out, dtype=np.int64))
+    return from_numpy(np.asarray(out, dtype=np.int64))
 
 
 class Prod(Function):
@@ -151,7 +153,7 @@ class Prod(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim, ctx.in_shape = dim, keepdim, x.shape
-        y = Tensor._make(np.asarray(np.prod(x.array, axis=dim, keepdims=keepdim)))
+        y = from_numpy(np.asarray(np.prod(x.array, axis=dim, keepdims=keepdim)))
         ctx.save_for_backward(x, y)
         return y
 
@@ -168,7 +170,7 @@ class Prod(Function):
         right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1)
         others = left * right
         others = others.reshape(ctx.in_shape) if ctx.dim is None else np.moveaxis(others, -1, ctx.dim)
-        return grad_full * Tensor._make(others)
+        return grad_full * from_numpy(others)
 
 
 class LogSumExp(Function):
@@ -210,7 +212,7 @@ class Norm2(Function):
         # y recomputed from x, not saved: with create_graph the second derivative must
         # see that y depends on x (a saved copy would be a constant)
         y = Norm2.apply(x, dim=ctx.axes, keepdim=True)
-        safe_y = y + Tensor._make((y.array == 0).astype(y.dtype))  # 1 where y == 0, else y
+        safe_y = y + from_numpy((y.array == 0).astype(y.dtype))  # 1 where y == 0, else y
         return _spread(grad, ctx.in_shape, ctx.axes) * x / safe_y
 
 
@@ -229,7 +231,7 @@ class Std(Function):
         (v,) = ctx.saved_tensors
         # y recomputed from v, not saved, so a second derivative sees that y depends on v
         y = Std.apply(v)
-        zero = Tensor._make((y.array == 0).astype(y.dtype))
+        zero = from_numpy((y.array == 0).astype(y.dtype))
         return grad * (1.0 - zero) / ((y + zero) * 2.0)
 
 
@@ -241,7 +243,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         x = x.to(dtype)
     if x.dtype.kind != "f":
         raise RuntimeError(f"norm: input dtype must be floating point, got {x.dtype}")
-    axes = _axes(dim, x.ndim, "norm")
+    axes = normalize_dims(dim, x.ndim, "norm")
     if p in ("fro", 2, 2.0):
         return Norm2.apply(x, dim=axes, keepdim=keepdim)
     if isinstance(p, str) or isinstance(p, bool) or not isinstance(p, (int, float, np.number)):
@@ -288,7 +290,7 @@ class CumProd(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        y = Tensor._make(np.cumprod(x.array, axis=dim))
+        y = from_numpy(np.cumprod(x.array, axis=dim))
         ctx.save_for_backward(x, y)
         return y
 
@@ -298,7 +300,7 @@ class CumProd(Function):
         d = ctx.dim
         if not np.any(x.array == 0):
             return CumSum.apply((grad * y).flip(d), dim=d).flip(d) / x
-        return Tensor._make(_cumprod_grad_with_zeros(x.array, grad.array, d))
+        return from_numpy(_cumprod_grad_with_zeros(x.array, grad.array, d))
 
 
 def _cumprod_grad_with_zeros(x, g, dim):
@@ -329,7 +331,7 @@ def _cumprod_grad_with_zeros(x, g, dim):
 
 def _cumulative(fn, name, input, dim, dtype, out):
     x = as_tensor(input)
-    d = _normalize_dim(dim, x.ndim, name)
+    d = normalize_dim(dim, x.ndim, name)
     if dtype is not None:
         x = x.to(dtype)
     elif x.dtype.kind in "biu":

@@ -9,6 +9,7 @@ gradient (as in PyTorch).
 import numpy as np
 
 from minigrad import random as _random
+from minigrad.creation import from_numpy
 from minigrad.ops.out import write_out
 from minigrad.tensor import Tensor, as_tensor
 
@@ -69,7 +70,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         with np.errstate(divide="ignore"):  # weight 0: arrival time inf, never drawn
             arrival = rng.standard_exponential(rows.shape) / rows
         samples = np.argsort(arrival, axis=-1, kind="stable")[:, :num_samples]
-    result = Tensor._make(samples.astype(np.int64).reshape(weights.shape[:-1] + (num_samples,)))
+    result = from_numpy(samples.astype(np.int64).reshape(weights.shape[:-1] + (num_samples,)))
     return result if out is None else write_out(out, result, "multinomial")
 
 
@@ -81,5 +82,5 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if np.any((probs < 0) | (probs > 1)) or (probs.dtype.kind == "f" and np.any(np.isnan(probs))):
         raise RuntimeError("bernoulli: expected all probabilities to be in [0, 1]")
     draws = _generator(generator, "bernoulli").random(x.shape) < probs
-    result = Tensor._make(draws.astype(x.dtype))
+    result = from_numpy(draws.astype(x.dtype))
     return result if out is None else write_out(out, result, "bernoulli")

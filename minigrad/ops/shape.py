@@ -9,10 +9,11 @@ import math
 
 import numpy as np
 
+from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.dtypes import result_type
 from minigrad.ops.broadcast import unbroadcast
-from minigrad.tensor import Tensor, _normalize_dim
+from minigrad.tensor import Tensor
 
 
 def infer_shape(shape, numel, old_shape, op):
@@ -130,7 +131,7 @@ def flip(input, dims):
     """`input` reversed along each of `dims` (an int or a sequence of ints)."""
     x = input if isinstance(input, Tensor) else Tensor(input)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-    axes = sorted({_normalize_dim(d, x.ndim, "flip") for d in dims})
+    axes = sorted({normalize_dim(d, x.ndim, "flip") for d in dims})
     if len(axes) != len(dims):
         raise RuntimeError(f"flip: dims {tuple(dims)} name a dimension more than once")
     return Flip.apply(x, dims=tuple(axes))
@@ -164,7 +165,7 @@ def roll(input, shifts, dims=None):
     dim_list = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(shift_list) != len(dim_list):
         raise RuntimeError(f"roll: shifts and dimensions must align. shifts: {len(shift_list)}, dims: {len(dim_list)}")
-    axes = tuple(_normalize_dim(d, x.ndim, "roll") for d in dim_list)
+    axes = tuple(normalize_dim(d, x.ndim, "roll") for d in dim_list)
     return Roll.apply(x, shifts=tuple(int(s) for s in shift_list), dims=axes)
 
 
@@ -230,7 +231,7 @@ def cat(tensors, dim=0):
     ref = tensors[0]
     if ref.ndim == 0:
         raise RuntimeError("cat: zero-dimensional tensors cannot be concatenated")
-    d = _normalize_dim(dim, ref.ndim, "cat")
+    d = normalize_dim(dim, ref.ndim, "cat")
     dtype = ref.dtype
     for i, t in enumerate(tensors):
         if t.ndim != ref.ndim or t.shape[:d] + t.shape[d + 1 :] != ref.shape[:d] + ref.shape[d + 1 :]:
@@ -254,7 +255,7 @@ def stack(tensors, dim=0):
                 f"stack: expects each tensor to be equal size, but got {tensors[0].shape} at entry 0 "
                 f"and {t.shape} at entry {i}"
             )
-    d = _normalize_dim(dim, tensors[0].ndim + 1, "stack")
+    d = normalize_dim(dim, tensors[0].ndim + 1, "stack")
     return cat([t.unsqueeze(d) for t in tensors], dim=d)
 
 

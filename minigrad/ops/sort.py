@@ -11,10 +11,12 @@ NaN sorts as the largest value (last ascending, first descending), as in PyTorch
 
 import numpy as np
 
+from minigrad._args import normalize_dim
+from minigrad.creation import from_numpy
 from minigrad.ops.index import Gather
 from minigrad.ops.out import write_out
 from minigrad.ops.reduce import ValuesIndices
-from minigrad.tensor import Tensor, _normalize_dim, as_tensor
+from minigrad.tensor import as_tensor
 
 
 def sort_indices(array, axis, descending):
@@ -34,10 +36,10 @@ def sort_indices(array, axis, descending):
 def _sorted(x, dim, descending, op):
     """(values, indices) of `x` sorted along `dim`; a 0-d tensor is its own sort."""
     if x.ndim == 0:
-        return ValuesIndices(x.clone(), Tensor._make(np.zeros((), np.int64)))
-    d = _normalize_dim(dim, x.ndim, op)
+        return ValuesIndices(x.clone(), from_numpy(np.zeros((), np.int64)))
+    d = normalize_dim(dim, x.ndim, op)
     indices = sort_indices(x.array, d, descending)
-    return ValuesIndices(Gather.apply(x, dim=d, index=indices), Tensor._make(indices))
+    return ValuesIndices(Gather.apply(x, dim=d, index=indices), from_numpy(indices))
 
 
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
@@ -52,8 +54,8 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort `input` along `dim` (`sort(...).indices`)."""
     x = as_tensor(input)
     if x.ndim == 0:
-        return Tensor._make(np.zeros((), np.int64))
-    return Tensor._make(sort_indices(x.array, _normalize_dim(dim, x.ndim, "argsort"), descending))
+        return from_numpy(np.zeros((), np.int64))
+    return from_numpy(sort_indices(x.array, normalize_dim(dim, x.ndim, "argsort"), descending))
 
 
 def msort(input, *, out=None):
@@ -68,7 +70,7 @@ def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
     `sorted=False`. Gradient: each value's gradient goes back to its position, the
     other elements get 0."""
     x = as_tensor(input)
-    d = _normalize_dim(-1 if dim is None else dim, x.ndim, "topk")
+    d = normalize_dim(-1 if dim is None else dim, x.ndim, "topk")
     size = x.shape[d] if x.ndim else 1
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise TypeError(f"topk: k must be an int, got {type(k).__name__}")
@@ -79,7 +81,7 @@ def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
     else:
         order = sort_indices(x.array, d, descending=largest)
         indices = np.take(order, np.arange(k), axis=d)
-        result = ValuesIndices(Gather.apply(x, dim=d, index=indices), Tensor._make(indices))
+        result = ValuesIndices(Gather.apply(x, dim=d, index=indices), from_numpy(indices))
     return result if out is None else write_out(out, result, "topk")
 
 
@@ -95,15 +97,15 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         )
         inverse = inverse.reshape(x.shape)
     else:
-        d = _normalize_dim(dim, x.ndim, "unique")
+        d = normalize_dim(dim, x.ndim, "unique")
         if x.ndim == 0:
             raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
         values, inverse, counts = np.unique(x.array, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
         inverse = inverse.reshape(-1)
-    output = Tensor._make(values)
+    output = from_numpy(values)
     extras = []
     if return_inverse:
-        extras.append(Tensor._make(inverse.astype(np.int64)))
+        extras.append(from_numpy(inverse.astype(np.int64)))
     if return_counts:
-        extras.append(Tensor._make(counts.astype(np.int64)))
+        extras.append(from_numpy(counts.astype(np.int64)))
     return (output, *extras) if extras else output

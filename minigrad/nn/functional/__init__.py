@@ -1,0 +1,88 @@
+"""minigrad.nn.functional (`F`): torch.nn.functional's functions, one file per family.
+
+`import minigrad.nn.functional as F` and call `F.relu`, `F.conv2d`, `F.cross_entropy`, ...
+Each file here checks a call's arguments and applies the differentiable Functions of
+`minigrad/ops/` (or composes Tensor ops); the layers in `minigrad/nn/` call these.
+
+    activation.py     relu, gelu, softmax, ...       loss.py      cross_entropy, mse_loss, ...
+    conv.py           conv1d, conv2d, ...            pool.py      max_pool2d, avg_pool2d, ...
+    normalization.py  layer_norm, batch_norm, ...    attention.py scaled_dot_product_attention
+    linear.py         linear                         dropout.py   dropout
+    sparse.py         embedding, one_hot             shape.py     pad
+"""
+
+from minigrad.nn.functional.activation import (
+    elu,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    logsumexp,
+    mish,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    tanh,
+)
+from minigrad.nn.functional.attention import scaled_dot_product_attention
+from minigrad.nn.functional.conv import conv1d, conv2d, conv_transpose2d
+from minigrad.nn.functional.dropout import dropout
+from minigrad.nn.functional.linear import linear
+from minigrad.nn.functional.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
+from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from minigrad.nn.functional.shape import pad
+from minigrad.nn.functional.sparse import embedding, one_hot
+
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv1d",
+    "conv2d",
+    "conv_transpose2d",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "embedding",
+    "gelu",
+    "group_norm",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "logsumexp",
+    "max_pool1d",
+    "max_pool2d",
+    "mish",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "pad",
+    "relu",
+    "rms_norm",
+    "scaled_dot_product_attention",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "softplus",
+    "tanh",
+]

@@ -52,9 +52,11 @@ def from_numpy(array):
     This is also how a `Function` turns a NumPy array into a Tensor: the built-in ops'
     backward methods wrap their masks with it (`grad * mg.from_numpy(x.array > 0 ...)`),
     and so can yours. It copies nothing; it only checks that `array` is an ndarray of a
-    dtype a Tensor can hold.
+    dtype a Tensor can hold (a NumPy scalar becomes a 0-d tensor).
     """
-    if not isinstance(array, np.ndarray):
+    if isinstance(array, np.generic):  # a NumPy scalar, as NumPy's reductions return
+        array = np.asarray(array)
+    elif not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
     if array.dtype.kind not in "biufc":
         raise TypeError(

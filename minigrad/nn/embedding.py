@@ -10,6 +10,7 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
 from minigrad.devices import host_device
 from minigrad.nn import functional as F
+from minigrad.nn.functional.sparse import normalize_padding_idx
 from minigrad.nn import init
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -34,7 +35,7 @@ class Embedding(Module):
             )
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None:
-            padding_idx = F._normalize_padding_idx(padding_idx, num_embeddings, "Embedding")
+            padding_idx = normalize_padding_idx(padding_idx, num_embeddings, "Embedding")
         self.padding_idx = padding_idx
         self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype))
         self.reset_parameters()

@@ -29,14 +29,14 @@ def embedding(input, weight, padding_idx=None):
         )
     rows = weight[input.array]
     if padding_idx is not None:
-        padding_idx = _normalize_padding_idx(padding_idx, n, op)
+        padding_idx = normalize_padding_idx(padding_idx, n, op)
         is_padding = input.array == padding_idx
         if weight.requires_grad and is_padding.any():
             rows = where(from_numpy(~is_padding[..., None]), rows, rows.detach())
     return rows
 
 
-def _normalize_padding_idx(padding_idx, num_embeddings, op):
+def normalize_padding_idx(padding_idx, num_embeddings, op):
     """A negative padding_idx counts from the end, as a negative list index."""
     if not -num_embeddings <= padding_idx < num_embeddings:
         raise ValueError(f"{op}: padding_idx {padding_idx} must be within num_embeddings {num_embeddings}")

@@ -10,8 +10,8 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
 from minigrad.devices import host_device
 from minigrad.nn import functional as F
-from minigrad.nn.functional.sparse import normalize_padding_idx
 from minigrad.nn import init
+from minigrad.nn.functional.sparse import normalize_padding_idx
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 

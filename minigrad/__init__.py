@@ -9,7 +9,7 @@ when first used, which keeps `import minigrad` fast.
 """
 
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
-from minigrad.tensor import Tensor, maximum, minimum, tril, triu, where  # isort: skip
+from minigrad.tensor import Tensor  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.creation import (
@@ -67,9 +67,22 @@ from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow b
 )
 from minigrad.functional_forms import *  # noqa: F403  (mg.exp, mg.sum, ... as torch.exp)
 from minigrad.functional_forms import is_tensor, numel
-from minigrad.ops.elementwise import add, div, divide, mul, multiply, pow, sub, subtract, true_divide  # noqa: A004
+from minigrad.ops.elementwise import (  # noqa: A004
+    add,
+    div,
+    divide,
+    maximum,
+    minimum,
+    mul,
+    multiply,
+    pow,
+    sub,
+    subtract,
+    true_divide,
+    where,
+)
 from minigrad.ops.index import gather, index_fill, index_select, masked_fill, scatter, scatter_add
-from minigrad.ops.linalg import addmm, baddbmm, bmm, diag, einsum, matmul, mm, outer, trace
+from minigrad.ops.linalg import addmm, baddbmm, bmm, diag, einsum, matmul, mm, outer, trace, tril, triu
 from minigrad.ops.logic import all, allclose, any, equal, isclose  # noqa: A004
 from minigrad.ops.reduce import cumprod, cumsum
 from minigrad.ops.reduce import norm_function as norm

@@ -4,7 +4,8 @@
 (Functions with more to them than that, such as `out=` or keyword-only arguments, are
 written out next to their Functions in `minigrad/ops/`: mg.add, mg.sort, mg.gather, ...)"""
 
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.creation import as_tensor
+from minigrad.tensor import Tensor
 
 _METHODS = (
     "exp log sqrt rsqrt sin cos tanh sigmoid relu erf abs sign floor ceil round clamp clip "

@@ -11,9 +11,9 @@ stay in the signatures so arguments keep PyTorch's positions, but only `reductio
 is supported.
 """
 
+from minigrad.creation import as_tensor
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
-from minigrad.tensor import as_tensor
 
 
 class _Loss(Module):

@@ -11,7 +11,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
-from minigrad.ops.elementwise import where_
+from minigrad.ops.elementwise import where
 from minigrad.ops.special import erf
 
 
@@ -128,7 +128,7 @@ class Softplus(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         linear = x.array * ctx.beta > ctx.threshold
-        return grad * where_(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
+        return grad * where(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
 
     # --8<-- [end:softplus]
 

@@ -8,9 +8,9 @@ shape and exactly the same values. `all` and `any` reduce truth values over dims
 import numpy as np
 
 from minigrad._args import normalize_dims
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor
 
 
 def _pair(input, other, op):

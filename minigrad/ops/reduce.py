@@ -10,10 +10,9 @@ import numpy as np
 from minigrad import dtypes
 from minigrad._args import normalize_dim, normalize_dims
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import NonZero
 from minigrad.ops.out import write_out
-from minigrad.tensor import as_tensor
 
 
 def _keepdim_shape(shape, axes):
@@ -28,6 +27,14 @@ def _reduced_shape(shape, axes):
     if axes is None:
         return ()
     return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def reduced_count(shape, axes):
+    """How many elements of `shape` a reduction over `axes` (None: all) combines into
+    each output element: the N of a mean or a variance."""
+    if axes is None:
+        return int(np.prod(shape))
+    return int(np.prod([shape[a] for a in axes]))
 
 
 def _spread(grad, in_shape, axes):

@@ -8,7 +8,7 @@ import warnings
 
 from minigrad._args import normalize_dim
 from minigrad.ops import activation as _act
-from minigrad.tensor import _floating
+from minigrad.ops.promotion import floating as _floating
 
 
 def relu(input, inplace=False):

@@ -7,7 +7,8 @@ gradients (and second derivatives) come from the ops they are built from.
 
 import numpy as np
 
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops.elementwise import where
 from minigrad.ops.loss import (
     BinaryCrossEntropy,
     BinaryCrossEntropyWithLogits,
@@ -16,7 +17,6 @@ from minigrad.ops.loss import (
     class_weights,
 )
 from minigrad.ops.loss import cross_entropy as _cross_entropy
-from minigrad.tensor import as_tensor, where
 
 
 def _reduce(loss, reduction):

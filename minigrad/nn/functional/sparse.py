@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from minigrad.creation import from_numpy
-from minigrad.tensor import as_tensor, where
+from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops.elementwise import where
 
 
 def embedding(input, weight, padding_idx=None):

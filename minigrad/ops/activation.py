@@ -42,10 +42,11 @@ class Elu(Function):
 
     @staticmethod
     def forward(ctx, x, alpha=1.0):
-        y = from_numpy(np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0))))
         ctx.save_for_backward(x)
         ctx.alpha = alpha
-        return y
+        # min(x, 0): no overflow on the positive side, which np.where discards anyway;
+        # expm1, not exp - 1: near 0 it keeps the digits the subtraction would cancel
+        return np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0)))
 
     @staticmethod
     def backward(ctx, grad):

@@ -26,6 +26,7 @@ def check_reduction(reduction, op, allowed=REDUCTIONS):
 
 
 def check_label_smoothing(label_smoothing, op):
+    """The rule for cross-entropy's label_smoothing, used by F and by CrossEntropyLoss."""
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import where
 from minigrad.ops.special import erf
 
@@ -171,3 +171,16 @@ class LogSoftmax(Function):
         return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True)
 
     # --8<-- [end:log_softmax]
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# Each takes what torch's function of the same name takes (a list or a number becomes a
+# tensor first) and calls the Tensor method, whose Function is above.
+def softmax(input, dim):
+    """e^x / sum(e^x) along dim, so each slice along dim sums to 1; see Tensor.softmax."""
+    return as_tensor(input).softmax(dim)
+
+
+def log_softmax(input, dim):
+    """x - logsumexp(x) along dim: the log of softmax, computed stably; see Tensor.log_softmax."""
+    return as_tensor(input).log_softmax(dim)

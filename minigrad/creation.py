@@ -184,3 +184,15 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"eye: n and m must be non-negative, got n={n}, m={m}")
     dtype = dtypes.to_dtype(dtype, "eye") or dtypes.default_float
     return _new(np.eye(n, m, dtype=dtype), None, device, requires_grad, "eye")
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# (two questions about a tensor, kept beside the functions that make one)
+def is_tensor(obj):
+    """True if obj is a minigrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    """The number of elements of the tensor input (a Python int); see Tensor.numel."""
+    return input.numel()

@@ -225,6 +225,66 @@ def test_second_derivatives_are_the_same_on_every_backend():
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
+def _torch_attention(q, k, v, mask, is_causal):
+    """Attention composed of torch ops: the oracle for derivatives of every order."""
+    scores = q @ k.mT / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + torch.tensor(mask)
+    if is_causal:
+        scores = scores.masked_fill(~torch.ones(scores.shape[-2:], dtype=torch.bool).tril(), -torch.inf)
+    return scores.softmax(dim=-1) @ v
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("mask, is_causal", [(None, False), (None, True), (rand(4, 5, seed=3), False)])
+def test_third_derivatives_match_a_torch_composition(backend, mask, is_causal):
+    """A penalty on the second derivatives, differentiated once more: each order goes
+    through the derivative of the kernels' gradients (AttentionGradient), with respect
+    to q, k, v and to the output gradient."""
+    arrays = rand(2, 4, 3, seed=0), rand(2, 5, 3, seed=1), rand(2, 5, 2, seed=2)
+
+    def third(lib, attention, inputs):
+        out = attention(*inputs)
+        first = lib.autograd.grad((out * out * out).sum(), inputs, create_graph=True)
+        second = lib.autograd.grad(sum((g * g).sum() for g in first), inputs, create_graph=True)
+        return sum((g * g).sum() for g in second)
+
+    mine = [mg.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    attn_mask = None if mask is None else mg.tensor(mask)
+    with mg.backends.use(backend):
+        third(
+            mg, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal), mine
+        ).backward()
+    third(torch, lambda q, k, v: _torch_attention(q, k, v, mask, is_causal), theirs).backward()
+    for x, t in zip(mine, theirs):
+        assert_close(x.grad, t.grad, rtol=1e-7, atol=1e-10)
+
+
+def test_backward_runs_on_the_backend_forward_ran_on(monkeypatch):
+    """The Function keeps the kernels its forward used (ctx.kernels): choosing another
+    backend between forward and backward must not mix two backends in one op."""
+    calls = []
+    for name, module in (("numpy", ref), ("numba", cpu)):
+
+        def spy(*args, _original=module.attention_backward, _name=name):
+            calls.append(_name)
+            return _original(*args)
+
+        monkeypatch.setattr(module, "attention_backward", spy)
+    arrays = rand(2, 4, 3, seed=0), rand(2, 5, 3, seed=1), rand(2, 5, 2, seed=2)
+    for forward_backend, backward_backend in (("numpy", "numba"), ("numba", "numpy")):
+        q, k, v = (mg.tensor(a, requires_grad=True) for a in arrays)
+        calls.clear()
+        with mg.backends.use(forward_backend):
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        with mg.backends.use(backward_backend):
+            (gq,) = mg.autograd.grad((out * out).sum(), q, create_graph=True)
+            (gq * gq).sum().backward()
+        # twice: the second backward reaches `out` again, through d(out * out)/d out = 2 out
+        assert calls == [forward_backend] * 2
+
+
 def test_mask_gradient_matches_finite_differences():
     def attention(q, k, v, m):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=m)

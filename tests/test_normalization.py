@@ -220,6 +220,77 @@ def test_second_derivative_matches_torch():
     assert_close(w.grad, tw.grad)
 
 
+def _torch_standardize(x, dims, eps, centred=True):
+    """xhat composed of torch ops: the oracle for third derivatives, which PyTorch's
+    fused layer_norm and batch_norm get wrong (their second derivative is not
+    differentiated correctly once more; finite differences agree with the composition)."""
+    if centred:
+        x = x - x.mean(dim=dims, keepdim=True)
+        return x / (x * x).mean(dim=dims, keepdim=True).add(eps).sqrt()
+    return x / (x * x).mean(dim=dims, keepdim=True).add(eps).sqrt()
+
+
+RUNNING_MEAN, RUNNING_VAR = rand(3, seed=8), rand(3, seed=9, positive=True)
+THIRD_ORDER_CASES = {  # name: (minigrad, torch composition, input shape, weight and bias shape)
+    "layer_norm": (
+        lambda x, w, b: F.layer_norm(x, (3, 2), w, b),
+        lambda x, w, b: _torch_standardize(x, (1, 2), 1e-5) * w + b,
+        (4, 3, 2),
+        (3, 2),
+    ),
+    "rms_norm": (
+        lambda x, w, b: F.rms_norm(x, (3, 2), w, eps=1e-3),
+        lambda x, w, b: _torch_standardize(x, (1, 2), 1e-3, centred=False) * w,
+        (4, 3, 2),
+        (3, 2),
+    ),
+    "group_norm": (
+        lambda x, w, b: F.group_norm(x, 2, w, b),
+        lambda x, w, b: _torch_standardize(x.reshape(2, 2, 6), 2, 1e-5).reshape(2, 4, 3) * w[:, None] + b[:, None],
+        (2, 4, 3),
+        (4,),
+    ),
+    "batch_norm train": (
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        lambda x, w, b: _torch_standardize(x, (0, 2), 1e-5) * w[:, None] + b[:, None],
+        (4, 3, 2),
+        (3,),
+    ),
+    "batch_norm eval": (
+        lambda x, w, b: F.batch_norm(x, mg.tensor(RUNNING_MEAN), mg.tensor(RUNNING_VAR), w, b),
+        lambda x, w, b: (
+            (x - torch.tensor(RUNNING_MEAN)[:, None]) / torch.tensor(RUNNING_VAR + 1e-5)[:, None].sqrt() * w[:, None]
+            + b[:, None]
+        ),
+        (4, 3, 2),
+        (3,),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", THIRD_ORDER_CASES)
+def test_third_derivatives_match_a_torch_composition(case):
+    """Differentiate a second derivative again: every order must go through the
+    statistics' dependence on x (not only the first, whose backward reads saved arrays)."""
+    mine, theirs, x_shape, p_shape = THIRD_ORDER_CASES[case]
+    arrays = rand(*x_shape), rand(*p_shape, seed=2, positive=True), rand(*p_shape, seed=3)
+
+    def third(lib, fn, x, w, b):
+        loss = (fn(x, w, b).tanh() * x).sum()
+        (gx,) = lib.autograd.grad(loss, x, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), x, create_graph=True)
+        return (ggx * ggx).sum()
+
+    xs, ts = [leaf(a) for a in arrays], [tleaf(a) for a in arrays]
+    third(mg, mine, *xs).backward()
+    third(torch, theirs, *ts).backward()
+    for x, t in zip(xs, ts):
+        if t.grad is None:  # rms_norm has no bias
+            assert x.grad is None
+        else:
+            assert_close(x.grad, t.grad, rtol=1e-6, atol=1e-9)
+
+
 # ---- modules -----------------------------------------------------------------------------------
 def module_pairs():
     """(minigrad module, torch module, input shape) with the same constructor arguments."""

@@ -2,8 +2,10 @@
 
 Each module holds the learnable per-feature scale `weight` (ones at first) and shift
 `bias` (zeros), and BatchNorm also the running statistics it uses in evaluation, as
-buffers. The math is in `minigrad.ops.normalization`; the modules decide which
-statistics to use. Parameter and buffer names, shapes, defaults and `repr` are
+buffers. A module checks only what shapes those (the channel count); its forward is
+one call of `F.layer_norm`, `F.batch_norm`, ... (`minigrad/nn/functional/`), which
+check the input, and the math is in `minigrad/ops/normalization.py`. BatchNorm decides
+which statistics to use. Parameter and buffer names, shapes, defaults and `repr` are
 PyTorch's, so PyTorch state dicts load unchanged. Each takes PyTorch's factory keywords
 `device` (which must be the CPU) and `dtype` (of the parameters and running statistics).
 """

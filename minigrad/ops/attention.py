@@ -1,23 +1,28 @@
-"""Scaled dot-product attention: one Function over the current backend's kernels, and
-the functional form `F.scaled_dot_product_attention` (exactly PyTorch's).
+"""Scaled dot-product attention: one Function over a backend's kernels, and the Function
+that hands their gradients to the graph.
 
 For queries q (..., Tq, d), keys k (..., Tk, d) and values v (..., Tk, dv):
 
     S = scale * q @ k^T + mask,    P = softmax(S) along the keys,    out = P @ v
 
-The Function works on 3-D (B, T, d) arrays, B being every leading dim flattened, and
-hands the work to `backends.kernels("attention")`: the NumPy reference, the Numba CPU
-kernel or the CUDA kernel. Its backward gets dq, dk, dv from the same kernels, which
-rebuild P from the saved log-sum-exp of each row instead of keeping the (Tq, Tk) matrix.
+`ScaledDotProductAttention` works on 3-D (B, T, d) arrays, B being every leading dim
+flattened, and hands the work to `backends.kernels("attention")`: the NumPy reference,
+the Numba CPU kernel or the CUDA kernel, chosen at forward time and kept in
+`ctx.kernels`, so that backward runs on the same one. Its backward gets dq, dk, dv from
+the same kernels, which rebuild P from the saved log-sum-exp of each row instead of
+keeping the (Tq, Tk) matrix.
 
-When the backward pass is itself recorded (create_graph=True), the kernels will not do:
-their arrays are constants to the graph. Then the gradient is computed from its formula
-with Tensor operations (`recorded_backward`), which can be differentiated again.
+The kernels' arrays would be constants to the graph, but each gradient depends on the
+output gradient dO and on q, k, v, and a second derivative (create_graph=True) has to
+know how. So backward hands each one to the graph through `AttentionGradient`, a
+Function of (dO, q, k, v) whose forward returns the kernel's array and whose backward
+is the gradient's own derivative, written with Tensor operations (`gradient_backward`).
+Grad mode decides, as for any op: an ordinary backward records nothing more, under
+create_graph those nodes are recorded and every further derivative goes through them.
 
-Two cases run as a composition of Tensor operations on every backend (`attention_math`,
-autograd doing the rest): dropout on the attention weights (`dropout_p > 0`), whose mask
-is drawn from the global generator (mg.manual_seed), and a float `attn_mask` that
-requires a gradient. Both keep the (Tq, Tk) weights in memory, as the reference does.
+`F.scaled_dot_product_attention` (argument checks, masks, grouped-query attention, and
+the composition of Tensor operations it uses for dropout) is in
+`minigrad/nn/functional/attention.py`.
 """
 
 import math
@@ -25,12 +30,8 @@ import math
 import numpy as np
 
 from minigrad import backends
-from minigrad import random as _random
-from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
-from minigrad.ops.elementwise import where
-from minigrad.tensor import Tensor
 
 
 # --8<-- [start:function]
@@ -57,16 +58,39 @@ class ScaledDotProductAttention(Function):
     @staticmethod
     def backward(ctx, grad):
         q, k, v = ctx.saved_tensors
-        if grad_mode.is_grad_enabled():  # create_graph=True: differentiable Tensor ops
-            mask = None if ctx.mask is None else from_numpy(ctx.mask)
-            return (*recorded_backward(grad, q, k, v, mask, ctx.scale, ctx.is_causal), None, None, None)
         grads = ctx.kernels.attention_backward(
             grad.array, q.array, k.array, v.array, ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
         )
-        needed = ctx.needs_input_grad
-        return (*(from_numpy(g) if needed[i] else None for i, g in enumerate(grads)), None, None, None)
+        # each one handed to the graph as a function of (dO, q, k, v), for create_graph=True
+        config = dict(mask=ctx.mask, scale=ctx.scale, is_causal=ctx.is_causal)
+        return tuple(
+            AttentionGradient.apply(grad, q, k, v, value=g, wrt=i, **config) if ctx.needs_input_grad[i] else None
+            for i, g in enumerate(grads)
+        )
 
     # --8<-- [end:function]
+
+
+# --8<-- [start:gradient]
+class AttentionGradient(Function):
+    """One of the kernels' gradients (`wrt` 0, 1, 2: dL/dq, dL/dk, dL/dv), as a function
+    of dO, q, k and v. forward returns the kernel's array `value`: nothing is computed
+    again. backward is that gradient's own derivative (`gradient_backward`), written with
+    Tensor operations so that it can be differentiated once more."""
+
+    @staticmethod
+    def forward(ctx, grad, q, k, v, value, wrt, mask, scale, is_causal):
+        ctx.save_for_backward(grad, q, k, v)
+        ctx.wrt, ctx.mask, ctx.scale, ctx.is_causal = wrt, mask, scale, is_causal
+        return value
+
+    @staticmethod
+    def backward(ctx, u):
+        grad, q, k, v = ctx.saved_tensors
+        mask = None if ctx.mask is None else from_numpy(ctx.mask)
+        return gradient_backward(ctx.wrt, u, grad, q, k, v, mask, ctx.scale, ctx.is_causal)
+
+    # --8<-- [end:gradient]
 
 
 # ---- the same math with Tensor operations -----------------------------------------------------
@@ -81,7 +105,7 @@ def safe_softmax(scores):
     # rows: their P is exp(-inf) = 0, and their gradient P * (...) is 0, or NaN when (...)
     # is NaN, as in PyTorch (a `where` around the sum would cut that gradient and hide it).
     row_max = scores.detach().max(dim=-1, keepdim=True)[0]  # the shift cancels: no gradient needed
-    weights = (scores - where(seen, row_max, 0.0)).exp()
+    weights = (scores - row_max.where(seen, 0.0)).exp()
     masked = from_numpy((~seen.array).astype(scores.dtype))
     return weights / (weights.sum(dim=-1, keepdim=True) + masked)
 
@@ -94,154 +118,44 @@ def attention_scores(q, k, mask, scale, is_causal):
     if is_causal:
         Tq, Tk = q.shape[-2], k.shape[-2]
         allowed = from_numpy(np.tril(np.ones((Tq, Tk), dtype=bool)))
-        scores = where(allowed, scores, -math.inf)
+        scores = scores.where(allowed, -math.inf)
     return scores
 
 
-def attention_math(q, k, v, mask, scale, is_causal, dropout_p):
-    """The whole op as Tensor operations (autograd differentiates it, to any order):
-    the path for dropout and for a float mask that needs a gradient. Dropout zeroes
-    each weight with probability dropout_p and scales the rest by 1 / (1 - dropout_p)."""
-    probs = safe_softmax(attention_scores(q, k, mask, scale, is_causal))
-    if dropout_p > 0.0:
-        keep = _random.generator().random(probs.shape) >= dropout_p
-        survivor_scale = 1.0 / (1.0 - dropout_p) if dropout_p < 1.0 else 0.0  # p = 1 drops all
-        probs = probs * from_numpy((keep * survivor_scale).astype(probs.dtype))
-    return probs @ v
+def softmax_backward(probs, grad_probs):
+    """dL/dS from dL/dP, for P = softmax(S) along the last dim: P * (dP - rowsum(dP * P)).
+    As a linear map of dP it is symmetric, so <softmax_backward(P, X), Y> =
+    <X, softmax_backward(P, Y)>: it also tells how P moves when S moves."""
+    return probs * (grad_probs - (grad_probs * probs).sum(dim=-1, keepdim=True))
     # --8<-- [end:math]
 
 
-# --8<-- [start:recorded_backward]
-def recorded_backward(grad, q, k, v, mask, scale, is_causal):
-    """dq, dk, dv as Tensor operations, for a backward pass that is being recorded.
-    rowsum(dO * out) is written rowsum(dP * P), the same number, so that the graph does
-    not need the output."""
-    probs = safe_softmax(attention_scores(q, k, mask, scale, is_causal))  # P (B, Tq, Tk)
-    grad_v = probs.mT @ grad
-    grad_probs = grad @ v.mT  # dP
-    grad_scores = probs * (grad_probs - (grad_probs * probs).sum(dim=-1, keepdim=True))  # dS
-    return (grad_scores @ k) * scale, (grad_scores.mT @ q) * scale, grad_v
-    # --8<-- [end:recorded_backward]
-
-
-# ---- the functional form ------------------------------------------------------------------------
-OP = "scaled_dot_product_attention"
-
-
-def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{OP}: {name} must be a Tensor, got {type(t).__name__}")
-    shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
-    if min(query.ndim, key.ndim, value.ndim) < 2:
-        raise RuntimeError(f"{OP}: query, key and value need at least 2 dims (..., T, d), got {shapes}")
-    if not (query.dtype == key.dtype == value.dtype) or query.dtype.kind != "f":
-        raise RuntimeError(
-            f"{OP}: query, key and value must have the same floating dtype, got "
-            f"{query.dtype}, {key.dtype} and {value.dtype}"
-        )
-    if key.shape[-1] != query.shape[-1]:
-        raise RuntimeError(f"{OP}: key's last dim must equal query's (the embedding size d), got {shapes}")
-    if value.shape[-2] != key.shape[-2]:
-        raise RuntimeError(f"{OP}: key and value must have the same length (dim -2), got {shapes}")
-    if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"{OP}: dropout probability has to be between 0 and 1, but got {dropout_p}")
-    if attn_mask is not None:
-        if is_causal:
-            raise RuntimeError(f"{OP}: explicit attn_mask should not be set when is_causal=True")
-        if not isinstance(attn_mask, Tensor):
-            raise TypeError(f"{OP}: attn_mask must be a Tensor, got {type(attn_mask).__name__}")
-        if attn_mask.dtype.kind != "b" and attn_mask.dtype not in (query.dtype, np.dtype(np.float32)):
-            raise RuntimeError(
-                f"{OP}: attn_mask must be bool, float32 or the query's dtype ({query.dtype}), got {attn_mask.dtype}"
-            )
-
-
-def _repeat_heads(x, groups):
-    """(..., H, T, d) -> (..., H * groups, T, d), each head repeated `groups` times in a
-    row (torch.repeat_interleave on dim -3); the gradient sums the copies back."""
-    lead, (H, T, d) = x.shape[:-3], x.shape[-3:]
-    return x.unsqueeze(-3).expand(*lead, H, groups, T, d).reshape(*lead, H * groups, T, d)
-
-
-def _grouped_query(query, key, value):
-    """enable_gqa: key and value may have fewer heads (dim -3) than query, as long as
-    their counts divide the query's; their heads are repeated to match."""
-    if min(query.ndim, key.ndim, value.ndim) < 3:
-        raise RuntimeError(
-            f"{OP}: enable_gqa needs (..., heads, T, d) inputs, got query {query.shape}, "
-            f"key {key.shape}, value {value.shape}"
-        )
-    hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
-    if hq % hk or hq % hv:
-        raise RuntimeError(
-            f"{OP}: the number of heads of key ({hk}) and value ({hv}) must divide the number of heads of query ({hq})"
-        )
-    return _repeat_heads(key, hq // hk) if hk != hq else key, _repeat_heads(value, hq // hv) if hv != hq else value
-
-
-def _additive_mask(attn_mask, dtype):
-    """A bool mask (True = attend) as 0 / -inf, or a float mask in the query's dtype (arrays)."""
-    if attn_mask.dtype.kind == "b":
-        return np.where(attn_mask.array, 0.0, -np.inf).astype(dtype)
-    return attn_mask.array.astype(dtype, copy=False)
-
-
-def _flat_mask(mask, batch, Tq, Tk):
-    """The mask (..., Tq or 1, Tk or 1) as the kernels take it: 3-D, (1 or B, Tq or 1, Tk or 1).
-    Copied only where it varies over some leading dims and not others."""
-    mask = mask.reshape((1,) * (len(batch) + 2 - mask.ndim) + mask.shape)
-    rows = mask.shape[-2:]
-    if all(s == 1 for s in mask.shape[:-2]):
-        return mask.reshape((1, *rows))
-    return np.broadcast_to(mask, batch + rows).reshape((-1, *rows))
-
-
-# --8<-- [start:functional]
-def scaled_dot_product_attention(
-    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
-):
-    """softmax(query @ key^T * scale + mask) @ value, as torch.nn.functional's.
-
-    query (..., Tq, d), key (..., Tk, d), value (..., Tk, dv) -> (..., Tq, dv); the
-    leading dims broadcast. attn_mask, broadcastable to (..., Tq, Tk): bool (True =
-    may attend) or float (added to the scores). is_causal: query i sees keys j <= i.
-    scale defaults to 1 / sqrt(d). A query that may attend to no key gets zeros.
-    enable_gqa: key and value may have fewer heads (dim -3) than query.
+# --8<-- [start:gradient_backward]
+def gradient_backward(wrt, u, grad, q, k, v, mask, scale, is_causal):
+    """The derivatives of <u, G> with respect to dO (`grad`), q, k and v, for G one of
+    attention's gradients: G = dq = scale dS k (wrt 0), dk = scale dS^T q (1) or
+    dv = P^T dO (2), with dP = dO v^T and dS = softmax_backward(P, dP).
     """
-    _check_inputs(query, key, value, attn_mask, dropout_p, is_causal)
-    d, Tq, Tk, dv = query.shape[-1], query.shape[-2], key.shape[-2], value.shape[-1]
-    scale = (1.0 / math.sqrt(d) if d > 0 else 1.0) if scale is None else float(scale)
-    if enable_gqa:
-        key, value = _grouped_query(query, key, value)
-    try:
-        batch = tuple(np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2]))
-        if attn_mask is not None and np.broadcast_shapes(attn_mask.shape, (*batch, Tq, Tk)) != (*batch, Tq, Tk):
-            raise ValueError
-    except ValueError:
-        mask_shape = "" if attn_mask is None else f", attn_mask {attn_mask.shape}"
-        raise RuntimeError(
-            f"{OP}: shapes do not broadcast: query {query.shape}, key {key.shape}, value {value.shape}{mask_shape} "
-            "(the leading dims must broadcast, and the mask to (..., Tq, Tk))"
-        ) from None
-
-    if Tq == 0 or Tk == 0:  # nothing to attend to (or from): zeros, connected to the inputs
-        return ((query @ key.mT) * 0.0) @ value
-    if dropout_p > 0.0 or (attn_mask is not None and attn_mask.requires_grad and attn_mask.dtype.kind == "f"):
-        mask = None
-        if attn_mask is not None:
-            mask = (
-                attn_mask.to(query.dtype)
-                if attn_mask.dtype.kind == "f"
-                else from_numpy(_additive_mask(attn_mask, query.dtype))
-            )
-        return attention_math(query, key, value, mask, scale, is_causal, dropout_p)
-
-    B = math.prod(batch)
-    q, k, v = (t.expand(*batch, *t.shape[-2:]).reshape(B, *t.shape[-2:]) for t in (query, key, value))
-    mask = None
-    if attn_mask is not None:
-        mask = _flat_mask(_additive_mask(attn_mask, query.dtype), batch, Tq, Tk)
-    out = ScaledDotProductAttention.apply(q, k, v, mask=mask, scale=scale, is_causal=bool(is_causal))
-    return out.reshape(*batch, Tq, dv)
-    # --8<-- [end:functional]
+    probs = safe_softmax(attention_scores(q, k, mask, scale, is_causal))  # P
+    if wrt == 2:  # <u, P^T dO> = <P, dO u^T>: linear in dO, and P moves with the scores
+        scores_part = softmax_backward(probs, grad @ u.mT)
+        return probs @ u, (scores_part @ k) * scale, (scores_part.mT @ q) * scale, None
+    grad_probs = grad @ v.mT  # dP
+    grad_scores = softmax_backward(probs, grad_probs)  # dS
+    # <u, dq> = <dS, scale u k^T> and <u, dk> = <dS, scale q u^T>: call that matrix W
+    w = (u @ k.mT if wrt == 0 else q @ u.mT) * scale
+    # dS is linear and symmetric in dP, so <dS, W> = <dP, A> with A = softmax_backward(P, W):
+    # dO and v get A v and A^T dO, as they got dS's terms from dP = dO v^T
+    a = softmax_backward(probs, w)
+    # dS = P * (dP - rowsum(dP * P)) moves with P too, and P with the scores S:
+    # d<dS, W>/dP = W * (dP - rowsum(dP * P)) - rowsum(P * W) * dP
+    rowsum = (grad_probs * probs).sum(dim=-1, keepdim=True)
+    via_probs = w * (grad_probs - rowsum) - (probs * w).sum(dim=-1, keepdim=True) * grad_probs
+    scores_part = softmax_backward(probs, via_probs)
+    grad_q, grad_k = (scores_part @ k) * scale, (scores_part.mT @ q) * scale
+    if wrt == 0:  # W holds k itself
+        grad_k = grad_k + (grad_scores.mT @ u) * scale
+    else:  # W holds q
+        grad_q = grad_q + (grad_scores @ u) * scale
+    return a @ v, grad_q, grad_k, a.mT @ grad
+    # --8<-- [end:gradient_backward]

@@ -18,23 +18,23 @@ paper, gives a closed form with three terms (derived in `standardize_backward`):
 
 Each backward below is that formula, written with a handful of Tensor ops so that
 `create_graph=True` can differentiate it again. For that, the graph must also know
-that xhat and rstd depend on x: when the backward pass is being recorded they are
-recomputed from x with Tensor ops instead of read from what forward saved.
+that xhat and rstd depend on x. So a backward does not read them as constants: it asks
+`Statistics.of(x)` for them, which hands back the arrays forward computed through two
+small Functions of x, `Standardized` and `ReciprocalStd`, whose backward passes are
+their derivatives. Grad mode decides, as for any op: in an ordinary backward they
+record nothing (and cost nothing), under create_graph they become graph nodes.
 
-The functions at the end (`layer_norm`, `batch_norm`, ...) are the public functional
-forms, re-exported by `minigrad.nn.functional`: they check their arguments and choose
-the statistics, then call the Functions.
+The functional forms that check the arguments and call these Functions (`F.layer_norm`,
+`F.batch_norm`, ...) are in `minigrad/nn/functional/normalization.py`.
 """
 
 import math
 
 import numpy as np
 
-from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 from minigrad.ops.broadcast import unbroadcast
-from minigrad.tensor import Tensor
 
 
 # ---- the shared pieces ------------------------------------------------------------------
@@ -53,20 +53,6 @@ def standardize(x, axes, eps):
     rstd = 1.0 / np.sqrt(var + eps)
     return (x - mean) * rstd, rstd
     # --8<-- [end:standardize]
-
-
-def standardize_recorded(x, axes, eps):
-    """`standardize` again, with Tensor ops, for a backward pass that is being recorded
-    (create_graph=True): the graph then knows how xhat and rstd depend on x."""
-    centred = x - x.mean(dim=axes, keepdim=True)
-    rstd = ((centred * centred).mean(dim=axes, keepdim=True) + eps).rsqrt()
-    return centred * rstd, rstd
-
-
-def _recording(x):
-    """True when backward runs under create_graph and x needs a second derivative. Then
-    the saved xhat and rstd will not do: they are constants to the graph."""
-    return grad_mode.is_grad_enabled() and x.requires_grad
 
 
 # --8<-- [start:standardize_backward]
@@ -106,8 +92,83 @@ def scale_shift_backward(ctx, grad, xhat, weight):
     # --8<-- [end:scale_shift_backward]
 
 
-def _saved(ctx, x, weight, xhat, rstd, bias):
-    ctx.save_for_backward(x, weight, from_numpy(xhat), from_numpy(rstd))
+# ---- xhat and rstd as functions of x ----------------------------------------------------------
+# --8<-- [start:statistics]
+class Statistics:
+    """What a normalization's forward computed, kept for its backward: the arrays xhat
+    and rstd, the `axes` they were taken over, and their `kind`:
+        "standard"  xhat = (x - mean) * rstd, both statistics of x (layer, group, batch norm)
+        "rms"       xhat = x * rstd, rstd = 1 / sqrt(mean(x^2) + eps) (RMS norm)
+        "given"     xhat = (x - mean) * rstd with mean and rstd constants (batch norm in
+                    evaluation, with running statistics): only the subtraction involves x
+    """
+
+    def __init__(self, xhat, rstd, axes, kind):
+        self.xhat, self.rstd, self.axes, self.kind = xhat, rstd, axes, kind
+        self.count = xhat.size // rstd.size  # N, the elements that share one mean
+
+    def of(self, x):
+        """xhat and rstd as Tensors that are functions of x, for a backward formula to use.
+        Their values are the arrays forward computed; nothing is recomputed."""
+        rstd = from_numpy(self.rstd) if self.kind == "given" else ReciprocalStd.apply(x, stats=self)
+        return Standardized.apply(x, stats=self), rstd
+
+
+class Standardized(Function):
+    """x -> xhat, its value the one forward computed (`stats.xhat`).
+
+    dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   ("standard", standardize_backward)
+    dL/dx = rstd * (g - xhat * mean(g * xhat))             ("rms")
+    dL/dx = rstd * g                                       ("given": rstd is a constant)
+    The formulas take xhat and rstd from `stats.of(x)` again, so they can be
+    differentiated once more: every order of derivative goes through these two nodes.
+    """
+
+    @staticmethod
+    def forward(ctx, x, stats):
+        ctx.save_for_backward(x)
+        ctx.stats = stats
+        return stats.xhat
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        stats = ctx.stats
+        xhat, rstd = stats.of(x)
+        if stats.kind == "given":
+            return g * rstd
+        if stats.kind == "rms":
+            return rms_backward(g, xhat, rstd, stats.axes)
+        return standardize_backward(g, xhat, rstd, stats.axes)
+
+
+class ReciprocalStd(Function):
+    """x -> rstd = 1 / sqrt(var + eps) (or 1 / sqrt(mean(x^2) + eps) for RMS norm), of the
+    shape of x with size-1 `axes`, its value the one forward computed (`stats.rstd`).
+
+    d rstd / d var = -rstd^3 / 2 and d var / dx_j = 2 (x_j - mean) / N = 2 xhat_j / (rstd N),
+    so d rstd / dx_j = -rstd^2 xhat_j / N (the same for RMS norm, with mean(x^2) for var),
+    and dL/dx = -(g * rstd^2 / N) * xhat, g = dL/drstd broadcast over `axes`.
+    """
+
+    @staticmethod
+    def forward(ctx, x, stats):
+        ctx.save_for_backward(x)
+        ctx.stats = stats
+        return stats.rstd
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xhat, rstd = ctx.stats.of(x)
+        return -(g * rstd * rstd / ctx.stats.count) * xhat
+
+    # --8<-- [end:statistics]
+
+
+def _saved(ctx, x, weight, bias, stats):
+    ctx.save_for_backward(x, weight)
+    ctx.stats = stats
     ctx.bias_shape = None if bias is None else bias.shape
 
 
@@ -125,15 +186,14 @@ class LayerNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, axes, eps):
         xhat, rstd = standardize(x.array, axes, eps)
-        _saved(ctx, x, weight, xhat, rstd, bias)
-        ctx.axes, ctx.eps = axes, eps
+        _saved(ctx, x, weight, bias, Statistics(xhat, rstd, axes, "standard"))
+        ctx.axes = axes
         return scale_shift(xhat, weight, bias)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight, xhat, rstd = ctx.saved_tensors
-        if _recording(x):
-            xhat, rstd = standardize_recorded(x, ctx.axes, ctx.eps)
+        x, weight = ctx.saved_tensors
+        xhat, rstd = ctx.stats.of(x)
         g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat, weight)
         grad_x = standardize_backward(g, xhat, rstd, ctx.axes) if ctx.needs_input_grad[0] else None
         return grad_x, grad_weight, grad_bias
@@ -142,6 +202,11 @@ class LayerNorm(Function):
 
 
 # --8<-- [start:rms_norm]
+def rms_backward(g, xhat, rrms, axes):
+    """dL/dx for xhat = x * rrms(x) over `axes`, g = dL/dxhat (derived in `RMSNorm`)."""
+    return (g - xhat * (g * xhat).mean(dim=axes, keepdim=True)) * rrms
+
+
 class RMSNorm(Function):
     """y = x * rrms * weight, rrms = 1 / sqrt(mean(x^2) + eps) over the trailing dims
     `axes`: layer norm without the centring, and without a bias.
@@ -156,20 +221,16 @@ class RMSNorm(Function):
     def forward(ctx, x, weight, axes, eps):
         rrms = 1.0 / np.sqrt((x.array * x.array).mean(axis=axes, keepdims=True) + eps)
         xhat = x.array * rrms
-        _saved(ctx, x, weight, xhat, rrms, None)
-        ctx.axes, ctx.eps = axes, eps
+        _saved(ctx, x, weight, None, Statistics(xhat, rrms, axes, "rms"))
+        ctx.axes = axes
         return scale_shift(xhat, weight, None)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight, xhat, rrms = ctx.saved_tensors
-        if _recording(x):
-            rrms = ((x * x).mean(dim=ctx.axes, keepdim=True) + ctx.eps).rsqrt()
-            xhat = x * rrms
+        x, weight = ctx.saved_tensors
+        xhat, rrms = ctx.stats.of(x)
         g, grad_weight, _ = scale_shift_backward(ctx, grad, xhat, weight)
-        grad_x = None
-        if ctx.needs_input_grad[0]:
-            grad_x = (g - xhat * (g * xhat).mean(dim=ctx.axes, keepdim=True)) * rrms
+        grad_x = rms_backward(g, xhat, rrms, ctx.axes) if ctx.needs_input_grad[0] else None
         return grad_x, grad_weight
 
     # --8<-- [end:rms_norm]
@@ -186,27 +247,23 @@ class GroupNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, num_groups, eps):
-        ctx.grouped = _grouped_shape(x.shape, num_groups)
+        ctx.grouped = grouped_shape(x.shape, num_groups)
         xhat, rstd = standardize(x.array.reshape(ctx.grouped), (2,), eps)
-        _saved(ctx, x, weight, xhat.reshape(x.shape), rstd, bias)
-        ctx.eps = eps
+        _saved(ctx, x, weight, bias, Statistics(xhat, rstd, (2,), "standard"))
         return scale_shift(xhat.reshape(x.shape), weight, bias)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight, xhat, rstd = ctx.saved_tensors
-        if _recording(x):
-            xhat, rstd = standardize_recorded(x.reshape(ctx.grouped), (2,), ctx.eps)
-            xhat = xhat.reshape(x.shape)
-        g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat, weight)
+        x, weight = ctx.saved_tensors
+        xhat, rstd = ctx.stats.of(x.reshape(ctx.grouped))  # both on the grouped view
+        g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat.reshape(x.shape), weight)
         grad_x = None
         if ctx.needs_input_grad[0]:
-            grouped = standardize_backward(g.reshape(ctx.grouped), xhat.reshape(ctx.grouped), rstd, (2,))
-            grad_x = grouped.reshape(x.shape)
+            grad_x = standardize_backward(g.reshape(ctx.grouped), xhat, rstd, (2,)).reshape(x.shape)
         return grad_x, grad_weight, grad_bias
 
 
-def _grouped_shape(shape, num_groups):
+def grouped_shape(shape, num_groups):
     """(N, C, *) -> (N, G, C/G * positions): one row per (sample, group)."""
     return (shape[0], num_groups, (shape[1] // num_groups) * math.prod(shape[2:]))
 
@@ -229,18 +286,14 @@ class BatchNorm(Function):
     def forward(ctx, x, weight, bias, mean, var, axes, batch_statistics, eps):
         rstd = 1.0 / np.sqrt(var + eps)
         xhat = (x.array - mean) * rstd
-        _saved(ctx, x, weight, xhat, rstd, bias)
-        ctx.mean, ctx.axes, ctx.batch_statistics, ctx.eps = mean, axes, batch_statistics, eps
+        _saved(ctx, x, weight, bias, Statistics(xhat, rstd, axes, "standard" if batch_statistics else "given"))
+        ctx.axes, ctx.batch_statistics = axes, batch_statistics
         return scale_shift(xhat, weight, bias)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight, xhat, rstd = ctx.saved_tensors
-        if _recording(x):
-            if ctx.batch_statistics:
-                xhat, rstd = standardize_recorded(x, ctx.axes, ctx.eps)
-            else:  # constant statistics: only the subtraction involves x
-                xhat = (x - from_numpy(ctx.mean)) * rstd
+        x, weight = ctx.saved_tensors
+        xhat, rstd = ctx.stats.of(x)
         g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat, weight)
         grad_x = None
         if ctx.needs_input_grad[0]:
@@ -248,146 +301,3 @@ class BatchNorm(Function):
         return grad_x, grad_weight, grad_bias
 
     # --8<-- [end:batch_norm]
-
-
-# ---- the functional forms (torch.nn.functional's signatures) --------------------------------
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Standardize over the trailing dims `normalized_shape` of each sample, then
-    y = xhat * weight + bias (weight and bias of shape normalized_shape)."""
-    op = "layer_norm"
-    shape = _trailing_shape(input, normalized_shape, op)
-    _check_param(weight, "weight", shape, f"normalized_shape {shape}", op)
-    _check_param(bias, "bias", shape, f"normalized_shape {shape}", op)
-    axes = tuple(range(input.ndim - len(shape), input.ndim))
-    return LayerNorm.apply(input, weight, bias, axes=axes, eps=eps)
-
-
-def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """y = x / sqrt(mean(x^2) + eps) * weight over the trailing dims `normalized_shape`;
-    eps=None means the machine epsilon of the input's dtype (float32's for float16)."""
-    op = "rms_norm"
-    shape = _trailing_shape(input, normalized_shape, op)
-    _check_param(weight, "weight", shape, f"normalized_shape {shape}", op)
-    if eps is None:
-        eps = float(np.finfo(np.promote_types(input.dtype, np.float32)).eps)
-    axes = tuple(range(input.ndim - len(shape), input.ndim))
-    return RMSNorm.apply(input, weight, axes=axes, eps=eps)
-
-
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Standardize each group of C / num_groups channels of each sample of x (N, C, *),
-    then scale and shift per channel."""
-    op = "group_norm"
-    _check_floating(input, op)
-    if input.ndim < 2:
-        raise RuntimeError(f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape {input.shape}")
-    channels = input.shape[1]
-    if not isinstance(num_groups, (int, np.integer)) or num_groups <= 0 or channels % num_groups:
-        raise RuntimeError(
-            f"{op}: the number of channels must be divisible by num_groups, but got input of shape "
-            f"{input.shape} ({channels} channels) and num_groups={num_groups}"
-        )
-    for name, param in (("weight", weight), ("bias", bias)):
-        _check_param(param, name, (channels,), f"the {channels} channels of input shape {input.shape}", op)
-    # the check PyTorch makes: at least 2 values among N * (C / G) * positions
-    if input.shape[0] * (channels // num_groups) * math.prod(input.shape[2:]) == 1:
-        raise ValueError(f"{op}: expected more than 1 value per group, got input of shape {input.shape}")
-    weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
-    return GroupNorm.apply(input, weight, bias, num_groups=int(num_groups), eps=eps)
-
-
-# --8<-- [start:batch_norm_functional]
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
-    """Standardize each channel of x (N, C, *) over the batch and positions, then scale
-    and shift per channel. training=True uses the batch's own statistics and, if running
-    buffers are given, updates them in place; training=False uses the running buffers."""
-    _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps)
-    axes = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
-    if training:
-        mean, var = moments(input.array, axes)
-        if running_mean is not None:
-            n = input.array.size // input.shape[1]  # values per channel
-            update_running_stats(running_mean, running_var, mean, var, n, momentum)
-    else:
-        stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
-        # copies: a later training step must not change what this output's backward uses
-        mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
-    weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
-    return BatchNorm.apply(input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=training, eps=eps)
-
-
-def update_running_stats(running_mean, running_var, mean, var, n, momentum):
-    """running = (1 - momentum) * running + momentum * batch value, in place.
-
-    The batch is normalized with its biased variance (divided by n), but the running
-    variance estimates the variance of the whole data set, so it gets the unbiased
-    one, var * n / (n - 1), as in PyTorch.
-    """
-    unbiased_var = var * (n / (n - 1))
-    running_mean.copy_(running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum)
-    running_var.copy_(running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum)
-    # --8<-- [end:batch_norm_functional]
-
-
-# ---- argument checks -------------------------------------------------------------------------
-def _check_floating(input, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}: input must be a Tensor, got {type(input).__name__}")
-    if input.dtype.kind != "f":
-        raise TypeError(f"{op}: input must be floating point, got {input.dtype}")
-
-
-def _trailing_shape(input, normalized_shape, op):
-    """normalized_shape as a tuple, checked against the input's trailing dims."""
-    _check_floating(input, op)
-    shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(normalized_shape)
-    if not shape:
-        raise RuntimeError(f"{op}: normalized_shape must have at least one dimension, got {shape}")
-    if input.shape[input.ndim - len(shape) :] != shape or input.ndim < len(shape):
-        raise RuntimeError(
-            f"{op}: normalized_shape={shape} expects an input of shape (*, {', '.join(map(str, shape))}), "
-            f"but got input of shape {input.shape}"
-        )
-    return shape
-
-
-def _check_param(param, name, shape, what, op):
-    if param is not None and tuple(param.shape) != shape:
-        raise RuntimeError(f"{op}: {name} must have shape {shape} to match {what}, but got shape {param.shape}")
-
-
-def _per_channel(param, ndim):
-    """A (C,) weight or bias as (C, 1, ..., 1), to broadcast against x (N, C, *)."""
-    if param is None or ndim <= 2:
-        return param
-    return param.reshape(param.shape + (1,) * (ndim - 2))
-
-
-def _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps):
-    op = "batch_norm"
-    _check_floating(input, op)
-    if input.ndim < 2:
-        raise RuntimeError(f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape {input.shape}")
-    if (running_mean is None) != (running_var is None):
-        raise ValueError(f"{op}: running_mean and running_var must either both be None or neither be None")
-    channels = input.shape[1]
-    what = f"the {channels} channels of input shape {input.shape}"
-    for name, param in (
-        ("running_mean", running_mean),
-        ("running_var", running_var),
-        ("weight", weight),
-        ("bias", bias),
-    ):
-        _check_param(param, name, (channels,), what, op)
-    if training:
-        if input.array.size // max(channels, 1) == 1:
-            # one value: its variance is 0 and every output would be `bias`
-            raise ValueError(
-                f"{op}: expected more than 1 value per channel when training, got input of shape {input.shape}"
-            )
-        if eps <= 0:
-            raise ValueError(f"{op}: eps must be positive during training, but got {eps}")
-    elif running_mean is None:
-        raise RuntimeError(f"{op}: running_mean and running_var must be given in evaluation mode (training=False)")
-    elif eps < 0:
-        raise ValueError(f"{op}: eps must be non-negative, but got {eps}")

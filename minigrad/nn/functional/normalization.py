@@ -1,3 +1,156 @@
-"""Normalization as functions: F.layer_norm, F.batch_norm, F.group_norm, F.rms_norm."""
+"""Normalization as functions: F.layer_norm, F.rms_norm, F.group_norm, F.batch_norm.
 
-from minigrad.ops.normalization import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
+torch.nn.functional's signatures. Each checks its arguments, chooses the statistics
+(batch norm: the batch's own in training, which also move the running estimates, or
+the running estimates in evaluation) and calls one Function of
+`minigrad/ops/normalization.py`, where the math and the hand-derived backward passes are.
+"""
+
+import math
+
+import numpy as np
+
+from minigrad.ops.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm, moments
+from minigrad.tensor import Tensor
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Standardize over the trailing dims `normalized_shape` of each sample, then
+    y = xhat * weight + bias (weight and bias of shape normalized_shape)."""
+    op = "layer_norm"
+    shape = _trailing_shape(input, normalized_shape, op)
+    _check_param(weight, "weight", shape, f"normalized_shape {shape}", op)
+    _check_param(bias, "bias", shape, f"normalized_shape {shape}", op)
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    return LayerNorm.apply(input, weight, bias, axes=axes, eps=eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """y = x / sqrt(mean(x^2) + eps) * weight over the trailing dims `normalized_shape`;
+    eps=None means the machine epsilon of the input's dtype (float32's for float16)."""
+    op = "rms_norm"
+    shape = _trailing_shape(input, normalized_shape, op)
+    _check_param(weight, "weight", shape, f"normalized_shape {shape}", op)
+    if eps is None:
+        eps = float(np.finfo(np.promote_types(input.dtype, np.float32)).eps)
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    return RMSNorm.apply(input, weight, axes=axes, eps=eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Standardize each group of C / num_groups channels of each sample of x (N, C, *),
+    then scale and shift per channel."""
+    op = "group_norm"
+    _check_floating(input, op)
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape {input.shape}")
+    channels = input.shape[1]
+    if not isinstance(num_groups, (int, np.integer)) or num_groups <= 0 or channels % num_groups:
+        raise RuntimeError(
+            f"{op}: the number of channels must be divisible by num_groups, but got input of shape "
+            f"{input.shape} ({channels} channels) and num_groups={num_groups}"
+        )
+    for name, param in (("weight", weight), ("bias", bias)):
+        _check_param(param, name, (channels,), f"the {channels} channels of input shape {input.shape}", op)
+    # the check PyTorch makes: at least 2 values among N * (C / G) * positions
+    if input.shape[0] * (channels // num_groups) * math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"{op}: expected more than 1 value per group, got input of shape {input.shape}")
+    weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
+    return GroupNorm.apply(input, weight, bias, num_groups=int(num_groups), eps=eps)
+
+
+# --8<-- [start:batch_norm_functional]
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Standardize each channel of x (N, C, *) over the batch and positions, then scale
+    and shift per channel. training=True uses the batch's own statistics and, if running
+    buffers are given, updates them in place; training=False uses the running buffers."""
+    _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps)
+    axes = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
+    if training:
+        mean, var = moments(input.array, axes)
+        if running_mean is not None:
+            n = input.array.size // input.shape[1]  # values per channel
+            update_running_stats(running_mean, running_var, mean, var, n, momentum)
+    else:
+        stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+        # copies: a later training step must not change what this output's backward uses
+        mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
+    weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
+    return BatchNorm.apply(input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=training, eps=eps)
+
+
+def update_running_stats(running_mean, running_var, mean, var, n, momentum):
+    """running = (1 - momentum) * running + momentum * batch value, in place.
+
+    The batch is normalized with its biased variance (divided by n), but the running
+    variance estimates the variance of the whole data set, so it gets the unbiased
+    one, var * n / (n - 1), as in PyTorch.
+    """
+    unbiased_var = var * (n / (n - 1))
+    running_mean.copy_(running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum)
+    running_var.copy_(running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum)
+    # --8<-- [end:batch_norm_functional]
+
+
+# ---- argument checks -------------------------------------------------------------------------
+def _check_floating(input, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: input must be a Tensor, got {type(input).__name__}")
+    if input.dtype.kind != "f":
+        raise TypeError(f"{op}: input must be floating point, got {input.dtype}")
+
+
+def _trailing_shape(input, normalized_shape, op):
+    """normalized_shape as a tuple, checked against the input's trailing dims."""
+    _check_floating(input, op)
+    shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError(f"{op}: normalized_shape must have at least one dimension, got {shape}")
+    if input.shape[input.ndim - len(shape) :] != shape or input.ndim < len(shape):
+        raise RuntimeError(
+            f"{op}: normalized_shape={shape} expects an input of shape (*, {', '.join(map(str, shape))}), "
+            f"but got input of shape {input.shape}"
+        )
+    return shape
+
+
+def _check_param(param, name, shape, what, op):
+    if param is not None and tuple(param.shape) != shape:
+        raise RuntimeError(f"{op}: {name} must have shape {shape} to match {what}, but got shape {param.shape}")
+
+
+def _per_channel(param, ndim):
+    """A (C,) weight or bias as (C, 1, ..., 1), to broadcast against x (N, C, *)."""
+    if param is None or ndim <= 2:
+        return param
+    return param.reshape(param.shape + (1,) * (ndim - 2))
+
+
+def _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps):
+    op = "batch_norm"
+    _check_floating(input, op)
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape {input.shape}")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError(f"{op}: running_mean and running_var must either both be None or neither be None")
+    channels = input.shape[1]
+    what = f"the {channels} channels of input shape {input.shape}"
+    for name, param in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        _check_param(param, name, (channels,), what, op)
+    if training:
+        if input.array.size // max(channels, 1) == 1:
+            # one value: its variance is 0 and every output would be `bias`
+            raise ValueError(
+                f"{op}: expected more than 1 value per channel when training, got input of shape {input.shape}"
+            )
+        if eps <= 0:
+            raise ValueError(f"{op}: eps must be positive during training, but got {eps}")
+    elif running_mean is None:
+        raise RuntimeError(f"{op}: running_mean and running_var must be given in evaluation mode (training=False)")
+    elif eps < 0:
+        raise ValueError(f"{op}: eps must be non-negative, but got {eps}")

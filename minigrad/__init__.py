@@ -9,7 +9,7 @@ when first used, which keeps `import minigrad` fast.
 """
 
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
-from minigrad.tensor import Tensor, maximum, minimum, tril, triu, where  # isort: skip
+from minigrad.tensor import Tensor  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.creation import (
@@ -65,16 +65,81 @@ from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow b
     short,
     uint8,
 )
-from minigrad.functional_forms import *  # noqa: F403  (mg.exp, mg.sum, ... as torch.exp)
-from minigrad.functional_forms import is_tensor, numel
-from minigrad.ops.elementwise import add, div, divide, mul, multiply, pow, sub, subtract, true_divide  # noqa: A004
+from minigrad.creation import is_tensor, numel
+from minigrad.ops.activation import log_softmax, softmax
+from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round shadow builtins here, as in torch)
+    abs,
+    add,
+    ceil,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    cos,
+    div,
+    divide,
+    erf,
+    exp,
+    floor,
+    log,
+    maximum,
+    minimum,
+    mul,
+    multiply,
+    pow,
+    reciprocal,
+    relu,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    sub,
+    subtract,
+    tanh,
+    true_divide,
+    where,
+)
 from minigrad.ops.index import gather, index_fill, index_select, masked_fill, scatter, scatter_add
-from minigrad.ops.linalg import addmm, baddbmm, bmm, diag, einsum, matmul, mm, outer, trace
-from minigrad.ops.logic import all, allclose, any, equal, isclose  # noqa: A004
-from minigrad.ops.reduce import cumprod, cumsum
+from minigrad.ops.linalg import addmm, baddbmm, bmm, diag, einsum, matmul, mm, outer, trace, tril, triu
+from minigrad.ops.logic import all, allclose, any, equal, isclose, isfinite, isinf, isnan  # noqa: A004
+from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow builtins here, as in torch)
+    amax,
+    amin,
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    logsumexp,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
 from minigrad.ops.reduce import norm_function as norm
 from minigrad.ops.sampling import bernoulli, multinomial
-from minigrad.ops.shape import cat, flip, roll, stack
+from minigrad.ops.shape import (
+    cat,
+    chunk,
+    flatten,
+    flip,
+    permute,
+    repeat,
+    reshape,
+    roll,
+    split,
+    squeeze,
+    stack,
+    transpose,
+    unbind,
+    unflatten,
+    unsqueeze,
+)
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
 from minigrad.random import manual_seed
 from minigrad.random import Generator

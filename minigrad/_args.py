@@ -28,6 +28,14 @@ def int_tuple(value, n, name, op):
     raise TypeError(f"{op}: {name} must be {expected}, got {value!r}")
 
 
+def int_sequence(value, name, op):
+    """A tuple/list of any number of ints (PyTorch's `int[]`, e.g. F.pad's widths), as a
+    tuple of Python ints; a float or a bool in it is refused, as PyTorch refuses it."""
+    if isinstance(value, (tuple, list)) and all(_is_int(v) for v in value):
+        return tuple(int(v) for v in value)
+    raise TypeError(f"{op}: {name} must be a tuple of ints, got {value!r}")
+
+
 def size_args(args):
     """The sizes of f(2, 3) and of f((2, 3)) alike, as PyTorch accepts both."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):

@@ -36,12 +36,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 def as_tensor(data, dtype=None, device=None):
     """`data` as a tensor, without a copy where possible: a Tensor of the right dtype is
-    returned as is and a NumPy array of the right dtype is shared, as `torch.as_tensor`."""
-    host_device(device, "as_tensor")
-    dtype = dtypes.to_dtype(dtype, "as_tensor")
+    returned as is and a NumPy array of the right dtype is shared, as `torch.as_tensor`.
+
+    The ops call it on their inputs, so `mg.exp([1.0, 2.0])` works as in torch; other
+    data (lists, numbers, arrays of strings) goes through `mg.tensor`'s checks."""
+    if device is not None:
+        host_device(device, "as_tensor")
+    if dtype is not None:
+        dtype = dtypes.to_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype):
+    if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype) and data.dtype.kind in "biufc":
         return Tensor._make(data)
     return Tensor(data, dtype=dtype)
 
@@ -184,3 +189,15 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"eye: n and m must be non-negative, got n={n}, m={m}")
     dtype = dtypes.to_dtype(dtype, "eye") or dtypes.default_float
     return _new(np.eye(n, m, dtype=dtype), None, device, requires_grad, "eye")
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# (two questions about a tensor, kept beside the functions that make one)
+def is_tensor(obj):
+    """True if obj is a minigrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    """The number of elements of the tensor input (a Python int); see Tensor.numel."""
+    return input.numel()

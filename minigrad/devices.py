@@ -14,6 +14,8 @@ host arrays and are chosen with `mg.backends.use('cuda')`, not by moving tensors
 
 import builtins
 
+from minigrad import dtypes
+
 # the device types torch.device accepts; only "cpu" can hold a minigrad tensor
 DEVICE_TYPES = (
     "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu mtia privateuseone"
@@ -166,15 +168,12 @@ def parse_to(args, kwargs, op):
     each with optional dtype=, device=, non_blocking=, copy= (and memory_format=,
     accepted and ignored). Returns (device or None, dtype or None, copy).
     """
-    from minigrad import dtypes
-    from minigrad.tensor import Tensor  # here: tensor.py imports this module
-
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
     if unknown:
         raise TypeError(f"{op}: unexpected keyword argument(s) {sorted(unknown)}")
     args = list(args)
     dev, dtype = kwargs.get("device"), kwargs.get("dtype")
-    if args and isinstance(args[0], Tensor):
+    if args and _is_tensor(args[0]):
         other = args.pop(0)  # to(other): other's dtype and device
         dtype, dev = other.dtype, getattr(other, "device", None)
     elif args and (_is_device(args[0]) or _is_device_like(args[0])):
@@ -192,6 +191,12 @@ def parse_to(args, kwargs, op):
     if dev is not None:
         dev = host_device(dev, op)
     return dev, dtypes.to_dtype(dtype, op), copy
+
+
+def _is_tensor(x):
+    # duck-typed: tensor.py imports this module, so this one cannot import Tensor. A
+    # tensor is what has a dtype and a device object (an ndarray's .device is a string)
+    return hasattr(x, "dtype") and _is_device(getattr(x, "device", None))
 
 
 def _is_device_like(x):

@@ -11,9 +11,9 @@ does not implement.
 
 from minigrad import dtypes
 from minigrad._args import normalize_dim
+from minigrad.creation import as_tensor
 from minigrad.ops.out import write_out
 from minigrad.ops.reduce import norm as _vector_norm
-from minigrad.tensor import as_tensor
 
 __all__ = ["matrix_norm", "norm", "vector_norm"]
 

@@ -6,34 +6,15 @@ A tensor made by the user is a *leaf*: `grad_fn` is None, and if it requires gra
 gradient accumulates in `.grad`.
 
 The methods here only check arguments and call `Function.apply` on the ops in
-`minigrad/ops/`; the math lives there.
+`minigrad/ops/` (`ops.elementwise.Exp.apply(x)`); the math lives there.
 """
 
 import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
+from minigrad import random as _random
 from minigrad._args import normalize_dim, normalize_dims, size_args
-
-
-class RemovableHandle:
-    """Returned by `register_hook`; `.remove()` takes the hook off again."""
-
-    _next_id = 0
-
-    def __init__(self, hooks):
-        self.hooks = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self):
-        self.hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class VersionCounter:
@@ -228,15 +209,13 @@ class Tensor:
             raise RuntimeError("register_hook: cannot register a hook on a tensor that doesn't require gradient")
         if self._hooks is None:
             self._hooks = {}
-        handle = RemovableHandle(self._hooks)
+        handle = autograd.hooks.RemovableHandle(self._hooks)
         self._hooks[handle.id] = hook
         return handle
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         """Accumulate d(self)/d(leaf) into `.grad` of every leaf that requires grad."""
-        from minigrad.autograd.engine import backward
-
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+        autograd.engine.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self):
         """A new leaf sharing this data (and its version counter), cut from the graph."""
@@ -308,8 +287,8 @@ class Tensor:
         """
         _, dtype, copy = _devices.parse_to(args, kwargs, "to")
         if dtype is not None and dtype != self.dtype:
-            return _shape.Cast.apply(self, dtype=dtype)
-        return _shape.Clone.apply(self) if copy else self
+            return ops.shape.Cast.apply(self, dtype=dtype)
+        return ops.shape.Clone.apply(self) if copy else self
 
     def cpu(self):
         """This tensor, which is already in host memory (as torch's `cpu()` on a CPU tensor)."""
@@ -377,46 +356,46 @@ class Tensor:
 
     # ---- arithmetic operators ------------------------------------------------------
     def __add__(self, other):
-        a, b = _binary_operands(self, other, "add")
-        return _ew.Add.apply(a, b)
+        a, b = ops.promotion.binary_operands(self, other, "add")
+        return ops.elementwise.Add.apply(a, b)
 
     def __radd__(self, other):
-        b, a = _binary_operands(self, other, "add")
-        return _ew.Add.apply(a, b)
+        b, a = ops.promotion.binary_operands(self, other, "add")
+        return ops.elementwise.Add.apply(a, b)
 
     def __sub__(self, other):
-        a, b = _binary_operands(self, other, "sub")
-        return _ew.Sub.apply(a, b)
+        a, b = ops.promotion.binary_operands(self, other, "sub")
+        return ops.elementwise.Sub.apply(a, b)
 
     def __rsub__(self, other):
-        b, a = _binary_operands(self, other, "sub")
-        return _ew.Sub.apply(a, b)
+        b, a = ops.promotion.binary_operands(self, other, "sub")
+        return ops.elementwise.Sub.apply(a, b)
 
     # --8<-- [start:tensor_mul]
     def __mul__(self, other):
-        a, b = _binary_operands(self, other, "mul")
-        return _ew.Mul.apply(a, b)
+        a, b = ops.promotion.binary_operands(self, other, "mul")
+        return ops.elementwise.Mul.apply(a, b)
 
     # --8<-- [end:tensor_mul]
 
     def __rmul__(self, other):
-        b, a = _binary_operands(self, other, "mul")
-        return _ew.Mul.apply(a, b)
+        b, a = ops.promotion.binary_operands(self, other, "mul")
+        return ops.elementwise.Mul.apply(a, b)
 
     def __truediv__(self, other):
-        a, b = _binary_operands(self, other, "div", true_division=True)
-        return _ew.Div.apply(a, b)
+        a, b = ops.promotion.binary_operands(self, other, "div", true_division=True)
+        return ops.elementwise.Div.apply(a, b)
 
     def __rtruediv__(self, other):
-        b, a = _binary_operands(self, other, "div", true_division=True)
-        return _ew.Div.apply(a, b)
+        b, a = ops.promotion.binary_operands(self, other, "div", true_division=True)
+        return ops.elementwise.Div.apply(a, b)
 
     def __floordiv__(self, other):
-        a, b = _binary_operands(self, other, "floor_divide")
+        a, b = ops.promotion.binary_operands(self, other, "floor_divide")
         return Tensor._make(np.asarray(np.floor_divide(a.array, b.array)))
 
     def __mod__(self, other):
-        a, b = _binary_operands(self, other, "remainder")
+        a, b = ops.promotion.binary_operands(self, other, "remainder")
         return Tensor._make(np.asarray(np.mod(a.array, b.array)))
 
     def __pow__(self, exponent):
@@ -427,24 +406,24 @@ class Tensor:
                 raise RuntimeError(
                     f"pow: integers to negative integer powers are not allowed ({self.dtype} ** {exponent})"
                 )
-            return _ew.PowScalar.apply(self, exponent=exponent)
-        a, b = _binary_operands(self, exponent, "pow")
-        return _ew.Pow.apply(a, b)
+            return ops.elementwise.PowScalar.apply(self, exponent=exponent)
+        a, b = ops.promotion.binary_operands(self, exponent, "pow")
+        return ops.elementwise.Pow.apply(a, b)
 
     def __rpow__(self, base):
-        b, a = _binary_operands(self, base, "pow")
-        return _ew.Pow.apply(a, b)
+        b, a = ops.promotion.binary_operands(self, base, "pow")
+        return ops.elementwise.Pow.apply(a, b)
 
     def __matmul__(self, other):
-        return matmul(self, other)
+        return ops.linalg.matmul(self, other)
 
     def __rmatmul__(self, other):
-        return matmul(other, self)
+        return ops.linalg.matmul(other, self)
 
     def __neg__(self):
         if self.dtype.kind == "b":
             raise TypeError("neg: negation of a bool tensor is not supported; use logical_not()")
-        return _ew.Neg.apply(self)
+        return ops.elementwise.Neg.apply(self)
 
     def __pos__(self):
         return self
@@ -456,7 +435,7 @@ class Tensor:
     def _compare(self, other, op):
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
             return NotImplemented  # so `t == None` is False, as for any unrelated object
-        a, b = _binary_operands(self, other, op.__name__)
+        a, b = ops.promotion.binary_operands(self, other, op.__name__)
         return Tensor._make(np.asarray(op(a.array, b.array)))
 
     def __eq__(self, other):
@@ -508,20 +487,20 @@ class Tensor:
         return Tensor._make(np.asarray(np.isfinite(self.array)))
 
     def any(self, dim=None, keepdim=False):
-        return _logic.any(self, dim, keepdim)
+        return ops.logic.any(self, dim, keepdim)
 
     def all(self, dim=None, keepdim=False):
-        return _logic.all(self, dim, keepdim)
+        return ops.logic.all(self, dim, keepdim)
 
     def equal(self, other):
         """True if both have the same shape and elements (one Python bool, as torch.equal)."""
-        return _logic.equal(self, other)
+        return ops.logic.equal(self, other)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
-        return _logic.allclose(self, other, rtol, atol, equal_nan)
+        return ops.logic.allclose(self, other, rtol, atol, equal_nan)
 
     def isclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
-        return _logic.isclose(self, other, rtol, atol, equal_nan)
+        return ops.logic.isclose(self, other, rtol, atol, equal_nan)
 
     # ---- in-place ops: only where no gradient can be lost ---------------------------
     # minigrad's graph links tensors, not storage versions, so it cannot record an op
@@ -529,7 +508,7 @@ class Tensor:
     # when no gradient is involved: on tensors that do not require grad, or under
     # `mg.no_grad()` (the optimizer-update pattern); anything else raises.
     def _check_inplace(self, op, *operands):
-        if not grad_mode._state.enabled:
+        if not autograd.grad_mode._state.enabled:
             return
         if self.requires_grad:
             if self.is_leaf:
@@ -580,18 +559,18 @@ class Tensor:
         result = result.array if isinstance(result, Tensor) else np.asarray(result)
         if result.shape != self.shape:
             self._check_result_shape(op, result)
-        _out.check_cast(result.dtype, self.dtype, op)
+        ops.out.check_cast(result.dtype, self.dtype, op)
         np.copyto(self.array, result, casting="unsafe")
         self._version_counter().value += 1
         return self
 
     def add_(self, other, *, alpha=1):
         self._check_inplace("add_", other)
-        return self._inplace("add_", np.add, _ew._scaled(self, other, alpha, "add_"))
+        return self._inplace("add_", np.add, ops.elementwise.scaled(self, other, alpha, "add_"))
 
     def sub_(self, other, *, alpha=1):
         self._check_inplace("sub_", other)
-        return self._inplace("sub_", np.subtract, _ew._scaled(self, other, alpha, "sub_"))
+        return self._inplace("sub_", np.subtract, ops.elementwise.scaled(self, other, alpha, "sub_"))
 
     def mul_(self, other):
         self._check_inplace("mul_", other)
@@ -600,7 +579,7 @@ class Tensor:
     def div_(self, other, *, rounding_mode=None):
         self._check_inplace("div_", other)
         if rounding_mode is not None:
-            return self._store("div_", _ew.div(self, other, rounding_mode=rounding_mode))
+            return self._store("div_", ops.elementwise.div(self, other, rounding_mode=rounding_mode))
         return self._inplace("div_", np.divide, other)
 
     def pow_(self, exponent):
@@ -696,19 +675,19 @@ class Tensor:
 
     def masked_fill_(self, mask, value):
         self._check_inplace("masked_fill_", value)
-        return self._store("masked_fill_", _index.masked_fill(self, mask, value))
+        return self._store("masked_fill_", ops.index.masked_fill(self, mask, value))
 
     def index_fill_(self, dim, index, value):
         self._check_inplace("index_fill_", value)
-        return self._store("index_fill_", _index.index_fill(self, dim, index, value))
+        return self._store("index_fill_", ops.index.index_fill(self, dim, index, value))
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         self._check_inplace("scatter_", src)
-        return self._store("scatter_", _index.scatter(self, dim, index, src, value=value, reduce=reduce))
+        return self._store("scatter_", ops.index.scatter(self, dim, index, src, value=value, reduce=reduce))
 
     def scatter_add_(self, dim, index, src):
         self._check_inplace("scatter_add_", src)
-        return self._store("scatter_add_", _index.scatter_add(self, dim, index, src))
+        return self._store("scatter_add_", ops.index.scatter_add(self, dim, index, src))
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         self._check_inplace("uniform_")
@@ -727,7 +706,7 @@ class Tensor:
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 1 (probability p, a number or a tensor) or 0."""
         self._check_inplace("bernoulli_")
-        return self._store("bernoulli_", _sampling.bernoulli(self, p, generator=generator))
+        return self._store("bernoulli_", ops.sampling.bernoulli(self, p, generator=generator))
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd)."""
@@ -737,58 +716,58 @@ class Tensor:
 
     def __setitem__(self, index, value):
         self._check_inplace("setitem")
-        _index.assign(self, _index.normalize_index(index), _data(value))
+        ops.index.assign(self, ops.index.normalize_index(index), _data(value))
         self._version_counter().value += 1
 
     # ---- indexing ---------------------------------------------------------------------
     def __getitem__(self, index):
-        return _index.GetItem.apply(self, index=_index.normalize_index(index))
+        return ops.index.GetItem.apply(self, index=ops.index.normalize_index(index))
 
     # ---- math -------------------------------------------------------------------------
     def exp(self):
-        return _ew.Exp.apply(_floating(self))
+        return ops.elementwise.Exp.apply(ops.promotion.floating(self))
 
     def log(self):
-        return _ew.Log.apply(_floating(self))
+        return ops.elementwise.Log.apply(ops.promotion.floating(self))
 
     def sqrt(self):
-        return _ew.Sqrt.apply(_floating(self))
+        return ops.elementwise.Sqrt.apply(ops.promotion.floating(self))
 
     def rsqrt(self):
-        return _ew.Rsqrt.apply(_floating(self))
+        return ops.elementwise.Rsqrt.apply(ops.promotion.floating(self))
 
     def sin(self):
-        return _ew.Sin.apply(_floating(self))
+        return ops.elementwise.Sin.apply(ops.promotion.floating(self))
 
     def cos(self):
-        return _ew.Cos.apply(_floating(self))
+        return ops.elementwise.Cos.apply(ops.promotion.floating(self))
 
     def tanh(self):
-        return _ew.Tanh.apply(_floating(self))
+        return ops.elementwise.Tanh.apply(ops.promotion.floating(self))
 
     def sigmoid(self):
-        return _ew.Sigmoid.apply(_floating(self))
+        return ops.elementwise.Sigmoid.apply(ops.promotion.floating(self))
 
     def erf(self):
-        return _ew.Erf.apply(_floating(self))
+        return ops.elementwise.Erf.apply(ops.promotion.floating(self))
 
     def relu(self):
-        return _ew.Relu.apply(self)
+        return ops.elementwise.Relu.apply(self)
 
     def abs(self):
-        return _ew.Abs.apply(self)
+        return ops.elementwise.Abs.apply(self)
 
     def sign(self):
-        return _ew.Sign.apply(self)
+        return ops.elementwise.Sign.apply(self)
 
     def floor(self):
-        return _ew.Floor.apply(self)
+        return ops.elementwise.Floor.apply(self)
 
     def ceil(self):
-        return _ew.Ceil.apply(self)
+        return ops.elementwise.Ceil.apply(self)
 
     def round(self, decimals=0):
-        return _ew.Round.apply(self, decimals=decimals)
+        return ops.elementwise.Round.apply(self, decimals=decimals)
 
     def pow(self, exponent):
         return self**exponent
@@ -805,114 +784,112 @@ class Tensor:
             raise ValueError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
             # `where`, not maximum/minimum: at a tie x keeps the whole gradient, as PyTorch
-            out = self if min is None else where(self < min, min, self)
-            return out if max is None else where(out > max, max, out)
+            out = self if min is None else ops.elementwise.where(self < min, min, self)
+            return out if max is None else ops.elementwise.where(out > max, max, out)
         x = self
         for bound in (min, max):  # an int tensor clamped to a float bound becomes float32, as PyTorch
             if bound is not None and dtypes.scalar_result_type(x.dtype, bound) != x.dtype:
                 x = x.to(dtypes.scalar_result_type(x.dtype, bound))
-        return _ew.Clamp.apply(x, min=min, max=max)
+        return ops.elementwise.Clamp.apply(x, min=min, max=max)
 
     clip = clamp
 
     def maximum(self, other):
-        return maximum(self, other)
+        return ops.elementwise.maximum(self, other)
 
     def minimum(self, other):
-        return minimum(self, other)
+        return ops.elementwise.minimum(self, other)
 
     def softmax(self, dim):
-        from minigrad.ops import activation
-
-        return activation.Softmax.apply(_floating(self), dim=normalize_dim(dim, self.ndim, "softmax"))
+        return ops.activation.Softmax.apply(ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "softmax"))
 
     def log_softmax(self, dim):
-        from minigrad.ops import activation
-
-        return activation.LogSoftmax.apply(_floating(self), dim=normalize_dim(dim, self.ndim, "log_softmax"))
+        return ops.activation.LogSoftmax.apply(
+            ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "log_softmax")
+        )
 
     # ---- reductions ---------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False, dtype=None):
         x = self if dtype is None else self.to(dtype)
         if x.dtype.kind in "biu" and x.dtype != np.int64:
             x = x.to(np.int64)  # integer sums do not overflow their input type, as PyTorch
-        return _reduce.Sum.apply(x, dim=normalize_dims(dim, x.ndim, "sum"), keepdim=keepdim)
+        return ops.reduce.Sum.apply(x, dim=normalize_dims(dim, x.ndim, "sum"), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False):
         if self.dtype.kind != "f":
             raise RuntimeError(f"mean: input dtype must be floating point, got {self.dtype}")
         axes = normalize_dims(dim, self.ndim, "mean")
-        count = _count(self.shape, axes)
-        return _reduce.Sum.apply(self, dim=axes, keepdim=keepdim) / count
+        count = ops.reduce.reduced_count(self.shape, axes)
+        return ops.reduce.Sum.apply(self, dim=axes, keepdim=keepdim) / count
 
     def var(self, dim=None, correction=1, keepdim=False, unbiased=None):
         """Variance sum((x - mean)^2) / (N - correction); correction=1 is Bessel's."""
         if unbiased is not None:
             correction = int(unbiased)
-        x = _floating(self)
+        x = ops.promotion.floating(self)
         axes = normalize_dims(dim, x.ndim, "var")
-        count = _count(x.shape, axes)
+        count = ops.reduce.reduced_count(x.shape, axes)
         centred = x - x.mean(dim=axes, keepdim=True)
         return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(count - correction, 0)
 
     def std(self, dim=None, correction=1, keepdim=False, unbiased=None):
-        return _reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
+        return ops.reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
 
     def max(self, dim=None, keepdim=False):
         """Without dim: the largest element. With dim: a (values, indices) pair."""
         if isinstance(dim, Tensor):
-            return maximum(self, dim)
-        return _reduce.max_or_min(self, dim, keepdim, largest=True)
+            return ops.elementwise.maximum(self, dim)
+        return ops.reduce.max_or_min(self, dim, keepdim, largest=True)
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
-            return minimum(self, dim)
-        return _reduce.max_or_min(self, dim, keepdim, largest=False)
+            return ops.elementwise.minimum(self, dim)
+        return ops.reduce.max_or_min(self, dim, keepdim, largest=False)
 
     def amax(self, dim=None, keepdim=False):
-        return _reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
+        return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
 
     def amin(self, dim=None, keepdim=False):
-        return _reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
+        return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
 
     def argmax(self, dim=None, keepdim=False):
-        return _reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
+        return ops.reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
 
     def argmin(self, dim=None, keepdim=False):
-        return _reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
+        return ops.reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
 
     def prod(self, dim=None, keepdim=False):
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
-        return _reduce.Prod.apply(
+        return ops.reduce.Prod.apply(
             self, dim=None if dim is None else normalize_dim(dim, self.ndim, "prod"), keepdim=keepdim
         )
 
     def logsumexp(self, dim, keepdim=False):
-        return _reduce.LogSumExp.apply(
-            _floating(self), dim=normalize_dims(dim, self.ndim, "logsumexp"), keepdim=keepdim
+        return ops.reduce.LogSumExp.apply(
+            ops.promotion.floating(self), dim=normalize_dims(dim, self.ndim, "logsumexp"), keepdim=keepdim
         )
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-        return _reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
+        return ops.reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, dim, *, dtype=None):
-        return _reduce.cumsum(self, dim, dtype=dtype)
+        return ops.reduce.cumsum(self, dim, dtype=dtype)
 
     def cumprod(self, dim, *, dtype=None):
-        return _reduce.cumprod(self, dim, dtype=dtype)
+        return ops.reduce.cumprod(self, dim, dtype=dtype)
 
     # ---- shape ----------------------------------------------------------------------------
     def reshape(self, *shape):
-        shape = _shape.infer_shape(size_args(shape), self.array.size, self.shape, "reshape")
+        shape = ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "reshape")
         if shape == self.shape:
-            return self if not self.requires_grad else _shape.Reshape.apply(self, shape=shape)
-        return _shape.Reshape.apply(self, shape=shape)
+            return self if not self.requires_grad else ops.shape.Reshape.apply(self, shape=shape)
+        return ops.shape.Reshape.apply(self, shape=shape)
 
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
-        _shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")  # errors name view
+        ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")  # errors name view
         return self.reshape(*shape)
 
     def view_as(self, other):
@@ -933,7 +910,7 @@ class Tensor:
 
     def unflatten(self, dim, sizes):
         d = normalize_dim(dim, self.ndim, "unflatten")
-        sizes = _shape.infer_shape(tuple(sizes), self.shape[d], (self.shape[d],), "unflatten")
+        sizes = ops.shape.infer_shape(tuple(sizes), self.shape[d], (self.shape[d],), "unflatten")
         return self.reshape(self.shape[:d] + sizes + self.shape[d + 1 :])
 
     def squeeze(self, dim=None):
@@ -953,14 +930,14 @@ class Tensor:
         dims = tuple(normalize_dim(d, self.ndim, "permute") for d in dims)
         if sorted(dims) != list(range(self.ndim)):
             raise RuntimeError(f"permute: dims {dims} are not a permutation of 0..{self.ndim - 1}")
-        return _shape.Permute.apply(self, dims=dims)
+        return ops.shape.Permute.apply(self, dims=dims)
 
     def transpose(self, dim0, dim1):
         d0 = normalize_dim(dim0, self.ndim, "transpose")
         d1 = normalize_dim(dim1, self.ndim, "transpose")
         dims = list(range(self.ndim))
         dims[d0], dims[d1] = dims[d1], dims[d0]
-        return _shape.Permute.apply(self, dims=tuple(dims))
+        return ops.shape.Permute.apply(self, dims=tuple(dims))
 
     def t(self):
         if self.ndim > 2:
@@ -968,13 +945,13 @@ class Tensor:
         return self.T
 
     def expand(self, *sizes):
-        return _shape.expand(self, size_args(sizes))
+        return ops.shape.expand(self, size_args(sizes))
 
     def expand_as(self, other):
-        return _shape.expand(self, other.shape)
+        return ops.shape.expand(self, other.shape)
 
     def broadcast_to(self, shape):
-        return _shape.expand(self, tuple(shape))
+        return ops.shape.expand(self, tuple(shape))
 
     def repeat(self, *repeats):
         repeats = size_args(repeats)
@@ -982,15 +959,15 @@ class Tensor:
             raise RuntimeError(
                 f"repeat: number of repeats {len(repeats)} can't be smaller than the number of dims {self.ndim}"
             )
-        return _shape.Repeat.apply(self, repeats=repeats)
+        return ops.shape.Repeat.apply(self, repeats=repeats)
 
     def contiguous(self):
         if self.array.flags.c_contiguous:
             return self
-        return _shape.Contiguous.apply(self)
+        return ops.shape.Contiguous.apply(self)
 
     def clone(self):
-        return _shape.Clone.apply(self)
+        return ops.shape.Clone.apply(self)
 
     def chunk(self, chunks, dim=0):
         d = normalize_dim(dim, self.ndim, "chunk")
@@ -1025,35 +1002,35 @@ class Tensor:
         """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
         if set(kwargs) - {"dims"}:
             raise TypeError(f"flip() got unexpected keyword arguments {sorted(set(kwargs) - {'dims'})}")
-        return _shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else size_args(dims))
+        return ops.shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else size_args(dims))
 
     def tril(self, diagonal=0):
-        return tril(self, diagonal)
+        return ops.linalg.tril(self, diagonal)
 
     def triu(self, diagonal=0):
-        return triu(self, diagonal)
+        return ops.linalg.triu(self, diagonal)
 
     def masked_fill(self, mask, value):
         """Replace elements where `mask` is True by `value` (gradient 0 there)."""
-        return _index.masked_fill(self, mask, value)
+        return ops.index.masked_fill(self, mask, value)
 
     def where(self, condition, other):
-        return where(condition, self, other)
+        return ops.elementwise.where(condition, self, other)
 
     def matmul(self, other):
-        return matmul(self, other)
+        return ops.linalg.matmul(self, other)
 
     def add(self, other, *, alpha=1):
-        return _ew.add(self, other, alpha=alpha)
+        return ops.elementwise.add(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
-        return _ew.sub(self, other, alpha=alpha)
+        return ops.elementwise.sub(self, other, alpha=alpha)
 
     def mul(self, other):
         return self * other
 
     def div(self, other, *, rounding_mode=None):
-        return _ew.div(self, other, rounding_mode=rounding_mode)
+        return ops.elementwise.div(self, other, rounding_mode=rounding_mode)
 
     multiply, subtract, divide = mul, sub, div
 
@@ -1062,61 +1039,61 @@ class Tensor:
 
     # ---- tensor functions everyday torch code calls (math in minigrad/ops/) -------------
     def sort(self, dim=-1, descending=False, *, stable=False):
-        return _sort.sort(self, dim, descending, stable=stable)
+        return ops.sort.sort(self, dim, descending, stable=stable)
 
     def argsort(self, dim=-1, descending=False, *, stable=False):
-        return _sort.argsort(self, dim, descending, stable=stable)
+        return ops.sort.argsort(self, dim, descending, stable=stable)
 
     def msort(self):
-        return _sort.msort(self)
+        return ops.sort.msort(self)
 
     def topk(self, k, dim=None, largest=True, sorted=True):
-        return _sort.topk(self, k, dim, largest, sorted)
+        return ops.sort.topk(self, k, dim, largest, sorted)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-        return _sort.unique(self, sorted, return_inverse, return_counts, dim)
+        return ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
 
     def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _sampling.multinomial(self, num_samples, replacement, generator=generator)
+        return ops.sampling.multinomial(self, num_samples, replacement, generator=generator)
 
     def bernoulli(self, p=None, *, generator=None):
-        return _sampling.bernoulli(self, p, generator=generator)
+        return ops.sampling.bernoulli(self, p, generator=generator)
 
     def mm(self, mat2):
-        return _linalg.mm(self, mat2)
+        return ops.linalg.mm(self, mat2)
 
     def bmm(self, mat2):
-        return _linalg.bmm(self, mat2)
+        return ops.linalg.bmm(self, mat2)
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+        return ops.linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+        return ops.linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def diag(self, diagonal=0):
-        return _linalg.diag(self, diagonal)
+        return ops.linalg.diag(self, diagonal)
 
     def trace(self):
-        return _linalg.trace(self)
+        return ops.linalg.trace(self)
 
     def gather(self, dim, index, *, sparse_grad=False):
-        return _index.gather(self, dim, index)
+        return ops.index.gather(self, dim, index)
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
-        return _index.scatter(self, dim, index, src, value=value, reduce=reduce)
+        return ops.index.scatter(self, dim, index, src, value=value, reduce=reduce)
 
     def scatter_add(self, dim, index, src):
-        return _index.scatter_add(self, dim, index, src)
+        return ops.index.scatter_add(self, dim, index, src)
 
     def index_select(self, dim, index):
-        return _index.index_select(self, dim, index)
+        return ops.index.index_select(self, dim, index)
 
     def index_fill(self, dim, index, value):
-        return _index.index_fill(self, dim, index, value)
+        return ops.index.index_fill(self, dim, index, value)
 
     def roll(self, shifts, dims=None):
-        return _shape.roll(self, shifts, dims)
+        return ops.shape.roll(self, shifts, dims)
 
     def clamp_min(self, min):
         return self.clamp(min=min)
@@ -1125,7 +1102,7 @@ class Tensor:
         return self.clamp(max=max)
 
 
-# ---- helpers shared by the methods above and by the functions below -------------------
+# ---- helpers of the methods above ------------------------------------------------------
 def _data(x):
     return x.array if isinstance(x, Tensor) else x
 
@@ -1166,121 +1143,8 @@ def _not_numbers(data):
         level, dim = [y for x in seqs for y in x], dim + 1
 
 
-def _floating(t):
-    """Integer tensors are promoted to float32 for float math, as PyTorch does."""
-    return t if t.dtype.kind == "f" else t.to(dtypes.default_float)
-
-
-def _count(shape, axes):
-    if axes is None:
-        return int(np.prod(shape))
-    return int(np.prod([shape[a] for a in axes]))
-
-
-def _binary_operands(tensor, other, op, true_division=False, elementwise=True):
-    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would; for an
-    elementwise op, check that their shapes broadcast."""
-    if isinstance(other, Tensor):
-        dtype = dtypes.result_type(tensor.dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
-    elif isinstance(other, (int, float, bool, np.number, np.bool_)):
-        dtype = dtypes.scalar_result_type(tensor.dtype, other)
-        other = Tensor._make(np.asarray(other, dtype=dtype))
-    elif isinstance(other, np.ndarray):
-        other = Tensor._make(other)
-        dtype = dtypes.result_type(tensor.dtype, other.dtype)
-    elif isinstance(other, (list, tuple)):
-        other = Tensor(other)
-        dtype = dtypes.result_type(tensor.dtype, other.dtype)
-    else:
-        return _unsupported_operand(op, other)
-    if true_division and dtype.kind != "f":
-        dtype = dtypes.default_float
-    if elementwise and tensor.shape != other.shape and not _broadcast.broadcastable(tensor.shape, other.shape):
-        _broadcast.check_broadcast(op, tensor.shape, other.shape)  # raises, naming the op and shapes
-    if tensor.dtype != dtype:
-        tensor = tensor.to(dtype)
-    if other.dtype != dtype:
-        other = other.to(dtype)
-    return tensor, other
-
-
-def _unsupported_operand(op, other):
-    raise TypeError(f"{op}: unsupported operand of type {type(other).__name__}")
-
-
-def as_tensor(x, dtype=None):
-    if isinstance(x, Tensor):
-        return x if dtype is None else x.to(dtype)
-    return Tensor(x, dtype=dtype)
-
-
-# ---- functions that take several tensors (exported as mg.xxx) -----------------------
-def matmul(a, b):
-    """Matrix product with NumPy/PyTorch broadcasting of batch dims (1-D, 2-D, N-D)."""
-    a, b = as_tensor(a), as_tensor(b)
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {a.shape} and {b.shape}")
-    k_a = a.shape[-1]
-    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
-    if k_a != k_b:
-        raise RuntimeError(
-            f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} and {k_b} differ)"
-        )
-    if a.shape[:-2] != b.shape[:-2]:  # (..., n, k) @ (..., k, m): the batch dims broadcast
-        _broadcast.check_broadcast(f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2])
-    a, b = _binary_operands(a, b, "matmul", elementwise=False)
-    return _linalg.MatMul.apply(a, b)
-
-
-def maximum(a, b):
-    a = as_tensor(a)
-    a, b = _binary_operands(a, b, "maximum")
-    return _ew.Maximum.apply(a, b)
-
-
-def minimum(a, b):
-    a = as_tensor(a)
-    a, b = _binary_operands(a, b, "minimum")
-    return _ew.Minimum.apply(a, b)
-
-
-def where(condition, input, other):
-    """Elementwise `input if condition else other`; gradients flow to the chosen side."""
-    condition = as_tensor(condition)
-    if condition.dtype.kind != "b":
-        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        input = Tensor(input)
-    if isinstance(input, Tensor):
-        a, b = _binary_operands(input, other, "where")
-    else:
-        b, a = _binary_operands(other, input, "where")
-    _broadcast.check_broadcast("where", condition.shape, a.shape, b.shape, names=("condition", "input", "other"))
-    return _ew.Where.apply(condition, a, b)
-
-
-def tril(x, diagonal=0):
-    if x.ndim < 2:
-        raise RuntimeError(f"tril: input must have at least 2 dimensions, got shape {x.shape}")
-    return _linalg.TriangleMask.apply(x, diagonal=diagonal, lower=True)
-
-
-def triu(x, diagonal=0):
-    if x.ndim < 2:
-        raise RuntimeError(f"triu: input must have at least 2 dimensions, got shape {x.shape}")
-    return _linalg.TriangleMask.apply(x, diagonal=diagonal, lower=False)
-
-
-# The op modules import Tensor from this module, so they are imported last.
-from minigrad import random as _random  # noqa: E402
-from minigrad.autograd import grad_mode  # noqa: E402
-from minigrad.ops import broadcast as _broadcast  # noqa: E402
-from minigrad.ops import elementwise as _ew  # noqa: E402
-from minigrad.ops import index as _index  # noqa: E402
-from minigrad.ops import linalg as _linalg  # noqa: E402
-from minigrad.ops import logic as _logic  # noqa: E402
-from minigrad.ops import out as _out  # noqa: E402
-from minigrad.ops import reduce as _reduce  # noqa: E402
-from minigrad.ops import sampling as _sampling  # noqa: E402
-from minigrad.ops import shape as _shape  # noqa: E402
-from minigrad.ops import sort as _sort  # noqa: E402
+# The one break in the import circle. Tensor's methods call the ops and the autograd
+# engine, and every one of those modules imports Tensor from here. So they are imported
+# last, once the class exists, and the methods reach them as attributes looked up when
+# a method runs (`ops.elementwise.Exp.apply(...)`, `autograd.engine.backward(...)`).
+from minigrad import autograd, ops  # noqa: E402

@@ -187,6 +187,50 @@ def test_conv_transpose2d_is_the_input_gradient_of_conv2d():
     assert math.isclose(float((z.array * x).sum()), float((g * y.array).sum()), rel_tol=1e-10)
 
 
+# ---- one int-tuple rule: a tuple of one value stands for every spatial dim ------------------
+ONE_VALUE_TUPLES = [
+    (F.conv2d, TF.conv2d, (1, 2, 7, 6), (3, 2, 3, 3), dict(stride=(2,), padding=(1,), dilation=(2,))),
+    (F.conv1d, TF.conv1d, (1, 2, 9), (3, 2, 3), dict(stride=(2,), padding=(1,), dilation=(2,))),
+    (F.conv_transpose2d, TF.conv_transpose2d, (1, 2, 4, 3), (2, 3, 3, 3), dict(stride=(2,), output_padding=(1,))),
+]
+
+
+@pytest.mark.parametrize("mine,theirs,xs,ws,kwargs", ONE_VALUE_TUPLES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_tuple_of_one_value_is_accepted_as_in_torch(mine, theirs, xs, ws, kwargs):
+    """stride=(2,) means 2 in every spatial dim, as in PyTorch and in F.max_pool2d."""
+    out_channels = ws[1] if mine is F.conv_transpose2d else ws[0]
+    arrays = [rand(*xs, seed=1), rand(*ws, seed=2), rand(out_channels, seed=3)]
+    compare_with_torch(
+        lambda x, w, b: mine(x, w, b, **kwargs), lambda x, w, b: theirs(x, w, b, **kwargs), arrays, backend="numpy"
+    )
+
+
+# ---- forward and backward on one backend ---------------------------------------------------
+@pytest.mark.parametrize("switch_to", ["numba", "numpy"])
+def test_backward_runs_on_the_backend_of_the_forward(switch_to, monkeypatch):
+    """A backend chosen between forward and backward (and the second backward) does not
+    change the kernels the backward runs on: they are the forward's."""
+    forward_backend = "numpy" if switch_to == "numba" else "numba"
+    used = []
+    for backend in BACKENDS:
+        module = mg.backends.kernels("conv", backend)
+        for name in ("conv2d_forward", "conv2d_backward_input", "conv2d_backward_weight"):
+            kernel = getattr(module, name)
+            monkeypatch.setattr(
+                module, name, lambda *a, _k=kernel, _n=name, _b=backend: used.append((_b, _n)) or _k(*a)
+            )
+    x = mg.tensor(rand(1, 2, 5, 5, seed=1), requires_grad=True)
+    w = mg.tensor(rand(3, 2, 3, 3, seed=2), requires_grad=True)
+    with mg.backends.use(forward_backend):
+        y = F.conv2d(x, w, stride=2, padding=1)
+    with mg.backends.use(switch_to):
+        (gw,) = mg.autograd.grad(y.square().sum(), w, create_graph=True)
+        (gw * gw).sum().backward()
+    names = {name for _, name in used}
+    assert names == {"conv2d_forward", "conv2d_backward_input", "conv2d_backward_weight"}
+    assert {backend for backend, _ in used} == {forward_backend}, used
+
+
 # ---- finite differences on the reference path ---------------------------------------------
 @pytest.fixture
 def reference_backend():

@@ -204,6 +204,19 @@ def test_pad_errors(shape, amounts, kwargs, error, match):
         F.pad(leaf(rand(*shape)), amounts, **kwargs)
 
 
+@pytest.mark.parametrize("amounts", [(1.5, 1), (1.0, 1), (True, 1), 2], ids=str)
+def test_pad_widths_must_be_ints_like_torch(amounts):
+    with pytest.raises(TypeError):
+        TF.pad(torch.zeros(2, 3), amounts)
+    with pytest.raises(TypeError, match=r"pad: pad must be a tuple of ints"):
+        F.pad(leaf(rand(2, 3)), amounts)
+
+
+def test_pad_accepts_numpy_ints_and_lists():
+    x = leaf(rand(2, 3))
+    assert F.pad(x, [np.int64(1), 2]).shape == (2, 6)
+
+
 def test_negative_padding_may_crop_to_nothing_but_not_below():
     assert F.pad(leaf(rand(2, 3)), (-2, -1)).shape == (2, 0)  # as PyTorch
     assert F.pad(leaf(rand(2, 3)), (-1, -1)).shape == (2, 1)

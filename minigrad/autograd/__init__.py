@@ -1,5 +1,6 @@
-"""Automatic differentiation: Function, the backward engine, grad(), gradcheck."""
+"""Automatic differentiation: Function, the backward engine, grad(), gradcheck, hooks."""
 
+from minigrad.autograd import hooks  # noqa: F401  (Tensor.register_hook's handles: autograd.hooks)
 from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled
 from minigrad.autograd.engine import backward, grad
 from minigrad.autograd.function import Function

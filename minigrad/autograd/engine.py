@@ -8,12 +8,14 @@
    gradient is complete: hooks run on it, then its `grad_fn.backward` turns it into
    gradients for the op's inputs, which are summed into their running totals.
 3. Leaves accumulate into `.grad`; `autograd.grad` instead returns the gradients of
-   the tensors it was asked about and touches no `.grad`.
+   the tensors it was asked about and touches no `.grad`. `zero_grad` empties `.grad`
+   again before the next backward (the optimizer's and the Module's call it).
 """
 
 import numpy as np
 
 from minigrad.autograd import anomaly, grad_mode
+from minigrad.tensor import Tensor
 
 
 # --8<-- [start:topological_order]
@@ -159,6 +161,28 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
     handed_out.add(id(grad))
 
 
+# --8<-- [start:zero_grad]
+def zero_grad(tensors, set_to_none=True):
+    """Forget the gradients accumulated in the `.grad` of `tensors` (parameters), before
+    the next backward accumulates new ones: `Optimizer.zero_grad` and `Module.zero_grad`.
+
+    `set_to_none=True` (the default) drops each `.grad`, which frees its memory and lets
+    an optimizer's `step` skip parameters that then get no gradient; `False` fills the
+    existing gradient tensors with zeros, in place.
+    """
+    for t in tensors:
+        if t.grad is None:
+            continue
+        if set_to_none:
+            t.grad = None
+        else:
+            t.grad.detach_()  # a gradient made with create_graph=True has a graph of its own
+            t.grad.zero_()
+
+
+# --8<-- [end:zero_grad]
+
+
 def _check_roots(outputs, grad_outputs, caller):
     outputs = _as_tuple(outputs)
     if grad_outputs is None:
@@ -210,6 +234,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     return run_backward(roots, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused)
-
-
-from minigrad.tensor import Tensor  # noqa: E402

@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 
 from minigrad.autograd import anomaly, grad_mode, graph
+from minigrad.tensor import Tensor
 
 
 class Function:
@@ -186,6 +187,3 @@ def _share_version_counter(out, args):
         if isinstance(a, Tensor) and (a.array is base or a.array.base is base):
             out._counter = a._version_counter()
             return
-
-
-from minigrad.tensor import Tensor  # noqa: E402  (Tensor imports Function's module first)

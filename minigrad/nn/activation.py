@@ -1,14 +1,16 @@
 """Activation layers: the nonlinearities of nn.functional as Modules.
 
 A Module form lets an activation sit in a Sequential and show up in the model's repr
-with its settings. Each one only stores its arguments and calls the functional form,
-where the math and the gradient are (`minigrad.ops.activation`).
+with its settings. Each one only stores its arguments and calls the functional form
+(`minigrad/nn/functional/activation.py`), which applies the Functions where the math
+and the gradients are (`minigrad/ops/activation.py`).
 
 `inplace=True` is accepted for PyTorch compatibility: minigrad never overwrites the
 input, because autograd may still need it.
 """
 
 from minigrad.nn import functional as F
+from minigrad.nn.functional.activation import check_approximate
 from minigrad.nn.module import Module
 
 
@@ -64,8 +66,7 @@ class GELU(Module):
 
     def __init__(self, approximate="none"):
         super().__init__()
-        if approximate not in ("none", "tanh"):
-            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        check_approximate(approximate, "GELU")
         self.approximate = approximate
 
     def forward(self, input):

@@ -9,7 +9,10 @@ Each holds a weight of PyTorch's shape and a bias (out_channels,):
 and initialises them as PyTorch does: kaiming_uniform_(weight, a=sqrt(5)), which works
 out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same range, with
 fan_in = weight.shape[1] * kernel size. Attribute names, `repr` and state-dict keys
-are PyTorch's, so PyTorch weights load unchanged. The math is in `minigrad.ops.conv`.
+are PyTorch's, so PyTorch weights load unchanged. A layer checks only what shapes its
+parameters and its settings (channels, groups, kernel size, padding, padding_mode); the
+rest of the checking is `F.conv2d`'s (`minigrad/nn/functional/conv.py`), and the math is
+in `minigrad/ops/conv.py`.
 
 Each layer also takes a Keras-style keyword `initializer=` (a name such as
 'xavier_uniform' or a function applied to the weight; see initializer.py), and
@@ -18,39 +21,41 @@ PyTorch's factory keywords `device` (which must be the CPU) and `dtype` (the par
 
 import math
 
+from minigrad._args import int_tuple
 from minigrad.creation import empty
 from minigrad.devices import host_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn import initializer as initializer_module
+from minigrad.nn.functional.conv import _resolve_padding, _transposed_output_size
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
-from minigrad.ops.conv import _tuple
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 class _ConvNd(Module):
     """What the three layers share: checking the arguments, the parameters, their
-    initialisation and the repr. `transposed` layers store the weight (in, out/groups, ...)."""
+    initialisation and the repr. Conv1d and Conv2d take this constructor as it is (it
+    has PyTorch's signature); `transposed` layers store the weight (in, out/groups, ...)."""
 
     _dims = 2
+    transposed = False
 
     def __init__(
         self,
         in_channels,
         out_channels,
         kernel_size,
-        stride,
-        padding,
-        dilation,
-        groups,
-        bias,
-        padding_mode,
-        transposed,
-        output_padding,
-        device,
-        dtype,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+        *,
         initializer=None,
     ):
         super().__init__()
@@ -65,26 +70,23 @@ class _ConvNd(Module):
             raise ValueError(f"{name}: out_channels ({out_channels}) must be divisible by groups ({groups})")
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, got {padding_mode!r}")
-        stride = _tuple(stride, n, "stride", name)
-        dilation = _tuple(dilation, n, "dilation", name)
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"{name}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError(f"{name}: padding='same' is not supported for strided convolutions")
-        else:
-            padding = _tuple(padding, n, "padding", name)
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = _tuple(kernel_size, n, "kernel_size", name)
-        self.stride, self.padding, self.dilation = stride, padding, dilation
-        self.transposed = transposed
-        self.output_padding = _tuple(output_padding, n, "output_padding", name)
+        self.kernel_size = int_tuple(kernel_size, n, "kernel_size", name)
+        self.stride = int_tuple(stride, n, "stride", name)
+        self.dilation = int_tuple(dilation, n, "dilation", name)
+        # F.conv2d's own reading of padding: checks 'same' and 'valid' now, as PyTorch's
+        # layers do, and gives the amounts (per dim, and 'same''s extra zero at the end)
+        amounts, extra = _resolve_padding(padding, self.kernel_size, self.stride, self.dilation, name)
+        self.padding = padding if isinstance(padding, str) else amounts
+        self.output_padding = (0,) * n  # a transposed layer's own setting
         self.groups = groups
         self.padding_mode = padding_mode
-        # the amounts F.pad needs for a padding_mode other than zeros: (left, right) per
-        # dim, last dim first, as F.pad takes them ('same' may be uneven)
-        self._reversed_padding_repeated_twice = _reversed_padding(padding, self.kernel_size, dilation)
-        if transposed:
+        # what F.pad needs for a padding_mode other than zeros: (left, right) per dim,
+        # last dim first, as F.pad takes them
+        self._reversed_padding_repeated_twice = tuple(
+            side for p, e in reversed(list(zip(amounts, extra))) for side in (p, p + e)
+        )
+        if self.transposed:
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
@@ -124,26 +126,12 @@ class _ConvNd(Module):
             s += f", padding_mode={self.padding_mode}"
         return s
 
-    def _conv_forward(self, input, conv):
-        """conv(input, weight, bias, ...) with this layer's settings; a padding_mode other
-        than zeros pads with F.pad first and then convolves without padding."""
-        if self.padding_mode != "zeros":
-            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
-
-def _reversed_padding(padding, kernel_size, dilation):
-    if padding == "valid":
-        return (0, 0) * len(kernel_size)
-    pairs = []
-    for d, k, i in reversed(list(zip(dilation, kernel_size, range(len(kernel_size))))):
-        if padding == "same":
-            total = d * (k - 1)
-            pairs += [total // 2, total - total // 2]
-        else:
-            pairs += [padding[i], padding[i]]
-    return tuple(pairs)
+    def _padded(self, input):
+        """(input, padding) for F: with a padding_mode other than zeros, the input padded
+        by F.pad in that mode, to be convolved without padding."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), 0
 
 
 # --8<-- [start:conv2d_module]
@@ -155,41 +143,9 @@ class Conv2d(_ConvNd):
     'replicate' or 'circular' (what the border is filled with).
     """
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-        *,
-        initializer=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            False,
-            0,
-            device,
-            dtype,
-            initializer,
-        )
-
     def forward(self, input):
-        return self._conv_forward(input, F.conv2d)
+        x, padding = self._padded(input)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
     # --8<-- [end:conv2d_module]
 
@@ -202,41 +158,9 @@ class Conv1d(_ConvNd):
 
     _dims = 1
 
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-        *,
-        initializer=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            False,
-            0,
-            device,
-            dtype,
-            initializer,
-        )
-
     def forward(self, input):
-        return self._conv_forward(input, F.conv1d)
+        x, padding = self._padded(input)
+        return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class ConvTranspose2d(_ConvNd):
@@ -247,6 +171,8 @@ class ConvTranspose2d(_ConvNd):
     is (H - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1 high (and
     wide); `forward(input, output_size)` picks output_padding to reach output_size.
     """
+
+    transposed = True
 
     def __init__(
         self,
@@ -279,12 +205,11 @@ class ConvTranspose2d(_ConvNd):
             groups,
             bias,
             padding_mode,
-            True,
-            output_padding,
             device,
             dtype,
-            initializer,
+            initializer=initializer,
         )
+        self.output_padding = int_tuple(output_padding, 2, "output_padding", "ConvTranspose2d")
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
@@ -302,11 +227,8 @@ class ConvTranspose2d(_ConvNd):
             raise ValueError(f"ConvTranspose2d: output_size must have 2 or 4 elements, got {output_size}")
         padding = []
         for d in range(2):
-            smallest = (
-                (input.shape[-2 + d] - 1) * self.stride[d]
-                - 2 * self.padding[d]
-                + self.dilation[d] * (self.kernel_size[d] - 1)
-                + 1
+            smallest = _transposed_output_size(
+                input.shape[-2 + d], self.kernel_size[d], self.stride[d], self.padding[d], self.dilation[d]
             )
             largest = smallest + max(self.stride[d], self.dilation[d]) - 1
             if not smallest <= output_size[d] <= largest:

@@ -6,6 +6,7 @@ identity: `model.eval()` switches it off, nothing needs rescaling at test time.
 """
 
 from minigrad.nn import functional as F
+from minigrad.nn.functional.dropout import check_dropout_probability
 from minigrad.nn.module import Module
 
 
@@ -19,8 +20,7 @@ class Dropout(Module):
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout: dropout probability has to be between 0 and 1, but got {p}")
+        check_dropout_probability(p, "Dropout")
         self.p, self.inplace = p, inplace
 
     def forward(self, input):

@@ -1,6 +1,7 @@
 """Loss layers: the losses of nn.functional as Modules, `loss = criterion(input, target)`.
 
-Each one stores its options and calls the functional form, where the math is.
+Each one stores its options and calls the functional form, where the math and the
+argument checks are; a bad option is refused already at construction, by F's own rule.
 `reduction` says how the per-element losses become the result: 'mean' (the default),
 'sum', or 'none' (no reduction, one loss per element). Class weights (`weight`,
 `pos_weight`) are registered as buffers, as PyTorch does, so they appear in the
@@ -11,13 +12,14 @@ stay in the signatures so arguments keep PyTorch's positions, but only `reductio
 is supported.
 """
 
+from minigrad.creation import as_tensor
 from minigrad.nn import functional as F
+from minigrad.nn.functional.loss import KL_DIV_REDUCTIONS, REDUCTIONS, check_label_smoothing, check_reduction
 from minigrad.nn.module import Module
-from minigrad.tensor import as_tensor
 
 
 class _Loss(Module):
-    reductions = ("mean", "sum", "none")
+    reductions = REDUCTIONS
 
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
@@ -26,13 +28,13 @@ class _Loss(Module):
                 f"{type(self).__name__}: size_average and reduce are deprecated (in PyTorch too); "
                 "use reduction='mean'|'sum'|'none'"
             )
-        if reduction not in self.reductions:
-            raise ValueError(f"{type(self).__name__}: reduction must be one of {self.reductions}, got {reduction!r}")
+        check_reduction(reduction, type(self).__name__, self.reductions)
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    """A loss with an optional per-class rescaling `weight`, kept as a buffer."""
+    """A loss with an optional rescaling `weight` (per class, or per element for the
+    binary losses), kept as a buffer."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -92,8 +94,7 @@ class CrossEntropyLoss(_WeightedLoss):
         label_smoothing=0.0,
     ):
         super().__init__(weight, size_average, reduce, reduction)
-        if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}")
+        check_label_smoothing(label_smoothing, "CrossEntropyLoss")
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
@@ -127,14 +128,13 @@ class BCELoss(_WeightedLoss):
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(_Loss):
+class BCEWithLogitsLoss(_WeightedLoss):
     """Sigmoid + binary cross-entropy in one numerically stable step, on logits.
     `pos_weight` (one value per class, broadcast over the last dim) multiplies the loss
     of the positive targets: > 1 raises recall, < 1 raises precision."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", None if weight is None else as_tensor(weight))
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", None if pos_weight is None else as_tensor(pos_weight))
 
     def forward(self, input, target):
@@ -148,7 +148,7 @@ class KLDivLoss(_Loss):
     loss_i = y_i (log y_i - x_i) (or exp(y_i) (y_i - x_i) when log_target). Use
     reduction='batchmean' for the true KL divergence per sample."""
 
-    reductions = ("mean", "batchmean", "sum", "none")
+    reductions = KL_DIV_REDUCTIONS
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)

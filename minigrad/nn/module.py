@@ -23,11 +23,13 @@ import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
+from minigrad.autograd import engine
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.hooks import RemovableHandle
 from minigrad.creation import from_numpy
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import RemovableHandle, Tensor
+from minigrad.tensor import Tensor
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -395,14 +397,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Reset every parameter's .grad: to None (the default), or to zeros in place."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad = p.grad.detach()
-                p.grad.array[...] = 0
+        engine.zero_grad(self.parameters(), set_to_none)
 
     def backward(self, loss, gradient=None, retain_graph=None, create_graph=False):
         """`model.backward(loss)`: run `loss.backward(...)`, filling this model's parameters'
@@ -420,8 +415,6 @@ class Module:
         the CPU, where the parameters already are (another device raises: the GPU
         kernels are selected with `mg.backends.use('cuda')`).
         """
-        from minigrad import devices as _devices
-
         _, dtype, _ = _devices.parse_to(args, kwargs, "Module.to")
         if dtype is None:
             return self
@@ -440,8 +433,6 @@ class Module:
 
     def cuda(self, device=None):
         """Raises: minigrad tensors live in host memory (see `mg.backends.use('cuda')`)."""
-        from minigrad import devices as _devices
-
         _devices.refuse_cuda(device, "Module.cuda")
 
     def float(self):

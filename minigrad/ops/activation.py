@@ -3,6 +3,8 @@
 y = f(x) elementwise, so dL/dx = dL/dy * f'(x); the backward passes below are that
 product with f' expressed through Tensor ops (so they can be differentiated again).
 Softmax and log-softmax mix a whole dim, so their gradients have a correction term.
+Relu and Sigmoid live with the other elementwise ops (elementwise.py); the functional
+forms, which check the arguments and apply these, are in minigrad/nn/functional/activation.py.
 """
 
 import math
@@ -10,13 +12,9 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
-from minigrad.ops.elementwise import where_
+from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops.elementwise import where
 from minigrad.ops.special import erf
-
-
-def _mask(condition, dtype):
-    return from_numpy(condition.astype(dtype))
 
 
 # --8<-- [start:leaky_relu]
@@ -44,15 +42,16 @@ class Elu(Function):
 
     @staticmethod
     def forward(ctx, x, alpha=1.0):
-        y = from_numpy(np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0))))
         ctx.save_for_backward(x)
         ctx.alpha = alpha
-        return y
+        # min(x, 0): no overflow on the positive side, which np.where discards anyway;
+        # expm1, not exp - 1: near 0 it keeps the digits the subtraction would cancel
+        return np.where(x.array > 0, x.array, alpha * np.expm1(np.minimum(x.array, 0)))
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        positive = _mask(x.array > 0, grad.dtype)
+        positive = from_numpy((x.array > 0).astype(grad.dtype))
         # alpha * e^x on the negative side, written with x so it can be differentiated again
         negative_slope = (x.clamp(max=0.0)).exp() * ctx.alpha
         return grad * (positive + (1.0 - positive) * negative_slope)
@@ -128,7 +127,7 @@ class Softplus(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         linear = x.array * ctx.beta > ctx.threshold
-        return grad * where_(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
+        return grad * where(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
 
     # --8<-- [end:softplus]
 
@@ -172,3 +171,16 @@ class LogSoftmax(Function):
         return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True)
 
     # --8<-- [end:log_softmax]
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# Each takes what torch's function of the same name takes (a list or a number becomes a
+# tensor first) and calls the Tensor method, whose Function is above.
+def softmax(input, dim):
+    """e^x / sum(e^x) along dim, so each slice along dim sums to 1; see Tensor.softmax."""
+    return as_tensor(input).softmax(dim)
+
+
+def log_softmax(input, dim):
+    """x - logsumexp(x) along dim: the log of softmax, computed stably; see Tensor.log_softmax."""
+    return as_tensor(input).log_softmax(dim)

@@ -29,7 +29,8 @@ from minigrad import random as _random
 from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
-from minigrad.tensor import Tensor, where
+from minigrad.ops.elementwise import where
+from minigrad.tensor import Tensor
 
 
 # --8<-- [start:function]

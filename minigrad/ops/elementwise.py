@@ -11,11 +11,12 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
-from minigrad.ops.broadcast import unbroadcast
+from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops import special  # a module, so the name erf stays free for mg.erf below
+from minigrad.ops.broadcast import check_broadcast, unbroadcast
 from minigrad.ops.out import write_out
-from minigrad.ops.special import erf
-from minigrad.tensor import Tensor, _binary_operands, as_tensor
+from minigrad.ops.promotion import binary_operands
+from minigrad.tensor import Tensor
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
@@ -174,7 +175,7 @@ class Pow(Function):
             grad_a = unbroadcast(grad * b * a ** (b - 1.0), a.shape)
         if need_b:
             is_zero = a == 0
-            safe_log = where_(is_zero, from_numpy(np.zeros((), a.dtype)), where_(is_zero, 1.0, a).log())
+            safe_log = where(is_zero, 0.0, where(is_zero, 1.0, a).log())
             grad_b = unbroadcast(grad * out * safe_log, b.shape)
         return grad_a, grad_b
 
@@ -312,7 +313,7 @@ class Erf(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return erf(x.array)
+        return special.erf(x.array)
 
     @staticmethod
     def backward(ctx, grad):
@@ -485,21 +486,43 @@ class Where(Function):
         return None, grad_a, grad_b
 
 
-def where_(cond, a, b):
-    """`where` for use inside backward passes: `a` or `b` may be a plain number."""
-    if not isinstance(a, Tensor):
-        a = from_numpy(np.asarray(a, dtype=b.dtype))
-    if not isinstance(b, Tensor):
-        b = from_numpy(np.asarray(b, dtype=a.dtype))
-    return Where.apply(cond, a, b)
-
-
 # ---- the function forms: mg.add(input, other, *, alpha=1, out=None), ... -----------------
+def where(condition, input, other):
+    """Elementwise `input if condition else other`; gradients flow to the chosen side.
+
+    Either side may be a plain number (`where(x > 0, x, 0.0)`), as in torch.where; it
+    takes the other side's dtype by the usual promotion. Backward passes use it too.
+    """
+    condition = as_tensor(condition)
+    if condition.dtype.kind != "b":
+        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = Tensor(input)
+    if isinstance(input, Tensor):
+        a, b = binary_operands(input, other, "where")
+    else:
+        b, a = binary_operands(other, input, "where")
+    check_broadcast("where", condition.shape, a.shape, b.shape, names=("condition", "input", "other"))
+    return Where.apply(condition, a, b)
+
+
+def maximum(input, other):
+    """The larger of the two, elementwise (see `Maximum` for the gradient at ties)."""
+    a, b = binary_operands(as_tensor(input), other, "maximum")
+    return Maximum.apply(a, b)
+
+
+def minimum(input, other):
+    """The smaller of the two, elementwise (see `Minimum` for the gradient at ties)."""
+    a, b = binary_operands(as_tensor(input), other, "minimum")
+    return Minimum.apply(a, b)
+
+
 def _result(y, out, op):
     return y if out is None else write_out(out, y, op)
 
 
-def _scaled(input, other, alpha, op):
+def scaled(input, other, alpha, op):
     """alpha * other, checking alpha as PyTorch does (no float alpha for integer tensors)."""
     if alpha == 1 and not isinstance(alpha, float):
         return other
@@ -512,7 +535,7 @@ def _scaled(input, other, alpha, op):
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other, with broadcasting and PyTorch's type promotion."""
     input = as_tensor(input)
-    return _result(input + _scaled(input, other, alpha, "add"), out, "add")
+    return _result(input + scaled(input, other, alpha, "add"), out, "add")
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -520,7 +543,7 @@ def sub(input, other, *, alpha=1, out=None):
     input = as_tensor(input)
     if input.dtype.kind == "b" and getattr(other, "dtype", None) == np.bool_:
         raise RuntimeError("sub: subtraction of two bool tensors is not supported; use logical_xor()")
-    return _result(input - _scaled(input, other, alpha, "sub"), out, "sub")
+    return _result(input - scaled(input, other, alpha, "sub"), out, "sub")
 
 
 def mul(input, other, *, out=None):
@@ -536,7 +559,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         y = input / other
     elif rounding_mode in ("trunc", "floor"):
-        a, b = _binary_operands(input, other, "div")
+        a, b = binary_operands(input, other, "div")
         if a.dtype.kind == "b":
             a, b = a.to(np.int64), b.to(np.int64)
         y = DivRounding.apply(a, b, rounding_mode=rounding_mode)
@@ -557,3 +580,111 @@ def pow(input, exponent, *, out=None):  # noqa: A001  (torch.pow)
 
 
 multiply, subtract, divide, true_divide = mul, sub, div, div
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# Each takes what torch's function of the same name takes (a list or a number becomes a
+# tensor first) and calls the Tensor method, whose Function is above.
+def exp(input):
+    """e^input elementwise; see Tensor.exp."""
+    return as_tensor(input).exp()
+
+
+def log(input):
+    """Natural logarithm elementwise; see Tensor.log."""
+    return as_tensor(input).log()
+
+
+def sqrt(input):
+    """Square root elementwise; see Tensor.sqrt."""
+    return as_tensor(input).sqrt()
+
+
+def rsqrt(input):
+    """1 / sqrt(input) elementwise; see Tensor.rsqrt."""
+    return as_tensor(input).rsqrt()
+
+
+def sin(input):
+    """Sine elementwise (radians); see Tensor.sin."""
+    return as_tensor(input).sin()
+
+
+def cos(input):
+    """Cosine elementwise (radians); see Tensor.cos."""
+    return as_tensor(input).cos()
+
+
+def tanh(input):
+    """Hyperbolic tangent elementwise; see Tensor.tanh."""
+    return as_tensor(input).tanh()
+
+
+def sigmoid(input):
+    """1 / (1 + e^-input) elementwise; see Tensor.sigmoid."""
+    return as_tensor(input).sigmoid()
+
+
+def erf(input):
+    """The Gauss error function elementwise; see Tensor.erf."""
+    return as_tensor(input).erf()
+
+
+def relu(input):
+    """max(input, 0) elementwise; see Tensor.relu."""
+    return as_tensor(input).relu()
+
+
+def abs(input):  # noqa: A001  (torch.abs)
+    """|input| elementwise; see Tensor.abs."""
+    return as_tensor(input).abs()
+
+
+def sign(input):
+    """-1, 0 or 1 by the sign of each element; see Tensor.sign."""
+    return as_tensor(input).sign()
+
+
+def floor(input):
+    """The largest integer <= each element; see Tensor.floor."""
+    return as_tensor(input).floor()
+
+
+def ceil(input):
+    """The smallest integer >= each element; see Tensor.ceil."""
+    return as_tensor(input).ceil()
+
+
+def round(input, *, decimals=0):  # noqa: A001  (torch.round)
+    """Each element rounded to `decimals` places, halves to even; see Tensor.round."""
+    return as_tensor(input).round(decimals=decimals)
+
+
+def clamp(input, min=None, max=None):
+    """Each element limited to [min, max] (either may be None); see Tensor.clamp."""
+    return as_tensor(input).clamp(min, max)
+
+
+def clip(input, min=None, max=None):
+    """Another name for clamp: each element limited to [min, max]; see Tensor.clamp."""
+    return as_tensor(input).clip(min, max)
+
+
+def clamp_min(input, min):
+    """Each element raised to at least `min`; see Tensor.clamp_min."""
+    return as_tensor(input).clamp_min(min)
+
+
+def clamp_max(input, max):
+    """Each element lowered to at most `max`; see Tensor.clamp_max."""
+    return as_tensor(input).clamp_max(max)
+
+
+def square(input):
+    """input * input elementwise; see Tensor.square."""
+    return as_tensor(input).square()
+
+
+def reciprocal(input):
+    """1 / input elementwise; see Tensor.reciprocal."""
+    return as_tensor(input).reciprocal()

@@ -15,7 +15,9 @@ import numpy as np
 from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
+from minigrad.ops.elementwise import Where
 from minigrad.ops.out import write_out
+from minigrad.ops.shape import ConstantPad
 from minigrad.tensor import Tensor
 
 
@@ -208,8 +210,6 @@ def _src_grad(ctx, grad):
     if ctx.src_shape == ():  # one value written everywhere: its gradient is the sum
         return g.sum()
     if g.shape != ctx.src_shape:  # src elements beyond index's shape were not used
-        from minigrad.ops.shape import ConstantPad
-
         widths = tuple((0, s - n) for s, n in zip(ctx.src_shape, g.shape))
         g = ConstantPad.apply(g, widths=widths)
     return g
@@ -348,8 +348,6 @@ def _fill_value(value, dtype, op):
 def masked_fill(input, mask, value):
     """A copy of input with `value` where the bool `mask` (broadcast) is True; the
     gradient is 0 there, and a 0-d tensor `value` gets the sum of those gradients."""
-    from minigrad.ops.elementwise import Where
-
     x = input if isinstance(input, Tensor) else Tensor(input)
     mask = mask if isinstance(mask, Tensor) else Tensor(mask)
     if mask.dtype.kind != "b":

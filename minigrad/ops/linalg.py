@@ -10,11 +10,12 @@ costs about twice its forward. 1-D operands are treated as a row (left) or colum
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
-from minigrad.ops.broadcast import unbroadcast
+from minigrad.ops.broadcast import check_broadcast, unbroadcast
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, as_tensor
-from minigrad.tensor import matmul as _matmul
+from minigrad.ops.promotion import binary_operands
+from minigrad.tensor import Tensor
 
 
 # --8<-- [start:matmul]
@@ -53,8 +54,21 @@ def _result(y, out, op):
 
 
 def matmul(input, other, *, out=None):
-    """Matrix product with NumPy/PyTorch broadcasting of batch dims (1-D, 2-D, N-D)."""
-    return _result(_matmul(input, other), out, "matmul")
+    """Matrix product with NumPy/PyTorch broadcasting of batch dims (1-D, 2-D, N-D);
+    `a @ b` is `matmul(a, b)`."""
+    a, b = as_tensor(input), as_tensor(other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {a.shape} and {b.shape}")
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k_a != k_b:
+        raise RuntimeError(
+            f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} and {k_b} differ)"
+        )
+    if a.shape[:-2] != b.shape[:-2]:  # (..., n, k) @ (..., k, m): the batch dims broadcast
+        check_broadcast(f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2])
+    a, b = binary_operands(a, b, "matmul", elementwise=False)
+    return _result(MatMul.apply(a, b), out, "matmul")
 
 
 def _check_matrices(op, a, b, ndim, names):
@@ -74,14 +88,14 @@ def mm(input, mat2, *, out=None):
     """(n, m) @ (m, p) -> (n, p): `matmul` restricted to two matrices (no broadcasting)."""
     a, b = as_tensor(input), as_tensor(mat2)
     _check_matrices("mm", a, b, 2, ("mat1", "mat2"))
-    return _result(_matmul(a, b), out, "mm")
+    return _result(matmul(a, b), out, "mm")
 
 
 def bmm(input, mat2, *, out=None):
     """(B, n, m) @ (B, m, p) -> (B, n, p): a batch of matrix products (no broadcasting)."""
     a, b = as_tensor(input), as_tensor(mat2)
     _check_matrices("bmm", a, b, 3, ("batch1", "batch2"))
-    return _result(_matmul(a, b), out, "bmm")
+    return _result(matmul(a, b), out, "bmm")
 
 
 def _add_product(op, input, product, beta, alpha):
@@ -105,7 +119,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     input broadcasts to (n, p)."""
     a, b = as_tensor(mat1), as_tensor(mat2)
     _check_matrices("addmm", a, b, 2, ("mat1", "mat2"))
-    return _result(_add_product("addmm", input, _matmul(a, b), beta, alpha), out, "addmm")
+    return _result(_add_product("addmm", input, matmul(a, b), beta, alpha), out, "addmm")
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -113,7 +127,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     to (B, n, p)."""
     a, b = as_tensor(batch1), as_tensor(batch2)
     _check_matrices("baddbmm", a, b, 3, ("batch1", "batch2"))
-    return _result(_add_product("baddbmm", input, _matmul(a, b), beta, alpha), out, "baddbmm")
+    return _result(_add_product("baddbmm", input, matmul(a, b), beta, alpha), out, "baddbmm")
 
 
 # ---- diagonals ---------------------------------------------------------------------------
@@ -185,6 +199,22 @@ class TriangleMask(Function):
     @staticmethod
     def backward(ctx, grad):
         return TriangleMask.apply(grad, diagonal=ctx.diagonal, lower=ctx.lower)
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of (each matrix in) `input`: zeros above the `diagonal`-th diagonal."""
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise RuntimeError(f"tril: input must have at least 2 dimensions, got shape {x.shape}")
+    return TriangleMask.apply(x, diagonal=diagonal, lower=True)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of (each matrix in) `input`: zeros below the `diagonal`-th diagonal."""
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise RuntimeError(f"triu: input must have at least 2 dimensions, got shape {x.shape}")
+    return TriangleMask.apply(x, diagonal=diagonal, lower=False)
 
 
 # ---- einsum ----------------------------------------------------------------------------

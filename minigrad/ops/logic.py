@@ -8,9 +8,9 @@ shape and exactly the same values. `all` and `any` reduce truth values over dims
 import numpy as np
 
 from minigrad._args import normalize_dims
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor
 
 
 def _pair(input, other, op):
@@ -65,3 +65,21 @@ def all(input, dim=None, keepdim=False, *, out=None):  # noqa: A001  (torch.all)
 def any(input, dim=None, keepdim=False, *, out=None):  # noqa: A001  (torch.any)
     """True where some element over `dim` (an int, a tuple, or None for all) is non-zero."""
     return _truth_reduction(np.any, "any", input, dim, keepdim, out)
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# Each takes what torch's function of the same name takes (a list or a number becomes a
+# tensor first) and calls the Tensor method.
+def isnan(input):
+    """True where an element is NaN; see Tensor.isnan."""
+    return as_tensor(input).isnan()
+
+
+def isinf(input):
+    """True where an element is +inf or -inf; see Tensor.isinf."""
+    return as_tensor(input).isinf()
+
+
+def isfinite(input):
+    """True where an element is neither NaN nor infinite; see Tensor.isfinite."""
+    return as_tensor(input).isfinite()

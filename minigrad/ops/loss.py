@@ -1,4 +1,4 @@
-"""Cross-entropy as one fused Function, and the coefficient matrix behind it.
+"""Cross-entropy and binary cross-entropy as fused Functions.
 
 Every variant of cross-entropy PyTorch offers (class-index or probability targets,
 class weights, ignore_index, label smoothing) has the same form
@@ -12,7 +12,9 @@ uniform row, and ignored positions a row of zeros. Its gradient is then one line
     dloss_n / dx[n, c] = softmax(x)[n, c] * sum_c' A[n, c'] - A[n, c]
 
 which is why a fused op is both faster and numerically safer than log_softmax
-followed by a gather: no probability is ever formed and then logged.
+followed by a gather: no probability is ever formed and then logged. The Function
+below sees only A; `F.cross_entropy` (minigrad/nn/functional/loss.py) checks the
+arguments and builds A from the target and the options.
 """
 
 import numpy as np
@@ -21,66 +23,6 @@ from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 from minigrad.ops.activation import LogSoftmax, Softplus
 from minigrad.ops.broadcast import unbroadcast
-from minigrad.tensor import Tensor
-
-REDUCTIONS = ("mean", "sum", "none")
-
-
-def check_reduction(reduction, op):
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-
-
-def class_weights(weight, n_classes, op):
-    """The class weights as a float64 array of shape (n_classes,), or None; one weight
-    per class or none, as PyTorch (a longer array would index without complaint)."""
-    if weight is None:
-        return None
-    w = np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
-    if w.shape != (n_classes,):
-        raise RuntimeError(
-            f"{op}: weight should be defined either for all {n_classes} classes or no classes, "
-            f"but got weight of shape {w.shape}"
-        )
-    return w
-
-
-# --8<-- [start:class_index_coefficients]
-def class_index_coefficients(x_shape, target, weight, ignore_index, label_smoothing, op):
-    """A (shape of the input, class dim 1) and the per-position weights w[target].
-
-    `target` is an int array of shape x_shape without the class dim.
-    """
-    class_dim = 1 if len(x_shape) > 1 else 0
-    n_classes = x_shape[class_dim]
-    valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    bad = valid & ((target < 0) | (target >= n_classes))
-    if bad.any():
-        raise IndexError(
-            f"{op}: target {int(target[bad].reshape(-1)[0])} is out of bounds for {n_classes} classes "
-            f"(valid targets are 0..{n_classes - 1}, or ignore_index={ignore_index})"
-        )
-    w = np.ones(n_classes) if weight is None else weight
-    w_target = w[safe] * valid  # weight of each position's true class, 0 if ignored
-    one_hot = np.expand_dims(safe, class_dim) == _class_axis(n_classes, len(x_shape), class_dim)
-    coeff = one_hot * np.expand_dims(w_target, class_dim)
-    if label_smoothing > 0:
-        w_b = w.reshape(_class_shape(n_classes, len(x_shape), class_dim))
-        smooth = w_b * np.expand_dims(valid, class_dim) / n_classes
-        coeff = (1.0 - label_smoothing) * coeff + label_smoothing * smooth
-    return coeff, w_target
-    # --8<-- [end:class_index_coefficients]
-
-
-def _class_shape(n_classes, ndim, class_dim):
-    shape = [1] * ndim
-    shape[class_dim] = n_classes
-    return tuple(shape)
-
-
-def _class_axis(n_classes, ndim, class_dim):
-    return np.arange(n_classes).reshape(_class_shape(n_classes, ndim, class_dim))
 
 
 # --8<-- [start:cross_entropy_function]
@@ -89,34 +31,36 @@ class CrossEntropy(Function):
 
     dL/dx = g_n * (softmax(x) * sum_c A - A) with g_n the upstream gradient times the
     reduction's scale; for probability targets dL/dtarget = -g_n w_c (1 - eps) log_softmax(x).
+    `weight` is w shaped to broadcast against x (1s but for the class dim), or None.
     """
 
     @staticmethod
     def forward(ctx, x, target, coeff, denominator, reduction, weight, label_smoothing):
         class_dim = 1 if x.ndim > 1 else 0
-        shifted = x.array - np.max(x.array, axis=class_dim, keepdims=True)
-        log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=class_dim, keepdims=True))
-        # where coeff is 0 the term is 0, even if a masked class's log-probability is -inf
-        losses = -np.sum(np.where(coeff != 0, coeff * log_probs, 0.0), axis=class_dim)
         ctx.save_for_backward(x, target)
         ctx.coeff, ctx.class_dim, ctx.reduction = coeff.astype(x.dtype), class_dim, reduction
         # every position ignored: the mean is 0/0 = NaN, but nothing contributed, so the
         # gradient is 0 rather than NaN (both as PyTorch)
         ctx.scale = (1.0 / denominator if denominator else 0.0) if reduction == "mean" else 1.0
         ctx.weight, ctx.label_smoothing = weight, label_smoothing
-        if reduction == "none":
-            return losses.astype(x.dtype)
-        total = np.sum(losses)
-        return np.asarray(total / denominator if reduction == "mean" else total, dtype=x.dtype)
+        # a masked class (logit -inf) has log-probability -inf, and that 0/0 mean is NaN:
+        # both are meant, so NumPy need not warn of them
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shifted = x.array - np.max(x.array, axis=class_dim, keepdims=True)
+            log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=class_dim, keepdims=True))
+            # where coeff is 0 the term is 0, even if a masked class's log-probability is -inf
+            losses = -np.sum(np.where(coeff != 0, coeff * log_probs, 0.0), axis=class_dim)
+            if reduction == "none":
+                return losses.astype(x.dtype)
+            total = np.sum(losses)
+            return np.asarray(total / denominator if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         x, target = ctx.saved_tensors
         dim = ctx.class_dim
         log_probs = LogSoftmax.apply(x, dim=dim)  # recomputed: part of the graph if create_graph
-        w = 1.0
-        if ctx.weight is not None:
-            w = from_numpy(ctx.weight.reshape(_class_shape(x.shape[dim], x.ndim, dim)).astype(x.dtype))
+        w = 1.0 if ctx.weight is None else from_numpy(ctx.weight.astype(x.dtype))
         if target is None:  # class indices: A is a constant
             coeff = from_numpy(ctx.coeff)
         else:  # probabilities: A rebuilt from the target, so create_graph sees it depend on it
@@ -129,48 +73,6 @@ class CrossEntropy(Function):
         return grad_x, grad_target
 
     # --8<-- [end:cross_entropy_function]
-
-
-def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-    op = "cross_entropy"
-    check_reduction(reduction, op)
-    if x.ndim == 0:
-        raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
-    if x.dtype.kind != "f":
-        raise TypeError(f"{op}: input must be floating point (logits), got {x.dtype}")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
-    class_dim = 1 if x.ndim > 1 else 0
-    n_classes = x.shape[class_dim]
-    w = class_weights(weight, n_classes, op)
-    if target.dtype.kind == "f":  # class probabilities
-        if target.shape != x.shape:
-            raise RuntimeError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
-        t = target.array * (1.0 - label_smoothing) + label_smoothing / n_classes
-        w_b = 1.0 if w is None else w.reshape(_class_shape(n_classes, x.ndim, class_dim))
-        coeff = t * w_b
-        denominator = np.float64(x.array.size // n_classes)
-        target_arg = target
-    else:
-        expected = x.shape[:1] + x.shape[2:] if x.ndim > 1 else ()
-        if target.shape != expected:
-            raise RuntimeError(
-                f"{op}: for input of shape {x.shape} the class-index target must have shape {expected}, "
-                f"got {target.shape}"
-            )
-        coeff, w_target = class_index_coefficients(x.shape, target.array, w, ignore_index, label_smoothing, op)
-        denominator = np.float64(np.sum(w_target))  # 0 if all ignored: the mean is NaN, as PyTorch
-        target_arg = None  # indices are not differentiable
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return CrossEntropy.apply(
-            x,
-            target_arg,
-            coeff=coeff,
-            denominator=denominator,
-            reduction=reduction,
-            weight=w,
-            label_smoothing=label_smoothing,
-        )
 
 
 # --8<-- [start:binary_cross_entropy]

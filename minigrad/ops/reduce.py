@@ -10,10 +10,9 @@ import numpy as np
 from minigrad import dtypes
 from minigrad._args import normalize_dim, normalize_dims
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import NonZero
 from minigrad.ops.out import write_out
-from minigrad.tensor import as_tensor
 
 
 def _keepdim_shape(shape, axes):
@@ -28,6 +27,14 @@ def _reduced_shape(shape, axes):
     if axes is None:
         return ()
     return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def reduced_count(shape, axes):
+    """How many elements of `shape` a reduction over `axes` (None: all) combines into
+    each output element: the N of a mean or a variance."""
+    if axes is None:
+        return int(np.prod(shape))
+    return int(np.prod([shape[a] for a in axes]))
 
 
 def _spread(grad, in_shape, axes):
@@ -356,3 +363,66 @@ def norm_function(input, p="fro", dim=None, keepdim=False, out=None, dtype=None)
     the vector p-norm of the elements over `dim` (see `norm`)."""
     y = norm(as_tensor(input), p, dim, keepdim, dtypes.to_dtype(dtype))
     return y if out is None else write_out(out, y, "norm")
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# Each takes what torch's function of the same name takes (a list or a number becomes a
+# tensor first) and calls the Tensor method, whose Function is above.
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch.sum)
+    """Sum of input's elements over dim (an int, a tuple, or None for all); see Tensor.sum."""
+    return as_tensor(input).sum(dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False):
+    """Mean of input's elements over dim (an int, a tuple, or None for all); see Tensor.mean."""
+    return as_tensor(input).mean(dim, keepdim)
+
+
+def var(input, dim=None, correction=1, keepdim=False, unbiased=None):
+    """Variance over dim, dividing by N - correction (unbiased=True is correction=1); see Tensor.var."""
+    return as_tensor(input).var(dim, correction, keepdim, unbiased)
+
+
+def std(input, dim=None, correction=1, keepdim=False, unbiased=None):
+    """Standard deviation over dim, sqrt of var with the same arguments; see Tensor.std."""
+    return as_tensor(input).std(dim, correction, keepdim, unbiased)
+
+
+def prod(input, dim=None, keepdim=False):
+    """Product of input's elements over one dim (or all if None); see Tensor.prod."""
+    return as_tensor(input).prod(dim, keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) over dim, computed without overflow; see Tensor.logsumexp."""
+    return as_tensor(input).logsumexp(dim, keepdim)
+
+
+def amax(input, dim=None, keepdim=False):
+    """Largest element over dim (ties share the gradient); see Tensor.amax."""
+    return as_tensor(input).amax(dim, keepdim)
+
+
+def amin(input, dim=None, keepdim=False):
+    """Smallest element over dim (ties share the gradient); see Tensor.amin."""
+    return as_tensor(input).amin(dim, keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest element over dim (of the flattened input if None); see Tensor.argmax."""
+    return as_tensor(input).argmax(dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    """Index of the smallest element over dim (of the flattened input if None); see Tensor.argmin."""
+    return as_tensor(input).argmin(dim, keepdim)
+
+
+def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
+    """The largest element; with an int dim, (values, indices); with a tensor, mg.maximum; see Tensor.max."""
+    return as_tensor(input).max(dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):  # noqa: A001  (torch.min)
+    """The smallest element; with an int dim, (values, indices); with a tensor, mg.minimum; see Tensor.min."""
+    return as_tensor(input).min(dim, keepdim)

@@ -9,9 +9,9 @@ gradient (as in PyTorch).
 import numpy as np
 
 from minigrad import random as _random
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.out import write_out
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor
 
 
 def _generator(generator, op):

@@ -11,6 +11,7 @@ import numpy as np
 
 from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
+from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.tensor import Tensor
@@ -271,3 +272,61 @@ class ConstantPad(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad[ctx.centre]
+
+
+# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
+# Each takes what torch's function of the same name takes (a list or a number becomes a
+# tensor first) and calls the Tensor method, whose Function is above.
+def reshape(input, shape):
+    """input's elements in a new shape (one size may be -1: inferred); see Tensor.reshape."""
+    return as_tensor(input).reshape(shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """input with dims start_dim..end_dim merged into one; see Tensor.flatten."""
+    return as_tensor(input).flatten(start_dim, end_dim)
+
+
+def unflatten(input, dim, sizes):
+    """input with dim split into dims of the given sizes; see Tensor.unflatten."""
+    return as_tensor(input).unflatten(dim, sizes)
+
+
+def squeeze(input, dim=None):
+    """input without its size-1 dims (only those in dim if given); see Tensor.squeeze."""
+    return as_tensor(input).squeeze(dim)
+
+
+def unsqueeze(input, dim):
+    """input with a new size-1 dim at position dim; see Tensor.unsqueeze."""
+    return as_tensor(input).unsqueeze(dim)
+
+
+def permute(input, dims):
+    """input with its dims reordered: dim i of the result is dims[i] of input; see Tensor.permute."""
+    return as_tensor(input).permute(dims)
+
+
+def transpose(input, dim0, dim1):
+    """input with dims dim0 and dim1 swapped; see Tensor.transpose."""
+    return as_tensor(input).transpose(dim0, dim1)
+
+
+def repeat(input, *repeats):
+    """input tiled repeats[i] times along dim i (torch has only the method); see Tensor.repeat."""
+    return as_tensor(input).repeat(*repeats)
+
+
+def chunk(input, chunks, dim=0):
+    """input split into `chunks` nearly equal pieces along dim (a tuple); see Tensor.chunk."""
+    return as_tensor(input).chunk(chunks, dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """tensor split along dim into pieces of one size or of the listed sizes; see Tensor.split."""
+    return as_tensor(tensor).split(split_size_or_sections, dim)
+
+
+def unbind(input, dim=0):
+    """The slices of input along dim, as a tuple (dim removed); see Tensor.unbind."""
+    return as_tensor(input).unbind(dim)

@@ -12,11 +12,10 @@ NaN sorts as the largest value (last ascending, first descending), as in PyTorch
 import numpy as np
 
 from minigrad._args import normalize_dim
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import Gather
 from minigrad.ops.out import write_out
 from minigrad.ops.reduce import ValuesIndices
-from minigrad.tensor import as_tensor
 
 
 def sort_indices(array, axis, descending):

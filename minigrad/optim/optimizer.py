@@ -23,6 +23,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from minigrad.autograd import engine
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.tensor import Tensor
 
@@ -128,21 +129,9 @@ class Optimizer:
 
     # --8<-- [start:zero_grad]
     def zero_grad(self, set_to_none=True):
-        """Forget the gradients, before the next backward accumulates new ones.
-
-        `set_to_none=True` (the default) drops each `.grad`, which frees its memory and
-        lets `step` skip parameters that then get no gradient; `False` fills the existing
-        gradient arrays with zeros.
-        """
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()  # a gradient made with create_graph=True has a graph of its own
-                    p.grad.zero_()
+        """Forget the gradients, before the next backward accumulates new ones: drop each
+        `.grad` (the default) or, with `set_to_none=False`, fill it with zeros."""
+        engine.zero_grad((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     # --8<-- [end:zero_grad]
 

@@ -38,8 +38,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from minigrad._args import window_output_size as conv_output_size
 from minigrad.kernels.jit import njit
-from minigrad.kernels.reference.conv import conv_output_size
 
 # reassoc lets LLVM split a sum into several SIMD partial sums; contract fuses a * b + c
 # into one FMA. Neither lets NaN or inf go missing (as full fastmath would).

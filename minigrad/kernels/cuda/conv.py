@@ -31,7 +31,7 @@ import numba
 import numpy as np
 from numba import cuda, from_dtype
 
-from minigrad.kernels.reference.conv import conv_output_size
+from minigrad._args import window_output_size as conv_output_size
 
 # Block sizes. On the simulator every thread is a Python thread, so there the blocks
 # are made small (which also tests that a tile boundary falls inside small images).

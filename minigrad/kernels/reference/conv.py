@@ -27,11 +27,8 @@ The bias is not the kernel's business: the autograd Function adds it.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-
-def conv_output_size(size, kernel, stride, padding, dilation):
-    """Positions a kernel of `kernel` taps, `dilation` apart, fits in `size` + 2 `padding`
-    when it moves `stride` at a time."""
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+# How many positions a kernel takes along one axis: the one formula, shared with pooling
+from minigrad._args import window_output_size as conv_output_size
 
 
 # --8<-- [start:im2col]

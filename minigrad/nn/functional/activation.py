@@ -1,14 +1,17 @@
 """Activation functions: F.relu, F.gelu, F.softmax, ... (torch.nn.functional's).
 
 Each checks its arguments and applies a Function from `minigrad/ops/activation.py` (or a
-Tensor method, which does the same); mish is a composition of two of them.
+Tensor method, which does the same); mish is a composition of two of them. An integer
+input is promoted to the default float dtype first (relu, exact on integers, keeps it).
+`inplace=True` is accepted and ignored: minigrad never overwrites an input that
+autograd may still need.
 """
 
 import warnings
 
 from minigrad._args import normalize_dim
 from minigrad.ops import activation as _act
-from minigrad.tensor import _floating
+from minigrad.ops.promotion import floating as _floating
 
 
 def relu(input, inplace=False):
@@ -26,10 +29,15 @@ def elu(input, alpha=1.0, inplace=False):
     return _act.Elu.apply(_floating(input), alpha=alpha)
 
 
+def check_approximate(approximate, op):
+    """gelu's one rule for `approximate`, used by F.gelu and (at construction) nn.GELU."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"{op}: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
 def gelu(input, approximate="none"):
     """x * Phi(x) with the exact normal CDF (erf), or its tanh approximation."""
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    check_approximate(approximate, "gelu")
     return _act.Gelu.apply(_floating(input), approximate=approximate)
 
 

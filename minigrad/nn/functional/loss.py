@@ -1,22 +1,35 @@
 """Loss functions: F.cross_entropy, F.mse_loss, F.nll_loss, ...
 
-Cross-entropy and the two binary cross-entropies are fused Functions in
-`minigrad/ops/loss.py`; the other losses are short compositions of Tensor ops, so their
-gradients (and second derivatives) come from the ops they are built from.
+Each checks its arguments here. Cross-entropy and the two binary cross-entropies then
+apply fused Functions from `minigrad/ops/loss.py`; for cross-entropy this file first
+turns the target and the options (class weights, ignore_index, label smoothing) into
+the coefficient array A that Function works on. The other losses are short
+compositions of Tensor ops, so their gradients (and second derivatives) come from the
+ops they are built from.
 """
 
 import numpy as np
 
-from minigrad.creation import from_numpy
-from minigrad.ops.loss import (
-    BinaryCrossEntropy,
-    BinaryCrossEntropyWithLogits,
-    check_reduction,
-    class_index_coefficients,
-    class_weights,
-)
-from minigrad.ops.loss import cross_entropy as _cross_entropy
-from minigrad.tensor import as_tensor, where
+from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops.elementwise import where
+from minigrad.ops.loss import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, CrossEntropy
+from minigrad.tensor import Tensor
+
+REDUCTIONS = ("mean", "sum", "none")
+KL_DIV_REDUCTIONS = ("mean", "batchmean", "sum", "none")  # batchmean: the sum over the batch size
+
+
+def check_reduction(reduction, op, allowed=REDUCTIONS):
+    """The one rule for `reduction`, used by F and (at construction) by the loss layers."""
+    if reduction not in allowed:
+        names = ", ".join(repr(r) for r in allowed[:-1]) + f" or {allowed[-1]!r}"
+        raise ValueError(f"{op}: reduction must be {names}, got {reduction!r}")
+
+
+def check_label_smoothing(label_smoothing, op):
+    """The rule for cross-entropy's label_smoothing, used by F and by CrossEntropyLoss."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
 
 
 def _reduce(loss, reduction):
@@ -35,17 +48,108 @@ def _same_shape(input, target, op):
         )
 
 
+def _class_dim(x_shape):
+    """Where the classes are: dim 1 of (N, C, d1, ...), dim 0 of an unbatched (C,)."""
+    return 1 if len(x_shape) > 1 else 0
+
+
+def _class_index_shape(x_shape):
+    """The shape of a class-index target: the input's without the class dim."""
+    return tuple(x_shape[:1]) + tuple(x_shape[2:]) if len(x_shape) > 1 else ()
+
+
+def _class_shape(n_classes, ndim, class_dim):
+    """(1, C, 1, ...): the shape that broadcasts a per-class array against the input."""
+    shape = [1] * ndim
+    shape[class_dim] = n_classes
+    return tuple(shape)
+
+
+def class_weights(weight, n_classes, op):
+    """The class weights as a float64 array of shape (n_classes,), or None; one weight
+    per class or none, as PyTorch (a longer array would index without complaint)."""
+    if weight is None:
+        return None
+    w = np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    if w.shape != (n_classes,):
+        raise RuntimeError(
+            f"{op}: weight should be defined either for all {n_classes} classes or no classes, "
+            f"but got weight of shape {w.shape}"
+        )
+    return w
+
+
+# --8<-- [start:class_index_coefficients]
+def class_index_coefficients(x_shape, target, weight, ignore_index, label_smoothing, op):
+    """A (shape of the input, class dim 1) and the per-position weights w[target].
+
+    `target` is an int array of shape x_shape without the class dim.
+    """
+    class_dim = _class_dim(x_shape)
+    n_classes = x_shape[class_dim]
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    bad = valid & ((target < 0) | (target >= n_classes))
+    if bad.any():
+        raise IndexError(
+            f"{op}: target {int(target[bad].reshape(-1)[0])} is out of bounds for {n_classes} classes "
+            f"(valid targets are 0..{n_classes - 1}, or ignore_index={ignore_index})"
+        )
+    w = np.ones(n_classes) if weight is None else weight
+    w_target = w[safe] * valid  # weight of each position's true class, 0 if ignored
+    class_shape = _class_shape(n_classes, len(x_shape), class_dim)
+    one_hot = np.expand_dims(safe, class_dim) == np.arange(n_classes).reshape(class_shape)
+    coeff = one_hot * np.expand_dims(w_target, class_dim)
+    if label_smoothing > 0:
+        smooth = w.reshape(class_shape) * np.expand_dims(valid, class_dim) / n_classes
+        coeff = (1.0 - label_smoothing) * coeff + label_smoothing * smooth
+    return coeff, w_target
+    # --8<-- [end:class_index_coefficients]
+
+
 def cross_entropy(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
 ):
     """Cross-entropy between logits `input` (N, C) / (N, C, d1, ...) / (C,) and class indices
-    or class probabilities; see `minigrad.ops.loss` for the fused form and its gradient."""
-    return _cross_entropy(
-        as_tensor(input),
-        as_tensor(target),
-        weight=weight,
-        ignore_index=ignore_index,
+    or class probabilities: loss_n = -sum_c A[n, c] log_softmax(x)[n, c], with A built here
+    from the target (see `minigrad.ops.loss.CrossEntropy` for the fused op and its gradient)."""
+    op = "cross_entropy"
+    x, target = as_tensor(input), as_tensor(target)
+    check_reduction(reduction, op)
+    if x.ndim == 0:
+        raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{op}: input must be floating point (logits), got {x.dtype}")
+    check_label_smoothing(label_smoothing, op)
+    class_dim = _class_dim(x.shape)
+    n_classes = x.shape[class_dim]
+    w = class_weights(weight, n_classes, op)
+    w_b = None if w is None else w.reshape(_class_shape(n_classes, x.ndim, class_dim))
+    if target.dtype.kind == "f":  # class probabilities
+        if target.shape != x.shape:
+            raise RuntimeError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
+        coeff = target.array * (1.0 - label_smoothing) + label_smoothing / n_classes
+        if w_b is not None:
+            coeff = coeff * w_b
+        denominator = np.float64(x.array.size // n_classes)
+        target_arg = target
+    else:
+        expected = _class_index_shape(x.shape)
+        if target.shape != expected:
+            raise RuntimeError(
+                f"{op}: for input of shape {x.shape} the class-index target must have shape {expected}, "
+                f"got {target.shape}"
+            )
+        coeff, w_target = class_index_coefficients(x.shape, target.array, w, ignore_index, label_smoothing, op)
+        denominator = np.float64(np.sum(w_target))  # 0 if all ignored: the mean is NaN, as PyTorch
+        target_arg = None  # indices are not differentiable
+    return CrossEntropy.apply(
+        x,
+        target_arg,
+        coeff=coeff,
+        denominator=denominator,
         reduction=reduction,
+        weight=w_b,
         label_smoothing=label_smoothing,
     )
 
@@ -59,12 +163,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"{op}: input must have a class dimension, got a 0-d tensor")
     if target.dtype.kind not in "iu":
         raise TypeError(f"{op}: target must hold class indices (int64), got {target.dtype}")
-    expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
+    expected = _class_index_shape(input.shape)
     if target.shape != expected:
         raise RuntimeError(
             f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
         )
-    w = class_weights(weight, input.shape[1] if input.ndim > 1 else input.shape[0], op)
+    w = class_weights(weight, input.shape[_class_dim(input.shape)], op)
     _, w_target = class_index_coefficients(input.shape, target.array, w, ignore_index, 0.0, op)
     # pick input[n, t_n, ...] by indexing, not by a one-hot product: another class's
     # log-probability may be -inf (a masked class), and 0 * -inf would be NaN
@@ -150,7 +254,7 @@ def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
     """Sigmoid + binary cross-entropy in one stable formula (see
-    ops/loss.py: BinaryCrossEntropyWithLogits):
+    minigrad/ops/loss.py: BinaryCrossEntropyWithLogits):
     loss = (1 - y) x + (1 + (p - 1) y) softplus(-x), with p = pos_weight (default 1)."""
     op = "binary_cross_entropy_with_logits"
     check_reduction(reduction, op)
@@ -169,8 +273,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     log-probabilities. reduction='batchmean' divides the sum by the batch size (the
     mathematically correct KL); 'mean' divides by the number of elements, as PyTorch."""
     op = "kl_div"
-    if reduction not in ("mean", "sum", "none", "batchmean"):
-        raise ValueError(f"{op}: reduction must be 'mean', 'batchmean', 'sum' or 'none', got {reduction!r}")
+    check_reduction(reduction, op, KL_DIV_REDUCTIONS)
     _same_shape(input, target, op)
     if log_target:
         loss = target.exp() * (target - input)

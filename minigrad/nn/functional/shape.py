@@ -1,7 +1,15 @@
-"""Padding as a function: F.pad."""
+"""Padding as a function: F.pad.
+
+Constant padding is a Function of its own (ConstantPad in minigrad/ops/shape.py: its
+gradient is the slice of the upstream gradient that lies over the input). The other
+modes pick input elements by an index array built with np.pad, so they are ordinary
+indexing, and their gradient is indexing's scatter-add: an edge element that is
+copied three times receives three gradients.
+"""
 
 import numpy as np
 
+from minigrad._args import int_sequence
 from minigrad.ops.shape import ConstantPad
 
 _PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
@@ -11,7 +19,7 @@ def pad(input, pad, mode="constant", value=None):
     """Pad the last len(pad)//2 dims; `pad` = (left, right, top, bottom, ...) starting from
     the last dim, as PyTorch. Negative amounts crop. Modes: constant, reflect, replicate,
     circular (the last three gather with an index array, so their gradient is a scatter-add)."""
-    pad = tuple(int(p) for p in pad)
+    pad = int_sequence(pad, "pad", "pad")
     if len(pad) % 2:
         raise RuntimeError(f"pad: padding length must be even, got {len(pad)} values {pad}")
     n = len(pad) // 2

@@ -1,9 +1,14 @@
-"""Lookups by integer index: F.embedding and F.one_hot."""
+"""Lookups by integer index: F.embedding and F.one_hot.
+
+Both take class or token ids (int64) and check them here, where an out-of-range id
+can still be named; neither needs a Function of its own. embedding is indexing (its
+gradient a scatter-add into the rows read), one_hot makes a constant.
+"""
 
 import numpy as np
 
-from minigrad.creation import from_numpy
-from minigrad.tensor import as_tensor, where
+from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops.elementwise import where
 
 
 def embedding(input, weight, padding_idx=None):

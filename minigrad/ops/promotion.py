@@ -1,0 +1,57 @@
+"""Type promotion: the dtype an op on mixed operands computes in, as PyTorch decides it.
+
+`x + 1` keeps float32, `int_tensor * 0.5` becomes float32, `float32 + float64` becomes
+float64, and a 0-d tensor counts for less than a tensor with dimensions. The binary
+operators and the binary ops (`mg.maximum`, `mg.where`, `mg.matmul` ...) bring their two
+operands to one dtype here before the Function runs, so every Function sees operands of
+one dtype. The rules themselves are in `minigrad/dtypes.py`.
+"""
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.creation import from_numpy
+from minigrad.ops.broadcast import broadcastable, check_broadcast
+from minigrad.tensor import Tensor
+
+
+def floating(t):
+    """`t` itself if it is floating point; an integer or bool tensor becomes the default
+    float dtype (float32), as PyTorch promotes them for float math (exp, softmax ...)."""
+    return t if t.dtype.kind == "f" else t.to(dtypes.default_float)
+
+
+def binary_operands(tensor, other, op, true_division=False, elementwise=True):
+    """Return (tensor, other) as Tensors of one dtype, promoted as PyTorch would; for an
+    elementwise op, check that their shapes broadcast.
+
+    `other` may be a Tensor, a Python or NumPy number, an ndarray or a (nested) list.
+    `true_division` makes integer results float (`/` always gives floats).
+    """
+    if isinstance(other, Tensor):
+        dtype = dtypes.result_type(tensor.dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
+    elif isinstance(other, (int, float, bool, np.number, np.bool_)):
+        dtype = dtypes.scalar_result_type(tensor.dtype, other)
+        other = from_numpy(np.asarray(other, dtype=dtype))
+    elif isinstance(other, np.ndarray):
+        other = from_numpy(other)
+        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+    elif isinstance(other, (list, tuple)):
+        other = Tensor(other)
+        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+    else:
+        return unsupported_operand(op, other)
+    if true_division and dtype.kind != "f":
+        dtype = dtypes.default_float
+    if elementwise and tensor.shape != other.shape and not broadcastable(tensor.shape, other.shape):
+        check_broadcast(op, tensor.shape, other.shape)  # raises, naming the op and shapes
+    if tensor.dtype != dtype:
+        tensor = tensor.to(dtype)
+    if other.dtype != dtype:
+        other = other.to(dtype)
+    return tensor, other
+
+
+def unsupported_operand(op, other):
+    """Raise the TypeError of an operand that is not a tensor, a number or an array."""
+    raise TypeError(f"{op}: unsupported operand of type {type(other).__name__}")

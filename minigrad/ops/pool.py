@@ -109,7 +109,7 @@ class AvgPool2d(Function):
     def forward(ctx, x, args, kernels=None):
         # args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         ctx.args, ctx.x_shape = args, x.shape
-        ctx.kernels = kernels or backends.kernels("pool")  # looked up once, in the first forward
+        ctx.kernels = backends.kernels("pool") if kernels is None else kernels  # looked up once
         return ctx.kernels.avg_pool2d_forward(x.array, *args)
 
     @staticmethod

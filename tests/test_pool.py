@@ -342,6 +342,48 @@ def test_second_derivative_of_a_loss_through_pooling():
             assert_close(a.grad, t.grad)
 
 
+@pytest.mark.parametrize("forward_on, backward_on", [("numpy", "numba"), ("numba", "numpy")])
+def test_backward_runs_on_the_backend_of_its_forward(forward_on, backward_on, monkeypatch):
+    """A backend switched between forward and backward does not mix kernels: each
+    Function keeps the kernel module its forward ran on (ctx.kernels), and so does the
+    backward of its backward (create_graph=True)."""
+    kernel_names = ("max_pool2d_forward", "max_pool2d_backward", "avg_pool2d_forward", "avg_pool2d_backward")
+    calls = []
+
+    def spy(module, backend, name):
+        kernel = getattr(module, name)
+
+        def recorded(*args):
+            calls.append((backend, name))
+            return kernel(*args)
+
+        monkeypatch.setattr(module, name, recorded)
+
+    for backend, module in (("numpy", ref), ("numba", cpu)):
+        for name in kernel_names:
+            spy(module, backend, name)
+
+    x = rand(1, 2, 6, 6, seed=13)
+    for pool, tpool in [
+        (lambda a: F.max_pool2d(a, 3, 2, 1), lambda t: TF.max_pool2d(t, 3, 2, 1)),
+        (lambda a: F.avg_pool2d(a, 3, 2, 1), lambda t: TF.avg_pool2d(t, 3, 2, 1)),
+    ]:
+        a = mg.tensor(x, requires_grad=True)
+        with mg.backends.use(forward_on):
+            y = pool(a)
+        with mg.backends.use(backward_on):
+            (g,) = mg.autograd.grad((y**3).sum(), a, create_graph=True)
+            (g * g).sum().backward()
+        t = torch.tensor(x, requires_grad=True)
+        (tg,) = torch.autograd.grad((tpool(t) ** 3).sum(), t, create_graph=True)
+        (tg * tg).sum().backward()
+        assert_close(g, tg)
+        assert_close(a.grad, t.grad)
+
+    assert {backend for backend, _ in calls} == {forward_on}, calls
+    assert {name for _, name in calls} == set(kernel_names), calls  # every kernel took part
+
+
 # ---- argument checks --------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "call, error, words",

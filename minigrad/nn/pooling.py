@@ -1,8 +1,9 @@
 """Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d and GlobalAvgPool2d.
 
-They hold no parameters, only the window settings, and call the functional forms in
-`minigrad.ops.pool` (re-exported by `minigrad.nn.functional`). Constructor arguments,
-the attributes they are stored in and `repr` are PyTorch's.
+They hold no parameters, only the window settings, and call the functional forms of
+`minigrad/nn/functional/pool.py` (`F.max_pool2d`, ...), which check the settings at
+each call, as PyTorch's do. Constructor arguments, the attributes they are stored in and
+`repr` are PyTorch's.
 """
 
 from minigrad.nn import functional as F
@@ -56,38 +57,39 @@ def _single(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-class AvgPool1d(Module):
-    """The mean of each window of `kernel_size` along the last axis of (N, C, L) or (C, L).
-    As in PyTorch, the settings are stored as 1-tuples."""
+class _AvgPoolNd(Module):
+    _stored = staticmethod(_setting)  # how a window setting is kept (and printed)
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
+        self.kernel_size = self._stored(kernel_size)
+        self.stride = self._stored(stride if stride is not None else kernel_size)
+        self.padding = self._stored(padding)
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
-
-    def forward(self, input):
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(Module):
+class AvgPool1d(_AvgPoolNd):
+    """The mean of each window of `kernel_size` along the last axis of (N, C, L) or (C, L).
+    As in PyTorch, the settings are stored as 1-tuples."""
+
+    _stored = staticmethod(_single)
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+
+class AvgPool2d(_AvgPoolNd):
     """The mean of each kh x kw window of (N, C, H, W) or (C, H, W); see
     `F.avg_pool2d` for the divisor at the borders."""
 
     def __init__(
         self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
     ):
-        super().__init__()
-        self.kernel_size = _setting(kernel_size)
-        self.stride = _setting(stride if stride is not None else kernel_size)
-        self.padding = _setting(padding)
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
 
     def forward(self, input):
@@ -100,9 +102,6 @@ class AvgPool2d(Module):
             self.count_include_pad,
             self.divisor_override,
         )
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AdaptiveAvgPool2d(Module):

@@ -16,41 +16,24 @@ Backward sends each output's gradient back to the elements its window read:
 - average: dL/dy[i, j] / divisor goes to every element of the window.
 
 Arrays in, arrays out: x is (N, C, H, W); kernel_size, stride, padding and dilation are
-(h, w) pairs of ints, checked by the caller (`minigrad.ops.pool`). The CPU and CUDA
-kernels have the same functions with the same signatures and reuse the shape rules
-defined here (`pool_output_shape`, `avg_pool_divisor`).
+(h, w) pairs of ints, checked by the caller (`minigrad.nn.functional.pool`). The CPU
+and CUDA kernels have the same functions with the same signatures and reuse the shape
+rules defined here (`pool_output_shape`, `avg_pool_divisor`).
 """
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from minigrad._args import window_output_size
+
 
 # ---- shape rules shared by the three backends ------------------------------------------
-# --8<-- [start:output_size]
-def pool_output_size(size, kernel, stride, padding, dilation, ceil_mode):
-    """How many window positions fit along one axis of `size` input elements.
-
-    A window spans dilation * (kernel - 1) + 1 elements from its first to its last, and
-    can slide over size + 2 * padding of them. Floor mode keeps only windows that fit;
-    ceil mode adds one last, partial step, but (PyTorch's rule) that last window must
-    start inside the input or the left padding, never in the right padding alone.
-    """
-    span = dilation * (kernel - 1) + 1
-    room = size + 2 * padding - span  # how far the first window can move
-    if not ceil_mode:
-        return room // stride + 1  # floor division: negative room gives <= 0 windows
-    out = -(-room // stride) + 1  # ceil(room / stride) + 1
-    if (out - 1) * stride >= size + padding:  # the last window would start in the right padding
-        out -= 1
-    return out
-
-
 def pool_output_shape(input_hw, kernel_size, stride, padding, dilation, ceil_mode):
-    """(OH, OW) for an input plane (H, W): `pool_output_size` along each axis."""
+    """(OH, OW) for an input plane (H, W): how many window positions fit along each axis,
+    by the one formula convolution and pooling share (`minigrad._args.window_output_size`)."""
     return tuple(
-        pool_output_size(input_hw[d], kernel_size[d], stride[d], padding[d], dilation[d], ceil_mode) for d in (0, 1)
+        window_output_size(input_hw[d], kernel_size[d], stride[d], padding[d], dilation[d], ceil_mode) for d in (0, 1)
     )
-    # --8<-- [end:output_size]
 
 
 # --8<-- [start:divisor]

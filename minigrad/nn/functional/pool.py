@@ -1,3 +1,243 @@
-"""Pooling as functions: F.max_pool2d, F.avg_pool2d, ..."""
+"""Pooling as functions: F.max_pool1d/2d, F.avg_pool1d/2d, F.adaptive_avg_pool2d.
 
-from minigrad.ops.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d  # noqa: F401
+torch.nn.functional's signatures and argument checks. Each function checks its
+arguments as PyTorch does, turns 1-d and unbatched inputs into a batch of (N, C, H, W)
+planes, and applies the Functions of `minigrad/ops/pool.py`, which run the kernels.
+The rules shared with convolution (int tuples, the batch dim, the output size of a
+window) come from `minigrad/_args.py`.
+"""
+
+import math
+
+import numpy as np
+
+from minigrad._args import batched, int_tuple, window_output_size
+from minigrad.creation import from_numpy
+from minigrad.ops.pool import AvgPool2d, MaxPool2d
+from minigrad.tensor import Tensor
+
+
+# --8<-- [start:max_pool2d]
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest element of each kh x kw window of x (N, C, H, W) or (C, H, W).
+
+    stride defaults to kernel_size; the input is padded with -inf on each side
+    (padding may be at most half the kernel size); the window's elements are dilation
+    apart; ceil_mode adds a last, partial window where floor mode would drop the
+    leftover. return_indices=True also returns the flat position h * W + w of each
+    max in its input plane (int64), as PyTorch does.
+    """
+    op = "max_pool2d"
+    x, unbatched = _checked_input(input, 2, op)
+    kernel_size, stride, padding, dilation = _window_args(
+        op, x.shape[2:], kernel_size, stride, padding, dilation, ceil_mode
+    )
+    y, indices = _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode)
+    if unbatched:
+        y, indices = y.squeeze(0), indices.squeeze(0)
+    return (y, indices) if return_indices else y
+
+
+def _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """(values, indices) as Tensors, for x (N, C, H, W) and checked arguments."""
+    window = dict(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation, ceil_mode=bool(ceil_mode))
+    found = []  # MaxPool2d puts the kernel's indices here: they are not an output of the graph
+    y = MaxPool2d.apply(_compute_dtype(x), **window, indices_out=found)
+    return y.to(x.dtype), from_numpy(found[0])
+    # --8<-- [end:max_pool2d]
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """max_pool2d along the last axis of x (N, C, L) or (C, L): a 1 x k window."""
+    op = "max_pool1d"
+    x, unbatched = _checked_input(input, 1, op)
+    kernel_size, stride, padding, dilation = _window_args(
+        op, x.shape[2:], kernel_size, stride, padding, dilation, ceil_mode
+    )
+    # (N, C, L) is (N, C, 1, L): one row, and a window one row high
+    y, indices = _max_pool(
+        x.unsqueeze(2), (1,) + kernel_size, (1,) + stride, (0,) + padding, (1,) + dilation, ceil_mode
+    )
+    y, indices = y.squeeze(2), indices.squeeze(2)  # h = 0, so the flat index h * L + w is w
+    if unbatched:
+        y, indices = y.squeeze(0), indices.squeeze(0)
+    return (y, indices) if return_indices else y
+
+
+# --8<-- [start:avg_pool2d]
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    """The mean of each kh x kw window of x (N, C, H, W) or (C, H, W).
+
+    The input is padded with zeros; the divisor of a window is its size including the
+    padding it covers (count_include_pad=True), or the number of input elements in it
+    (False), or divisor_override for every window. A ceil-mode window that runs past the
+    padding counts only up to the end of the padding, as PyTorch.
+    """
+    op = "avg_pool2d"
+    x, unbatched = _checked_input(input, 2, op)
+    kernel_size, stride, padding, _ = _window_args(op, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode)
+    _check_divisor(divisor_override, op)
+    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return y.squeeze(0) if unbatched else y
+
+
+def _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    args = (kernel_size, stride, padding, bool(ceil_mode), bool(count_include_pad), divisor_override)
+    return AvgPool2d.apply(_compute_dtype(x), args=args).to(x.dtype)
+    # --8<-- [end:avg_pool2d]
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """avg_pool2d along the last axis of x (N, C, L) or (C, L). Like PyTorch's, it has
+    no divisor_override."""
+    op = "avg_pool1d"
+    x, unbatched = _checked_input(input, 1, op)
+    kernel_size, stride, padding, _ = _window_args(op, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode)
+    y = _avg_pool(x.unsqueeze(2), (1,) + kernel_size, (1,) + stride, (0,) + padding, ceil_mode, count_include_pad, None)
+    y = y.squeeze(2)
+    return y.squeeze(0) if unbatched else y
+
+
+# --8<-- [start:adaptive]
+def adaptive_avg_pool2d(input, output_size):
+    """Average x (N, C, H, W) or (C, H, W) over windows chosen so that the output has
+    size output_size = (OH, OW) (an int for both; None keeps that input size).
+
+    Output row i averages input rows floor(i * H / OH) <= h < ceil((i + 1) * H / OH):
+    windows of (nearly) equal size that cover every row, overlapping by one row where
+    H / OH is not whole. The mean over a rectangle is a mean over its rows of means over
+    its columns, so the whole op is two matrix products, y = A_H x A_W^T, with a fixed
+    averaging matrix per axis. Autograd differentiates that (to any order) on every
+    backend. Two special cases are faster: output (1, 1) is the mean over each plane,
+    and when OH divides H and OW divides W the windows are plain tiles, so the pooling
+    kernels do it: average pooling with kernel = stride = (H / OH, W / OW).
+    """
+    op = "adaptive_avg_pool2d"
+    x, unbatched = _checked_input(input, 2, op)
+    H, W = x.shape[2:]
+    OH, OW = _adaptive_size(output_size, (H, W), op)
+    if OH == OW == 1:
+        y = x.mean(dim=(2, 3), keepdim=True)
+    elif OH and OW and H % OH == 0 and W % OW == 0:
+        tile = (H // OH, W // OW)
+        y = _avg_pool(x, tile, tile, (0, 0), False, True, None)
+    else:
+        A_h = from_numpy(averaging_matrix(H, OH, x.dtype))  # (OH, H)
+        A_w = from_numpy(averaging_matrix(W, OW, x.dtype))  # (OW, W)
+        y = A_h @ x @ A_w.T  # (OH, H) @ (N, C, H, W) @ (W, OW) -> (N, C, OH, OW)
+    return y.squeeze(0) if unbatched else y
+
+
+def averaging_matrix(size, out, dtype):
+    """(out, size): row i holds 1 / (its window's length) over the window
+    floor(i * size / out) <= k < ceil((i + 1) * size / out), zeros elsewhere."""
+    A = np.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        start = (i * size) // out
+        end = -((-(i + 1) * size) // out)  # ceil division
+        A[i, start:end] = 1.0 / (end - start)
+    return A
+    # --8<-- [end:adaptive]
+
+
+# ---- argument checks -------------------------------------------------------------------------
+def _checked_input(input, spatial, op):
+    """(x with a batch dim, whether one was added): accepts (N, C, *spatial) and
+    (C, *spatial), floating point, with non-empty channels and spatial dims."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: input must be a Tensor, got {type(input).__name__}")
+    x, unbatched = batched(input, spatial + 1, op, layout="(C, L)" if spatial == 1 else "(C, H, W)")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{op}: input must be floating point, got {input.dtype}")
+    if 0 in x.shape[1:]:
+        raise RuntimeError(
+            f"{op}: expected non-zero channel and spatial sizes (only the batch may be empty), got shape {input.shape}"
+        )
+    return x, unbatched
+
+
+def _compute_dtype(x):
+    """float16 is pooled in float32 (the kernels are compiled for float32 and float64)."""
+    return x.float() if x.dtype == np.float16 else x
+
+
+# --8<-- [start:window_args]
+def _window_args(op, spatial_shape, kernel_size, stride, padding, dilation, ceil_mode):
+    """Check the window arguments as PyTorch does; return them as tuples, one int per
+    spatial dim. stride None (or empty) means stride = kernel_size."""
+    n = len(spatial_shape)
+    kernel_size = int_tuple(kernel_size, n, "kernel_size", op)
+    stride = kernel_size if stride is None or stride == () or stride == [] else int_tuple(stride, n, "stride", op)
+    padding = int_tuple(padding, n, "padding", op)
+    dilation = int_tuple(dilation, n, "dilation", op)
+    for name, value in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
+        if min(value) <= 0:
+            raise ValueError(f"{op}: {name} must be greater than zero, got {tuple(value)}")
+    if min(padding) < 0:
+        raise ValueError(f"{op}: padding must be non-negative, got {tuple(padding)}")
+    if any(p > k // 2 for p, k in zip(padding, kernel_size)):
+        raise ValueError(
+            f"{op}: padding must be at most half of kernel_size, got padding={tuple(padding)} "
+            f"and kernel_size={tuple(kernel_size)}"
+        )
+    out = [
+        window_output_size(size, k, s, p, d, bool(ceil_mode))
+        for size, k, s, p, d in zip(spatial_shape, kernel_size, stride, padding, dilation)
+    ]
+    if min(out) < 1:  # a RuntimeError, as PyTorch's "Output size is too small"
+        raise RuntimeError(
+            f"{op}: the input's spatial size {tuple(spatial_shape)} is too small for kernel_size="
+            f"{tuple(kernel_size)}, stride={tuple(stride)}, padding={tuple(padding)}, dilation="
+            f"{tuple(dilation)}: the output would have size {tuple(out)}"
+        )
+    for size, k, s, p, d, o in zip(spatial_shape, kernel_size, stride, padding, dilation, out):
+        _check_windows_reach_input(op, size, k, s, p, d, o)
+    return kernel_size, stride, padding, dilation
+    # --8<-- [end:window_args]
+
+
+def _check_windows_reach_input(op, size, kernel, stride, padding, dilation, out):
+    """With dilation, a window that starts in the padding can step over the whole input
+    (kernel 2, dilation 3, padding 1 on a size-2 axis reads positions -1 and 2 only).
+    PyTorch returns -inf there with an index outside the input, which its own backward
+    then writes through; minigrad refuses. Without dilation this cannot happen, since
+    padding <= kernel / 2. Only windows starting in the padding need a look."""
+    if dilation == 1:
+        return
+    for o in range(out):
+        start = o * stride - padding
+        if start >= 0:
+            break  # this window and all later ones start on an input element
+        first_inside = start + math.ceil(-start / dilation) * dilation
+        if first_inside > start + (kernel - 1) * dilation or first_inside >= size:
+            raise ValueError(
+                f"{op}: window {o} along an axis of size {size} holds only padding (kernel_size={kernel}, "
+                f"stride={stride}, padding={padding}, dilation={dilation}); use less padding or dilation"
+            )
+
+
+def _check_divisor(divisor_override, op):
+    if divisor_override is None:
+        return
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, (int, np.integer)):
+        raise TypeError(f"{op}: divisor_override must be an int or None, got {divisor_override!r}")
+    if divisor_override == 0:
+        raise ValueError(f"{op}: divisor_override must not be zero")
+
+
+def _adaptive_size(output_size, input_hw, op):
+    """output_size as (OH, OW): an int for both, or a pair whose None entries keep the input size."""
+    if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
+        sizes = (int(output_size),) * 2
+    elif isinstance(output_size, (tuple, list)) and len(output_size) == 2:
+        sizes = tuple(input_hw[d] if s is None else s for d, s in enumerate(output_size))
+        if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in sizes):
+            raise TypeError(f"{op}: output_size must hold ints or None, got {output_size!r}")
+        sizes = tuple(int(s) for s in sizes)
+    else:
+        raise TypeError(f"{op}: output_size must be an int or a pair of ints (or None), got {output_size!r}")
+    if min(sizes) < 0:
+        raise ValueError(f"{op}: output_size must be non-negative, got {output_size!r}")
+    return sizes

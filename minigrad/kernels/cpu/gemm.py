@@ -33,6 +33,18 @@ from minigrad.kernels.jit import FASTMATH, njit
 
 
 # --8<-- [start:matmul_acc]
+@njit(inline="always")
+def matmul_acc(A, a0, B, b0, C, c0, n):
+    """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n], k the number of rows of B (see
+    _matmul_acc), the function the kernels call.
+
+    A constant offset (a caller's 0) reaches a Numba function as a literal type,
+    Literal[int](0), not int64, and each mix of literal and plain offsets would compile
+    the product again, seconds each. int() makes them all plain, and `inline` puts this
+    one call into the caller's code, so the product compiles once per layout and dtype."""
+    _matmul_acc(A, int(a0), B, int(b0), C, int(c0), int(n))
+
+
 @njit(fastmath=FASTMATH, cache=True)
 def _matmul_acc(A, a0, B, b0, C, c0, n):
     """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] for A (m, ...), B (k, ...), C (m, ...):
@@ -80,12 +92,3 @@ def _matmul_acc(A, a0, B, b0, C, c0, n):
             for j in range(n):
                 cr[j] += a_0 * x0[j]
     # --8<-- [end:matmul_acc]
-
-
-@njit(inline="always")
-def matmul_acc(A, a0, B, b0, C, c0, n):
-    """The entry point of the product (see _matmul_acc). A constant offset (a caller's 0)
-    reaches a Numba function as a literal type, Literal[int](0), not int64, and every
-    mix of literal and plain offsets would compile the product again, seconds each:
-    int() makes them plain, so the product compiles once per layout and dtype."""
-    _matmul_acc(A, int(a0), B, int(b0), C, int(c0), int(n))

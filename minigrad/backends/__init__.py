@@ -12,20 +12,42 @@ names and array-in/array-out signatures:
     with mg.backends.use("numba"): ...  # only inside the block
     mg.backends.current()               # -> "numba"
 
-The default is ``"numba"`` when Numba is installed, else ``"numpy"``. A kernel module is
-imported the first time it is asked for, so choosing a backend compiles nothing (and
-``import minigrad`` does not import Numba, which alone takes longer than the rest).
+The default is ``"numba"`` when Numba is installed, else ``"numpy"``. A backend's kernel
+modules are imported the first time they are asked for (`kernels`, through the function
+of that backend below), so choosing a backend compiles nothing (and ``import minigrad``
+does not import Numba, which alone takes longer than the rest).
 
 The submodules ``cudnn``, ``mps`` and ``cuda`` hold the switches PyTorch programs set
 (``mg.backends.cudnn.benchmark = True``, ``mg.backends.mps.is_available()``): they are
 accepted and stored, and change nothing, since minigrad runs neither cuDNN nor Metal.
 """
 
-import importlib
 import importlib.util
 import os
 
-BACKENDS = {"numpy": "reference", "numba": "cpu", "cuda": "cuda"}
+
+# One function per backend: each imports that backend's three kernel modules, inside the
+# function, so that nothing is imported before a kernel is needed (Python imports a
+# module once; later calls only look it up).
+def _numpy_kernels():
+    from minigrad.kernels.reference import attention, conv, pool
+
+    return {"attention": attention, "conv": conv, "pool": pool}
+
+
+def _numba_kernels():
+    from minigrad.kernels.cpu import attention, conv, pool
+
+    return {"attention": attention, "conv": conv, "pool": pool}
+
+
+def _cuda_kernels():
+    from minigrad.kernels.cuda import attention, conv, pool
+
+    return {"attention": attention, "conv": conv, "pool": pool}
+
+
+BACKENDS = {"numpy": _numpy_kernels, "numba": _numba_kernels, "cuda": _cuda_kernels}
 
 
 def _numba_available():
@@ -82,8 +104,7 @@ def check_available(name):
 def kernels(family, backend=None):
     """The kernel module for `family` ('conv', 'pool', 'attention') of a backend
     (the current one by default)."""
-    name = backend or _current
-    return importlib.import_module(f"minigrad.kernels.{BACKENDS[name]}.{family}")
+    return BACKENDS[backend or _current]()[family]
 
 
 # The PyTorch-shaped switches (see the module docstring); imported last, as they import

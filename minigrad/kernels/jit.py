@@ -29,8 +29,26 @@ import warnings
 import numba
 from numba.core import event
 
-# the family of a kernel, from the name of the module that defines it
-FAMILIES = {"conv": "convolution", "pool": "pooling", "attention": "attention", "special": "erf"}
+# The fastmath flags of every CPU kernel that takes any: one set, for all of them.
+# - `contract`: fuse a * b + c into one FMA instruction (one rounding instead of two:
+#   results move in the last bit, within the tests' tolerances). The shared matrix
+#   product (kernels/cpu/gemm.py) needs nothing more: its vector loops run over
+#   independent outputs.
+# - `reassoc`: reorder a sum, so that LLVM can keep SIMD partial sums of a long dot
+#   product (the direct weight gradient in kernels/cpu/conv.py). Reordering never makes
+#   or hides a NaN or an infinity. Without `nsz` LLVM does not regroup whole expressions
+#   (its Reassociate pass wants both flags), so attention's exp keeps its exact split
+#   of ln 2: the tests hold it to 4 units in the last place of np.exp.
+# Left out on purpose: `nnan` and `ninf` let LLVM assume that no NaN or infinity occurs,
+# but masked attention scores really are -inf, NaN must come out wherever the reference
+# gives NaN (tests check both), and the kernels' `x != x` tests for NaN would fold to
+# False. `nsz` (the sign of zero) would, with `reassoc`, allow that regrouping; `arcp`
+# and `afn` (reciprocals, approximate functions) bought nothing measurable.
+FASTMATH = {"contract", "reassoc"}
+
+# the family of a kernel, from the name of the module that defines it; the shared matrix
+# product (gemm) compiles inside the kernels that call it, whose family says so
+FAMILIES = {"conv": "convolution", "pool": "pooling", "attention": "attention", "special": "erf", "gemm": None}
 
 _family_of = {}  # dispatcher -> family name, for every function decorated here
 _announced = set()  # the families that have printed their line in this process

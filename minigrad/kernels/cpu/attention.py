@@ -40,8 +40,9 @@ over queries, and the small matrix products all have the long query axis innermo
 That is why the wrappers pass (scale q)^T and, to the backward, dO^T (made once, O(T d)).
 
 Speed. Numba compiles plain loops, so the matrix products of each tile are written out
-(`matmul_acc`), blocked over 4 rows and 4 terms so that each loaded vector feeds many
-multiply-adds (a naive loop is limited by loads and stores, not by arithmetic). And
+(`matmul_acc`, in kernels/cpu/gemm.py, shared with the convolution kernels), blocked
+over 4 rows and 4 terms so that each loaded vector feeds many multiply-adds (a naive
+loop is limited by loads and stores, not by arithmetic). And
 `exp` is written out (`exp_nonpositive`): Numba's own `np.exp` calls the C library once
 per number (about 2 ns each, as much as the whole matrix work here), because on this
 machine it has no vectorised math library; the version below vectorises.
@@ -53,58 +54,11 @@ import numba
 import numpy as np
 from numba import prange
 
-from minigrad.kernels.jit import njit
+from minigrad.kernels.cpu.gemm import matmul_acc
+from minigrad.kernels.jit import FASTMATH, njit
 
 BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vector loops
 BLOCK_K = 64  # keys per tile
-
-# Let LLVM fuse a * b + c into one instruction (contract) and ignore the sign of zero
-# (nsz), but not assume away infinities or NaNs: masked scores really are -inf here.
-FAST = {"contract", "nsz", "arcp"}
-
-
-# --8<-- [start:matmul_acc]
-@njit(fastmath=FAST, cache=True)
-def matmul_acc(A, B, b0, C, c0, n):
-    """C[:, c0:c0+n] += A @ B[:, b0:b0+n] for A (m, k), B (k, ...), C (m, ...).
-
-    B and C must be C-contiguous (their rows are streamed with stride 1); A can be any
-    2-D view (its elements are read one by one). Four rows of C are updated together,
-    four terms of the sum at a time: each element of B that is loaded is used four
-    times and each element of C is loaded and stored once per four terms.
-    """
-    m, k = A.shape
-    m4, k4 = m - m % 4, k - k % 4
-    for i in range(0, m4, 4):
-        c0r, c1r, c2r, c3r = C[i][c0 : c0 + n], C[i + 1][c0 : c0 + n], C[i + 2][c0 : c0 + n], C[i + 3][c0 : c0 + n]
-        for p in range(0, k4, 4):
-            x0, x1, x2, x3 = B[p][b0 : b0 + n], B[p + 1][b0 : b0 + n], B[p + 2][b0 : b0 + n], B[p + 3][b0 : b0 + n]
-            a00, a01, a02, a03 = A[i, p], A[i, p + 1], A[i, p + 2], A[i, p + 3]
-            a10, a11, a12, a13 = A[i + 1, p], A[i + 1, p + 1], A[i + 1, p + 2], A[i + 1, p + 3]
-            a20, a21, a22, a23 = A[i + 2, p], A[i + 2, p + 1], A[i + 2, p + 2], A[i + 2, p + 3]
-            a30, a31, a32, a33 = A[i + 3, p], A[i + 3, p + 1], A[i + 3, p + 2], A[i + 3, p + 3]
-            for j in range(n):  # the vectorised loop: 16 multiply-adds per 4 loads of B
-                b_0, b_1, b_2, b_3 = x0[j], x1[j], x2[j], x3[j]
-                c0r[j] += a00 * b_0 + a01 * b_1 + a02 * b_2 + a03 * b_3
-                c1r[j] += a10 * b_0 + a11 * b_1 + a12 * b_2 + a13 * b_3
-                c2r[j] += a20 * b_0 + a21 * b_1 + a22 * b_2 + a23 * b_3
-                c3r[j] += a30 * b_0 + a31 * b_1 + a32 * b_2 + a33 * b_3
-        for p in range(k4, k):  # the last k % 4 terms
-            x0 = B[p][b0 : b0 + n]
-            a0, a1, a2, a3 = A[i, p], A[i + 1, p], A[i + 2, p], A[i + 3, p]
-            for j in range(n):
-                c0r[j] += a0 * x0[j]
-                c1r[j] += a1 * x0[j]
-                c2r[j] += a2 * x0[j]
-                c3r[j] += a3 * x0[j]
-    for i in range(m4, m):  # the last m % 4 rows
-        cr = C[i][c0 : c0 + n]
-        for p in range(k):
-            x0 = B[p][b0 : b0 + n]
-            a0 = A[i, p]
-            for j in range(n):
-                cr[j] += a0 * x0[j]
-    # --8<-- [end:matmul_acc]
 
 
 # --8<-- [start:exp_nonpositive]
@@ -127,7 +81,7 @@ def exp_constants(like):
     return c
 
 
-@njit(fastmath=FAST, cache=True)
+@njit(fastmath=FASTMATH, cache=True)
 def exp_nonpositive(x, consts, scratch):
     """x[:] = exp(x) in place, for x <= 0 (-inf included), in loops that vectorise.
 
@@ -162,7 +116,7 @@ def exp_nonpositive(x, consts, scratch):
 
 
 # --8<-- [start:score_tile]
-@njit(fastmath=FAST, cache=True)
+@njit(fastmath=FASTMATH, cache=True)
 def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
     """s[:nk, :n] = the scores of keys j0.. against queries i0.., transposed:
     S^T = k_block @ (scale q_block)^T, (nk, d) @ (d, n), plus the mask, and -inf where
@@ -170,7 +124,7 @@ def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
     (1 or B, Tk, 1 or Tq)."""
     for c in range(nk):
         s[c, :n] = 0.0
-    matmul_acc(k[b, j0 : j0 + nk], qt[b], i0, s, 0, n)
+    matmul_acc(k[b, j0 : j0 + nk], 0, qt[b], i0, s, 0, n)
     if has_mask:
         mb = b if maskt.shape[0] > 1 else 0
         for c in range(nk):
@@ -192,7 +146,7 @@ def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
 
 
 # --8<-- [start:forward_block]
-@njit(fastmath=FAST, cache=True)
+@njit(fastmath=FASTMATH, cache=True)
 def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse):
     """Output rows and lse of queries i0 .. i0 + BLOCK_Q of batch entry b: online
     softmax over the key blocks, every tile (keys or features, queries). `finite`: v
@@ -241,7 +195,7 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
             exp_nonpositive(row, consts, scratch)
             for i in range(n):
                 l[i] += row[i]
-        matmul_acc(v[b, j0 : j0 + nk].T, s, 0, acc, 0, n)  # v_block^T P: (dv, nk) @ (nk, n)
+        matmul_acc(v[b, j0 : j0 + nk].T, 0, s[:nk], 0, acc, 0, n)  # v_block^T P: (dv, nk) @ (nk, n)
     for i in range(n):  # normalise, write the output row, keep log(sum exp(S))
         if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
             inv, lse[b, i0 + i] = np.nan, np.nan
@@ -269,7 +223,7 @@ def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse):
 
 
 # --8<-- [start:backward_keys]
-@njit(fastmath=FAST, cache=True)
+@njit(fastmath=FASTMATH, cache=True)
 def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, b, g, groups, dq_part, dk, dv):
     """dk / scale and dv of the key blocks g, g + groups, g + 2 groups, ... of batch
     entry b, and their terms of dq^T / scale, added to dq_part (d, Tq). For each key
@@ -307,16 +261,16 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
             # dP^T = v_block @ dO^T: (nk, dv) @ (dv, n)
             for c in range(nk):
                 ds[c, :n] = 0.0
-            matmul_acc(v[b, j0 : j0 + nk], dot[b], i0, ds, 0, n)
+            matmul_acc(v[b, j0 : j0 + nk], 0, dot[b], i0, ds, 0, n)
             # dS^T = P^T * (dP^T - rowsum(dO * O))
             row_delta = delta[b][i0 : i0 + n]
             for c in range(nk):
                 prow, drow = p[c][:n], ds[c][:n]
                 for i in range(n):
                     drow[i] = prow[i] * (drow[i] - row_delta[i])
-            matmul_acc(p[:nk, :n], do[b][i0 : i0 + n], 0, dv_acc, 0, dvv)  # dv += P^T dO: (nk, n) @ (n, dv)
-            matmul_acc(ds[:nk, :n], q[b][i0 : i0 + n], 0, dk_acc, 0, d)  # dk += dS^T q: (nk, n) @ (n, d)
-            matmul_acc(k[b, j0 : j0 + nk].T, ds, 0, dq_part, i0, n)  # dq^T += k^T dS^T: (d, nk) @ (nk, n)
+            matmul_acc(p[:nk], 0, do[b][i0 : i0 + n], 0, dv_acc, 0, dvv)  # dv += P^T dO: (nk, n) @ (n, dv)
+            matmul_acc(ds[:nk], 0, q[b][i0 : i0 + n], 0, dk_acc, 0, d)  # dk += dS^T q: (nk, n) @ (n, d)
+            matmul_acc(k[b, j0 : j0 + nk].T, 0, ds[:nk], 0, dq_part, i0, n)  # dq^T += k^T dS^T: (d, nk) @ (nk, n)
         # element by element: an array-to-array slice assignment (dk[b, j0:j0 + nk] = dk_acc[:nk])
         # makes Numba compile its shape-mismatch error message, several seconds of compile time
         for c in range(nk):

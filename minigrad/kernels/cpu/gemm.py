@@ -1,0 +1,94 @@
+"""The one small matrix product inside minigrad's CPU kernels: `matmul_acc`,
+C += A @ B on blocks of arrays, register-blocked, written as loops.
+
+Numba has no fast matrix product for small blocks inside a kernel (`np.dot` there would
+need SciPy's BLAS), so the convolution and attention kernels call this one. Both cut
+their work into tiles that stay in the core's cache and multiply tile by tile:
+
+- convolution: a weight block times the windows of a tile of output positions (the
+  forward), and the gradients' products (kernels/cpu/conv.py);
+- attention: scores, probabilities times values, and the five backward products of
+  each (key block, query block) tile (kernels/cpu/attention.py).
+
+**Why this loop order.** The obvious loop, ``C[i, j] += A[i, p] * B[p, j]`` with j
+innermost, vectorises but does one multiply-add per load and store of C: it runs at
+the speed of the memory unit, not of the arithmetic. Here four rows of C and four terms
+of the sum are handled at once, so each vector of B that is loaded feeds four rows and
+each element of C takes four terms per load and store. The other classic order, dot
+products (``C[i, j] = sum_p A[i, p] B[j, p]``, the reduction innermost), was measured
+against it on the tiles of both families, one core, float32: as fast or slower on the
+convolution's tiles (its sums must be added across the SIMD lanes at the end of every
+4 x 4 block), and 1.6x slower on attention's, whose sums are short (64 terms). This
+order needs no reordering of sums at all (the j of the innermost loop are
+independent), so it vectorises with only the `contract` flag (see FASTMATH in
+kernels/jit.py).
+
+**Numba's cache and this file.** A kernel that calls `matmul_acc` has it compiled into
+its own machine code, and its on-disk cache is checked against its own source file
+only. After editing this file, delete the ``__pycache__`` entries of conv and attention
+(or touch those files), or they keep running the old product.
+"""
+
+from minigrad.kernels.jit import FASTMATH, njit
+
+
+# --8<-- [start:matmul_acc]
+@njit(inline="always")
+def matmul_acc(A, a0, B, b0, C, c0, n):
+    """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n], k the number of rows of B (see
+    _matmul_acc), the function the kernels call.
+
+    A constant offset (a caller's 0) reaches a Numba function as a literal type,
+    Literal[int](0), not int64, and each mix of literal and plain offsets would compile
+    the product again, seconds each. int() makes them all plain, and `inline` puts this
+    one call into the caller's code, so the product compiles once per layout and dtype."""
+    _matmul_acc(A, int(a0), B, int(b0), C, int(c0), int(n))
+
+
+@njit(fastmath=FASTMATH, cache=True)
+def _matmul_acc(A, a0, B, b0, C, c0, n):
+    """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] for A (m, ...), B (k, ...), C (m, ...):
+    a block of each, the sum running over the k rows of B.
+
+    B and C must be C-contiguous (their rows are streamed with stride 1); A can be any
+    2-D view (its elements are read one by one). Four rows of C are updated together,
+    four terms of the sum at a time: each element of B that is loaded is used four
+    times and each element of C is loaded and stored once per four terms.
+    """
+    m, k = A.shape[0], B.shape[0]
+    m4, k4 = m - m % 4, k - k % 4
+    for i in range(0, m4, 4):
+        c0r, c1r, c2r, c3r = C[i][c0 : c0 + n], C[i + 1][c0 : c0 + n], C[i + 2][c0 : c0 + n], C[i + 3][c0 : c0 + n]
+        for p in range(0, k4, 4):
+            x0, x1, x2, x3 = B[p][b0 : b0 + n], B[p + 1][b0 : b0 + n], B[p + 2][b0 : b0 + n], B[p + 3][b0 : b0 + n]
+            a00, a01, a02, a03 = A[i, a0 + p], A[i, a0 + p + 1], A[i, a0 + p + 2], A[i, a0 + p + 3]
+            a10, a11, a12, a13 = A[i + 1, a0 + p], A[i + 1, a0 + p + 1], A[i + 1, a0 + p + 2], A[i + 1, a0 + p + 3]
+            a20, a21, a22, a23 = A[i + 2, a0 + p], A[i + 2, a0 + p + 1], A[i + 2, a0 + p + 2], A[i + 2, a0 + p + 3]
+            a30, a31, a32, a33 = A[i + 3, a0 + p], A[i + 3, a0 + p + 1], A[i + 3, a0 + p + 2], A[i + 3, a0 + p + 3]
+            for j in range(n):  # the vectorised loop: 16 multiply-adds per 4 loads of B
+                b_0, b_1, b_2, b_3 = x0[j], x1[j], x2[j], x3[j]
+                c0r[j] += a00 * b_0 + a01 * b_1 + a02 * b_2 + a03 * b_3
+                c1r[j] += a10 * b_0 + a11 * b_1 + a12 * b_2 + a13 * b_3
+                c2r[j] += a20 * b_0 + a21 * b_1 + a22 * b_2 + a23 * b_3
+                c3r[j] += a30 * b_0 + a31 * b_1 + a32 * b_2 + a33 * b_3
+        for p in range(k4, k):  # the last k % 4 terms
+            x0 = B[p][b0 : b0 + n]
+            a_0, a_1, a_2, a_3 = A[i, a0 + p], A[i + 1, a0 + p], A[i + 2, a0 + p], A[i + 3, a0 + p]
+            for j in range(n):
+                c0r[j] += a_0 * x0[j]
+                c1r[j] += a_1 * x0[j]
+                c2r[j] += a_2 * x0[j]
+                c3r[j] += a_3 * x0[j]
+    for i in range(m4, m):  # the last m % 4 rows, one at a time, still four terms at a time
+        cr = C[i][c0 : c0 + n]
+        for p in range(0, k4, 4):
+            x0, x1, x2, x3 = B[p][b0 : b0 + n], B[p + 1][b0 : b0 + n], B[p + 2][b0 : b0 + n], B[p + 3][b0 : b0 + n]
+            a_0, a_1, a_2, a_3 = A[i, a0 + p], A[i, a0 + p + 1], A[i, a0 + p + 2], A[i, a0 + p + 3]
+            for j in range(n):
+                cr[j] += a_0 * x0[j] + a_1 * x1[j] + a_2 * x2[j] + a_3 * x3[j]
+        for p in range(k4, k):
+            x0 = B[p][b0 : b0 + n]
+            a_0 = A[i, a0 + p]
+            for j in range(n):
+                cr[j] += a_0 * x0[j]
+    # --8<-- [end:matmul_acc]

@@ -349,6 +349,22 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
     check_kernels_agree(case, np.float64, extra_rows=tuple(max(s, d) - 1 for s, d in zip(case[8], case[10])))
 
 
+# planes with more output positions than one tile of the tiled product, so that tiles
+# start and end inside output rows: stride 1 (rows as wide as the padded input), a stride
+@pytest.mark.parametrize(
+    "case",
+    [(2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (1, 1), (1, 1)), (2, 2, 3, 4, 41, 35, 3, 2, (2, 3), (1, 0), (1, 2))],
+    ids=["stride1", "strided"],
+)
+@pytest.mark.parametrize("tile", [None, 32])
+def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
+    if tile is not None:
+        monkeypatch.setattr(cpu, "TILE", tile)
+    monkeypatch.setattr(cpu, "_use_gemm", lambda *args: True)
+    check_kernels_agree(case, np.float64)
+    check_kernels_agree(case, np.float32, extra_rows=(1, 1))
+
+
 @pytest.mark.parametrize("pads", [(1, 1, 1, 1), (0, 2, 3, 0), (-1, 2, 1, -2), (2, -1, -1, 0)])
 def test_channels_last_padding(pads):
     """The parallel kernel that large inputs take agrees with the NumPy copy small ones take."""

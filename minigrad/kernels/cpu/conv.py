@@ -6,7 +6,7 @@ forward pass and both gradients:
 1. **im2col in tiles + the shared matrix product** (4 or more output channels per
    group). The reference copies *every* window into one huge matrix (for a ResNet
    layer of 32 images, 75 MB) and then multiplies. Here each thread copies the windows
-   of a tile of up to 128 output positions only, so the copy stays in the core's
+   of a tile of up to 256 output positions only, so the copy stays in the core's
    cache, and multiplies it straight away with `matmul_acc` (kernels/cpu/gemm.py), the
    register-blocked product the attention kernels use too. The forward pass is
    y = w_rows @ cols, a long row of positions per output channel; the weight gradient
@@ -41,7 +41,10 @@ from minigrad._args import window_output_size as conv_output_size
 from minigrad.kernels.cpu.gemm import matmul_acc
 from minigrad.kernels.jit import FASTMATH, njit
 
-TILE = 128  # output positions per im2col tile: 128 x (C kH kW) numbers stay in L2
+# Output positions per tile: the length of the product's rows. 256 ran 5-15% faster than
+# 128 (each 4 x 4 block of the product starts its row loop half as often), and 256 x
+# (C kH kW) numbers, 590 KB for 64 channels and a 3 x 3 kernel, stay near the core's L2.
+TILE = 256
 
 
 # ---- layout helpers ----------------------------------------------------------------
@@ -370,11 +373,13 @@ def _use_gemm(channels_per_group, k, strided=False, positions=None):
 
 
 def _tile(positions):
-    """Tiles of at most TILE positions, as equal as possible and multiples of 4, so that
-    no tile is a small leftover."""
+    """Tiles of at most TILE positions, as equal as possible, in multiples of 32. The
+    product's innermost loop runs over a tile's positions, and LLVM's vector loop takes
+    32 float32 at a time (four AVX2 registers): what is left over runs number by number
+    (tiles of 124 positions instead of 128 made a ResNet layer's forward pass 1.3x slower)."""
     n_tiles = -(-positions // TILE)  # -(-a // b) is a / b rounded up
     per_tile = -(-positions // n_tiles)
-    return 4 * -(-per_tile // 4)
+    return 32 * -(-per_tile // 32)
 
 
 def _crop(x, top, bottom, left, right):

@@ -102,7 +102,7 @@ class LearnedPositionalEmbedding(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        # N(0, 0.02) as GPT-2 (and nanoGPT) start theirs: small next to the token
+        # N(0, 0.02) as Hugging Face's GPT-2 and nanoGPT start theirs: small next to the token
         # embeddings it is added to, so at first the residual stream carries mostly the
         # token and the model learns how much position to mix in; not N(0, 1) as
         # nn.Embedding, which would double the stream's variance with pure noise.

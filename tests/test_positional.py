@@ -18,6 +18,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minigrad as mg
 from minigrad import nn
@@ -65,6 +67,24 @@ def test_score_depends_only_on_relative_position():
     np.testing.assert_allclose(score(7, 2), score(5, 0), rtol=1e-9)
     # ... and it does depend on the distance (not a constant)
     assert abs(score(0, 5) - score(0, 6)) > 1e-3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    half=st.integers(1, 12),
+    m=st.integers(0, 5000),
+    n=st.integers(0, 5000),
+    shift=st.integers(0, 5000),
+    seed=st.integers(0, 2**16),
+)
+def test_score_is_shift_invariant_for_any_positions(half, m, n, shift, seed):
+    rope = nn.RotaryEmbedding(2 * half)
+    q, k = t64(rand(1, 2 * half, seed=seed)), t64(rand(1, 2 * half, seed=seed + 1))
+
+    def score(a, b):
+        return (rope.rotate(q, offset=a) @ rope.rotate(k, offset=b).mT).item()
+
+    assert score(m + shift, n + shift) == pytest.approx(score(m, n), rel=1e-9, abs=1e-9)
 
 
 def test_norms_are_kept_and_position_zero_is_the_identity():

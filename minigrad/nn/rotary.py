@@ -84,7 +84,7 @@ class Rotate(Function):
 # --8<-- [end:rotate]
 
 
-def _scaling_config(scaling, head_dim):
+def _scaling_config(scaling):
     """Check a `scaling` dict and return (type, its settings) with defaults filled in."""
     if not isinstance(scaling, dict):
         raise TypeError(
@@ -137,7 +137,7 @@ def rope_frequencies(head_dim, base=10000.0, scaling=None):
     i = np.arange(0, head_dim, 2, dtype=np.float64)  # 2i = 0, 2, ..., d - 2
     if scaling is None:
         return base ** (-i / head_dim), 1.0
-    kind, s = _scaling_config(scaling, head_dim)
+    kind, s = _scaling_config(scaling)
     factor = s["factor"]
     if kind == "linear":
         # position interpolation: angle (m / s) * theta == m * (theta / s)

@@ -14,7 +14,8 @@
 - dataset.py  TextDataset, train_val_split: a token stream cut into (x, y) blocks
 """
 
+from minigrad.text.bpe import GPT2_SPLIT_PATTERN, BPETokenizer
 from minigrad.text.char import CharTokenizer
 from minigrad.text.dataset import TextDataset, train_val_split
 
-__all__ = ["CharTokenizer", "TextDataset", "train_val_split"]
+__all__ = ["GPT2_SPLIT_PATTERN", "BPETokenizer", "CharTokenizer", "TextDataset", "train_val_split"]

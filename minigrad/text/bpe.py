@@ -39,6 +39,7 @@ from pathlib import Path
 
 from minigrad.text.ids import as_id_list
 
+# --8<-- [start:split_pattern]
 # GPT-2's pre-split pattern, written for the standard library's `re`:
 #   's 't 're 've 'm 'll 'd   English contractions
 #   ' ?[^\W\d_]+'             a word (letters), with the space before it
@@ -47,10 +48,12 @@ from minigrad.text.ids import as_id_list
 #   '\s+(?!\S)'               whitespace, except the last space before a word ...
 #   '\s+'                     ... which joins that word (" dog"), as in GPT-2
 GPT2_SPLIT_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
+# --8<-- [end:split_pattern]
 
 BYTES = 256  # tokens 0..255 are the byte values; merged tokens follow
 
 
+# --8<-- [start:merge]
 def merge(ids, pair, new_id):
     """`ids` with every occurrence of `pair` (left to right, not overlapping) replaced
     by `new_id`: merge([1, 2, 2, 2], (2, 2), 9) == [1, 9, 2]."""
@@ -64,6 +67,7 @@ def merge(ids, pair, new_id):
             merged.append(ids[i])
             i += 1
     return merged
+    # --8<-- [end:merge]
 
 
 class BPETokenizer:
@@ -108,6 +112,7 @@ class BPETokenizer:
             )
         tokenizer = cls(pattern=pattern)
 
+        # --8<-- [start:train]
         # Each distinct chunk is trained on once, weighted by how often it occurs: a
         # text of a million characters has only tens of thousands of distinct words.
         chunk_counts = Counter(tokenizer._split(text))
@@ -144,7 +149,9 @@ class BPETokenizer:
                         del pair_counts[pair]
                 words[w] = new_word
         return tokenizer
+        # --8<-- [end:train]
 
+    # --8<-- [start:encode_chunk]
     def _encode_chunk(self, chunk):
         """The ids of one chunk: its bytes, then the learnt merges, earliest first."""
         ids = list(chunk.encode("utf-8"))
@@ -157,6 +164,7 @@ class BPETokenizer:
                 break  # no pair of this chunk was ever merged
             ids = merge(ids, pair, BYTES + rank[pair])
         return ids
+        # --8<-- [end:encode_chunk]
 
     def encode(self, text):
         """`text` as a list of ids: pre-split into chunks, each chunk's UTF-8 bytes merged."""

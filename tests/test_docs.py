@@ -127,18 +127,140 @@ def test_listings_are_well_formed(page):
             assert f"# --8<-- [end:{m['section']}]" in source, f"{page}:{line}: section {m['section']!r} has no end"
 
 
-@pytest.mark.slow
-def test_site_builds_strict(tmp_path):
+def build_site(site_dir):
+    """`mkdocs build --strict` into site_dir; the build's output if it fails."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         env=env,
     )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The built site, once for the tests of this module that read it."""
+    site_dir = tmp_path_factory.mktemp("site")
+    result = build_site(site_dir)
     assert result.returncode == 0, result.stdout + result.stderr
-    page = (tmp_path / "site" / "lessons" / "autograd" / "index.html").read_text()
-    text = html.unescape(re.sub(r"<[^>]+>", "", page))  # the code without its highlighting
+    return site_dir
+
+
+def page_text(page_html):
+    """What a reader sees of a page: the text without tags, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page_html))
+
+
+@pytest.mark.slow
+def test_site_builds_strict(site):
+    page = (site / "lessons" / "autograd" / "index.html").read_text()
+    text = page_text(page)  # the code without its highlighting
     assert "def topological_order(roots):" in text  # the snippets were included, not left as paths
     assert "--8<--" not in text and "--8 <" not in text
+
+
+# --- math that renders with no network -------------------------------------------------
+#
+# pymdownx.arithmatex wraps each formula in an element of class "arithmatex", and
+# docs/assets/katex-init.js renders those (and the navigation links, where a heading's
+# formula lands as plain text) with the KaTeX vendored under docs/assets/katex/. LaTeX
+# anywhere else -- a `$$` block that Markdown did not see as a block, say, because it sits
+# in a list item without blank lines around it -- reaches the reader as its source.
+
+MATH_ELEMENT = re.compile(r'<(span|div)\s+class="arithmatex">.*?</\1>', re.S)
+CODE_ELEMENT = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", re.S)
+NAV_LINK = re.compile(r'(<a\b[^>]*class="md-nav__link[^"]*"[^>]*>)(.*?)(</a>)', re.S)
+INLINE_DELIMITED = re.compile(r"\\\(.*?\\\)", re.S)
+LATEX = re.compile(
+    r"\\(?:frac|dfrac|tfrac|sum|prod|sqrt|text|mathrm|mathbf|mathbb|operatorname|partial|nabla|"
+    r"left|right|begin|end|cdot|odot|circ|times|quad|qquad|top|alpha|beta|gamma|delta|epsilon|"
+    r"eta|theta|lambda|mu|sigma|tau|omega|infty|log|exp|max|min|hat|bar|tilde|boxed|Big|big)(?![a-zA-Z])"
+    r"|[\^_]\{|\$\$|\\\(|\\\)|\\\[|\\\]"
+)
+
+
+def unrendered_math(page_html):
+    """The LaTeX on a built page that KaTeX will not render, with some context each."""
+    page = MATH_ELEMENT.sub(" ", page_html)
+    page = CODE_ELEMENT.sub(" ", page)
+    page = NAV_LINK.sub(lambda m: m[1] + INLINE_DELIMITED.sub(" ", m[2]) + m[3], page)
+    text = page_text(page)
+    return [" ".join(text[max(0, m.start() - 40) : m.end() + 40].split()) for m in LATEX.finditer(text)]
+
+
+def test_unrendered_math_is_found():
+    """The checker itself: formulas inside arithmatex elements, code and the math of a
+    navigation link pass; a `$$` block that Markdown left as a paragraph does not."""
+    rendered = (
+        '<p>So <span class="arithmatex">\\(\\frac{a}{b}\\)</span> and</p>'
+        '<div class="arithmatex">\\[\\sum_{i} x_i^{2}\\]</div>'
+        "<pre><code>print(r'\\frac{1}{2}')</code></pre>"
+        '<a href="#x" class="md-nav__link"><span>1. \\(y = x W^\\top\\)</span></a>'
+    )
+    assert unrendered_math(rendered) == []
+    raw_block = "<ul><li>So\n  $$\n  dS = \\sum_j P_{ij}\n  $$</li></ul>"
+    found = unrendered_math(rendered + raw_block)
+    assert found and all("sum" in f or "$$" in f or "P_{" in f for f in found)
+    assert unrendered_math("<p>the ratio \\(a/b\\) without its span</p>")
+    assert unrendered_math('<a class="md-nav__link">1. $y^{2}$</a>')
+
+
+@pytest.mark.slow
+def test_math_is_all_rendered(site):
+    pages = sorted(site.rglob("*.html"))
+    assert any("arithmatex" in p.read_text() for p in pages), "no formula found: did arithmatex stop running?"
+    raw = {}
+    for p in pages:
+        found = unrendered_math(p.read_text())
+        if found:
+            raw[str(p.relative_to(site))] = found[:3]
+    assert not raw, f"LaTeX outside the elements KaTeX renders (a reader would see its source): {raw}"
+
+
+# A script, stylesheet, font or image the browser would fetch from the network.
+REMOTE = re.compile(
+    r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//[^"'\s>]+"""
+    r"""|@import\s+(?:url\()?["']?(?:https?:)?//|url\(\s*["']?(?:https?:)?//""",
+    re.I,
+)
+
+
+def remote_loads(text):
+    """The network loads in an HTML page or a stylesheet (links a reader follows are fine)."""
+    return [m[0] for m in REMOTE.finditer(text)]
+
+
+def test_remote_loads_are_found():
+    assert remote_loads('<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"></script>')
+    assert remote_loads('<link rel="stylesheet" href="//fonts.googleapis.com/css?family=Roboto">')
+    assert remote_loads("@font-face{src:url(https://example.org/f.woff2)}")
+    assert remote_loads('<img src="http://example.org/a.png">')
+    local = '<script src="../assets/katex/katex.min.js"></script><a href="https://pytorch.org/docs">PyTorch</a>'
+    assert remote_loads(local) == []
+
+
+@pytest.mark.slow
+def test_site_loads_nothing_from_the_network(site):
+    remote = {}
+    for p in sorted(site.rglob("*")):
+        if p.suffix in (".html", ".css"):
+            found = remote_loads(p.read_text(errors="replace"))
+            if found:
+                remote[str(p.relative_to(site))] = found[:3]
+    assert not remote, f"the site would fetch these from the network: {remote}"
+    page = (site / "lessons" / "losses" / "index.html").read_text()
+    for asset in ("assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js", "assets/katex-init.js"):
+        assert asset in page, f"the lesson does not load {asset}"
+        assert (site / asset).is_file()
+    css = (site / "assets" / "katex" / "katex.min.css").read_text()
+    fonts = set(re.findall(r"url\((fonts/[\w-]+\.woff2)\)", css))
+    assert fonts and all((site / "assets" / "katex" / f).is_file() for f in fonts), "a KaTeX font is missing"
+
+
+@pytest.mark.slow
+def test_search_index_has_the_lessons(site):
+    index = (site / "search" / "search_index.json").read_text()
+    # a sentence's words from the autograd lesson and a name from the API reference
+    assert "topological" in index

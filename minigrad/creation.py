@@ -86,10 +86,12 @@ def _filled(fill, size, dtype, device, requires_grad, op):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of the given size filled with 0 (`mg.zeros(2, 3)` or `mg.zeros((2, 3))`)."""
     return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of the given size filled with 1 (`mg.ones(2, 3)` or `mg.ones((2, 3))`)."""
     return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
@@ -99,6 +101,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """A tensor of shape `size` filled with `fill_value`; its dtype follows the value (as PyTorch)."""
     if dtype is None:  # the fill value decides, as in PyTorch
         dtype = dtypes.infer_dtype(fill_value)
     return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device, requires_grad, "full")
@@ -106,10 +109,12 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 # The *_like functions take the shape (and, unless dtype= says otherwise, the dtype) of `t`.
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    """Zeros with the shape (and, unless given, the dtype) of `t`."""
     return _filled(0, t.shape, dtype or t.dtype, device, requires_grad, "zeros_like")
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
+    """Ones with the shape (and, unless given, the dtype) of `t`."""
     return _filled(1, t.shape, dtype or t.dtype, device, requires_grad, "ones_like")
 
 
@@ -118,6 +123,7 @@ def empty_like(t, dtype=None, device=None, requires_grad=False):
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    """`fill_value` with the shape (and, unless given, the dtype) of `t`."""
     return _filled(fill_value, t.shape, dtype or t.dtype, device, requires_grad, "full_like")
 
 
@@ -134,11 +140,13 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False):
+    """Uniform [0, 1) samples with the shape (and, unless given, the dtype) of `t`."""
     host_device(device, "rand_like")
     return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples with the shape (and, unless given, the dtype) of `t`."""
     host_device(device, "randn_like")
     return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
@@ -179,12 +187,14 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """`steps` evenly spaced values from `start` to `end`, both included."""
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     return _new(np.linspace(start, end, steps), dtype or dtypes.default_float, device, requires_grad, "linspace")
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """An n x m (m = n by default) matrix with ones on the diagonal and zeros elsewhere."""
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: n and m must be non-negative, got n={n}, m={m}")
     dtype = dtypes.to_dtype(dtype, "eye") or dtypes.default_float

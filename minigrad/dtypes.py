@@ -18,14 +18,23 @@ import builtins
 import numpy as np
 
 float16 = half = np.dtype(np.float16)
+"""16-bit float (`torch.float16`, alias `mg.half`); NumPy computes in it, but slowly on most CPUs."""
 float32 = float = np.dtype(np.float32)  # noqa: A001  (mg.float, as torch.float)
+"""32-bit float (`torch.float32`, alias `mg.float`): the default dtype of floating-point tensors."""
 float64 = double = np.dtype(np.float64)
+"""64-bit float (`torch.float64`, alias `mg.double`): what gradient checks use."""
 int8 = np.dtype(np.int8)
+"""8-bit signed integer (`torch.int8`)."""
 int16 = short = np.dtype(np.int16)
+"""16-bit signed integer (`torch.int16`, alias `mg.short`)."""
 int32 = int = np.dtype(np.int32)  # noqa: A001  (mg.int, as torch.int)
+"""32-bit signed integer (`torch.int32`, alias `mg.int`)."""
 int64 = long = np.dtype(np.int64)
+"""64-bit signed integer (`torch.int64`, alias `mg.long`): the dtype of indices and class targets."""
 uint8 = np.dtype(np.uint8)
+"""8-bit unsigned integer (`torch.uint8`), e.g. image pixels."""
 bool = np.dtype(np.bool_)  # noqa: A001  (the public name is mg.bool, as torch.bool)
+"""Booleans (`torch.bool`): comparisons and masks."""
 
 
 class _UnsupportedDtype:

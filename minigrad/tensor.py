@@ -36,6 +36,14 @@ class Tensor:
     """
 
     __slots__ = ("array", "requires_grad", "_grad", "grad_fn", "_hooks", "_retains_grad", "_counter", "__weakref__")
+    # annotations only (a class value would clash with the slot): where the docs read them
+    requires_grad: bool
+    """True when autograd records the ops on this tensor, so that backward reaches it; set it
+    with `requires_grad=True` at creation or `requires_grad_()`. An op's result requires grad
+    when any input does (outside `no_grad`)."""
+    grad_fn: object
+    """The backward node of the Function that made this tensor (`<MulBackward0>`), or None
+    for a leaf; `grad_fn.next_functions` leads to the inputs' nodes."""
     __array_ufunc__ = None  # make `ndarray + Tensor` call Tensor.__radd__, not NumPy
     __hash__ = object.__hash__  # hash by identity even though == is elementwise
 
@@ -66,14 +74,17 @@ class Tensor:
     # ---- attributes ------------------------------------------------------------------
     @property
     def shape(self):
+        """The size of each dimension, a tuple of ints (PyTorch's `torch.Size` is a tuple too)."""
         return self.array.shape
 
     @property
     def ndim(self):
+        """The number of dimensions (0 for a scalar tensor)."""
         return self.array.ndim
 
     @property
     def dtype(self):
+        """The element type: a NumPy dtype under PyTorch's name (`mg.float32 is t.dtype`)."""
         return self.array.dtype
 
     @property
@@ -91,6 +102,9 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        """True for a tensor that no recorded op made (`grad_fn is None`): one you created, or one
+        made under `no_grad`. `backward()` fills the `.grad` of leaves that require grad.
+        """
         return self.grad_fn is None
 
     @property
@@ -106,14 +120,19 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
+        """The shape as a tuple, or with `dim`, the size of that one dimension (negative counts from
+        the end).
+        """
         if dim is None:
             return self.shape
         return self.shape[normalize_dim(dim, self.ndim, "size")]
 
     def dim(self):
+        """The number of dimensions (the same as `ndim`)."""
         return self.ndim
 
     def numel(self):
+        """The number of elements: the product of the shape."""
         return int(self.array.size)
 
     nelement = numel
@@ -129,11 +148,13 @@ class Tensor:
         return (self[i] for i in range(len(self)))
 
     def item(self):
+        """The value of a one-element tensor as a Python number (raises for more elements)."""
         if self.array.size != 1:
             raise RuntimeError(f"item: a Tensor with {self.array.size} elements cannot be converted to a Python number")
         return self.array.reshape(()).item()
 
     def tolist(self):
+        """The data as nested Python lists (a number for a 0-d tensor)."""
         return self.array.tolist()
 
     def numpy(self):
@@ -182,6 +203,9 @@ class Tensor:
 
     # ---- autograd ---------------------------------------------------------------------
     def requires_grad_(self, requires_grad=True):
+        """Set `requires_grad` in place and return self. Only on a leaf: a tensor made by ops gets
+        its `requires_grad` from its inputs (`detach()` gives a new leaf).
+        """
         if not self.is_leaf:
             raise RuntimeError(
                 "requires_grad_: you can only change requires_grad of leaf tensors; use .detach() to get a new leaf"
@@ -312,15 +336,22 @@ class Tensor:
         return self.to(dtype)
 
     def float(self):
+        """A float32 copy (self if it is float32 already); the gradient flows back, cast to the
+        input's dtype.
+        """
         return self.to(dtypes.float32)
 
     def double(self):
+        """A float64 copy (self if it is float64 already); the gradient flows back, cast to the
+        input's dtype.
+        """
         return self.to(dtypes.float64)
 
     def half(self):
         return self.to(dtypes.float16)
 
     def long(self):
+        """An int64 copy (self if it is int64 already); integer tensors carry no gradient."""
         return self.to(dtypes.int64)
 
     def int(self):
@@ -565,6 +596,9 @@ class Tensor:
         return self
 
     def add_(self, other, *, alpha=1):
+        """In place `self += alpha * other`; only on a tensor that does not require grad (as
+        PyTorch).
+        """
         self._check_inplace("add_", other)
         return self._inplace("add_", np.add, ops.elementwise.scaled(self, other, alpha, "add_"))
 
@@ -725,51 +759,68 @@ class Tensor:
 
     # ---- math -------------------------------------------------------------------------
     def exp(self):
+        """y = e^x; dL/dx = dL/dy * y."""
         return ops.elementwise.Exp.apply(ops.promotion.floating(self))
 
     def log(self):
+        """y = ln x (natural log); dL/dx = dL/dy / x."""
         return ops.elementwise.Log.apply(ops.promotion.floating(self))
 
     def sqrt(self):
+        """y = sqrt(x); dL/dx = dL/dy / (2 y)."""
         return ops.elementwise.Sqrt.apply(ops.promotion.floating(self))
 
     def rsqrt(self):
+        """y = 1 / sqrt(x); dL/dx = dL/dy * (-y^3 / 2)."""
         return ops.elementwise.Rsqrt.apply(ops.promotion.floating(self))
 
     def sin(self):
+        """y = sin x; dL/dx = dL/dy * cos x."""
         return ops.elementwise.Sin.apply(ops.promotion.floating(self))
 
     def cos(self):
+        """y = cos x; dL/dx = -dL/dy * sin x."""
         return ops.elementwise.Cos.apply(ops.promotion.floating(self))
 
     def tanh(self):
+        """y = tanh x; dL/dx = dL/dy * (1 - y^2)."""
         return ops.elementwise.Tanh.apply(ops.promotion.floating(self))
 
     def sigmoid(self):
+        """y = 1 / (1 + e^-x); dL/dx = dL/dy * y (1 - y)."""
         return ops.elementwise.Sigmoid.apply(ops.promotion.floating(self))
 
     def erf(self):
         return ops.elementwise.Erf.apply(ops.promotion.floating(self))
 
     def relu(self):
+        """y = max(x, 0); dL/dx = dL/dy where x > 0, else 0."""
         return ops.elementwise.Relu.apply(self)
 
     def abs(self):
+        """y = |x|; dL/dx = dL/dy * sign(x) (0 at x = 0, as PyTorch)."""
         return ops.elementwise.Abs.apply(self)
 
     def sign(self):
+        """-1, 0 or 1 by the sign of x; its gradient is zero everywhere."""
         return ops.elementwise.Sign.apply(self)
 
     def floor(self):
+        """The largest integer <= x, elementwise; its gradient is zero (a step function)."""
         return ops.elementwise.Floor.apply(self)
 
     def ceil(self):
+        """The smallest integer >= x, elementwise; its gradient is zero (a step function)."""
         return ops.elementwise.Ceil.apply(self)
 
     def round(self, decimals=0):
+        """x rounded to `decimals` places, halves to even (as PyTorch); its gradient is zero."""
         return ops.elementwise.Round.apply(self, decimals=decimals)
 
     def pow(self, exponent):
+        """y = x ** exponent, the same as the `**` operator;
+        dL/dx = dL/dy * exponent * x^(exponent - 1).
+        """
         return self**exponent
 
     def square(self):
@@ -793,11 +844,18 @@ class Tensor:
         return ops.elementwise.Clamp.apply(x, min=min, max=max)
 
     clip = clamp
+    """An alias of clamp (NumPy's name)."""
 
     def maximum(self, other):
+        """The elementwise larger of self and other (broadcast); the gradient goes to the larger,
+        split in half at a tie (as PyTorch).
+        """
         return ops.elementwise.maximum(self, other)
 
     def minimum(self, other):
+        """The elementwise smaller of self and other (broadcast); the gradient goes to the smaller,
+        split in half at a tie (as PyTorch).
+        """
         return ops.elementwise.minimum(self, other)
 
     def softmax(self, dim):
@@ -810,12 +868,18 @@ class Tensor:
 
     # ---- reductions ---------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False, dtype=None):
+        """Sum over `dim` (an int, a tuple, or None for all), keeping reduced dims as size 1 if
+        `keepdim`. dL/dx = dL/dy broadcast back over the summed dims. Integer sums are int64.
+        """
         x = self if dtype is None else self.to(dtype)
         if x.dtype.kind in "biu" and x.dtype != np.int64:
             x = x.to(np.int64)  # integer sums do not overflow their input type, as PyTorch
         return ops.reduce.Sum.apply(x, dim=normalize_dims(dim, x.ndim, "sum"), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim=False):
+        """Mean over `dim` (an int, a tuple, or None for all); floating point only.
+        dL/dx = dL/dy / N broadcast back, N the number of elements averaged.
+        """
         if self.dtype.kind != "f":
             raise RuntimeError(f"mean: input dtype must be floating point, got {self.dtype}")
         axes = normalize_dims(dim, self.ndim, "mean")
@@ -833,6 +897,9 @@ class Tensor:
         return (centred * centred).sum(dim=axes, keepdim=keepdim) / max(count - correction, 0)
 
     def std(self, dim=None, correction=1, keepdim=False, unbiased=None):
+        """Standard deviation sqrt(var) over `dim`, with `correction=1` (Bessel's) by default:
+        dL/dx = dL/dy * (x - mean) / ((N - correction) * std).
+        """
         return ops.reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
 
     def max(self, dim=None, keepdim=False):
@@ -842,6 +909,9 @@ class Tensor:
         return ops.reduce.max_or_min(self, dim, keepdim, largest=True)
 
     def min(self, dim=None, keepdim=False):
+        """Without dim: the smallest element. With dim: a (values, indices) pair. The gradient goes
+        to the element(s) chosen (with dim, to the index returned).
+        """
         if isinstance(dim, Tensor):
             return ops.elementwise.minimum(self, dim)
         return ops.reduce.max_or_min(self, dim, keepdim, largest=False)
@@ -853,12 +923,21 @@ class Tensor:
         return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
 
     def argmax(self, dim=None, keepdim=False):
+        """The index of the largest element (of the flattened tensor, or along `dim`); int64, no
+        gradient.
+        """
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
 
     def argmin(self, dim=None, keepdim=False):
+        """The index of the smallest element (of the flattened tensor, or along `dim`); int64, no
+        gradient.
+        """
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
 
     def prod(self, dim=None, keepdim=False):
+        """The product over `dim` (or all elements); dL/dx_i = dL/dy * prod_{j != i} x_j (zeros
+        handled).
+        """
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
         return ops.reduce.Prod.apply(
@@ -866,11 +945,17 @@ class Tensor:
         )
 
     def logsumexp(self, dim, keepdim=False):
+        """log(sum(exp(x))) over `dim`, computed stably as m + log(sum(exp(x - m))) with m the max;
+        dL/dx = dL/dy * softmax(x).
+        """
         return ops.reduce.LogSumExp.apply(
             ops.promotion.floating(self), dim=normalize_dims(dim, self.ndim, "logsumexp"), keepdim=keepdim
         )
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """The p-norm over `dim` (the Frobenius / 2-norm by default): (sum |x|^p)^(1/p); for p = 2,
+        dL/dx = dL/dy * x / norm.
+        """
         return ops.reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, dim, *, dtype=None):
@@ -881,12 +966,18 @@ class Tensor:
 
     # ---- shape ----------------------------------------------------------------------------
     def reshape(self, *shape):
+        """The same elements in a new shape (one size may be -1, inferred). A view when the memory
+        allows; dL/dx is dL/dy reshaped back.
+        """
         shape = ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "reshape")
         if shape == self.shape:
             return self if not self.requires_grad else ops.shape.Reshape.apply(self, shape=shape)
         return ops.shape.Reshape.apply(self, shape=shape)
 
     def view(self, *shape):
+        """As reshape: the same elements in a new shape; dL/dx is dL/dy reshaped back.
+        `view(dtype)` converts to that dtype (a copy; PyTorch reinterprets the bytes).
+        """
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
         ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")  # errors name view
@@ -899,6 +990,7 @@ class Tensor:
         return self.reshape(other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
+        """Merge dims `start_dim`..`end_dim` into one (all of them by default); a reshape."""
         if self.ndim == 0:
             return self.reshape(1)
         start = normalize_dim(start_dim, self.ndim, "flatten")
@@ -909,21 +1001,27 @@ class Tensor:
         return self.reshape(self.shape[:start] + (size,) + self.shape[end + 1 :])
 
     def unflatten(self, dim, sizes):
+        """Split dim `dim` into `sizes` (one may be -1); the inverse of flatten, a reshape."""
         d = normalize_dim(dim, self.ndim, "unflatten")
         sizes = ops.shape.infer_shape(tuple(sizes), self.shape[d], (self.shape[d],), "unflatten")
         return self.reshape(self.shape[:d] + sizes + self.shape[d + 1 :])
 
     def squeeze(self, dim=None):
+        """Remove size-1 dims (all of them, or only `dim`, an int or tuple); a reshape."""
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
         dims = {normalize_dim(d, self.ndim, "squeeze") for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
         return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1)))
 
     def unsqueeze(self, dim):
+        """Insert a size-1 dim at position `dim`; a reshape."""
         d = normalize_dim(dim, self.ndim + 1, "unsqueeze")
         return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
 
     def permute(self, *dims):
+        """Reorder the dims (`dims[i]` is the input dim that becomes dim i); a view. dL/dx is dL/dy
+        permuted by the inverse permutation.
+        """
         dims = size_args(dims)
         if len(dims) != self.ndim:
             raise RuntimeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {self.shape}")
@@ -933,6 +1031,7 @@ class Tensor:
         return ops.shape.Permute.apply(self, dims=dims)
 
     def transpose(self, dim0, dim1):
+        """Swap dims `dim0` and `dim1`; a view, and its gradient swaps them back."""
         d0 = normalize_dim(dim0, self.ndim, "transpose")
         d1 = normalize_dim(dim1, self.ndim, "transpose")
         dims = list(range(self.ndim))
@@ -940,20 +1039,26 @@ class Tensor:
         return ops.shape.Permute.apply(self, dims=tuple(dims))
 
     def t(self):
+        """The transpose of a matrix (dims 0 and 1); a 0-d or 1-d tensor keeps its shape."""
         if self.ndim > 2:
             raise RuntimeError(f"t: expects a tensor with <= 2 dimensions, got shape {self.shape}")
         return self.T
 
     def expand(self, *sizes):
+        """A view with size-1 dims repeated to `sizes` (-1 keeps a size), without copying. dL/dx
+        sums dL/dy over the expanded dims.
+        """
         return ops.shape.expand(self, size_args(sizes))
 
     def expand_as(self, other):
+        """expand(other.shape)."""
         return ops.shape.expand(self, other.shape)
 
     def broadcast_to(self, shape):
         return ops.shape.expand(self, tuple(shape))
 
     def repeat(self, *repeats):
+        """Tile the tensor `repeats[i]` times along dim i (copies); dL/dx sums the tiles of dL/dy."""
         repeats = size_args(repeats)
         if len(repeats) < self.ndim:
             raise RuntimeError(
@@ -962,14 +1067,17 @@ class Tensor:
         return ops.shape.Repeat.apply(self, repeats=repeats)
 
     def contiguous(self):
+        """Self if its memory is in C order, else a C-ordered copy (the gradient passes through)."""
         if self.array.flags.c_contiguous:
             return self
         return ops.shape.Contiguous.apply(self)
 
     def clone(self):
+        """A copy with its own memory, recorded in the graph: dL/dx = dL/dy."""
         return ops.shape.Clone.apply(self)
 
     def chunk(self, chunks, dim=0):
+        """Split into `chunks` pieces along `dim` (the last may be smaller), as views."""
         d = normalize_dim(dim, self.ndim, "chunk")
         if chunks <= 0:
             raise ValueError(f"chunk: chunks must be positive, got {chunks}")
@@ -977,6 +1085,9 @@ class Tensor:
         return self.split(max(size, 1), dim=d)
 
     def split(self, split_size_or_sections, dim=0):
+        """Split along `dim` into pieces of `split_size_or_sections` (an int), or of the listed
+        sizes; the pieces are views.
+        """
         d = normalize_dim(dim, self.ndim, "split")
         n = self.shape[d]
         if isinstance(split_size_or_sections, int):
@@ -1015,9 +1126,11 @@ class Tensor:
         return ops.index.masked_fill(self, mask, value)
 
     def where(self, condition, other):
+        """`mg.where(condition, self, other)`: self where condition is True, else other."""
         return ops.elementwise.where(condition, self, other)
 
     def matmul(self, other):
+        """self @ other, with NumPy's / PyTorch's batched broadcasting rules (see `mg.matmul`)."""
         return ops.linalg.matmul(self, other)
 
     def add(self, other, *, alpha=1):

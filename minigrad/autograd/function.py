@@ -57,6 +57,9 @@ class Function:
 
     @property
     def saved_tensors(self):
+        """The tensors given to save_for_backward, for use in backward. Raises if the graph was
+        freed by an earlier backward, or if a saved tensor was changed in place since.
+        """
         if self._freed:
             raise RuntimeError(
                 f"{self.name()}: trying to backward through the graph a second time (or to "
@@ -122,6 +125,11 @@ class Function:
     # ---- graph building -----------------------------------------------------------
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """Compute the op's output (an array or a Tensor) from the Tensors and keyword
+        arguments passed to `apply`. Override it in a subclass as a staticmethod
+        `forward(ctx, *args)`; keep what backward needs with `ctx.save_for_backward(...)` or
+        as attributes of `ctx`.
+        """
         raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
 
     @staticmethod

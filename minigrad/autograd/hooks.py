@@ -17,6 +17,7 @@ class RemovableHandle:
         RemovableHandle._next_id += 1
 
     def remove(self):
+        """Take the hook off (removing it twice is harmless)."""
         self.hooks.pop(self.id, None)
 
     def __enter__(self):

@@ -110,10 +110,12 @@ def constant_(tensor, val):
 
 
 def zeros_(tensor):
+    """Fill `tensor` with 0 in place (no gradient recorded); returns it."""
     return _fill(tensor, 0)
 
 
 def ones_(tensor):
+    """Fill `tensor` with 1 in place (no gradient recorded); returns it."""
     return _fill(tensor, 1)
 
 

@@ -68,6 +68,7 @@ class Module:
     submodules in `__init__` (after `super().__init__()`), and define `forward`."""
 
     training: bool
+    """True in training mode (the default), False after `eval()`; Dropout and BatchNorm read it."""
     _version = 1  # recorded in state_dict()._metadata; a layer whose format changes bumps it
 
     def __init__(self, *args, **kwargs):
@@ -107,6 +108,9 @@ class Module:
 
     # ---- forward ----------------------------------------------------------------------
     def forward(self, *args, **kwargs):
+        """The computation of the module: define it in every subclass. Call the module (`model(x)`),
+        not `forward`, so that the hooks run.
+        """
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
@@ -259,6 +263,7 @@ class Module:
         self._modules[name] = module
 
     register_module = add_module
+    """An alias of add_module (PyTorch has both names)."""
 
     # ---- walking the tree ---------------------------------------------------------------
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
@@ -276,10 +281,12 @@ class Module:
             yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     def modules(self):
+        """Every module in the tree, self first, each once (see named_modules)."""
         for _, m in self.named_modules():
             yield m
 
     def named_children(self):
+        """(name, module) pairs of the direct submodules, each module once."""
         seen = set()
         for name, child in self._modules.items():
             if child is not None and id(child) not in seen:
@@ -287,6 +294,7 @@ class Module:
                 yield name, child
 
     def children(self):
+        """The direct submodules, each once."""
         for _, child in self.named_children():
             yield child
 
@@ -305,13 +313,20 @@ class Module:
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
+        """Every Parameter of this module (and, with `recurse`, its submodules), each once; what an
+        optimizer takes.
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, buffer) pairs, e.g. ('bn.running_mean', tensor), each buffer once."""
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
+        """Every buffer (a tensor of state that is not a parameter, e.g. BatchNorm's running mean),
+        each once.
+        """
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
@@ -354,9 +369,15 @@ class Module:
         return members[name]
 
     def get_parameter(self, target):
+        """The parameter at dotted path `target` ('layer.0.weight'); raises AttributeError naming
+        the path.
+        """
         return self._get_member(target, "_parameters", "parameter")
 
     def get_buffer(self, target):
+        """The buffer at dotted path `target` ('bn.running_mean'); raises AttributeError naming the
+        path.
+        """
         return self._get_member(target, "_buffers", "buffer")
 
     def apply(self, fn):
@@ -377,6 +398,9 @@ class Module:
         return self
 
     def eval(self):
+        """Evaluation mode: `train(False)` (Dropout is the identity, BatchNorm uses its running
+        stats). Returns self.
+        """
         return self.train(False)
 
     @property
@@ -391,6 +415,7 @@ class Module:
         object.__setattr__(self, "_built", bool(value))
 
     def requires_grad_(self, requires_grad=True):
+        """Set `requires_grad` of every parameter (False freezes the module); returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -436,12 +461,15 @@ class Module:
         _devices.refuse_cuda(device, "Module.cuda")
 
     def float(self):
+        """Cast floating-point parameters and buffers to float32 in place; returns self."""
         return self.to(dtypes.float32)
 
     def double(self):
+        """Cast floating-point parameters and buffers to float64 in place; returns self."""
         return self.to(dtypes.float64)
 
     def half(self):
+        """Cast floating-point parameters and buffers to float16 in place; returns self."""
         return self.to(dtypes.float16)
 
     def _apply(self, fn, recurse=True):
@@ -489,6 +517,7 @@ class Module:
         raise RuntimeError("get_extra_state: this module does not define extra state")
 
     def set_extra_state(self, state):
+        """Restore what get_extra_state returned (load_state_dict calls it); override both together."""
         raise RuntimeError("set_extra_state: this module does not define extra state")
 
     def _has_extra_state(self):
@@ -735,6 +764,7 @@ class Module:
 
     @classmethod
     def from_config(cls, config):
+        """A new module built from `get_config()`'s dict: `type(m).from_config(m.get_config())`."""
         return cls(**config)
 
     # ---- printing -----------------------------------------------------------------------

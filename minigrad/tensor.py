@@ -935,8 +935,8 @@ class Tensor:
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
 
     def prod(self, dim=None, keepdim=False):
-        """The product over `dim` (or all elements); dL/dx_i = dL/dy * prod_{j != i} x_j (zeros
-        handled).
+        """The product over `dim` (or all elements); dL/dx_i = dL/dy times the product of the
+        other elements (zeros handled).
         """
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod: dim must be an int or None, got {dim!r}")

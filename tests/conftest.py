@@ -11,3 +11,18 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+
+import pytest  # noqa: E402  (after the thread settings above, which must come first)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The documentation site, built once with `mkdocs build --strict` for the tests that
+    read it (tests/test_docs.py, tests/test_api_reference.py)."""
+    from tests.test_docs import build_site
+
+    site_dir = tmp_path_factory.mktemp("site")
+    result = build_site(site_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return site_dir

@@ -259,7 +259,7 @@ def _check_gather_scatter(op, x, dim, index, src=None):
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    """out[i][j] = input[i][index[i][j]] for dim=1 (likewise for any dim); the output has
+    """`out[i][j] = input[i][index[i][j]]` for dim=1 (likewise for any dim); the output has
     index's shape. `sparse_grad` is accepted and ignored (gradients are dense)."""
     x = input if isinstance(input, Tensor) else Tensor(input)
     d, idx = _check_gather_scatter("gather", x, dim, index)
@@ -307,13 +307,13 @@ def _scatter_reduce(op, x, src, d, idx, reduce):
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
-    """A copy of input with out[i][index[i][j]] = src[i][j] for dim=1 (likewise for any
+    """A copy of input with `out[i][index[i][j]] = src[i][j]` for dim=1 (likewise for any
     dim); `src` may be a number. reduce='add'|'multiply' combines instead (no gradient)."""
     return _scatter("scatter", Scatter, input, dim, index, src, value, reduce)
 
 
 def scatter_add(input, dim, index, src):
-    """A copy of input with src[i][j] added at out[i][index[i][j]] for dim=1 (likewise
+    """A copy of input with `src[i][j]` added at `out[i][index[i][j]]` for dim=1 (likewise
     for any dim); repeated indices add up."""
     return _scatter("scatter_add", ScatterAdd, input, dim, index, src)
 

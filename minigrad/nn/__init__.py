@@ -28,6 +28,7 @@ from minigrad.nn.loss import (
     SmoothL1Loss,
 )
 from minigrad.nn.module import Module
+from minigrad.nn.multihead_attention import MultiheadAttention
 from minigrad.nn.normalization import (
     BatchNorm1D,
     BatchNorm1d,
@@ -93,6 +94,7 @@ __all__ = [
     "MaxPool2d",
     "Mish",
     "Module",
+    "MultiheadAttention",
     "ModuleDict",
     "ModuleList",
     "NLLLoss",

@@ -2,6 +2,7 @@
 
 from minigrad.nn import functional, init, parallel, utils
 from minigrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from minigrad.nn.attention import Attention, AttnProcessor, AttnProcessor2_0
 from minigrad.nn.containers import (
     Flatten,
     Identity,
@@ -50,9 +51,13 @@ from minigrad.nn.pooling import (
     MaxPool2D,
     MaxPool2d,
 )
+from minigrad.nn.simple_attention import MultiHeadAttention
 
 __all__ = [
     "AdaptiveAvgPool2d",
+    "Attention",
+    "AttnProcessor",
+    "AttnProcessor2_0",
     "AvgPool1d",
     "AvgPool2D",
     "AvgPool2d",
@@ -95,6 +100,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiHeadAttention",
     "NLLLoss",
     "Parameter",
     "ParameterDict",

@@ -97,7 +97,7 @@ class MultiHeadAttention(Module):
                 f"got {attn_mask.dtype}"
             )
         (B, Tq, _), Tk = query.shape, key.shape[1]
-        full = (B, self.num_heads, Tq, Tk)[4 - attn_mask.ndim :] if 2 <= attn_mask.ndim <= 4 else None
+        full = {2: (Tq, Tk), 3: (B, Tq, Tk), 4: (B, self.num_heads, Tq, Tk)}.get(attn_mask.ndim)
         if (
             full is None
             or attn_mask.shape[-2:] != (Tq, Tk)

@@ -17,6 +17,7 @@ SCRIPTS = {
     "make_activation_plot.py": ["activations.png"],
     "make_pool_benchmark.py": ["pool_benchmark.png"],
     "make_attention_benchmark.py": ["attention_benchmark.png"],
+    "make_attention_maps.py": ["attention_maps.png"],
     "make_conv_benchmark.py": ["conv_benchmark.png"],
 }
 

@@ -29,6 +29,7 @@ from minigrad.nn.loss import (
     SmoothL1Loss,
 )
 from minigrad.nn.module import Module
+from minigrad.nn.multihead_attention import MultiheadAttention
 from minigrad.nn.normalization import (
     BatchNorm1D,
     BatchNorm1d,
@@ -52,6 +53,13 @@ from minigrad.nn.pooling import (
     MaxPool2d,
 )
 from minigrad.nn.simple_attention import MultiHeadAttention
+from minigrad.nn.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -98,6 +106,7 @@ __all__ = [
     "MaxPool2d",
     "Mish",
     "Module",
+    "MultiheadAttention",
     "ModuleDict",
     "ModuleList",
     "MultiHeadAttention",
@@ -114,6 +123,11 @@ __all__ = [
     "Softmax",
     "Softplus",
     "Tanh",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "functional",
     "init",

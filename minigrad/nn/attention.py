@@ -18,11 +18,14 @@ h = heads, h_kv = kv_heads, d = dim_head; hidden_states (B, T_q, query_dim) or a
 (B, query_dim, H, W) (flattened to T_q = H * W and back), encoder_hidden_states
 (B, T_k, cross_attention_dim).
 
-Where minigrad differs from diffusers (both documented on the methods): a bool
-attention_mask (True = may attend) is accepted and turned into 0 / -inf; a mask whose
-last dim is not T_k is an error (diffusers pads it); qk_norm and kv_heads are honoured
-by both processors; `only_cross_attention=True` (which diffusers ties to its added
-key/value projections, not provided here) makes encoder_hidden_states required.
+With the same weights (the state dict keys are diffusers'), both processors give
+diffusers' AttnProcessor2_0 outputs. Where minigrad differs: a bool attention_mask
+(True = may attend) is accepted and turned into 0 / -inf; a mask whose last dim is not
+T_k is an error (diffusers pads it); both processors apply qk_norm (diffusers'
+AttnProcessor skips it) and kv_heads < heads (diffusers' two raise a shape error; its
+processors for grouped-query models repeat the heads as `repeat_kv` here);
+`only_cross_attention=True` (which diffusers ties to its added key/value projections,
+not provided here) makes encoder_hidden_states required.
 """
 
 import math

@@ -52,6 +52,8 @@ from minigrad.nn.pooling import (
     MaxPool2D,
     MaxPool2d,
 )
+from minigrad.nn.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from minigrad.nn.rotary import RotaryEmbedding
 from minigrad.nn.simple_attention import MultiHeadAttention
 from minigrad.nn.transformer import (
     Transformer,
@@ -97,6 +99,7 @@ __all__ = [
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
+    "LearnedPositionalEmbedding",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
@@ -116,12 +119,14 @@ __all__ = [
     "ParameterList",
     "RMSNorm",
     "ReLU",
+    "RotaryEmbedding",
     "Sequential",
     "SiLU",
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
     "Softplus",
+    "SinusoidalPositionalEncoding",
     "Tanh",
     "Transformer",
     "TransformerDecoder",

@@ -492,6 +492,8 @@ def test_attention_input_errors():
         make(query_dim=6, heads=2, dim_head=3, only_cross_attention=True)(x)
     with pytest.raises(TypeError, match="processor must be callable"):
         attn.set_processor("sdpa")
+    with pytest.raises(TypeError, match="pass a processor instance, AttnProcessor\\(\\), not the class"):
+        attn.set_processor(nn.AttnProcessor)
 
 
 def test_multi_head_attention_errors():

@@ -109,13 +109,9 @@ class Attention(Module):
 
         if qk_norm is None:
             self.norm_q = self.norm_k = None
-        elif qk_norm == "layer_norm":
-            self.norm_q, self.norm_k = (
-                LayerNorm(dim_head, eps=eps, dtype=dtype),
-                LayerNorm(dim_head, eps=eps, dtype=dtype),
-            )
-        else:  # "rms_norm"
-            self.norm_q, self.norm_k = RMSNorm(dim_head, eps=eps, dtype=dtype), RMSNorm(dim_head, eps=eps, dtype=dtype)
+        else:  # one norm over each head's d features, shared by all heads (q and k apart)
+            norm = LayerNorm if qk_norm == "layer_norm" else RMSNorm
+            self.norm_q, self.norm_k = norm(dim_head, eps=eps, dtype=dtype), norm(dim_head, eps=eps, dtype=dtype)
         self.to_q = Linear(query_dim, self.inner_dim, bias=bias, dtype=dtype)
         self.to_k = Linear(self.cross_attention_dim, self.inner_kv_dim, bias=bias, dtype=dtype)
         self.to_v = Linear(self.cross_attention_dim, self.inner_kv_dim, bias=bias, dtype=dtype)
@@ -126,6 +122,8 @@ class Attention(Module):
 
     def set_processor(self, processor):
         """Use `processor(attn, hidden_states, encoder_hidden_states, attention_mask)` from now on."""
+        if isinstance(processor, type):
+            raise TypeError(f"{NAME}: pass a processor instance, {processor.__name__}(), not the class")
         if not callable(processor):
             raise TypeError(f"{NAME}: a processor must be callable, got {type(processor).__name__}")
         self.processor = processor

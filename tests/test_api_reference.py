@@ -327,35 +327,10 @@ def missing_from_reference(package, paths, ids):
 # there, so the list cannot go stale where SPEC can be read.
 NAMES_FILE = ROOT / "tests" / "api_names.txt"
 
-# Names of the transformer issue (#10), written on other branches while this test was:
-# until they are merged, SPEC names them and minigrad does not have them yet. Once one
+# Names of the transformer issue (#10) written on another branch while this test was:
+# until it is merged, SPEC names them and minigrad does not have them yet. Once one
 # resolves, it is checked like every other name. Empty this set when they have landed.
-PENDING = {
-    "MultiheadAttention",
-    "TransformerEncoderLayer",
-    "TransformerDecoderLayer",
-    "TransformerEncoder",
-    "TransformerDecoder",
-    "nn.MultiheadAttention",
-    "nn.TransformerEncoderLayer",
-    "nn.TransformerDecoderLayer",
-    "nn.TransformerEncoder",
-    "nn.TransformerDecoder",
-    "nn.MultiHeadAttention",
-    "nn.Attention",
-    "Attention",
-    "get_attention_scores",
-    "prepare_attention_mask",
-    "head_to_batch_dim",
-    "batch_to_head_dim",
-    "set_processor",
-    "get_processor",
-    "fuse_projections",
-    "nn.Transformer",
-    "generate_square_subsequent_mask",
-    "GPT",
-    "generate",
-}
+PENDING = {"GPT", "generate"}
 
 
 def known(package):

@@ -29,6 +29,7 @@ LAYERS = {
         "minigrad/dtypes.py",
         "minigrad/devices.py",
         "minigrad/threads.py",
+        "minigrad/memory.py",
         "minigrad/progress.py",
         "minigrad/determinism.py",
         "minigrad/accelerator.py",

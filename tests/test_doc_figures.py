@@ -20,6 +20,7 @@ SCRIPTS = {
     "make_attention_maps.py": ["attention_maps.png"],
     "make_conv_benchmark.py": ["conv_benchmark.png"],
     "make_positional_plots.py": ["sinusoidal_encoding.png", "rope_scaling.png"],
+    "make_transformer_norms.py": ["transformer_norms.png"],
 }
 
 

@@ -124,6 +124,15 @@ def test_decoder_layer_matches_pytorch(norm_first, mask_kind):
     )
 
 
+def test_seq_first_and_unbatched_layers_match_pytorch():
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=False, norm_first=False).double()
+    mine = nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=False, norm_first=False)
+    mine = load_from(theirs, mine.double())
+    compare(theirs, mine, [rand(T, B, D, seed=1), rand(S, B, D, seed=2)], dict(tgt_is_causal=False))
+    compare(theirs, mine, [rand(T, D, seed=3), rand(S, D, seed=4)])  # unbatched: (T, d_model)
+
+
 def test_layer_submodule_names_are_pytorchs():
     mine = nn.TransformerDecoderLayer(D, NHEAD, FF)
     names = [n for n, _ in mine.named_children()]

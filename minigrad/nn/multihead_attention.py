@@ -160,7 +160,8 @@ class MultiheadAttention(Module):
         to the scores. is_causal: query i sees keys j <= i; with attn_mask given it is
         PyTorch's hint that the mask is the causal one, and without it (where PyTorch
         raises) the causal mask is implied. Dropout (p = self.dropout) falls on the
-        attention weights, in training only.
+        attention weights, in training only. A query whose keys are all hidden gets
+        zero weights and a zero attention output (before out_proj), on both paths.
         """
         batched = self._check_inputs(query, key, value)
         if not batched:  # (L, E) -> (1, L, E), and the key padding mask (S,) -> (1, S)

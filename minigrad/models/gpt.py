@@ -220,6 +220,10 @@ class GPT(nn.Module):
         B, T = self._check_input(idx, cache)
         past = 0 if cache is None else cache.length
         x = self.tok_emb(idx)  # (B, T, C)
+        if self.pos == "sinusoidal":
+            # The waves have amplitude 1, the embeddings start at 0.02: scaled by sqrt(C)
+            # (as Vaswani et al. do) the tokens are not drowned out by their positions.
+            x = x * math.sqrt(self.d_model)
         if self.pos != "rope":
             x = self.pos_emb(x, offset=past)  # + the vectors of positions past .. past + T - 1
         x = F.dropout(x, self.dropout, self.training)

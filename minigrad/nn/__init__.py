@@ -50,6 +50,8 @@ from minigrad.nn.pooling import (
     MaxPool2D,
     MaxPool2d,
 )
+from minigrad.nn.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from minigrad.nn.rotary import RotaryEmbedding
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -84,6 +86,7 @@ __all__ = [
     "KLDivLoss",
     "L1Loss",
     "LayerNorm",
+    "LearnedPositionalEmbedding",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
@@ -101,12 +104,14 @@ __all__ = [
     "ParameterList",
     "RMSNorm",
     "ReLU",
+    "RotaryEmbedding",
     "Sequential",
     "SiLU",
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
     "Softplus",
+    "SinusoidalPositionalEncoding",
     "Tanh",
     "Unflatten",
     "functional",

@@ -30,7 +30,7 @@ from minigrad import data
 from minigrad.models import GPT
 from minigrad.nn.utils import clip_grad_norm_
 from minigrad.progress import ProgressBar
-from minigrad.text import CharTokenizer, TextDataset
+from minigrad.text import CharTokenizer, TextDataset, train_val_split
 
 # nanoGPT's baby GPT on a CPU; --quick: a model 1/8 the size on half the context
 SETTINGS = {
@@ -145,10 +145,10 @@ def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batc
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         prog="minigrad-train --model gpt",
-        description=__doc__.splitlines()[0].strip("`"),
+        description="Train a character-level GPT on Tiny Shakespeare (or any text file), then sample from it.",
     )
     parser.add_argument("--model", default="gpt", choices=["gpt"], help="(this job trains the GPT)")
-    parser.add_argument("--text", default=None, help="train on this UTF-8 text file (default: Tiny Shakespeare)")
+    parser.add_argument("--text", default=None, metavar="FILE", help="train on this UTF-8 text file (default: Tiny Shakespeare)")
     parser.add_argument("--quick", action="store_true", help="a smaller model that trains in well under a minute")
     parser.add_argument("--iters", type=int, default=None, help="training iterations (default: 2000; --quick 300)")
     parser.add_argument("--batch-size", type=int, default=None, help="blocks per step (default: 12; --quick 16)")
@@ -178,16 +178,16 @@ def parse_args(argv=None):
 
 
 def split_tokens(text, block_size):
-    """The tokenizer and the 90/10 train/validation split of the encoded text."""
+    """The tokenizer and the 90/10 train/validation split of the encoded text (the
+    validation text is the end of the file, as nanoGPT's)."""
     tokenizer = CharTokenizer.train(text)
-    ids = np.asarray(tokenizer.encode(text), dtype=np.int64)
-    n_train = int(0.9 * len(ids))
-    if len(ids) - n_train < block_size + 2:
+    train_ids, val_ids = train_val_split(tokenizer.encode(text), 0.9)
+    if len(val_ids) < block_size + 2:
         raise ValueError(
-            f"minigrad-train: the text has {len(ids)} characters; its last 10% (the validation split) "
+            f"minigrad-train: the text has {len(text)} characters; its last 10% (the validation split) "
             f"must hold more than a block of {block_size} + 1, so it needs at least {10 * (block_size + 2)}"
         )
-    return tokenizer, ids[:n_train], ids[n_train:]
+    return tokenizer, train_ids, val_ids
 
 
 def run(argv=None):

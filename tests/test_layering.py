@@ -55,6 +55,7 @@ LAYERS = {
         "minigrad/nn/",
         "minigrad/optim/",
         "minigrad/data/",
+        "minigrad/text/",  # tokenizers and the text dataset, beside data/
         "minigrad/utils/",
     ],
     # programs built on the public API, and the public API itself (the face may import

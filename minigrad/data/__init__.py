@@ -17,6 +17,7 @@
 - digits.py     Digits, load_digits: the UCI digits, bundled (no download)
 - idx.py        read_idx: the IDX file format
 - mnist.py      MNIST from local IDX files
+- shakespeare.py tiny_shakespeare: the Tiny Shakespeare text, bundled (no download)
 """
 
 from minigrad.data.collate import default_collate, default_convert
@@ -34,6 +35,7 @@ from minigrad.data.sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
+from minigrad.data.shakespeare import tiny_shakespeare
 from minigrad.data.split import random_split
 from minigrad.data.worker import WorkerInfo, get_worker_info
 
@@ -59,4 +61,5 @@ __all__ = [
     "load_digits",
     "random_split",
     "read_idx",
+    "tiny_shakespeare",
 ]

@@ -65,6 +65,7 @@ LAYERS = {
         "minigrad/models/",
         "minigrad/serialization.py",
         "minigrad/train.py",
+        "minigrad/train_gpt.py",
         "minigrad/__main__.py",
         "minigrad/viz.py",
         "minigrad/__init__.py",

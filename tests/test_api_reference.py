@@ -327,11 +327,6 @@ def missing_from_reference(package, paths, ids):
 # there, so the list cannot go stale where SPEC can be read.
 NAMES_FILE = ROOT / "tests" / "api_names.txt"
 
-# Names of the transformer issue (#10) written on another branch while this test was:
-# until it is merged, SPEC names them and minigrad does not have them yet. Once one
-# resolves, it is checked like every other name. Empty this set when they have landed.
-PENDING = {"GPT", "generate"}
-
 
 def known(package):
     """exists(path) for spec_names: it imports, or griffe knows it (instance attributes)."""
@@ -352,7 +347,6 @@ def test_every_spec_word_names_something(griffe_package):
         pytest.skip("SPEC.md is kept beside the repository; the names of tests/api_names.txt are checked instead")
     names, unresolved = spec_names(SPEC.read_text(), exists=known(griffe_package))
     assert len(names) > 250, f"only {len(names)} names read from SPEC: did its format change?"
-    unresolved = [(section, word) for section, word in unresolved if word not in PENDING]
     assert not unresolved, (
         f"SPEC names that resolve nowhere in minigrad (add the name, or list the word in NOT_NAMES "
         f"with the reason): {unresolved}"

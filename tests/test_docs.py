@@ -16,6 +16,7 @@
 
 import contextlib
 import html
+import html.parser
 import io
 import os
 import re
@@ -59,9 +60,12 @@ def _normalize(output):
     return "\n".join(line.rstrip() for line in output.strip().splitlines())
 
 
-# The API reference pages (docs/api/) are made of mkdocstrings directives: their text
-# comes from the docstrings, and tests/test_api_reference.py checks them.
-EXAMPLE_PAGES = [p for p in PAGES if not p.startswith("docs/api/") or p.endswith("index.md")]
+# Pages that hold no examples of their own: the API reference (docs/api/) is made of
+# mkdocstrings directives, its text comes from the docstrings and
+# tests/test_api_reference.py checks it; the performance page shows benchmarks/RESULTS.md.
+EXAMPLE_PAGES = [
+    p for p in PAGES if not (p.startswith("docs/api/") and not p.endswith("index.md")) and p != "docs/performance.md"
+]
 
 
 @pytest.mark.parametrize("page", EXAMPLE_PAGES)
@@ -165,31 +169,76 @@ def test_site_builds_strict(site):
 
 # --- math that renders with no network -------------------------------------------------
 #
-# pymdownx.arithmatex wraps each formula in an element of class "arithmatex", and
-# docs/assets/katex-init.js renders those (and the navigation links, where a heading's
-# formula lands as plain text) with the KaTeX vendored under docs/assets/katex/. LaTeX
-# anywhere else -- a `$$` block that Markdown did not see as a block, say, because it sits
-# in a list item without blank lines around it -- reaches the reader as its source.
+# docs/assets/katex-init.js renders formulas with the KaTeX vendored under
+# docs/assets/katex/, in three places: the elements of class "arithmatex" (where
+# pymdownx.arithmatex puts each formula of a Markdown page), the navigation links (where
+# a heading's formula lands as plain \( ... \) text), and the Markdown cells of the
+# notebooks (mkdocs-jupyter leaves their $ ... $ and $$ ... $$ as text, as Jupyter does).
+# LaTeX anywhere else -- a `$$` block that Markdown did not see as a block, say, because it
+# sits in a list item without blank lines around it -- reaches the reader as its source.
 
-MATH_ELEMENT = re.compile(r'<(span|div)\s+class="arithmatex">.*?</\1>', re.S)
-CODE_ELEMENT = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", re.S)
-NAV_LINK = re.compile(r'(<a\b[^>]*class="md-nav__link[^"]*"[^>]*>)(.*?)(</a>)', re.S)
-INLINE_DELIMITED = re.compile(r"\\\(.*?\\\)", re.S)
 LATEX = re.compile(
-    r"\\(?:frac|dfrac|tfrac|sum|prod|sqrt|text|mathrm|mathbf|mathbb|operatorname|partial|nabla|"
-    r"left|right|begin|end|cdot|odot|circ|times|quad|qquad|top|alpha|beta|gamma|delta|epsilon|"
-    r"eta|theta|lambda|mu|sigma|tau|omega|infty|log|exp|max|min|hat|bar|tilde|boxed|Big|big)(?![a-zA-Z])"
-    r"|[\^_]\{|\$\$|\\\(|\\\)|\\\[|\\\]"
+    r"\\(?:frac|dfrac|tfrac|sum|prod|sqrt|text|mathrm|mathbf|mathbb|mathcal|operatorname|partial|nabla|"
+    r"left|right|begin|end|cdot|cdots|ldots|odot|circ|times|quad|qquad|top|alpha|beta|gamma|delta|epsilon|"
+    r"varepsilon|eta|theta|lambda|mu|sigma|tau|omega|infty|log|exp|max|min|tanh|sin|cos|hat|bar|tilde|"
+    r"boxed|Big|big|le|ge|leq|geq|neq|approx|ell|in)(?![a-zA-Z])"
+    r"|\\[a-zA-Z]+\{|[\^_]\{|\$\$|\\\(|\\\)|\\\[|\\\]|\$[^$\s][^$]*\$"
 )
+# what KaTeX finds and renders in each place (its delimiters, as katex-init.js gives them)
+DELIMITED = {
+    "nav": re.compile(r"\\\(.*?\\\)", re.S),
+    "notebook": re.compile(r"\$\$.+?\$\$|\$[^$]+?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S),
+}
+SKIPPED_TAGS = {"pre", "code", "script", "style", "textarea"}
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class _TextByPlace(html.parser.HTMLParser):
+    """Splits a page's text nodes by where they are: rendered math, code, navigation
+    links, notebook Markdown, or anywhere else."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.texts = [], []  # texts: (place, text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID_TAGS:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        # clipboard-copy-txt: mkdocs-jupyter's hidden copy of a code cell, for its copy button
+        if "arithmatex" in classes or "clipboard-copy-txt" in classes or tag in SKIPPED_TAGS:
+            place = "skip"
+        elif "md-nav__link" in classes:
+            place = "nav"
+        elif "jp-RenderedMarkdown" in classes:
+            place = "notebook"
+        else:
+            place = None
+        self.stack.append((tag, place))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        places = [place for _, place in self.stack if place]
+        place = "skip" if "skip" in places else (places[-1] if places else "page")
+        if place != "skip":
+            self.texts.append((place, data))
 
 
 def unrendered_math(page_html):
     """The LaTeX on a built page that KaTeX will not render, with some context each."""
-    page = MATH_ELEMENT.sub(" ", page_html)
-    page = CODE_ELEMENT.sub(" ", page)
-    page = NAV_LINK.sub(lambda m: m[1] + INLINE_DELIMITED.sub(" ", m[2]) + m[3], page)
-    text = page_text(page)
-    return [" ".join(text[max(0, m.start() - 40) : m.end() + 40].split()) for m in LATEX.finditer(text)]
+    parser = _TextByPlace()
+    parser.feed(page_html)
+    found = []
+    for place, text in parser.texts:
+        if place in DELIMITED:
+            text = DELIMITED[place].sub(" ", text)
+        found += [" ".join(text[max(0, m.start() - 40) : m.end() + 40].split()) for m in LATEX.finditer(text)]
+    return found
 
 
 def test_unrendered_math_is_found():
@@ -207,6 +256,11 @@ def test_unrendered_math_is_found():
     assert found and all("sum" in f or "$$" in f or "P_{" in f for f in found)
     assert unrendered_math("<p>the ratio \\(a/b\\) without its span</p>")
     assert unrendered_math('<a class="md-nav__link">1. $y^{2}$</a>')
+    # a notebook's Markdown cell: its $ ... $ and $$ ... $$ are rendered, elsewhere they are not
+    cell = '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown"><p>with $z = \\tanh x$ and</p>'
+    cell += "<p>$$\n\\frac{a}{b}\n$$</p></div>"
+    assert unrendered_math(cell) == []
+    assert unrendered_math(cell.replace("jp-RenderedMarkdown", "jp-OutputArea"))
 
 
 @pytest.mark.slow
@@ -266,3 +320,28 @@ def test_search_index_has_the_lessons(site):
     index = (site / "search" / "search_index.json").read_text()
     # a sentence's words from the autograd lesson and a name from the API reference
     assert "topological" in index
+
+
+def shell_commands(text):
+    """The bodies of the ```bash blocks of a Markdown text."""
+    return [body.strip() for lang, body, _, _ in code_blocks(text) if lang == "bash"]
+
+
+def test_home_page_has_the_readme_commands():
+    """The home page's install commands are the README's two set-up commands, exactly
+    (.ci/run runs the README's; a reader of the site must get the same)."""
+    readme = shell_commands((ROOT / "README.md").read_text())
+    home = shell_commands((ROOT / "docs" / "index.md").read_text())
+    assert len(readme) == 2 and readme[0].endswith("minigrad-train") and readme[1].endswith("pytest"), readme
+    assert home == readme
+
+
+def test_home_page_trains_a_model_in_about_20_lines():
+    """The home page's training example is short, and it checks what it trained (the
+    page's examples are run by test_examples_run_and_print_what_the_page_shows)."""
+    blocks = [body for lang, body, _, _ in code_blocks((ROOT / "docs" / "index.md").read_text()) if lang == "python"]
+    training = [b for b in blocks if "optimizer.step()" in b]
+    assert len(training) == 1
+    lines = [line for line in training[0].splitlines() if line.strip()]
+    assert len(lines) <= 22, f"the training example has {len(lines)} lines"
+    assert "assert accuracy >" in training[0]

@@ -345,3 +345,28 @@ def test_home_page_trains_a_model_in_about_20_lines():
     lines = [line for line in training[0].splitlines() if line.strip()]
     assert len(lines) <= 22, f"the training example has {len(lines)} lines"
     assert "assert accuracy >" in training[0]
+
+
+NOTEBOOKS = sorted((ROOT / "tutorials").glob("*.ipynb"))
+
+
+@pytest.mark.slow
+def test_every_notebook_is_a_page(site):
+    """Each notebook of tutorials/ is a page of the site (through docs/tutorials, a link to
+    ../tutorials), with its code cells, its Markdown, and a download link to the .ipynb
+    that is next to the page. (The strict build already fails on a notebook left out of
+    the nav.)"""
+    import json
+
+    assert NOTEBOOKS, "no notebooks in tutorials/"
+    for notebook in NOTEBOOKS:
+        page_dir = site / "tutorials" / notebook.stem
+        page = (page_dir / "index.html").read_text()
+        assert 'class="jp-Cell' in page and "jp-CodeCell" in page, f"{notebook.name}: no cells on its page"
+        cells = json.loads(notebook.read_text())["cells"]
+        first_markdown = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        title = first_markdown.strip().splitlines()[0].lstrip("# ").strip()
+        assert html.escape(title, quote=False) in page or title in page_text(page), (
+            f"{notebook.name}: its title {title!r} is not on its page"
+        )
+        assert f'href="{notebook.name}"' in page and (page_dir / notebook.name).is_file()

@@ -370,3 +370,21 @@ def test_every_notebook_is_a_page(site):
             f"{notebook.name}: its title {title!r} is not on its page"
         )
         assert f'href="{notebook.name}"' in page and (page_dir / notebook.name).is_file()
+
+
+@pytest.mark.slow
+def test_performance_page_shows_all_of_results(site):
+    """docs/performance.md includes benchmarks/RESULTS.md by snippet: every section and
+    every table row of the file is on the built page, so the page cannot fall behind it."""
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text()
+    page = page_text((site / "performance" / "index.html").read_text())
+    flat = " ".join(page.split())
+    headings = re.findall(r"^#{2,3} (.+)$", results, re.M)
+    assert headings
+    for heading in headings:
+        words = " ".join(heading.replace("`", "").split())
+        assert words in flat, f"RESULTS.md's section {heading!r} is not on the performance page"
+    rows = [line for line in results.splitlines() if line.startswith("| ") and not line.startswith("|---")]
+    for row in rows:
+        first_cell = " ".join(row.split("|")[1].replace("`", "").replace("**", "").split())
+        assert first_cell in flat, f"RESULTS.md's table row {row!r} is not on the performance page"

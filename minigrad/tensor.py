@@ -94,10 +94,12 @@ class Tensor:
 
     @property
     def is_cuda(self):
+        """False: minigrad tensors live in host memory (see `mg.backends.use('cuda')` for the GPU kernels)."""
         return False
 
     @property
     def is_cpu(self):
+        """True: minigrad tensors live in host memory."""
         return True
 
     @property
@@ -224,6 +226,7 @@ class Tensor:
 
     @property
     def retains_grad(self):
+        """True after `retain_grad()` on a non-leaf: backward then keeps its `.grad`."""
         return self._retains_grad
 
     def register_hook(self, hook):
@@ -295,6 +298,7 @@ class Tensor:
         return 0 if self._counter is None else self._counter.value
 
     def detach_(self):
+        """Detach in place: this tensor becomes a leaf, cut from the graph that made it; returns self."""
         self.grad_fn = None
         self.requires_grad = False
         return self
@@ -348,6 +352,9 @@ class Tensor:
         return self.to(dtypes.float64)
 
     def half(self):
+        """A float16 copy (self if it is float16 already); the gradient flows back, cast to the
+        input's dtype.
+        """
         return self.to(dtypes.float16)
 
     def long(self):
@@ -355,9 +362,11 @@ class Tensor:
         return self.to(dtypes.int64)
 
     def int(self):
+        """An int32 copy (self if it is int32 already); integer tensors carry no gradient."""
         return self.to(dtypes.int32)
 
     def bool(self):
+        """A bool copy (nonzero is True); it carries no gradient."""
         return self.to(dtypes.bool)
 
     def is_floating_point(self):
@@ -506,21 +515,27 @@ class Tensor:
         return Tensor._make(np.asarray(np.logical_not(self.array) if self.dtype.kind == "b" else ~self.array))
 
     def logical_not(self):
+        """Elementwise not (zero is False): a bool tensor, no gradient."""
         return Tensor._make(np.asarray(np.logical_not(self.array)))
 
     def isnan(self):
+        """Elementwise: True where the value is NaN (a bool tensor, no gradient)."""
         return Tensor._make(np.asarray(np.isnan(self.array)))
 
     def isinf(self):
+        """Elementwise: True where the value is +inf or -inf (a bool tensor, no gradient)."""
         return Tensor._make(np.asarray(np.isinf(self.array)))
 
     def isfinite(self):
+        """Elementwise: True where the value is neither inf nor NaN (a bool tensor, no gradient)."""
         return Tensor._make(np.asarray(np.isfinite(self.array)))
 
     def any(self, dim=None, keepdim=False):
+        """True if any element (along `dim`, or of all) is nonzero; a bool tensor, no gradient."""
         return ops.logic.any(self, dim, keepdim)
 
     def all(self, dim=None, keepdim=False):
+        """True if every element (along `dim`, or of all) is nonzero; a bool tensor, no gradient."""
         return ops.logic.all(self, dim, keepdim)
 
     def equal(self, other):
@@ -528,9 +543,11 @@ class Tensor:
         return ops.logic.equal(self, other)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
+        """True if every |self - other| <= atol + rtol * |other| (a Python bool), as `mg.allclose`."""
         return ops.logic.allclose(self, other, rtol, atol, equal_nan)
 
     def isclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
+        """Elementwise |self - other| <= atol + rtol * |other| (a bool tensor), as `mg.isclose`."""
         return ops.logic.isclose(self, other, rtol, atol, equal_nan)
 
     # ---- in-place ops: only where no gradient can be lost ---------------------------
@@ -596,27 +613,37 @@ class Tensor:
         return self
 
     def add_(self, other, *, alpha=1):
-        """In place `self += alpha * other`; only on a tensor that does not require grad (as
-        PyTorch).
-        """
+        """In place `self += alpha * other`; only on a tensor that does not require grad (as PyTorch)."""
         self._check_inplace("add_", other)
         return self._inplace("add_", np.add, ops.elementwise.scaled(self, other, alpha, "add_"))
 
     def sub_(self, other, *, alpha=1):
+        """`self -= alpha * other`. In place (only on a tensor that does not require grad, as
+        PyTorch); returns self.
+        """
         self._check_inplace("sub_", other)
         return self._inplace("sub_", np.subtract, ops.elementwise.scaled(self, other, alpha, "sub_"))
 
     def mul_(self, other):
+        """`self *= other`. In place (only on a tensor that does not require grad, as PyTorch);
+        returns self.
+        """
         self._check_inplace("mul_", other)
         return self._inplace("mul_", np.multiply, other)
 
     def div_(self, other, *, rounding_mode=None):
+        """`self /= other` (with `rounding_mode` 'trunc' or 'floor', an integer division). In place
+        (only on a tensor that does not require grad, as PyTorch); returns self.
+        """
         self._check_inplace("div_", other)
         if rounding_mode is not None:
             return self._store("div_", ops.elementwise.div(self, other, rounding_mode=rounding_mode))
         return self._inplace("div_", np.divide, other)
 
     def pow_(self, exponent):
+        """`self = self ** exponent`. In place (only on a tensor that does not require grad, as
+        PyTorch); returns self.
+        """
         self._check_inplace("pow_", exponent)
         return self._store("pow_", self**exponent)
 
@@ -643,6 +670,9 @@ class Tensor:
         return self
 
     def fill_(self, value):
+        """Set every element to `value`. In place (only on a tensor that does not require grad, as
+        PyTorch); returns self.
+        """
         self._check_inplace("fill_")
         if isinstance(value, Tensor) and value.ndim != 0:
             raise RuntimeError(
@@ -653,18 +683,26 @@ class Tensor:
         return self
 
     def zero_(self):
+        """Set every element to 0. In place (only on a tensor that does not require grad, as
+        PyTorch); returns self.
+        """
         return self.fill_(0)
 
     def clamp_(self, min=None, max=None):
+        """clamp, in place: limit the values to [min, max]. In place (only on a tensor that does not
+        require grad, as PyTorch); returns self.
+        """
         self._check_inplace("clamp_", min, max)
         return self._store("clamp_", self.clamp(min, max))
 
     clip_ = clamp_
 
     def clamp_min_(self, min):
+        """Limit the values from below: `clamp_(min=min)`."""
         return self.clamp_(min=min)
 
     def clamp_max_(self, max):
+        """Limit the values from above: `clamp_(max=max)`."""
         return self.clamp_(max=max)
 
     def _unary_(self, op, compute):
@@ -672,58 +710,85 @@ class Tensor:
         return self._store(op, compute())
 
     def exp_(self):
+        """exp, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("exp_", self.exp)
 
     def log_(self):
+        """log, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("log_", self.log)
 
     def sqrt_(self):
+        """sqrt, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("sqrt_", self.sqrt)
 
     def abs_(self):
+        """abs, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("abs_", self.abs)
 
     def neg_(self):
+        """Negate in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("neg_", self.neg)
 
     def relu_(self):
+        """relu, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("relu_", self.relu)
 
     def sigmoid_(self):
+        """sigmoid, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("sigmoid_", self.sigmoid)
 
     def tanh_(self):
+        """tanh, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("tanh_", self.tanh)
 
     def floor_(self):
+        """floor, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("floor_", self.floor)
 
     def ceil_(self):
+        """ceil, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("ceil_", self.ceil)
 
     def round_(self, decimals=0):
+        """round, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("round_", lambda: self.round(decimals))
 
     def reciprocal_(self):
+        """1 / x, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
         return self._unary_("reciprocal_", self.reciprocal)
 
     def masked_fill_(self, mask, value):
+        """Set the elements where `mask` (a bool tensor, broadcast) is True to `value`. In place
+        (only on a tensor that does not require grad, as PyTorch); returns self.
+        """
         self._check_inplace("masked_fill_", value)
         return self._store("masked_fill_", ops.index.masked_fill(self, mask, value))
 
     def index_fill_(self, dim, index, value):
+        """Set the slices `index` along `dim` to `value`. In place (only on a tensor that does not
+        require grad, as PyTorch); returns self.
+        """
         self._check_inplace("index_fill_", value)
         return self._store("index_fill_", ops.index.index_fill(self, dim, index, value))
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        """scatter, in place: write `src` (or `value`) at `index` along `dim`. In place (only on a
+        tensor that does not require grad, as PyTorch); returns self.
+        """
         self._check_inplace("scatter_", src)
         return self._store("scatter_", ops.index.scatter(self, dim, index, src, value=value, reduce=reduce))
 
     def scatter_add_(self, dim, index, src):
+        """scatter_add, in place: add `src` at `index` along `dim`. In place (only on a tensor that
+        does not require grad, as PyTorch); returns self.
+        """
         self._check_inplace("scatter_add_", src)
         return self._store("scatter_add_", ops.index.scatter_add(self, dim, index, src))
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        """Fill with samples from U(a, b), drawn from the global generator (or `generator`). In
+        place (only on a tensor that does not require grad, as PyTorch); returns self.
+        """
         self._check_inplace("uniform_")
         rng = _random.generator() if generator is None else generator
         self.array[...] = rng.uniform(a, b, size=self.shape)
@@ -731,6 +796,9 @@ class Tensor:
         return self
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with samples from N(mean, std^2), drawn from the global generator (or `generator`).
+        In place (only on a tensor that does not require grad, as PyTorch); returns self.
+        """
         self._check_inplace("normal_")
         rng = _random.generator() if generator is None else generator
         self.array[...] = rng.normal(mean, std, size=self.shape)
@@ -791,6 +859,7 @@ class Tensor:
         return ops.elementwise.Sigmoid.apply(ops.promotion.floating(self))
 
     def erf(self):
+        """y = erf(x); dL/dx = dL/dy * 2 / sqrt(pi) * exp(-x^2)."""
         return ops.elementwise.Erf.apply(ops.promotion.floating(self))
 
     def relu(self):
@@ -824,9 +893,11 @@ class Tensor:
         return self**exponent
 
     def square(self):
+        """y = x * x; dL/dx = dL/dy * 2x."""
         return self * self
 
     def reciprocal(self):
+        """y = 1 / x; dL/dx = -dL/dy / x^2."""
         return 1.0 / self
 
     def clamp(self, min=None, max=None):
@@ -859,9 +930,11 @@ class Tensor:
         return ops.elementwise.minimum(self, other)
 
     def softmax(self, dim):
+        """exp(x) / sum(exp(x)) along `dim`, computed stably; dL/dx = y * (dL/dy - sum(dL/dy * y))."""
         return ops.activation.Softmax.apply(ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "softmax"))
 
     def log_softmax(self, dim):
+        """x - logsumexp(x) along `dim`, computed stably; dL/dx = dL/dy - softmax(x) * sum(dL/dy)."""
         return ops.activation.LogSoftmax.apply(
             ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "log_softmax")
         )
@@ -917,21 +990,23 @@ class Tensor:
         return ops.reduce.max_or_min(self, dim, keepdim, largest=False)
 
     def amax(self, dim=None, keepdim=False):
+        """The largest value over `dim` (an int or tuple; all by default), without indices; the
+        gradient is shared evenly between tied maxima.
+        """
         return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
 
     def amin(self, dim=None, keepdim=False):
+        """The smallest value over `dim` (an int or tuple; all by default), without indices; the
+        gradient is shared evenly between tied minima.
+        """
         return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
 
     def argmax(self, dim=None, keepdim=False):
-        """The index of the largest element (of the flattened tensor, or along `dim`); int64, no
-        gradient.
-        """
+        """The index of the largest element (of the flattened tensor, or along `dim`); int64, no gradient."""
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
 
     def argmin(self, dim=None, keepdim=False):
-        """The index of the smallest element (of the flattened tensor, or along `dim`); int64, no
-        gradient.
-        """
+        """The index of the smallest element (of the flattened tensor, or along `dim`); int64, no gradient."""
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
 
     def prod(self, dim=None, keepdim=False):
@@ -959,9 +1034,11 @@ class Tensor:
         return ops.reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, dim, *, dtype=None):
+        """Running sums along `dim`: y_i = x_0 + ... + x_i; dL/dx is the reversed running sum of dL/dy."""
         return ops.reduce.cumsum(self, dim, dtype=dtype)
 
     def cumprod(self, dim, *, dtype=None):
+        """Running products along `dim`: y_i = x_0 * ... * x_i."""
         return ops.reduce.cumprod(self, dim, dtype=dtype)
 
     # ---- shape ----------------------------------------------------------------------------
@@ -984,9 +1061,11 @@ class Tensor:
         return self.reshape(*shape)
 
     def view_as(self, other):
+        """reshape(other.shape)."""
         return self.reshape(other.shape)
 
     def reshape_as(self, other):
+        """reshape(other.shape)."""
         return self.reshape(other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
@@ -1055,6 +1134,9 @@ class Tensor:
         return ops.shape.expand(self, other.shape)
 
     def broadcast_to(self, shape):
+        """A view broadcast to `shape` without copying, as `expand`; dL/dx sums dL/dy over the
+        broadcast dims.
+        """
         return ops.shape.expand(self, tuple(shape))
 
     def repeat(self, *repeats):
@@ -1106,6 +1188,7 @@ class Tensor:
         return tuple(pieces)
 
     def unbind(self, dim=0):
+        """The slices along `dim` as a tuple of views, one per index (the dim removed)."""
         d = normalize_dim(dim, self.ndim, "unbind")
         return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
 
@@ -1116,9 +1199,11 @@ class Tensor:
         return ops.shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else size_args(dims))
 
     def tril(self, diagonal=0):
+        """The lower triangle of the last two dims (below and on `diagonal`), zeros elsewhere."""
         return ops.linalg.tril(self, diagonal)
 
     def triu(self, diagonal=0):
+        """The upper triangle of the last two dims (above and on `diagonal`), zeros elsewhere."""
         return ops.linalg.triu(self, diagonal)
 
     def masked_fill(self, mask, value):
@@ -1134,84 +1219,124 @@ class Tensor:
         return ops.linalg.matmul(self, other)
 
     def add(self, other, *, alpha=1):
+        """self + alpha * other, broadcast; dL/dself = dL/dy, dL/dother = alpha * dL/dy (each summed
+        over its broadcast dims).
+        """
         return ops.elementwise.add(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
+        """self - alpha * other, broadcast; dL/dself = dL/dy, dL/dother = -alpha * dL/dy."""
         return ops.elementwise.sub(self, other, alpha=alpha)
 
     def mul(self, other):
+        """self * other, broadcast: the `*` operator; dL/dself = dL/dy * other, dL/dother = dL/dy * self."""
         return self * other
 
     def div(self, other, *, rounding_mode=None):
+        """self / other, broadcast; dL/dself = dL/dy / other, dL/dother = -dL/dy * self / other^2.
+        With `rounding_mode` ('trunc' or 'floor') the quotient is rounded and its gradient is 0.
+        """
         return ops.elementwise.div(self, other, rounding_mode=rounding_mode)
 
     multiply, subtract, divide = mul, sub, div
 
     def neg(self):
+        """-self; dL/dx = -dL/dy."""
         return -self
 
     # ---- tensor functions everyday torch code calls (math in minigrad/ops/) -------------
     def sort(self, dim=-1, descending=False, *, stable=False):
+        """(values, indices) sorted along `dim` (ascending unless `descending`); the gradient goes
+        back to the positions the values came from.
+        """
         return ops.sort.sort(self, dim, descending, stable=stable)
 
     def argsort(self, dim=-1, descending=False, *, stable=False):
+        """The indices that sort the tensor along `dim` (int64, no gradient)."""
         return ops.sort.argsort(self, dim, descending, stable=stable)
 
     def msort(self):
+        """Sorted along the first dim: `sort(dim=0)`'s values."""
         return ops.sort.msort(self)
 
     def topk(self, k, dim=None, largest=True, sorted=True):
+        """(values, indices) of the k largest (or smallest, `largest=False`) along `dim` (the last
+        by default).
+        """
         return ops.sort.topk(self, k, dim, largest, sorted)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """The distinct values (sorted), with the inverse indices and counts if asked; no gradient."""
         return ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
 
     def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """`num_samples` indices drawn with the probabilities in each row (weights need not sum to
+        1); int64.
+        """
         return ops.sampling.multinomial(self, num_samples, replacement, generator=generator)
 
     def bernoulli(self, p=None, *, generator=None):
+        """0 or 1 per element, 1 with probability self (or `p`), from the global generator."""
         return ops.sampling.bernoulli(self, p, generator=generator)
 
     def mm(self, mat2):
+        """The matrix product of two 2-d tensors (no broadcasting); see matmul."""
         return ops.linalg.mm(self, mat2)
 
     def bmm(self, mat2):
+        """The batched matrix product of two 3-d tensors (b, n, m) @ (b, m, p)."""
         return ops.linalg.bmm(self, mat2)
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat1 @ mat2)."""
         return ops.linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * (batch1 @ batch2), batched."""
         return ops.linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def diag(self, diagonal=0):
+        """The `diagonal`-th diagonal of a matrix as a vector, or a vector as a diagonal matrix."""
         return ops.linalg.diag(self, diagonal)
 
     def trace(self):
+        """The sum of the main diagonal of a matrix; dL/dx is dL/dy on the diagonal."""
         return ops.linalg.trace(self)
 
     def gather(self, dim, index, *, sparse_grad=False):
+        """As `mg.gather`: `out[i][j] = self[i][index[i][j]]` for dim=1; the gradient scatters back,
+        adding at repeated indices.
+        """
         return ops.index.gather(self, dim, index)
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        """As `mg.scatter`: a copy with `src` (or `value`) written at `index` along `dim`."""
         return ops.index.scatter(self, dim, index, src, value=value, reduce=reduce)
 
     def scatter_add(self, dim, index, src):
+        """As `mg.scatter_add`: a copy with `src` added at `index` along `dim`."""
         return ops.index.scatter_add(self, dim, index, src)
 
     def index_select(self, dim, index):
+        """The slices `index` (a 1-d int tensor) along `dim`; the gradient adds back at repeated indices."""
         return ops.index.index_select(self, dim, index)
 
     def index_fill(self, dim, index, value):
+        """A copy with the slices `index` along `dim` set to `value`."""
         return ops.index.index_fill(self, dim, index, value)
 
     def roll(self, shifts, dims=None):
+        """Shift the elements by `shifts` along `dims` (all elements, flattened, if dims is None),
+        wrapping around.
+        """
         return ops.shape.roll(self, shifts, dims)
 
     def clamp_min(self, min):
+        """Limit the values from below: `clamp(min=min)`."""
         return self.clamp(min=min)
 
     def clamp_max(self, max):
+        """Limit the values from above: `clamp(max=max)`."""
         return self.clamp(max=max)
 
 

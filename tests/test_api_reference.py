@@ -157,19 +157,30 @@ def span_words(span):
 
 def resolve(path):
     """The object at a dotted path under minigrad, as `import minigrad` makes it, or raise
-    LookupError. Attributes first, submodules only when no attribute has the name: the
-    package's `minigrad.tensor` is the function, not the module of the same name."""
+    LookupError. Attributes first, so that the package's `minigrad.tensor` is the function,
+    not the module of the same name; then, for a defining path such as
+    `minigrad.autograd.gradcheck.gradcheck`, the longest importable module and the rest
+    as attributes."""
     parts = path.split(".")
     obj = importlib.import_module(parts[0])
-    for i in range(1, len(parts)):
+    try:
+        for part in parts[1:]:
+            obj = getattr(obj, part)
+        return obj
+    except AttributeError:
+        pass
+    for i in range(len(parts), 1, -1):
         try:
-            obj = getattr(obj, parts[i])
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[i:]:
+                obj = getattr(obj, part)
         except AttributeError:
-            try:
-                obj = importlib.import_module(".".join(parts[: i + 1]))
-            except ImportError:
-                raise LookupError(path) from None
-    return obj
+            break
+        return obj
+    raise LookupError(path)
 
 
 def _imports(path):
@@ -427,3 +438,20 @@ def test_the_tensor_function_is_not_taken_for_its_module(griffe_package):
     """`mg.tensor` is the creation function, not the module minigrad/tensor.py."""
     obj = griffe_object(griffe_package, "minigrad.tensor")
     assert obj is not None and obj.is_function and obj.path == "minigrad.creation.tensor"
+
+
+def test_no_directive_documents_a_module_for_a_function(griffe_package):
+    """`::: minigrad.autograd.gradcheck` would document the module gradcheck.py, not the
+    function `mg.autograd.gradcheck` that the package exports under that name (griffe,
+    like the import system, finds the submodule first). Such a name is documented by its
+    defining path, with a `heading` option giving its public name."""
+    wrong = []
+    for page in sorted((ROOT / "docs" / "api").glob("*.md")):
+        for path in re.findall(r"^::: (\S+)", page.read_text(), re.M):
+            obj = griffe_package[path.removeprefix("minigrad").lstrip(".")] if path != "minigrad" else griffe_package
+            if obj.is_alias:
+                obj = obj.final_target
+            runtime = resolve(path)
+            if obj.is_module and not isinstance(runtime, type(importlib)):
+                wrong.append(f"{page.name}: {path}")
+    assert not wrong, f"these directives document a module, not the function of that name: {wrong}"

@@ -340,8 +340,9 @@ def _place(slots, lanes, layout, passes=8):
             for s in layer:
                 if isinstance(s, tuple):  # a long edge's lane: keep it straight, one x for all its dummies
                     around = [position[d] for d in lanes[s[1]][1:-1]]
-                else:
-                    around = [position[n] for n in up.get(s, []) + down.get(s, [])]
+                else:  # toward its neighbours; nodes before lanes, so a chain of ops stays straight
+                    near = up.get(s, []) + down.get(s, [])
+                    around = [position[n] for n in near if not isinstance(n, tuple)] or [position[n] for n in near]
                 desired.append(sum(around) / len(around) if around else position[s])
             gaps = [(extent(a) + extent(b)) / 2 + NODE_GAP for a, b in zip(layer, layer[1:])]
             for s, x in zip(layer, _pack(desired, gaps)):

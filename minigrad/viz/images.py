@@ -23,7 +23,7 @@ def plot_filters(weight, path=None, title=None, max_columns=8):
     c_out, c_in, kh, kw = w.shape
     if w.size == 0:
         raise ValueError(f"plot_filters: weight has no elements (shape {tuple(w.shape)})")
-    size = 0.3 + 0.12 * max(kh, kw)  # inches per panel
+    size = min(2.0, 0.5 + 0.16 * max(kh, kw))  # inches per panel
     if c_in == 3:
         rows, columns = grid_shape(c_out, max_columns)
         fig, axes = subplots(rows, columns, figsize=(size * columns + 0.3, size * rows + 0.5))
@@ -39,7 +39,7 @@ def plot_filters(weight, path=None, title=None, max_columns=8):
     else:
         panels = [(k, 0) for k in range(c_out)] if c_in == 1 else [(k, c) for k in range(c_out) for c in range(c_in)]
         rows, columns = grid_shape(c_out, max_columns) if c_in == 1 else (c_out, c_in)
-        fig, axes = subplots(rows, columns, figsize=(size * columns + 1.2, size * rows + 0.5))
+        fig, axes = subplots(rows, columns, figsize=(size * columns + 1.2, size * rows + 0.7))
         vmax = np.abs(w).max() or 1.0
         for ax, panel in zip(axes.flat, panels + [None] * (rows * columns - len(panels))):
             _hide_ticks(ax)
@@ -55,7 +55,7 @@ def plot_filters(weight, path=None, title=None, max_columns=8):
                     ax.set_title(f"in {c}", fontsize=8)
                 if c == 0:
                     ax.set_ylabel(f"out {k}", fontsize=8)
-        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="weight")
+        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.9, label="weight")
     fig.suptitle(title or f"filters ({c_out}, {c_in}, {kh}, {kw})")
     return finish(fig, path)
 

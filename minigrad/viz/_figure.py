@@ -48,7 +48,7 @@ def as_array(x, what, caller, ndims=None):
         array = np.asarray(x)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{caller}: {what} must be a Tensor or an array, got {type(x).__name__}") from err
-    if array.dtype == object:
+    if array.dtype.kind not in "biuf":  # strings, objects: not pictures
         raise TypeError(f"{caller}: {what} must be a Tensor or an array of numbers, got {type(x).__name__}")
     if ndims is not None and array.ndim not in ndims:
         expected = " or ".join(f"{n}-D" for n in ndims)

@@ -393,3 +393,14 @@ def test_import_minigrad_viz_does_not_import_matplotlib():
     env = {**os.environ, "PYTHONPATH": str(root)}
     out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_returned_figure_shows_itself_in_a_notebook():
+    """A notebook displays what a cell returns through `_repr_png_`: the figures are not
+    pyplot's, so nothing else would show them (and nothing shows them twice)."""
+    fig = viz.plot_curves({"loss": [3.0, 2.0, 1.0]})
+    png = fig._repr_png_()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 2000
+    import matplotlib.pyplot as plt
+
+    assert fig not in [plt.figure(n) for n in plt.get_fignums()]

@@ -10,18 +10,36 @@ Figure is an object like any other: the caller keeps it, saves it, or lets a not
 display it (once), and it is freed when nothing refers to it any more.
 """
 
+import functools
+import io
 from pathlib import Path
 
 import numpy as np
 
 from minigrad.tensor import Tensor
 
+DPI = 100  # pixels per inch of a saved or shown picture
+
+
+@functools.cache
+def _figure_class():
+    from matplotlib.figure import Figure
+
+    class ShownFigure(Figure):
+        """A Figure that shows itself as a PNG when a notebook cell returns it. (A bare
+        Figure is shown by the inline backend's hook only once pyplot has set it up.)"""
+
+        def _repr_png_(self):
+            buffer = io.BytesIO()
+            self.savefig(buffer, format="png", dpi=DPI)
+            return buffer.getvalue()
+
+    return ShownFigure
+
 
 def new_figure(figsize, **kwargs):
     """A Figure of `figsize` inches that belongs to no pyplot state."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=figsize, **kwargs)
+    return _figure_class()(figsize=figsize, **kwargs)
 
 
 def subplots(nrows, ncols, figsize, **kwargs):
@@ -31,7 +49,7 @@ def subplots(nrows, ncols, figsize, **kwargs):
     return fig, axes
 
 
-def finish(fig, path, dpi=100):
+def finish(fig, path, dpi=DPI):
     """Write `fig` as an image at `path` (the format from its suffix) when a path is given;
     return the Figure either way."""
     if path is not None:

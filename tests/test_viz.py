@@ -404,3 +404,27 @@ def test_a_returned_figure_shows_itself_in_a_notebook():
     import matplotlib.pyplot as plt
 
     assert fig not in [plt.figure(n) for n in plt.get_fignums()]
+
+
+def residual_loss(blocks=4):
+    mg.manual_seed(0)
+    h = mg.randn(4, 8, requires_grad=True)
+    for _ in range(blocks):
+        h = h + F.relu(nn.Linear(8, 8)(h))
+    return h.pow(2).mean()
+
+
+def test_leaves_near_puts_each_node_just_before_its_first_use():
+    loss = residual_loss()
+    top, near = viz.graph_layout(loss), viz.graph_layout(loss, leaves="near")
+    assert [id(n.obj) for n in top.nodes] == [id(n.obj) for n in near.nodes]  # same graph, other layers
+    assert max(n.layer for n in near.nodes) == max(n.layer for n in top.nodes)
+    for i, node in enumerate(near.nodes):
+        users = [near.nodes[e.target].layer for e in near.out_edges(i)]
+        assert node.layer == (min(users) - 1 if users else max(n.layer for n in near.nodes))
+    weights = [i for i, n in enumerate(near.nodes) if n.role == "parameter" and n.obj.shape == (8, 8)]
+    assert len(weights) == 4
+    assert sorted(near.nodes[i].layer for i in weights) != [0, 0, 0, 0]  # no longer all in the top row
+    assert near.width < top.width / 2  # 8 parameters side by side at the top vs a column of blocks
+    with pytest.raises(ValueError, match="draw_graph: leaves must be 'top'"):
+        viz.draw_graph(loss, leaves="bottom")

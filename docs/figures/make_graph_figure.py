@@ -36,7 +36,8 @@ def mlp(out_dir):
     x = mg.randn(5, 4)
     loss = F.cross_entropy(model(x), mg.tensor([0, 1, 2, 0, 1]))
     labels = {**dict(model.named_parameters()), "x": x, "loss": loss}
-    return mg.viz.draw_graph(loss, Path(out_dir) / "mlp_graph.png", labels=labels)
+    # each parameter beside the op that uses it, rather than all of them in the top row
+    return mg.viz.draw_graph(loss, Path(out_dir) / "mlp_graph.png", labels=labels, leaves="near")
 
 
 def main(out_dir):

@@ -17,7 +17,9 @@ the graph is a DAG, not a tree, which is why backward must sum gradients where p
 Placing the nodes is the classic layered ("Sugiyama") method, in three steps:
 
 1. layers: a node's layer is the length of the longest path to it from a source, so
-   sources (leaves, constants) are at layer 0 and every edge goes down at least one layer;
+   sources (leaves, constants) are at layer 0 and every edge goes down at least one layer
+   (`leaves="near"` counts from the output instead, so each node sits just before its
+   first use: a deep model's parameters then sit beside their ops, not in one long row);
    an edge that skips layers gets one invisible "dummy" node per layer it crosses, so
    that every edge joins adjacent layers;
 2. order within a layer: the barycenter heuristic, sweeping down and up, puts each node
@@ -94,7 +96,7 @@ class GraphLayout:
         return [e for e in self.edges if e.target == i]
 
 
-def graph_layout(tensor, labels=None, show_data=True, max_elements=4, direction="TB"):
+def graph_layout(tensor, labels=None, show_data=True, max_elements=4, direction="TB", leaves="top"):
     """The layered layout of the graph that made `tensor`, as `draw_graph` draws it:
     a `GraphLayout` of `nodes` (each with its kind, text, layer and centre in inches) and
     `edges` (source -> target indices, in the direction of the forward computation)."""
@@ -106,13 +108,17 @@ def graph_layout(tensor, labels=None, show_data=True, max_elements=4, direction=
         raise ValueError(
             f"draw_graph: direction must be 'TB' (top to bottom) or 'LR' (left to right), got {direction!r}"
         )
+    if leaves not in ("top", "near"):
+        raise ValueError(
+            f"draw_graph: leaves must be 'top' (all in the first layer) or 'near' (beside their first use), got {leaves!r}"
+        )
     if not (isinstance(max_elements, int) and max_elements >= 0):
         raise ValueError(f"draw_graph: max_elements must be an int >= 0, got {max_elements!r}")
     names = _label_table(labels)
     objects, edges = _walk(tensor)
     nodes = [_node(obj, obj is tensor, names, show_data, max_elements) for obj in objects]
     layout = GraphLayout(nodes, [Edge(s, t) for s, t in edges], direction)
-    _assign_layers(layout)
+    _assign_layers(layout, leaves)
     slots, lanes = _add_dummies(layout)
     _order_layers(slots, lanes, layout)
     _place(slots, lanes, layout)
@@ -207,14 +213,24 @@ def _node(obj, is_root, names, show_data, max_elements):
 
 
 # ---- 1. layers --------------------------------------------------------------------------
-def _assign_layers(layout):
+def _assign_layers(layout, leaves):
     """Longest-path layering: a node's layer is 1 + the largest layer of its inputs.
-    The walk's post-order lists inputs first, so one pass over it suffices."""
-    parents = [[] for _ in layout.nodes]
+    The walk's post-order lists inputs first, so one pass over it suffices.
+
+    With leaves="near", the layers are counted back from the output instead: every
+    node moves down to the layer just before its first user (walking users before
+    inputs), so a parameter and its transpose sit beside the op that uses them, not in
+    one long row at the top. Edges still go down; the deepest path is unchanged."""
+    parents, users = [[] for _ in layout.nodes], [[] for _ in layout.nodes]
     for e in layout.edges:
         parents[e.target].append(e.source)
+        users[e.source].append(e.target)
     for i, node in enumerate(layout.nodes):
         node.layer = 1 + max((layout.nodes[p].layer for p in parents[i]), default=-1)
+    if leaves == "near":
+        for i in reversed(range(len(layout.nodes))):
+            if users[i]:
+                layout.nodes[i].layer = min(layout.nodes[u].layer for u in users[i]) - 1
 
 
 def _add_dummies(layout):
@@ -372,7 +388,7 @@ def _place(slots, lanes, layout, passes=8):
 
 
 # ---- drawing ------------------------------------------------------------------------------
-def draw_graph(tensor, path=None, ax=None, show_data=True, max_elements=4, labels=None, direction="TB"):
+def draw_graph(tensor, path=None, ax=None, show_data=True, max_elements=4, labels=None, direction="TB", leaves="top"):
     """Draw the autograd graph that made `tensor` and return the matplotlib Figure.
 
     Tensors are rectangles (label or shape, dtype, and `data`/`grad` values when the
@@ -382,11 +398,13 @@ def draw_graph(tensor, path=None, ax=None, show_data=True, max_elements=4, label
     by two ops is drawn once, with two arrows out.
 
     `labels` names tensors: `{a: "a", w: "w"}`, or `{name: tensor}` such as
-    `dict(model.named_parameters())`. `path` writes the picture (PNG, SVG, PDF by its
+    `dict(model.named_parameters())`. Leaves (parameters, inputs, constants) form the
+    first layer; `leaves="near"` puts each node just before its first use instead,
+    which keeps the picture of a deep model narrow. `path` writes the picture (PNG, SVG, PDF by its
     suffix). Without `ax` the figure is sized to the graph (the boxes are sized for
     9-point text); with `ax` the graph is drawn into it, scaled to fit.
     """
-    layout = graph_layout(tensor, labels, show_data, max_elements, direction)
+    layout = graph_layout(tensor, labels, show_data, max_elements, direction, leaves)
     if ax is None:
         fig = new_figure((max(layout.width, 1.0), max(layout.height, 0.6)))
         ax = fig.add_axes((0, 0, 1, 1))

@@ -55,7 +55,7 @@ COLORS = {
 }
 
 
-@dataclass
+@dataclass(eq=False)  # nodes are compared by identity: a Tensor's == is elementwise
 class Node:
     """One box of the picture: a tensor or an op, with its text and its place."""
 
@@ -81,8 +81,10 @@ class Edge:
     lane: list = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class GraphLayout:
+    """What `graph_layout` returns: the boxes, the arrows, and the picture's size."""
+
     nodes: list
     edges: list
     direction: str  # "TB": layers go down the page; "LR": layers go left to right
@@ -120,7 +122,7 @@ def graph_layout(tensor, labels=None, show_data=True, max_elements=4, direction=
     layout = GraphLayout(nodes, [Edge(s, t) for s, t in edges], direction)
     _assign_layers(layout, leaves)
     slots, lanes = _add_dummies(layout)
-    _order_layers(slots, lanes, layout)
+    _order_layers(slots, lanes)
     _place(slots, lanes, layout)
     return layout
 
@@ -285,7 +287,7 @@ def _sort_by_barycenter(layer, fixed, neighbours):
     layer[:] = [layer[i] for i in order]
 
 
-def _order_layers(slots, lanes, layout, sweeps=12):
+def _order_layers(slots, lanes, sweeps=12):
     """Barycenter sweeps, down then up, keeping the order with the fewest crossings."""
     up, down = _neighbours(lanes)
     best, best_crossings = [list(s) for s in slots], _crossings(slots, down)

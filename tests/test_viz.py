@@ -216,8 +216,12 @@ def test_a_tensor_without_a_graph_is_one_node():
 
 
 def test_graph_errors_are_clear():
-    with pytest.raises(TypeError, match=r"draw_graph: expected a minigrad Tensor .* got ndarray"):
+    with pytest.raises(TypeError, match=r"draw_graph: expected a minigrad Tensor .* got numpy.ndarray"):
         viz.draw_graph(np.ones(3))
+    import torch
+
+    with pytest.raises(TypeError, match=r"got torch.Tensor"):  # not a minigrad one
+        viz.draw_graph(torch.ones(3))
     with pytest.raises(TypeError, match="draw_graph: labels must map Tensors"):
         viz.draw_graph(mg.ones(2), labels={"x": np.ones(2)})
     with pytest.raises(TypeError, match="draw_graph: labels must be a dict"):
@@ -375,6 +379,10 @@ def test_plot_images_marks_wrong_predictions(tmp_path):
         np.random.default_rng(0).normal(size=(3, 3, 8, 8)), class_names=["a", "b", "c"], labels=[0, 1, 2]
     )
     assert [ax.get_title() for ax in visible_axes(colour, with_images=True)] == ["a", "b", "c"]
+    flat = viz.plot_images(images.reshape(10, 64), labels)  # as an MLP sees them
+    np.testing.assert_array_equal(visible_axes(flat, with_images=True)[3].images[0].get_array(), images.numpy()[3, 0])
+    with pytest.raises(ValueError, match=r"plot_images: 2-D images must be flattened squares .* \(10, 63\)"):
+        viz.plot_images(np.ones((10, 63)))
     with pytest.raises(ValueError, match="plot_images: 2 labels for 10 images"):
         viz.plot_images(images, labels=[1, 2])
     with pytest.raises(ValueError, match=r"plot_images: 4-D images must be .* got shape \(2, 5, 8, 8\)"):

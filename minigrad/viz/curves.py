@@ -3,7 +3,7 @@
 import numpy as np
 
 from minigrad.tensor import Tensor
-from minigrad.viz._figure import finish, grid_shape, subplots
+from minigrad.viz._figure import finish, grid_shape, subplots, type_name
 
 # a key "train_loss" is the metric "loss" of the split "train": one panel per metric
 SPLITS = ("train", "test", "val", "valid", "validation")
@@ -23,7 +23,7 @@ def _numbers(values, key):
         try:
             out.append(float(v))
         except (TypeError, ValueError) as err:
-            raise TypeError(f"plot_curves: {key!r} must hold numbers, got {type(v).__name__}") from err
+            raise TypeError(f"plot_curves: {key!r} must hold numbers, got {type_name(v)}") from err
     return np.array(out)
 
 
@@ -38,7 +38,7 @@ def plot_curves(history, path=None, keys=None, x="epoch", title=None, max_column
     [0, 1] is shown in percent. Returns the Figure; writes it to `path` when given.
     """
     if not hasattr(history, "items"):
-        raise TypeError(f"plot_curves: history must be a dict of lists (name -> values), got {type(history).__name__}")
+        raise TypeError(f"plot_curves: history must be a dict of lists (name -> values), got {type_name(history)}")
     keys = list(history) if keys is None else list(keys)
     missing = [k for k in keys if k not in history]
     if missing:

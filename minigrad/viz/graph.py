@@ -35,7 +35,7 @@ without drawing it.
 from dataclasses import dataclass, field
 
 from minigrad.tensor import Tensor
-from minigrad.viz._figure import finish, new_figure
+from minigrad.viz._figure import finish, new_figure, type_name
 
 # text metrics, in inches, for a monospace font of FONT_SIZE points: what the boxes are sized by
 FONT_SIZE = 9
@@ -104,7 +104,7 @@ def graph_layout(tensor, labels=None, show_data=True, max_elements=4, direction=
     `edges` (source -> target indices, in the direction of the forward computation)."""
     if not isinstance(tensor, Tensor):
         raise TypeError(
-            f"draw_graph: expected a minigrad Tensor (the output whose graph to draw), got {type(tensor).__name__}"
+            f"draw_graph: expected a minigrad Tensor (the output whose graph to draw), got {type_name(tensor)}"
         )
     if direction not in ("TB", "LR"):
         raise ValueError(
@@ -173,13 +173,13 @@ def _label_table(labels):
     if labels is None:
         return {}
     if not hasattr(labels, "items"):
-        raise TypeError(f"draw_graph: labels must be a dict {{tensor: name}}, got {type(labels).__name__}")
+        raise TypeError(f"draw_graph: labels must be a dict {{tensor: name}}, got {type_name(labels)}")
     table = {}
     for key, value in labels.items():
         tensor, name = (value, key) if isinstance(key, str) else (key, value)
         if not isinstance(tensor, Tensor):
             raise TypeError(
-                f"draw_graph: labels must map Tensors to names (or names to Tensors), got a {type(tensor).__name__} "
+                f"draw_graph: labels must map Tensors to names (or names to Tensors), got a {type_name(tensor)} "
                 f"for {name!r}"
             )
         table[id(tensor)] = str(name)

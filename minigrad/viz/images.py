@@ -91,9 +91,17 @@ def plot_feature_maps(maps, path=None, title=None, max_columns=8):
 
 
 def _as_images(images):
-    """(N, H, W) grey or (N, H, W, 3) colour, from (N, H, W), (N, 1, H, W), (N, 3, H, W)
-    or (N, H, W, 3)."""
-    x = as_array(images, "images", "plot_images", ndims=(3, 4))
+    """(N, H, W) grey or (N, H, W, 3) colour, from (N, H, W), (N, 1, H, W), (N, 3, H, W),
+    (N, H, W, 3), or (N, D) flattened square images (an MLP's inputs, D = side**2)."""
+    x = as_array(images, "images", "plot_images", ndims=(2, 3, 4))
+    if x.ndim == 2:
+        side = round(x.shape[1] ** 0.5)
+        if side * side != x.shape[1]:
+            raise ValueError(
+                f"plot_images: 2-D images must be flattened squares (N, side**2), got shape {tuple(x.shape)}; "
+                "reshape them to (N, H, W)"
+            )
+        x = x.reshape(len(x), side, side)
     if x.ndim == 4:
         if x.shape[1] == 1:
             x = x[:, 0]
@@ -119,8 +127,9 @@ def _class_names(values, names, caller):
 def plot_images(images, labels=None, predictions=None, path=None, class_names=None, title=None, max_columns=8):
     """Draw `images` in a grid, each titled with its label, or, given `predictions`,
     with what the model said ("7 (true 1)" in red where it is wrong), e.g. the digits a
-    model misclassified. `images` is (N, H, W), (N, 1, H, W), (N, 3, H, W) or (N, H, W, 3);
-    `class_names` maps a label to the name shown."""
+    model misclassified. `images` is (N, H, W), (N, 1, H, W), (N, 3, H, W), (N, H, W, 3)
+    or (N, side**2) (flattened, as an MLP sees them); `class_names` maps a label to the
+    name shown."""
     x = _as_images(images)
     n = len(x)
     if n == 0:

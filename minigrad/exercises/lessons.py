@@ -9,6 +9,7 @@ parameters with `pytest.param(..., marks=...)`, or for a whole module with
 """
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,22 +82,33 @@ def lesson_regions(root, lesson):
 def marked_tests(root, lesson):
     """['tests/test_x.py::test_name', ...]: the tests marked with the lesson's marker,
     found by reading every tests/test_*.py file."""
+    return [test for test, markers in _test_markers(str(Path(root).resolve())) if lesson.marker in markers]
+
+
+@functools.lru_cache(maxsize=4)
+def _test_markers(root):
+    """(test id, the lesson markers on it) for every test function of tests/test_*.py
+    under `root`; parsed once per process (the suite asks many times)."""
     found = []
     for path in sorted((Path(root) / "tests").glob("test_*.py")):
-        tree = ast.parse(path.read_text())
-        relative = f"tests/{path.name}"
-        whole_module = any(
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
-            and _names_marker(node.value, lesson.marker)
-            for node in tree.body
-        )
+        source = path.read_text()
+        if "lesson_" not in source:
+            continue
+        tree = ast.parse(source)
+        module_markers = set()
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+            ):
+                module_markers |= _lesson_markers(node.value)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-                if whole_module or any(_names_marker(d, lesson.marker) for d in node.decorator_list):
-                    found.append(f"{relative}::{node.name}")
-    return found
+                markers = module_markers.union(*(_lesson_markers(d) for d in node.decorator_list))
+                if markers:
+                    found.append((f"tests/{path.name}::{node.name}", frozenset(markers)))
+    return tuple(found)
 
 
-def _names_marker(node, marker):
-    return any(isinstance(n, ast.Attribute) and n.attr == marker for n in ast.walk(node))
+def _lesson_markers(node):
+    """The names `lesson_*` used as attributes (pytest.mark.lesson_conv) inside `node`."""
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and n.attr.startswith("lesson_")}

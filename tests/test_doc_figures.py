@@ -17,8 +17,11 @@ SCRIPTS = {
     "make_activation_plot.py": ["activations.png"],
     "make_pool_benchmark.py": ["pool_benchmark.png"],
     "make_attention_benchmark.py": ["attention_benchmark.png"],
+    "make_attention_maps.py": ["attention_maps.png"],
     "make_conv_benchmark.py": ["conv_benchmark.png"],
     "make_positional_plots.py": ["sinusoidal_encoding.png", "rope_scaling.png"],
+    "make_graph_figure.py": ["autograd_graph.png", "mlp_graph.png"],
+    "make_transformer_norms.py": ["transformer_norms.png"],
 }
 
 

@@ -65,7 +65,7 @@ LAYERS = {
         "minigrad/serialization.py",
         "minigrad/train.py",
         "minigrad/__main__.py",
-        "minigrad/viz.py",
+        "minigrad/viz/",  # pictures: the autograd graph, training curves, attention, filters
         "minigrad/exercises/",  # the instructors' tool: student copies of the package
         "minigrad/__init__.py",
     ],

@@ -3,5 +3,6 @@
 from minigrad.models.lenet import LeNet5
 from minigrad.models.mlp import MLP
 from minigrad.models.resnet import BasicBlock, ResNet
+from minigrad.models.seq2seq import Seq2SeqTransformer
 
-__all__ = ["MLP", "BasicBlock", "LeNet5", "ResNet"]
+__all__ = ["MLP", "BasicBlock", "LeNet5", "ResNet", "Seq2SeqTransformer"]

@@ -2,6 +2,7 @@
 
 from minigrad.nn import functional, init, parallel, utils
 from minigrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from minigrad.nn.attention import Attention, AttnProcessor, AttnProcessor2_0
 from minigrad.nn.containers import (
     Flatten,
     Identity,
@@ -28,6 +29,7 @@ from minigrad.nn.loss import (
     SmoothL1Loss,
 )
 from minigrad.nn.module import Module
+from minigrad.nn.multihead_attention import MultiheadAttention
 from minigrad.nn.normalization import (
     BatchNorm1D,
     BatchNorm1d,
@@ -52,9 +54,20 @@ from minigrad.nn.pooling import (
 )
 from minigrad.nn.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from minigrad.nn.rotary import RotaryEmbedding
+from minigrad.nn.simple_attention import MultiHeadAttention
+from minigrad.nn.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d",
+    "Attention",
+    "AttnProcessor",
+    "AttnProcessor2_0",
     "AvgPool1d",
     "AvgPool2D",
     "AvgPool2d",
@@ -96,8 +109,10 @@ __all__ = [
     "MaxPool2d",
     "Mish",
     "Module",
+    "MultiheadAttention",
     "ModuleDict",
     "ModuleList",
+    "MultiHeadAttention",
     "NLLLoss",
     "Parameter",
     "ParameterDict",
@@ -113,6 +128,11 @@ __all__ = [
     "Softplus",
     "SinusoidalPositionalEncoding",
     "Tanh",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "Unflatten",
     "functional",
     "init",

@@ -311,6 +311,7 @@ def test_site_loads_nothing_from_the_network(site):
         assert asset in page, f"the lesson does not load {asset}"
         assert (site / asset).is_file()
     css = (site / "assets" / "katex" / "katex.min.css").read_text()
+    assert "MIT License" in (ROOT / "docs" / "assets" / "katex" / "LICENSE").read_text()  # vendored with its licence
     fonts = set(re.findall(r"url\((fonts/[\w-]+\.woff2)\)", css))
     assert fonts and all((site / "assets" / "katex" / f).is_file() for f in fonts), "a KaTeX font is missing"
 

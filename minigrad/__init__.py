@@ -9,6 +9,7 @@ when first used, which keeps `import minigrad` fast.
 """
 
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
+from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -47,6 +47,10 @@ Python with OPENBLAS_NUM_THREADS=N (or OMP_NUM_THREADS=N), or at run time:
 
 import os
 
+# NumPy loads its BLAS when it is imported, and threadpoolctl can only limit a library that
+# is loaded: without this import, `import minigrad` as a program's first import would set
+# the limit on nothing, and NumPy would then start OpenBLAS on every core
+import numpy  # noqa: F401
 from threadpoolctl import threadpool_info, threadpool_limits
 
 # environment variables by which a user chooses the BLAS thread count (OpenBLAS reads the

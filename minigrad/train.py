@@ -1,5 +1,8 @@
 """`python -m minigrad.train` (or `minigrad-train`): train a model on the bundled digits.
 
+`minigrad-train --model gpt` runs the other job instead, a character-level GPT on Tiny
+Shakespeare: see minigrad/train_gpt.py (`minigrad-train --model gpt --help`).
+
 With no arguments it trains an MLP on the 1,797 8x8 UCI handwritten digits (no download
 needed), shows a progress bar with loss and accuracy per epoch, prints the final test
 accuracy, and saves the weights, the training curves (PNG) and the run's settings to an
@@ -119,7 +122,12 @@ def parse_args(argv=None):
         description=__doc__.splitlines()[0].strip("`"),
         epilog=FIRST_USE,
     )
-    parser.add_argument("--model", default="mlp", choices=list(MODELS), help="model to train (default: mlp)")
+    parser.add_argument(
+        "--model",
+        default="mlp",
+        choices=[*MODELS, "gpt"],
+        help="model to train (default: mlp); gpt trains a GPT on Tiny Shakespeare, with its own options",
+    )
     parser.add_argument("--epochs", type=int, default=None, help="passes over the training set (default: per model)")
     parser.add_argument("--batch-size", type=int, default=32, help="examples per step (default: 32)")
     parser.add_argument("--lr", type=float, default=None, help="(peak) learning rate (default: per model)")
@@ -151,8 +159,20 @@ def parse_args(argv=None):
     return args
 
 
+def wants_gpt(argv):
+    """Whether the command line asks for `--model gpt` (the GPT job has its own options)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--model")
+    known, _ = parser.parse_known_args(argv)
+    return known.model == "gpt"
+
+
 def run(argv=None):
     """Train as the command line says; returns the history (losses, accuracies, times)."""
+    if wants_gpt(argv):
+        from minigrad import train_gpt
+
+        return train_gpt.run(argv)
     args = parse_args(argv)
     mg.manual_seed(args.seed)
     spec = MODELS[args.model]

@@ -5,6 +5,8 @@ against finite differences (gradcheck); the ones with second derivatives also ge
 gradgradcheck.
 """
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -393,3 +395,23 @@ def test_float32_binary_ops_stay_float32_with_float32_gradients(name):
     assert x.grad.dtype == y.grad.dtype == np.float32
     assert_close(x.grad, tx.grad, rtol=1e-5, atol=1e-6)
     assert_close(y.grad, ty.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_float32_erf_is_within_2_ulp_of_the_exact_value():
+    # float32 has its own loop (a rational approximation, ops/special.py): check it densely,
+    # through the saturation at |x| = 4 and past it, against math.erf in double precision
+    x = np.linspace(-6, 6, 200_001, dtype=np.float32)
+    x = np.concatenate([x, np.float32([1e-30, -1e-30, 1e-38, 3.999999, 4.0, 4.000001])])
+    exact = np.array([math.erf(float(v)) for v in x])
+    got = mg.tensor(x).erf().numpy()
+    assert got.dtype == np.float32
+    ulp = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(got - exact) / ulp) <= 2.0
+    assert np.all(np.abs(got) <= 1.0)
+
+
+def test_erf_special_values_in_both_dtypes():
+    for dtype in (np.float32, np.float64):
+        got = mg.tensor(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=dtype)).erf().numpy()
+        assert np.isnan(got[0]) and list(got[1:]) == [1.0, -1.0, 0.0, 0.0]
+        assert np.signbit(got[4]) and not np.signbit(got[3])  # erf(-0) = -0, as math.erf

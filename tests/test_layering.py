@@ -29,6 +29,7 @@ LAYERS = {
         "minigrad/dtypes.py",
         "minigrad/devices.py",
         "minigrad/threads.py",
+        "minigrad/memory.py",
         "minigrad/progress.py",
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
@@ -64,6 +65,7 @@ LAYERS = {
         "minigrad/models/",
         "minigrad/serialization.py",
         "minigrad/train.py",
+        "minigrad/train_gpt.py",
         "minigrad/__main__.py",
         "minigrad/viz/",  # pictures: the autograd graph, training curves, attention, filters
         "minigrad/exercises/",  # the instructors' tool: student copies of the package

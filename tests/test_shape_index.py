@@ -373,6 +373,18 @@ def test_integer_array_index_accumulates_duplicate_gradients():
     assert y.grad.tolist() == [[0.0, 0.0], [2.0, 1.0]]
 
 
+def test_row_lookup_gradient_adds_every_repeat_and_negative_rows():
+    # x[ids] with an integer array (an embedding's lookup) sums the gradients of repeated
+    # rows by sorting them (ops/index.py, _add_rows); -1 and n - 1 are the same row
+    ids = np.array([[3, 0, 3, -1], [4, 3, 0, 0]])
+    weights = rand(5, 3, seed=16)
+    grad_out = rand(2, 4, 3, seed=17)
+    x, t = leaf(weights), tleaf(weights)
+    x[ids].backward(mg.tensor(grad_out))
+    t[torch.from_numpy(ids)].backward(torch.from_numpy(grad_out))
+    assert_close(x.grad, t.grad, rtol=1e-12)
+
+
 def test_bool_mask_from_comparison():
     a = np.array([[-1.0, 2.0], [3.0, -4.0]])
     check_against_torch(lambda x: x[x > 0], lambda x: x[x > 0], a)

@@ -19,6 +19,8 @@ from minigrad.threads import BLAS_VARIABLES
 # on a 2-core one, then import minigrad and report what it left in effect
 PROBE = """
 import json, os
+if os.environ.get("PROBE_MINIGRAD_FIRST"):  # a program whose first import is minigrad
+    import minigrad
 import numba, numpy
 from threadpoolctl import threadpool_info, threadpool_limits
 if os.environ.get("PROBE_BLAS_BEFORE"):
@@ -56,6 +58,14 @@ def test_import_sets_one_blas_thread_and_the_workqueue_layer():
     assert state["blas"] and all(n == 1 for n in state["blas"]), state
     assert state["numba_layer"] == "workqueue"
     assert state["numba_threads"] == (os.cpu_count() or 1)  # Numba's default: one per core
+
+
+@pytest.mark.slow
+def test_import_minigrad_first_sets_one_blas_thread():
+    # minigrad imported before NumPy: the policy must load NumPy's BLAS before limiting it
+    # (threadpoolctl changes only libraries already loaded)
+    state = probe(PROBE_MINIGRAD_FIRST="1")
+    assert state["blas"] and all(n == 1 for n in state["blas"]), state
 
 
 @pytest.mark.slow

@@ -11,8 +11,10 @@ import pytest
 
 import minigrad as mg
 from minigrad import train
-from minigrad.data import DataLoader, Digits
-from minigrad.models import MLP
+from minigrad.data import DataLoader, Digits, tiny_shakespeare
+from minigrad.models import GPT, MLP
+from minigrad.text import CharTokenizer
+from minigrad.train_gpt import fixed_blocks_loss
 
 
 @pytest.mark.slow
@@ -126,3 +128,71 @@ def test_convolutional_models_reach_98_percent_in_under_a_minute(tmp_path, model
     assert history["test_accuracy"][-1] >= 0.98
     settings = json.loads((tmp_path / "run.json").read_text())["settings"]
     assert settings["model"] == model
+
+
+# ---- minigrad-train --model gpt ----------------------------------------------------------------------
+def test_gpt_job_writes_its_files_and_beats_the_unigram_baseline(tmp_path, capsys):
+    history = train.run(
+        ["--model", "gpt", "--quick", "--iters", "100", "--sample-tokens", "40", "--out", str(tmp_path)]
+    )
+    out = capsys.readouterr().out
+    baseline = history["unigram_baseline"]
+    assert 3.0 < baseline < 3.6  # Tiny Shakespeare's characters: about 3.3 nats
+    assert history["final_val_loss"] < baseline - 0.5
+    assert history["val_loss"][-1] < history["val_loss"][0] or len(history["val_loss"]) == 1
+    assert f"unigram baseline (entropy of the character frequencies): {baseline:.4f} nats" in out
+    assert f"validation {history['final_val_loss']:.4f}" in out and "wall time:" in out
+    for name in ("model.npz", "run.json", "curves.png", "tokenizer.json", "sample.txt"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert (tmp_path / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len((tmp_path / "sample.txt").read_text(encoding="utf-8")) == 40
+    assert (tmp_path / "sample.txt").read_text(encoding="utf-8") in out
+
+
+def test_gpt_saved_weights_reproduce_the_reported_loss(tmp_path):
+    history = train.run(
+        ["--model=gpt", "--quick", "--iters", "20", "--no-plot", "--sample-tokens", "0", "--out", str(tmp_path)]
+    )
+    run = json.loads((tmp_path / "run.json").read_text())
+    settings = run["settings"]
+    assert settings["iters"] == 20 and settings["quick"] and settings["model_config"]["max_len"] == 32
+    assert run["history"]["final_val_loss"] == pytest.approx(history["final_val_loss"])
+    model = GPT.from_config(settings["model_config"])
+    model.load_state_dict(mg.load(tmp_path / "model.npz"))
+    tokenizer = CharTokenizer.load(tmp_path / "tokenizer.json")
+    text = tiny_shakespeare()
+    val_ids = np.asarray(tokenizer.encode(text[int(0.9 * len(text)) :]), dtype=np.int64)
+    assert fixed_blocks_loss(model, val_ids, 32) == pytest.approx(history["final_val_loss"], rel=1e-5)
+    assert not (tmp_path / "curves.png").exists()  # --no-plot
+
+
+def test_gpt_job_trains_on_any_text_file(tmp_path, capsys):
+    text = "".join(f"{word} likes {other}.\n" for word in ("ann", "bob", "cy") for other in ("tea", "rain", "jam")) * 40
+    path = tmp_path / "tiny.txt"
+    path.write_text(text, encoding="utf-8")
+    history = train.run(
+        ["--model", "gpt", "--quick", "--iters", "60", "--text", str(path), "--no-plot", "--out", str(tmp_path / "o")]
+    )
+    assert str(path) in capsys.readouterr().out
+    settings = json.loads((tmp_path / "o" / "run.json").read_text())["settings"]
+    assert settings["source"] == str(path) and settings["model_config"]["vocab_size"] == len(set(text))
+    assert history["final_val_loss"] < history["unigram_baseline"] / 2  # a very regular text
+
+
+def test_gpt_job_rejects_bad_input(tmp_path, capsys):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        train.run(["--model", "gpt", "--text", str(tmp_path / "missing.txt")])
+    (tmp_path / "short.txt").write_text("too short", encoding="utf-8")
+    with pytest.raises(ValueError, match="validation split"):
+        train.run(["--model", "gpt", "--quick", "--text", str(tmp_path / "short.txt")])
+    with pytest.raises(SystemExit):
+        train.run(["--model", "gpt", "--iters", "0"])
+    assert "--iters" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_gpt_quick_run_trains_well_in_under_a_minute(tmp_path):
+    start = time.perf_counter()
+    history = train.run(["--model", "gpt", "--quick", "--no-plot", "--out", str(tmp_path)])
+    assert time.perf_counter() - start < 60
+    assert history["final_val_loss"] < 2.5

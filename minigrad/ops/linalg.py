@@ -7,6 +7,8 @@ costs about twice its forward. 1-D operands are treated as a row (left) or colum
 (right) vector, and broadcast batch dims are summed back with `unbroadcast`.
 """
 
+import math
+
 import numpy as np
 
 from minigrad.autograd.function import Function
@@ -25,6 +27,11 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
+        if a.ndim > 2 and b.ndim == 2:
+            # a batch of rows times one matrix (a linear layer on (B, T, features)) is one
+            # tall product: BLAS runs one (B*T, k) @ (k, m) faster than B small ones
+            rows = math.prod(a.shape[:-1])  # not -1: that fails for an empty row of k = 0
+            return np.matmul(a.array.reshape(rows, a.shape[-1]), b.array).reshape(*a.shape[:-1], b.shape[-1])
         return np.matmul(a.array, b.array)
 
     @staticmethod
@@ -42,7 +49,13 @@ class MatMul(Function):
         grad_a = grad_b = None
         if need_a:
             grad_a = unbroadcast(MatMul.apply(g2, b2.mT), a2.shape).reshape(a.shape)
-        if need_b:
+        if need_b and a2.ndim > 2 and b2.ndim == 2:
+            # B shared by the whole batch: its gradient sums A^T @ dL/dC over the batch, which
+            # is one product of the rows stacked, (k, B*T) @ (B*T, m), with no (B, k, m) to sum
+            rows = math.prod(a2.shape[:-1])
+            rows_a, rows_g = a2.reshape(rows, a2.shape[-1]), g2.reshape(rows, g2.shape[-1])
+            grad_b = MatMul.apply(rows_a.mT, rows_g).reshape(b.shape)
+        elif need_b:
             grad_b = unbroadcast(MatMul.apply(a2.mT, g2), b2.shape).reshape(b.shape)
         return grad_a, grad_b
         # END SOLUTION

@@ -1,7 +1,18 @@
 """The error function erf, which NumPy lacks (GELU and the normal CDF need it).
 
-`math.erf` is exact to double precision; a Numba loop applies it to a whole array at
-compiled speed. Without Numba, NumPy's `vectorize` applies it element by element.
+Two compiled loops, by dtype:
+
+- float64: `math.erf`, exact to double precision, one element at a time.
+- float32: a rational function, erf(x) ~ x P(x^2) / Q(x^2) on [-4, 4] (past 4, erf(x)
+  is 1 to float32 precision), the approximation of Eigen and XLA (`generic_fast_erf`).
+  `math.erf` calls a C function per element, which no compiler can turn into vector
+  instructions; a polynomial and a division can be: 8 elements at a time on AVX2. A
+  transformer's GELU applies erf to every hidden unit of the 4x wide MLP, forward and
+  backward: on 393,216 float32 elements (a batch of 12 x 64 tokens x 512 units) the
+  polynomial takes 0.6 ms, `math.erf` 6-12 ms. It is evaluated in float64, so the result
+  is within 2 units in the last place of float32 (PyTorch's float32 erf: within 1).
+
+Without Numba, NumPy's `vectorize` applies `math.erf` element by element.
 
 Numba is imported on the first call, not when this module is imported: importing Numba
 takes longer than importing all of minigrad, and most programs never call erf.
@@ -11,35 +22,60 @@ import math
 
 import numpy as np
 
-_erf_loop = None  # the compiled loop (or the NumPy fallback), made on first use
+_loops = None  # {dtype: the compiled loop (or the NumPy fallback)}, made on first use
 
 
-def _make_loop():
+def _make_loops():
     try:
-        from minigrad.kernels.jit import njit  # numba's, with a cache that never fails to find a home
+        from minigrad.kernels.jit import FASTMATH, njit  # numba's, with a cache that never fails to find a home
     except ImportError:  # pragma: no cover - numba is a runtime dependency
         vectorized = np.vectorize(math.erf, otypes=[np.float64])
 
         def loop(x, out):
             out[...] = vectorized(x)
 
-        return loop
+        return {np.dtype(np.float32): loop, np.dtype(np.float64): loop}
 
     @njit(cache=True)
-    def loop(x, out):
+    def exact(x, out):
         for i in range(x.size):
             out[i] = math.erf(x[i])
 
-    return loop
+    # error_model="numpy": a division by zero gives inf, as in NumPy, instead of raising as
+    # in Python; the check Python's rule needs before each division stops the vector loop
+    @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+    def rational(x, out):
+        for i in range(x.size):
+            v = np.float64(x[i])
+            v = 4.0 if v > 4.0 else v  # comparisons, not min/max: a NaN passes through as NaN
+            v = -4.0 if v < -4.0 else v
+            v2 = v * v
+            # numerator x P(x^2), Horner's rule from the highest power
+            p = -2.72614225801306e-10
+            p = p * v2 + 2.77068142495902e-08
+            p = p * v2 - 2.10102402082508e-06
+            p = p * v2 - 5.69250639462346e-05
+            p = p * v2 - 7.34990630326855e-04
+            p = p * v2 - 2.95459980854025e-03
+            p = p * v2 - 1.60960333262415e-02
+            q = -1.45660718464996e-05  # denominator Q(x^2)
+            q = q * v2 - 2.13374055278905e-04
+            q = q * v2 - 1.68282697438203e-03
+            q = q * v2 - 7.37332916720468e-03
+            q = q * v2 - 1.42647390514189e-02
+            r = v * p / q
+            out[i] = min(r, 1.0) if r > 0 else max(r, -1.0)  # |erf| <= 1, which rounding could break near 4
+
+    return {np.dtype(np.float32): rational, np.dtype(np.float64): exact}
 
 
 def erf(x):
     """erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt, elementwise, in x's dtype."""
-    global _erf_loop
-    if _erf_loop is None:
-        _erf_loop = _make_loop()
+    global _loops
+    if _loops is None:
+        _loops = _make_loops()
     flat = np.ascontiguousarray(x).reshape(-1)
     out = np.empty_like(flat)
-    _erf_loop(flat, out)
+    _loops.get(flat.dtype, _loops[np.dtype(np.float64)])(flat, out)
     # ascontiguousarray turns a 0-d array into shape (1,): restore the input's shape
     return out.reshape(np.shape(x))

@@ -2,6 +2,7 @@
 
     draw_graph(loss)                       the autograd graph (no Graphviz needed)
     plot_curves(history)                   loss / accuracy per epoch or step
+    plot_lm_history(history, path)         a language model's loss per step, with its baseline
     plot_attention(weights, tokens)        attention maps, one panel per head
     plot_filters(conv.weight)              a convolution's learned filters
     plot_feature_maps(maps)                what a convolution layer outputs
@@ -14,7 +15,7 @@ drawn, not when this package is imported.
 """
 
 from minigrad.viz.attention import plot_attention
-from minigrad.viz.curves import plot_curves, plot_history
+from minigrad.viz.curves import plot_curves, plot_history, plot_lm_history
 from minigrad.viz.graph import draw_graph, graph_layout
 from minigrad.viz.images import (
     confusion_matrix,
@@ -34,5 +35,6 @@ __all__ = [
     "plot_feature_maps",
     "plot_filters",
     "plot_history",
+    "plot_lm_history",
     "plot_images",
 ]

@@ -81,3 +81,24 @@ def plot_history(history, path, title="training"):
     keys = [k for k in ("train_loss", "test_loss", "train_accuracy", "test_accuracy") if k in history]
     plot_curves(history, path, keys=keys, title=title)
     return path
+
+
+def plot_lm_history(history, path, title="language model"):
+    """Save the loss of a `minigrad-train --model gpt` run against the iteration: every
+    step's training loss (faint), the train and validation estimates at each evaluation,
+    and the unigram baseline, `history` = {'step_loss': [...], 'iter': [...],
+    'train_loss': [...], 'val_loss': [...], 'unigram_baseline': h}, as a PNG at `path`;
+    returns `path`."""
+    fig, axes = subplots(1, 1, figsize=(7, 4))
+    ax = axes[0, 0]
+    steps = np.arange(1, len(history["step_loss"]) + 1)
+    ax.plot(steps, history["step_loss"], color="0.75", linewidth=0.8, label="train (each step)")
+    ax.plot(history["iter"], history["train_loss"], marker="o", label="train")
+    ax.plot(history["iter"], history["val_loss"], marker="o", label="validation")
+    if "unigram_baseline" in history:
+        ax.axhline(history["unigram_baseline"], color="0.4", linestyle="--", linewidth=1, label="unigram baseline")
+    ax.set(xlabel="iteration", ylabel="cross-entropy loss (nats)", title=title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    finish(fig, path)
+    return path

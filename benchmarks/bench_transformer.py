@@ -1,0 +1,289 @@
+"""Transformer training steps, minigrad against PyTorch (CPU), and generation with and
+without a KV cache.
+
+    python benchmarks/bench_transformer.py [--quick] [--repeat 5] [--seconds 1.0]
+                                           [--cases encoder,gpt,generate]
+
+- encoder: a 2-layer pre-norm encoder, `nn.TransformerEncoder(nn.TransformerEncoderLayer(
+  128, 4, 512, dropout=0, batch_first=True, norm_first=True), 2)`, causal (the square
+  mask with is_causal=True), on float32 inputs (32, 64, 128); a training step is
+  forward, MSE loss, backward and AdamW.
+- gpt: `minigrad-train --model gpt`'s model and step: `models.GPT(65, 128, 4, 4, 64)`
+  (nanoGPT's "baby GPT": 4 pre-norm layers, 4 heads, d_model 128, context 64, 4x GELU
+  MLP, rotary positions, tied output layer), batches of 12 x 64 character ids, forward,
+  cross-entropy, backward, gradient clipping at 1, AdamW with weight decay on the
+  matrices (betas 0.9, 0.99). PyTorch runs the same model (`TorchGPT` below), loaded
+  with minigrad's initial weights; the script checks that both give the same logits.
+- generate: minigrad's GPT generating 200 tokens after a 1-token prompt, with the KV
+  cache (each new token attends to the cached keys: O(T) per token) and without it (the
+  whole window again for every token: O(T^2)), in tokens per second.
+
+Both frameworks run in this process, as a user runs them: minigrad under its thread
+policy (`minigrad.threads`: one BLAS thread, Numba's kernels on every core), PyTorch
+with its default threads (one per core). They take turns of about --seconds each
+(minigrad, PyTorch, PyTorch, minigrad, ...), so that load from elsewhere on a shared
+machine falls on both alike; each turn gives ms per step (wall clock) and the CPU time
+of this process per step (time.process_time: all its threads, none of other programs').
+Printed: median (min-max) over --repeat turns, and the ratio minigrad / PyTorch of each.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+ENCODER = {"d_model": 128, "heads": 4, "ff": 512, "layers": 2, "T": 64, "batch": 32}
+GPT = {"vocab": 65, "d_model": 128, "layers": 4, "heads": 4, "T": 64, "batch": 12}
+
+
+# ---- the encoder step: the same modules in both frameworks --------------------------------
+def encoder_step(lib):
+    """A closure running one training step of ENCODER in `lib` (minigrad or torch)."""
+    c = ENCODER
+    lib.manual_seed(0)
+    layer = lib.nn.TransformerEncoderLayer(
+        c["d_model"], c["heads"], c["ff"], dropout=0.0, batch_first=True, norm_first=True
+    )
+    model = lib.nn.TransformerEncoder(layer, c["layers"], enable_nested_tensor=False)  # torch: no nested tensors
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    x = lib.from_numpy(rng.standard_normal((c["batch"], c["T"], c["d_model"]), dtype=np.float32))
+    target = lib.from_numpy(rng.standard_normal((c["batch"], c["T"], c["d_model"]), dtype=np.float32))
+    mask = lib.from_numpy(np.triu(np.full((c["T"], c["T"]), -np.inf, dtype=np.float32), k=1))
+
+    def step():
+        opt.zero_grad()
+        out = model(x, mask=mask, is_causal=True)
+        lib.nn.functional.mse_loss(out, target).backward()
+        opt.step()
+
+    return step
+
+
+# ---- the GPT step ---------------------------------------------------------------------------
+def torch_gpt(vocab, d_model, n_layers, n_heads, max_len):
+    """models.GPT(vocab, d_model, n_layers, n_heads, max_len) in PyTorch: the same modules
+    under the same names (so a minigrad state dict loads), rotary positions (rotate-half,
+    base 10000) and the output layer tied to the token embedding."""
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    head_dim = d_model // n_heads
+    inv_freq = 10000.0 ** (-np.arange(0, head_dim, 2) / head_dim)
+    angles = np.outer(np.arange(max_len), inv_freq)
+    angles = np.concatenate([angles, angles], axis=-1)
+    cos, sin = (torch.from_numpy(f(angles).astype(np.float32)) for f in (np.cos, np.sin))
+
+    def rotate(x):  # x (B, H, T, D): x * cos + rotate_half(x) * sin
+        T, half = x.shape[-2], x.shape[-1] // 2
+        return x * cos[:T] + torch.cat([-x[..., half:], x[..., :half]], dim=-1) * sin[:T]
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv, self.proj = nn.Linear(d_model, 3 * d_model), nn.Linear(d_model, d_model)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = (t.reshape(B, T, n_heads, head_dim).transpose(1, 2) for t in self.qkv(x).split(C, dim=-1))
+            y = F.scaled_dot_product_attention(rotate(q), rotate(k), v, is_causal=True)
+            return self.proj(y.transpose(1, 2).reshape(B, T, C))
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.proj = nn.Linear(d_model, 4 * d_model), nn.Linear(4 * d_model, d_model)
+
+        def forward(self, x):
+            return self.proj(F.gelu(self.fc(x)))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.attn, self.ln_2, self.mlp = nn.LayerNorm(d_model), Attention(), nn.LayerNorm(d_model), MLP()
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class TorchGPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok_emb = nn.Embedding(vocab, d_model)
+            self.blocks = nn.ModuleList(Block() for _ in range(n_layers))
+            self.ln_f = nn.LayerNorm(d_model)
+            self.lm_head = nn.Linear(d_model, vocab, bias=False)
+            self.lm_head.weight = self.tok_emb.weight
+
+        def forward(self, idx):
+            x = self.tok_emb(idx)
+            for block in self.blocks:
+                x = block(x)
+            return self.lm_head(self.ln_f(x))
+
+    return TorchGPT()
+
+
+def gpt_models():
+    """(minigrad's GPT, PyTorch's with the same weights), after checking that they agree."""
+    import torch
+
+    import minigrad as mg
+    from minigrad.models import GPT as MinigradGPT
+
+    c = GPT
+    mg.manual_seed(0)
+    mine = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"])
+    theirs = torch_gpt(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"])
+    theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()})
+    idx = np.random.default_rng(1).integers(0, c["vocab"], (2, c["T"]))
+    with mg.no_grad(), torch.no_grad():
+        gap = np.abs(mine(mg.from_numpy(idx)).numpy() - theirs(torch.from_numpy(idx)).numpy()).max()
+    if not gap < 1e-4:
+        raise RuntimeError(f"bench_transformer: minigrad's and PyTorch's GPT disagree (logits differ by {gap:.2g})")
+    return mine, theirs
+
+
+def gpt_step(lib, model):
+    """A closure running minigrad-train --model gpt's training step (without the learning
+    rate schedule) on `model`, in `lib`."""
+    c = GPT
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    groups = [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}]
+    opt = lib.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.99))
+    rng = np.random.default_rng(0)
+    batches = []
+    for _ in range(8):
+        ids = rng.integers(0, c["vocab"], (c["batch"], c["T"] + 1))
+        batches.append((lib.from_numpy(ids[:, :-1].copy()), lib.from_numpy(ids[:, 1:].copy())))
+    state = {"i": 0}
+
+    def step():
+        x, y = batches[state["i"] % len(batches)]
+        state["i"] += 1
+        logits = model(x)
+        loss = lib.nn.functional.cross_entropy(logits.reshape(-1, c["vocab"]), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    return step
+
+
+# ---- timing -----------------------------------------------------------------------------------
+def timed_turn(step, seconds):
+    """(wall ms, CPU ms) per step over as many steps as fill `seconds` (at least one)."""
+    n, wall, cpu = 0, time.perf_counter(), time.process_time()
+    while n == 0 or time.perf_counter() - wall < seconds:
+        step()
+        n += 1
+    return 1e3 * (time.perf_counter() - wall) / n, 1e3 * (time.process_time() - cpu) / n
+
+
+def span(values, fmt="{:.1f}"):
+    """'median (min-max)' of `values`."""
+    mid, lo, hi = (fmt.format(x) for x in (statistics.median(values), min(values), max(values)))
+    return mid if lo == hi else f"{mid} ({lo}-{hi})"
+
+
+def compare(name, steps, repeat, seconds):
+    """Time the steps ({'minigrad': fn, 'torch': fn}) in turns and print a table."""
+    for step in steps.values():  # warm-up: kernels compiled or loaded, thread pools started
+        for _ in range(2):
+            step()
+    wall = {k: [] for k in steps}
+    cpu = {k: [] for k in steps}
+    order = list(steps)
+    for r in range(repeat):
+        for k in order if r % 2 == 0 else order[::-1]:
+            w, c = timed_turn(steps[k], seconds)
+            wall[k].append(w)
+            cpu[k].append(c)
+            time.sleep(0.1)  # let the pool just used stop spinning
+    print(f"\n{name}: ms per training step, median (min-max) of {repeat} turns")
+    print(f"  {'':10s} {'wall':>24s} {'CPU (all threads)':>24s}")
+    for k in steps:
+        print(f"  {k:10s} {span(wall[k]):>24s} {span(cpu[k]):>24s}")
+    ratio_wall = [a / b for a, b in zip(wall["minigrad"], wall["torch"])]
+    ratio_cpu = [a / b for a, b in zip(cpu["minigrad"], cpu["torch"])]
+    print(f"  {'ratio':10s} {span(ratio_wall, '{:.2f}x'):>24s} {span(ratio_cpu, '{:.2f}x'):>24s}  minigrad / PyTorch")
+    return {k: statistics.median(v) for k, v in wall.items()}
+
+
+def generation(n_tokens, repeat):
+    """Tokens per second of GPT.generate with and without the KV cache."""
+    import minigrad as mg
+    from minigrad.models import GPT as MinigradGPT
+
+    c = GPT
+    mg.manual_seed(0)
+    model = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"])
+    model.eval()
+    prompt = mg.zeros(1, 1, dtype=mg.int64)
+    rates = {True: [], False: []}
+    model.generate(prompt, 4, use_cache=True)  # warm-up
+    model.generate(prompt, 4, use_cache=False)
+    for r in range(repeat):
+        for use_cache in (True, False) if r % 2 == 0 else (False, True):
+            start = time.perf_counter()
+            model.generate(prompt, n_tokens, use_cache=use_cache)
+            rates[use_cache].append(n_tokens / (time.perf_counter() - start))
+    print(f"\ngenerate: {n_tokens} tokens after a 1-token prompt (context {c['T']}), tokens/s, median (min-max)")
+    print(f"  with the KV cache      {span(rates[True], '{:.0f}')}")
+    print(f"  without (whole window) {span(rates[False], '{:.0f}')}")
+    ratio = [a / b for a, b in zip(rates[True], rates[False])]
+    print(f"  speed-up               {span(ratio, '{:.1f}x')}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
+    parser.add_argument("--repeat", type=int, default=5, help="turns per framework (default: 5)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of a turn, whole steps (default: 1)")
+    parser.add_argument("--cases", default="encoder,gpt,generate", help="comma-separated: encoder, gpt, generate")
+    parser.add_argument("--tokens", type=int, default=200, help="tokens generated per run (default: 200)")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.seconds, args.tokens = 1, 0.01, 8
+    cases = args.cases.split(",")
+
+    import torch
+    import torch.optim  # noqa: F401  (lib.optim below)
+
+    import minigrad as mg
+    import minigrad.optim  # noqa: F401
+
+    print(
+        f"{os.cpu_count()} cores; minigrad: BLAS threads {mg.threads.info()['blas']}, Numba threads "
+        f"{mg.threads.info()['numba']}; PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
+    )
+    if "encoder" in cases:
+        compare(
+            "encoder (2 pre-norm layers, d 128, 4 heads, ff 512, T 64, batch 32, causal)",
+            {
+                "minigrad": encoder_step(mg),
+                "torch": encoder_step(torch),
+            },
+            args.repeat,
+            args.seconds,
+        )
+    if "gpt" in cases:
+        mine, theirs = gpt_models()
+        steps = {"minigrad": gpt_step(mg, mine), "torch": gpt_step(torch, theirs)}
+        ms = compare(
+            "gpt (baby GPT: 4 layers, d 128, 4 heads, T 64, batch 12, vocab 65)", steps, args.repeat, args.seconds
+        )
+        print(
+            f"  2000 steps (minigrad-train --model gpt's run, without evaluation): minigrad {2000 * ms['minigrad'] / 60e3:.1f} min, PyTorch {2000 * ms['torch'] / 60e3:.1f} min"
+        )
+    if "generate" in cases:
+        generation(args.tokens, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

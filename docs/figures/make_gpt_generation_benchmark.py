@@ -1,0 +1,77 @@
+"""Time GPT.generate with and without the key/value cache, for the GPT lesson.
+
+    python docs/figures/make_gpt_generation_benchmark.py [OUT_DIR]
+
+writes OUT_DIR/gpt_generation.png (default: this script's folder, where the lesson finds
+it): the time each new token takes against its position in the sequence, for the
+default model of `minigrad-train --model gpt` (4 layers, d_model 128) with a longer
+context. Without the cache every token runs the model over the whole sequence so far;
+with it, only over the new token. The weights are random: the time does not depend on
+them. Times are the CPU time of this process (time.process_time), the median of a few
+repeats, so that other programs on the machine disturb them little.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+import minigrad as mg  # noqa: E402
+from minigrad.models import GPT  # noqa: E402
+
+CONTEXT = 256
+REPEATS = 3
+
+
+def step_times(model, use_cache):
+    """CPU seconds of each of the CONTEXT - 1 steps of one generation from a 1-token prompt."""
+    times = []
+    tokens = mg.zeros((1, 1), dtype=mg.int64)
+    cache = model.new_cache(1) if use_cache else None
+    with mg.no_grad():
+        model(tokens, cache=cache)  # the prompt
+        for _ in range(CONTEXT - 1):
+            start = time.process_time()
+            if use_cache:
+                logits = model(tokens[:, -1:], cache=cache)
+            else:
+                logits = model(tokens)
+            next_token = logits[:, -1].argmax(dim=-1, keepdim=True)
+            times.append(time.process_time() - start)
+            tokens = mg.cat([tokens, next_token], dim=1)
+    return np.array(times)
+
+
+def main(out_dir):
+    mg.manual_seed(0)
+    model = GPT(65, 128, 4, 4, max_len=CONTEXT, pos="rope").eval()
+    step_times(model, True)  # compile the kernels before timing
+    fig, ax = plt.subplots(figsize=(7, 4), constrained_layout=True)
+    for use_cache, label in (
+        (False, "without the cache: the whole sequence each step"),
+        (True, "with the KV cache: one token each step"),
+    ):
+        times = np.median([step_times(model, use_cache) for _ in range(REPEATS)], axis=0)
+        rate = f"{len(times) / times.sum():.0f} tokens/s over {CONTEXT} tokens"
+        positions = np.arange(2, CONTEXT + 1)
+        ax.plot(positions, 1000 * times, label=f"{label} ({rate})", linewidth=1.5)
+        print(f"{label}: {rate}")
+    ax.set(
+        xlabel="length of the sequence so far (tokens)",
+        ylabel="CPU time of the step (ms)",
+        title="GPT.generate, 4 layers, d_model 128: time per new token",
+        ylim=(0, None),
+    )
+    ax.legend(loc="upper left")
+    path = Path(out_dir) / "gpt_generation.png"
+    fig.savefig(path, dpi=100)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent)

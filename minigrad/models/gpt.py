@@ -1,0 +1,354 @@
+"""GPT: a decoder-only transformer that predicts the next token (Radford et al. 2018, 2019).
+
+The model of nanoGPT, written with minigrad's modules: a token embedding, `n_layers`
+pre-norm blocks (x + attention(LN(x)), then x + MLP(LN(x))), a final LayerNorm and an
+output layer that shares its weight with the token embedding (Press & Wolf 2017). The
+attention is causal (position t sees positions <= t) and may be grouped-query: fewer
+key/value heads than query heads (`n_kv_heads`; 1 is multi-query attention).
+
+`generate` samples one token at a time and keeps every layer's keys and values in a
+`KVCache`, so that each new token costs one row of work per layer, O(T), instead of a
+forward pass over the whole context, O(T^2).
+
+Shapes: B batch, T tokens, C = d_model, H query heads, Hkv key/value heads, D = C / H.
+"""
+
+import math
+
+import numpy as np
+
+import minigrad as mg
+import minigrad.nn.functional as F
+from minigrad import nn
+
+POSITIONS = ("rope", "learned", "sinusoidal")
+
+
+# --8<-- [start:cache]
+class KVCache:
+    """The keys and values that every layer has computed so far, for generation.
+
+    Per layer, two arrays (B, Hkv, max_len, D) filled from the left; `length` tokens are
+    held, so the next token sits at position `length`. The arrays are allocated once at
+    full size: storing a new token copies one row per layer instead of concatenating
+    the whole past each step (which would make every step O(T) in copying alone).
+    The cache holds plain arrays: it is for inference, where nothing is differentiated.
+    """
+
+    def __init__(self, n_layers, batch_size, n_kv_heads, max_len, head_dim, dtype):
+        shape = (batch_size, n_kv_heads, max_len, head_dim)
+        self.keys = [np.zeros(shape, dtype) for _ in range(n_layers)]
+        self.values = [np.zeros(shape, dtype) for _ in range(n_layers)]
+        self.max_len = max_len
+        self.length = 0
+
+    def update(self, layer, k, v):
+        """Append the new tokens' keys and values (B, Hkv, T_new, D) of one layer; return
+        all of that layer's keys and values so far, (B, Hkv, length + T_new, D)."""
+        start, end = self.length, self.length + k.shape[-2]
+        self.keys[layer][:, :, start:end] = k.detach().numpy()
+        self.values[layer][:, :, start:end] = v.detach().numpy()
+        return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(self.values[layer][:, :, :end])
+
+    # --8<-- [end:cache]
+
+
+# --8<-- [start:attention]
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention with H query heads and Hkv <= H key/value heads.
+
+    One Linear makes the queries, keys and values together (one matrix product instead
+    of three); with Hkv < H each key/value head serves H / Hkv query heads (grouped-query
+    attention, Ainslie et al. 2023), which shrinks the KV cache by that factor.
+    """
+
+    def __init__(self, d_model, n_heads, n_kv_heads, dropout=0.0, bias=True):
+        super().__init__()
+        self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
+        self.qkv = nn.Linear(d_model, (n_heads + 2 * n_kv_heads) * self.head_dim, bias=bias)
+        self.proj = nn.Linear(d_model, d_model, bias=bias)  # W_O: the heads' outputs mixed
+        self.dropout = dropout
+
+    def forward(self, x, rope=None, cache=None, layer=0):
+        B, T, C = x.shape
+        H, Hkv, D = self.n_heads, self.n_kv_heads, self.head_dim
+        q, k, v = self.qkv(x).split([H * D, Hkv * D, Hkv * D], dim=-1)
+        q = q.reshape(B, T, H, D).transpose(1, 2)  # (B, H, T, D): each head attends on its own
+        k = k.reshape(B, T, Hkv, D).transpose(1, 2)  # (B, Hkv, T, D)
+        v = v.reshape(B, T, Hkv, D).transpose(1, 2)
+        past = 0 if cache is None else cache.length  # the position of this chunk's first token
+        if rope is not None:
+            q, k = rope(q, k, offset=past)  # rotate by absolute position; scores see only j - i
+        if cache is not None:
+            k, v = cache.update(layer, k, v)  # (B, Hkv, past + T, D): the past and the new
+        y = F.scaled_dot_product_attention(
+            q,
+            k,
+            v,
+            attn_mask=_causal_mask_after(past, T),
+            dropout_p=self.dropout if self.training else 0.0,
+            is_causal=past == 0,  # no past: the usual square causal mask
+            enable_gqa=Hkv != H,
+        )  # (B, H, T, D)
+        y = y.transpose(1, 2).reshape(B, T, C)  # the heads side by side again
+        return F.dropout(self.proj(y), self.dropout, self.training)
+
+    # --8<-- [end:attention]
+
+
+def _causal_mask_after(past, T):
+    """The mask for T new queries after `past` cached keys: query i (at position past + i)
+    sees keys j <= past + i. None when there is no past (is_causal does it) or when a
+    single query sees every key."""
+    if past == 0 or T == 1:
+        return None
+    return mg.from_numpy(np.tril(np.ones((T, past + T), dtype=bool), k=past))
+
+
+# --8<-- [start:block]
+class MLP(nn.Module):
+    """The position-wise feed-forward network: C -> 4C -> GELU -> C."""
+
+    def __init__(self, d_model, dropout=0.0, bias=True):
+        super().__init__()
+        self.fc = nn.Linear(d_model, 4 * d_model, bias=bias)
+        self.proj = nn.Linear(4 * d_model, d_model, bias=bias)
+        self.dropout = dropout
+
+    def forward(self, x):
+        return F.dropout(self.proj(F.gelu(self.fc(x))), self.dropout, self.training)
+
+
+class Block(nn.Module):
+    """A pre-norm transformer block: x + attn(LN(x)), then x + MLP(LN(x)).
+
+    The residual stream x passes through untouched; each sub-layer reads a normalised
+    copy and adds its result back. Gradients reach every layer through the identity
+    paths, which is why pre-norm stacks train without the warm-up tricks post-norm
+    needs (Xiong et al. 2020).
+    """
+
+    def __init__(self, d_model, n_heads, n_kv_heads, dropout=0.0, bias=True):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d_model, bias=bias)
+        self.attn = CausalSelfAttention(d_model, n_heads, n_kv_heads, dropout, bias)
+        self.ln_2 = nn.LayerNorm(d_model, bias=bias)
+        self.mlp = MLP(d_model, dropout, bias)
+
+    def forward(self, x, rope=None, cache=None, layer=0):
+        x = x + self.attn(self.ln_1(x), rope, cache, layer)
+        return x + self.mlp(self.ln_2(x))
+
+    # --8<-- [end:block]
+
+
+class GPT(nn.Module):
+    """A decoder-only transformer language model: token ids (B, T) -> logits (B, T, vocab).
+
+    `pos` chooses how positions enter: 'rope' rotates each head's queries and keys
+    (Su et al. 2021; nothing is added to the embeddings), 'learned' adds a trained
+    vector per position (GPT-2), 'sinusoidal' adds Vaswani et al.'s fixed waves. With
+    `tie_weights` the output layer is the token embedding itself. `bias=False` drops
+    the biases of every Linear and LayerNorm, as nanoGPT's Shakespeare config does.
+    """
+
+    def __init__(
+        self,
+        vocab_size,
+        d_model,
+        n_layers,
+        n_heads,
+        max_len,
+        n_kv_heads=None,
+        dropout=0.0,
+        pos="rope",
+        tie_weights=True,
+        bias=True,
+    ):
+        super().__init__()
+        n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
+        _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, dropout, pos)
+        self.vocab_size, self.d_model, self.n_layers, self.max_len = vocab_size, d_model, n_layers, max_len
+        self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
+        self.pos, self.dropout = pos, dropout
+
+        # --8<-- [start:init]
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.rope = nn.RotaryEmbedding(self.head_dim) if pos == "rope" else None
+        if pos == "learned":
+            self.pos_emb = nn.LearnedPositionalEmbedding(max_len, d_model)
+        elif pos == "sinusoidal":
+            self.pos_emb = nn.SinusoidalPositionalEncoding(d_model, max_len)
+        self.blocks = nn.ModuleList(Block(d_model, n_heads, n_kv_heads, dropout, bias) for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d_model, bias=bias)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie_weights:
+            # One matrix reads tokens in and scores them out (Press & Wolf 2017): the logit
+            # of token v is the dot product of the final state with v's own embedding.
+            # It saves vocab * d_model parameters, and the input rows of rare tokens get
+            # gradient from the output side at every step.
+            self.lm_head.weight = self.tok_emb.weight
+        self._init_weights()
+
+    def _init_weights(self):
+        """GPT-2's initialisation, as nanoGPT: every weight matrix and embedding N(0, 0.02),
+        biases zero, LayerNorms at the identity.
+
+        The residual stream is a sum: the embedding plus the output of 2 * n_layers
+        sub-layers (attention and MLP in each block). Sums of independent terms add their
+        variances, so with all outputs at one scale the stream's variance would grow with
+        depth, 2 * n_layers times the size of one term. Scaling the initial weights of
+        the two projections that write into the stream (attn.proj and mlp.proj) by
+        1 / sqrt(2 * n_layers) makes the 2 * n_layers terms add up to the variance of one:
+        the stream has the same scale at initialisation however deep the model is.
+        """
+        residual_std = 0.02 / math.sqrt(2 * self.n_layers)
+        for name, p in self.named_parameters():
+            if name.endswith("attn.proj.weight") or name.endswith("mlp.proj.weight"):
+                nn.init.normal_(p, 0.0, residual_std)
+            elif p.ndim == 2:  # Linear weights, the token and learned position embeddings
+                nn.init.normal_(p, 0.0, 0.02)
+            elif name.endswith("bias"):
+                nn.init.zeros_(p)
+        # --8<-- [end:init]
+
+    # --8<-- [start:forward]
+    def forward(self, idx, cache=None):
+        """idx (B, T) int64 token ids -> logits (B, T, vocab_size): row t scores every
+        possible token t + 1. With a `cache` (see `new_cache`), idx holds only the new
+        tokens: they sit at positions cache.length, ..., and the cache grows by T."""
+        B, T = self._check_input(idx, cache)
+        past = 0 if cache is None else cache.length
+        x = self.tok_emb(idx)  # (B, T, C)
+        if self.pos == "sinusoidal":
+            # The waves have amplitude 1, the embeddings start at 0.02: scaled by sqrt(C)
+            # (as Vaswani et al. do) the tokens are not drowned out by their positions.
+            x = x * math.sqrt(self.d_model)
+        if self.pos != "rope":
+            x = self.pos_emb(x, offset=past)  # + the vectors of positions past .. past + T - 1
+        x = F.dropout(x, self.dropout, self.training)
+        for layer, block in enumerate(self.blocks):
+            x = block(x, self.rope, cache, layer)
+        if cache is not None:
+            cache.length += T
+        return self.lm_head(self.ln_f(x))  # (B, T, vocab)
+
+    # --8<-- [end:forward]
+
+    def new_cache(self, batch_size):
+        """An empty KVCache for `batch_size` sequences, as long as the context (max_len)."""
+        dtype = self.tok_emb.weight.dtype
+        return KVCache(self.n_layers, batch_size, self.n_kv_heads, self.max_len, self.head_dim, dtype)
+
+    # --8<-- [start:generate]
+    @mg.no_grad()
+    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
+        """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
+        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed).
+
+        With use_cache, the prompt runs once to fill the cache and every later step feeds
+        only the newest token. The model never sees more than max_len tokens: once the
+        cache is full, the last max_len tokens are run again from scratch each step, as
+        without a cache. (Rolling the cache -- dropping its oldest entry -- would be
+        cheaper but not the same model: the cached keys of deeper layers were computed
+        while tokens now cut off were still in view, and with learned or sinusoidal
+        positions every kept key would sit at the wrong position.) So cached and uncached
+        generation compute the same logits, and give the same tokens for the same seed.
+        """
+        _check_sampling(temperature, top_k)
+        self._check_input(idx, None, limit=False)  # a prompt longer than max_len is cropped below
+        tokens = idx.numpy().astype(np.int64)
+        was_training = self.training
+        self.eval()
+        cache = None
+        for _ in range(max_new_tokens):
+            if cache is not None and cache.length < self.max_len:
+                logits = self(mg.from_numpy(tokens[:, -1:]), cache=cache)  # one token: O(T)
+            else:
+                cache = self.new_cache(tokens.shape[0]) if use_cache else None
+                logits = self(mg.from_numpy(tokens[:, -self.max_len :]), cache=cache)  # the window: O(T^2)
+            next_token = sample(logits[:, -1, :], temperature, top_k)  # (B, 1)
+            tokens = np.concatenate([tokens, next_token.numpy()], axis=1)
+        self.train(was_training)
+        return mg.from_numpy(tokens)
+
+    # --8<-- [end:generate]
+
+    def _check_input(self, idx, cache, limit=True):
+        """(B, T) of a valid batch of token ids, or a clear error naming what is wrong."""
+        if not isinstance(idx, mg.Tensor) or idx.dtype.kind not in "iu" or idx.ndim != 2:
+            what = f"{idx.dtype} tensor of shape {idx.shape}" if isinstance(idx, mg.Tensor) else type(idx).__name__
+            raise TypeError(f"GPT: expected a (batch, T) integer (int64) tensor of token ids, got a {what}")
+        B, T = idx.shape
+        if T == 0:
+            raise ValueError(f"GPT: the input needs at least one token per row, got shape {idx.shape}")
+        ids = idx.numpy()
+        if ids.min() < 0 or ids.max() >= self.vocab_size:
+            bad = int(ids[(ids < 0) | (ids >= self.vocab_size)][0])
+            raise IndexError(
+                f"GPT: token id {bad} is out of range for vocab_size {self.vocab_size} (ids 0..{self.vocab_size - 1})"
+            )
+        past = 0 if cache is None else cache.length
+        if limit and past + T > self.max_len:
+            held = f" after the {past} tokens in the cache" if past else ""
+            raise ValueError(f"GPT: {T} tokens{held} exceed the context length max_len={self.max_len}")
+        if cache is not None and cache.keys[0].shape[0] != B:
+            raise ValueError(f"GPT: the cache was made for batch size {cache.keys[0].shape[0]}, got a batch of {B}")
+        return B, T
+
+    def extra_repr(self):
+        kv = f", n_kv_heads={self.n_kv_heads}" if self.n_kv_heads != self.n_heads else ""
+        return f"pos={self.pos!r}, max_len={self.max_len}{kv}"
+
+
+# --8<-- [start:sample]
+def sample(logits, temperature=1.0, top_k=None):
+    """One token per row of logits (B, vocab): (B, 1) int64.
+
+    Dividing the logits by the temperature sharpens the distribution (< 1) or flattens
+    it (> 1); temperature 0 takes the most likely token (greedy decoding). top_k keeps
+    only the k most likely tokens, so the long tail of unlikely ones is never drawn.
+    """
+    if temperature == 0:
+        return logits.argmax(dim=-1, keepdim=True)
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth_largest = logits.topk(top_k, dim=-1)[0][:, -1:]  # (B, 1)
+        logits = logits.masked_fill(logits < kth_largest, float("-inf"))
+    probs = F.softmax(logits, dim=-1)
+    return mg.multinomial(probs, num_samples=1)  # the global generator: mg.manual_seed
+
+
+# --8<-- [end:sample]
+
+
+def _check_sampling(temperature, top_k):
+    if not temperature >= 0:
+        raise ValueError(f"GPT.generate: temperature must be >= 0 (0 = greedy), got {temperature}")
+    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or top_k < 1):
+        raise ValueError(f"GPT.generate: top_k must be a positive int or None, got {top_k!r}")
+
+
+def _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, dropout, pos):
+    for name, value in (
+        ("vocab_size", vocab_size),
+        ("d_model", d_model),
+        ("n_layers", n_layers),
+        ("n_heads", n_heads),
+        ("max_len", max_len),
+        ("n_kv_heads", n_kv_heads),
+    ):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"GPT: {name} must be a positive int, got {value!r}")
+    if d_model % n_heads:
+        raise ValueError(f"GPT: n_heads ({n_heads}) must divide d_model ({d_model}) (each head gets d_model / n_heads)")
+    if n_heads % n_kv_heads:
+        raise ValueError(
+            f"GPT: n_kv_heads ({n_kv_heads}) must divide n_heads ({n_heads}) (each key/value head serves a group)"
+        )
+    if pos not in POSITIONS:
+        raise ValueError(f"GPT: pos must be one of {POSITIONS}, got {pos!r}")
+    if pos == "rope" and (d_model // n_heads) % 2:
+        raise ValueError(f"GPT: pos='rope' needs an even head dim (d_model / n_heads), got {d_model // n_heads}")
+    if not 0.0 <= dropout < 1.0:
+        raise ValueError(f"GPT: dropout must be in [0, 1), got {dropout}")

@@ -145,7 +145,7 @@ from minigrad.ops.sort import argsort, msort, sort, topk, unique
 from minigrad.random import manual_seed
 from minigrad.random import Generator
 from minigrad.serialization import load, save
-from minigrad import data, nn, optim, utils
+from minigrad import data, nn, optim, utils, viz
 
 concat = concatenate = cat
 

@@ -21,6 +21,7 @@ SCRIPTS = {
     "make_conv_benchmark.py": ["conv_benchmark.png"],
     "make_gpt_generation_benchmark.py": ["gpt_generation.png"],
     "make_positional_plots.py": ["sinusoidal_encoding.png", "rope_scaling.png"],
+    "make_graph_figure.py": ["autograd_graph.png", "mlp_graph.png"],
     "make_transformer_norms.py": ["transformer_norms.png"],
 }
 

@@ -67,7 +67,7 @@ LAYERS = {
         "minigrad/train.py",
         "minigrad/train_gpt.py",
         "minigrad/__main__.py",
-        "minigrad/viz.py",
+        "minigrad/viz/",  # pictures: the autograd graph, training curves, attention, filters
         "minigrad/__init__.py",
     ],
 }

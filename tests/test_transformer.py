@@ -244,6 +244,36 @@ def test_causal_encoder_does_not_look_ahead():
     assert not np.allclose(out_x[:, -1], out_y[:, -1])
 
 
+def test_stacks_detect_the_float_causal_mask(monkeypatch):
+    """is_causal=None: a float causal mask is recognised, and the kernel's causal mask
+    used instead of reading it (as PyTorch); any other mask is read as it is."""
+    import minigrad.nn.functional as F
+
+    calls = []
+    original = F.scaled_dot_product_attention
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(F, "scaled_dot_product_attention", spy)
+    mg.manual_seed(0)
+    stack = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0), 2).double()
+    x = mg.tensor(rand(B, T, D))
+    causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)
+    detected = stack(x, mask=causal).detach().numpy()
+    assert [c["is_causal"] for c in calls] == [True, True] and calls[0]["attn_mask"] is None
+    calls.clear()
+    read = stack(x, mask=causal, is_causal=False).detach().numpy()
+    assert [c["is_causal"] for c in calls] == [False, False] and calls[0]["attn_mask"] is not None
+    np.testing.assert_allclose(detected, read, rtol=1e-12)
+    calls.clear()
+    other = causal.numpy().copy()
+    other[2, 0] = -np.inf
+    stack(x, mask=mg.tensor(other))
+    assert [c["is_causal"] for c in calls] == [False, False]
+
+
 def test_dropout_only_in_training():
     mg.manual_seed(0)
     layer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.3).double()

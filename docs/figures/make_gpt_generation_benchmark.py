@@ -67,7 +67,7 @@ def main(out_dir):
         title="GPT.generate, 4 layers, d_model 128: time per new token",
         ylim=(0, None),
     )
-    ax.legend()
+    ax.legend(loc="upper left")
     path = Path(out_dir) / "gpt_generation.png"
     fig.savefig(path, dpi=100)
     print(f"wrote {path}")

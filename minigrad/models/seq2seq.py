@@ -9,7 +9,10 @@ feeds its own predictions back instead.
 
     logits = W_out · Decoder(E_tgt[tgt] + P, Encoder(E_src[src] + P))
 
-E_src, E_tgt: token embeddings; P: learned position embeddings (one table for both).
+E_src, E_tgt: token embeddings; P: the sinusoidal position encodings of Vaswani et al.
+(nn.SinusoidalPositionalEncoding, one table for both sequences). Learned positions
+started at N(0, 0.02), as GPT's, learn the toy tasks more slowly: every one of them is
+about positions, which fixed sinusoids of unit size give from the first step.
 """
 
 import numpy as np
@@ -45,7 +48,7 @@ class Seq2SeqTransformer(nn.Module):
         self.d_model, self.max_len, self.pad_id = d_model, max_len, pad_id
         self.src_embed = nn.Embedding(src_vocab_size, d_model)
         self.tgt_embed = nn.Embedding(tgt_vocab_size, d_model)
-        self.pos_embed = nn.Embedding(max_len, d_model)
+        self.pos_embed = nn.SinusoidalPositionalEncoding(d_model, max_len)
         self.transformer = nn.Transformer(
             d_model,
             nhead,
@@ -63,7 +66,7 @@ class Seq2SeqTransformer(nn.Module):
             raise ValueError(f"Seq2SeqTransformer: {name} must be token ids of shape (batch, length), got {ids.shape}")
         if ids.shape[1] > self.max_len:
             raise ValueError(f"Seq2SeqTransformer: {name} has length {ids.shape[1]} > max_len={self.max_len}")
-        return table(ids) + self.pos_embed(mg.arange(ids.shape[1]))
+        return self.pos_embed(table(ids))  # E[ids] + P[:T]
 
     # --8<-- [end:embed]
 

@@ -221,13 +221,25 @@ def _clones(layer, n, op):
     return ModuleList([copy.deepcopy(layer) for _ in range(n)])
 
 
+def _detect_is_causal_mask(mask, is_causal):
+    """is_causal=None: whether `mask` is exactly the float causal mask (0 on and below
+    the diagonal, -inf above), so that the attention can use the kernel's own causal mask
+    instead of reading one. As PyTorch, which detects only the float form."""
+    if is_causal is not None or mask is None:
+        return bool(is_causal)
+    if mask.ndim != 2 or mask.shape[0] != mask.shape[1] or mask.dtype.kind != "f":
+        return False
+    causal = np.triu(np.full(mask.shape, -np.inf), k=1)
+    return bool(np.array_equal(mask.array, causal))
+
+
 # --8<-- [start:stacks]
 class TransformerEncoder(Module):
     """num_layers deep copies of encoder_layer, applied in turn, then the optional norm
     (a pre-norm stack needs it: its stream is never normalised otherwise).
 
     forward(src, mask=None, src_key_padding_mask=None, is_causal=None): every layer gets
-    the same masks.
+    the same masks; is_causal=None means: True if `mask` is the float causal mask.
     """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
@@ -237,9 +249,9 @@ class TransformerEncoder(Module):
         self.norm = norm
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        output = src
+        output, is_causal = src, _detect_is_causal_mask(mask, is_causal)
         for layer in self.layers:
-            output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+            output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal)
         return output if self.norm is None else self.norm(output)
 
 
@@ -264,7 +276,7 @@ class TransformerDecoder(Module):
         tgt_is_causal=None,
         memory_is_causal=False,
     ):
-        output = tgt
+        output, tgt_is_causal = tgt, _detect_is_causal_mask(tgt_mask, tgt_is_causal)
         for layer in self.layers:
             output = layer(
                 output,
@@ -273,7 +285,7 @@ class TransformerDecoder(Module):
                 memory_mask=memory_mask,
                 tgt_key_padding_mask=tgt_key_padding_mask,
                 memory_key_padding_mask=memory_key_padding_mask,
-                tgt_is_causal=bool(tgt_is_causal),
+                tgt_is_causal=tgt_is_causal,
                 memory_is_causal=memory_is_causal,
             )
         return output if self.norm is None else self.norm(output)

@@ -14,13 +14,16 @@ without a KV cache.
   cross-entropy, backward, gradient clipping at 1, AdamW with weight decay on the
   matrices (betas 0.9, 0.99). PyTorch runs the same model (`TorchGPT` below), loaded
   with minigrad's initial weights; the script checks that both give the same logits.
-- generate: minigrad's GPT generating 200 tokens after a 1-token prompt, with the KV
-  cache (each new token attends to the cached keys: O(T) per token) and without it (the
-  whole window again for every token: O(T^2)), in tokens per second.
+- generate: minigrad's GPT generating tokens after a 1-token prompt, with the KV cache
+  (each new token attends to the cached keys: O(T) per token) and without it (the whole
+  window again for every token: O(T^2)), in tokens per second: the baby GPT (context 64,
+  200 tokens), and the same model with a context of 512 (500 tokens), where the
+  difference shows.
 
 Both frameworks run in this process, as a user runs them: minigrad under its thread
 policy (`minigrad.threads`: one BLAS thread, Numba's kernels on every core), PyTorch
-with its default threads (one per core). They take turns of about --seconds each
+with its default threads (one per core), and PyTorch on one thread ("torch-1": a copy
+of the model, with torch.set_num_threads(1) around each of its steps). They take turns of about --seconds each
 (minigrad, PyTorch, PyTorch, minigrad, ...), so that load from elsewhere on a shared
 machine falls on both alike; each turn gives ms per step (wall clock) and the CPU time
 of this process per step (time.process_time: all its threads, none of other programs').
@@ -191,8 +194,24 @@ def span(values, fmt="{:.1f}"):
     return mid if lo == hi else f"{mid} ({lo}-{hi})"
 
 
+def with_torch_threads(step, n):
+    """`step` run with PyTorch on n threads (its thread count restored afterwards)."""
+    import torch
+
+    def run():
+        before = torch.get_num_threads()
+        torch.set_num_threads(n)
+        try:
+            step()
+        finally:
+            torch.set_num_threads(before)
+
+    return run
+
+
 def compare(name, steps, repeat, seconds):
-    """Time the steps ({'minigrad': fn, 'torch': fn}) in turns and print a table."""
+    """Time the steps ({'minigrad': fn, 'torch': fn, 'torch-1': fn}) in turns and print a
+    table, with the ratio minigrad / each PyTorch variant. Returns the median wall ms."""
     for step in steps.values():  # warm-up: kernels compiled or loaded, thread pools started
         for _ in range(2):
             step()
@@ -206,23 +225,27 @@ def compare(name, steps, repeat, seconds):
             cpu[k].append(c)
             time.sleep(0.1)  # let the pool just used stop spinning
     print(f"\n{name}: ms per training step, median (min-max) of {repeat} turns")
-    print(f"  {'':10s} {'wall':>24s} {'CPU (all threads)':>24s}")
+    print(f"  {'':18s} {'wall':>24s} {'CPU (all threads)':>24s}")
     for k in steps:
-        print(f"  {k:10s} {span(wall[k]):>24s} {span(cpu[k]):>24s}")
-    ratio_wall = [a / b for a, b in zip(wall["minigrad"], wall["torch"])]
-    ratio_cpu = [a / b for a, b in zip(cpu["minigrad"], cpu["torch"])]
-    print(f"  {'ratio':10s} {span(ratio_wall, '{:.2f}x'):>24s} {span(ratio_cpu, '{:.2f}x'):>24s}  minigrad / PyTorch")
+        print(f"  {k:18s} {span(wall[k]):>24s} {span(cpu[k]):>24s}")
+    for k in (k for k in steps if k != "minigrad"):
+        # each round's turns against each other: the load from elsewhere was about the same
+        ratio_wall = [a / b for a, b in zip(wall["minigrad"], wall[k])]
+        ratio_cpu = [a / b for a, b in zip(cpu["minigrad"], cpu[k])]
+        label = f"minigrad / {k}"
+        print(f"  {label:18s} {span(ratio_wall, '{:.2f}x'):>24s} {span(ratio_cpu, '{:.2f}x'):>24s}")
     return {k: statistics.median(v) for k, v in wall.items()}
 
 
-def generation(n_tokens, repeat):
-    """Tokens per second of GPT.generate with and without the KV cache."""
+def generation(n_tokens, repeat, context):
+    """Tokens per second of GPT.generate with and without the KV cache, for the baby GPT
+    with a context of `context` tokens."""
     import minigrad as mg
     from minigrad.models import GPT as MinigradGPT
 
     c = GPT
     mg.manual_seed(0)
-    model = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"])
+    model = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], context)
     model.eval()
     prompt = mg.zeros(1, 1, dtype=mg.int64)
     rates = {True: [], False: []}
@@ -233,7 +256,7 @@ def generation(n_tokens, repeat):
             start = time.perf_counter()
             model.generate(prompt, n_tokens, use_cache=use_cache)
             rates[use_cache].append(n_tokens / (time.perf_counter() - start))
-    print(f"\ngenerate: {n_tokens} tokens after a 1-token prompt (context {c['T']}), tokens/s, median (min-max)")
+    print(f"\ngenerate: {n_tokens} tokens after a 1-token prompt (context {context}), tokens/s, median (min-max)")
     print(f"  with the KV cache      {span(rates[True], '{:.0f}')}")
     print(f"  without (whole window) {span(rates[False], '{:.0f}')}")
     ratio = [a / b for a, b in zip(rates[True], rates[False])]
@@ -247,9 +270,11 @@ def main():
     parser.add_argument("--seconds", type=float, default=1.0, help="length of a turn, whole steps (default: 1)")
     parser.add_argument("--cases", default="encoder,gpt,generate", help="comma-separated: encoder, gpt, generate")
     parser.add_argument("--tokens", type=int, default=200, help="tokens generated per run (default: 200)")
+    parser.add_argument("--long-context", type=int, default=512, help="the second generation run's context")
+    parser.add_argument("--long-tokens", type=int, default=500, help="tokens generated in it (default: 500)")
     args = parser.parse_args()
     if args.quick:
-        args.repeat, args.seconds, args.tokens = 1, 0.01, 8
+        args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = 1, 0.01, 8, 16, 12
     cases = args.cases.split(",")
 
     import torch
@@ -263,26 +288,24 @@ def main():
         f"{mg.threads.info()['numba']}; PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
     )
     if "encoder" in cases:
-        compare(
-            "encoder (2 pre-norm layers, d 128, 4 heads, ff 512, T 64, batch 32, causal)",
-            {
-                "minigrad": encoder_step(mg),
-                "torch": encoder_step(torch),
-            },
-            args.repeat,
-            args.seconds,
-        )
+        steps = {"minigrad": encoder_step(mg), "torch": encoder_step(torch)}
+        steps["torch-1"] = with_torch_threads(encoder_step(torch), 1)
+        name = "encoder (2 pre-norm layers, d 128, 4 heads, ff 512, T 64, batch 32, causal)"
+        compare(name, steps, args.repeat, args.seconds)
     if "gpt" in cases:
         mine, theirs = gpt_models()
+        _, theirs_1 = gpt_models()  # a copy of its own for PyTorch on one thread
         steps = {"minigrad": gpt_step(mg, mine), "torch": gpt_step(torch, theirs)}
-        ms = compare(
-            "gpt (baby GPT: 4 layers, d 128, 4 heads, T 64, batch 12, vocab 65)", steps, args.repeat, args.seconds
-        )
+        steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1), 1)
+        name = "gpt (baby GPT: 4 layers, d 128, 4 heads, T 64, batch 12, vocab 65)"
+        ms = compare(name, steps, args.repeat, args.seconds)
         print(
-            f"  2000 steps (minigrad-train --model gpt's run, without evaluation): minigrad {2000 * ms['minigrad'] / 60e3:.1f} min, PyTorch {2000 * ms['torch'] / 60e3:.1f} min"
+            "  2000 steps (minigrad-train --model gpt's run, without evaluation): "
+            + ", ".join(f"{k} {2000 * v / 60e3:.1f} min" for k, v in ms.items())
         )
     if "generate" in cases:
-        generation(args.tokens, args.repeat)
+        generation(args.tokens, args.repeat, GPT["T"])  # the trained model's context
+        generation(args.long_tokens, args.repeat, args.long_context)  # where O(T) against O(T^2) shows
 
 
 if __name__ == "__main__":

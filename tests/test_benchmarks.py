@@ -18,7 +18,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
         ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], "--model mlp"),
         ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
-        ("bench_transformer.py", ["--quick"], "minigrad / PyTorch"),
+        ("bench_transformer.py", ["--quick"], "minigrad / torch-1"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

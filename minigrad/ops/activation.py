@@ -73,7 +73,8 @@ class Gelu(Function):
         d = x.array
         if approximate == "tanh":
             return 0.5 * d * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (d + 0.044715 * d**3)))
-        return 0.5 * d * (1.0 + erf(d / math.sqrt(2.0)))
+        ctx.cdf = 0.5 * (1.0 + erf(d / math.sqrt(2.0)))  # Phi(x), kept: backward needs it again
+        return d * ctx.cdf
 
     @staticmethod
     def backward(ctx, grad):
@@ -84,11 +85,33 @@ class Gelu(Function):
             t = inner.tanh()
             d_inner = (x * x * (3 * 0.044715) + 1.0) * k
             return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
-        cdf = ((x / math.sqrt(2.0)).erf() + 1.0) * 0.5
-        pdf = (x * x * -0.5).exp() / math.sqrt(2.0 * math.pi)
-        return grad * (cdf + x * pdf)
+        return grad * GeluSlope.apply(x, cdf=ctx.cdf)
 
     # --8<-- [end:gelu]
+
+
+class GeluSlope(Function):
+    """s = GELU'(x) = Phi(x) + x phi(x), with phi(x) = e^(-x^2/2) / sqrt(2 pi) the normal
+    density;  dL/dx = dL/ds * phi(x) (2 - x^2)  (phi' = -x phi).
+
+    Gelu's backward could write s with Tensor ops, but that computes erf a second time
+    and runs a dozen ops over the MLP's widest activation; this one reuses the Phi(x)
+    forward kept (`cdf`) in a few NumPy passes. Its own backward, GELU'', is written with
+    Tensor ops, so a recorded backward (create_graph=True) still differentiates through it.
+    """
+
+    @staticmethod
+    def forward(ctx, x, cdf):
+        ctx.save_for_backward(x)
+        d = x.array
+        pdf = np.exp(-0.5 * d * d) * (1.0 / math.sqrt(2.0 * math.pi))
+        return cdf + d * pdf
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        pdf = (x * x * -0.5).exp() / math.sqrt(2.0 * math.pi)
+        return grad * pdf * (2.0 - x * x)
 
 
 # --8<-- [start:silu]

@@ -37,6 +37,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:Using padding=.same. with even k
 def warm_numba_kernels():
     """Compile (or load from the on-disk cache) every Numba conv kernel once, in both
     dtypes and through both designs, so that no test's time is mostly compilation."""
+    if mg.backends.current() != "numba":
+        return  # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
     for dtype in (np.float32, np.float64):
         # the direct loop; the tiled product; and its input gradient for a stride of 2
         for c, o in ((1, 1), (8, 8), (8, 32)):
@@ -238,6 +240,7 @@ def reference_backend():
         yield
 
 
+@pytest.mark.lesson_conv
 def test_conv2d_gradients_and_second_derivatives(reference_backend):
     x, w, b = rand(2, 4, 5, 4, seed=1), rand(4, 2, 3, 2, seed=2), rand(4, seed=3)
     check_grads(lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2), x, w, b)
@@ -245,6 +248,7 @@ def test_conv2d_gradients_and_second_derivatives(reference_backend):
     check_grads(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), x, w, b, second=True)
 
 
+@pytest.mark.lesson_conv
 def test_conv_transpose2d_gradients_and_second_derivatives(reference_backend):
     x, w, b = rand(1, 2, 3, 3, seed=1), rand(2, 2, 2, 3, seed=2), rand(2, seed=3)
     check_grads(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), x, w, b)
@@ -253,6 +257,7 @@ def test_conv_transpose2d_gradients_and_second_derivatives(reference_backend):
     )
 
 
+@pytest.mark.lesson_conv
 def test_conv1d_gradients_and_second_derivatives(reference_backend):
     x, w, b = rand(2, 2, 6, seed=1), rand(3, 2, 3, seed=2), rand(3, seed=3)
     check_grads(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding="valid"), x, w, b, second=True)

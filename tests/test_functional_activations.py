@@ -123,6 +123,7 @@ def test_softmax_matches_torch(op, shape, dim):
     check_against_torch(lambda x: fn(x, dim=dim), lambda x: tfn(x, dim=dim), rand(*shape, seed=7) * 3)
 
 
+@pytest.mark.lesson_losses
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_softmax_gradgradcheck(op, dim):

@@ -111,6 +111,7 @@ def test_cross_entropy_probability_targets_gradgradcheck():
     )
 
 
+@pytest.mark.lesson_losses
 def test_cross_entropy_spatial_gradcheck():
     target = mg_long(class_targets((2, 2, 3), 3, seed=7))
     check_grads(lambda x: F.cross_entropy(x, target, label_smoothing=0.1), rand(2, 3, 2, 3, seed=8))
@@ -230,6 +231,7 @@ def test_nll_loss_matches_torch(shape, weighted, ignore_index, reduction):
     )
 
 
+@pytest.mark.lesson_losses
 def test_nll_loss_gradcheck_and_composes_with_log_softmax():
     target = mg_long([0, 2, 1])
     w = mg.tensor(np.array([1.0, 0.5, 2.0]))

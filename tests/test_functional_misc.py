@@ -239,6 +239,7 @@ def test_linear_matches_torch(x_shape, bias):
     check_against_torch(F.linear, TF.linear, *arrays)
 
 
+@pytest.mark.lesson_linear
 def test_linear_single_output_and_gradcheck():
     check_against_torch(F.linear, TF.linear, rand(2, 4), rand(1, 4, seed=1), rand(1, seed=2))
     check_grads(F.linear, rand(2, 3), rand(4, 3, seed=1), rand(4, seed=2), second=True)

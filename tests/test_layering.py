@@ -68,6 +68,7 @@ LAYERS = {
         "minigrad/train_gpt.py",
         "minigrad/__main__.py",
         "minigrad/viz/",  # pictures: the autograd graph, training curves, attention, filters
+        "minigrad/exercises/",  # the instructors' tool: student copies of the package
         "minigrad/__init__.py",
     ],
 }

@@ -37,6 +37,7 @@ def test_matmul_against_torch(shapes, form):
     check_against_torch(*fn, rand(*shapes[0], seed=1), rand(*shapes[1], seed=2))
 
 
+@pytest.mark.lesson_linear
 @pytest.mark.parametrize(
     "shapes", [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((2, 1, 2, 3), (3, 3, 2))], ids=str
 )

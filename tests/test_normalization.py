@@ -162,6 +162,7 @@ def test_batch_norm_without_running_stats_in_training():
 
 
 # ---- float64 gradient checks of every Function ------------------------------------------------
+@pytest.mark.lesson_normalization
 def test_gradcheck_layer_norm():
     check_grads(
         lambda x, w, b: F.layer_norm(x, (2, 3), w, b),
@@ -173,11 +174,13 @@ def test_gradcheck_layer_norm():
     check_grads(lambda x: F.layer_norm(x, (5,)), rand(3, 5), second=True)
 
 
+@pytest.mark.lesson_normalization
 def test_gradcheck_rms_norm():
     check_grads(lambda x, w: F.rms_norm(x, (4,), w, eps=1e-3), rand(3, 4), rand(4, positive=True), second=True)
     check_grads(lambda x: F.rms_norm(x, (2, 2)), rand(2, 2, 2), second=True)
 
 
+@pytest.mark.lesson_normalization
 def test_gradcheck_group_norm():
     check_grads(
         lambda x, w, b: F.group_norm(x, 2, w, b),
@@ -189,6 +192,7 @@ def test_gradcheck_group_norm():
     check_grads(lambda x: F.group_norm(x, 3, eps=1e-3), rand(2, 3, 2, 2), second=True)
 
 
+@pytest.mark.lesson_normalization
 @pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
 def test_gradcheck_batch_norm(training):
     rm, rv = mg.tensor(rand(3, seed=8)), mg.tensor(rand(3, seed=9, positive=True))

@@ -40,6 +40,7 @@ def test_sum_mean_odd_shapes(name, shape, dim):
     check_against_torch(lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(*shape, seed=2))
 
 
+@pytest.mark.lesson_autograd
 @pytest.mark.parametrize("name", ["sum", "mean"])
 def test_sum_mean_function_forms_and_gradcheck(name):
     a = rand(2, 3, seed=3)

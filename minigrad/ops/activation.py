@@ -171,7 +171,9 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        # BEGIN SOLUTION hint: y = softmax(x) was saved: dL/dx = y * (dL/dy - sum(dL/dy * y) over dim, kept as a size-1 dim)
         return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True))
+        # END SOLUTION
 
     # --8<-- [end:softmax]
 
@@ -191,7 +193,9 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        # BEGIN SOLUTION hint: y = log_softmax(x) was saved, so softmax(x) = exp(y): dL/dx = dL/dy - softmax(x) * sum(dL/dy) over dim (keepdim)
         return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True)
+        # END SOLUTION
 
     # --8<-- [end:log_softmax]
 

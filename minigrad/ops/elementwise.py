@@ -61,12 +61,14 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # BEGIN SOLUTION hint: dL/da = dL/dz * b and dL/db = dL/dz * a; sum each back to its input's shape with unbroadcast(g, shape) (broadcasting copied the smaller input)
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (
             unbroadcast(grad * b, a.shape) if need_a else None,
             unbroadcast(grad * a, b.shape) if need_b else None,
         )
+        # END SOLUTION
 
     # --8<-- [end:mul]
 
@@ -81,12 +83,14 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # BEGIN SOLUTION hint: dL/da = dL/dz / b and dL/db = -dL/dz * a / b^2, each summed back to its input's shape with unbroadcast; write them with Tensor ops so they can be differentiated again
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (
             unbroadcast(grad / b, a.shape) if need_a else None,
             unbroadcast(-grad * a / (b * b), b.shape) if need_b else None,
         )
+        # END SOLUTION
 
 
 class DivRounding(Function):
@@ -193,7 +197,9 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        # BEGIN SOLUTION hint: y = e^x was saved by forward, and d(e^x)/dx = e^x: dL/dx = dL/dy * y
         return grad * y
+        # END SOLUTION
 
 
 class Log(Function):
@@ -281,7 +287,9 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        # BEGIN SOLUTION hint: y = tanh x was saved by forward: dL/dx = dL/dy * (1 - y^2)
         return grad * (1.0 - y * y)
+        # END SOLUTION
 
     # --8<-- [end:tanh]
 

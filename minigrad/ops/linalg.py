@@ -38,6 +38,7 @@ class MatMul(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        # BEGIN SOLUTION hint: dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC (use .mT and MatMul.apply); a 1-D operand is a row (left) or column (right) vector: unsqueeze it, and the gradient, to a matrix first; sum broadcast batch dims back with unbroadcast, then reshape to the input's shape
         if a.ndim == 1 and b.ndim == 1:  # dot product: grad is a scalar
             return (grad * b if need_a else None, grad * a if need_b else None)
         # make both operands matrices (batches of), and the gradient to match
@@ -57,6 +58,7 @@ class MatMul(Function):
         elif need_b:
             grad_b = unbroadcast(MatMul.apply(a2.mT, g2), b2.shape).reshape(b.shape)
         return grad_a, grad_b
+        # END SOLUTION
 
     # --8<-- [end:matmul]
 

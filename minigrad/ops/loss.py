@@ -65,8 +65,10 @@ class CrossEntropy(Function):
             coeff = from_numpy(ctx.coeff)
         else:  # probabilities: A rebuilt from the target, so create_graph sees it depend on it
             coeff = (target * (1.0 - ctx.label_smoothing) + ctx.label_smoothing / x.shape[dim]) * w
+        # BEGIN SOLUTION hint: dL/dx = g * (softmax(x) * sum_c A - A), softmax(x) = log_probs.exp() and A = coeff; g is the upstream grad unsqueezed on the class dim for reduction='none', else grad * ctx.scale
         g = grad.unsqueeze(dim) if ctx.reduction == "none" else grad * ctx.scale
         grad_x = g * (log_probs.exp() * coeff.sum(dim=dim, keepdim=True) - coeff)
+        # END SOLUTION
         grad_target = None
         if ctx.needs_input_grad[1]:
             grad_target = -(g * log_probs * w) * (1.0 - ctx.label_smoothing)

@@ -64,9 +64,11 @@ def standardize_backward(g, xhat, rstd, axes):
 
         dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
     """
+    # BEGIN SOLUTION hint: dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), the means over axes with keepdim=True (the docstring derives it)
     mean_g = g.mean(dim=axes, keepdim=True)
     mean_g_xhat = (g * xhat).mean(dim=axes, keepdim=True)
     return (g - mean_g - xhat * mean_g_xhat) * rstd
+    # END SOLUTION
     # --8<-- [end:standardize_backward]
 
 
@@ -83,12 +85,14 @@ def scale_shift_backward(ctx, grad, xhat, weight):
     """The gradients of y = xhat * weight + bias, for inputs (x, weight, bias, ...):
     dL/dxhat = dL/dy * weight, and weight and bias, broadcast over the other dims, get
     dL/dy * xhat and dL/dy summed over the positions they were copied to."""
+    # BEGIN SOLUTION hint: dL/dxhat = dL/dy * weight (or dL/dy without a weight); dL/dweight = dL/dy * xhat and dL/dbias = dL/dy, each summed back to the parameter's shape (unbroadcast, ctx.bias_shape); None for what ctx.needs_input_grad does not ask for
     needs = ctx.needs_input_grad
     need_weight, need_bias = needs[1], len(needs) > 2 and needs[2]  # RMSNorm has no bias
     grad_weight = unbroadcast(grad * xhat, weight.shape) if need_weight else None
     grad_bias = unbroadcast(grad, ctx.bias_shape) if need_bias else None
     grad_xhat = grad * weight if weight is not None else grad
     return grad_xhat, grad_weight, grad_bias
+    # END SOLUTION
     # --8<-- [end:scale_shift_backward]
 
 
@@ -204,7 +208,9 @@ class LayerNorm(Function):
 # --8<-- [start:rms_norm]
 def rms_backward(g, xhat, rrms, axes):
     """dL/dx for xhat = x * rrms(x) over `axes`, g = dL/dxhat (derived in `RMSNorm`)."""
+    # BEGIN SOLUTION hint: the layer-norm formula without its mean(g) term (nothing was subtracted): dL/dx = rrms * (g - xhat * mean(g * xhat)) over axes (keepdim)
     return (g - xhat * (g * xhat).mean(dim=axes, keepdim=True)) * rrms
+    # END SOLUTION
 
 
 class RMSNorm(Function):

@@ -39,7 +39,9 @@ def reduced_count(shape, axes):
 
 def _spread(grad, in_shape, axes):
     """Send each output gradient back over the axes it was reduced from."""
+    # BEGIN SOLUTION hint: every input element that was summed into an output gets that output's gradient: reshape grad so the reduced axes have size 1 (_keepdim_shape), then expand it to in_shape
     return grad.reshape(_keepdim_shape(in_shape, axes)).expand(in_shape)
+    # END SOLUTION
 
 
 class Sum(Function):

@@ -57,6 +57,7 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     """
     scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk)
     # Stable softmax: exp(S - max) never overflows, and the shift cancels in the ratio.
+    # BEGIN SOLUTION hint: a stable softmax along the last axis: subtract each row's max before exp (a fully masked row has max -inf: use 0 there and give it zero weights); out = P @ v; lse = row max + log(row sum), shape (B, Tq)
     row_max = scores.max(axis=-1, keepdims=True)  # (B, Tq, 1)
     # A fully masked row: -inf -> 0 so that exp(-inf - 0) = 0. NaN and +inf stay: they
     # make the row NaN, as softmax of a row holding a NaN or +inf is.
@@ -68,6 +69,7 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     out = probs @ v  # (B, Tq, Tk) @ (B, Tk, dv) -> (B, Tq, dv)
     with np.errstate(divide="ignore"):  # log(0) = -inf for a fully masked row, on purpose
         lse = (row_max + np.log(row_sum))[..., 0]  # (B, Tq)
+    # END SOLUTION
     return out, lse
     # --8<-- [end:forward]
 
@@ -86,11 +88,13 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk), as in forward
     masked = (lse == -np.inf)[..., None]  # (B, Tq, 1): True for fully masked rows
     probs = np.exp(scores - np.where(masked, np.inf, lse[..., None]))  # P; 0 in masked rows, NaN in NaN rows
+    # BEGIN SOLUTION hint: dv = P^T @ dO; dP = dO @ v^T; dS = P * (dP - rowsum(dO * out)) (the softmax backward, keepdims); dq = scale * dS @ k and dk = scale * dS^T @ q
     grad_v = probs.transpose(0, 2, 1) @ grad_out  # (B, Tk, Tq) @ (B, Tq, dv)
     grad_probs = grad_out @ v.transpose(0, 2, 1)  # (B, Tq, dv) @ (B, dv, Tk) -> dP
     delta = (grad_out * out).sum(axis=-1, keepdims=True)  # (B, Tq, 1): rowsum(dO * O)
     grad_scores = probs * (grad_probs - delta)  # dS: (B, Tq, Tk)
     grad_q = (grad_scores @ k) * scale  # (B, Tq, Tk) @ (B, Tk, d)
     grad_k = (grad_scores.transpose(0, 2, 1) @ q) * scale  # (B, Tk, Tq) @ (B, Tq, d)
+    # END SOLUTION
     return grad_q, grad_k, grad_v
     # --8<-- [end:backward]

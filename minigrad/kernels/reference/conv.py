@@ -41,12 +41,14 @@ def im2col(x, kernel_size, out_size, stride, padding, dilation):
     of bytes in memory: a step in i moves dh rows, a step in oh moves sh rows, and so
     on. `as_strided` builds the array from exactly those steps (strides).
     """
+    # BEGIN SOLUTION hint: pad x with zeros (np.pad), then build the (N, C, kH, kW, H_out, W_out) view with numpy's as_strided: a step in i moves dh rows of xp, a step in oh moves sh rows (likewise j, ow with dw, sw); multiply xp.strides accordingly
     (kh, kw), (ho, wo), (sh, sw), (ph, pw), (dh, dw) = kernel_size, out_size, stride, padding, dilation
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))  # (N, C, H + 2ph, W + 2pw)
     s_n, s_c, s_h, s_w = xp.strides
     shape = (x.shape[0], x.shape[1], kh, kw, ho, wo)
     strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw)
     return as_strided(xp, shape=shape, strides=strides, writeable=False)
+    # END SOLUTION
     # --8<-- [end:im2col]
 
 
@@ -59,6 +61,7 @@ def col2im(cols, x_shape, stride, padding, dilation):
     one slice assignment adds all of them at once, so the loop is over the kH kW taps
     only. The padding is cut off at the end: nothing flows into the zeros.
     """
+    # BEGIN SOLUTION hint: start from zeros of the padded shape; for each tap (i, j) add cols[:, :, i, j] onto the strided slice of rows i*dh, i*dh + sh, ... and columns j*dw, j*dw + sw, ... (+=, windows overlap); finally cut the padding off
     n, c, h, w = x_shape
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     _, _, kh, kw, ho, wo = cols.shape
@@ -69,6 +72,7 @@ def col2im(cols, x_shape, stride, padding, dilation):
             columns = slice(j * dw, j * dw + sw * (wo - 1) + 1, sw)
             xp[:, :, rows, columns] += cols[:, :, i, j]
     return np.ascontiguousarray(xp[:, :, ph : ph + h, pw : pw + w])
+    # END SOLUTION
     # --8<-- [end:col2im]
 
 

@@ -151,6 +151,7 @@ def max_pool2d_backward(grad_y, indices, x_shape):
     """dL/dx: each dL/dy[n, c, i, j] is added to the input element that won window
     (i, j), whose flat position in plane (n, c) is indices[n, c, i, j]. Elements that
     won no window get 0; elements that won several windows get the sum."""
+    # BEGIN SOLUTION hint: a zero gradient per input plane (N*C, H*W); add each dL/dy at its window's winning flat position indices[n, c, i, j] with np.add.at (a plain += writes a repeated index once, but overlapping windows can pick the same element)
     N, C, H, W = x_shape
     OH, OW = grad_y.shape[2:]
     grad_x = np.zeros((N * C, H * W), dtype=grad_y.dtype)  # one row per input plane
@@ -158,6 +159,7 @@ def max_pool2d_backward(grad_y, indices, x_shape):
     # np.add.at, not grad_x[...] += ...: `+=` would write a repeated index only once
     np.add.at(grad_x, (plane, indices.reshape(N * C, OH * OW)), grad_y.reshape(N * C, OH * OW))
     return grad_x.reshape(x_shape)
+    # END SOLUTION
     # --8<-- [end:max_backward]
 
 
@@ -194,8 +196,10 @@ def avg_pool2d_backward(
 
     # the gradient of the padded input, then cut to the input: padding gets no gradient
     grad_xp = padded(np.zeros(x_shape, dtype=grad_y.dtype), kernel_size, stride, padding, (1, 1), out_hw, 0.0)
+    # BEGIN SOLUTION hint: every element of window (i, j) gets share[i, j]: for each offset (a, b) in the window, the elements at that offset of all windows are the strided slice of grad_xp starting at (a, b) with steps (sh, sw); add share there
     for a in range(kh):
         for b in range(kw):
             grad_xp[:, :, a : a + (OH - 1) * sh + 1 : sh, b : b + (OW - 1) * sw + 1 : sw] += share
+    # END SOLUTION
     return np.ascontiguousarray(grad_xp[:, :, ph : ph + H, pw : pw + W])
     # --8<-- [end:avg_backward]

@@ -44,9 +44,9 @@ def run_minigrad(iters):
 def run_torch(iters):
     """The same run in PyTorch (see the module docstring); returns its figures."""
     import torch
+    from bench_transformer import torch_gpt
 
     import minigrad as mg
-    from bench_transformer import torch_gpt
     from minigrad import train_gpt
     from minigrad.models import GPT
     from minigrad.text import TextDataset

@@ -66,10 +66,11 @@ def encoder_step(lib):
 
 
 # ---- the GPT step ---------------------------------------------------------------------------
-def torch_gpt(vocab, d_model, n_layers, n_heads, max_len):
+def torch_gpt(vocab, d_model, n_layers, n_heads, max_len, bias=True):
     """models.GPT(vocab, d_model, n_layers, n_heads, max_len) in PyTorch: the same modules
     under the same names (so a minigrad state dict loads), rotary positions (rotate-half,
-    base 10000) and the output layer tied to the token embedding."""
+    base 10000) and the output layer tied to the token embedding; `bias=False` as the
+    training job's model (no biases in the Linears and LayerNorms)."""
     import torch
     from torch import nn
     from torch.nn import functional as F
@@ -87,7 +88,7 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len):
     class Attention(nn.Module):
         def __init__(self):
             super().__init__()
-            self.qkv, self.proj = nn.Linear(d_model, 3 * d_model), nn.Linear(d_model, d_model)
+            self.qkv, self.proj = nn.Linear(d_model, 3 * d_model, bias=bias), nn.Linear(d_model, d_model, bias=bias)
 
         def forward(self, x):
             B, T, C = x.shape
@@ -98,7 +99,7 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len):
     class MLP(nn.Module):
         def __init__(self):
             super().__init__()
-            self.fc, self.proj = nn.Linear(d_model, 4 * d_model), nn.Linear(4 * d_model, d_model)
+            self.fc, self.proj = nn.Linear(d_model, 4 * d_model, bias=bias), nn.Linear(4 * d_model, d_model, bias=bias)
 
         def forward(self, x):
             return self.proj(F.gelu(self.fc(x)))
@@ -106,7 +107,8 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len):
     class Block(nn.Module):
         def __init__(self):
             super().__init__()
-            self.ln_1, self.attn, self.ln_2, self.mlp = nn.LayerNorm(d_model), Attention(), nn.LayerNorm(d_model), MLP()
+            self.ln_1, self.attn = nn.LayerNorm(d_model, bias=bias), Attention()
+            self.ln_2, self.mlp = nn.LayerNorm(d_model, bias=bias), MLP()
 
         def forward(self, x):
             x = x + self.attn(self.ln_1(x))
@@ -117,7 +119,7 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len):
             super().__init__()
             self.tok_emb = nn.Embedding(vocab, d_model)
             self.blocks = nn.ModuleList(Block() for _ in range(n_layers))
-            self.ln_f = nn.LayerNorm(d_model)
+            self.ln_f = nn.LayerNorm(d_model, bias=bias)
             self.lm_head = nn.Linear(d_model, vocab, bias=False)
             self.lm_head.weight = self.tok_emb.weight
 

@@ -19,6 +19,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], "--model mlp"),
         ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
         ("bench_transformer.py", ["--quick"], "minigrad / torch-1"),
+        ("bench_gpt_shakespeare.py", ["--iters", "20"], "val loss"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

@@ -34,6 +34,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if norm_type == math.inf:
         per_param = [np.max(np.abs(g.array), initial=0.0) for g in grads]
         total = max(per_param)
+    elif norm_type == 2.0:  # the usual case: a dot product per gradient, no abs and no power
+        flats = (g.array.reshape(-1).astype(np.float64) for g in grads)  # in float64, as below
+        total = math.sqrt(sum(float(np.dot(f, f)) for f in flats))
     else:
         per_param = [np.sum(np.abs(g.array.astype(np.float64)) ** norm_type) for g in grads]
         total = sum(per_param) ** (1.0 / norm_type)
@@ -44,9 +47,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         )
     # the 1e-6 keeps the factor finite when every gradient is 0
     scale = min(1.0, max_norm / (total + 1e-6))
-    with no_grad():
-        for g in grads:
-            g.mul_(scale)
+    if scale < 1.0:  # a factor of 1 would change nothing: skip the pass over every gradient
+        with no_grad():
+            for g in grads:
+                g.mul_(scale)
     return from_numpy(np.asarray(total, dtype=grads[0].dtype))
 
 

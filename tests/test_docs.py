@@ -389,3 +389,15 @@ def test_performance_page_shows_all_of_results(site):
     for row in rows:
         first_cell = " ".join(row.split("|")[1].replace("`", "").replace("**", "").split())
         assert first_cell in flat, f"RESULTS.md's table row {row!r} is not on the performance page"
+
+
+def test_readme_trains_the_same_model_as_the_home_page():
+    """The README's training example is the home page's (tests/test_demo.py runs the
+    README's python blocks, and test_examples_run_and_print_what_the_page_shows the
+    home page's): the two front doors show the same code."""
+
+    def training(path):
+        blocks = [body for lang, body, _, _ in code_blocks((ROOT / path).read_text()) if lang == "python"]
+        return [b for b in blocks if "optimizer.step()" in b and "Digits" in b]
+
+    assert training("docs/index.md") and training("README.md") == training("docs/index.md")

@@ -18,10 +18,7 @@ import contextlib
 import html
 import html.parser
 import io
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -134,18 +131,6 @@ def test_listings_are_well_formed(page):
                 f"{page}:{line}: no section {m['section']!r} in {m['path']}"
             )
             assert f"# --8<-- [end:{m['section']}]" in source, f"{page}:{line}: section {m['section']!r} has no end"
-
-
-def build_site(site_dir):
-    """`mkdocs build --strict` into site_dir; the build's output if it fails."""
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ without a KV cache.
   128, 4, 512, dropout=0, batch_first=True, norm_first=True), 2)`, causal (the square
   mask with is_causal=True), on float32 inputs (32, 64, 128); a training step is
   forward, MSE loss, backward and AdamW.
-- gpt: `minigrad-train --model gpt`'s model and step: `models.GPT(65, 128, 4, 4, 64)`
-  (nanoGPT's "baby GPT": 4 pre-norm layers, 4 heads, d_model 128, context 64, 4x GELU
+- gpt: `minigrad-train --model gpt`'s model and step: `models.GPT(65, 128, 4, 4, 64,
+  bias=False)` (nanoGPT's "baby GPT": 4 pre-norm layers, 4 heads, d_model 128, context 64, 4x GELU
   MLP, rotary positions, tied output layer), batches of 12 x 64 character ids, forward,
   cross-entropy, backward, gradient clipping at 1, AdamW with weight decay on the
   matrices (betas 0.9, 0.99). PyTorch runs the same model (`TorchGPT` below), loaded
@@ -141,8 +141,9 @@ def gpt_models():
 
     c = GPT
     mg.manual_seed(0)
-    mine = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"])
-    theirs = torch_gpt(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"])
+    # bias=False on both sides: the model minigrad-train --model gpt builds
+    mine = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False)
+    theirs = torch_gpt(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False)
     theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()})
     idx = np.random.default_rng(1).integers(0, c["vocab"], (2, c["T"]))
     with mg.no_grad(), torch.no_grad():

@@ -15,6 +15,8 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import pytest  # noqa: E402  (after the thread settings above, which must come first)
 
+TEST_REPO_URL = "https://example.org/course/minigrad"  # the repository link of the test-built site
+
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
@@ -32,7 +34,9 @@ def built_site(tmp_path_factory):
         cwd=Path(__file__).resolve().parents[1],
         capture_output=True,
         text=True,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        # a repository address, so that the header's repository link is drawn and can be
+        # checked (overrides/hooks/repository_link.py); a clone without a web remote has none
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1", MINIGRAD_REPO_URL=TEST_REPO_URL),
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return site_dir

@@ -17,6 +17,8 @@ import platform
 import statistics
 import time
 
+CHAIN_OPS = 1000  # case (a): ops in the chain
+
 
 def _median_time(fn, repeat, warmup=2):
     for _ in range(warmup):
@@ -101,28 +103,19 @@ def mlp_step(params, x, y_onehot):
     return run
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
-
+def run(repeat=20, threads=None):
+    """Time both cases; a list of (case, minigrad seconds, PyTorch seconds, target ratio)."""
     import numpy as np
     import torch
 
     import minigrad as mg
 
-    torch.set_num_threads(args.threads)
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}, "
-        f"threads {args.threads}"
-    )
+    torch.set_num_threads(threads or os.cpu_count())
     rng = np.random.default_rng(0)
 
     results = []
-    t_mg = _median_time(chain_minigrad(mg, 1000), args.repeat)
-    t_pt = _median_time(chain_torch(torch, 1000), args.repeat)
+    t_mg = _median_time(chain_minigrad(mg, CHAIN_OPS), repeat)
+    t_pt = _median_time(chain_torch(torch, CHAIN_OPS), repeat)
     results.append(("(a) 1,000-op elementwise chain, 16 elements, fwd+bwd", t_mg, t_pt, 3.0))
 
     x = rng.standard_normal((64, 784)).astype("float32")
@@ -137,10 +130,27 @@ def main():
         (torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True))
         for w, b in mlp_params(np.asarray, np.random.default_rng(1), sizes)
     ]
-    t_mg = _median_time(mlp_step(mg_params, mg.tensor(x), mg.tensor(onehot)), args.repeat * 5)
-    t_pt = _median_time(mlp_step(pt_params, torch.tensor(x), torch.tensor(onehot)), args.repeat * 5)
+    t_mg = _median_time(mlp_step(mg_params, mg.tensor(x), mg.tensor(onehot)), repeat * 5)
+    t_pt = _median_time(mlp_step(pt_params, torch.tensor(x), torch.tensor(onehot)), repeat * 5)
     results.append(("(b) MLP 784-256-128-10, batch 64, fwd+bwd", t_mg, t_pt, 1.5))
+    return results
 
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+
+    import numpy as np
+    import torch
+
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}, "
+        f"threads {args.threads}"
+    )
+    results = run(args.repeat, args.threads)
     print(f"{'case':58s} {'minigrad':>10s} {'PyTorch':>10s} {'ratio':>7s} {'target':>7s}")
     for name, a, b, target in results:
         ratio = a / b

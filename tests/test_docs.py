@@ -386,3 +386,69 @@ def test_readme_trains_the_same_model_as_the_home_page():
         return [b for b in blocks if "optimizer.step()" in b and "Digits" in b]
 
     assert training("docs/index.md") and training("README.md") == training("docs/index.md")
+
+
+# ---- the lessons' five parts, the exercise marks, the repository link ---------------------
+LESSONS = sorted((ROOT / "docs" / "lessons").glob("*.md"))
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_every_lesson_has_a_gradient_check_and_a_benchmark_figure(lesson):
+    """Each lesson shows the math, the reference code, the fast kernel, the gradient check
+    and a benchmark figure: the last two have fixed names, a heading that says "gradient
+    check" and a figure docs/figures/<name>_benchmark.png that exists."""
+    text = lesson.read_text()
+    headings = re.findall(r"^#{2,3} (.*)$", text, re.M)
+    assert any("gradient check" in h.lower() for h in headings), f"{lesson.name}: no gradient-check section"
+    figures = re.findall(r"\]\((\.\./figures/[\w-]+_benchmark\.png)\)", text)
+    assert figures, f"{lesson.name}: no benchmark figure (../figures/<name>_benchmark.png)"
+    for figure in figures:
+        assert (lesson.parent / figure).resolve().is_file(), f"{lesson.name}: {figure} is missing"
+
+
+def test_lesson_pages_show_the_code_without_the_exercise_marks(site):
+    """Lessons include source that carries `# BEGIN SOLUTION hint: ...` marks
+    (minigrad.exercises); the site hides them there, and only there: the Exercises page
+    is about the marks and keeps them."""
+    marked = [p for p in LESSONS if "--8<--" in p.read_text()]
+    assert marked
+    for lesson in LESSONS:
+        shown = page_text((site / "lessons" / lesson.stem / "index.html").read_text())
+        assert "BEGIN SOLUTION" not in shown and "END SOLUTION" not in shown, lesson.name
+    # the source still has them, and the lessons include regions that have them
+    assert "# BEGIN SOLUTION" in (ROOT / "minigrad" / "ops" / "normalization.py").read_text()
+    assert "# BEGIN SOLUTION" in page_text((site / "exercises" / "index.html").read_text())
+
+
+def _repository_hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("repository_link", ROOT / "overrides/hooks/repository_link.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "remote, page",
+    [
+        ("https://github.com/someone/minigrad.git\n", "https://github.com/someone/minigrad"),
+        ("https://github.com/someone/minigrad", "https://github.com/someone/minigrad"),
+        ("git@github.com:someone/minigrad.git", "https://github.com/someone/minigrad"),
+        ("ssh://git@gitlab.example.org/course/ml/minigrad.git", "https://gitlab.example.org/course/ml/minigrad"),
+        ("https://user@codeberg.org/someone/minigrad.git", "https://codeberg.org/someone/minigrad"),
+        ("/home/someone/minigrad", None),
+        ("file:///srv/git/minigrad.git", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_repository_link_comes_from_the_checkouts_remote(remote, page):
+    assert _repository_hook().web_address(remote) == page
+
+
+def test_header_links_to_the_repository(site):
+    from conftest import TEST_REPO_URL
+
+    home = (site / "index.html").read_text()
+    assert f'<a href="{TEST_REPO_URL}" title="Go to repository" class="md-source"' in home

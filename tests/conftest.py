@@ -19,6 +19,12 @@ TEST_REPO_URL = "https://example.org/course/minigrad"  # the repository link of 
 
 
 @pytest.fixture(scope="session")
+def site_repo_url():
+    """The repository address the test-built site links to."""
+    return TEST_REPO_URL
+
+
+@pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The documentation site, built once with `mkdocs build --strict` for the tests that
     read it (tests/test_docs.py, tests/test_api_reference.py). The build is spelled out

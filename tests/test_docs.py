@@ -447,8 +447,6 @@ def test_repository_link_comes_from_the_checkouts_remote(remote, page):
     assert _repository_hook().web_address(remote) == page
 
 
-def test_header_links_to_the_repository(site):
-    from conftest import TEST_REPO_URL
-
+def test_header_links_to_the_repository(site, site_repo_url):
     home = (site / "index.html").read_text()
-    assert f'<a href="{TEST_REPO_URL}" title="Go to repository" class="md-source"' in home
+    assert f'<a href="{site_repo_url}" title="Go to repository" class="md-source"' in home

@@ -20,6 +20,10 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
         ("bench_transformer.py", ["--quick"], "minigrad / torch-1"),
         ("bench_gpt_shakespeare.py", ["--iters", "20"], "val loss"),
+        ("bench_linear.py", ["--quick"], "minigrad/PT"),
+        ("bench_losses.py", ["--quick"], "composed/fused"),
+        ("bench_normalization.py", ["--quick"], "composed/one"),
+        ("bench_optimizers.py", ["--quick"], "minigrad/PT"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

@@ -23,6 +23,10 @@ SCRIPTS = {
     "make_positional_plots.py": ["sinusoidal_encoding.png", "rope_scaling.png"],
     "make_graph_figure.py": ["autograd_graph.png", "mlp_graph.png"],
     "make_transformer_norms.py": ["transformer_norms.png"],
+    "make_linear_benchmark.py": ["linear_benchmark.png"],
+    "make_losses_benchmark.py": ["losses_benchmark.png"],
+    "make_normalization_benchmark.py": ["normalization_benchmark.png"],
+    "make_optimizers_benchmark.py": ["optimizers_benchmark.png"],
 }
 
 

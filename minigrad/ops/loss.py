@@ -11,8 +11,11 @@ uniform row, and ignored positions a row of zeros. Its gradient is then one line
 
     dloss_n / dx[n, c] = softmax(x)[n, c] * sum_c' A[n, c'] - A[n, c]
 
-which is why a fused op is both faster and numerically safer than log_softmax
-followed by a gather: no probability is ever formed and then logged. The Function
+which is why a fused op is numerically safer than log_softmax followed by a gather:
+no probability is ever formed and then logged. (It is not faster here: each NumPy call
+is a pass over the logits, and building a dense A, masking, and recomputing the
+log-softmax in backward take more passes than the composition; see
+benchmarks/bench_losses.py and the losses lesson.) The Function
 below sees only A; `F.cross_entropy` (minigrad/nn/functional/loss.py) checks the
 arguments and builds A from the target and the options.
 """

@@ -30,3 +30,19 @@ def test_benchmark_script_runs(script, args, expect):
     result = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert expect in result.stdout
+
+
+@pytest.mark.slow
+def test_cuda_benchmark_runs_on_a_gpu_and_says_so_without_one():
+    """bench_cuda.py times the CUDA kernels on a real GPU (benchmarks/RESULTS.md has its
+    H100 figures); on a machine without one, CI's, it must stop with a clear message."""
+    result = subprocess.run(
+        [sys.executable, str(BENCH / "bench_cuda.py"), "--quick", "--only", "pool"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if result.returncode == 0:
+        assert "cuda/torch-cuda" in result.stdout and "max_pool2d" in result.stdout, result.stdout
+    else:
+        assert "no CUDA GPU here" in result.stderr, result.stderr

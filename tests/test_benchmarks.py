@@ -20,6 +20,9 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
         ("bench_transformer.py", ["--quick"], "minigrad / torch-1"),
         ("bench_gpt_shakespeare.py", ["--iters", "20"], "val loss"),
+        ("bench_attention_modules.py", ["--quick"], "minigrad: spelled out / kernel"),
+        ("bench_positional.py", ["--quick"], "/ RotaryEmbedding"),
+        ("bench_tokenizers.py", ["--quick"], "minigrad's speed-up"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

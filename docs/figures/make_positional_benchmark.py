@@ -28,7 +28,7 @@ import bench_positional  # noqa: E402
 CASES = [
     ("minigrad, RotaryEmbedding", "minigrad RotaryEmbedding: one Function, cached cos/sin"),
     ("minigrad, uncached cos/sin", "the same Function, cos/sin computed every call"),
-    ("minigrad, small ops", "minigrad, six small Tensor ops, cached cos/sin"),
+    ("minigrad, small ops", "minigrad, seven small Tensor ops, cached cos/sin"),
     ("PyTorch", "PyTorch, the same small ops"),
     ("PyTorch, 1 thread", "PyTorch, the same, 1 thread"),
 ]

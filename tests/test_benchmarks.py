@@ -24,6 +24,9 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_losses.py", ["--quick"], "composed/fused"),
         ("bench_normalization.py", ["--quick"], "composed/one"),
         ("bench_optimizers.py", ["--quick"], "minigrad/PT"),
+        ("bench_attention_modules.py", ["--quick"], "minigrad: spelled out / kernel"),
+        ("bench_positional.py", ["--quick"], "/ RotaryEmbedding"),
+        ("bench_tokenizers.py", ["--quick"], "minigrad's speed-up"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

@@ -1,0 +1,162 @@
+"""RoPE, forward and forward + backward: minigrad's RotaryEmbedding (one Function, cached
+cos/sin) against the same rotation written other ways, and against PyTorch (CPU).
+
+    python benchmarks/bench_positional.py [--quick] [--repeat 5] [--number 10]
+
+Rotates a query and a key of (12, 4, 256, 32) float32 each (a batch of the baby GPT's
+heads at a context of 256) at positions 0..255, as one attention layer does per step:
+
+- minigrad, RotaryEmbedding: `rope(q, k)`, one `Rotate` Function per tensor, its
+  backward the same rotation with -sin, and cos/sin read from the module's cache;
+- minigrad, uncached: the same Function, but cos and sin computed again at every call
+  (`rope_cos_sin`: an outer product, a concatenation, cos and sin of 256 x 32 angles);
+- minigrad, small ops: x * cos + rotate_half(x) * sin written with Tensor operations
+  (two slices, a negation, a cat, two products and a sum, each recorded by autograd and
+  each with its own backward), cos/sin cached;
+- PyTorch: the same formula with torch operations (as bench_transformer.py's GPT), cos/sin
+  cached, on its default threads (one per core) and on one thread ("PyTorch, 1 thread":
+  on a busy 2-core machine its two threads contend with other programs).
+
+The cases take turns (order reversed every round) so load from elsewhere falls on all
+alike; a turn times --number calls. Printed: ms per call, median (min-max) over --repeat
+turns, and each case's ratio to minigrad's RotaryEmbedding.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+SHAPE = (12, 4, 256, 32)
+
+
+def cases(shape=SHAPE):
+    """{name: (forward, forward_backward)}, after checking that all four agree."""
+    import torch
+
+    import minigrad as mg
+    from minigrad.nn.rotary import Rotate, rope_cos_sin, rotate_half
+
+    T, d = shape[-2], shape[-1]
+    rope = mg.nn.RotaryEmbedding(d)
+    rng = np.random.default_rng(0)
+    q_np, k_np = (rng.standard_normal(shape, dtype=np.float32) for _ in range(2))
+    q, k = mg.tensor(q_np, requires_grad=True), mg.tensor(k_np, requires_grad=True)
+    cos_np, sin_np = (a.astype(np.float32) for a in rope_cos_sin(rope.inv_freq, np.arange(T)))
+    cos, sin = mg.tensor(cos_np), mg.tensor(sin_np)
+    tq, tk = torch.tensor(q_np, requires_grad=True), torch.tensor(k_np, requires_grad=True)
+    tcos, tsin = torch.tensor(cos_np), torch.tensor(sin_np)
+
+    def module():
+        return rope(q, k)
+
+    def uncached():
+        c, s = (a.astype(np.float32) for a in rope_cos_sin(rope.inv_freq, np.arange(T)))
+        return Rotate.apply(q, cos=c, sin=s), Rotate.apply(k, cos=c, sin=s)
+
+    def small_ops():
+        return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+    def torch_rotate(x):
+        half = x.shape[-1] // 2
+        return x * tcos + torch.cat([-x[..., half:], x[..., :half]], dim=-1) * tsin
+
+    def pytorch():
+        return torch_rotate(tq), torch_rotate(tk)
+
+    def timed(fn, lib):
+        def forward():
+            with mg.no_grad() if lib == "minigrad" else torch.no_grad():
+                return fn()
+
+        def forward_backward():
+            a, b = fn()
+            (a.sum() + b.sum()).backward()
+            for x in (q, k, tq, tk):
+                x.grad = None
+
+        return forward, forward_backward
+
+    found = {
+        "minigrad, RotaryEmbedding": timed(module, "minigrad"),
+        "minigrad, uncached cos/sin": timed(uncached, "minigrad"),
+        "minigrad, small ops": timed(small_ops, "minigrad"),
+        "PyTorch": timed(pytorch, "torch"),
+    }
+    found["PyTorch, 1 thread"] = tuple(one_thread(fn) for fn in found["PyTorch"])
+    reference = found["minigrad, RotaryEmbedding"][0]()[0].numpy()
+    for name, (forward, _) in found.items():
+        out = forward()[0]
+        out = out.numpy() if hasattr(out, "numpy") else out
+        if not np.allclose(np.asarray(out), reference, atol=1e-5):
+            raise RuntimeError(f"bench_positional: {name} disagrees with RotaryEmbedding")
+    return found
+
+
+def one_thread(fn):
+    """`fn` run with PyTorch on one thread (its thread count restored afterwards)."""
+    import torch
+
+    def run():
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn()
+        finally:
+            torch.set_num_threads(before)
+
+    return run
+
+
+def turns(fns, repeat, number):
+    """{name: [ms per call of each turn]}: every fn called `number` times per turn, the
+    fns taking turns in an order reversed every round."""
+    for fn in fns.values():  # warm-up
+        fn()
+        fn()
+    ms = {k: [] for k in fns}
+    order = list(fns)
+    for r in range(repeat):
+        for k in order if r % 2 == 0 else order[::-1]:
+            start = time.perf_counter()
+            for _ in range(number):
+                fns[k]()
+            ms[k].append(1e3 * (time.perf_counter() - start) / number)
+    return ms
+
+
+def span(values, fmt="{:.2f}"):
+    """'median (min-max)' of `values`."""
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def run(repeat=5, number=10):
+    """{'forward': {case: [ms]}, 'forward + backward': {case: [ms]}}, printed as a table."""
+    found = cases()
+    results = {}
+    for part, index in (("forward", 0), ("forward + backward", 1)):
+        results[part] = turns({name: fns[index] for name, fns in found.items()}, repeat, number)
+    print(f"RoPE on q and k of {SHAPE} float32 each, positions 0..{SHAPE[-2] - 1}")
+    for part, ms in results.items():
+        print(f"\n{part}: ms per call (q and k), median (min-max) of {repeat} turns of {number} calls")
+        base = ms["minigrad, RotaryEmbedding"]
+        for name, values in ms.items():
+            ratio = span([a / b for a, b in zip(values, base)], "{:.2f}x")
+            print(f"  {name:28s} {span(values):>22s}   / RotaryEmbedding {ratio}")
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
+    parser.add_argument("--repeat", type=int, default=5, help="turns per case (default: 5)")
+    parser.add_argument("--number", type=int, default=10, help="calls per turn (default: 10)")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.number = 1, 1
+    run(args.repeat, args.number)
+
+
+if __name__ == "__main__":
+    main()

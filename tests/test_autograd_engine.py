@@ -789,3 +789,14 @@ def test_detect_anomaly_state_is_restored_after_an_error_and_nests():
             leaf([-1.0]).log()  # checks off in the inner block
         assert is_anomaly_enabled()
     assert not is_anomaly_enabled()
+
+
+def test_a_weight_gradient_is_stored_in_c_order_like_its_parameter():
+    """x @ W^T hands W its gradient as a transposed view; .grad is a C-ordered copy, laid
+    out as the parameter is (an optimizer reads the two side by side)."""
+    w = leaf(rand(3, 4))
+    x = mg.tensor(rand(5, 4, seed=1))
+    (x @ w.mT).sum().backward()
+    assert w.grad.numpy().flags.c_contiguous
+    # d/dW sum(x W^T) = ones(5, 3)^T x: every row is the column sums of x
+    np.testing.assert_allclose(w.grad.numpy(), np.tile(rand(5, 4, seed=1).sum(axis=0), (3, 1)))

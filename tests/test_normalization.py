@@ -174,6 +174,26 @@ def test_gradcheck_layer_norm():
     check_grads(lambda x: F.layer_norm(x, (5,)), rand(3, 5), second=True)
 
 
+@pytest.mark.parametrize("affine", [(True, True), (True, False), (False, False)], ids=AFFINE_IDS)
+def test_layer_norm_backward_on_arrays_equals_the_tensor_op_backward(affine):
+    """An ordinary backward takes LayerNorm's NumPy path (layer_norm_backward_arrays);
+    create_graph=True takes the Tensor-op path: the same gradients, to rounding."""
+    weight, bias = affine
+    x = rand(3, 2, 4, seed=3)
+    params = [leaf(a) for a in affine_args((2, 4), weight, bias)]
+    w = params[0] if weight else None
+    b = params[1] if bias else None
+    grads = []
+    for create_graph in (False, True):
+        xs = leaf(x)
+        y = F.layer_norm(xs, (2, 4), w, b)
+        inputs = [xs] + params
+        g = mg.autograd.grad((y * mg.tensor(rand(3, 2, 4, seed=4))).sum(), inputs, create_graph=create_graph)
+        grads.append([t.detach().numpy() for t in g])
+    for fast, recorded in zip(*grads):
+        np.testing.assert_allclose(fast, recorded, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.lesson_normalization
 def test_gradcheck_rms_norm():
     check_grads(lambda x, w: F.rms_norm(x, (4,), w, eps=1e-3), rand(3, 4), rand(4, positive=True), second=True)

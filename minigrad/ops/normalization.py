@@ -33,6 +33,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.creation import from_numpy
 from minigrad.ops.broadcast import unbroadcast
 
@@ -49,9 +50,12 @@ def moments(x, axes):
 
 def standardize(x, axes, eps):
     """xhat = (x - mean) * rstd over `axes`, and rstd = 1 / sqrt(var + eps) (NumPy)."""
-    mean, var = moments(x, axes)
-    rstd = 1.0 / np.sqrt(var + eps)
-    return (x - mean) * rstd, rstd
+    # `moments` inlined: the centred x it squares becomes xhat, scaled in place, instead
+    # of a second x - mean and a product, two passes and a temporary fewer
+    centred = x - x.mean(axis=axes, keepdims=True)
+    rstd = 1.0 / np.sqrt((centred * centred).mean(axis=axes, keepdims=True) + eps)
+    centred *= rstd
+    return centred, rstd
     # --8<-- [end:standardize]
 
 
@@ -76,7 +80,9 @@ def standardize_backward(g, xhat, rstd, axes):
 def scale_shift(xhat, weight, bias):
     """y = xhat * weight + bias on arrays; weight and bias are optional."""
     y = xhat * weight.array if weight is not None else xhat.copy()  # a copy: xhat is saved
-    return y + bias.array if bias is not None else y
+    if bias is not None:
+        y += bias.array  # in place: y is new, no second output-sized array
+    return y
     # --8<-- [end:scale_shift]
 
 
@@ -197,12 +203,54 @@ class LayerNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
+        if not is_grad_enabled():  # an ordinary backward: nothing will differentiate this one
+            return layer_norm_backward_arrays(ctx, grad, weight)
         xhat, rstd = ctx.stats.of(x)
         g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat, weight)
         grad_x = standardize_backward(g, xhat, rstd, ctx.axes) if ctx.needs_input_grad[0] else None
         return grad_x, grad_weight, grad_bias
 
     # --8<-- [end:layer_norm]
+
+
+# --8<-- [start:layer_norm_arrays]
+def layer_norm_backward_arrays(ctx, grad, weight):
+    """LayerNorm's backward when grad mode is off (every backward without
+    create_graph=True): the formulas of `scale_shift_backward` and
+    `standardize_backward`, on the NumPy arrays, in fewer passes and without a Tensor
+    (and a Function call) per step. The Tensor version above stays for create_graph,
+    where the gradient itself must be a graph; gradcheck checks this one, gradgradcheck
+    that one.
+
+    The normalized axes are the trailing ones, so the arrays are viewed as (rows, N),
+    one row per sample, and with w the weight, dy = dL/dy, g = dy * w:
+        dL/dweight = sum over rows of dy * xhat,    dL/dbias = sum over rows of dy
+        mean(g) = (dy @ w) / N,    mean(g * xhat) = ((dy * xhat) @ w) / N
+        dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
+    The two means are matrix-vector products: one fused pass each, no (rows, N)
+    temporary, and dy * xhat serves both dL/dweight and mean(g * xhat).
+    """
+    stats, needs = ctx.stats, ctx.needs_input_grad
+    n = stats.count
+    xhat, rstd = stats.xhat.reshape(-1, n), stats.rstd.reshape(-1, 1)
+    dy = grad.array.reshape(-1, n)
+    dy_xhat = dy * xhat
+    grad_weight = from_numpy(dy_xhat.sum(axis=0).reshape(weight.shape)) if needs[1] else None
+    grad_bias = from_numpy(dy.sum(axis=0).reshape(ctx.bias_shape)) if needs[2] else None
+    grad_x = None
+    if needs[0]:
+        if weight is None:
+            g, mean_g, mean_g_xhat = dy, dy.mean(axis=1, keepdims=True), dy_xhat.mean(axis=1, keepdims=True)
+        else:
+            w = weight.array.reshape(n)
+            g = dy * w
+            mean_g, mean_g_xhat = (dy @ w)[:, None] / n, (dy_xhat @ w)[:, None] / n
+        dx = g - mean_g
+        dx -= xhat * mean_g_xhat
+        dx *= rstd
+        grad_x = from_numpy(dx.reshape(grad.shape))
+    return grad_x, grad_weight, grad_bias
+    # --8<-- [end:layer_norm_arrays]
 
 
 # --8<-- [start:rms_norm]

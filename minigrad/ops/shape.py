@@ -52,7 +52,9 @@ class Permute(Function):
 
     @staticmethod
     def forward(ctx, x, dims):
-        ctx.inverse = tuple(np.argsort(dims))
+        # the inverse order: where each axis went. (Plain Python: np.argsort of a short tuple
+        # costs more to convert than to sort, and this runs for every transpose.)
+        ctx.inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))
         return x.array.transpose(dims)
 
     @staticmethod

@@ -78,10 +78,17 @@ class Adam(Optimizer):
                 grad = grad + weight_decay * param.array
         # --8<-- [end:weight_decay]
 
+        # Each line below is one pass over the parameter, in place (out=): the textbook
+        # expressions would make a temporary array per operator, and the optimizer step
+        # is memory traffic, not arithmetic. `work` is the one scratch array.
         m, v = state["exp_avg"], state["exp_avg_sq"]
-        m += (1 - beta1) * (grad - m)  # = β1·m + (1 − β1)·g: a step of m towards g
+        work = np.subtract(grad, m)  # g − m
+        work *= 1 - beta1
+        m += work  # m ← m + (1 − β1)(g − m) = β1·m + (1 − β1)·g: a step of m towards g
+        np.multiply(grad, grad, out=work)  # g²
+        work *= 1 - beta2
         v *= beta2
-        v += (1 - beta2) * grad * grad
+        v += work  # v ← β2·v + (1 − β2)·g²
         if group["amsgrad"]:
             # Never let the denominator shrink: keep the largest v seen so far.
             np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
@@ -90,8 +97,12 @@ class Adam(Optimizer):
         bias_correction1 = 1 - beta1**t
         bias_correction2 = 1 - beta2**t
         step_size = lr / bias_correction1  # lr · m̂ = (lr / (1 − β1^t)) · m
-        denom = np.sqrt(v) / bias_correction2**0.5 + eps  # √v̂ + eps
-        param.sub_(step_size * (m / denom))
+        np.sqrt(v, out=work)
+        work /= bias_correction2**0.5
+        work += eps  # √v̂ + eps
+        np.divide(m, work, out=work)
+        work *= step_size  # lr · m̂ / (√v̂ + eps)
+        param.sub_(work)
 
     # --8<-- [end:update]
 

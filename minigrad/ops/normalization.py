@@ -239,6 +239,7 @@ def layer_norm_backward_arrays(ctx, grad, weight):
     grad_bias = from_numpy(dy.sum(axis=0).reshape(ctx.bias_shape)) if needs[2] else None
     grad_x = None
     if needs[0]:
+        # BEGIN SOLUTION hint: the same dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) on the (rows, N) arrays, g = dy * w (dy without a weight), the means over axis 1 (keepdims); grad_x = from_numpy(dx.reshape(grad.shape))
         if weight is None:
             g, mean_g, mean_g_xhat = dy, dy.mean(axis=1, keepdims=True), dy_xhat.mean(axis=1, keepdims=True)
         else:
@@ -249,6 +250,7 @@ def layer_norm_backward_arrays(ctx, grad, weight):
         dx -= xhat * mean_g_xhat
         dx *= rstd
         grad_x = from_numpy(dx.reshape(grad.shape))
+        # END SOLUTION
     return grad_x, grad_weight, grad_bias
     # --8<-- [end:layer_norm_arrays]
 

@@ -10,8 +10,8 @@ script's functions (the same models, weights and steps), and writes
 OUT_DIR/transformer_benchmark.png (default: this script's folder, where the lesson finds
 it). The bars are medians of R turns of about S seconds each, taken in turns so that
 load from elsewhere falls on all three alike; the whiskers span the fastest to the
-slowest turn. The committed PNG was made on a shared 2-core machine (other programs were
-running), so the ranges are wide; the ratios are what to read.
+slowest turn. The committed PNG was made on the 2-core machine of benchmarks/RESULTS.md, otherwise
+idle (2026-11-24, 13:46 UTC); the ratios are what to read.
 """
 
 import argparse
@@ -86,7 +86,7 @@ def main(out_dir, repeat, seconds):
     ax.set_xticks(range(len(results)), list(results))
     ax.set_ylabel("ms per training step, lower is better")
     ax.set_title(
-        f"Training steps, float32, CPU: median and range of {repeat} turns\n(shared 2-core machine, other programs running)",
+        f"Training steps, float32, CPU: median and range of {repeat} turns\n(2-core machine; conditions and ranges in benchmarks/RESULTS.md)",
         fontsize=10,
     )
     ax.set_ylim(0, top)  # a turn slowed by another program may run off the top: its whisker is cut

@@ -22,10 +22,9 @@ alike; a turn times --number calls. Printed: ms per call, median (min-max) over
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from lesson_timing import one_thread, span, turns
 
 SHAPE = {"batch": 16, "T": 128, "embed": 128, "heads": 4}
 
@@ -78,43 +77,6 @@ def cases():
     if not np.allclose(a, b, atol=1e-4):
         raise RuntimeError(f"bench_attention_modules: minigrad and PyTorch disagree by {np.abs(a - b).max():.2g}")
     return found
-
-
-def one_thread(fn):
-    """`fn` run with PyTorch on one thread (its thread count restored afterwards)."""
-    import torch
-
-    def run():
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return fn()
-        finally:
-            torch.set_num_threads(before)
-
-    return run
-
-
-def turns(fns, repeat, number):
-    """{name: [ms per call of each turn]}: every fn called `number` times per turn, the
-    fns taking turns in an order reversed every round."""
-    for fn in fns.values():  # warm-up: kernels compiled, thread pools started
-        fn()
-        fn()
-    ms = {k: [] for k in fns}
-    order = list(fns)
-    for r in range(repeat):
-        for k in order if r % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
-            for _ in range(number):
-                fns[k]()
-            ms[k].append(1e3 * (time.perf_counter() - start) / number)
-    return ms
-
-
-def span(values, fmt="{:.2f}"):
-    """'median (min-max)' of `values`."""
-    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
 def run(repeat=5, number=5):

@@ -15,28 +15,11 @@ N in out multiply-adds) and the ratio minigrad / PyTorch.
     python benchmarks/bench_linear.py [--quick] [--threads N] [--repeat R]
 """
 
-import argparse
-import os
-import platform
-import statistics
-import time
+from lesson_timing import lesson_main, quartiles_ms
 
 # (batch, in_features, out_features): the digits MLP's first layer, a square layer, and
 # a transformer's MLP expansion (width 768, four times wider inside)
 SIZES = [(128, 64, 256), (512, 512, 512), (256, 768, 3072)]
-
-
-def time_ms(fn, repeat, warmup=2):
-    """(median, 25th percentile, 75th percentile) of `repeat` timed calls, in ms."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(1e3 * (time.perf_counter() - start))
-    q1, _, q3 = statistics.quantiles(times, n=4) if len(times) > 1 else (times[0],) * 3
-    return statistics.median(times), q1, q3
 
 
 def flops(batch, n_in, n_out):
@@ -58,7 +41,7 @@ def bench_minigrad(x_np, w_np, b_np, g_np, repeat):
         layer(x).backward(g)
         x.grad = layer.weight.grad = layer.bias.grad = None
 
-    return time_ms(step, repeat)
+    return quartiles_ms(step, repeat)
 
 
 def bench_numpy(x, w, b, g, repeat):
@@ -72,7 +55,7 @@ def bench_numpy(x, w, b, g, repeat):
         return y, dx, dw, db
 
     assert np.allclose(step()[0], x @ w.T + b)
-    return time_ms(step, repeat)
+    return quartiles_ms(step, repeat)
 
 
 def bench_torch(x_np, w_np, b_np, g_np, repeat):
@@ -89,7 +72,7 @@ def bench_torch(x_np, w_np, b_np, g_np, repeat):
         layer(x).backward(g)
         x.grad = layer.weight.grad = layer.bias.grad = None
 
-    return time_ms(step, repeat)
+    return quartiles_ms(step, repeat)
 
 
 def run(repeat=10, threads=1, sizes=SIZES):
@@ -134,23 +117,7 @@ def report(results, threads):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke test, not a measurement")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=None, help="timed runs per case (default 20, quick 3)")
-    args = parser.parse_args(argv)
-    repeat = args.repeat or (3 if args.quick else 20)
-
-    import numpy as np
-    import torch
-
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}"
-    )
-    results = run(repeat=repeat, threads=args.threads)
-    report(results, args.threads)
-    return results
+    return lesson_main(__doc__, run, report, argv)
 
 
 if __name__ == "__main__":

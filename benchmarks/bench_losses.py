@@ -14,29 +14,12 @@ its quartiles over the repeats, and the ratios fused / composed and minigrad / P
     python benchmarks/bench_losses.py [--quick] [--threads N] [--repeat R]
 """
 
-import argparse
-import os
-import platform
-import statistics
-import time
+from lesson_timing import lesson_main, quartiles_ms
 
 # (batch, classes): the digits MLP's batch, an ImageNet-sized classifier, and a
 # character-level GPT's batch (64 sequences of 256 tokens, 65 characters)
 SIZES = [(128, 10), (256, 1000), (16384, 65)]
 IMPLEMENTATIONS = ("minigrad", "minigrad_composed", "torch", "torch_composed")
-
-
-def time_ms(fn, repeat, warmup=2):
-    """(median, 25th percentile, 75th percentile) of `repeat` timed calls, in ms."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(1e3 * (time.perf_counter() - start))
-    q1, _, q3 = statistics.quantiles(times, n=4) if len(times) > 1 else (times[0],) * 3
-    return statistics.median(times), q1, q3
 
 
 def composed_cross_entropy(logits, target):
@@ -55,7 +38,7 @@ def bench(lib, loss_fn, logits_np, target_np, repeat):
         loss_fn(x, t).backward()
         x.grad = None
 
-    return time_ms(step, repeat)
+    return quartiles_ms(step, repeat)
 
 
 def check_agree(logits_np, target_np):
@@ -122,23 +105,7 @@ def report(results, threads):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke test, not a measurement")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=None, help="timed runs per case (default 20, quick 3)")
-    args = parser.parse_args(argv)
-    repeat = args.repeat or (3 if args.quick else 20)
-
-    import numpy as np
-    import torch
-
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}"
-    )
-    results = run(repeat=repeat, threads=args.threads)
-    report(results, args.threads)
-    return results
+    return lesson_main(__doc__, run, report, argv)
 
 
 if __name__ == "__main__":

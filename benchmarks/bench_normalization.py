@@ -14,30 +14,13 @@ its quartiles over the repeats, and the ratios composed / one-Function and minig
     python benchmarks/bench_normalization.py [--quick] [--threads N] [--repeat R]
 """
 
-import argparse
-import os
-import platform
-import statistics
-import time
+from lesson_timing import lesson_main, quartiles_ms
 
 EPS = 1e-5
 # (case, input shape): a transformer's activations (batch 32 x 128 tokens, width 256)
 # through layer norm, and a small CNN's first feature maps through BatchNorm2d
 CASES = [("layer_norm", (4096, 256)), ("batch_norm", (64, 32, 28, 28))]
 IMPLEMENTATIONS = ("minigrad", "minigrad_composed", "torch", "torch_composed")
-
-
-def time_ms(fn, repeat, warmup=2):
-    """(median, 25th percentile, 75th percentile) of `repeat` timed calls, in ms."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(1e3 * (time.perf_counter() - start))
-    q1, _, q3 = statistics.quantiles(times, n=4) if len(times) > 1 else (times[0],) * 3
-    return statistics.median(times), q1, q3
 
 
 def composed(x, weight, bias, dims, param_shape):
@@ -76,7 +59,7 @@ def bench(lib, fn, x_np, g_np, repeat):
     fn(x, w, b).backward(g)
     grads = [np.asarray(t.grad.numpy()) for t in (x, w, b)]
     x.grad = w.grad = b.grad = None
-    return time_ms(step, repeat), grads
+    return quartiles_ms(step, repeat), grads
 
 
 def run(repeat=10, threads=1, cases=CASES):
@@ -125,23 +108,7 @@ def report(results, threads):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke test, not a measurement")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=None, help="timed runs per case (default 20, quick 3)")
-    args = parser.parse_args(argv)
-    repeat = args.repeat or (3 if args.quick else 20)
-
-    import numpy as np
-    import torch
-
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}"
-    )
-    results = run(repeat=repeat, threads=args.threads)
-    report(results, args.threads)
-    return results
+    return lesson_main(__doc__, run, report, argv)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,7 @@ ratio minigrad / PyTorch (default).
     python benchmarks/bench_optimizers.py [--quick] [--threads N] [--repeat R]
 """
 
-import argparse
-import os
-import platform
-import statistics
-import time
+from lesson_timing import lesson_main, quartiles_ms
 
 MODELS = {"digits MLP (51k)": (64, 256, 128, 10), "MLP (1.07M)": (784, 1024, 256, 10)}
 OPTIMIZERS = {
@@ -31,19 +27,6 @@ OPTIMIZERS = {
     "AdamW": ("AdamW", dict(lr=1e-3, weight_decay=0.01)),
 }
 IMPLEMENTATIONS = ("minigrad", "naive", "torch", "torch_loop")
-
-
-def time_ms(fn, repeat, warmup=2):
-    """(median, 25th percentile, 75th percentile) of `repeat` timed calls, in ms."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(1e3 * (time.perf_counter() - start))
-    q1, _, q3 = statistics.quantiles(times, n=4) if len(times) > 1 else (times[0],) * 3
-    return statistics.median(times), q1, q3
 
 
 def parameter_arrays(sizes, seed=0):
@@ -100,11 +83,11 @@ def bench_minigrad(name, hyper, arrays, repeat):
         p = mg.nn.Parameter(mg.tensor(value.copy()))
         p.grad = mg.tensor(grad)
         params.append(p)
-    return time_ms(getattr(optim, name)(params, **hyper).step, repeat)
+    return quartiles_ms(getattr(optim, name)(params, **hyper).step, repeat)
 
 
 def bench_naive(name, hyper, arrays, repeat):
-    return time_ms(NaiveStep(name, hyper, [(value.copy(), grad) for value, grad in arrays]), repeat)
+    return quartiles_ms(NaiveStep(name, hyper, [(value.copy(), grad) for value, grad in arrays]), repeat)
 
 
 def bench_torch(name, hyper, arrays, repeat, foreach):
@@ -115,7 +98,7 @@ def bench_torch(name, hyper, arrays, repeat, foreach):
         p = torch.nn.Parameter(torch.tensor(value))
         p.grad = torch.tensor(grad)
         params.append(p)
-    return time_ms(getattr(torch.optim, name)(params, foreach=foreach, **hyper).step, repeat)
+    return quartiles_ms(getattr(torch.optim, name)(params, foreach=foreach, **hyper).step, repeat)
 
 
 def check_agree(name, hyper, arrays, steps=3):
@@ -182,23 +165,7 @@ def report(results, threads):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke test, not a measurement")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=None, help="timed steps per case (default 30, quick 3)")
-    args = parser.parse_args(argv)
-    repeat = args.repeat or (3 if args.quick else 30)
-
-    import numpy as np
-    import torch
-
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}"
-    )
-    results = run(repeat=repeat, threads=args.threads)
-    report(results, args.threads)
-    return results
+    return lesson_main(__doc__, run, report, argv, default_repeat=30)
 
 
 if __name__ == "__main__":

@@ -23,10 +23,9 @@ turns, and each case's ratio to minigrad's RotaryEmbedding.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from lesson_timing import one_thread, span, turns
 
 SHAPE = (12, 4, 256, 32)
 
@@ -92,43 +91,6 @@ def cases(shape=SHAPE):
         if not np.allclose(np.asarray(out), reference, atol=1e-5):
             raise RuntimeError(f"bench_positional: {name} disagrees with RotaryEmbedding")
     return found
-
-
-def one_thread(fn):
-    """`fn` run with PyTorch on one thread (its thread count restored afterwards)."""
-    import torch
-
-    def run():
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return fn()
-        finally:
-            torch.set_num_threads(before)
-
-    return run
-
-
-def turns(fns, repeat, number):
-    """{name: [ms per call of each turn]}: every fn called `number` times per turn, the
-    fns taking turns in an order reversed every round."""
-    for fn in fns.values():  # warm-up
-        fn()
-        fn()
-    ms = {k: [] for k in fns}
-    order = list(fns)
-    for r in range(repeat):
-        for k in order if r % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
-            for _ in range(number):
-                fns[k]()
-            ms[k].append(1e3 * (time.perf_counter() - start) / number)
-    return ms
-
-
-def span(values, fmt="{:.2f}"):
-    """'median (min-max)' of `values`."""
-    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
 def run(repeat=5, number=10):

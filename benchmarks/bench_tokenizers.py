@@ -24,11 +24,11 @@ simple alternatives. The cases take turns; printed: characters per second, media
 
 import argparse
 import re
-import statistics
 import time
 from collections import Counter
 
 import numpy as np
+from lesson_timing import span
 
 
 def textbook_merges(chunks, vocab_size):
@@ -102,11 +102,6 @@ def cases(quick=False):
         f"BPE encoding ({len(unseen):,} unseen chars)": (len(unseen), encode),
         f"character encoding ({len(char_text):,} chars)": (len(char_text), char),
     }
-
-
-def span(values, fmt):
-    """'median (min-max)' of `values`."""
-    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
 def run(repeat=3, quick=False):

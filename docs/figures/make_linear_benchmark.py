@@ -10,8 +10,6 @@ median time and the whisker between the quartiles of the repeats. The figures ch
 from machine to machine; --machine says in the title where they were measured.
 """
 
-import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -22,7 +20,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "docs" / "figures"))
 import bench_linear  # noqa: E402
+import lesson_bars  # noqa: E402
 
 IMPLEMENTATIONS = [("minigrad", "minigrad nn.Linear"), ("numpy", "NumPy, the 3 products by hand"), ("torch", "PyTorch")]
 
@@ -54,9 +54,4 @@ def main(out_dir, repeat, machine):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default=Path(__file__).resolve().parent)
-    parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--machine", default=f"{os.cpu_count()}-core machine")
-    args = parser.parse_args()
-    print(main(args.out_dir, args.repeat, args.machine))
+    print(main(*lesson_bars.command_line(__doc__)))

@@ -11,19 +11,14 @@ time and the whisker between the quartiles of the repeats. The figures change fr
 machine to machine; --machine says in the title where they were measured.
 """
 
-import argparse
-import os
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
-import matplotlib.pyplot as plt  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
+sys.path.insert(0, str(HERE))
 import bench_normalization  # noqa: E402
+import lesson_bars  # noqa: E402
 
 LABELS = {
     "minigrad": "minigrad F.layer_norm / F.batch_norm\n(one Function, derived backward)",
@@ -38,40 +33,19 @@ def main(out_dir, repeat, machine):
     results = bench_normalization.run(repeat=repeat, threads=1)
     bench_normalization.report(results, 1)  # the numbers behind the figure, for the lesson's table
     keys = bench_normalization.IMPLEMENTATIONS
-    fig, axes = plt.subplots(1, len(results), figsize=(9, 4.6), constrained_layout=True)
-    for ax, row in zip(axes, results):
-        medians = [row[k][0] for k in keys]
-        errors = [[row[k][0] - row[k][1] for k in keys], [row[k][2] - row[k][0] for k in keys]]
-        drawn = ax.bar(
-            range(len(keys)),
-            medians,
-            yerr=errors,
-            capsize=3,
-            color=[COLORS[k] for k in keys],
-            label=[LABELS[k] for k in keys],
-        )
-        ax.bar_label(drawn, fmt="%.2f", fontsize=8, padding=2)
-        ax.set_xticks([])
-        shape = "x".join(map(str, row["shape"]))
-        ax.set_title(f"{row['case']}, input {shape}", fontsize=10)
-        ax.set_ylim(0, 1.2 * max(row[k][2] for k in keys))
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("median time (ms), lower is better")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=9)
-    fig.suptitle(
-        f"Normalization forward + backward, float32, 1 thread; {machine}\nwhiskers: quartiles of the repeats",
-        fontsize=10,
+    titles = [f"{row['case']}, input {'x'.join(map(str, row['shape']))}" for row in results]
+    return lesson_bars.panels(
+        results,
+        keys,
+        LABELS,
+        COLORS,
+        titles,
+        f"Normalization forward + backward, float32, 1 thread; {machine}",
+        Path(out_dir) / "normalization_benchmark.png",
+        figsize=(9, 4.6),
+        legend_columns=2,
     )
-    out = Path(out_dir) / "normalization_benchmark.png"
-    fig.savefig(out, dpi=90)
-    plt.close(fig)
-    return out
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default=Path(__file__).resolve().parent)
-    parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--machine", default=f"{os.cpu_count()}-core machine")
-    args = parser.parse_args()
-    print(main(args.out_dir, args.repeat, args.machine))
+    print(main(*lesson_bars.command_line(__doc__)))

@@ -16,17 +16,21 @@ cycles from the thread that runs Python. On 2 cores with one busy process per co
 small transformer's training step 1.7-6.3 s against 0.27-0.57 s
 (benchmarks/bench_load.py; figures in benchmarks/RESULTS.md).
 
-One BLAS thread costs little when the machine is idle: most of minigrad's products
-are small (a batch of 32 through a 256-wide layer is 1 MFLOP, 15 µs on one core, no
-faster on two). Medium ones, like the transformer's (768 x 128) @ (128 x 384), run
-about 1.9x faster on two idle cores; they are a third of that model's step, so an
-idle machine gives up to ~15% of it for the 2-15x it saves on a busy one.
+One BLAS thread costs little for most of minigrad's products, which are small (a
+batch of 32 through a 256-wide layer is 1 MFLOP, 15 µs on one core, no faster on two).
+Medium ones, like a transformer's (768 x 128) @ (128 x 384), are half of its training
+step and do run faster on two cores; those minigrad cuts itself, by rows of the result,
+into one single-threaded BLAS call per core (minigrad/ops/matmul_split.py), on threads
+that sleep, not spin, while they wait.
 
 The policy:
 
 1. **BLAS: one thread.** Unless you chose otherwise with one of `BLAS_VARIABLES`, which
    OpenBLAS, MKL and BLIS read when NumPy loads them; then it is left alone.
-2. **Numba: the `workqueue` threading layer, one thread per core** (Numba's default
+2. **Large products (at least 8 million multiply-adds): cut by rows over the cores**
+   (`minigrad.ops.matmul_split`), each block on that one BLAS thread. Not when the
+   user chose BLAS's thread count (then BLAS is left to do as told).
+3. **Numba: the `workqueue` threading layer, one thread per core** (Numba's default
    count). The workqueue's threads sleep between kernels; the OpenMP layer's spin,
    and fought OpenBLAS for the cores. A kernel is a larger piece of work than a
    product (a whole convolution), and under load the steps ran no faster with Numba
@@ -60,9 +64,14 @@ BLAS_THREADS = 1
 NUMBA_THREADING_LAYER = "workqueue"
 
 
+def policy_applies():
+    """True unless the user chose BLAS's thread count with one of BLAS_VARIABLES."""
+    return not any(name in os.environ for name in BLAS_VARIABLES)
+
+
 def apply_blas():
     """Limit BLAS to BLAS_THREADS, unless the user's environment already chose."""
-    if not any(name in os.environ for name in BLAS_VARIABLES):
+    if policy_applies():
         threadpool_limits(BLAS_THREADS, user_api="blas")
 
 
@@ -79,14 +88,18 @@ def apply_numba():
 
 def info():
     """The thread counts in effect: {'blas': [threads of each BLAS library loaded],
-    'numba': threads, 'numba_threading_layer': the layer asked for}. (Imports Numba and
-    applies its half of the policy, as the first kernel would.)"""
+    'matmul_split': cores a large product is cut over (1: not cut), 'numba': threads,
+    'numba_threading_layer': the layer asked for}. (Imports Numba and applies its half
+    of the policy, as the first kernel would.)"""
     import numba
+
+    from minigrad.ops import matmul_split  # not at the top: it imports this module
 
     apply_numba()
 
     return {
         "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
+        "matmul_split": matmul_split.SPLIT_THREADS,
         "numba": numba.get_num_threads(),
         "numba_threading_layer": numba.config.THREADING_LAYER,
     }

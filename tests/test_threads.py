@@ -33,6 +33,7 @@ print(json.dumps({
     "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
     "numba_layer": numba.config.THREADING_LAYER,
     "numba_threads": numba.get_num_threads(),
+    "matmul_split": minigrad.ops.matmul_split.SPLIT_THREADS,
 }))
 """
 
@@ -58,6 +59,7 @@ def test_import_sets_one_blas_thread_and_the_workqueue_layer():
     assert state["blas"] and all(n == 1 for n in state["blas"]), state
     assert state["numba_layer"] == "workqueue"
     assert state["numba_threads"] == (os.cpu_count() or 1)  # Numba's default: one per core
+    assert state["matmul_split"] == len(os.sched_getaffinity(0))  # large products: every core
 
 
 @pytest.mark.slow
@@ -74,6 +76,7 @@ def test_import_minigrad_first_sets_one_blas_thread():
 def test_user_blas_threads_are_respected(variable):
     state = probe(**{variable: "2"})
     assert state["blas"] and all(n == 2 for n in state["blas"]), state
+    assert state["matmul_split"] == 1  # BLAS threads chosen by the user: minigrad cuts no product
 
 
 @pytest.mark.slow
@@ -91,3 +94,4 @@ def test_info_reports_the_policy():
     assert info["blas"] and all(n == 1 for n in info["blas"])
     assert info["numba_threading_layer"] == "workqueue"
     assert info["numba"] >= 1
+    assert info["matmul_split"] == 1  # the user (conftest) chose BLAS's threads

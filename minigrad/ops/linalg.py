@@ -14,6 +14,7 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
+from minigrad.ops import matmul_split
 from minigrad.ops.broadcast import check_broadcast, unbroadcast
 from minigrad.ops.out import write_out
 from minigrad.ops.promotion import binary_operands
@@ -31,8 +32,9 @@ class MatMul(Function):
             # a batch of rows times one matrix (a linear layer on (B, T, features)) is one
             # tall product: BLAS runs one (B*T, k) @ (k, m) faster than B small ones
             rows = math.prod(a.shape[:-1])  # not -1: that fails for an empty row of k = 0
-            return np.matmul(a.array.reshape(rows, a.shape[-1]), b.array).reshape(*a.shape[:-1], b.shape[-1])
-        return np.matmul(a.array, b.array)
+            return matmul_split.matmul(a.array.reshape(rows, a.shape[-1]), b.array).reshape(*a.shape[:-1], b.shape[-1])
+        # matmul_split: a large product of two matrices runs on every core, by blocks of rows
+        return matmul_split.matmul(a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,0 +1,125 @@
+"""Large matrix products on every core, each core's share on one BLAS thread.
+
+minigrad keeps BLAS on one thread (minigrad/threads.py): OpenBLAS's own threads spin
+between products and, on a busy machine, turn a 1 ms product into 10 ms. But a
+transformer's products are large enough to use a second core — (768, 128) @ (128, 384)
+is 38 million multiply-adds, about 0.9 ms on one core — and they are half of its
+training step. So a product this large is cut here, by rows of the result:
+
+    C = A @ B,   C[r0:r1] = A[r0:r1] @ B   for one block of rows per core
+
+Each block is an ordinary single-threaded BLAS call. The calling thread computes the
+first block itself; helper threads (one per further core, started on the first large
+product) compute the others. NumPy lets go of Python's lock during a BLAS call, so the
+blocks really run at once; a helper that has nothing to do sleeps on its queue instead
+of spinning, so on a busy machine it costs nothing while it waits. The rows of C are
+disjoint, so the blocks need no locking. Each element is the same sum of k products
+either way, but BLAS may add them up in another order when a block's edge falls
+elsewhere on its internal tiles: the result can differ from one whole call in the last
+bit, as PyTorch's does between thread counts. With the same number of cores it is the
+same from run to run (the blocks' edges depend only on the shapes).
+
+Products below SPLIT_MIN_MACS multiply-adds run as one call: handing a block to a
+helper costs ~20-50 µs, which a product of a few hundred µs does not win back.
+(Measured on 2 cores: (768, 128) @ (128, 384) 0.85 -> 0.52-0.61 ms; (768, 128) @
+(128, 65) gains nothing.)
+
+Only float32 and float64 matrices of one dtype are cut (BLAS's types; NumPy's other
+products do not release the lock the same way), and only when minigrad's thread policy
+is in effect: a user who set BLAS's thread count (OPENBLAS_NUM_THREADS, ...) chose how
+products use the cores, and gets exactly that. `SPLIT_THREADS` (the number of cores
+this process may run on) can be lowered to 1 to switch the splitting off.
+"""
+
+import os
+import queue
+import threading
+
+import numpy as np
+
+from minigrad import threads
+
+SPLIT_MIN_MACS = 8_000_000  # m * k * n below this: one call (see the docstring's timings)
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may use (a container may allow fewer)
+    except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
+# one thread per core, unless the user chose BLAS's thread count (then BLAS is theirs)
+SPLIT_THREADS = _cores() if threads.policy_applies() else 1
+
+
+class _Helper:
+    """A thread that waits for (a, b, out) blocks and computes out = a @ b."""
+
+    def __init__(self):
+        self.tasks = queue.SimpleQueue()
+        self.done = queue.SimpleQueue()  # None, or the exception a block raised
+        threading.Thread(target=self._run, name="minigrad-matmul", daemon=True).start()
+
+    def _run(self):
+        while True:
+            a, b, out = self.tasks.get()
+            try:
+                np.matmul(a, b, out=out)
+                self.done.put(None)
+            except BaseException as error:  # handed to the caller, which raises it
+                self.done.put(error)
+
+
+_helpers = []
+# one split product at a time: a second thread of the program that multiplies while the
+# helpers are busy computes its product alone instead of waiting for them
+_busy = threading.Lock()
+
+
+def _forget_helpers():
+    """After fork the child has no helper threads (only the forking thread survives):
+    drop the objects, so that the child starts its own on its first large product."""
+    global _busy
+    _helpers.clear()
+    _busy = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_helpers)
+
+
+def _worth_splitting(a, b):
+    return (
+        SPLIT_THREADS > 1
+        and a.ndim == 2
+        and b.ndim == 2
+        and a.shape[0] >= 2 * SPLIT_THREADS
+        and a.shape[0] * a.shape[1] * b.shape[1] >= SPLIT_MIN_MACS
+        and a.dtype == b.dtype
+        and a.dtype in (np.float32, np.float64)
+    )
+
+
+def matmul(a, b):
+    """a @ b for NumPy arrays, as np.matmul; two large matrices are cut by rows of the
+    result over the cores (see the module's docstring)."""
+    if not _worth_splitting(a, b) or not _busy.acquire(blocking=False):
+        return np.matmul(a, b)
+    try:
+        while len(_helpers) < SPLIT_THREADS - 1:
+            _helpers.append(_Helper())
+        out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+        edges = np.linspace(0, a.shape[0], SPLIT_THREADS + 1).astype(int)
+        for helper, r0, r1 in zip(_helpers, edges[1:-1], edges[2:]):
+            helper.tasks.put((a[r0:r1], b, out[r0:r1]))
+        try:
+            np.matmul(a[: edges[1]], b, out=out[: edges[1]])  # the first block, on this thread
+        finally:
+            errors = [helper.done.get() for helper in _helpers]  # wait for every block, even on error
+    finally:
+        _busy.release()
+    for error in errors:
+        if error is not None:
+            raise error
+    return out

@@ -1,0 +1,150 @@
+"""minigrad/ops/matmul_split.py: a large product cut by rows over helper threads gives
+the same numbers as one np.matmul (up to the order BLAS adds a row's terms in), in every
+case the cutting can meet.
+
+This process runs under conftest's OPENBLAS_NUM_THREADS=1 (a user's choice, so the policy
+cuts nothing: SPLIT_THREADS == 1); each test here switches the cutting on, for products
+of any size, with the `split` fixture.
+"""
+
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.ops import matmul_split
+
+
+@pytest.fixture
+def split(monkeypatch):
+    """Cut every product of at least 2 x 3 rows over 3 threads (2 helpers)."""
+    monkeypatch.setattr(matmul_split, "SPLIT_THREADS", 3)
+    monkeypatch.setattr(matmul_split, "SPLIT_MIN_MACS", 1)
+    return matmul_split
+
+
+def helper_threads():
+    return sum(t.name == "minigrad-matmul" for t in threading.enumerate())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(6, 5, 4), (7, 3, 9), (100, 33, 17), (257, 64, 1)])
+def test_cut_product_equals_one_call(split, dtype, shape):
+    m, k, n = shape
+    rng = np.random.default_rng(m)
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+    c = split.matmul(a, b)
+    assert c.dtype == dtype and c.shape == (m, n)
+    # the same sums, perhaps added in another order inside BLAS: equal to rounding
+    np.testing.assert_allclose(c, np.matmul(a, b), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+    np.testing.assert_array_equal(c, split.matmul(a, b))  # and the same from call to call
+    assert helper_threads() >= 2  # the helpers did start
+
+
+def test_transposed_and_strided_operands(split):
+    # what the backward passes: A^T (a Fortran-ordered view) and slices with steps
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((40, 30))
+    a, b = x.T, rng.standard_normal((80, 20))[::2]
+    np.testing.assert_allclose(split.matmul(a, b), np.matmul(a, b), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (np.ones((5, 4), np.float32), np.ones((4, 3), np.float32)),  # 5 rows: fewer than 2 per thread
+        (np.ones((9, 4), np.int64), np.ones((4, 3), np.int64)),  # not a BLAS type
+        (np.ones((9, 4), np.float32), np.ones((4, 3), np.float64)),  # mixed dtypes: NumPy promotes
+        (np.ones((2, 9, 4)), np.ones((4, 3))),  # not a matrix
+        (np.ones(9), np.ones((9, 3))),  # a vector
+    ],
+)
+def test_what_is_not_cut_is_np_matmul(split, monkeypatch, a, b):
+    calls = []
+    monkeypatch.setattr(split, "_Helper", lambda: calls.append(1))  # a helper started would show here
+    split._helpers.clear()
+    c = split.matmul(a, b)
+    assert not calls
+    assert c.dtype == np.matmul(a, b).dtype
+    np.testing.assert_array_equal(c, np.matmul(a, b))
+
+
+def test_below_the_size_threshold_nothing_is_cut(monkeypatch):
+    monkeypatch.setattr(matmul_split, "SPLIT_THREADS", 2)
+    calls = []
+    monkeypatch.setattr(matmul_split, "_Helper", lambda: calls.append(1))
+    matmul_split._helpers.clear()
+    a, b = np.ones((64, 64), np.float32), np.ones((64, 64), np.float32)  # 262,144 multiply-adds
+    np.testing.assert_array_equal(matmul_split.matmul(a, b), np.full((64, 64), 64, np.float32))
+    assert not calls
+
+
+def test_threads_of_the_program_multiplying_at_once(split):
+    # while one thread holds the helpers, another computes its product alone: all correct
+    rng = np.random.default_rng(2)
+    pairs = [(rng.standard_normal((60, 20)), rng.standard_normal((20, 10))) for _ in range(4)]
+    results = [None] * len(pairs)
+
+    def work(i):
+        for _ in range(50):
+            results[i] = split.matmul(*pairs[i])
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(len(pairs))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    for (a, b), c in zip(pairs, results):
+        np.testing.assert_allclose(c, np.matmul(a, b), rtol=1e-12, atol=1e-12)
+
+
+def _child_product(q):
+    from minigrad.ops import matmul_split as child_split
+
+    child_split.SPLIT_THREADS, child_split.SPLIT_MIN_MACS = 3, 1
+    a = np.arange(60.0).reshape(12, 5)
+    q.put(child_split.matmul(a, a.T).sum())
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="fork is POSIX-only")
+def test_a_forked_child_starts_its_own_helpers(split):
+    # the parent's helpers do not exist in a forked child (a DataLoader worker, say): the child
+    # must start its own instead of handing blocks to threads that are not there and waiting forever
+    a = np.arange(60.0).reshape(12, 5)
+    split.matmul(a, a.T)  # the parent's helpers are running
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=_child_product, args=(q,))
+    child.start()
+    child.join(timeout=60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung in a cut product"
+    assert q.get(timeout=5) == (a @ a.T).sum()
+
+
+def test_gradients_through_cut_products(split):
+    # MatMul's forward and both backward products all go through the cutting
+    rng = np.random.default_rng(3)
+    x = mg.tensor(rng.standard_normal((2, 7, 5)), requires_grad=True)
+    w = mg.tensor(rng.standard_normal((5, 6)), requires_grad=True)
+    assert mg.autograd.gradcheck(lambda x, w: (x @ w).tanh(), (x, w))
+
+
+def test_matmul_through_the_tensor_api_is_cut(split, monkeypatch):
+    seen = []
+    real = np.matmul
+
+    def spy(a, b, out=None):
+        seen.append(out is not None and out.shape[0] < a.shape[0] + 1)
+        return real(a, b) if out is None else real(a, b, out=out)
+
+    monkeypatch.setattr(split.np, "matmul", spy)
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((30, 8)), rng.standard_normal((8, 5))
+    c = mg.from_numpy(a) @ mg.from_numpy(b)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-12)
+    assert sum(seen) >= 1  # at least one block was computed with out= (the cut path)

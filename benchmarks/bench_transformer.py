@@ -21,10 +21,11 @@ without a KV cache.
   difference shows.
 
 Both frameworks run in this process, as a user runs them: minigrad under its thread
-policy (`minigrad.threads`: one BLAS thread, Numba's kernels on every core), PyTorch
-with its default threads (one per core), and PyTorch on one thread ("torch-1": a copy
-of the model, with torch.set_num_threads(1) around each of its steps). They take turns of about --seconds each
-(minigrad, PyTorch, PyTorch, minigrad, ...), so that load from elsewhere on a shared
+policy (`minigrad.threads`: one BLAS thread, large products cut by rows over every
+core, Numba's kernels on every core), PyTorch with its default threads (one per core),
+and PyTorch on one thread ("torch-1": a copy of the model, with
+torch.set_num_threads(1) around each of its steps). They take turns of about --seconds
+each (minigrad, PyTorch, PyTorch, minigrad, ...), so that load from elsewhere on a shared
 machine falls on both alike; each turn gives ms per step (wall clock) and the CPU time
 of this process per step (time.process_time: all its threads, none of other programs').
 Printed: median (min-max) over --repeat turns, and the ratio minigrad / PyTorch of each.
@@ -287,8 +288,8 @@ def main():
     import minigrad.optim  # noqa: F401
 
     print(
-        f"{os.cpu_count()} cores; minigrad: BLAS threads {mg.threads.info()['blas']}, Numba threads "
-        f"{mg.threads.info()['numba']}; PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
+        f"{os.cpu_count()} cores; minigrad: BLAS threads {mg.threads.info()['blas']}, large products cut over "
+        f"{mg.threads.info()['matmul_split']}, Numba threads {mg.threads.info()['numba']}; PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
     )
     if "encoder" in cases:
         steps = {"minigrad": encoder_step(mg), "torch": encoder_step(torch)}

@@ -23,7 +23,9 @@ request:
 - minigrad-all: BLAS and Numba both on every core, the policy before `minigrad.threads`
   (set through the environment variables, which the policy respects);
 - torch: PyTorch as installed (its own OpenMP pool, one thread per core);
-- on request (--variants): minigrad-1 and torch-1, everything on one thread.
+- on request (--variants): minigrad-1 and torch-1, everything on one thread; and
+  minigrad-unsplit: one BLAS thread and no product cut over the cores (the policy
+  before `minigrad/ops/matmul_split.py`; OPENBLAS_NUM_THREADS=1 switches the cutting off).
 
 The variants take turns of about --seconds each (A B C C B A ...), idle and loaded
 rounds alternate, and the ranges over --repeat rounds are printed: on a shared machine
@@ -237,6 +239,8 @@ def variant_env(variant):
         env.update(OPENBLAS_NUM_THREADS=n, OMP_NUM_THREADS=n, NUMBA_NUM_THREADS=n, NUMBA_THREADING_LAYER="workqueue")
     if variant == "minigrad-1":  # everything on one thread
         env.update(OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    if variant == "minigrad-unsplit":  # BLAS chosen by the user: one thread, and no product is cut
+        env.update(OPENBLAS_NUM_THREADS="1")
     if variant == "torch-1":
         env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return env
@@ -283,7 +287,7 @@ def main():
     parser.add_argument(
         "--variants",
         default=",".join(VARIANTS),
-        help=f"comma-separated, from {VARIANTS}, minigrad-1 and torch-1 (one thread)",
+        help=f"comma-separated, from {VARIANTS}, minigrad-1 and torch-1 (one thread), minigrad-unsplit",
     )
     parser.add_argument("--worker", choices=["minigrad", "torch"], help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -347,6 +351,13 @@ def main():
             w: [a / b for a, b in zip(ms["minigrad", "idle", w], ms["minigrad-all", "idle", w])] for w in workloads
         }
         print("  " + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
+    if "minigrad" in variants and "minigrad-unsplit" in variants:
+        print("\ntime ratio, minigrad / minigrad-unsplit (large products cut over the cores, or not):")
+        for load in ("idle", "loaded"):
+            ratios = {
+                w: [a / b for a, b in zip(ms["minigrad", load, w], ms["minigrad-unsplit", load, w])] for w in workloads
+            }
+            print(f"  {load:7s}" + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
 
 
 if __name__ == "__main__":

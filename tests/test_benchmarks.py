@@ -18,6 +18,11 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
         ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], "--model mlp"),
         ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
+        (
+            "bench_load.py",
+            ["--quick", "--workloads", "mlp", "--variants", "minigrad,minigrad-unsplit"],
+            "minigrad / minigrad-unsplit",
+        ),
         ("bench_transformer.py", ["--quick"], "minigrad / torch-1"),
         ("bench_gpt_shakespeare.py", ["--iters", "20"], "val loss"),
         ("bench_linear.py", ["--quick"], "minigrad/PT"),

@@ -28,8 +28,9 @@ The policy:
 1. **BLAS: one thread.** Unless you chose otherwise with one of `BLAS_VARIABLES`, which
    OpenBLAS, MKL and BLIS read when NumPy loads them; then it is left alone.
 2. **Large products (at least 8 million multiply-adds): cut by rows over the cores**
-   (`minigrad.ops.matmul_split`), each block on that one BLAS thread. Not when the
-   user chose BLAS's thread count (then BLAS is left to do as told).
+   (`minigrad.ops.matmul_split`), each block on that one BLAS thread: MATMUL_SPLIT_THREADS.
+   Not when the user chose BLAS's thread count (then BLAS is left to do as told);
+   `minigrad.threads.MATMUL_SPLIT_THREADS = 1` switches it off at run time.
 3. **Numba: the `workqueue` threading layer, one thread per core** (Numba's default
    count). The workqueue's threads sleep between kernels; the OpenMP layer's spin,
    and fought OpenBLAS for the cores. A kernel is a larger piece of work than a
@@ -64,6 +65,14 @@ BLAS_THREADS = 1
 NUMBA_THREADING_LAYER = "workqueue"
 
 
+def cores():
+    """The number of cores this process may run on (a container may allow fewer than the machine has)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
 def policy_applies():
     """True unless the user chose BLAS's thread count with one of BLAS_VARIABLES."""
     return not any(name in os.environ for name in BLAS_VARIABLES)
@@ -93,16 +102,18 @@ def info():
     of the policy, as the first kernel would.)"""
     import numba
 
-    from minigrad.ops import matmul_split  # not at the top: it imports this module
-
     apply_numba()
 
     return {
         "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
-        "matmul_split": matmul_split.SPLIT_THREADS,
+        "matmul_split": MATMUL_SPLIT_THREADS,
         "numba": numba.get_num_threads(),
         "numba_threading_layer": numba.config.THREADING_LAYER,
     }
 
+
+# how many threads a large product is cut over (minigrad/ops/matmul_split.py; 1: none is
+# cut): every core, unless the user chose BLAS's thread count, and BLAS is then theirs
+MATMUL_SPLIT_THREADS = cores() if policy_applies() else 1
 
 apply_blas()  # at import: `import minigrad` imports this module first

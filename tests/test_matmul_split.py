@@ -3,7 +3,7 @@ the same numbers as one np.matmul (up to the order BLAS adds a row's terms in), 
 case the cutting can meet.
 
 This process runs under conftest's OPENBLAS_NUM_THREADS=1 (a user's choice, so the policy
-cuts nothing: SPLIT_THREADS == 1); each test here switches the cutting on, for products
+cuts nothing: MATMUL_SPLIT_THREADS == 1); each test here switches the cutting on, for products
 of any size, with the `split` fixture.
 """
 
@@ -20,7 +20,7 @@ from minigrad.ops import matmul_split
 @pytest.fixture
 def split(monkeypatch):
     """Cut every product of at least 2 x 3 rows over 3 threads (2 helpers)."""
-    monkeypatch.setattr(matmul_split, "SPLIT_THREADS", 3)
+    monkeypatch.setattr(mg.threads, "MATMUL_SPLIT_THREADS", 3)
     monkeypatch.setattr(matmul_split, "SPLIT_MIN_MACS", 1)
     return matmul_split
 
@@ -72,7 +72,7 @@ def test_what_is_not_cut_is_np_matmul(split, monkeypatch, a, b):
 
 
 def test_below_the_size_threshold_nothing_is_cut(monkeypatch):
-    monkeypatch.setattr(matmul_split, "SPLIT_THREADS", 2)
+    monkeypatch.setattr(mg.threads, "MATMUL_SPLIT_THREADS", 2)
     calls = []
     monkeypatch.setattr(matmul_split, "_Helper", lambda: calls.append(1))
     matmul_split._helpers.clear()
@@ -101,11 +101,9 @@ def test_threads_of_the_program_multiplying_at_once(split):
 
 
 def _child_product(q):
-    from minigrad.ops import matmul_split as child_split
-
-    child_split.SPLIT_THREADS, child_split.SPLIT_MIN_MACS = 3, 1
+    # the fixture's settings (3 threads, any size) were inherited with the parent's memory
     a = np.arange(60.0).reshape(12, 5)
-    q.put(child_split.matmul(a, a.T).sum())
+    q.put(matmul_split.matmul(a, a.T).sum())
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="fork is POSIX-only")

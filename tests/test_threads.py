@@ -33,7 +33,7 @@ print(json.dumps({
     "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
     "numba_layer": numba.config.THREADING_LAYER,
     "numba_threads": numba.get_num_threads(),
-    "matmul_split": minigrad.ops.matmul_split.SPLIT_THREADS,
+    "matmul_split": minigrad.threads.MATMUL_SPLIT_THREADS,
 }))
 """
 

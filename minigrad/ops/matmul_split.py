@@ -27,8 +27,9 @@ helper costs ~20-50 µs, which a product of a few hundred µs does not win back.
 Only float32 and float64 matrices of one dtype are cut (BLAS's types; NumPy's other
 products do not release the lock the same way), and only when minigrad's thread policy
 is in effect: a user who set BLAS's thread count (OPENBLAS_NUM_THREADS, ...) chose how
-products use the cores, and gets exactly that. `SPLIT_THREADS` (the number of cores
-this process may run on) can be lowered to 1 to switch the splitting off.
+products use the cores, and gets exactly that. The number of blocks is
+`minigrad.threads.MATMUL_SPLIT_THREADS` (the cores this process may run on), which can
+be set to 1 to switch the cutting off.
 """
 
 import os
@@ -40,17 +41,6 @@ import numpy as np
 from minigrad import threads
 
 SPLIT_MIN_MACS = 8_000_000  # m * k * n below this: one call (see the docstring's timings)
-
-
-def _cores():
-    try:
-        return len(os.sched_getaffinity(0))  # the cores this process may use (a container may allow fewer)
-    except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call
-        return os.cpu_count() or 1
-
-
-# one thread per core, unless the user chose BLAS's thread count (then BLAS is theirs)
-SPLIT_THREADS = _cores() if threads.policy_applies() else 1
 
 
 class _Helper:
@@ -89,12 +79,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_helpers)
 
 
-def _worth_splitting(a, b):
+def _worth_splitting(a, b, n):
     return (
-        SPLIT_THREADS > 1
+        n > 1
         and a.ndim == 2
         and b.ndim == 2
-        and a.shape[0] >= 2 * SPLIT_THREADS
+        and a.shape[0] >= 2 * n
         and a.shape[0] * a.shape[1] * b.shape[1] >= SPLIT_MIN_MACS
         and a.dtype == b.dtype
         and a.dtype in (np.float32, np.float64)
@@ -104,19 +94,21 @@ def _worth_splitting(a, b):
 def matmul(a, b):
     """a @ b for NumPy arrays, as np.matmul; two large matrices are cut by rows of the
     result over the cores (see the module's docstring)."""
-    if not _worth_splitting(a, b) or not _busy.acquire(blocking=False):
+    n = threads.MATMUL_SPLIT_THREADS
+    if not _worth_splitting(a, b, n) or not _busy.acquire(blocking=False):
         return np.matmul(a, b)
     try:
-        while len(_helpers) < SPLIT_THREADS - 1:
+        while len(_helpers) < n - 1:
             _helpers.append(_Helper())
         out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
-        edges = np.linspace(0, a.shape[0], SPLIT_THREADS + 1).astype(int)
-        for helper, r0, r1 in zip(_helpers, edges[1:-1], edges[2:]):
+        edges = np.linspace(0, a.shape[0], n + 1).astype(int)
+        working = _helpers[: n - 1]
+        for helper, r0, r1 in zip(working, edges[1:-1], edges[2:]):
             helper.tasks.put((a[r0:r1], b, out[r0:r1]))
         try:
             np.matmul(a[: edges[1]], b, out=out[: edges[1]])  # the first block, on this thread
         finally:
-            errors = [helper.done.get() for helper in _helpers]  # wait for every block, even on error
+            errors = [helper.done.get() for helper in working]  # wait for every block, even on error
     finally:
         _busy.release()
     for error in errors:

@@ -15,7 +15,7 @@ N in out multiply-adds) and the ratio minigrad / PyTorch.
     python benchmarks/bench_linear.py [--quick] [--threads N] [--repeat R]
 """
 
-from lesson_timing import lesson_main, quartiles_ms
+from lesson_timing import blas_threads, lesson_main, quartiles_ms
 
 # (batch, in_features, out_features): the digits MLP's first layer, a square layer, and
 # a transformer's MLP expansion (width 768, four times wider inside)
@@ -79,12 +79,11 @@ def run(repeat=10, threads=1, sizes=SIZES):
     """Time every size; returns one dict per size with (median, q1, q3) in ms per implementation."""
     import numpy as np
     import torch
-    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(threads)
     rng = np.random.default_rng(0)
     results = []
-    with threadpool_limits(threads, user_api="blas"):
+    with blas_threads(threads):
         for batch, n_in, n_out in sizes:
             x = rng.standard_normal((batch, n_in)).astype(np.float32)
             w = (rng.standard_normal((n_out, n_in)) / np.sqrt(n_in)).astype(np.float32)

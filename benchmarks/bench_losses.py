@@ -14,7 +14,7 @@ its quartiles over the repeats, and the ratios fused / composed and minigrad / P
     python benchmarks/bench_losses.py [--quick] [--threads N] [--repeat R]
 """
 
-from lesson_timing import lesson_main, quartiles_ms
+from lesson_timing import blas_threads, lesson_main, quartiles_ms
 
 # (batch, classes): the digits MLP's batch, an ImageNet-sized classifier, and a
 # character-level GPT's batch (64 sequences of 256 tokens, 65 characters)
@@ -63,7 +63,6 @@ def run(repeat=10, threads=1, sizes=SIZES):
     """Time every size; returns one dict per size with (median, q1, q3) in ms per implementation."""
     import numpy as np
     import torch
-    from threadpoolctl import threadpool_limits
 
     import minigrad as mg
     import minigrad.nn.functional as F
@@ -77,7 +76,7 @@ def run(repeat=10, threads=1, sizes=SIZES):
         "torch_composed": (torch, composed_cross_entropy),
     }
     results = []
-    with threadpool_limits(threads, user_api="blas"):
+    with blas_threads(threads):
         for batch, classes in sizes:
             logits = (3 * rng.standard_normal((batch, classes))).astype(np.float32)
             target = rng.integers(0, classes, batch)

@@ -14,7 +14,7 @@ its quartiles over the repeats, and the ratios composed / one-Function and minig
     python benchmarks/bench_normalization.py [--quick] [--threads N] [--repeat R]
 """
 
-from lesson_timing import lesson_main, quartiles_ms
+from lesson_timing import blas_threads, lesson_main, quartiles_ms
 
 EPS = 1e-5
 # (case, input shape): a transformer's activations (batch 32 x 128 tokens, width 256)
@@ -66,7 +66,6 @@ def run(repeat=10, threads=1, cases=CASES):
     """Time every case; returns one dict per case with (median, q1, q3) in ms per implementation."""
     import numpy as np
     import torch
-    from threadpoolctl import threadpool_limits
 
     import minigrad as mg
     import minigrad.nn.functional as F
@@ -75,7 +74,7 @@ def run(repeat=10, threads=1, cases=CASES):
     rng = np.random.default_rng(0)
     libs = {"minigrad": (mg, make_functions(mg, F)), "torch": (torch, make_functions(torch, torch.nn.functional))}
     results = []
-    with threadpool_limits(threads, user_api="blas"):
+    with blas_threads(threads):
         for case, shape in cases:
             x = (2 * rng.standard_normal(shape) + 1).astype(np.float32)
             g = rng.standard_normal(shape).astype(np.float32)

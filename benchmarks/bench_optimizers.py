@@ -18,7 +18,7 @@ ratio minigrad / PyTorch (default).
     python benchmarks/bench_optimizers.py [--quick] [--threads N] [--repeat R]
 """
 
-from lesson_timing import lesson_main, quartiles_ms
+from lesson_timing import blas_threads, lesson_main, quartiles_ms
 
 MODELS = {"digits MLP (51k)": (64, 256, 128, 10), "MLP (1.07M)": (784, 1024, 256, 10)}
 OPTIMIZERS = {
@@ -133,11 +133,10 @@ def check_agree(name, hyper, arrays, steps=3):
 def run(repeat=20, threads=1, models=MODELS):
     """Time every (model, optimizer); returns one dict each with (median, q1, q3) in ms per implementation."""
     import torch
-    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(threads)
     results = []
-    with threadpool_limits(threads, user_api="blas"):
+    with blas_threads(threads):
         for model, sizes in models.items():
             arrays = parameter_arrays(sizes)
             n_params = sum(value.size for value, _ in arrays)

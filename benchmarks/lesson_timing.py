@@ -11,6 +11,7 @@ and the command line every lesson benchmark has.
 """
 
 import argparse
+import contextlib
 import os
 import platform
 import statistics
@@ -66,6 +67,24 @@ def one_thread(fn):
             torch.set_num_threads(before)
 
     return run
+
+
+@contextlib.contextmanager
+def blas_threads(threads):
+    """NumPy's products on `threads` BLAS threads and nothing else: minigrad cuts no
+    product over the cores itself meanwhile (minigrad/ops/matmul_split.py), so that
+    minigrad, NumPy and PyTorch (torch.set_num_threads) run on the same threads."""
+    from threadpoolctl import threadpool_limits
+
+    import minigrad as mg
+
+    before = mg.threads.MATMUL_SPLIT_THREADS
+    mg.threads.MATMUL_SPLIT_THREADS = 1
+    try:
+        with threadpool_limits(threads, user_api="blas"):
+            yield
+    finally:
+        mg.threads.MATMUL_SPLIT_THREADS = before
 
 
 def lesson_main(doc, run, report, argv=None, default_repeat=20):

@@ -101,6 +101,7 @@ def matmul(a, b):
         while len(_helpers) < n - 1:
             _helpers.append(_Helper())
         out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+        # --8<-- [start:split]
         edges = np.linspace(0, a.shape[0], n + 1).astype(int)
         working = _helpers[: n - 1]
         for helper, r0, r1 in zip(working, edges[1:-1], edges[2:]):
@@ -109,6 +110,7 @@ def matmul(a, b):
             np.matmul(a[: edges[1]], b, out=out[: edges[1]])  # the first block, on this thread
         finally:
             errors = [helper.done.get() for helper in working]  # wait for every block, even on error
+        # --8<-- [end:split]
     finally:
         _busy.release()
     for error in errors:

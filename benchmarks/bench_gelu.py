@@ -1,5 +1,5 @@
 """GELU, forward and forward + backward: minigrad's fused loop against the NumPy passes it
-replaced, the tanh approximation, and PyTorch (CPU).
+replaced, the tanh approximation (the same kind of loop), and PyTorch (CPU).
 
     python benchmarks/bench_gelu.py [--quick] [--repeat 7] [--number 10]
 
@@ -10,7 +10,7 @@ hidden units; bench_transformer.py's GPT applies it in 4 layers per step):
   compiled pass (minigrad/ops/gelu_loop.py), the backward one multiply by s;
 - minigrad, NumPy passes: the same Function written as before the loop, y from erf
   (compiled) and NumPy products, s in the backward from the kept Phi(x) and np.exp;
-- minigrad, tanh: `F.gelu(x, approximate="tanh")`, NumPy passes and Tensor ops;
+- minigrad, tanh: `F.gelu(x, approximate="tanh")`, a fused loop of the same shape;
 - PyTorch: `torch.nn.functional.gelu`, on its default threads and on one thread.
 
 The cases take turns (order reversed every round) so load from elsewhere falls on all

@@ -71,26 +71,24 @@ class Gelu(Function):
     def forward(ctx, x, approximate="none"):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        d = x.array
-        if approximate == "tanh":
-            return 0.5 * d * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (d + 0.044715 * d**3)))
-        # y and the slope s = Phi(x) + x phi(x) in one compiled pass (gelu_loop.py): both
-        # need Phi(x), and then backward is one multiply. s is kept, so only if x needs grad
-        y, ctx.slope = gelu_and_slope(d, slope=x.requires_grad)
+        # y and the slope s = GELU'(x) in one compiled pass (gelu_loop.py): both need
+        # Phi(x), and then backward is one multiply. s is kept, so only if x needs grad
+        y, ctx.slope = gelu_and_slope(x.array, slope=x.requires_grad, approximate=approximate)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if not is_grad_enabled():  # an ordinary backward: nothing will differentiate this one
+            return from_numpy(grad.array * ctx.slope)
+        # create_graph=True: the gradient must itself be a graph, a function of x
         if ctx.approximate == "tanh":
             k = math.sqrt(2.0 / math.pi)
             inner = (x + x * x * x * 0.044715) * k
             t = inner.tanh()
             d_inner = (x * x * (3 * 0.044715) + 1.0) * k
             return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
-        if not is_grad_enabled():  # an ordinary backward: nothing will differentiate this one
-            return from_numpy(grad.array * ctx.slope)
-        return grad * GeluSlope.apply(x, slope=ctx.slope)  # create_graph: s as a function of x
+        return grad * GeluSlope.apply(x, slope=ctx.slope)
 
     # --8<-- [end:gelu]
 

@@ -12,6 +12,10 @@ float32 GELU within 2.3 and 2.5. The tests allow 2 of each against the exact val
 """
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -197,3 +201,41 @@ def test_input_without_grad_needs_no_slope():
     with mg.no_grad():
         x = leaf(x_np)
         assert not F.gelu(x).requires_grad
+
+
+def test_float32_tanh_form_is_within_2_eps_of_its_exact_value():
+    """The tanh form in double precision, from the same formula with math-level exp."""
+    x = grid32()
+    y, s = mine(x, approximate="tanh")
+    xd = x.astype(np.float64)
+    k, c = math.sqrt(2.0 / math.pi), 0.044715
+    u = k * (xd + c * xd**3)
+    e = np.exp(-2.0 * np.abs(u))
+    cdf = np.where(u >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    assert_within(y, xd * cdf, x, 2, 1e-30)
+    assert_within(s, cdf + 2.0 * xd * e / (1.0 + e) ** 2 * k * (1.0 + 3.0 * c * xd * xd), x, 2, 1.0)
+
+
+CACHE_SCRIPT = """
+import numpy as np
+from minigrad.ops.gelu_loop import gelu_and_slope
+for approximate in ("none", "tanh"):
+    for dtype in (np.float32, np.float64):
+        for slope in (True, False):
+            gelu_and_slope(np.ones(3, dtype), slope=slope, approximate=approximate)
+"""
+
+
+def test_the_loops_are_cached_a_second_process_compiles_nothing(tmp_path):
+    """Numba cannot cache a loop that calls another compiled function made in the same
+    closure (its cache key changes in every process): the loops are written to avoid
+    that, and this would catch it coming back."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+
+    def compiles():
+        run = subprocess.run([sys.executable, "-c", CACHE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        return [line for line in run.stderr.splitlines() if line.startswith("minigrad: compiling the GELU")]
+
+    assert len(compiles()) == 1  # the first process compiles, and says so once
+    assert compiles() == []

@@ -31,6 +31,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_optimizers.py", ["--quick"], "minigrad/PT"),
         ("bench_attention_modules.py", ["--quick"], "minigrad: spelled out / kernel"),
         ("bench_positional.py", ["--quick"], "/ RotaryEmbedding"),
+        ("bench_gelu.py", ["--quick"], "/ fused loop"),
         ("bench_tokenizers.py", ["--quick"], "minigrad's speed-up"),
     ],
 )

@@ -12,9 +12,10 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import where
-from minigrad.ops.special import erf
+from minigrad.ops.gelu_loop import gelu_and_slope
 
 
 # --8<-- [start:leaky_relu]
@@ -70,22 +71,24 @@ class Gelu(Function):
     def forward(ctx, x, approximate="none"):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        d = x.array
-        if approximate == "tanh":
-            return 0.5 * d * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (d + 0.044715 * d**3)))
-        ctx.cdf = 0.5 * (1.0 + erf(d / math.sqrt(2.0)))  # Phi(x), kept: backward needs it again
-        return d * ctx.cdf
+        # y and the slope s = GELU'(x) in one compiled pass (gelu_loop.py): both need
+        # Phi(x), and then backward is one multiply. s is kept, so only if x needs grad
+        y, ctx.slope = gelu_and_slope(x.array, slope=x.requires_grad, approximate=approximate)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if not is_grad_enabled():  # an ordinary backward: nothing will differentiate this one
+            return from_numpy(grad.array * ctx.slope)
+        # create_graph=True: the gradient must itself be a graph, a function of x
         if ctx.approximate == "tanh":
             k = math.sqrt(2.0 / math.pi)
             inner = (x + x * x * x * 0.044715) * k
             t = inner.tanh()
             d_inner = (x * x * (3 * 0.044715) + 1.0) * k
             return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
-        return grad * GeluSlope.apply(x, cdf=ctx.cdf)
+        return grad * GeluSlope.apply(x, slope=ctx.slope)
 
     # --8<-- [end:gelu]
 
@@ -94,18 +97,15 @@ class GeluSlope(Function):
     """s = GELU'(x) = Phi(x) + x phi(x), with phi(x) = e^(-x^2/2) / sqrt(2 pi) the normal
     density;  dL/dx = dL/ds * phi(x) (2 - x^2)  (phi' = -x phi).
 
-    Gelu's backward could write s with Tensor ops, but that computes erf a second time
-    and runs a dozen ops over the MLP's widest activation; this one reuses the Phi(x)
-    forward kept (`cdf`) in a few NumPy passes. Its own backward, GELU'', is written with
-    Tensor ops, so a recorded backward (create_graph=True) still differentiates through it.
+    Gelu's forward has computed s already (`slope`); this Function hands it back as a
+    node of the graph, so that a recorded backward (create_graph=True) can differentiate
+    Gelu's gradient again: its own backward, GELU'', is written with Tensor ops.
     """
 
     @staticmethod
-    def forward(ctx, x, cdf):
+    def forward(ctx, x, slope):
         ctx.save_for_backward(x)
-        d = x.array
-        pdf = np.exp(-0.5 * d * d) * (1.0 / math.sqrt(2.0 * math.pi))
-        return cdf + d * pdf
+        return slope
 
     @staticmethod
     def backward(ctx, grad):

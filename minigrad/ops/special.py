@@ -22,6 +22,25 @@ import math
 
 import numpy as np
 
+# erf(x) ~ x P(x^2) / Q(x^2) on [-4, 4]: the coefficients of P and Q, highest power first
+# (the fused GELU loop, minigrad/ops/gelu_loop.py, evaluates the same function)
+ERF_P = (
+    -2.72614225801306e-10,
+    2.77068142495902e-08,
+    -2.10102402082508e-06,
+    -5.69250639462346e-05,
+    -7.34990630326855e-04,
+    -2.95459980854025e-03,
+    -1.60960333262415e-02,
+)
+ERF_Q = (
+    -1.45660718464996e-05,
+    -2.13374055278905e-04,
+    -1.68282697438203e-03,
+    -7.37332916720468e-03,
+    -1.42647390514189e-02,
+)
+
 _loops = None  # {dtype: the compiled loop (or the NumPy fallback)}, made on first use
 
 
@@ -51,18 +70,18 @@ def _make_loops():
             v = -4.0 if v < -4.0 else v
             v2 = v * v
             # numerator x P(x^2), Horner's rule from the highest power
-            p = -2.72614225801306e-10
-            p = p * v2 + 2.77068142495902e-08
-            p = p * v2 - 2.10102402082508e-06
-            p = p * v2 - 5.69250639462346e-05
-            p = p * v2 - 7.34990630326855e-04
-            p = p * v2 - 2.95459980854025e-03
-            p = p * v2 - 1.60960333262415e-02
-            q = -1.45660718464996e-05  # denominator Q(x^2)
-            q = q * v2 - 2.13374055278905e-04
-            q = q * v2 - 1.68282697438203e-03
-            q = q * v2 - 7.37332916720468e-03
-            q = q * v2 - 1.42647390514189e-02
+            p = ERF_P[0]
+            p = p * v2 + ERF_P[1]
+            p = p * v2 + ERF_P[2]
+            p = p * v2 + ERF_P[3]
+            p = p * v2 + ERF_P[4]
+            p = p * v2 + ERF_P[5]
+            p = p * v2 + ERF_P[6]
+            q = ERF_Q[0]  # denominator Q(x^2)
+            q = q * v2 + ERF_Q[1]
+            q = q * v2 + ERF_Q[2]
+            q = q * v2 + ERF_Q[3]
+            q = q * v2 + ERF_Q[4]
             r = v * p / q
             out[i] = min(r, 1.0) if r > 0 else max(r, -1.0)  # |erf| <= 1, which rounding could break near 4
 

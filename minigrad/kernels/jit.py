@@ -48,7 +48,14 @@ FASTMATH = {"contract", "reassoc"}
 
 # the family of a kernel, from the name of the module that defines it; the shared matrix
 # product (gemm) compiles inside the kernels that call it, whose family says so
-FAMILIES = {"conv": "convolution", "pool": "pooling", "attention": "attention", "special": "erf", "gemm": None}
+FAMILIES = {
+    "conv": "convolution",
+    "pool": "pooling",
+    "attention": "attention",
+    "attention_short": "attention",
+    "special": "erf",
+    "gemm": None,
+}
 
 _family_of = {}  # dispatcher -> family name, for every function decorated here
 _announced = set()  # the families that have printed their line in this process

@@ -23,6 +23,10 @@ The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and
 
 Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
 
+Short sequences (Tq and Tk up to attention_short.SHORT_T = 128) do not come here: at that
+size a head's whole score matrix fits in cache, and attention_short.py computes it at
+once with a plain softmax, several heads per task (the wrappers below hand it over).
+
 NaN and Inf come out exactly as from the reference, whose softmax row is all NaN when
 one of its scores is NaN or +inf. The running max keeps a NaN (a plain `max` would drop
 it), and a row whose max ends NaN or +inf gets a NaN output and lse; the backward's P is

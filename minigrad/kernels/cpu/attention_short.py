@@ -30,6 +30,10 @@ its scratch allocated once for its run.
 
 NaN and Inf come out as from the reference (see attention.py for how, the same tests
 check both kernels).
+
+Numba's cache: these kernels have attention.py's exp_nonpositive (and gemm.py's product)
+compiled into them, and their cache is checked against this file only: after editing
+those, delete the attention_short entries in ``__pycache__`` (or touch this file).
 """
 
 import numba
@@ -46,15 +50,15 @@ STRIP = 8  # keys per causal strip: matmul_acc's row block; a strip starts at it
 
 @njit(fastmath=FASTMATH, cache=True)
 def all_finite(a):
-    """No NaN or Inf in the 2-D array a: its sum is NaN or Inf when a term is (an overflow
-    of finite numbers says False too, which only costs the skipping, never correctness)."""
+    """No NaN or Inf in the C-contiguous 2-D array a: its sum is NaN or Inf when a term is
+    (an overflow of finite numbers says False too, which only costs the skipping, never
+    correctness). One flat loop: a loop per row of 32 would spend its time starting."""
     if a.size == 0:
         return True
-    total = a[0, 0] * 0  # a zero of a's dtype
-    for r in range(a.shape[0]):
-        row = a[r]
-        for c in range(row.shape[0]):
-            total += row[c]
+    flat = a.reshape(a.size)
+    total = flat[0] * 0  # a zero of a's dtype
+    for i in range(flat.size):
+        total += flat[i]
     return total - total == 0
 
 

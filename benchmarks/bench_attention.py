@@ -34,7 +34,9 @@ import sys
 import tempfile
 import time
 
-CASES = [(8, 4, 128, 32), (4, 8, 512, 64), (1, 8, 2048, 64)]  # (B, H, T, d)
+# (B, H, T, d); the first two are the small transformers' (benchmarks/bench_transformer.py:
+# baby GPT, encoder), on the short-sequence kernel (kernels/cpu/attention_short.py)
+CASES = [(12, 4, 64, 32), (32, 4, 64, 32), (8, 4, 128, 32), (4, 8, 512, 64), (1, 8, 2048, 64)]
 TARGET_T = (512, 2048)  # cases with the target numba / PyTorch <= 1.5x (forward + backward)
 TARGET = 1.5
 MEMORY_CASE = (1, 8, 4096, 64)

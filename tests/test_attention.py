@@ -13,6 +13,7 @@
 The CUDA kernels are tested in tests/cuda/test_attention_cuda.py.
 """
 
+import contextlib
 import importlib.util
 import tracemalloc
 from pathlib import Path
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cpu import attention as cpu
+from minigrad.kernels.cpu import attention_short as short
 from minigrad.kernels.reference import attention as ref
 from tests.helpers import assert_close, check_grads, rand
 
@@ -321,8 +323,26 @@ def _kernel_mask(kind, B, Tq, Tk, rng, dtype):
     mask_kind=st.sampled_from(MASKS),
     dtype=st.sampled_from([np.float64, np.float32]),
     seed=st.integers(0, 2**16),
+    blocked=st.booleans(),
 )
-def test_numba_kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed):
+def test_numba_kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed, blocked):
+    """Both CPU paths: the short-sequence kernel (Tq, Tk <= SHORT_T) and, with `blocked`,
+    the FlashAttention kernel at every length (SHORT_T = 0 sends everything to it)."""
+    with short_path_limit(0 if blocked else short.SHORT_T):
+        _kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed)
+
+
+@contextlib.contextmanager
+def short_path_limit(limit):
+    """Sequences up to `limit` take the short-sequence kernel, for the duration."""
+    saved, short.SHORT_T = short.SHORT_T, limit
+    try:
+        yield
+    finally:
+        short.SHORT_T = saved
+
+
+def _kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed):
     rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal(s).astype(dtype) for s in ((B, Tq, d), (B, Tk, d), (B, Tk, dv)))
     mask = None if is_causal else _kernel_mask(mask_kind, B, Tq, Tk, rng, dtype)
@@ -446,6 +466,98 @@ def test_numba_kernels_propagate_nan_and_inf_as_the_reference(is_causal, with_ma
         assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
     if name != "none":  # the case is not vacuous: the bad number reached something
         assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
+
+
+# ---- the short-sequence kernel (kernels/cpu/attention_short.py) ----------------------------------
+SHORT_CASES = [  # (B, Tq, Tk, d, dv): the two transformer shapes, odd sizes, Tq != Tk, the threshold
+    (48, 64, 64, 32, 32),
+    (5, 13, 7, 5, 3),
+    (3, 7, 29, 16, 9),
+    (2, 128, 128, 8, 8),  # SHORT_T: the longest the short kernel takes
+    (2, 129, 129, 8, 8),  # one past it: the blocked kernel
+    (2, 128, 129, 4, 4),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("mask_kind", MASKS)
+@pytest.mark.parametrize("B, Tq, Tk, d, dv", SHORT_CASES)
+def test_short_kernel_matches_reference_at_the_transformer_shapes(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype):
+    assert short.SHORT_T == 128  # the cases above straddle it
+    _kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed=B * Tq + Tk)
+
+
+SHORT_NON_FINITE = [  # (is_causal, mask, array, index, value) at B 2, T 40 (strips of 8 keys)
+    (True, False, "v", (0, 30, 1), np.nan),  # a key hidden from the first 30 queries: 0 * NaN in every row
+    (True, False, "v", (1, 17, 0), np.inf),
+    (True, False, "q", (0, 5, 2), np.nan),
+    (True, False, "k", (1, 39, 0), np.nan),  # hidden from every query but the last
+    (True, False, "k", (0, 9, 1), -np.inf),  # inside a strip: hidden from query 8, seen by 9
+    (True, False, "grad_out", (0, 3, 0), np.nan),
+    (True, False, "grad_out", (1, 20, 2), np.inf),
+    (False, True, "mask", (0, 7, 30), np.nan),
+    (False, True, "mask", (1, 15, 3), np.inf),
+    (False, True, "q", (1, 29, 0), -np.inf),
+    (False, True, "v", (0, 12, 0), np.nan),
+    (False, False, "k", (0, 0, 0), np.inf),
+    (False, False, "none", None, None),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("is_causal, with_mask, name, index, value", SHORT_NON_FINITE)
+def test_short_kernel_propagates_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
+    rng = np.random.default_rng(8)
+    B, T, d, dv = 2, 40, 3, 4
+    arrays = dict(
+        q=rng.standard_normal((B, T, d)),
+        k=rng.standard_normal((B, T, d)),
+        v=rng.standard_normal((B, T, dv)),
+        mask=np.where(rng.random((B, T, T)) < 0.3, -np.inf, rng.standard_normal((B, T, T))),
+        grad_out=rng.standard_normal((B, T, dv)),
+    )
+    arrays["mask"][1, 11, :] = -np.inf  # a fully masked row
+    if name != "none":
+        arrays = _plant(arrays, name, index, value)
+    q, k, v, mask, grad_out = (arrays[n].astype(dtype) for n in ("q", "k", "v", "mask", "grad_out"))
+    mask = mask if with_mask else None
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    assert T <= short.SHORT_T  # the short kernel runs
+    with np.errstate(all="ignore"):
+        out, lse = cpu.attention_forward(q, k, v, 0.5, is_causal, mask)
+        out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
+        grads = cpu.attention_backward(grad_out, q, k, v, out, lse, 0.5, is_causal, mask)
+        grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
+    assert_same_nan_inf(out, out_ref, "out", **tol)
+    assert_same_nan_inf(lse, lse_ref, "lse", **tol)
+    for n, g, g_ref in zip("qkv", grads, grads_ref):
+        assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
+    if name != "none":  # the case is not vacuous: the bad number reached something
+        assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
+
+
+@pytest.mark.parametrize(
+    "q_shape, kv_shape, kwargs, with_mask",
+    [
+        ((1, 2, 20, 4), (1, 2, 20, 4), dict(is_causal=True), False),
+        ((1, 4, 11, 3), (1, 2, 11, 3), dict(enable_gqa=True, is_causal=True, scale=0.6), False),
+        ((2, 9, 5), (2, 12, 5), {}, True),
+    ],
+)
+def test_short_kernel_gradients_match_finite_differences(q_shape, kv_shape, kwargs, with_mask):
+    """float64 gradcheck of F.scaled_dot_product_attention on the numba backend, through
+    the short-sequence kernel (causal with strips of keys, GQA, a float mask)."""
+    mask = mg.tensor(np.where(np.random.default_rng(3).random(q_shape[-2:-1] + kv_shape[-2:-1]) < 0.3, -1e9, 0.5))
+    attn_mask = mask if with_mask else None
+
+    def attention(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, **kwargs)
+
+    assert max(q_shape[-2], kv_shape[-2]) <= short.SHORT_T
+    arrays = rand(*q_shape, seed=0), rand(*kv_shape, seed=1), rand(*kv_shape, seed=2)
+    with mg.backends.use("numba"):
+        check_grads(attention, *arrays)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -52,6 +52,7 @@ FAMILIES = {
     "conv": "convolution",
     "pool": "pooling",
     "attention": "attention",
+    "attention_short": "attention",
     "special": "erf",
     "gelu_loop": "GELU",
     "gemm": None,

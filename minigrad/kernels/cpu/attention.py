@@ -23,6 +23,10 @@ The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and
 
 Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
 
+Short sequences (Tq and Tk up to attention_short.SHORT_T = 128) do not come here: at that
+size a head's whole score matrix fits in cache, and attention_short.py computes it at
+once with a plain softmax, several heads per task (the wrappers below hand it over).
+
 NaN and Inf come out exactly as from the reference, whose softmax row is all NaN when
 one of its scores is NaN or +inf. The running max keeps a NaN (a plain `max` would drop
 it), and a row whose max ends NaN or +inf gets a NaN output and lse; the backward's P is
@@ -96,7 +100,7 @@ def exp_nonpositive(x, consts, scratch):
     c5, c4, c3, c2, c1, c0 = consts[11], consts[12], consts[13], consts[14], consts[15], consts[16]
     for j in range(x.size):
         t = max(x[j], lowest)
-        n = np.floor(t * log2e + 0.5)  # round(t / ln 2), still a float
+        n = np.floor(t * log2e + c2)  # round(t / ln 2), still a float (c2 = 1/2!: a Python 0.5 would make it float64)
         r = (t - n * ln2_hi) - n * ln2_lo  # t - n ln 2 without losing r's digits
         p = ((((((c12 * r + c11) * r + c10) * r + c9) * r + c8) * r + c7) * r + c6) * r + c5  # Horner
         p = ((((p * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
@@ -307,6 +311,14 @@ def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, fini
 
 
 # ---- the functions the autograd Function calls ---------------------------------------------
+def _short_path():
+    """The kernels for short sequences (attention_short.py), imported here and not at the
+    top: that module imports exp_nonpositive from this one."""
+    from minigrad.kernels.cpu import attention_short
+
+    return attention_short
+
+
 def _all_finite(*arrays):
     """No NaN or Inf in any of the arrays. A sum is NaN or Inf when a term is, and costs
     no temporary array; when a sum of finite numbers overflows, the answer is False and
@@ -332,6 +344,11 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq)."""
     B, Tq, _ = q.shape
     Tk, dv = k.shape[1], v.shape[2]
+    short = _short_path()
+    if max(Tq, Tk) <= short.SHORT_T:  # the whole score matrix of a head fits in cache
+        maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
+        q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
+        return short.attention_forward(q, k, v, scale, is_causal, maskt, has_mask)
     scale = q.dtype.type(scale)
     qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), C order: queries innermost (a copy, never q)
     qt *= scale  # in place: no second (B, d, Tq) array
@@ -353,6 +370,11 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     scale = dtype.type(scale)
     q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
     grad_out = np.ascontiguousarray(grad_out, dtype=dtype)
+    short = _short_path()
+    if max(Tq, Tk) <= short.SHORT_T:  # the whole score matrix of a head fits in cache
+        maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, dtype)
+        out, lse = (np.ascontiguousarray(a, dtype=dtype) for a in (out, lse))
+        return short.attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask)
     delta = np.einsum("bie,bie->bi", grad_out, out)  # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
     lse = np.where(lse == -np.inf, np.inf, lse).astype(dtype)  # a query that sees no key: P = exp(S - inf) = 0
     if B == 0:  # no batch entries: nothing to compute (and no tasks to split among threads)

@@ -1,0 +1,272 @@
+"""Attention on the CPU for short sequences (Tq and Tk up to SHORT_T): each head's whole
+score matrix at once, a plain softmax, several heads per task.
+
+The FlashAttention kernel (attention.py) exists so that no (Tq, Tk) matrix is ever
+held. At T = 64 that matrix is 16 KiB in float32, smaller than the core's L1+L2 share,
+and the machinery that avoids it costs more than it saves: one task per head, a running
+max and sum rescaled after every key block, per-task scratch, and, before the kernel
+starts, whole-array transposed copies of q and dO and a NaN check over every input.
+Here, for one head (S^T stored transposed, keys by queries, as in attention.py, so that
+the query axis is the contiguous one of every loop):
+
+    forward:   S^T = k (scale q)^T + mask^T            (Tk, Tq)
+               m = max over keys of S (a NaN is kept),  P^T = exp(S^T - m),  l = sum of P^T
+               out = (P @ v) / l,   lse = m + log(l)
+    backward:  P^T = exp(S^T - lse)                     rebuilt, as the reference
+               dP^T = v dO^T,   dS^T = P^T * (dP^T - rowsum(dO * O))
+               dv = P^T dO,   dk = scale dS^T q,   dq = scale dS k
+
+The causal mask hides key j from queries i < j: in row j of S^T only the queries from j
+on are computed, in strips of STRIP keys that start at the strip's first key (the few
+hidden entries inside a strip are set to -inf, so their P is exactly 0). That halves
+every product and every exp. As in attention.py, skipping is allowed only when the
+head's operands are finite: the reference forms P @ v over all keys, so a NaN value
+reaches every row (0 * NaN = NaN), and then every entry is computed. The check is one
+sum per head, made inside the parallel loop, instead of one over the whole batch.
+
+The heads are independent, so each task takes a contiguous run of them: one task per
+thread (a small head is 10-30 us of work, the price of a task is not negligible), with
+its scratch allocated once for its run.
+
+NaN and Inf come out as from the reference (see attention.py for how, the same tests
+check both kernels).
+
+Numba's cache: these kernels have attention.py's exp_nonpositive (and gemm.py's product)
+compiled into them, and their cache is checked against this file only: after editing
+those, delete the attention_short entries in ``__pycache__`` (or touch this file).
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+from minigrad.kernels.cpu.attention import exp_constants, exp_nonpositive
+from minigrad.kernels.cpu.gemm import matmul_acc
+from minigrad.kernels.jit import FASTMATH, njit
+
+SHORT_T = 128  # the longest Tq and Tk that take this path: two (Tk, Tq) float64 tiles stay in L2
+STRIP = 8  # keys per causal strip: matmul_acc's row block; a strip starts at its first key's query
+
+
+@njit(fastmath=FASTMATH, cache=True)
+def all_finite(a):
+    """No NaN or Inf in the C-contiguous 2-D array a: its sum is NaN or Inf when a term is
+    (an overflow of finite numbers says False too, which only costs the skipping, never
+    correctness). One flat loop: a loop per row of 32 would spend its time starting."""
+    if a.size == 0:
+        return True
+    flat = a.reshape(a.size)
+    total = flat[0] * 0  # a zero of a's dtype
+    for i in range(flat.size):
+        total += flat[i]
+    return total - total == 0
+
+
+# --8<-- [start:scores]
+@njit(fastmath=FASTMATH, cache=True)
+def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
+    """s[j, lo_j:] = S^T of head b: k_j . (scale q_i) + mask, -inf where the causal mask
+    hides key j from query i (j > i). With `skip`, row j starts at lo_j = the first key
+    of its strip (the columns before it are never read); else at 0. qt is the head's
+    (scale q)^T, (d, Tq); maskt (1 or B, Tk, 1 or Tq)."""
+    Tk, Tq = s.shape[0], s.shape[1]
+    mb = b if maskt.shape[0] > 1 else 0
+    for j0 in range(0, Tk, STRIP):
+        nk = min(STRIP, Tk - j0)
+        lo = min(j0, Tq) if skip else 0
+        for c in range(nk):
+            s[j0 + c, lo:] = 0.0
+        matmul_acc(k[b, j0 : j0 + nk], 0, qt, lo, s[j0 : j0 + nk], lo, Tq - lo)
+        for c in range(nk):
+            row = s[j0 + c]
+            if has_mask:
+                if maskt.shape[2] == 1:  # the same value for every query
+                    value = maskt[mb, j0 + c, 0]
+                    for i in range(lo, Tq):
+                        row[i] += value
+                else:
+                    mrow = maskt[mb, j0 + c]
+                    for i in range(lo, Tq):
+                        row[i] += mrow[i]
+            if is_causal:
+                for i in range(lo, min(Tq, j0 + c)):  # queries i < key j0 + c
+                    row[i] = -np.inf
+    # --8<-- [end:scores]
+
+
+@njit(fastmath=FASTMATH, cache=True)
+def transpose_into(dst, src):
+    """dst (n, m) = src^T for src (m, n): a head's q or dO with queries innermost."""
+    for i in range(src.shape[0]):
+        for e in range(src.shape[1]):
+            dst[e, i] = src[i, e]
+
+
+@njit(fastmath=FASTMATH, cache=True)
+def exp_strips(s, skip, consts, scratch):
+    """s[j, lo_j:] = exp(s[j, lo_j:]) for every row j, lo_j as in scores_transposed: one
+    exp_nonpositive per strip of STRIP rows, over the contiguous memory from the strip's
+    first computed entry to its end. Its vector loops want long runs (a row shorter than
+    about 32 runs as scalar code), and the entries in between, never read, cost less
+    than short calls. `scratch` holds at least STRIP * Tq numbers."""
+    Tk, Tq = s.shape[0], s.shape[1]
+    flat = s.reshape(Tk * Tq)
+    for j0 in range(0, Tk, STRIP):
+        start, end = j0 * Tq + (min(j0, Tq) if skip else 0), min(j0 + STRIP, Tk) * Tq
+        exp_nonpositive(flat[start:end], consts, scratch[: end - start])
+
+
+@njit(fastmath=FASTMATH, cache=True)
+def probs_times(out_b, s, x, skip, is_causal):
+    """out_b (Tq, n) = P @ x for P^T = s (Tk, Tq), x (Tk, n), query strip by query strip:
+    with `skip` (causal), the queries of a strip see the keys up to its last query."""
+    Tk, Tq = s.shape[0], s.shape[1]
+    out_b[:] = 0.0
+    for i0 in range(0, Tq, STRIP):
+        ni = min(STRIP, Tq - i0)
+        k_end = min(Tk, i0 + ni) if skip else Tk
+        if k_end > 0:
+            matmul_acc(s.T[i0 : i0 + ni], 0, x[:k_end], 0, out_b[i0 : i0 + ni], 0, x.shape[1])
+
+
+# --8<-- [start:forward]
+@njit(parallel=True, fastmath=FASTMATH, cache=True)
+def _forward(q, k, v, scale, maskt, has_mask, is_causal, n_tasks, out, lse):
+    """q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq); task t
+    takes heads t B / n_tasks .. (t + 1) B / n_tasks."""
+    B, Tq, d = q.shape
+    Tk = k.shape[1]
+    for t in prange(n_tasks):
+        s = np.empty((Tk, Tq), q.dtype)  # S^T, then P^T (unnormalised)
+        qt = np.empty((d, Tq), q.dtype)
+        m = np.empty(Tq, q.dtype)  # each query's max score, then the shift of its exp
+        l = np.empty(Tq, q.dtype)  # sum of exp(score - m)
+        scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
+        consts = exp_constants(q)
+        for b in range(t * B // n_tasks, (t + 1) * B // n_tasks):
+            skip = is_causal and all_finite(v[b])  # hidden keys add exactly 0 * v
+            transpose_into(qt, q[b])
+            qt *= scale
+            scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip)
+            m[:] = -np.inf
+            l[:] = 0.0
+            for j in range(Tk):
+                row, lo = s[j], min(j - j % STRIP, Tq) if skip else 0
+                for i in range(lo, Tq):  # a max that keeps NaN: once a column has one, its softmax is NaN
+                    x, top = row[i], m[i]
+                    m[i] = x if (x > top or x != x) else top
+            for i in range(Tq):  # the shift; m = -inf only where l ends 0, and there m is not used again
+                m[i] = m[i] if m[i] != -np.inf else 0.0  # a query that sees nothing: exp(-inf - 0) = 0
+            for j in range(Tk):
+                row, lo = s[j], min(j - j % STRIP, Tq) if skip else 0
+                for i in range(lo, Tq):
+                    row[i] -= m[i]
+            exp_strips(s, skip, consts, scratch)
+            for j in range(Tk):
+                row, lo = s[j], min(j - j % STRIP, Tq) if skip else 0
+                for i in range(lo, Tq):
+                    l[i] += row[i]
+            probs_times(out[b], s, v[b], skip, is_causal)  # unnormalised P @ v
+            for i in range(Tq):  # normalise, keep log(sum exp(S))
+                if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
+                    inv, lse[b, i] = np.nan, np.nan
+                elif l[i] > 0.0:
+                    inv, lse[b, i] = 1.0 / l[i], m[i] + np.log(l[i])
+                else:  # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
+                    inv, lse[b, i] = 0.0, -np.inf
+                for e in range(out.shape[2]):
+                    out[b, i, e] *= inv
+    # --8<-- [end:forward]
+
+
+# --8<-- [start:backward]
+@njit(parallel=True, fastmath=FASTMATH, cache=True)
+def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks, dq, dk, dv):
+    """dq, dk, dv of heads t B / n_tasks .. (t + 1) B / n_tasks for each task t, from the
+    forward's out and lse (B, Tq). rowsum(dO * O) is made here, head by head, in the
+    parallel loop, not by NumPy before it."""
+    B, Tq, d = q.shape
+    Tk, dvv = k.shape[1], v.shape[2]
+    for t in prange(n_tasks):
+        p = np.empty((Tk, Tq), q.dtype)  # P^T
+        ds = np.empty((Tk, Tq), q.dtype)  # dP^T, then scale dS^T
+        qt = np.empty((d, Tq), q.dtype)
+        dot = np.empty((dvv, Tq), q.dtype)  # dO^T
+        scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
+        stats = np.empty((2, Tq), q.dtype)  # lse, with +inf where a query sees no key; rowsum(dO * O)
+        row_lse, row_delta = stats[0], stats[1]
+        consts = exp_constants(q)
+        for b in range(t * B // n_tasks, (t + 1) * B // n_tasks):
+            for i in range(Tq):
+                row_lse[i] = lse[b, i] if lse[b, i] != -np.inf else np.inf  # then P = exp(S - inf) = 0
+                total = out[b, i, 0] * 0
+                for e in range(dvv):
+                    total += do[b, i, e] * out[b, i, e]
+                row_delta[i] = total
+            finite = all_finite(q[b]) and all_finite(k[b]) and all_finite(v[b]) and all_finite(do[b])
+            finite = finite and all_finite(stats)  # a NaN row of the output makes its delta (and lse) NaN
+            skip = is_causal and finite
+            transpose_into(qt, q[b])
+            qt *= scale
+            transpose_into(dot, do[b])
+            # P^T = exp(S^T - lse), NaN in the columns whose lse is NaN (exp gives 0 there)
+            scores_transposed(p, qt, k, b, maskt, has_mask, is_causal, skip)
+            for j in range(Tk):
+                row, lo = p[j], min(j - j % STRIP, Tq) if skip else 0
+                for i in range(lo, Tq):
+                    row[i] -= row_lse[i]
+            exp_strips(p, skip, consts, scratch)
+            if not finite:
+                for j in range(Tk):
+                    row = p[j]
+                    for i in range(Tq):
+                        if row_lse[i] != row_lse[i]:
+                            row[i] = row_lse[i]
+            # dP^T = v dO^T, key strip by key strip: (nk, dv) @ (dv, Tq - lo)
+            for j0 in range(0, Tk, STRIP):
+                nk, lo = min(STRIP, Tk - j0), min(j0, Tq) if skip else 0
+                for c in range(nk):
+                    ds[j0 + c, lo:] = 0.0
+                matmul_acc(v[b, j0 : j0 + nk], 0, dot, lo, ds[j0 : j0 + nk], lo, Tq - lo)
+            # scale dS^T = scale P^T * (dP^T - delta): the scale of dq and dk, once
+            for j in range(Tk):
+                prow, drow, lo = p[j], ds[j], min(j - j % STRIP, Tq) if skip else 0
+                for i in range(lo, Tq):
+                    drow[i] = scale * prow[i] * (drow[i] - row_delta[i])
+            # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see it
+            dv[b] = 0.0
+            dk[b] = 0.0
+            for j0 in range(0, Tk, STRIP):
+                nk, lo = min(STRIP, Tk - j0), min(j0, Tq) if skip else 0
+                if lo < Tq:
+                    matmul_acc(p[j0 : j0 + nk], lo, do[b, lo:], 0, dv[b, j0 : j0 + nk], 0, dvv)
+                    matmul_acc(ds[j0 : j0 + nk], lo, q[b, lo:], 0, dk[b, j0 : j0 + nk], 0, d)
+            probs_times(dq[b], ds, k[b], skip, is_causal)  # dq = scale dS k
+    # --8<-- [end:backward]
+
+
+# ---- the functions attention.py hands short sequences to -------------------------------------
+def _tasks(B):
+    """One run of heads per thread (and none empty)."""
+    return max(1, min(B, numba.get_num_threads()))
+
+
+def attention_forward(q, k, v, scale, is_causal, maskt, has_mask):
+    """out, lse as attention.attention_forward, maskt as it prepares it."""
+    B, Tq, _ = q.shape
+    out = np.empty((B, Tq, v.shape[2]), q.dtype)
+    lse = np.empty((B, Tq), q.dtype)
+    if B:
+        _forward(q, k, v, q.dtype.type(scale), maskt, has_mask, bool(is_causal), _tasks(B), out, lse)
+    return out, lse
+
+
+def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask):
+    """dq, dk, dv as attention.attention_backward, maskt as it prepares it."""
+    dq, dk, dv = np.empty(q.shape, q.dtype), np.empty(k.shape, q.dtype), np.empty(v.shape, q.dtype)
+    B = q.shape[0]
+    if B:
+        _backward(
+            q, k, v, grad_out, out, lse, q.dtype.type(scale), maskt, has_mask, bool(is_causal), _tasks(B), dq, dk, dv
+        )
+    return dq, dk, dv

@@ -28,28 +28,53 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
     `other` may be a Tensor, a Python or NumPy number, an ndarray or a (nested) list.
     `true_division` makes integer results float (`/` always gives floats).
     """
+    # Every binary operator on a tensor comes through here, so the two commonest cases
+    # return early (a model's forward and backward make thousands of these calls, and
+    # each check below costs a fraction of a microsecond on tiny tensors):
+    dtype = tensor.array.dtype
+    if (type(other) is float or type(other) is int) and dtype.kind == "f":
+        # `x * 0.5` or `x + 1` on a float tensor: a Python number is "weak", so the
+        # tensor's dtype wins (scalar_result_type's answer), nothing needs converting, and
+        # a 0-d operand broadcasts with any shape. The array is made here, so from_numpy's
+        # checks of it could not fail. (`type(...) is`, not isinstance: a bool is an int.)
+        return tensor, Tensor._make(np.asarray(other, dtype=dtype))
+    if isinstance(other, Tensor) and other.array.dtype == dtype and (dtype.kind == "f" or not true_division):
+        # two tensors of one dtype (`a + b` inside a model): no promotion, no conversion;
+        # only the shapes are left to check
+        if elementwise and tensor.array.shape != other.array.shape:
+            _check_shapes(op, tensor.array.shape, other.array.shape)
+        return tensor, other
+
+    # The general case: mixed dtypes, scalars with integer or bool tensors, NumPy numbers,
+    # arrays, lists.
     if isinstance(other, Tensor):
-        dtype = dtypes.result_type(tensor.dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
+        dtype = dtypes.result_type(dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
     elif isinstance(other, (int, float, bool, np.number, np.bool_)):
-        dtype = dtypes.scalar_result_type(tensor.dtype, other)
+        dtype = dtypes.scalar_result_type(dtype, other)
         other = from_numpy(np.asarray(other, dtype=dtype))
     elif isinstance(other, np.ndarray):
         other = from_numpy(other)
-        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+        dtype = dtypes.result_type(dtype, other.dtype)
     elif isinstance(other, (list, tuple)):
         other = Tensor(other)
-        dtype = dtypes.result_type(tensor.dtype, other.dtype)
+        dtype = dtypes.result_type(dtype, other.dtype)
     else:
         return unsupported_operand(op, other)
     if true_division and dtype.kind != "f":
         dtype = dtypes.default_float
-    if elementwise and tensor.shape != other.shape and not broadcastable(tensor.shape, other.shape):
-        check_broadcast(op, tensor.shape, other.shape)  # raises, naming the op and shapes
+    if elementwise and tensor.shape != other.shape:
+        _check_shapes(op, tensor.shape, other.shape)
     if tensor.dtype != dtype:
         tensor = tensor.to(dtype)
     if other.dtype != dtype:
         other = other.to(dtype)
     return tensor, other
+
+
+def _check_shapes(op, a, b):
+    """Raise, naming the op and both shapes, unless shapes `a` and `b` broadcast."""
+    if not broadcastable(a, b):
+        check_broadcast(op, a, b)
 
 
 def unsupported_operand(op, other):

@@ -102,7 +102,8 @@ def matmul(a, b):
             _helpers.append(_Helper())
         out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
         # --8<-- [start:split]
-        edges = np.linspace(0, a.shape[0], n + 1).astype(int)
+        m = a.shape[0]
+        edges = [m * i // n for i in range(n + 1)]  # n blocks of rows, sizes differing by at most one
         working = _helpers[: n - 1]
         for helper, r0, r1 in zip(working, edges[1:-1], edges[2:]):
             helper.tasks.put((a[r0:r1], b, out[r0:r1]))

@@ -11,7 +11,7 @@ OUT_DIR/transformer_benchmark.png (default: this script's folder, where the less
 it). The bars are medians of R turns of about S seconds each, taken in turns so that
 load from elsewhere falls on all three alike; the whiskers span the fastest to the
 slowest turn. The committed PNG was made on the 2-core machine of benchmarks/RESULTS.md, otherwise
-idle (2026-11-24, 13:46 UTC); the ratios are what to read.
+idle (2026-11-24, 18:55 UTC); the ratios are what to read.
 """
 
 import argparse

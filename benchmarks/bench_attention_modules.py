@@ -21,10 +21,8 @@ alike; a turn times --number calls. Printed: ms per call, median (min-max) over
 --repeat turns, and the ratios of each minigrad path to PyTorch's and to each other.
 """
 
-import argparse
-
 import numpy as np
-from lesson_timing import one_thread, span, turns
+from lesson_timing import one_thread, span, time_forward_backward, turns_main
 
 SHAPE = {"batch": 16, "T": 128, "embed": 128, "heads": 4}
 
@@ -83,10 +81,7 @@ def run(repeat=5, number=5):
     """{'forward': {case: [ms]}, 'forward + backward': {case: [ms]}}, printed as a table."""
     import minigrad as mg
 
-    found = cases()
-    results = {}
-    for part, index in (("forward", 0), ("forward + backward", 1)):
-        results[part] = turns({name: fns[index] for name, fns in found.items()}, repeat, number)
+    results = time_forward_backward(cases(), repeat, number)
     c = SHAPE
     print(
         f"nn.MultiheadAttention({c['embed']}, {c['heads']}), causal self-attention on "
@@ -106,14 +101,7 @@ def run(repeat=5, number=5):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
-    parser.add_argument("--repeat", type=int, default=5, help="turns per case (default: 5)")
-    parser.add_argument("--number", type=int, default=5, help="calls per turn (default: 5)")
-    args = parser.parse_args()
-    if args.quick:
-        args.repeat, args.number = 1, 1
-    run(args.repeat, args.number)
+    turns_main(__doc__, run, default_repeat=5, default_number=5)
 
 
 if __name__ == "__main__":

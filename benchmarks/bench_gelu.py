@@ -18,11 +18,10 @@ alike; a turn times --number calls. Printed: ms per call, median (min-max) over 
 turns, and each case's ratio to the fused loop's.
 """
 
-import argparse
 import math
 
 import numpy as np
-from lesson_timing import one_thread, span, turns
+from lesson_timing import one_thread, print_against, time_forward_backward, turns_main
 
 SHAPE = (768, 512)
 
@@ -99,29 +98,14 @@ def cases(shape=SHAPE):
 
 def run(repeat=7, number=10):
     """{'forward': {case: [ms]}, 'forward + backward': {case: [ms]}}, printed as a table."""
-    found = cases()
-    results = {}
-    for part, index in (("forward", 0), ("forward + backward", 1)):
-        results[part] = turns({name: fns[index] for name, fns in found.items()}, repeat, number)
+    results = time_forward_backward(cases(), repeat, number)
     print(f"GELU on {SHAPE} float32 ({math.prod(SHAPE):,} elements)")
-    for part, ms in results.items():
-        print(f"\n{part}: ms per call, median (min-max) of {repeat} turns of {number} calls")
-        base = ms["minigrad, fused loop"]
-        for name, values in ms.items():
-            ratio = span([a / b for a, b in zip(values, base)], "{:.2f}x")
-            print(f"  {name:24s} {span(values):>22s}   / fused loop {ratio}")
+    print_against(results, "minigrad, fused loop", repeat, number)
     return results
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
-    parser.add_argument("--repeat", type=int, default=7, help="turns per case (default: 7)")
-    parser.add_argument("--number", type=int, default=10, help="calls per turn (default: 10)")
-    args = parser.parse_args()
-    if args.quick:
-        args.repeat, args.number = 1, 1
-    run(args.repeat, args.number)
+    turns_main(__doc__, run, default_repeat=7, default_number=10)
 
 
 if __name__ == "__main__":

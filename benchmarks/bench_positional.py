@@ -22,10 +22,8 @@ alike; a turn times --number calls. Printed: ms per call, median (min-max) over 
 turns, and each case's ratio to minigrad's RotaryEmbedding.
 """
 
-import argparse
-
 import numpy as np
-from lesson_timing import one_thread, span, turns
+from lesson_timing import one_thread, print_against, time_forward_backward, turns_main
 
 SHAPE = (12, 4, 256, 32)
 
@@ -95,29 +93,14 @@ def cases(shape=SHAPE):
 
 def run(repeat=5, number=10):
     """{'forward': {case: [ms]}, 'forward + backward': {case: [ms]}}, printed as a table."""
-    found = cases()
-    results = {}
-    for part, index in (("forward", 0), ("forward + backward", 1)):
-        results[part] = turns({name: fns[index] for name, fns in found.items()}, repeat, number)
+    results = time_forward_backward(cases(), repeat, number)
     print(f"RoPE on q and k of {SHAPE} float32 each, positions 0..{SHAPE[-2] - 1}")
-    for part, ms in results.items():
-        print(f"\n{part}: ms per call (q and k), median (min-max) of {repeat} turns of {number} calls")
-        base = ms["minigrad, RotaryEmbedding"]
-        for name, values in ms.items():
-            ratio = span([a / b for a, b in zip(values, base)], "{:.2f}x")
-            print(f"  {name:28s} {span(values):>22s}   / RotaryEmbedding {ratio}")
+    print_against(results, "minigrad, RotaryEmbedding", repeat, number, unit="ms per call (q and k)", width=28)
     return results
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
-    parser.add_argument("--repeat", type=int, default=5, help="turns per case (default: 5)")
-    parser.add_argument("--number", type=int, default=10, help="calls per turn (default: 10)")
-    args = parser.parse_args()
-    if args.quick:
-        args.repeat, args.number = 1, 1
-    run(args.repeat, args.number)
+    turns_main(__doc__, run, default_repeat=5, default_number=10)
 
 
 if __name__ == "__main__":

@@ -109,3 +109,38 @@ def lesson_main(doc, run, report, argv=None, default_repeat=20):
     results = run(repeat=repeat, threads=args.threads)
     report(results, args.threads)
     return results
+
+
+# ---- the forward / forward + backward benchmarks (gelu, positional, attention modules) ----
+def time_forward_backward(found, repeat, number):
+    """{'forward': {case: [ms]}, 'forward + backward': {case: [ms]}}: `found` maps each case
+    to its (forward, forward_backward) pair of functions, timed in turns."""
+    return {
+        part: turns({name: fns[index] for name, fns in found.items()}, repeat, number)
+        for part, index in (("forward", 0), ("forward + backward", 1))
+    }
+
+
+def print_against(results, base, repeat, number, unit="ms per call", width=24):
+    """Print each part's cases, median (min-max), and each case's time over `base`'s."""
+    for part, ms in results.items():
+        print(f"\n{part}: {unit}, median (min-max) of {repeat} turns of {number} calls")
+        for name, values in ms.items():
+            ratio = span([a / b for a, b in zip(values, ms[base])], "{:.2f}x")
+            print(f"  {name:{width}s} {span(values):>22s}   / {base.split(', ', 1)[-1]} {ratio}")
+
+
+def turns_main(doc, run, default_repeat, default_number):
+    """The command line of those benchmarks: --quick (one call: does it run), --repeat, --number."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
+    parser.add_argument(
+        "--repeat", type=int, default=default_repeat, help=f"turns per case (default: {default_repeat})"
+    )
+    parser.add_argument(
+        "--number", type=int, default=default_number, help=f"calls per turn (default: {default_number})"
+    )
+    args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.number = 1, 1
+    run(args.repeat, args.number)

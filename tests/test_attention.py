@@ -437,17 +437,17 @@ KERNEL_NON_FINITE = [  # (is_causal, mask, array, index, value)
 ]
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("is_causal, with_mask, name, index, value", KERNEL_NON_FINITE)
-def test_numba_kernels_propagate_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
-    rng = np.random.default_rng(7)
-    B, Tq, Tk, d, dv = 2, 200, 200, 3, 4
+def check_non_finite_against_reference(seed, T, is_causal, with_mask, name, index, value, dtype):
+    """The CPU kernels give NaN and Inf where the reference does (and the same numbers
+    elsewhere), with one bad number planted in q, k, v, the mask or dO (`_plant`)."""
+    rng = np.random.default_rng(seed)
+    B, d, dv = 2, 3, 4
     arrays = dict(
-        q=rng.standard_normal((B, Tq, d)),
-        k=rng.standard_normal((B, Tk, d)),
-        v=rng.standard_normal((B, Tk, dv)),
-        mask=np.where(rng.random((B, Tq, Tk)) < 0.3, -np.inf, rng.standard_normal((B, Tq, Tk))),
-        grad_out=rng.standard_normal((B, Tq, dv)),
+        q=rng.standard_normal((B, T, d)),
+        k=rng.standard_normal((B, T, d)),
+        v=rng.standard_normal((B, T, dv)),
+        mask=np.where(rng.random((B, T, T)) < 0.3, -np.inf, rng.standard_normal((B, T, T))),
+        grad_out=rng.standard_normal((B, T, dv)),
     )
     arrays["mask"][1, 11, :] = -np.inf  # a fully masked row
     if name != "none":
@@ -466,6 +466,12 @@ def test_numba_kernels_propagate_nan_and_inf_as_the_reference(is_causal, with_ma
         assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
     if name != "none":  # the case is not vacuous: the bad number reached something
         assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("is_causal, with_mask, name, index, value", KERNEL_NON_FINITE)
+def test_numba_kernels_propagate_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
+    check_non_finite_against_reference(7, 200, is_causal, with_mask, name, index, value, dtype)
 
 
 # ---- the short-sequence kernel (kernels/cpu/attention_short.py) ----------------------------------
@@ -508,33 +514,8 @@ SHORT_NON_FINITE = [  # (is_causal, mask, array, index, value) at B 2, T 40 (str
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("is_causal, with_mask, name, index, value", SHORT_NON_FINITE)
 def test_short_kernel_propagates_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
-    rng = np.random.default_rng(8)
-    B, T, d, dv = 2, 40, 3, 4
-    arrays = dict(
-        q=rng.standard_normal((B, T, d)),
-        k=rng.standard_normal((B, T, d)),
-        v=rng.standard_normal((B, T, dv)),
-        mask=np.where(rng.random((B, T, T)) < 0.3, -np.inf, rng.standard_normal((B, T, T))),
-        grad_out=rng.standard_normal((B, T, dv)),
-    )
-    arrays["mask"][1, 11, :] = -np.inf  # a fully masked row
-    if name != "none":
-        arrays = _plant(arrays, name, index, value)
-    q, k, v, mask, grad_out = (arrays[n].astype(dtype) for n in ("q", "k", "v", "mask", "grad_out"))
-    mask = mask if with_mask else None
-    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
-    assert T <= short.SHORT_T  # the short kernel runs
-    with np.errstate(all="ignore"):
-        out, lse = cpu.attention_forward(q, k, v, 0.5, is_causal, mask)
-        out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
-        grads = cpu.attention_backward(grad_out, q, k, v, out, lse, 0.5, is_causal, mask)
-        grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
-    assert_same_nan_inf(out, out_ref, "out", **tol)
-    assert_same_nan_inf(lse, lse_ref, "lse", **tol)
-    for n, g, g_ref in zip("qkv", grads, grads_ref):
-        assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
-    if name != "none":  # the case is not vacuous: the bad number reached something
-        assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
+    assert 40 <= short.SHORT_T  # the short kernel runs
+    check_non_finite_against_reference(8, 40, is_causal, with_mask, name, index, value, dtype)
 
 
 @pytest.mark.parametrize(

@@ -146,3 +146,22 @@ def test_matmul_through_the_tensor_api_is_cut(split, monkeypatch):
     c = mg.from_numpy(a) @ mg.from_numpy(b)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-12)
     assert sum(seen) >= 1  # at least one block was computed with out= (the cut path)
+
+
+def test_the_helpers_let_go_of_the_operands(split):
+    # a helper's last block is a view of the operands and the result: kept, it would hold
+    # them (a layer's activations, say) alive until the next large product
+    import gc
+    import time
+    import weakref
+
+    a = np.ones((12, 5))
+    b = np.ones((5, 4))
+    c = split.matmul(a, b)
+    refs = [weakref.ref(x) for x in (a, b, c)]
+    del a, b, c
+    deadline = time.monotonic() + 5
+    while any(r() is not None for r in refs) and time.monotonic() < deadline:
+        gc.collect()  # the helper thread drops its references right after its block
+        time.sleep(0.01)
+    assert all(r() is None for r in refs)

@@ -59,6 +59,9 @@ class _Helper:
                 self.done.put(None)
             except BaseException as error:  # handed to the caller, which raises it
                 self.done.put(error)
+            # let go of the blocks: they are views that keep the whole operands and result
+            # alive, which would otherwise last until the next large product
+            del a, b, out
 
 
 _helpers = []

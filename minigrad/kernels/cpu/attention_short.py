@@ -62,6 +62,14 @@ def all_finite(a):
     return total - total == 0
 
 
+@njit(cache=True)
+def first_query(j, Tq, skip):
+    """The first query computed in row j of S^T: with `skip` (causal, finite operands), the
+    first query of key j's strip (the queries before it cannot see any key of the strip);
+    otherwise 0, every query."""
+    return min(j - j % STRIP, Tq) if skip else 0
+
+
 # --8<-- [start:scores]
 @njit(fastmath=FASTMATH, cache=True)
 def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
@@ -73,7 +81,7 @@ def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
     mb = b if maskt.shape[0] > 1 else 0
     for j0 in range(0, Tk, STRIP):
         nk = min(STRIP, Tk - j0)
-        lo = min(j0, Tq) if skip else 0
+        lo = first_query(j0, Tq, skip)
         for c in range(nk):
             s[j0 + c, lo:] = 0.0
         matmul_acc(k[b, j0 : j0 + nk], 0, qt, lo, s[j0 : j0 + nk], lo, Tq - lo)
@@ -112,7 +120,7 @@ def exp_strips(s, skip, consts, scratch):
     Tk, Tq = s.shape[0], s.shape[1]
     flat = s.reshape(Tk * Tq)
     for j0 in range(0, Tk, STRIP):
-        start, end = j0 * Tq + (min(j0, Tq) if skip else 0), min(j0 + STRIP, Tk) * Tq
+        start, end = j0 * Tq + first_query(j0, Tq, skip), min(j0 + STRIP, Tk) * Tq
         exp_nonpositive(flat[start:end], consts, scratch[: end - start])
 
 
@@ -151,19 +159,19 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, n_tasks, out, lse):
             m[:] = -np.inf
             l[:] = 0.0
             for j in range(Tk):
-                row, lo = s[j], min(j - j % STRIP, Tq) if skip else 0
+                row, lo = s[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):  # a max that keeps NaN: once a column has one, its softmax is NaN
                     x, top = row[i], m[i]
                     m[i] = x if (x > top or x != x) else top
             for i in range(Tq):  # the shift; m = -inf only where l ends 0, and there m is not used again
                 m[i] = m[i] if m[i] != -np.inf else 0.0  # a query that sees nothing: exp(-inf - 0) = 0
             for j in range(Tk):
-                row, lo = s[j], min(j - j % STRIP, Tq) if skip else 0
+                row, lo = s[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):
                     row[i] -= m[i]
             exp_strips(s, skip, consts, scratch)
             for j in range(Tk):
-                row, lo = s[j], min(j - j % STRIP, Tq) if skip else 0
+                row, lo = s[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):
                     l[i] += row[i]
             probs_times(out[b], s, v[b], skip, is_causal)  # unnormalised P @ v
@@ -212,7 +220,7 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks,
             # P^T = exp(S^T - lse), NaN in the columns whose lse is NaN (exp gives 0 there)
             scores_transposed(p, qt, k, b, maskt, has_mask, is_causal, skip)
             for j in range(Tk):
-                row, lo = p[j], min(j - j % STRIP, Tq) if skip else 0
+                row, lo = p[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):
                     row[i] -= row_lse[i]
             exp_strips(p, skip, consts, scratch)
@@ -224,20 +232,20 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks,
                             row[i] = row_lse[i]
             # dP^T = v dO^T, key strip by key strip: (nk, dv) @ (dv, Tq - lo)
             for j0 in range(0, Tk, STRIP):
-                nk, lo = min(STRIP, Tk - j0), min(j0, Tq) if skip else 0
+                nk, lo = min(STRIP, Tk - j0), first_query(j0, Tq, skip)
                 for c in range(nk):
                     ds[j0 + c, lo:] = 0.0
                 matmul_acc(v[b, j0 : j0 + nk], 0, dot, lo, ds[j0 : j0 + nk], lo, Tq - lo)
             # scale dS^T = scale P^T * (dP^T - delta): the scale of dq and dk, once
             for j in range(Tk):
-                prow, drow, lo = p[j], ds[j], min(j - j % STRIP, Tq) if skip else 0
+                prow, drow, lo = p[j], ds[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):
                     drow[i] = scale * prow[i] * (drow[i] - row_delta[i])
             # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see it
             dv[b] = 0.0
             dk[b] = 0.0
             for j0 in range(0, Tk, STRIP):
-                nk, lo = min(STRIP, Tk - j0), min(j0, Tq) if skip else 0
+                nk, lo = min(STRIP, Tk - j0), first_query(j0, Tq, skip)
                 if lo < Tq:
                     matmul_acc(p[j0 : j0 + nk], lo, do[b, lo:], 0, dv[b, j0 : j0 + nk], 0, dvv)
                     matmul_acc(ds[j0 : j0 + nk], lo, q[b, lo:], 0, dk[b, j0 : j0 + nk], 0, d)

@@ -287,9 +287,11 @@ def main():
     import minigrad as mg
     import minigrad.optim  # noqa: F401
 
+    threads = mg.threads.info()
     print(
-        f"{os.cpu_count()} cores; minigrad: BLAS threads {mg.threads.info()['blas']}, large products cut over "
-        f"{mg.threads.info()['matmul_split']}, Numba threads {mg.threads.info()['numba']}; PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
+        f"{os.cpu_count()} cores; minigrad: BLAS threads {threads['blas']}, large products cut over "
+        f"{threads['matmul_split']}, Numba threads {threads['numba']}; "
+        f"PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
     )
     if "encoder" in cases:
         steps = {"minigrad": encoder_step(mg), "torch": encoder_step(torch)}

@@ -165,3 +165,21 @@ def test_the_helpers_let_go_of_the_operands(split):
         gc.collect()  # the helper thread drops its references right after its block
         time.sleep(0.01)
     assert all(r() is None for r in refs)
+
+
+def test_an_error_in_a_helpers_block_is_raised_by_the_caller(split, monkeypatch):
+    # a block that fails on a helper thread must not vanish there (a wrong result would come
+    # back with rows never written): the caller raises it, and the next product still works
+    real = np.matmul
+
+    def failing_on_helpers(a, b, out=None):
+        if threading.current_thread().name == "minigrad-matmul":
+            raise FloatingPointError("a helper's block failed")
+        return real(a, b) if out is None else real(a, b, out=out)
+
+    a = np.arange(60.0).reshape(12, 5)
+    monkeypatch.setattr(split.np, "matmul", failing_on_helpers)
+    with pytest.raises(FloatingPointError, match="helper's block"):
+        split.matmul(a, a.T)
+    monkeypatch.setattr(split.np, "matmul", real)
+    np.testing.assert_allclose(split.matmul(a, a.T), a @ a.T, rtol=1e-12)  # no stale result left queued

@@ -4,8 +4,7 @@ PyTorch's (CPU), in one process.
     python benchmarks/bench_attention_modules.py [--quick] [--repeat 5] [--number 5]
 
 Self-attention of a causal batch (16, 128, 128) float32, 4 heads of 32, through
-`nn.MultiheadAttention(128, 4, batch_first=True)` (minigrad's is batch-first always)
-called two ways:
+`nn.MultiheadAttention(128, 4, batch_first=True)` in both frameworks, called two ways:
 
 - need_weights=False: the packed projection, then `F.scaled_dot_product_attention`,
   whose kernel (Numba on the CPU) never forms the (T, T) probabilities;
@@ -36,7 +35,7 @@ def cases():
 
     c = SHAPE
     mg.manual_seed(0)
-    mine = mg.nn.MultiheadAttention(c["embed"], c["heads"])
+    mine = mg.nn.MultiheadAttention(c["embed"], c["heads"], batch_first=True)
     theirs = torch.nn.MultiheadAttention(c["embed"], c["heads"], batch_first=True)
     theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()})
     x_np = np.random.default_rng(0).standard_normal((c["batch"], c["T"], c["embed"]), dtype=np.float32)

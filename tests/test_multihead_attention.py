@@ -90,7 +90,7 @@ def run_both(theirs, mine, q, k, v, grad_seed=7, **kwargs):
     [{}, {"kdim": 6, "vdim": 5}, {"bias": False}, {"add_bias_kv": True}, {"kdim": 3, "bias": False}],
 )
 def test_parameters_match_pytorch(kwargs):
-    theirs = torch.nn.MultiheadAttention(E, H, batch_first=True, **kwargs)
+    theirs = torch.nn.MultiheadAttention(E, H, **kwargs)
     mine = nn.MultiheadAttention(E, H, **kwargs)
     assert {k: tuple(v.shape) for k, v in mine.state_dict().items()} == {
         k: tuple(v.shape) for k, v in theirs.state_dict().items()
@@ -98,7 +98,7 @@ def test_parameters_match_pytorch(kwargs):
     assert mine._qkv_same_embed_dim == theirs._qkv_same_embed_dim
     assert type(mine.out_proj).__name__ == "NonDynamicallyQuantizableLinear"
     assert isinstance(mine.out_proj, nn.Linear)
-    assert mine.head_dim == E // H and mine.batch_first
+    assert mine.head_dim == E // H and mine.batch_first == theirs.batch_first
 
 
 def test_initialisation_as_pytorch():
@@ -154,6 +154,23 @@ def test_options_match_pytorch(kwargs, need_weights):
     q = rand(B, L, E, seed=0)
     k, v = rand(B, S, kwargs.get("kdim", E), seed=1), rand(B, S, kwargs.get("vdim", E), seed=2)
     run_both(theirs, mine, q, k, v, attn_mask=attn_mask, key_padding_mask=padding, need_weights=need_weights)
+
+
+def test_defaults_match_pytorch():
+    """Built with embed_dim and num_heads only: batch_first=False, (seq, batch, embed)
+    inputs, as torch's; L, S and B all differ, so a layout misread cannot pass."""
+    torch.manual_seed(0)
+    theirs = torch.nn.MultiheadAttention(E, H).double()
+    mine = nn.MultiheadAttention(E, H).double()
+    mine.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    attn_mask, padding = masks("both")
+    q, k, v = rand(L, B, E, seed=0), rand(S, B, E, seed=1), rand(S, B, E, seed=2)
+    run_both(theirs, mine, q, k, v, attn_mask=attn_mask, key_padding_mask=padding)
+    run_both(theirs, mine, q, k, v, key_padding_mask=padding, need_weights=False)
+    x = rand(L, B, E, seed=3)
+    run_both(theirs, mine, x, x, x, is_causal=True, attn_mask=np.triu(np.ones((L, L), dtype=bool), k=1))
+    assert mine.batch_first is theirs.batch_first is False
+    assert mine.dropout == theirs.dropout == 0.0
 
 
 @pytest.mark.parametrize("need_weights", [True, False])
@@ -222,7 +239,7 @@ def test_is_causal_without_a_mask_implies_the_causal_mask(need_weights):
 def test_float32_matches_pytorch():
     torch.manual_seed(0)
     theirs = torch.nn.MultiheadAttention(E, H, batch_first=True)
-    mine = nn.MultiheadAttention(E, H)
+    mine = nn.MultiheadAttention(E, H, batch_first=True)
     mine.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
     x = rand(B, L, E, dtype=np.float32)
     out, _ = mine(mg.tensor(x), mg.tensor(x), mg.tensor(x), need_weights=False)
@@ -252,8 +269,8 @@ def test_need_weights_false_calls_the_fused_kernel(monkeypatch):
 @pytest.mark.parametrize("need_weights", [True, False])
 def test_dropout_on_the_weights_in_training_only(need_weights):
     mg.manual_seed(0)
-    mha = nn.MultiheadAttention(E, H, dropout=0.5).double()
-    plain = nn.MultiheadAttention(E, H).double()
+    mha = nn.MultiheadAttention(E, H, dropout=0.5, batch_first=True).double()
+    plain = nn.MultiheadAttention(E, H, batch_first=True).double()
     plain.load_state_dict(mha.state_dict())
     x = mg.tensor(rand(B, L, E))
     mha.eval()
@@ -277,7 +294,7 @@ def test_dropout_on_the_weights_in_training_only(need_weights):
 @pytest.mark.parametrize("need_weights", [True, False])
 def test_gradcheck_inputs_parameters_and_float_mask(need_weights):
     mg.manual_seed(0)
-    mha = nn.MultiheadAttention(4, 2, kdim=3, vdim=5).double()
+    mha = nn.MultiheadAttention(4, 2, kdim=3, vdim=5, batch_first=True).double()
     q = mg.tensor(rand(2, 3, 4, seed=0), requires_grad=True)
     k = mg.tensor(rand(2, 2, 3, seed=1), requires_grad=True)
     v = mg.tensor(rand(2, 2, 5, seed=2), requires_grad=True)
@@ -294,7 +311,7 @@ def test_gradcheck_inputs_parameters_and_float_mask(need_weights):
 
 def test_gradcheck_self_attention_with_bias_kv_zero_attn_and_padding():
     mg.manual_seed(0)
-    mha = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True).double()
+    mha = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True, batch_first=True).double()
     x = mg.tensor(rand(2, 3, 4, seed=0), requires_grad=True)
     padding = mg.tensor(np.array([[False, False, True], [False, False, False]]))
     params = list(mha.parameters())
@@ -312,7 +329,7 @@ def test_construction_errors():
 
 
 def test_input_errors():
-    mha = nn.MultiheadAttention(E, H, kdim=6)
+    mha = nn.MultiheadAttention(E, H, kdim=6, batch_first=True)
     q, k, v = mg.randn(B, L, E), mg.randn(B, S, 6), mg.randn(B, S, E)
     with pytest.raises(ValueError, match=r"query's last dim must be embed_dim=8.*\(3, 4, 7\)"):
         mha(mg.randn(B, L, 7), k, v)
@@ -331,7 +348,7 @@ def test_input_errors():
 
 
 def test_mask_errors():
-    mha = nn.MultiheadAttention(E, H)
+    mha = nn.MultiheadAttention(E, H, batch_first=True)
     q, kv = mg.randn(B, L, E), mg.randn(B, S, E)
     with pytest.raises(ValueError, match=r"attn_mask must have shape \(L, S\) = \(4, 5\).*\(6, 4, 5\), got \(5, 4\)"):
         mha(q, kv, kv, attn_mask=mg.zeros(S, L, dtype=mg.bool))

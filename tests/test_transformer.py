@@ -4,10 +4,16 @@
   inputs and of every parameter, float64, pre-norm and post-norm, relu and gelu, with
   bool / float / causal masks and key padding; TransformerEncoder, TransformerDecoder and
   Transformer (with their final norms);
+- PyTorch's defaults (batch_first=False: (seq, batch, d_model); norm_first=False:
+  post-norm): every default argument is torch's, and modules built with the required
+  arguments only compute what torch's do;
 - float64 gradient checks of both layers (inputs and parameters);
 - stacks hold independent deep copies; dropout only in training; a callable activation;
   generate_square_subsequent_mask; clear errors.
 """
+
+import inspect
+import re
 
 import numpy as np
 import pytest
@@ -80,7 +86,9 @@ def layer_pair(cls_name, norm_first, activation="relu", seed=0, **kwargs):
     theirs = getattr(torch.nn, cls_name)(
         D, NHEAD, FF, dropout=0.1, activation=activation, batch_first=True, norm_first=norm_first, **kwargs
     ).double()
-    mine = getattr(nn, cls_name)(D, NHEAD, FF, dropout=0.1, activation=activation, norm_first=norm_first, **kwargs)
+    mine = getattr(nn, cls_name)(
+        D, NHEAD, FF, dropout=0.1, activation=activation, batch_first=True, norm_first=norm_first, **kwargs
+    )
     mine = load_from(theirs, mine.double())
     theirs.eval(), mine.eval()  # dropout off: the outputs are deterministic
     return theirs, mine
@@ -139,7 +147,133 @@ def test_layer_submodule_names_are_pytorchs():
     for name in ["self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "norm3"]:
         assert name in names
     assert {"dropout1", "dropout2", "dropout3"} <= set(names)
-    assert mine.norm_first and mine.self_attn.batch_first  # minigrad's defaults
+
+
+# ---- PyTorch's defaults: (seq, batch, d_model) inputs and post-norm layers ----------------------
+# Each module is built with its required arguments only, in torch and in minigrad (the
+# default dropout, 0.1, is off in eval mode), and fed (seq, batch, d_model) inputs with
+# T, S and B all different, so that a layout read the wrong way round cannot pass.
+MODULES = [
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "Transformer",
+]
+
+
+def default_arguments(cls):
+    """{argument: default} of a class's constructor; a callable default by its name
+    (torch's activation default is the function F.relu, minigrad's the name 'relu')."""
+    params = inspect.signature(cls).parameters.values()
+    return {p.name: getattr(p.default, "__name__", p.default) for p in params if p.default is not p.empty}
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_default_arguments_are_pytorchs(name):
+    assert default_arguments(getattr(nn, name)) == default_arguments(getattr(torch.nn, name))
+
+
+def assert_pytorch_layout_defaults(theirs, mine):
+    """batch_first False ((seq, batch, d_model)) and norm_first False (post-norm), as torch's."""
+    assert mine.self_attn.batch_first is theirs.self_attn.batch_first is False
+    assert mine.batch_first is False
+    assert mine.norm_first is theirs.norm_first is False
+
+
+def padding_of(batch, length, seed=4, additive=False):
+    """A key padding mask (batch, length) for torch and for minigrad: bool, True = hidden,
+    or additive (-inf = hidden); key 0 always visible."""
+    hidden = np.random.default_rng(seed).random((batch, length)) < 0.4
+    hidden[:, 0] = False
+    if additive:
+        hidden = np.where(hidden, -np.inf, 0.0)
+    return torch.tensor(hidden), mg.tensor(hidden)
+
+
+def test_encoder_layer_defaults_match_pytorch():
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerEncoderLayer(D, NHEAD).double().eval()
+    mine = load_from(theirs, nn.TransformerEncoderLayer(D, NHEAD).double()).eval()
+    tp, mp = padding_of(B, T)
+    compare(theirs, mine, [rand(T, B, D, seed=1)], dict(src_key_padding_mask=tp), dict(src_key_padding_mask=mp))
+    assert_pytorch_layout_defaults(theirs, mine)
+
+
+def test_decoder_layer_defaults_match_pytorch():
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerDecoderLayer(D, NHEAD).double().eval()
+    mine = load_from(theirs, nn.TransformerDecoderLayer(D, NHEAD).double()).eval()
+    tp, mp = padding_of(B, S)
+    causal = np.triu(np.ones((T, T), dtype=bool), k=1)
+    compare(
+        theirs,
+        mine,
+        [rand(T, B, D, seed=1), rand(S, B, D, seed=2)],
+        dict(tgt_mask=torch.tensor(causal), tgt_is_causal=True, memory_key_padding_mask=tp),
+        dict(tgt_mask=mg.tensor(causal), tgt_is_causal=True, memory_key_padding_mask=mp),
+    )
+    assert_pytorch_layout_defaults(theirs, mine)
+    assert mine.multihead_attn.batch_first is theirs.multihead_attn.batch_first is False
+
+
+def test_encoder_stack_defaults_match_pytorch():
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(D, NHEAD), 2).double().eval()
+    mine = load_from(theirs, nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NHEAD), 2).double()).eval()
+    tp, mp = padding_of(B, T, additive=True)  # float, as the mask (torch warns on mixed types)
+    causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)  # detected as causal
+    compare(
+        theirs,
+        mine,
+        [rand(T, B, D, seed=1)],
+        dict(mask=torch.tensor(causal.numpy()), src_key_padding_mask=tp),
+        dict(mask=causal, src_key_padding_mask=mp),
+    )
+    assert mine.norm is theirs.norm is None
+    for t, m in zip(theirs.layers, mine.layers):
+        assert_pytorch_layout_defaults(t, m)
+
+
+def test_decoder_stack_defaults_match_pytorch():
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(D, NHEAD), 2).double().eval()
+    mine = load_from(theirs, nn.TransformerDecoder(nn.TransformerDecoderLayer(D, NHEAD), 2).double()).eval()
+    tp, mp = padding_of(B, S)
+    causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)
+    compare(
+        theirs,
+        mine,
+        [rand(T, B, D, seed=1), rand(S, B, D, seed=2)],
+        dict(tgt_mask=torch.tensor(causal.numpy()), memory_key_padding_mask=tp),
+        dict(tgt_mask=causal, memory_key_padding_mask=mp),
+    )
+    assert mine.norm is theirs.norm is None
+    for t, m in zip(theirs.layers, mine.layers):
+        assert_pytorch_layout_defaults(t, m)
+
+
+def test_transformer_defaults_match_pytorch():
+    """The sizes are given (the default model, 512 wide and 6 + 6 layers deep, has 44M
+    parameters; test_default_arguments_are_pytorchs checks those defaults); the layout,
+    the norm placement, the activation, eps, bias and dropout are left to the defaults."""
+    torch.manual_seed(0)
+    sizes = dict(d_model=D, nhead=NHEAD, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=FF)
+    theirs = torch.nn.Transformer(**sizes).double().eval()
+    mine = load_from(theirs, nn.Transformer(**sizes).double()).eval()
+    tp, mp = padding_of(B, S)
+    causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)
+    compare(
+        theirs,
+        mine,
+        [rand(S, B, D, seed=1), rand(T, B, D, seed=2)],
+        dict(tgt_mask=torch.tensor(causal.numpy()), src_key_padding_mask=tp, memory_key_padding_mask=tp),
+        dict(tgt_mask=causal, src_key_padding_mask=mp, memory_key_padding_mask=mp),
+    )
+    assert mine.batch_first is theirs.batch_first is False
+    for t, m in zip([*theirs.encoder.layers, *theirs.decoder.layers], [*mine.encoder.layers, *mine.decoder.layers]):
+        assert_pytorch_layout_defaults(t, m)
 
 
 # ---- stacks and the whole model ----------------------------------------------------------------
@@ -148,7 +282,7 @@ def test_encoder_stack_matches_pytorch(norm_first):
     torch.manual_seed(0)
     tlayer = torch.nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
     theirs = torch.nn.TransformerEncoder(tlayer, 2, norm=torch.nn.LayerNorm(D), enable_nested_tensor=False).double()
-    mlayer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, norm_first=norm_first)
+    mlayer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
     mine = load_from(theirs, nn.TransformerEncoder(mlayer, 2, norm=nn.LayerNorm(D)).double())
     padding = torch_masks("bool", T, T)[1]
     compare(
@@ -164,7 +298,8 @@ def test_decoder_stack_matches_pytorch():
     torch.manual_seed(0)
     tlayer = torch.nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True)
     theirs = torch.nn.TransformerDecoder(tlayer, 2, norm=torch.nn.LayerNorm(D)).double()
-    mine = nn.TransformerDecoder(nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0), 2, norm=nn.LayerNorm(D))
+    mlayer = nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True)
+    mine = nn.TransformerDecoder(mlayer, 2, norm=nn.LayerNorm(D))
     mine = load_from(theirs, mine.double())
     causal = torch.nn.Transformer.generate_square_subsequent_mask(T, dtype=torch.float64)
     compare(
@@ -180,7 +315,8 @@ def test_decoder_stack_matches_pytorch():
 def test_transformer_matches_pytorch(norm_first):
     torch.manual_seed(0)
     kwargs = dict(num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=FF, dropout=0.1, norm_first=norm_first)
-    theirs = torch.nn.Transformer(D, NHEAD, batch_first=True, **kwargs).double().eval()
+    kwargs["batch_first"] = True
+    theirs = torch.nn.Transformer(D, NHEAD, **kwargs).double().eval()
     mine = load_from(theirs, nn.Transformer(D, NHEAD, **kwargs).double()).eval()
     src_padding = torch_masks("bool", S, S)[1]
     tmask = torch.nn.Transformer.generate_square_subsequent_mask(T, dtype=torch.float64)
@@ -234,7 +370,8 @@ def test_stacks_hold_independent_deep_copies():
 
 def test_causal_encoder_does_not_look_ahead():
     mg.manual_seed(0)
-    stack = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0), 2).double()
+    layer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True)
+    stack = nn.TransformerEncoder(layer, 2).double()
     x = rand(B, T, D)
     y = x.copy()
     y[:, -1] += 1.0
@@ -258,7 +395,8 @@ def test_stacks_detect_the_float_causal_mask(monkeypatch):
 
     monkeypatch.setattr(F, "scaled_dot_product_attention", spy)
     mg.manual_seed(0)
-    stack = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0), 2).double()
+    layer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True)
+    stack = nn.TransformerEncoder(layer, 2).double()
     x = mg.tensor(rand(B, T, D))
     causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)
     detected = stack(x, mask=causal).detach().numpy()
@@ -276,7 +414,7 @@ def test_stacks_detect_the_float_causal_mask(monkeypatch):
 
 def test_dropout_only_in_training():
     mg.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.3).double()
+    layer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.3, batch_first=True, norm_first=True).double()
     x = mg.tensor(rand(B, T, D))
     layer.eval()
     a, b = layer(x).detach().numpy(), layer(x).detach().numpy()
@@ -290,7 +428,10 @@ def test_callable_activation_and_unknown_name():
     theirs = torch.nn.TransformerEncoderLayer(
         D, NHEAD, FF, dropout=0.0, activation=torch.nn.functional.silu, batch_first=True, norm_first=True
     ).double()
-    mine = load_from(theirs, nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, activation=nn.SiLU()).double())
+    mine = nn.TransformerEncoderLayer(
+        D, NHEAD, FF, dropout=0.0, activation=nn.SiLU(), batch_first=True, norm_first=True
+    )
+    mine = load_from(theirs, mine.double())
     compare(theirs, mine, [rand(B, T, D, seed=1)])
     with pytest.raises(RuntimeError, match="TransformerEncoderLayer: activation should be relu/gelu, not swish"):
         nn.TransformerEncoderLayer(D, NHEAD, activation="swish")
@@ -301,8 +442,9 @@ def test_callable_activation_and_unknown_name():
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_gradcheck_encoder_layer(norm_first):
     mg.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, norm_first=norm_first, activation="gelu").double()
-    x = mg.tensor(rand(2, 3, 4), requires_grad=True)
+    layer = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first)
+    layer = layer.double()
+    x = mg.tensor(rand(2, 3, 4), requires_grad=True)  # (batch, seq, d_model)
     padding = mg.tensor(np.array([[False, False, True], [False, False, False]]))
     assert gradcheck(lambda x, *_: layer(x, src_key_padding_mask=padding), [x, *layer.parameters()])
     # --8<-- [end:gradcheck_encoder]
@@ -313,7 +455,7 @@ def test_gradcheck_encoder_layer(norm_first):
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_gradcheck_decoder_layer(norm_first):
     mg.manual_seed(0)
-    layer = nn.TransformerDecoderLayer(4, 2, 6, dropout=0.0, norm_first=norm_first).double()
+    layer = nn.TransformerDecoderLayer(4, 2, 6, dropout=0.0, batch_first=True, norm_first=norm_first).double()
     x = mg.tensor(rand(2, 3, 4, seed=1), requires_grad=True)
     memory = mg.tensor(rand(2, 2, 4, seed=2), requires_grad=True)
     assert gradcheck(lambda x, m, *_: layer(x, m, tgt_is_causal=True), [x, memory, *layer.parameters()])
@@ -324,13 +466,18 @@ def test_gradcheck_decoder_layer(norm_first):
 def test_errors():
     with pytest.raises(ValueError, match="embed_dim must be divisible by num_heads"):
         nn.TransformerEncoderLayer(10, 3)
-    model = nn.Transformer(8, 2, 1, 1, 16)
-    with pytest.raises(RuntimeError, match="batch number of src and tgt must be equal"):
-        model(mg.randn(2, 5, 8), mg.randn(3, 4, 8))
+    # the batch is read from dim 1 by default (seq, batch, d_model), from dim 0 when batch-first
+    for batch_first, src, tgt in [(False, (5, 2, 8), (4, 3, 8)), (True, (2, 5, 8), (3, 4, 8))]:
+        model = nn.Transformer(8, 2, 1, 1, 16, batch_first=batch_first)
+        with pytest.raises(RuntimeError, match=re.escape(f"must be equal, got src {src}, tgt {tgt}")):
+            model(mg.randn(*src), mg.randn(*tgt))
+        assert model(mg.randn(*src), mg.randn(*src)).shape == src
     with pytest.raises(RuntimeError, match=r"feature number .* d_model=8"):
         model(mg.randn(2, 5, 8), mg.randn(2, 4, 6))
-    with pytest.raises(ValueError, match=r"attn_mask must have shape \(L, S\) = \(4, 4\)"):
-        nn.TransformerEncoderLayer(8, 2)(mg.randn(2, 4, 8), src_mask=mg.zeros(4, 5))
+    for batch_first, src in [(False, (4, 2, 8)), (True, (2, 4, 8))]:  # L = 4 either way
+        layer = nn.TransformerEncoderLayer(8, 2, batch_first=batch_first)
+        with pytest.raises(ValueError, match=r"attn_mask must have shape \(L, S\) = \(4, 4\)"):
+            layer(mg.randn(*src), src_mask=mg.zeros(4, 5))
     with pytest.raises(TypeError, match="expected a layer Module"):
         nn.TransformerEncoder("layer", 2)
 

@@ -39,7 +39,9 @@ def ffn_gradient_norms(norm_first, n_layers, seed):
     stack (with the final LayerNorm a pre-norm stack needs), a linear classifier, the
     cross-entropy against random labels. Weights initialised as nn.Transformer does."""
     mg.manual_seed(seed)
-    layer = nn.TransformerEncoderLayer(D_MODEL, HEADS, 4 * D_MODEL, dropout=0.0, norm_first=norm_first)
+    layer = nn.TransformerEncoderLayer(
+        D_MODEL, HEADS, 4 * D_MODEL, dropout=0.0, batch_first=True, norm_first=norm_first
+    )
     stack = nn.TransformerEncoder(layer, n_layers, norm=nn.LayerNorm(D_MODEL) if norm_first else None)
     for p in stack.parameters():  # the copies start equal: draw each layer's weights afresh
         if p.ndim > 1:

@@ -56,6 +56,7 @@ class Seq2SeqTransformer(nn.Module):
             num_decoder_layers,
             dim_feedforward,
             dropout=dropout,
+            batch_first=True,  # token ids arrive as (batch, length)
             norm_first=norm_first,
         )
         self.generator = nn.Linear(d_model, tgt_vocab_size)

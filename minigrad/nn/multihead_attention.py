@@ -1,4 +1,4 @@
-"""Multi-head attention as a module: PyTorch's nn.MultiheadAttention, batch-first.
+"""Multi-head attention as a module: PyTorch's nn.MultiheadAttention.
 
 One head of attention mixes the values with one set of weights per query. Several
 heads look at the sequence in several ways at once: the embedding (width E) is
@@ -11,7 +11,8 @@ map, the output projection W_O:
 
 The H query projections W_q,h are the rows of one (E, E) matrix, and so on for keys and
 values: three matrix products make all the heads, and a reshape (B, T, E) ->
-(B, H, T, E/H) separates them. The attention itself is `F.scaled_dot_product_attention`
+(B, H, T, E/H) separates them. (Inputs come as (T, B, E) by default, PyTorch's layout;
+the forward pass moves the batch to the front first, and back at the end.) The attention itself is `F.scaled_dot_product_attention`
 (the fused kernel) when the caller does not want the attention weights back; with
 `need_weights=True` the softmax is spelt out so that its weights can be returned.
 
@@ -46,10 +47,11 @@ class NonDynamicallyQuantizableLinear(Linear):
 class MultiheadAttention(Module):
     """Multi-head attention: `attn(query, key, value) -> (output, weights or None)`.
 
-    query (B, L, E), key (B, S, kdim), value (B, S, vdim) -> output (B, L, E), with
-    batch_first=True (minigrad's default; PyTorch's is False, (L, B, E)). Unbatched
-    inputs (L, E), (S, kdim), (S, vdim) give (L, E). E = embed_dim is split into
-    num_heads heads of width head_dim = E / num_heads.
+    query (L, B, E), key (S, B, kdim), value (S, B, vdim) -> output (L, B, E): sequence
+    first, PyTorch's default (batch_first=False); with batch_first=True, query (B, L, E),
+    key (B, S, kdim), value (B, S, vdim) -> output (B, L, E). Unbatched inputs (L, E),
+    (S, kdim), (S, vdim) give (L, E). E = embed_dim is split into num_heads heads of
+    width head_dim = E / num_heads.
 
     Parameters (PyTorch's names): `in_proj_weight` (3E, E), the query, key and value
     projections stacked, when kdim == vdim == E; otherwise `q_proj_weight` (E, E),
@@ -70,7 +72,7 @@ class MultiheadAttention(Module):
         add_zero_attn=False,
         kdim=None,
         vdim=None,
-        batch_first=True,
+        batch_first=False,
         device=None,
         dtype=None,
     ):
@@ -150,7 +152,8 @@ class MultiheadAttention(Module):
         average_attn_weights=True,
         is_causal=False,
     ):
-        """(output, weights): output (B, L, E); weights (B, L, S) averaged over the heads,
+        """(output, weights): output (L, B, E) ((B, L, E) with batch_first=True); weights
+        (B, L, S) averaged over the heads (batch first in either layout, as PyTorch's),
         (B, num_heads, L, S) with average_attn_weights=False, None with need_weights=False.
 
         key_padding_mask (B, S): True (or -inf) hides a key from every query.

@@ -1,14 +1,15 @@
 """The transformer: encoder and decoder layers, their stacks, and the whole model.
 
-A transformer layer keeps a residual stream x (B, T, d_model) and adds to it what two
-(or, in the decoder, three) sublayers compute from it: self-attention, which mixes the
-positions, and a position-wise feed-forward network (FFN), which transforms each position
-alone. Each sublayer is wrapped in a LayerNorm, placed either
+A transformer layer keeps a residual stream x (T, B, d_model) -- sequence first, as
+PyTorch's default (batch_first=False), or (B, T, d_model) with batch_first=True -- and
+adds to it what two (or, in the decoder, three) sublayers compute from it:
+self-attention, which mixes the positions, and a position-wise feed-forward network
+(FFN), which transforms each position alone. Each sublayer is wrapped in a LayerNorm, placed either
 
-    pre-norm  (norm_first=True, minigrad's default; Xiong et al. 2020):
-        x = x + Sublayer(LayerNorm(x))
-    post-norm (norm_first=False, Vaswani et al. 2017 and PyTorch's default):
+    post-norm (norm_first=False, the default, as PyTorch's; Vaswani et al. 2017):
         x = LayerNorm(x + Sublayer(x))
+    pre-norm  (norm_first=True; Xiong et al. 2020; GPT-2 and most models since):
+        x = x + Sublayer(LayerNorm(x))
 
 Pre-norm leaves the stream itself untouched, so the gradient reaches every layer through
 the identity and training needs no learning-rate warm-up; post-norm normalises the
@@ -48,15 +49,16 @@ def _activation(activation, op):
 class TransformerEncoderLayer(Module):
     """Self-attention, then a feed-forward network, each added to the residual stream.
 
-    src (B, T, d_model) -> (B, T, d_model) (batch_first=True; (T, B, d_model) with
-    batch_first=False; unbatched (T, d_model)). With norm_first=True (pre-norm):
+    src (T, B, d_model) -> (T, B, d_model) (batch_first=False, PyTorch's default;
+    (B, T, d_model) with batch_first=True; unbatched (T, d_model)). With norm_first=True
+    (pre-norm):
 
         x = x + Dropout(SelfAttention(LayerNorm1(x)))
         x = x + Dropout(FFN(LayerNorm2(x))),   FFN(h) = W2 Dropout(act(W1 h + b1)) + b2
 
-    and with norm_first=False (post-norm) x = LayerNorm1(x + Dropout(SelfAttention(x)))
-    and x = LayerNorm2(x + Dropout(FFN(x))). W1 widens d_model to dim_feedforward, W2
-    brings it back. src_mask / src_key_padding_mask / is_causal go to the attention
+    and with norm_first=False (post-norm, the default as in PyTorch)
+    x = LayerNorm1(x + Dropout(SelfAttention(x))) and x = LayerNorm2(x + Dropout(FFN(x))).
+    W1 widens d_model to dim_feedforward, W2 brings it back. src_mask / src_key_padding_mask / is_causal go to the attention
     (see MultiheadAttention.forward: bool True = masked, float added).
     """
 
@@ -68,8 +70,8 @@ class TransformerEncoderLayer(Module):
         dropout=0.1,
         activation="relu",
         layer_norm_eps=1e-5,
-        batch_first=True,
-        norm_first=True,
+        batch_first=False,
+        norm_first=False,
         bias=True,
         device=None,
         dtype=None,
@@ -120,13 +122,16 @@ class TransformerDecoderLayer(Module):
     """Self-attention over the target, cross-attention to the encoder's output (memory),
     then the FFN; each added to the residual stream.
 
-    tgt (B, T, d_model), memory (B, S, d_model) -> (B, T, d_model). Pre-norm:
+    tgt (T, B, d_model), memory (S, B, d_model) -> (T, B, d_model) (batch_first=False,
+    PyTorch's default; (B, T, d_model), (B, S, d_model) with batch_first=True). Pre-norm
+    (norm_first=True):
 
         x = x + Dropout1(SelfAttention(LayerNorm1(x)))            tgt_mask: usually causal
         x = x + Dropout2(CrossAttention(LayerNorm2(x), memory))   queries from x, keys/values from memory
         x = x + Dropout3(FFN(LayerNorm3(x)))
 
-    post-norm (norm_first=False) puts each LayerNorm after its residual sum instead.
+    post-norm (norm_first=False, the default as in PyTorch) puts each LayerNorm after its
+    residual sum instead.
     """
 
     def __init__(
@@ -137,8 +142,8 @@ class TransformerDecoderLayer(Module):
         dropout=0.1,
         activation="relu",
         layer_norm_eps=1e-5,
-        batch_first=True,
-        norm_first=True,
+        batch_first=False,
+        norm_first=False,
         bias=True,
         device=None,
         dtype=None,
@@ -296,11 +301,12 @@ class TransformerDecoder(Module):
 # --8<-- [start:transformer]
 class Transformer(Module):
     """The encoder-decoder of Vaswani et al. 2017, as PyTorch's nn.Transformer:
-    `encoder` (a TransformerEncoder with a final LayerNorm) reads src (B, S, d_model);
-    `decoder` (a TransformerDecoder with a final LayerNorm) reads tgt (B, T, d_model) and
-    the encoder's output, and returns (B, T, d_model). Every weight matrix is
-    re-initialised Xavier-uniform, as PyTorch does. batch_first=True and norm_first=True
-    are minigrad's defaults (PyTorch's are False and False).
+    `encoder` (a TransformerEncoder with a final LayerNorm) reads src (S, B, d_model);
+    `decoder` (a TransformerDecoder with a final LayerNorm) reads tgt (T, B, d_model) and
+    the encoder's output, and returns (T, B, d_model). Every weight matrix is
+    re-initialised Xavier-uniform, as PyTorch does. The defaults are PyTorch's:
+    batch_first=False (sequence first; True: (B, S, d_model) and (B, T, d_model)) and
+    norm_first=False (post-norm layers).
     """
 
     def __init__(
@@ -315,8 +321,8 @@ class Transformer(Module):
         custom_encoder=None,
         custom_decoder=None,
         layer_norm_eps=1e-5,
-        batch_first=True,
-        norm_first=True,
+        batch_first=False,
+        norm_first=False,
         bias=True,
         device=None,
         dtype=None,

@@ -11,6 +11,8 @@
 - clear errors for bad arguments.
 """
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -319,13 +321,41 @@ def test_gradcheck_self_attention_with_bias_kv_zero_attn_and_padding():
 
 
 # ---- errors ----------------------------------------------------------------------------------
-def test_construction_errors():
-    with pytest.raises(ValueError, match=r"MultiheadAttention: embed_dim must be divisible by num_heads.*10.*3"):
-        nn.MultiheadAttention(10, 3)
-    with pytest.raises(ValueError, match="positive"):
-        nn.MultiheadAttention(8, 0)
-    with pytest.raises(ValueError, match="dropout"):
-        nn.MultiheadAttention(8, 2, dropout=1.5)
+# (arguments, exception, the message's words, whether torch raises the same type): torch
+# refuses a size that is no int with TypeError, sizes <= 0 with ValueError, a dropout
+# above 1 with ValueError (at the first forward in training). Where torch differs: it
+# asserts (AssertionError) that num_heads divides embed_dim, accepts num_heads=2.0, kdim=0
+# and a negative dropout (never applied), and fails in torch.empty (RuntimeError) on
+# kdim=-1; minigrad raises ValueError or TypeError, as for the other sizes.
+CONSTRUCTION_ERRORS = [
+    ((8.0, 2), {}, TypeError, "embed_dim must be an int, got 8.0 (float)", True),
+    ((True, 1), {}, TypeError, "embed_dim must be an int, got True (bool)", True),
+    (("8", 2), {}, TypeError, "embed_dim must be an int, got '8' (str)", True),
+    ((8, 2.0), {}, TypeError, "num_heads must be an int, got 2.0 (float)", False),
+    ((0, 2), {}, ValueError, "embed_dim and num_heads must be positive, got embed_dim=0, num_heads=2", True),
+    ((-8, 2), {}, ValueError, "must be positive, got embed_dim=-8, num_heads=2", True),
+    ((8, 0), {}, ValueError, "must be positive, got embed_dim=8, num_heads=0", True),
+    ((8, -2), {}, ValueError, "must be positive, got embed_dim=8, num_heads=-2", True),
+    ((10, 3), {}, ValueError, "embed_dim must be divisible by num_heads (each head gets", False),
+    ((8, 2), {"kdim": 0}, ValueError, "kdim (the width of the keys) must be positive or None, got 0", False),
+    ((8, 2), {"kdim": -1}, ValueError, "kdim (the width of the keys) must be positive or None, got -1", False),
+    ((8, 2), {"vdim": 0}, ValueError, "vdim (the width of the values) must be positive or None, got 0", False),
+    ((8, 2), {"kdim": 3.0}, TypeError, "kdim must be an int, got 3.0 (float)", True),
+    ((8, 2), {"dropout": 1.5}, ValueError, "dropout probability has to be between 0 and 1, but got 1.5", True),
+    ((8, 2), {"dropout": -0.1}, ValueError, "dropout probability has to be between 0 and 1, but got -0.1", False),
+    ((8, 2), {"dropout": "0.1"}, TypeError, "dropout must be a number (a probability), got '0.1'", True),
+]
+
+
+@pytest.mark.parametrize("args,kwargs,error,words,as_torch", CONSTRUCTION_ERRORS)
+def test_construction_errors(args, kwargs, error, words, as_torch):
+    with pytest.raises(error, match=f"^MultiheadAttention: .*{re.escape(words)}"):
+        nn.MultiheadAttention(*args, **kwargs)
+    if as_torch:
+        with pytest.raises(error):
+            theirs = torch.nn.MultiheadAttention(*args, **kwargs)
+            x = torch.randn(3, 2, 8)
+            theirs(x, x, x)  # torch checks dropout only here
 
 
 def test_input_errors():
@@ -341,10 +371,36 @@ def test_input_errors():
         mha(q, k, mg.randn(B, S + 1, E))
     with pytest.raises(ValueError, match="same batch size"):
         mha(q, mg.randn(B + 1, S, 6), mg.randn(B + 1, S, E))
-    with pytest.raises(ValueError, match="all be 3-D"):
+    with pytest.raises(ValueError, match=r"all be 3-D \(batched\) or all 2-D \(unbatched\), got query \(3, 4, 8\)"):
         mha(q, k[0], v[0])
+    with pytest.raises(ValueError, match=r"all be 3-D .*got query \(4, 8\), key \(3, 5, 6\)"):
+        mha(q[0], k, v)
+    with pytest.raises(ValueError, match=r"all be 3-D .*got query \(1, 3, 4, 8\)"):
+        mha(q[None], k[None], v[None])
+    with pytest.raises(ValueError, match=r"all be 3-D .*got query \(8,\)"):
+        mha(q[0, 0], k[0, 0], v[0, 0])
     with pytest.raises(TypeError, match="Tensor"):
         mha(q.numpy(), k, v)
+
+
+def test_input_errors_sequence_first_and_unbatched():
+    """The default layout (seq, batch, embed): the batch is dim 1, the sequence dim 0."""
+    mha = nn.MultiheadAttention(E, H)
+    q, kv = mg.randn(L, B, E), mg.randn(S, B, E)
+    with pytest.raises(ValueError, match=r"same batch size, got query \(4, 3, 8\), key \(5, 2, 8\)"):
+        mha(q, mg.randn(S, B - 1, E), mg.randn(S, B - 1, E))
+    with pytest.raises(ValueError, match=r"same sequence length, got .*key \(5, 3, 8\), value \(6, 3, 8\)"):
+        mha(q, kv, mg.randn(S + 1, B, E))
+    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(batch, S\) = \(3, 5\) .*got \(5, 3\)"):
+        mha(q, kv, kv, key_padding_mask=mg.zeros(S, B, dtype=mg.bool))
+    with pytest.raises(ValueError, match=r"attn_mask must have shape \(L, S\) = \(4, 5\)"):
+        mha(q, kv, kv, attn_mask=mg.zeros(S, L, dtype=mg.bool))
+    # unbatched: the key padding mask is (S,), as torch's (which also refuses (1, S))
+    q1, kv1 = q[:, 0], kv[:, 0]
+    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(S,\) = \(5,\) for unbatched inputs"):
+        mha(q1, kv1, kv1, key_padding_mask=mg.zeros(L, dtype=mg.bool))
+    with pytest.raises(ValueError, match=r"\(S,\) = \(5,\) for unbatched inputs, got \(1, 5\)"):
+        mha(q1, kv1, kv1, key_padding_mask=mg.zeros(1, S, dtype=mg.bool))
 
 
 def test_mask_errors():

@@ -21,9 +21,11 @@ dict loads unchanged and gives the same outputs and gradients.
 """
 
 import math
+import numbers
 
 import numpy as np
 
+from minigrad._args import _is_int
 from minigrad.creation import empty, from_numpy, zeros
 from minigrad.devices import host_device
 from minigrad.nn import functional as F
@@ -78,16 +80,7 @@ class MultiheadAttention(Module):
     ):
         super().__init__()
         host_device(device, OP)
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(
-                f"{OP}: embed_dim and num_heads must be positive, got embed_dim={embed_dim}, num_heads={num_heads}"
-            )
-        if embed_dim % num_heads:
-            raise ValueError(
-                f"{OP}: embed_dim must be divisible by num_heads, got embed_dim={embed_dim}, num_heads={num_heads}"
-            )
-        if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"{OP}: dropout probability has to be between 0 and 1, but got {dropout}")
+        self._check_arguments(embed_dim, num_heads, dropout, kdim, vdim)
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
@@ -156,7 +149,8 @@ class MultiheadAttention(Module):
         (B, L, S) averaged over the heads (batch first in either layout, as PyTorch's),
         (B, num_heads, L, S) with average_attn_weights=False, None with need_weights=False.
 
-        key_padding_mask (B, S): True (or -inf) hides a key from every query.
+        key_padding_mask (B, S), or (S,) for unbatched inputs: True (or -inf) hides a key
+        from every query.
         attn_mask (L, S), or (B * num_heads, L, S) per head (batch b, head h at row
         b * num_heads + h): bool with True = NOT allowed (PyTorch's MultiheadAttention
         convention, the opposite of F.scaled_dot_product_attention's), or float, added
@@ -167,10 +161,8 @@ class MultiheadAttention(Module):
         zero weights and a zero attention output (before out_proj), on both paths.
         """
         batched = self._check_inputs(query, key, value)
-        if not batched:  # (L, E) -> (1, L, E), and the key padding mask (S,) -> (1, S)
+        if not batched:  # (L, E) -> (1, L, E)
             query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
-            if isinstance(key_padding_mask, Tensor) and key_padding_mask.ndim == 1:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
         elif not self.batch_first:  # (L, B, E) -> (B, L, E)
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         B, L, E = query.shape
@@ -178,7 +170,9 @@ class MultiheadAttention(Module):
 
         padding = _additive(key_padding_mask, "key_padding_mask", query.dtype)
         mask = _additive(attn_mask, "attn_mask", query.dtype)
-        self._check_masks(padding, mask, B, L, S)
+        self._check_masks(padding, mask, B, L, S, batched)
+        if padding is not None and not batched:
+            padding = padding.unsqueeze(0)  # (S,) -> (1, S)
         # the kernel's own causal mask when nothing else hides a key; else one spelt out
         kernel_causal = bool(is_causal) and not need_weights and padding is None
         kernel_causal = kernel_causal and self.bias_k is None and not self.add_zero_attn
@@ -239,6 +233,32 @@ class MultiheadAttention(Module):
     # --8<-- [end:forward]
 
     # ---- argument checks ------------------------------------------------------------------
+    @staticmethod
+    def _check_arguments(embed_dim, num_heads, dropout, kdim, vdim):
+        """Refuse, naming the argument, what PyTorch refuses or would fail on later: the
+        types PyTorch's (TypeError for a size that is no int, ValueError for a value)."""
+        sizes = {"embed_dim": embed_dim, "num_heads": num_heads, "kdim": kdim, "vdim": vdim}
+        sizes = {name: n for name, n in sizes.items() if n is not None}  # kdim, vdim: None = embed_dim
+        for name, n in sizes.items():
+            if not _is_int(n):
+                raise TypeError(f"{OP}: {name} must be an int, got {n!r} ({type(n).__name__})")
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"{OP}: embed_dim and num_heads must be positive, got embed_dim={embed_dim}, num_heads={num_heads}"
+            )
+        for name, width in (("kdim", "keys"), ("vdim", "values")):
+            if sizes.get(name, 1) <= 0:
+                raise ValueError(f"{OP}: {name} (the width of the {width}) must be positive or None, got {sizes[name]}")
+        if embed_dim % num_heads:
+            raise ValueError(
+                f"{OP}: embed_dim must be divisible by num_heads (each head gets embed_dim / num_heads "
+                f"features), got embed_dim={embed_dim}, num_heads={num_heads}"
+            )
+        if not isinstance(dropout, numbers.Real):
+            raise TypeError(f"{OP}: dropout must be a number (a probability), got {dropout!r}")
+        if not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"{OP}: dropout probability has to be between 0 and 1, but got {dropout}")
+
     def _check_inputs(self, query, key, value):
         """True for batched (3-D) inputs, False for unbatched (2-D) ones; raises on anything else."""
         for name, t in (("query", query), ("key", key), ("value", value)):
@@ -268,10 +288,12 @@ class MultiheadAttention(Module):
             raise ValueError(f"{OP}: query, key and value must have the same batch size, got {shapes}")
         return query.ndim == 3
 
-    def _check_masks(self, padding, mask, B, L, S):
-        if padding is not None and padding.shape != (B, S):
+    def _check_masks(self, padding, mask, B, L, S, batched):
+        expected, form = ((B, S), "(batch, S)") if batched else ((S,), "(S,)")
+        if padding is not None and padding.shape != expected:
             raise ValueError(
-                f"{OP}: key_padding_mask must have shape (batch, S) = {(B, S)} (or (S,) unbatched), got {padding.shape}"
+                f"{OP}: key_padding_mask must have shape {form} = {expected} for "
+                f"{'batched' if batched else 'unbatched'} inputs, got {padding.shape}"
             )
         if mask is not None:
             allowed = ((L, S), (B * self.num_heads, L, S))

@@ -10,10 +10,13 @@ nn.SinusoidalPositionalEncoding and nn.LearnedPositionalEmbedding.
   (the ramp between beta_fast and beta_slow rotations, the 0.1 ln s + 1 factor).
 - sinusoidal values against Vaswani's formula written out element by element (and
   against the PyTorch tutorial's construction); learned: init scale, offset, gradients.
-- errors: odd head_dim, wrong widths, unknown scaling, factor < 1, positions past max_len.
+- errors: head_dim odd, not positive or not an int; base <= 1, infinite or not a number;
+  wrong widths; ill-formed scaling dicts (unknown type or keys, factor < 1, infinite or not
+  a number, yarn's settings of the wrong kind; NTK on one pair); positions past max_len.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -284,7 +287,7 @@ def test_rope_errors():
         rope.rotate(mg.randn(3, 8), offset=-1)
     with pytest.raises(ValueError, match="unknown scaling type 'dynamic'"):
         nn.RotaryEmbedding(8, scaling={"type": "dynamic", "factor": 2})
-    with pytest.raises(ValueError, match="factor must be a number >= 1.*0.5"):
+    with pytest.raises(ValueError, match="factor must be a finite number >= 1.*0.5"):
         nn.RotaryEmbedding(8, scaling={"type": "linear", "factor": 0.5})
     with pytest.raises(ValueError, match="needs a 'factor'"):
         nn.RotaryEmbedding(8, scaling={"type": "ntk"})
@@ -294,6 +297,48 @@ def test_rope_errors():
         nn.RotaryEmbedding(8, scaling={"type": "linear", "factor": 2, "beta_fast": 3})
     with pytest.raises(TypeError, match="scaling must be a dict"):
         nn.RotaryEmbedding(8, scaling="linear")
+
+
+YARN = {"type": "yarn", "factor": 2, "original_max_position_embeddings": 16}
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,words",
+    [
+        (dict(head_dim=0), ValueError, "head_dim must be a positive even int (features are rotated in pairs), got 0"),
+        (dict(head_dim=-4), ValueError, "head_dim must be a positive even int (features are rotated in pairs), got -4"),
+        (dict(head_dim=8.0), TypeError, "head_dim must be an int, got 8.0 (float)"),
+        (dict(head_dim=True), TypeError, "head_dim must be an int, got True (bool)"),
+        (dict(head_dim=8, base=0), ValueError, "base must be a finite number > 1 (the pairs' speeds"),
+        (dict(head_dim=8, base=-10000.0), ValueError, "base must be a finite number > 1 (the pairs' speeds"),
+        (dict(head_dim=8, base=1), ValueError, "fall from 1 towards 1/base), got 1"),
+        (dict(head_dim=8, base=math.inf), ValueError, "base must be a finite number > 1"),
+        (dict(head_dim=8, base="10000"), TypeError, "base must be a number, got '10000' (str)"),
+        (dict(head_dim=8, scaling={"factor": 2}), ValueError, "no scaling 'type' (or 'rope_type'); expected one of"),
+        (dict(head_dim=8, scaling={"type": "linear", "factor": 0}), ValueError, "a finite number >= 1 (the context"),
+        (dict(head_dim=8, scaling={"type": "ntk", "factor": -2}), ValueError, "factor must be a finite number >= 1"),
+        (dict(head_dim=8, scaling={"type": "linear", "factor": math.inf}), ValueError, "finite number >= 1"),
+        (dict(head_dim=8, scaling={"type": "linear", "factor": "2"}), ValueError, "got '2'"),
+        (dict(head_dim=8, scaling={**YARN, "original_max_position_embeddings": 0}), ValueError, "(a positive int)"),
+        (dict(head_dim=8, scaling={**YARN, "beta_fast": "32"}), ValueError, "yarn's beta_fast must be a number"),
+        (dict(head_dim=8, scaling={**YARN, "beta_slow": None}), ValueError, "yarn's beta_slow must be a number"),
+        (dict(head_dim=8, scaling={**YARN, "attention_factor": 0}), ValueError, "must be a positive number or None"),
+        (dict(head_dim=8, scaling={**YARN, "truncate": "no"}), ValueError, "yarn's truncate must be True or False"),
+        (dict(head_dim=2, scaling={"type": "ntk", "factor": 2}), ValueError, "'ntk' scaling needs head_dim >= 4"),
+    ],
+)
+def test_rope_argument_errors(kwargs, error, words):
+    with pytest.raises(error, match=f"^RotaryEmbedding: .*{re.escape(words)}"):
+        nn.RotaryEmbedding(**kwargs)
+
+
+def test_rope_accepts_numpy_numbers():
+    """NumPy scalars (as read from a config array) are numbers like Python's."""
+    scaling = {**YARN, "factor": np.float64(2.0), "original_max_position_embeddings": np.int64(16)}
+    theirs = nn.RotaryEmbedding(np.int64(8), base=np.float32(500.0), scaling=scaling)
+    mine = nn.RotaryEmbedding(8, base=500.0, scaling=YARN)
+    np.testing.assert_array_equal(theirs.inv_freq, mine.inv_freq)
+    assert theirs.attention_factor == mine.attention_factor
 
 
 # ---- sinusoidal -------------------------------------------------------------------------

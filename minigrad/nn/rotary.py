@@ -29,9 +29,11 @@ change of the frequencies theta (see `rope_frequencies`):
 """
 
 import math
+import numbers
 
 import numpy as np
 
+from minigrad._args import _is_int
 from minigrad.autograd.function import Function
 from minigrad.dtypes import get_default_dtype
 from minigrad.nn.module import Module
@@ -93,6 +95,11 @@ class Rotate(Function):
 # --8<-- [end:rotate]
 
 
+def _is_number(value):
+    """A finite real number (a NumPy scalar too), not a bool."""
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
+
+
 def _scaling_config(scaling):
     """Check a `scaling` dict and return (type, its settings) with defaults filled in."""
     if not isinstance(scaling, dict):
@@ -106,7 +113,8 @@ def _scaling_config(scaling):
         raise ValueError(f"RotaryEmbedding: scaling names two types, type={kind!r} and rope_type={hf_kind!r}")
     kind = kind if kind is not None else hf_kind
     if kind not in SCALING_TYPES:
-        raise ValueError(f"RotaryEmbedding: unknown scaling type {kind!r}; expected one of {SCALING_TYPES}")
+        what = "no scaling 'type' (or 'rope_type')" if kind is None else f"unknown scaling type {kind!r}"
+        raise ValueError(f"RotaryEmbedding: {what}; expected one of {SCALING_TYPES}")
     unknown = set(settings) - _SCALING_KEYS[kind]
     if unknown:
         raise ValueError(
@@ -116,14 +124,14 @@ def _scaling_config(scaling):
     if "factor" not in settings:
         raise ValueError(f"RotaryEmbedding: {kind!r} scaling needs a 'factor' (how many times longer the context)")
     factor = settings["factor"]
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor >= 1:
+    if not _is_number(factor) or not factor >= 1:
         raise ValueError(
-            f"RotaryEmbedding: scaling factor must be a number >= 1 (the context grows by it), got {factor!r}"
+            f"RotaryEmbedding: scaling factor must be a finite number >= 1 (the context grows by it), got {factor!r}"
         )
     settings["factor"] = float(factor)
     if kind == "yarn":
         length = settings.get("original_max_position_embeddings")
-        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        if not _is_int(length) or length < 1:
             raise ValueError(
                 "RotaryEmbedding: 'yarn' scaling needs original_max_position_embeddings, the context length "
                 f"the model was trained on (a positive int), got {length!r}"
@@ -131,11 +139,24 @@ def _scaling_config(scaling):
         settings.setdefault("beta_fast", 32.0)
         settings.setdefault("beta_slow", 1.0)
         settings.setdefault("truncate", True)
+        for key in ("beta_fast", "beta_slow"):
+            if not _is_number(settings[key]):
+                raise ValueError(
+                    f"RotaryEmbedding: yarn's {key} must be a number (of rotations), got {settings[key]!r}"
+                )
         if not settings["beta_fast"] > settings["beta_slow"] > 0:
             raise ValueError(
                 f"RotaryEmbedding: yarn needs beta_fast > beta_slow > 0, got beta_fast={settings['beta_fast']}, "
                 f"beta_slow={settings['beta_slow']}"
             )
+        attention_factor = settings.get("attention_factor")
+        if attention_factor is not None and not (_is_number(attention_factor) and attention_factor > 0):
+            raise ValueError(
+                f"RotaryEmbedding: yarn's attention_factor (cos and sin are scaled by it) must be a positive "
+                f"number or None, got {attention_factor!r}"
+            )
+        if not isinstance(settings["truncate"], (bool, np.bool_)):
+            raise ValueError(f"RotaryEmbedding: yarn's truncate must be True or False, got {settings['truncate']!r}")
     return kind, settings
 
 
@@ -152,6 +173,11 @@ def rope_frequencies(head_dim, base=10000.0, scaling=None):
         # position interpolation: angle (m / s) * theta == m * (theta / s)
         return base ** (-i / head_dim) / factor, 1.0
     if kind == "ntk":
+        if head_dim == 2:  # the exponent d / (d - 2) below would divide by zero
+            raise ValueError(
+                "RotaryEmbedding: 'ntk' scaling needs head_dim >= 4: with one pair, whose speed is "
+                "base^0 = 1 whatever the base, a larger base cannot slow anything down"
+            )
         # a larger base: the slowest pair (2i = d - 2) slows by exactly `factor`
         ntk_base = base * factor ** (head_dim / (head_dim - 2))
         return ntk_base ** (-i / head_dim), 1.0
@@ -211,12 +237,19 @@ class RotaryEmbedding(Module):
 
     def __init__(self, head_dim, base=10000.0, scaling=None):
         super().__init__()
-        if isinstance(head_dim, bool) or not isinstance(head_dim, (int, np.integer)) or head_dim <= 0 or head_dim % 2:
+        if not _is_int(head_dim):
+            raise TypeError(f"RotaryEmbedding: head_dim must be an int, got {head_dim!r} ({type(head_dim).__name__})")
+        if head_dim <= 0 or head_dim % 2:
             raise ValueError(
                 f"RotaryEmbedding: head_dim must be a positive even int (features are rotated in pairs), got {head_dim!r}"
             )
-        if not base > 1:
-            raise ValueError(f"RotaryEmbedding: base must be > 1, got {base!r}")
+        if not isinstance(base, numbers.Real) or isinstance(base, bool):
+            raise TypeError(f"RotaryEmbedding: base must be a number, got {base!r} ({type(base).__name__})")
+        if not (math.isfinite(base) and base > 1):
+            raise ValueError(
+                f"RotaryEmbedding: base must be a finite number > 1 (the pairs' speeds base^(-2i/head_dim) "
+                f"fall from 1 towards 1/base), got {base!r}"
+            )
         self.head_dim, self.base = int(head_dim), float(base)
         self.inv_freq, self.attention_factor = rope_frequencies(self.head_dim, self.base, scaling)
         self.scaling = None if scaling is None else dict(scaling)

@@ -2,6 +2,8 @@
 and uncached agree), grouped-query attention, tied weights, the three position options,
 float64 gradients, a memorisation test and clear errors."""
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -320,3 +322,39 @@ def test_clear_errors():
         model.generate(ids(1, 2), 1, temperature=-1)
     with pytest.raises(ValueError, match="top_k must be a positive int"):
         model.generate(ids(1, 2), 1, top_k=0)
+
+
+@pytest.mark.parametrize(
+    "changes,words",
+    [
+        (dict(vocab_size=0), "vocab_size must be a positive int, got 0"),
+        (dict(d_model=-16), "d_model must be a positive int, got -16"),
+        (dict(n_layers=0), "n_layers must be a positive int, got 0"),
+        (dict(n_heads=0), "n_heads must be a positive int, got 0"),
+        (dict(max_len=0), "max_len must be a positive int, got 0"),
+        (dict(n_kv_heads=0), "n_kv_heads must be a positive int, got 0"),
+        (dict(d_model=16.0), "d_model must be a positive int, got 16.0"),
+        (dict(n_layers=True), "n_layers must be a positive int, got True"),
+        (dict(d_model=18), "n_heads (4) must divide d_model (18) (each head gets d_model / n_heads)"),
+        (dict(n_kv_heads=3), "n_kv_heads (3) must divide n_heads (4) (each key/value head serves a group)"),
+        (dict(dropout=1.0), "dropout must be a number in [0, 1), got 1.0"),
+        (dict(dropout="0.1"), "dropout must be a number in [0, 1), got '0.1'"),
+    ],
+)
+def test_config_errors_name_the_argument(changes, words):
+    config = dict(vocab_size=11, d_model=16, n_layers=1, n_heads=4, max_len=8)
+    with pytest.raises(ValueError, match=f"^GPT: {re.escape(words)}"):
+        GPT(**{**config, **changes})
+
+
+def test_input_errors_name_the_id_and_the_length():
+    model = tiny()  # vocab_size 11, max_len 12
+    with pytest.raises(IndexError, match=re.escape("GPT: token id 12 is out of range for vocab_size 11 (ids 0..10)")):
+        model(mg.tensor([[3, 4, 12, 13]]))  # the first bad id is named
+    with pytest.raises(IndexError, match="token id 255 is out of range for vocab_size 11"):
+        model(mg.tensor(np.array([[1, 255]], dtype=np.uint8)))
+    with pytest.raises(ValueError, match="GPT: 13 tokens exceed the context length max_len=12"):
+        model(ids(2, 13))
+    for shape in [(0, 3), (2, 0)]:
+        with pytest.raises(ValueError, match=re.escape(f"at least one row and one token per row, got shape {shape}")):
+            model(mg.tensor(np.zeros(shape, dtype=np.int64)))

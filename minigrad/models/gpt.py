@@ -280,8 +280,8 @@ class GPT(nn.Module):
             what = f"{idx.dtype} tensor of shape {idx.shape}" if isinstance(idx, mg.Tensor) else type(idx).__name__
             raise TypeError(f"GPT: expected a (batch, T) integer (int64) tensor of token ids, got a {what}")
         B, T = idx.shape
-        if T == 0:
-            raise ValueError(f"GPT: the input needs at least one token per row, got shape {idx.shape}")
+        if B == 0 or T == 0:
+            raise ValueError(f"GPT: the input needs at least one row and one token per row, got shape {idx.shape}")
         ids = idx.numpy()
         if ids.min() < 0 or ids.max() >= self.vocab_size:
             bad = int(ids[(ids < 0) | (ids >= self.vocab_size)][0])
@@ -338,7 +338,7 @@ def _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, d
         ("max_len", max_len),
         ("n_kv_heads", n_kv_heads),
     ):
-        if not isinstance(value, (int, np.integer)) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"GPT: {name} must be a positive int, got {value!r}")
     if d_model % n_heads:
         raise ValueError(f"GPT: n_heads ({n_heads}) must divide d_model ({d_model}) (each head gets d_model / n_heads)")
@@ -350,5 +350,5 @@ def _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, d
         raise ValueError(f"GPT: pos must be one of {POSITIONS}, got {pos!r}")
     if pos == "rope" and (d_model // n_heads) % 2:
         raise ValueError(f"GPT: pos='rope' needs an even head dim (d_model / n_heads), got {d_model // n_heads}")
-    if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"GPT: dropout must be in [0, 1), got {dropout}")
+    if not isinstance(dropout, (int, float, np.floating)) or not 0.0 <= dropout < 1.0:
+        raise ValueError(f"GPT: dropout must be a number in [0, 1), got {dropout!r}")

@@ -349,11 +349,29 @@ def test_transformer_initialisation_and_structure():
     )
 
 
-def test_generate_square_subsequent_mask_as_pytorch():
-    mine = nn.Transformer.generate_square_subsequent_mask(5)
-    theirs = torch.nn.Transformer.generate_square_subsequent_mask(5)
-    assert mine.dtype == np.float32
+@pytest.mark.parametrize("sz", [5, 1, 0, np.int64(3)])
+def test_generate_square_subsequent_mask_as_pytorch(sz):
+    mine = nn.Transformer.generate_square_subsequent_mask(sz)
+    theirs = torch.nn.Transformer.generate_square_subsequent_mask(sz)
+    assert mine.dtype == np.float32 and mine.shape == (sz, sz)  # 0: the empty (0, 0) mask
     np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize(
+    "sz,error,words",
+    [
+        (-1, RuntimeError, "sz (the sequence length) must be >= 0, got -1"),
+        (2.0, TypeError, "sz (the sequence length) must be an int, got 2.0 (float)"),
+        (True, TypeError, "must be an int, got True (bool)"),
+        ("3", TypeError, "must be an int, got '3' (str)"),
+    ],
+)
+def test_generate_square_subsequent_mask_errors(sz, error, words):
+    """torch raises the same types: RuntimeError for a negative size, TypeError for no int."""
+    with pytest.raises(error, match=r"^Transformer\.generate_square_subsequent_mask: .*" + re.escape(words)):
+        nn.Transformer.generate_square_subsequent_mask(sz)
+    with pytest.raises(error):
+        torch.nn.Transformer.generate_square_subsequent_mask(sz)
 
 
 def test_stacks_hold_independent_deep_copies():

@@ -22,6 +22,7 @@ import copy
 
 import numpy as np
 
+from minigrad._args import _is_int
 from minigrad.creation import from_numpy
 from minigrad.devices import host_device
 from minigrad.nn import functional as F
@@ -399,8 +400,13 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """The (sz, sz) causal mask as a float Tensor: 0 on and below the diagonal, -inf
-        above it (position i may attend to positions j <= i)."""
-        host_device(device, "generate_square_subsequent_mask")
+        above it (position i may attend to positions j <= i). sz = 0 gives a (0, 0) mask."""
+        op = "Transformer.generate_square_subsequent_mask"
+        host_device(device, op)
+        if not _is_int(sz):
+            raise TypeError(f"{op}: sz (the sequence length) must be an int, got {sz!r} ({type(sz).__name__})")
+        if sz < 0:  # RuntimeError, as PyTorch's "negative dimension"
+            raise RuntimeError(f"{op}: sz (the sequence length) must be >= 0, got {sz}")
         dtype = np.float32 if dtype is None else dtype
         return from_numpy(np.triu(np.full((sz, sz), -np.inf), k=1).astype(dtype))
 

@@ -72,7 +72,9 @@ class RandomSampler(Sampler):
     Without replacement each epoch is a fresh permutation of all indices (if
     `num_samples` is larger than the dataset, whole permutations follow one another
     and the last is cut short). With replacement, `num_samples` independent uniform
-    draws. `num_samples` defaults to len(data_source).
+    draws, made CHUNK at a time as the iteration goes, so that a huge `num_samples`
+    (10**10: "loop forever") costs nothing up front. `num_samples` defaults to
+    len(data_source).
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):

@@ -37,6 +37,10 @@ The policy:
    product (a whole convolution), and under load the steps ran no faster with Numba
    on one thread, while idle ones lose the second core's speed-up. Unless
    NUMBA_THREADING_LAYER or NUMBA_NUM_THREADS is set: Numba reads those itself.
+   The workqueue serves one kernel at a time (Numba aborts the process if two threads
+   launch kernels at once), so parallel kernels called from several threads (two
+   models trained in two threads, DataLoader workers applying ops) take turns under a
+   lock, `minigrad.kernels.jit.parallel_kernel_lock`: safe, and each still uses every core.
 
 The BLAS limit is set with threadpoolctl, which changes a library's thread count after
 it is loaded: an environment variable would only work before NumPy's first import,

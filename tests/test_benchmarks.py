@@ -33,6 +33,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_positional.py", ["--quick"], "/ RotaryEmbedding"),
         ("bench_gelu.py", ["--quick"], "/ fused loop"),
         ("bench_tokenizers.py", ["--quick"], "minigrad's speed-up"),
+        ("bench_threads.py", ["--quick"], "two / (2 x one)"),
     ],
 )
 def test_benchmark_script_runs(script, args, expect):

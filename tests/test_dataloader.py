@@ -21,6 +21,7 @@ from minigrad.utils.data import (
     DataLoader,
     Dataset,
     IterableDataset,
+    RandomSampler,
     SequentialSampler,
     TensorDataset,
     get_worker_info,
@@ -165,15 +166,35 @@ def test_workers_give_the_batches_of_num_workers_0_in_the_same_order(num_workers
 
 
 @pytest.mark.parametrize("num_workers", [0, 2])
-def test_an_epoch_moves_the_global_stream_by_one_permutation_only(num_workers):
-    """mg.manual_seed(s) seeds NumPy's default_rng(s); a shuffled epoch draws one
-    permutation from it and nothing else (the workers' seeds are spawned, not drawn)."""
+def test_an_epoch_moves_the_global_stream_by_one_draw_only(num_workers):
+    """mg.manual_seed(s) seeds NumPy's default_rng(s); a shuffled epoch draws one seed
+    from it, for the sampler's own stream (as torch's RandomSampler), and nothing else
+    (the workers' seeds are spawned, not drawn)."""
     rng = np.random.default_rng(6)
-    expected = [rng.permutation(10).tolist(), rng.permutation(10).tolist()]
+    expected = [np.random.default_rng(int(rng.integers(0, 2**63))).permutation(10).tolist() for _ in range(2)]
     mg.manual_seed(6)
     loader = DataLoader(numbered(10), batch_size=5, shuffle=True, num_workers=num_workers)
     assert [sum(labels(loader), []) for _ in range(2)] == expected
     np.testing.assert_array_equal(mg.random.generator().random(3), rng.random(3))
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_workers_give_the_batches_of_num_workers_0_while_the_loop_draws_random_numbers(replacement):
+    """An epoch longer than the data (num_samples > len) draws its passes, or its chunks,
+    as it goes. The workers' loader asks for them batches ahead of the loop, so they must
+    not come from the global stream that the loop (dropout, say) also draws from."""
+    data = numbered(6)
+
+    def run(**kwargs):
+        mg.manual_seed(0)
+        sampler = RandomSampler(data, replacement=replacement, num_samples=24)
+        order = []
+        for _, y in DataLoader(data, batch_size=2, sampler=sampler, **kwargs):
+            order += y.tolist()
+            mg.rand(1)  # the training step's own random numbers
+        return order, mg.rand(2).tolist()
+
+    assert run(num_workers=2) == run()
 
 
 def test_workers_get_new_seeds_each_epoch():

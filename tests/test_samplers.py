@@ -6,7 +6,12 @@ PyTorch's; for them the tests check what the order must satisfy (a permutation e
 epoch, the requested distribution) and that seeding makes it repeatable.
 """
 
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +27,8 @@ from minigrad.utils.data.sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def torch_error(make):
@@ -185,6 +192,97 @@ def test_weighted_random_sampler_takes_a_tensor_of_weights_like_torch():
 def test_weighted_random_sampler_without_replacement_never_repeats():
     order = list(WeightedRandomSampler([1, 1, 5, 0.1, 2], 5, replacement=False, generator=mg.Generator()))
     assert sorted(order) == [0, 1, 2, 3, 4]
+
+
+# ---- lazy draws: an endless sampler starts at once -------------------------------------------
+# minGPT's and makemore's way to loop forever. Drawing all 10**10 indices up front would
+# take 74.5 GiB; PyTorch draws them 32 at a time as the iterator advances. The child
+# process runs under an address-space limit, so that a sampler that draws everything
+# fails at once with a MemoryError instead of filling the machine's memory.
+ENDLESS = """
+import itertools, json, resource, tracemalloc
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+import minigrad as mg
+from minigrad.utils.data import DataLoader, RandomSampler, TensorDataset, WeightedRandomSampler
+
+N = 10**10
+data = TensorDataset(mg.arange(10, dtype=mg.float32)[:, None], mg.arange(10))
+
+
+def first(sampler, count=100):
+    return list(itertools.islice(iter(sampler), count))
+
+
+out = {}
+tracemalloc.start()
+mg.manual_seed(0)
+sampler = RandomSampler(data, replacement=True, num_samples=N)
+out["global"] = first(sampler)
+out["peak_bytes"] = tracemalloc.get_traced_memory()[1]
+out["len"] = len(sampler)
+mg.manual_seed(0)
+out["global_again"] = first(sampler)
+seeded = [first(RandomSampler(data, True, N, generator=mg.Generator().manual_seed(1))) for _ in range(2)]
+out["generator"], out["generator_again"] = seeded
+weighted = WeightedRandomSampler([0.0, 1.0, 3.0], N, generator=mg.Generator().manual_seed(2))
+out["weighted"], out["weighted_len"] = first(weighted), len(weighted)
+loader = DataLoader(data, sampler=sampler, batch_size=4)
+out["loader_len"] = len(loader)
+out["batches"] = [y.tolist() for _, y in itertools.islice(loader, 3)]
+out["peak_bytes"] = max(out["peak_bytes"], tracemalloc.get_traced_memory()[1])
+print(json.dumps(out))
+"""
+
+
+def test_an_endless_random_sampler_draws_its_indices_as_it_goes():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", ENDLESS], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout.splitlines()[-1])
+    assert out["peak_bytes"] < 4 << 20  # a few MB at most, for all of the above
+    assert out["len"] == 10**10 and out["weighted_len"] == 10**10 and out["loader_len"] == 10**10 // 4
+    assert len(out["global"]) == 100 and all(0 <= i < 10 for i in out["global"])
+    assert len(set(out["global"])) > 1
+    assert out["global"] == out["global_again"]  # mg.manual_seed makes it repeatable
+    assert out["generator"] == out["generator_again"] and out["generator"] != out["global"]
+    assert len(out["weighted"]) == 100 and set(out["weighted"]) == {1, 2}
+    assert [len(b) for b in out["batches"]] == [4, 4, 4]
+    assert all(0 <= i < 10 for b in out["batches"] for i in b)
+
+
+@pytest.mark.parametrize("num_samples", [1, 31, 32, 33, 70])
+def test_draws_in_chunks_give_exactly_num_samples(num_samples):
+    g = mg.Generator().manual_seed(0)
+    order = list(RandomSampler(range(4), replacement=True, num_samples=num_samples, generator=g))
+    assert len(order) == num_samples and all(0 <= i < 4 for i in order)
+    weighted = list(WeightedRandomSampler([1.0, 2.0, 0.0], num_samples, generator=g))
+    assert len(weighted) == num_samples and set(weighted) <= {0, 1}
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_an_epoch_order_does_not_depend_on_other_draws_from_the_global_generator(replacement):
+    """Without a generator, a pass draws one seed from the global generator when it
+    starts, and its indices from a stream of its own (as torch): random numbers drawn
+    while it goes on (dropout, a model's initialisation) leave its order alone, and
+    with it the DataLoader's batches, however far ahead its workers fetch."""
+    sampler = RandomSampler(range(5), replacement=replacement, num_samples=100)
+    mg.manual_seed(0)
+    alone = list(sampler)
+    mg.manual_seed(0)
+    interleaved = []
+    for index in sampler:
+        interleaved.append(index)
+        mg.rand(3)  # someone else draws from the global stream meanwhile
+    assert interleaved == alone
+
+
+def test_a_random_sampler_over_no_data_says_so_when_it_draws():
+    for replacement in (True, False):
+        sampler = RandomSampler([], replacement=replacement, num_samples=3)
+        with pytest.raises(
+            ValueError, match="RandomSampler: cannot draw num_samples=3 indices from an empty data_source"
+        ):
+            next(iter(sampler))
 
 
 # ---- errors: PyTorch's messages ------------------------------------------------------------------

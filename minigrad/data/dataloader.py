@@ -4,7 +4,7 @@ One epoch is three steps, and this file is little more than them:
 
 1. choose the order of the indices: the *sampler* does that. By default it is
    0..n-1 (`SequentialSampler`), or with `shuffle=True` a fresh random permutation
-   (`RandomSampler`, drawn from minigrad's global generator at the start of each
+   (`RandomSampler`, seeded from minigrad's global generator at the start of each
    epoch, so `mg.manual_seed` makes the whole run repeatable and every epoch differs);
 2. cut the order into chunks of `batch_size` (`BatchSampler`; the last one smaller,
    or dropped with `drop_last=True`);

@@ -11,11 +11,21 @@ classes) never touches the dataset or the batching:
 - `WeightedRandomSampler(w, n)`:    n indices drawn with probabilities proportional to w
 - `BatchSampler(sampler, b, drop)`: the sampler's indices in lists of b
 
-Random samplers draw from minigrad's global generator at the start of each epoch (so
-`mg.manual_seed` makes a run repeatable, and every epoch differs), or from their own
-`generator=` (an `mg.Generator`) when given one. The names, arguments, lengths and
-errors are torch.utils.data's; the random orders are NumPy's, so they differ from
-PyTorch's for the same seed.
+Random samplers draw from their own `generator=` (an `mg.Generator`) when given one.
+Without one, RandomSampler and WeightedRandomSampler take one seed from minigrad's global
+generator when an epoch starts, and draw that epoch from a stream of their own, as
+torch's RandomSampler does: `mg.manual_seed` makes a run repeatable, every epoch differs,
+and what else draws from the global generator during the epoch (dropout, or a DataLoader
+whose workers fetch further ahead) leaves the order alone. SubsetRandomSampler draws its
+one permutation from the global generator itself, as torch's.
+
+They draw as they go, CHUNK indices at a time, as torch's do: a sampler that loops
+(nearly) forever, `RandomSampler(ds, replacement=True, num_samples=10**10)` as minGPT and
+makemore use, starts at once, where drawing every index up front would need 74.5 GiB.
+Without replacement, each pass over the data is one permutation of len(data_source).
+
+The names, arguments, lengths and errors are torch.utils.data's; the random orders are
+NumPy's, so they differ from PyTorch's for the same seed.
 """
 
 import math
@@ -26,6 +36,8 @@ import numpy as np
 from minigrad import random
 from minigrad.creation import from_numpy
 from minigrad.tensor import Tensor
+
+CHUNK = 32  # indices drawn at a time with replacement (torch's RandomSampler draws 32)
 
 
 class Sampler:
@@ -60,7 +72,9 @@ class RandomSampler(Sampler):
     Without replacement each epoch is a fresh permutation of all indices (if
     `num_samples` is larger than the dataset, whole permutations follow one another
     and the last is cut short). With replacement, `num_samples` independent uniform
-    draws. `num_samples` defaults to len(data_source).
+    draws, made CHUNK at a time as the iteration goes, so that a huge `num_samples`
+    (10**10: "loop forever") costs nothing up front. `num_samples` defaults to
+    len(data_source).
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
@@ -82,9 +96,12 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n, count = len(self.data_source), self.num_samples
-        rng = random.numpy_generator(self.generator, "RandomSampler")
+        if n == 0:
+            raise ValueError(f"RandomSampler: cannot draw num_samples={count} indices from an empty data_source")
+        rng = _epoch_generator(self.generator, "RandomSampler")
         if self.replacement:
-            yield from rng.integers(0, n, size=count).tolist()
+            for start in range(0, count, CHUNK):
+                yield from rng.integers(0, n, size=min(CHUNK, count - start)).tolist()
             return
         for _ in range(count // n):
             yield from rng.permutation(n).tolist()
@@ -149,9 +166,18 @@ class WeightedRandomSampler(Sampler):
         random.numpy_generator(generator, "WeightedRandomSampler")
 
     def __iter__(self):
-        rng = random.numpy_generator(self.generator, "WeightedRandomSampler")
+        rng = _epoch_generator(self.generator, "WeightedRandomSampler")
         p = self.weights.array / self.weights.array.sum()
-        yield from rng.choice(len(p), size=self.num_samples, replace=self.replacement, p=p).tolist()
+        if not self.replacement:  # num_samples <= len(weights): drawn at once
+            yield from rng.choice(len(p), size=self.num_samples, replace=False, p=p).tolist()
+            return
+        # what rng.choice(p=p) does, one chunk at a time: index i is drawn where a uniform
+        # number falls between cdf[i - 1] and cdf[i] (a zero weight has no room)
+        cdf = np.cumsum(p)
+        cdf /= cdf[-1]
+        for start in range(0, self.num_samples, CHUNK):
+            u = rng.random(min(CHUNK, self.num_samples - start))
+            yield from np.searchsorted(cdf, u, side="right").tolist()
 
     def __len__(self):
         return self.num_samples
@@ -186,6 +212,16 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return math.ceil(len(self.sampler) / self.batch_size)
+
+
+def _epoch_generator(generator, owner):
+    """The NumPy Generator one epoch of a sampler draws from: its `generator=`, or else a
+    new one, seeded by one draw from the global generator (the DataLoader worker's, in a
+    worker), as torch's RandomSampler does: see the module's docstring for why."""
+    rng = random.numpy_generator(generator, owner)
+    if generator is not None:
+        return rng
+    return np.random.default_rng(int(rng.integers(0, 2**63)))
 
 
 def _check_positive_int(value, owner, name):

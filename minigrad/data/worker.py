@@ -14,9 +14,9 @@ OS and in notebooks, with no pickling of the dataset, the collate_fn or the batc
 and Windows use), and the batches reach the training loop without a copy. The cost is
 the GIL: pure-Python work in `__getitem__` runs one worker at a time. The usual loading
 work (reading files, decoding, NumPy array maths, stacking a batch) releases the GIL, so
-it does run in parallel, and in any case it overlaps with the training step. (A
-dataset that calls minigrad's parallel Numba kernels from its workers needs Numba's
-'omp' or 'tbb' threading layer; the 'workqueue' fallback cannot run two at once.)
+it does run in parallel, and in any case it overlaps with the training step. A
+dataset may apply minigrad ops that run compiled kernels (pooling, convolution): those
+take turns with the training step's kernels (`minigrad.kernels.jit.ParallelKernel`).
 
 What a worker sees, as in PyTorch:
 - `get_worker_info()` returns its `WorkerInfo` (id, num_workers, seed, dataset), and

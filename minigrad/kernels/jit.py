@@ -19,11 +19,29 @@ written, the kernels run uncached (compiled again in every process) after one wa
 (the ``numba:compile`` event, sent before it starts). The first one of each family of
 kernels in a process prints one line: what compiles, that it happens once, and where
 the result is kept. A start from the cache prints nothing.
+
+**One parallel kernel at a time.** A ``parallel=True`` kernel hands its loop to Numba's
+thread pool, and the `workqueue` pool (minigrad's choice, see minigrad/threads.py) serves
+one kernel at a time: a second Python thread launching one meanwhile (two models trained
+in two threads, a DataLoader worker applying an op) makes Numba abort the whole process.
+So each parallel kernel comes wrapped in a `ParallelKernel`, which takes
+`parallel_kernel_lock` for the call: a kernel from another thread waits until the
+running one is done (it would find the cores busy anyway). The lock is held over the
+compiled call only, never over Python code that might call another kernel, and it is
+re-entrant. Serial kernels need no lock (they run on the calling thread) and stay Numba
+dispatchers, which other compiled code can call.
+
+Why a lock, and not a threading layer that is itself thread-safe: `omp` (GNU OpenMP
+here) spins its threads, which on a busy 2-core machine made a LeNet training step 4-6x
+slower even on one Python thread, and a process that forks after using it is killed;
+`tbb` would be a new dependency. The lock costs about 0.5 µs per call, against 30-100 µs
+for the smallest parallel kernel (benchmarks/bench_threads.py; benchmarks/RESULTS.md).
 """
 
 import os
 import sys
 import tempfile
+import threading
 import warnings
 
 import numba
@@ -58,14 +76,30 @@ FAMILIES = {
     "gemm": None,
 }
 
-_family_of = {}  # dispatcher -> family name, for every function decorated here
+_family_of = {}  # dispatcher or ParallelKernel -> family name, for each function decorated here
 _announced = set()  # the families that have printed their line in this process
 _warned_uncached = False
+
+# taken around every call of a parallel kernel (see the module's docstring); re-entrant, so
+# that a thread holding it may still call a kernel
+parallel_kernel_lock = threading.RLock()
+
+
+def _new_lock_after_fork():
+    """A child forked while another thread ran a kernel inherits the lock held, by a
+    thread that does not exist in the child: its first kernel would wait forever."""
+    global parallel_kernel_lock
+    parallel_kernel_lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 def njit(func=None, *, cache=False, **options):
     """`numba.njit` with the same options; ``cache=True`` never fails for want of a
-    writable folder (see the module's docstring)."""
+    writable folder, and a ``parallel=True`` kernel runs under `parallel_kernel_lock`
+    (see the module's docstring)."""
     if func is not None:  # used bare, as @njit
         if not callable(func):
             raise TypeError("njit: no signatures here; a kernel compiles for the types it is first called with")
@@ -77,9 +111,37 @@ def njit(func=None, *, cache=False, **options):
             enable_cache(dispatcher)
         module = py_func.__module__.rsplit(".", 1)[-1]
         _family_of[dispatcher] = FAMILIES.get(module, module)
+        # (with NUMBA_DISABLE_JIT=1 the "dispatcher" is the Python function: nothing runs in parallel)
+        if options.get("parallel") and isinstance(dispatcher, numba.core.dispatcher.Dispatcher):
+            kernel = ParallelKernel(dispatcher)
+            _family_of[kernel] = _family_of[dispatcher]
+            return kernel
         return dispatcher
 
     return decorate
+
+
+class ParallelKernel:
+    """A ``parallel=True`` dispatcher, called under `parallel_kernel_lock`: kernels from
+    several threads run one after the other instead of crashing Numba's thread pool.
+    Everything else (`py_func`, `signatures`, the cache) is the dispatcher's."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.__name__ = dispatcher.__name__
+        self.__doc__ = dispatcher.__doc__
+        self.__wrapped__ = dispatcher.py_func
+
+    def __call__(self, *args, **kwargs):
+        # the compiled call alone: the lock is never held over Python code of ours
+        with parallel_kernel_lock:
+            return self.dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name):  # only for names not found on the wrapper itself
+        return getattr(self.dispatcher, name)
+
+    def __repr__(self):
+        return f"ParallelKernel({self.dispatcher!r})"
 
 
 def enable_cache(dispatcher):

@@ -120,6 +120,48 @@ def test_cached_logits_equal_the_full_forward(pos, n_kv_heads):
 
 
 @pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("n_kv_heads", [4, 1])
+@pytest.mark.parametrize("chunks", [((0, 11), (11, 12)), ((0, 4), (4, 5), (5, 9), (9, 12))], ids=["prefill-step", "4"])
+def test_cached_forward_has_the_gradients_of_the_full_forward(pos, n_kv_heads, chunks):
+    """Under grad mode the cache keeps the graph: the new tokens' keys and values, and the
+    earlier ones made with grad, so a loss over the logits of a cached forward (a prefill,
+    then steps) has the gradients of the same loss over the uncached forward, in float64."""
+    model = tiny(pos, n_kv_heads).double()  # dropout 0: train mode computes the same
+    idx = ids(2, 12)
+    weights = mg.tensor(np.random.default_rng(5).standard_normal((2, 12, 11)))
+
+    def grads_of(logits):
+        model.zero_grad()
+        (logits * weights).sum().backward()
+        return {name: p.grad.numpy().copy() for name, p in model.named_parameters()}
+
+    full = model(idx)
+    expected = grads_of(full)
+    cache = model.new_cache(batch_size=2)
+    cached = mg.cat([model(idx[:, a:b], cache=cache) for a, b in chunks], dim=1)
+    np.testing.assert_allclose(cached.detach().numpy(), full.detach().numpy(), rtol=1e-10, atol=1e-12)
+    got = grads_of(cached)
+    for name, grad in expected.items():
+        np.testing.assert_allclose(got[name], grad, rtol=1e-8, atol=1e-12, err_msg=name)
+
+
+def test_cached_step_gradient_reaches_its_own_keys_and_values():
+    """Only the last step in the loss: its query attends to its own key and value (in the
+    graph) and to the prefill's; the gradient equals the full forward's for the last row."""
+    model = tiny("rope").double()
+    idx = ids(1, 8)
+    w = mg.tensor(np.random.default_rng(6).standard_normal((1, 1, 11)))
+    model.zero_grad()
+    (model(idx)[:, -1:] * w).sum().backward()
+    expected = model.blocks[0].attn.qkv.weight.grad.numpy().copy()
+    model.zero_grad()
+    cache = model.new_cache(1)
+    model(idx[:, :7], cache=cache)
+    (model(idx[:, 7:], cache=cache) * w).sum().backward()
+    np.testing.assert_allclose(model.blocks[0].attn.qkv.weight.grad.numpy(), expected, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
 def test_cached_and_uncached_generation_give_the_same_tokens(pos):
     model = tiny(pos, n_kv_heads=2)  # max_len 12: the 20 new tokens run past the context
     prompt = ids(3, 5)

@@ -32,13 +32,21 @@ class KVCache:
     held, so the next token sits at position `length`. The arrays are allocated once at
     full size: storing a new token copies one row per layer instead of concatenating
     the whole past each step (which would make every step O(T) in copying alone).
-    The cache holds plain arrays: it is for inference, where nothing is differentiated.
+
+    Under no_grad (generation) the cache hands out views of these arrays: constants.
+    Under grad mode it keeps the graph, so that a loss over a cached forward has the
+    gradients of the uncached forward over the same tokens: the keys and values it returns
+    are the earlier ones concatenated with the new ones as tensors (as Hugging Face's
+    DynamicCache does with torch.cat), the new ones in the graph of this forward and the
+    earlier ones in the graph of the forward that made them. Entries made under no_grad
+    stay constants (they have no graph to keep).
     """
 
     def __init__(self, n_layers, batch_size, n_kv_heads, max_len, head_dim, dtype):
         shape = (batch_size, n_kv_heads, max_len, head_dim)
         self.keys = [np.zeros(shape, dtype) for _ in range(n_layers)]
         self.values = [np.zeros(shape, dtype) for _ in range(n_layers)]
+        self.in_graph = [None] * n_layers  # per layer: (keys, values) so far, as graph tensors
         self.max_len = max_len
         self.length = 0
 
@@ -48,7 +56,15 @@ class KVCache:
         start, end = self.length, self.length + k.shape[-2]
         self.keys[layer][:, :, start:end] = k.detach().numpy()
         self.values[layer][:, :, start:end] = v.detach().numpy()
-        return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(self.values[layer][:, :, :end])
+        past = self.in_graph[layer]
+        if not (k.requires_grad or v.requires_grad or past is not None):
+            # nothing to differentiate (inference): views of the arrays, no copying
+            return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(self.values[layer][:, :, :end])
+        if past is None:  # the earlier entries were made under no_grad: constants
+            past = mg.from_numpy(self.keys[layer][:, :, :start]), mg.from_numpy(self.values[layer][:, :, :start])
+        k, v = mg.cat([past[0], k], dim=-2), mg.cat([past[1], v], dim=-2)
+        self.in_graph[layer] = (k, v) if k.requires_grad or v.requires_grad else None
+        return k, v
 
     # --8<-- [end:cache]
 

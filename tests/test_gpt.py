@@ -198,6 +198,76 @@ def test_prompts_longer_than_the_context_are_cropped():
     np.testing.assert_array_equal(out.numpy()[:, 20], expected)
 
 
+# ---- generate: arguments checked first, the mode restored whatever happens -------------------------
+def count_forwards(model):
+    calls = []
+    model.tok_emb.register_forward_hook(lambda module, args, out: calls.append(1))
+    return calls
+
+
+def test_generate_restores_the_train_mode_when_it_fails_midway():
+    model = tiny()
+    assert model.training
+    calls = count_forwards(model)
+
+    def fail_on_the_third_step(module, args, out):
+        if len(calls) == 3:
+            raise RuntimeError("boom")
+
+    model.blocks[1].register_forward_hook(fail_on_the_third_step)
+    with pytest.raises(RuntimeError, match="boom"):
+        model.generate(ids(1, 3), 5)
+    assert len(calls) == 3  # it did fail midway, in eval mode
+    assert all(m.training for m in model.modules())
+    model.eval()
+    calls.clear()
+    with pytest.raises(RuntimeError, match="boom"):
+        model.generate(ids(1, 3), 5)
+    assert not any(m.training for m in model.modules())  # an eval model stays in eval
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(temperature=float("nan")), "temperature must be a finite number >= 0"),
+        (dict(temperature=float("inf")), "temperature must be a finite number >= 0"),
+        (dict(temperature=-0.5), "temperature must be a finite number >= 0"),
+        (dict(temperature="hot"), "temperature must be a finite number >= 0"),
+        (dict(temperature=None), "temperature must be a finite number >= 0"),
+        (dict(top_k=0), "top_k must be a positive int or None, got 0"),
+        (dict(top_k=-2), "top_k must be a positive int or None, got -2"),
+        (dict(top_k=2.5), "top_k must be a positive int or None, got 2.5"),
+        (dict(top_k=True), "top_k must be a positive int or None, got True"),
+        (dict(max_new_tokens=-1), "max_new_tokens must be an int >= 0, got -1"),
+        (dict(max_new_tokens=2.5), "max_new_tokens must be an int >= 0, got 2.5"),
+        (dict(max_new_tokens=None), "max_new_tokens must be an int >= 0, got None"),
+        (dict(max_new_tokens=True), "max_new_tokens must be an int >= 0, got True"),
+        (dict(idx=mg.tensor([[1, 11]])), "token id 11 is out of range"),
+    ],
+    ids=repr,
+)
+def test_generate_checks_its_arguments_before_any_work(kwargs, match):
+    model = tiny()
+    calls = count_forwards(model)
+    args = dict(idx=ids(1, 3), max_new_tokens=4) | kwargs
+    with pytest.raises((ValueError, TypeError, IndexError), match=match):
+        model.generate(**args)
+    assert calls == [] and model.training
+
+
+def test_generate_zero_new_tokens_returns_the_prompt():
+    model = tiny()
+    prompt = ids(2, 3)
+    np.testing.assert_array_equal(model.generate(prompt, 0).numpy(), prompt.numpy())
+    np.testing.assert_array_equal(model.generate(prompt, np.int64(0)).numpy(), prompt.numpy())
+
+
+@pytest.mark.parametrize("temperature", [float("nan"), float("inf"), -1.0])
+def test_sample_refuses_a_temperature_that_is_not_a_finite_number_at_least_0(temperature):
+    with pytest.raises(ValueError, match="sample: temperature must be a finite number >= 0"):
+        sample(mg.tensor([[1.0, 2.0, 3.0]]), temperature)
+
+
 # ---- sampling --------------------------------------------------------------------------------------------
 def test_temperature_zero_and_top_k_one_are_greedy():
     logits = mg.tensor(np.random.default_rng(0).standard_normal((5, 11)).astype(np.float32))
@@ -358,7 +428,7 @@ def test_clear_errors():
         GPT(11, 16, 1, 4, 8, pos="alibi")
     with pytest.raises(ValueError, match="even head dim"):
         GPT(11, 12, 1, 4, 8, pos="rope")
-    with pytest.raises(ValueError, match="temperature must be >= 0"):
+    with pytest.raises(ValueError, match="temperature must be a finite number >= 0"):
         model.generate(ids(1, 2), 1, temperature=-1)
     with pytest.raises(ValueError, match="top_k must be a positive int"):
         model.generate(ids(1, 2), 1, top_k=0)

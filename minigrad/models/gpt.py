@@ -14,6 +14,7 @@ Shapes: B batch, T tokens, C = d_model, H query heads, Hkv key/value heads, D = 
 """
 
 import math
+import numbers
 
 import numpy as np
 
@@ -260,7 +261,9 @@ class GPT(nn.Module):
     @mg.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
         """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
-        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed).
+        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed);
+        temperature 0 is greedy (see `sample`). Every argument is checked before any work,
+        and the model is back in the mode it was in (train or eval) however generate ends.
 
         With use_cache, the prompt runs once to fill the cache and every later step feeds
         only the newest token. The model never sees more than max_len tokens: once the
@@ -271,21 +274,25 @@ class GPT(nn.Module):
         positions every kept key would sit at the wrong position.) So cached and uncached
         generation compute the same logits, and give the same tokens for the same seed.
         """
-        _check_sampling(temperature, top_k)
+        if not _is_int(max_new_tokens) or max_new_tokens < 0:
+            raise ValueError(f"GPT.generate: max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
+        _check_sampling(temperature, top_k, "GPT.generate")
         self._check_input(idx, None, limit=False)  # a prompt longer than max_len is cropped below
         tokens = idx.numpy().astype(np.int64)
         was_training = self.training
         self.eval()
-        cache = None
-        for _ in range(max_new_tokens):
-            if cache is not None and cache.length < self.max_len:
-                logits = self(mg.from_numpy(tokens[:, -1:]), cache=cache)  # one token: O(T)
-            else:
-                cache = self.new_cache(tokens.shape[0]) if use_cache else None
-                logits = self(mg.from_numpy(tokens[:, -self.max_len :]), cache=cache)  # the window: O(T^2)
-            next_token = sample(logits[:, -1, :], temperature, top_k)  # (B, 1)
-            tokens = np.concatenate([tokens, next_token.numpy()], axis=1)
-        self.train(was_training)
+        try:
+            cache = None
+            for _ in range(max_new_tokens):
+                if cache is not None and cache.length < self.max_len:
+                    logits = self(mg.from_numpy(tokens[:, -1:]), cache=cache)  # one token: O(T)
+                else:
+                    cache = self.new_cache(tokens.shape[0]) if use_cache else None
+                    logits = self(mg.from_numpy(tokens[:, -self.max_len :]), cache=cache)  # the window: O(T^2)
+                next_token = sample(logits[:, -1, :], temperature, top_k)  # (B, 1)
+                tokens = np.concatenate([tokens, next_token.numpy()], axis=1)
+        finally:  # an error or Ctrl-C midway must not leave a training model in eval mode
+            self.train(was_training)
         return mg.from_numpy(tokens)
 
     # --8<-- [end:generate]
@@ -322,9 +329,12 @@ def sample(logits, temperature=1.0, top_k=None):
     """One token per row of logits (B, vocab): (B, 1) int64.
 
     Dividing the logits by the temperature sharpens the distribution (< 1) or flattens
-    it (> 1); temperature 0 takes the most likely token (greedy decoding). top_k keeps
-    only the k most likely tokens, so the long tail of unlikely ones is never drawn.
+    it (> 1); temperature 0 takes the most likely token (greedy decoding, the convention
+    of OpenAI's API and llama.cpp; nanoGPT would divide by 0 and fail in multinomial).
+    top_k keeps only the k most likely tokens, so the long tail of unlikely ones is
+    never drawn.
     """
+    _check_sampling(temperature, top_k, "sample")
     if temperature == 0:
         return logits.argmax(dim=-1, keepdim=True)
     logits = logits / temperature
@@ -338,11 +348,17 @@ def sample(logits, temperature=1.0, top_k=None):
 # --8<-- [end:sample]
 
 
-def _check_sampling(temperature, top_k):
-    if not temperature >= 0:
-        raise ValueError(f"GPT.generate: temperature must be >= 0 (0 = greedy), got {temperature}")
-    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or top_k < 1):
-        raise ValueError(f"GPT.generate: top_k must be a positive int or None, got {top_k!r}")
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)  # True is not a 1
+
+
+def _check_sampling(temperature, top_k, op):
+    # inf would flatten every distribution to uniform, NaN would poison it: both refused
+    real = isinstance(temperature, numbers.Real) and not isinstance(temperature, bool)
+    if not (real and math.isfinite(temperature) and temperature >= 0):
+        raise ValueError(f"{op}: temperature must be a finite number >= 0 (0 = greedy), got {temperature!r}")
+    if top_k is not None and (not _is_int(top_k) or top_k < 1):
+        raise ValueError(f"{op}: top_k must be a positive int or None, got {top_k!r}")
 
 
 def _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, dropout, pos):

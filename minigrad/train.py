@@ -7,10 +7,17 @@ With no arguments it trains an MLP on the 1,797 8x8 UCI handwritten digits (no d
 needed), shows a progress bar with loss and accuracy per epoch, prints the final test
 accuracy, and saves the weights, the training curves (PNG) and the run's settings to an
 output folder. The loop below is the standard PyTorch one with the imports changed.
+
+Every option and the output folder are checked before any work (a bad one is a usage
+error, exit status 2); Ctrl-C during training saves the weights and the history so far
+to the output folder, says so on stderr and exits with status 130.
 """
 
 import argparse
 import json
+import math
+import sys
+import tempfile
 import time
 from itertools import islice
 from pathlib import Path
@@ -116,7 +123,46 @@ def train_one_epoch(model, loader, optimizer, scheduler, bar):
     # --8<-- [end:train_one_epoch]
 
 
-def parse_args(argv=None):
+# ---- the command line, checked before any work ----------------------------------------------------
+def number(kind, low, strict=False):
+    """An argparse `type=`: the option's text as a finite `kind` (int or float) >= low (> low
+    if strict). Anything else is argparse's usage error, exit status 2, a line that names the
+    option and the value ("argument --lr: must be a finite number > 0, got 'nan'")."""
+    what = "an int" if kind is int else "a finite number"
+    bound = f"{'>' if strict else '>='} {low:g}"
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > low if strict else value >= low)):  # NaN fails both
+            raise argparse.ArgumentTypeError(f"must be {what} {bound}, got {text!r}")
+        return value
+
+    return parse
+
+
+def prepare_out_dir(parser, path):
+    """Create the output folder and write a probe file in it: a run that could not save its
+    results stops now, with a usage error naming --out, not after the training it would lose."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as err:
+        reason = "it is a file" if out.is_file() else (err.strerror or str(err))
+        parser.error(f"argument --out: cannot write the output folder {path!r}: {reason}")
+    return out
+
+
+def say_interrupted(out, saved, where):
+    """Say on stderr that Ctrl-C stopped the run and what was saved where (before exit 130)."""
+    print(f"\nminigrad-train: interrupted {where}; saved {', '.join(saved)} to {out}/", file=sys.stderr)
+
+
+def build_parser():
     parser = argparse.ArgumentParser(
         prog="minigrad-train",
         description=__doc__.splitlines()[0].strip("`"),
@@ -128,11 +174,18 @@ def parse_args(argv=None):
         choices=[*MODELS, "gpt"],
         help="model to train (default: mlp); gpt trains a GPT on Tiny Shakespeare, with its own options",
     )
-    parser.add_argument("--epochs", type=int, default=None, help="passes over the training set (default: per model)")
-    parser.add_argument("--batch-size", type=int, default=32, help="examples per step (default: 32)")
-    parser.add_argument("--lr", type=float, default=None, help="(peak) learning rate (default: per model)")
     parser.add_argument(
-        "--weight-decay", type=float, default=None, help="weight decay (AdamW: decoupled) (default: per model)"
+        "--epochs", type=number(int, 1), default=None, help="passes over the training set (default: per model)"
+    )
+    parser.add_argument("--batch-size", type=number(int, 1), default=32, help="examples per step (default: 32)")
+    parser.add_argument(
+        "--lr", type=number(float, 0, strict=True), default=None, help="(peak) learning rate (default: per model)"
+    )
+    parser.add_argument(
+        "--weight-decay",
+        type=number(float, 0),
+        default=None,
+        help="weight decay (AdamW: decoupled) (default: per model)",
     )
     parser.add_argument("--optimizer", default="adamw", choices=sorted(OPTIMIZERS), help="(default: adamw)")
     parser.add_argument(
@@ -146,16 +199,19 @@ def parse_args(argv=None):
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the training curves")
     parser.add_argument(
         "--max-steps",
-        type=int,
+        type=number(int, 1),
         default=None,
         help="stop after this many training steps (a smoke test, or timing the start-up)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def parse_args(argv=None, parser=None):
+    """The options, checked (see `number`), with the chosen model's defaults filled in."""
+    args = (parser or build_parser()).parse_args(argv)
     for key in ("epochs", "lr", "weight_decay"):
         if getattr(args, key) is None:
             setattr(args, key, MODELS[args.model][key])
-    if args.epochs < 1 or args.batch_size < 1 or args.lr <= 0 or (args.max_steps is not None and args.max_steps < 1):
-        parser.error("--epochs, --batch-size and --max-steps must be positive and --lr > 0")
     return args
 
 
@@ -167,13 +223,34 @@ def wants_gpt(argv):
     return known.model == "gpt"
 
 
+def save_results(out, model, args, history, start, plot=True, interrupted=None):
+    """Write the weights, the settings with the history (and where Ctrl-C `interrupted` the
+    run) and, if plot, the curves to `out`; returns the names of the files written."""
+    mg.save(model.state_dict(), out / "model.npz")
+    settings = {**vars(args), "model_config": model.get_config(), "seconds": time.perf_counter() - start}
+    record = {"settings": settings, "history": history}
+    if interrupted is not None:
+        record["interrupted"] = interrupted
+    (out / "run.json").write_text(json.dumps(record, indent=2))
+    saved = ["model.npz", "run.json"]
+    if plot:
+        from minigrad.viz import plot_history
+
+        plot_history(history, out / "curves.png", title=f"{args.model} on digits")
+        saved.append("curves.png")
+    return saved
+
+
 def run(argv=None):
-    """Train as the command line says; returns the history (losses, accuracies, times)."""
+    """Train as the command line says; returns the history (losses, accuracies, times).
+    Ctrl-C (KeyboardInterrupt) saves what was trained, then propagates."""
     if wants_gpt(argv):
         from minigrad import train_gpt
 
         return train_gpt.run(argv)
-    args = parse_args(argv)
+    parser = build_parser()
+    args = parse_args(argv, parser)
+    out = prepare_out_dir(parser, args.out)
     mg.manual_seed(args.seed)
     spec = MODELS[args.model]
     train_set = Digits(train=True, transform=spec.get("train_transform"))
@@ -193,45 +270,48 @@ def run(argv=None):
     start = time.perf_counter()
     # --max-steps cuts the run short; the learning-rate schedule still spans every epoch
     steps_left = args.max_steps or args.epochs * len(train_loader)
-    for epoch in range(1, args.epochs + 1):
-        epoch_start = time.perf_counter()
-        steps = min(len(train_loader), steps_left)
-        bar = ProgressBar(steps, prefix=f"epoch {epoch:2d}/{args.epochs}")
-        train_loss, train_acc = train_one_epoch(model, islice(train_loader, steps), optimizer, scheduler, bar)
-        test_loss, test_acc = evaluate(model, test_loader)
-        bar.close(loss=train_loss, acc=train_acc, test_loss=test_loss, test_acc=test_acc)
-        for key, value in (
-            ("train_loss", train_loss),
-            ("train_accuracy", train_acc),
-            ("test_loss", test_loss),
-            ("test_accuracy", test_acc),
-            ("epoch_seconds", time.perf_counter() - epoch_start),
-        ):
-            history[key].append(value)
-        steps_left -= steps
-        if steps_left == 0:
-            break
+    steps_done, epoch, bar = 0, 1, None  # bar: the epoch's finished steps, if Ctrl-C comes
+    try:
+        for epoch in range(1, args.epochs + 1):
+            epoch_start = time.perf_counter()
+            steps = min(len(train_loader), steps_left)
+            bar = ProgressBar(steps, prefix=f"epoch {epoch:2d}/{args.epochs}")
+            train_loss, train_acc = train_one_epoch(model, islice(train_loader, steps), optimizer, scheduler, bar)
+            test_loss, test_acc = evaluate(model, test_loader)
+            bar.close(loss=train_loss, acc=train_acc, test_loss=test_loss, test_acc=test_acc)
+            for key, value in (
+                ("train_loss", train_loss),
+                ("train_accuracy", train_acc),
+                ("test_loss", test_loss),
+                ("test_accuracy", test_acc),
+                ("epoch_seconds", time.perf_counter() - epoch_start),
+            ):
+                history[key].append(value)
+            steps_done += steps
+            steps_left -= steps
+            if steps_left == 0:
+                break
+    except KeyboardInterrupt:  # Ctrl-C: keep what was trained, then stop as asked
+        steps_done += bar.count if bar is not None else 0
+        where = {"epoch": epoch, "steps": steps_done}
+        saved = save_results(out, model, args, history, start, plot=False, interrupted=where)
+        say_interrupted(out, saved, f"in epoch {epoch} after {steps_done} steps")
+        raise
 
     # the result first: whatever is saved or drawn after it, the user has seen the accuracy
     print(f"test accuracy: {history['test_accuracy'][-1]:.1%}")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    mg.save(model.state_dict(), out / "model.npz")
-    settings = {**vars(args), "model_config": model.get_config(), "seconds": time.perf_counter() - start}
-    (out / "run.json").write_text(json.dumps({"settings": settings, "history": history}, indent=2))
-    saved = ["model.npz", "run.json"]
-    if not args.no_plot:
-        from minigrad.viz import plot_history
-
-        plot_history(history, out / "curves.png", title=f"{args.model} on digits")
-        saved.append("curves.png")
+    saved = save_results(out, model, args, history, start, plot=not args.no_plot)
     print(f"saved {', '.join(saved)} to {out}/ ({time.perf_counter() - start:.1f}s in all)")
     return history
 
 
 def main(argv=None):
-    """The console-script entry point (`minigrad-train`): exit status 0 on success."""
-    run(argv)
+    """The console-script entry point (`minigrad-train`): exit status 0 on success, 2 for a
+    bad option, 130 after Ctrl-C (the shell's code for it; what was trained is saved)."""
+    try:
+        run(argv)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 if __name__ == "__main__":

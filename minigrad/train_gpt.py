@@ -16,10 +16,16 @@ character occurs), the training and validation loss as it goes, the final losses
 fixed set of blocks, a sample of generated text and the wall time, and writes the loss
 curves (curves.png), the weights (model.npz), the tokenizer (tokenizer.json), the sample
 (sample.txt) and the settings with the history (run.json) to the output folder.
+
+Every option, the text and the output folder are checked before any work (a bad one is a
+usage error, exit status 2); Ctrl-C during training, the final evaluation or the sampling
+saves the weights, the tokenizer and the history so far, says so on stderr and exits with
+status 130.
 """
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +39,7 @@ from minigrad.models import GPT
 from minigrad.nn.utils import clip_grad_norm_
 from minigrad.progress import ProgressBar
 from minigrad.text import CharTokenizer, TextDataset, train_val_split
+from minigrad.train import number, prepare_out_dir, say_interrupted
 
 # nanoGPT's baby GPT on a CPU; --quick: a model 1/8 the size on half the context
 SETTINGS = {
@@ -68,13 +75,23 @@ FINAL_EVAL_BLOCKS = 1024  # the fixed set of blocks the final losses are measure
 
 
 def load_text(path=None):
-    """(text, where it came from): the file at `path`, or the bundled Tiny Shakespeare."""
+    """(text, where it came from): the UTF-8 text file at `path`, or the bundled Tiny
+    Shakespeare. A path that is missing, a folder, unreadable, not UTF-8 or binary raises
+    an OSError or ValueError that names it."""
     if path is None:
         return data.tiny_shakespeare(), "Tiny Shakespeare"
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"minigrad-train --text: no such file: {path}")
-    return path.read_text(encoding="utf-8"), str(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a text file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
+    if "\x00" in text:  # valid UTF-8, but no text file holds NUL characters
+        raise ValueError(f"{path} looks like a binary file (it holds NUL bytes), not text")
+    return text, str(path)
 
 
 def unigram_entropy(ids, vocab_size):
@@ -144,7 +161,7 @@ def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batc
     return total / (len(starts) * block_size)
 
 
-def parse_args(argv=None):
+def build_parser():
     parser = argparse.ArgumentParser(
         prog="minigrad-train --model gpt",
         description="Train a character-level GPT on Tiny Shakespeare (or any text file), then sample from it.",
@@ -154,9 +171,18 @@ def parse_args(argv=None):
         "--text", default=None, metavar="FILE", help="train on this UTF-8 text file (default: Tiny Shakespeare)"
     )
     parser.add_argument("--quick", action="store_true", help="a smaller model that trains in well under a minute")
-    parser.add_argument("--iters", type=int, default=None, help="training iterations (default: 2000; --quick 300)")
-    parser.add_argument("--batch-size", type=int, default=None, help="blocks per step (default: 12; --quick 16)")
-    parser.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 1e-3; --quick 3e-3)")
+    parser.add_argument(
+        "--iters", type=number(int, 1), default=None, help="training iterations (default: 2000; --quick 300)"
+    )
+    parser.add_argument(
+        "--batch-size", type=number(int, 1), default=None, help="blocks per step (default: 12; --quick 16)"
+    )
+    parser.add_argument(
+        "--lr",
+        type=number(float, 0, strict=True),
+        default=None,
+        help="peak learning rate (default: 1e-3; --quick 3e-3)",
+    )
     parser.add_argument(
         "--pos",
         default="rope",
@@ -167,15 +193,21 @@ def parse_args(argv=None):
     parser.add_argument("--out", default="runs/gpt", help="output folder (default: runs/gpt)")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the loss curves")
     parser.add_argument(
-        "--sample-tokens", type=int, default=500, help="characters to generate at the end (default: 500)"
+        "--sample-tokens", type=number(int, 0), default=500, help="characters to generate at the end (default: 500)"
     )
-    parser.add_argument("--temperature", type=float, default=0.8, help="sampling temperature (default: 0.8)")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--temperature", type=number(float, 0), default=0.8, help="sampling temperature, 0 = greedy (default: 0.8)"
+    )
+    return parser
+
+
+def parse_args(argv=None, parser=None):
+    """The options, checked (see minigrad.train.number), with the defaults of the chosen size
+    (--quick or not) filled in."""
+    args = (parser or build_parser()).parse_args(argv)
     for key, value in SETTINGS["quick" if args.quick else "default"].items():
         if getattr(args, key, None) is None:
             setattr(args, key, value)
-    if args.iters < 1 or args.batch_size < 1 or args.lr <= 0 or args.sample_tokens < 0 or args.temperature < 0:
-        parser.error("--iters and --batch-size must be positive, --lr > 0, --sample-tokens and --temperature >= 0")
     args.min_lr = args.lr / 10  # nanoGPT's rule of thumb: decay to a tenth of the peak
     args.warmup = min(args.warmup, args.iters)
     return args
@@ -184,23 +216,62 @@ def parse_args(argv=None):
 def split_tokens(text, block_size):
     """The tokenizer and the 90/10 train/validation split of the encoded text (the
     validation text is the end of the file, as nanoGPT's)."""
+    n_val = len(text) - int(0.9 * len(text))  # one token per character: train_val_split's rule
+    if n_val < block_size + 2:
+        raise ValueError(
+            f"the text has {len(text)} characters; its last 10% (the validation split) must hold "
+            f"more than a block of {block_size} + 1, so it needs at least {10 * (block_size + 2)}"
+        )
     tokenizer = CharTokenizer.train(text)
     train_ids, val_ids = train_val_split(tokenizer.encode(text), 0.9)
-    if len(val_ids) < block_size + 2:
-        raise ValueError(
-            f"minigrad-train: the text has {len(text)} characters; its last 10% (the validation split) "
-            f"must hold more than a block of {block_size} + 1, so it needs at least {10 * (block_size + 2)}"
-        )
     return tokenizer, train_ids, val_ids
 
 
+def read_text(parser, args):
+    """(text, source, tokenizer, train_ids, val_ids) of --text, or a usage error naming it."""
+    try:
+        text, source = load_text(args.text)
+    except (OSError, ValueError) as err:
+        parser.error(f"argument --text: {err}")
+    try:
+        return (text, source, *split_tokens(text, args.block_size))
+    except ValueError as err:
+        parser.error(f"argument --text: {source}: {err}")
+
+
+def save_results(out, model, tokenizer, args, source, history, sample=None, interrupted=None):
+    """Write the weights, the tokenizer, the sample (if one was drawn), the settings with the
+    history (and where Ctrl-C `interrupted` the run) and, after a whole run without --no-plot,
+    the curves to `out`; returns the names of the files written."""
+    mg.save(model.state_dict(), out / "model.npz")
+    tokenizer.save(out / "tokenizer.json")
+    saved = ["model.npz", "tokenizer.json"]
+    if sample is not None:
+        (out / "sample.txt").write_text(sample, encoding="utf-8")
+        saved.append("sample.txt")
+    settings = {**vars(args), "source": source, "model_config": model.get_config()}
+    record = {"settings": settings, "history": history}
+    if interrupted is not None:
+        record["interrupted"] = interrupted
+    (out / "run.json").write_text(json.dumps(record, indent=2))
+    saved.append("run.json")
+    if interrupted is None and not args.no_plot:
+        from minigrad.viz import plot_lm_history
+
+        plot_lm_history(history, out / "curves.png", title=f"GPT on {Path(source).name}")
+        saved.append("curves.png")
+    return saved
+
+
 def run(argv=None):
-    """Train as the command line says; returns the history (losses, final losses, times)."""
-    args = parse_args(argv)
+    """Train as the command line says; returns the history (losses, final losses, times).
+    Ctrl-C (KeyboardInterrupt) saves what was trained, then propagates."""
+    parser = build_parser()
+    args = parse_args(argv, parser)
+    text, source, tokenizer, train_ids, val_ids = read_text(parser, args)
+    out = prepare_out_dir(parser, args.out)
     start, cpu_start = time.perf_counter(), time.process_time()
     mg.manual_seed(args.seed)
-    text, source = load_text(args.text)
-    tokenizer, train_ids, val_ids = split_tokens(text, args.block_size)
     train_set, val_set = TextDataset(train_ids, args.block_size), TextDataset(val_ids, args.block_size)
     model = GPT(
         tokenizer.vocab_size,
@@ -226,39 +297,45 @@ def run(argv=None):
     print(f"unigram baseline (entropy of the character frequencies): {baseline:.4f} nats")
 
     history = {"iter": [], "train_loss": [], "val_loss": [], "step_loss": [], "lr": []}
-    train_start = time.perf_counter()
-    it = 0
-    while it < args.iters:
-        segment = min(args.eval_interval, args.iters - it)
-        bar = ProgressBar(segment, prefix=f"iter {it + segment:5d}/{args.iters}")
-        for _ in range(segment):
-            history["lr"].append(optimizer.param_groups[0]["lr"])
-            x, y = train_set.random_batch(args.batch_size)
-            loss = train_step(model, x, y, optimizer, scheduler)
-            history["step_loss"].append(loss)
-            bar.update(1, loss=loss)
-        it += segment
-        train_loss = estimate_loss(model, train_set, args.eval_iters, args.batch_size)
-        val_loss = estimate_loss(model, val_set, args.eval_iters, args.batch_size)
-        for key, value in (("iter", it), ("train_loss", train_loss), ("val_loss", val_loss)):
-            history[key].append(value)
-        bar.close(train=train_loss, val=val_loss)
-    train_seconds = time.perf_counter() - train_start
+    try:  # Ctrl-C anywhere before the files are written keeps what was trained (below)
+        train_start = time.perf_counter()
+        it = 0
+        while it < args.iters:
+            segment = min(args.eval_interval, args.iters - it)
+            bar = ProgressBar(segment, prefix=f"iter {it + segment:5d}/{args.iters}")
+            for _ in range(segment):
+                history["lr"].append(optimizer.param_groups[0]["lr"])
+                x, y = train_set.random_batch(args.batch_size)
+                loss = train_step(model, x, y, optimizer, scheduler)
+                history["step_loss"].append(loss)
+                bar.update(1, loss=loss)
+            it += segment
+            train_loss = estimate_loss(model, train_set, args.eval_iters, args.batch_size)
+            val_loss = estimate_loss(model, val_set, args.eval_iters, args.batch_size)
+            for key, value in (("iter", it), ("train_loss", train_loss), ("val_loss", val_loss)):
+                history[key].append(value)
+            bar.close(train=train_loss, val=val_loss)
+        train_seconds = time.perf_counter() - train_start
 
-    final_train = fixed_blocks_loss(model, train_ids, args.block_size)
-    final_val = fixed_blocks_loss(model, val_ids, args.block_size)
-    history.update(final_train_loss=final_train, final_val_loss=final_val, unigram_baseline=baseline)
-    # the result first: whatever is sampled, saved or drawn after it, the user has seen the losses
-    print(
-        f"final loss on fixed blocks: train {final_train:.4f}, validation {final_val:.4f} "
-        f"(unigram baseline {baseline:.4f})"
-    )
+        final_train = fixed_blocks_loss(model, train_ids, args.block_size)
+        final_val = fixed_blocks_loss(model, val_ids, args.block_size)
+        history.update(final_train_loss=final_train, final_val_loss=final_val, unigram_baseline=baseline)
+        # the result first: whatever is sampled, saved or drawn after it, the user has seen the losses
+        print(
+            f"final loss on fixed blocks: train {final_train:.4f}, validation {final_val:.4f} "
+            f"(unigram baseline {baseline:.4f})"
+        )
 
-    prompt = tokenizer.encode("\n") if "\n" in text else tokenizer.encode(text[0])
-    sample_start = time.perf_counter()
-    tokens = model.generate(mg.tensor([prompt]), args.sample_tokens, temperature=args.temperature)
-    sample = tokenizer.decode(tokens[0].tolist()[len(prompt) :])
-    sample_seconds = time.perf_counter() - sample_start
+        prompt = tokenizer.encode("\n") if "\n" in text else tokenizer.encode(text[0])
+        sample_start = time.perf_counter()
+        tokens = model.generate(mg.tensor([prompt]), args.sample_tokens, temperature=args.temperature)
+        sample = tokenizer.decode(tokens[0].tolist()[len(prompt) :])
+        sample_seconds = time.perf_counter() - sample_start
+    except KeyboardInterrupt:
+        steps = len(history["step_loss"])
+        saved = save_results(out, model, tokenizer, args, source, history, interrupted={"iter": steps})
+        say_interrupted(out, saved, f"after {steps} of {args.iters} iterations")
+        raise
     print(f"--- sample ({args.sample_tokens} characters, temperature {args.temperature}) ---")
     print(sample)
     print("---")
@@ -266,19 +343,7 @@ def run(argv=None):
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start  # this process's CPU time: what a busy machine does not inflate
     history.update(train_seconds=train_seconds, sample_seconds=sample_seconds, seconds=seconds, cpu_seconds=cpu_seconds)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    mg.save(model.state_dict(), out / "model.npz")
-    tokenizer.save(out / "tokenizer.json")
-    (out / "sample.txt").write_text(sample, encoding="utf-8")
-    settings = {**vars(args), "source": source, "model_config": model.get_config()}
-    (out / "run.json").write_text(json.dumps({"settings": settings, "history": history}, indent=2))
-    saved = ["model.npz", "tokenizer.json", "sample.txt", "run.json"]
-    if not args.no_plot:
-        from minigrad.viz import plot_lm_history
-
-        plot_lm_history(history, out / "curves.png", title=f"GPT on {Path(source).name}")
-        saved.append("curves.png")
+    saved = save_results(out, model, tokenizer, args, source, history, sample=sample)
     print(f"saved {', '.join(saved)} to {out}/")
     per_iter = 1000 * train_seconds / args.iters
     print(
@@ -289,7 +354,12 @@ def run(argv=None):
 
 
 def main(argv=None):
-    run(argv)
+    """`python -m minigrad.train_gpt`: exit status 0 on success, 2 for a bad option, 130
+    after Ctrl-C (what was trained is saved)."""
+    try:
+        run(argv)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 if __name__ == "__main__":

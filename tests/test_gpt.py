@@ -122,6 +122,48 @@ def test_cached_logits_equal_the_full_forward(pos, n_kv_heads):
 
 
 @pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("n_kv_heads", [4, 1])
+@pytest.mark.parametrize("chunks", [((0, 11), (11, 12)), ((0, 4), (4, 5), (5, 9), (9, 12))], ids=["prefill-step", "4"])
+def test_cached_forward_has_the_gradients_of_the_full_forward(pos, n_kv_heads, chunks):
+    """Under grad mode the cache keeps the graph: the new tokens' keys and values, and the
+    earlier ones made with grad, so a loss over the logits of a cached forward (a prefill,
+    then steps) has the gradients of the same loss over the uncached forward, in float64."""
+    model = tiny(pos, n_kv_heads).double()  # dropout 0: train mode computes the same
+    idx = ids(2, 12)
+    weights = mg.tensor(np.random.default_rng(5).standard_normal((2, 12, 11)))
+
+    def grads_of(logits):
+        model.zero_grad()
+        (logits * weights).sum().backward()
+        return {name: p.grad.numpy().copy() for name, p in model.named_parameters()}
+
+    full = model(idx)
+    expected = grads_of(full)
+    cache = model.new_cache(batch_size=2)
+    cached = mg.cat([model(idx[:, a:b], cache=cache) for a, b in chunks], dim=1)
+    np.testing.assert_allclose(cached.detach().numpy(), full.detach().numpy(), rtol=1e-10, atol=1e-12)
+    got = grads_of(cached)
+    for name, grad in expected.items():
+        np.testing.assert_allclose(got[name], grad, rtol=1e-8, atol=1e-12, err_msg=name)
+
+
+def test_cached_step_gradient_reaches_its_own_keys_and_values():
+    """Only the last step in the loss: its query attends to its own key and value (in the
+    graph) and to the prefill's; the gradient equals the full forward's for the last row."""
+    model = tiny("rope").double()
+    idx = ids(1, 8)
+    w = mg.tensor(np.random.default_rng(6).standard_normal((1, 1, 11)))
+    model.zero_grad()
+    (model(idx)[:, -1:] * w).sum().backward()
+    expected = model.blocks[0].attn.qkv.weight.grad.numpy().copy()
+    model.zero_grad()
+    cache = model.new_cache(1)
+    model(idx[:, :7], cache=cache)
+    (model(idx[:, 7:], cache=cache) * w).sum().backward()
+    np.testing.assert_allclose(model.blocks[0].attn.qkv.weight.grad.numpy(), expected, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
 def test_cached_and_uncached_generation_give_the_same_tokens(pos):
     model = tiny(pos, n_kv_heads=2)  # max_len 12: the 20 new tokens run past the context
     prompt = ids(3, 5)
@@ -156,6 +198,76 @@ def test_prompts_longer_than_the_context_are_cropped():
     out = model.generate(prompt, 2, temperature=0)
     expected = model(prompt[:, -12:]).detach().numpy()[:, -1].argmax(-1)
     np.testing.assert_array_equal(out.numpy()[:, 20], expected)
+
+
+# ---- generate: arguments checked first, the mode restored whatever happens -------------------------
+def count_forwards(model):
+    calls = []
+    model.tok_emb.register_forward_hook(lambda module, args, out: calls.append(1))
+    return calls
+
+
+def test_generate_restores_the_train_mode_when_it_fails_midway():
+    model = tiny()
+    assert model.training
+    calls = count_forwards(model)
+
+    def fail_on_the_third_step(module, args, out):
+        if len(calls) == 3:
+            raise RuntimeError("boom")
+
+    model.blocks[1].register_forward_hook(fail_on_the_third_step)
+    with pytest.raises(RuntimeError, match="boom"):
+        model.generate(ids(1, 3), 5)
+    assert len(calls) == 3  # it did fail midway, in eval mode
+    assert all(m.training for m in model.modules())
+    model.eval()
+    calls.clear()
+    with pytest.raises(RuntimeError, match="boom"):
+        model.generate(ids(1, 3), 5)
+    assert not any(m.training for m in model.modules())  # an eval model stays in eval
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(temperature=float("nan")), "temperature must be a finite number >= 0"),
+        (dict(temperature=float("inf")), "temperature must be a finite number >= 0"),
+        (dict(temperature=-0.5), "temperature must be a finite number >= 0"),
+        (dict(temperature="hot"), "temperature must be a finite number >= 0"),
+        (dict(temperature=None), "temperature must be a finite number >= 0"),
+        (dict(top_k=0), "top_k must be a positive int or None, got 0"),
+        (dict(top_k=-2), "top_k must be a positive int or None, got -2"),
+        (dict(top_k=2.5), "top_k must be a positive int or None, got 2.5"),
+        (dict(top_k=True), "top_k must be a positive int or None, got True"),
+        (dict(max_new_tokens=-1), "max_new_tokens must be an int >= 0, got -1"),
+        (dict(max_new_tokens=2.5), "max_new_tokens must be an int >= 0, got 2.5"),
+        (dict(max_new_tokens=None), "max_new_tokens must be an int >= 0, got None"),
+        (dict(max_new_tokens=True), "max_new_tokens must be an int >= 0, got True"),
+        (dict(idx=mg.tensor([[1, 11]])), "token id 11 is out of range"),
+    ],
+    ids=repr,
+)
+def test_generate_checks_its_arguments_before_any_work(kwargs, match):
+    model = tiny()
+    calls = count_forwards(model)
+    args = dict(idx=ids(1, 3), max_new_tokens=4) | kwargs
+    with pytest.raises((ValueError, TypeError, IndexError), match=match):
+        model.generate(**args)
+    assert calls == [] and model.training
+
+
+def test_generate_zero_new_tokens_returns_the_prompt():
+    model = tiny()
+    prompt = ids(2, 3)
+    np.testing.assert_array_equal(model.generate(prompt, 0).numpy(), prompt.numpy())
+    np.testing.assert_array_equal(model.generate(prompt, np.int64(0)).numpy(), prompt.numpy())
+
+
+@pytest.mark.parametrize("temperature", [float("nan"), float("inf"), -1.0])
+def test_sample_refuses_a_temperature_that_is_not_a_finite_number_at_least_0(temperature):
+    with pytest.raises(ValueError, match="sample: temperature must be a finite number >= 0"):
+        sample(mg.tensor([[1.0, 2.0, 3.0]]), temperature)
 
 
 # ---- sampling --------------------------------------------------------------------------------------------
@@ -318,7 +430,7 @@ def test_clear_errors():
         GPT(11, 16, 1, 4, 8, pos="alibi")
     with pytest.raises(ValueError, match="even head dim"):
         GPT(11, 12, 1, 4, 8, pos="rope")
-    with pytest.raises(ValueError, match="temperature must be >= 0"):
+    with pytest.raises(ValueError, match="temperature must be a finite number >= 0"):
         model.generate(ids(1, 2), 1, temperature=-1)
     with pytest.raises(ValueError, match="top_k must be a positive int"):
         model.generate(ids(1, 2), 1, top_k=0)

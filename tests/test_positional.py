@@ -143,9 +143,46 @@ def test_cos_sin_cache_is_non_persistent_grown_on_demand_and_equal_to_a_fresh_ta
     assert y32.dtype == np.float32
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_few_tokens_at_a_far_position_allocate_no_table_up_to_it(dtype):
+    """One token at position 65,536 needs one row of cos/sin, not a table of every earlier
+    position (96 MiB at head_dim 64 before the fix); its rotation is still the formula's."""
+    import tracemalloc
+
+    rope = nn.RotaryEmbedding(64).to(dtype)  # the table's dtype is x's: the cached path
+    x = rand(2, 1, 64, seed=3, dtype=dtype)
+    tracemalloc.start()
+    try:
+        y = rope.rotate(mg.tensor(x), offset=65_536).numpy()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, f"rotating one token at 65,536 allocated {peak / 2**20:.1f} MiB"
+    assert rope.cos_cached.shape[0] < 1024  # the table did not grow to the far position
+    expected = rope_numpy_complex(x.astype(np.float64), np.array([65_536]), theta(64))
+    np.testing.assert_allclose(y, expected, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+def test_the_table_still_serves_and_grows_for_normal_use():
+    """A prefill from 0 then one position at a time: every step equals the formula, and the
+    table grows by doubling (a few times), not once per step."""
+    rope = nn.RotaryEmbedding(8).double()
+    x = rand(1, 40, 8, seed=4)
+    whole = rope_numpy_complex(x, np.arange(40), theta(8))
+    sizes = set()
+    np.testing.assert_allclose(rope.rotate(t64(x[:, :5])).numpy(), whole[:, :5], atol=1e-12)
+    for m in range(5, 40):
+        np.testing.assert_allclose(rope.rotate(t64(x[:, m : m + 1]), offset=m).numpy(), whole[:, m : m + 1], atol=1e-12)
+        sizes.add(rope.cos_cached.shape[0])
+    assert sizes == {10, 20, 40}
+    far = rope.rotate(t64(x[:, :2]), offset=10_000).numpy()  # far past the table: computed apart
+    np.testing.assert_allclose(far, rope_numpy_complex(x[:, :2], np.arange(10_000, 10_002), theta(8)), atol=1e-11)
+    assert rope.cos_cached.shape[0] == 40
+
+
 def test_double_module_caches_float64():
     rope = nn.RotaryEmbedding(8).double()
-    rope.rotate(t64(rand(4, 8)), offset=1000)
+    rope.rotate(t64(rand(1004, 8)))  # positions 0 .. 1003: the table holds them
     assert rope.cos_cached.dtype == mg.float64
     angle = 1003 * theta(8)[1]
     assert rope.cos_cached.numpy()[1003, 1] == pytest.approx(math.cos(angle), abs=1e-13)

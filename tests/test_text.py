@@ -277,6 +277,84 @@ def test_bpe_errors(tmp_path):
         BPETokenizer.load(tmp_path / "char.json")
 
 
+# ---- damaged or wrong tokenizer files: ValueErrors that name the file -------------------------------
+CHAR_OK = '{"type": "char", "chars": ["a", "b", "c"]}'
+BPE_OK = '{"type": "bpe", "pattern": null, "merges": [[97, 98], [256, 99]]}'
+
+# (file contents, what the message must say); each is read by the tokenizer of its type
+BAD_CHAR_FILES = {
+    "not-json": ("chars: a, b, c", "not valid JSON"),
+    "empty": ("", "not valid JSON"),
+    "truncated": (CHAR_OK[:25], "not valid JSON"),
+    "a-list": ('["a", "b"]', "expected a JSON object, got a JSON array"),
+    "a-number": ("3", "expected a JSON object, got a JSON number"),
+    "no-type": ('{"chars": ["a"]}', "its type is None, expected 'char'"),
+    "no-chars": ('{"type": "char"}', "lacks the key 'chars'"),
+    "chars-a-string": (
+        '{"type": "char", "chars": "abc"}',
+        "'chars' must be a list of single characters, got a JSON string",
+    ),
+    "chars-a-number": (
+        '{"type": "char", "chars": 5}',
+        "'chars' must be a list of single characters, got a JSON number",
+    ),
+    "chars-not-characters": ('{"type": "char", "chars": ["a", 1]}', "single characters, got 1"),
+    "chars-twice": ('{"type": "char", "chars": ["a", "a"]}', "holds a character twice"),
+    "chars-empty": ('{"type": "char", "chars": []}', "the vocabulary is empty"),
+}
+BAD_BPE_FILES = {
+    "not-json": ("merges: 97 98", "not valid JSON"),
+    "truncated": (BPE_OK[:-6], "not valid JSON"),
+    "a-list": ("[[97, 98]]", "expected a JSON object, got a JSON array"),
+    "no-merges": ('{"type": "bpe", "pattern": null}', "lacks the key 'merges'"),
+    "no-pattern": ('{"type": "bpe", "merges": []}', "lacks the key 'pattern'"),
+    "merges-a-dict": ('{"type": "bpe", "pattern": null, "merges": {"97": 98}}', "'merges' must be a list"),
+    "merge-of-three": ('{"type": "bpe", "pattern": null, "merges": [[97, 98, 99]]}', "merge 0 is [97, 98, 99]"),
+    "merge-of-floats": ('{"type": "bpe", "pattern": null, "merges": [[97.5, 98]]}', "merge 0 is [97.5, 98]"),
+    "merge-of-strings": ('{"type": "bpe", "pattern": null, "merges": [["a", "b"]]}', "merge 0 is ['a', 'b']"),
+    "merge-of-bools": ('{"type": "bpe", "pattern": null, "merges": [[true, 98]]}', "merge 0 is [True, 98]"),
+    "unknown-id": ('{"type": "bpe", "pattern": null, "merges": [[97, 98], [300, 99]]}', "only ids 0..256 exist"),
+    "negative-id": ('{"type": "bpe", "pattern": null, "merges": [[-1, 98]]}', "only ids 0..255 exist"),
+    "pattern-a-number": ('{"type": "bpe", "pattern": 5, "merges": []}', "'pattern' must be a string or null"),
+    "pattern-not-a-regex": ('{"type": "bpe", "pattern": "(", "merges": []}', "'pattern' is not a regular expression"),
+}
+
+
+@pytest.mark.parametrize(
+    "cls, contents, message",
+    [(CharTokenizer, *v) for v in BAD_CHAR_FILES.values()] + [(BPETokenizer, *v) for v in BAD_BPE_FILES.values()],
+    ids=[f"char-{k}" for k in BAD_CHAR_FILES] + [f"bpe-{k}" for k in BAD_BPE_FILES],
+)
+def test_a_bad_tokenizer_file_is_a_value_error_naming_the_file(cls, contents, message, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    path.write_text(contents, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        cls.load(path)
+    assert f"{cls.__name__}.load: {path}" in str(info.value)
+    assert message in str(info.value)
+    assert type(info.value) is ValueError  # not a JSONDecodeError, KeyError or re.error that slipped through
+
+
+@pytest.mark.parametrize("cls", [CharTokenizer, BPETokenizer])
+def test_a_tokenizer_file_that_is_not_text_or_not_a_file(cls, tmp_path):
+    binary = tmp_path / "weights.npz"
+    binary.write_bytes(b"PK\x03\x04\xff\xfe\x00\x01")
+    with pytest.raises(ValueError, match=f"{cls.__name__}.load: .*weights.npz is not UTF-8 text"):
+        cls.load(binary)
+    with pytest.raises(IsADirectoryError, match="tmp|test"):  # Python's own, with the path
+        cls.load(tmp_path)
+    with pytest.raises(FileNotFoundError, match="missing.json"):
+        cls.load(tmp_path / "missing.json")
+
+
+def test_good_files_written_by_hand_still_load(tmp_path):
+    (tmp_path / "char.json").write_text(CHAR_OK, encoding="utf-8")
+    (tmp_path / "bpe.json").write_text(BPE_OK, encoding="utf-8")
+    assert CharTokenizer.load(tmp_path / "char.json").encode("cab") == [2, 0, 1]
+    bpe = BPETokenizer.load(tmp_path / "bpe.json")
+    assert bpe.encode("abcab") == [257, 256] and bpe.decode([257]) == "abc"
+
+
 # ---- TextDataset -----------------------------------------------------------------------------
 
 

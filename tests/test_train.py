@@ -2,6 +2,7 @@
 reproduce the reported accuracy."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad import train
+from minigrad import train, train_gpt
 from minigrad.data import DataLoader, Digits, tiny_shakespeare
 from minigrad.models import GPT, MLP
 from minigrad.text import CharTokenizer
@@ -176,19 +177,203 @@ def test_gpt_job_trains_on_any_text_file(tmp_path, capsys):
     assert history["final_val_loss"] < history["unigram_baseline"] / 2  # a very regular text
 
 
-def test_gpt_job_rejects_bad_input(tmp_path, capsys):
-    with pytest.raises(FileNotFoundError, match="no such file"):
-        train.run(["--model", "gpt", "--text", str(tmp_path / "missing.txt")])
-    (tmp_path / "short.txt").write_text("too short", encoding="utf-8")
-    with pytest.raises(ValueError, match="validation split"):
-        train.run(["--model", "gpt", "--quick", "--text", str(tmp_path / "short.txt")])
-    with pytest.raises(SystemExit):
-        train.run(["--model", "gpt", "--iters", "0"])
-    assert "--iters" in capsys.readouterr().err
-
-
 @pytest.mark.slow
 def test_gpt_quick_run_trains_well(tmp_path):
     # its wall time (about 13 s) is the job's own printout, recorded in benchmarks/RESULTS.md
     history = train.run(["--model", "gpt", "--quick", "--no-plot", "--out", str(tmp_path)])
     assert history["final_val_loss"] < 2.5
+
+
+# ---- every argument and the output folder checked before training ----------------------------------
+def usage_error(call, capsys):
+    """The one-line message of the argparse usage error (exit status 2) that call() must give."""
+    with pytest.raises(SystemExit) as exit_info:
+        call()
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "error:" in line]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--epochs", "0"),
+        ("--epochs", "-3"),
+        ("--epochs", "2.5"),
+        ("--batch-size", "0"),
+        ("--lr", "nan"),
+        ("--lr", "inf"),
+        ("--lr", "0"),
+        ("--lr", "-1e-3"),
+        ("--weight-decay", "nan"),
+        ("--weight-decay", "-0.1"),
+        ("--max-steps", "0"),
+    ],
+)
+def test_digits_job_refuses_numbers_out_of_range(option, value, capsys):
+    line = usage_error(lambda: train.parse_args([f"{option}={value}"]), capsys)
+    assert f"argument {option}:" in line and repr(value) in line
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--iters", "0"),
+        ("--batch-size", "-1"),
+        ("--lr", "nan"),
+        ("--lr", "0"),
+        ("--sample-tokens", "-1"),
+        ("--temperature", "nan"),
+        ("--temperature", "inf"),
+        ("--temperature", "-0.5"),
+    ],
+)
+def test_gpt_job_refuses_numbers_out_of_range(option, value, capsys):
+    line = usage_error(lambda: train_gpt.parse_args([f"{option}={value}"]), capsys)
+    assert f"argument {option}:" in line and repr(value) in line
+
+
+def out_under_a_file(tmp_path):
+    (tmp_path / "a_file").write_text("not a folder")
+    return str(tmp_path / "a_file" / "run")
+
+
+@pytest.mark.parametrize(
+    "job", [["--epochs", "1"], ["--model", "gpt", "--quick", "--iters", "2"]], ids=["digits", "gpt"]
+)
+def test_an_output_folder_that_cannot_be_made_is_refused_before_training(job, tmp_path, capsys, monkeypatch):
+    trained = []
+    monkeypatch.setattr(train, "train_one_epoch", lambda *a: trained.append(1))
+    monkeypatch.setattr(train_gpt, "train_step", lambda *a: trained.append(1))
+    out = out_under_a_file(tmp_path)
+    line = usage_error(lambda: train.main([*job, "--no-plot", "--out", out]), capsys)
+    assert "argument --out:" in line and out in line
+    assert trained == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_output_folder_is_refused_before_training(tmp_path, capsys):
+    out = tmp_path / "read_only"
+    out.mkdir()
+    out.chmod(0o500)
+    try:
+        line = usage_error(lambda: train.main(["--epochs", "1", "--no-plot", "--out", str(out)]), capsys)
+    finally:
+        out.chmod(0o700)
+    assert "argument --out:" in line and str(out) in line
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused_before_training(tmp_path, capsys, monkeypatch):
+    """The same for a folder that exists but takes no files (read-only; root ignores the mode
+    bits, so the refusal of the probe file is simulated here)."""
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(train.tempfile, "TemporaryFile", refuse)
+    monkeypatch.setattr(train, "train_one_epoch", lambda *a: pytest.fail("trained"))
+    line = usage_error(lambda: train.main(["--epochs", "1", "--out", str(tmp_path)]), capsys)
+    assert "argument --out:" in line and str(tmp_path) in line and "Permission denied" in line
+
+
+def test_the_command_refuses_a_nan_learning_rate_at_once(tmp_path):
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-m", "minigrad.train", "--epochs", "1", "--lr", "nan", "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert "error: argument --lr:" in result.stderr and "'nan'" in result.stderr
+    assert result.stdout == "" and not out.exists()
+
+
+@pytest.mark.parametrize("case", ["missing", "folder", "latin-1", "binary", "empty", "short"])
+def test_gpt_job_refuses_a_text_it_cannot_train_on(case, tmp_path, capsys, monkeypatch):
+    trained = []
+    monkeypatch.setattr(train_gpt, "train_step", lambda *a: trained.append(1))
+    path = tmp_path / f"{case}.txt"
+    if case == "folder":
+        path.mkdir()
+    elif case == "latin-1":
+        path.write_bytes("caf\xe9 cr\xe8me ".encode("latin-1") * 100)
+    elif case == "binary":
+        path.write_bytes(bytes(range(128)) * 10)  # valid UTF-8, but NUL bytes: not text
+    elif case in ("empty", "short"):
+        path.write_text("" if case == "empty" else "too short", encoding="utf-8")
+    call = ["--model", "gpt", "--quick", "--iters", "2", "--text", str(path), "--out", str(tmp_path / "o")]
+    line = usage_error(lambda: train.main(call), capsys)
+    assert "argument --text:" in line and str(path) in line
+    expected = {
+        "missing": "no such file",
+        "folder": "is a folder",
+        "latin-1": "not UTF-8",
+        "binary": "binary",
+        "empty": "at least 340",
+        "short": "at least 340",
+    }[case]
+    assert expected in line
+    assert trained == []
+
+
+# ---- Ctrl-C: what was trained is saved -----------------------------------------------------------
+def interrupted_after(loader, steps):
+    """The loader's batches, then Ctrl-C (KeyboardInterrupt) after `steps` of them."""
+    for i, batch in enumerate(loader):
+        if i == steps:
+            raise KeyboardInterrupt
+        yield batch
+
+
+def exits_130(call):
+    """call() must end in exit status 130; a KeyboardInterrupt escaping it is caught here, so
+    that a regression fails this test instead of stopping the whole pytest session."""
+    with pytest.raises((SystemExit, KeyboardInterrupt)) as exit_info:
+        call()
+    assert exit_info.type is SystemExit and exit_info.value.code == 130
+
+
+def test_digits_job_interrupted_saves_the_model_and_the_history_and_exits_130(tmp_path, capsys, monkeypatch):
+    real_epoch, models = train.train_one_epoch, []
+
+    def ctrl_c_in_epoch_2(model, loader, optimizer, scheduler, bar):
+        models.append(model)
+        if len(models) == 2:  # Ctrl-C after 3 steps of the second epoch
+            loader = interrupted_after(loader, 3)
+        return real_epoch(model, loader, optimizer, scheduler, bar)
+
+    monkeypatch.setattr(train, "train_one_epoch", ctrl_c_in_epoch_2)
+    exits_130(lambda: train.main(["--epochs", "3", "--out", str(tmp_path)]))
+    err = capsys.readouterr().err
+    assert "interrupted" in err and str(tmp_path) in err and "model.npz" in err
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["interrupted"] == {"epoch": 2, "steps": 45 + 3}
+    assert len(run["history"]["test_accuracy"]) == 1  # the epoch that finished
+    saved = mg.load(tmp_path / "model.npz")
+    for name, value in models[-1].state_dict().items():
+        np.testing.assert_array_equal(saved[name].numpy(), value.numpy())  # the weights at Ctrl-C
+
+
+def test_gpt_job_interrupted_saves_the_model_tokenizer_and_history_and_exits_130(tmp_path, capsys, monkeypatch):
+    real_step, models = train_gpt.train_step, []
+
+    def ctrl_c_at_step_4(model, *args):
+        models.append(model)
+        if len(models) == 4:
+            raise KeyboardInterrupt
+        return real_step(model, *args)
+
+    monkeypatch.setattr(train_gpt, "train_step", ctrl_c_at_step_4)
+    exits_130(lambda: train.main(["--model", "gpt", "--quick", "--iters", "50", "--out", str(tmp_path)]))
+    err = capsys.readouterr().err
+    assert "interrupted" in err and str(tmp_path) in err
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["interrupted"] == {"iter": 3}
+    assert len(run["history"]["step_loss"]) == 3
+    assert CharTokenizer.load(tmp_path / "tokenizer.json").vocab_size == run["settings"]["model_config"]["vocab_size"]
+    saved = mg.load(tmp_path / "model.npz")
+    for name, value in models[-1].state_dict().items():
+        np.testing.assert_array_equal(saved[name].numpy(), value.numpy())
+    assert not (tmp_path / "sample.txt").exists()  # no sample was drawn

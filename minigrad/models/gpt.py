@@ -14,6 +14,7 @@ Shapes: B batch, T tokens, C = d_model, H query heads, Hkv key/value heads, D = 
 """
 
 import math
+import numbers
 
 import numpy as np
 
@@ -32,13 +33,21 @@ class KVCache:
     held, so the next token sits at position `length`. The arrays are allocated once at
     full size: storing a new token copies one row per layer instead of concatenating
     the whole past each step (which would make every step O(T) in copying alone).
-    The cache holds plain arrays: it is for inference, where nothing is differentiated.
+
+    Under no_grad (generation) the cache hands out views of these arrays: constants.
+    Under grad mode it keeps the graph, so that a loss over a cached forward has the
+    gradients of the uncached forward over the same tokens: the keys and values it returns
+    are the earlier ones concatenated with the new ones as tensors (as Hugging Face's
+    DynamicCache does with torch.cat), the new ones in the graph of this forward and the
+    earlier ones in the graph of the forward that made them. Entries made under no_grad
+    stay constants (they have no graph to keep).
     """
 
     def __init__(self, n_layers, batch_size, n_kv_heads, max_len, head_dim, dtype):
         shape = (batch_size, n_kv_heads, max_len, head_dim)
         self.keys = [np.zeros(shape, dtype) for _ in range(n_layers)]
         self.values = [np.zeros(shape, dtype) for _ in range(n_layers)]
+        self.in_graph = [None] * n_layers  # per layer: (keys, values) so far, as graph tensors
         self.max_len = max_len
         self.length = 0
 
@@ -48,7 +57,15 @@ class KVCache:
         start, end = self.length, self.length + k.shape[-2]
         self.keys[layer][:, :, start:end] = k.detach().numpy()
         self.values[layer][:, :, start:end] = v.detach().numpy()
-        return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(self.values[layer][:, :, :end])
+        past = self.in_graph[layer]
+        if not (k.requires_grad or v.requires_grad or past is not None):
+            # nothing to differentiate (inference): views of the arrays, no copying
+            return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(self.values[layer][:, :, :end])
+        if past is None:  # the earlier entries were made under no_grad: constants
+            past = mg.from_numpy(self.keys[layer][:, :, :start]), mg.from_numpy(self.values[layer][:, :, :start])
+        k, v = mg.cat([past[0], k], dim=-2), mg.cat([past[1], v], dim=-2)
+        self.in_graph[layer] = (k, v) if k.requires_grad or v.requires_grad else None
+        return k, v
 
     # --8<-- [end:cache]
 
@@ -244,7 +261,9 @@ class GPT(nn.Module):
     @mg.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
         """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
-        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed).
+        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed);
+        temperature 0 is greedy (see `sample`). Every argument is checked before any work,
+        and the model is back in the mode it was in (train or eval) however generate ends.
 
         With use_cache, the prompt runs once to fill the cache and every later step feeds
         only the newest token. The model never sees more than max_len tokens: once the
@@ -255,21 +274,25 @@ class GPT(nn.Module):
         positions every kept key would sit at the wrong position.) So cached and uncached
         generation compute the same logits, and give the same tokens for the same seed.
         """
-        _check_sampling(temperature, top_k)
+        if not _is_int(max_new_tokens) or max_new_tokens < 0:
+            raise ValueError(f"GPT.generate: max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
+        _check_sampling(temperature, top_k, "GPT.generate")
         self._check_input(idx, None, limit=False)  # a prompt longer than max_len is cropped below
         tokens = idx.numpy().astype(np.int64)
         was_training = self.training
         self.eval()
-        cache = None
-        for _ in range(max_new_tokens):
-            if cache is not None and cache.length < self.max_len:
-                logits = self(mg.from_numpy(tokens[:, -1:]), cache=cache)  # one token: O(T)
-            else:
-                cache = self.new_cache(tokens.shape[0]) if use_cache else None
-                logits = self(mg.from_numpy(tokens[:, -self.max_len :]), cache=cache)  # the window: O(T^2)
-            next_token = sample(logits[:, -1, :], temperature, top_k)  # (B, 1)
-            tokens = np.concatenate([tokens, next_token.numpy()], axis=1)
-        self.train(was_training)
+        try:
+            cache = None
+            for _ in range(max_new_tokens):
+                if cache is not None and cache.length < self.max_len:
+                    logits = self(mg.from_numpy(tokens[:, -1:]), cache=cache)  # one token: O(T)
+                else:
+                    cache = self.new_cache(tokens.shape[0]) if use_cache else None
+                    logits = self(mg.from_numpy(tokens[:, -self.max_len :]), cache=cache)  # the window: O(T^2)
+                next_token = sample(logits[:, -1, :], temperature, top_k)  # (B, 1)
+                tokens = np.concatenate([tokens, next_token.numpy()], axis=1)
+        finally:  # an error or Ctrl-C midway must not leave a training model in eval mode
+            self.train(was_training)
         return mg.from_numpy(tokens)
 
     # --8<-- [end:generate]
@@ -306,9 +329,12 @@ def sample(logits, temperature=1.0, top_k=None):
     """One token per row of logits (B, vocab): (B, 1) int64.
 
     Dividing the logits by the temperature sharpens the distribution (< 1) or flattens
-    it (> 1); temperature 0 takes the most likely token (greedy decoding). top_k keeps
-    only the k most likely tokens, so the long tail of unlikely ones is never drawn.
+    it (> 1); temperature 0 takes the most likely token (greedy decoding, the convention
+    of OpenAI's API and llama.cpp; nanoGPT would divide by 0 and fail in multinomial).
+    top_k keeps only the k most likely tokens, so the long tail of unlikely ones is
+    never drawn.
     """
+    _check_sampling(temperature, top_k, "sample")
     if temperature == 0:
         return logits.argmax(dim=-1, keepdim=True)
     logits = logits / temperature
@@ -322,11 +348,17 @@ def sample(logits, temperature=1.0, top_k=None):
 # --8<-- [end:sample]
 
 
-def _check_sampling(temperature, top_k):
-    if not temperature >= 0:
-        raise ValueError(f"GPT.generate: temperature must be >= 0 (0 = greedy), got {temperature}")
-    if top_k is not None and (not isinstance(top_k, (int, np.integer)) or top_k < 1):
-        raise ValueError(f"GPT.generate: top_k must be a positive int or None, got {top_k!r}")
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)  # True is not a 1
+
+
+def _check_sampling(temperature, top_k, op):
+    # inf would flatten every distribution to uniform, NaN would poison it: both refused
+    real = isinstance(temperature, numbers.Real) and not isinstance(temperature, bool)
+    if not (real and math.isfinite(temperature) and temperature >= 0):
+        raise ValueError(f"{op}: temperature must be a finite number >= 0 (0 = greedy), got {temperature!r}")
+    if top_k is not None and (not _is_int(top_k) or top_k < 1):
+        raise ValueError(f"{op}: top_k must be a positive int or None, got {top_k!r}")
 
 
 def _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, dropout, pos):

@@ -225,7 +225,8 @@ class RotaryEmbedding(Module):
 
     cos and sin are computed once and kept in non-persistent buffers `cos_cached` and
     `sin_cached` (not in state_dict: they follow from head_dim, base and scaling), grown
-    when a longer sequence comes. They have the module's float dtype (the default dtype,
+    when a longer sequence comes; positions far past the table's end are computed apart
+    (see `cos_sin`). They have the module's float dtype (the default dtype,
     or what .double()/.to() made it); an input of another dtype gets a fresh table of
     its own dtype, so float64 inputs are rotated with float64 angles.
 
@@ -260,16 +261,20 @@ class RotaryEmbedding(Module):
     # --8<-- [start:cos_sin]
     def cos_sin(self, length, dtype, offset=0):
         """cos and sin (length, head_dim) for positions offset .. offset + length - 1, as
-        NumPy arrays of `dtype`: rows of the cache (grown to at least twice its size when
-        too short, so a generation loop recomputes it only log(T) times)."""
+        NumPy arrays of `dtype`: rows of the cached table of positions 0, 1, ... when it
+        holds them. Too short, it is grown to at least twice its size, so a generation loop
+        recomputes it only log(T) times; but only while at least half of the new table is
+        positions held or asked for: a few tokens far past its end (one token at 65,536)
+        get rows of their own, not a table of every position before them."""
         end = offset + length
         cached = self.cos_cached.array
-        if dtype != cached.dtype:  # another precision: compute, do not cache
+        if dtype == cached.dtype and end <= cached.shape[0]:
+            return cached[offset:end], self.sin_cached.array[offset:end]
+        size = max(end, 2 * cached.shape[0])
+        if dtype != cached.dtype or size > 2 * (cached.shape[0] + length):  # another precision, or far
             return rope_cos_sin(self.inv_freq, np.arange(offset, end), self.attention_factor)
-        if end > cached.shape[0]:
-            size = max(end, 2 * cached.shape[0])
-            cos, sin = rope_cos_sin(self.inv_freq, np.arange(size), self.attention_factor)
-            self.cos_cached.array, self.sin_cached.array = cos.astype(cached.dtype), sin.astype(cached.dtype)
+        cos, sin = rope_cos_sin(self.inv_freq, np.arange(size), self.attention_factor)
+        self.cos_cached.array, self.sin_cached.array = cos.astype(cached.dtype), sin.astype(cached.dtype)
         return self.cos_cached.array[offset:end], self.sin_cached.array[offset:end]
 
     # --8<-- [end:cos_sin]

@@ -7,12 +7,15 @@ together, so their direction is kept; `clip_grad_value_` clamps each element.
 """
 
 import math
+import types
+import warnings
 
 import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import from_numpy
-from minigrad.ops.shape import cat
+from minigrad.linalg import vector_norm
+from minigrad.ops.shape import cat, stack
 from minigrad.tensor import Tensor
 
 
@@ -21,41 +24,49 @@ def _as_list(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
-    """Scale all gradients in place by min(1, max_norm / (total_norm + 1e-6)), where
-    total_norm is the norm of all gradients concatenated into one vector (the p-norm
-    of the per-parameter p-norms is the same number). Returns total_norm, measured
-    before clipping, as a 0-d tensor. norm_type=inf uses the largest |g|. Parameters
-    without a gradient are skipped."""
-    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
-    norm_type = float(norm_type)  # also accepts 'inf'
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scale all gradients in place by min(1, max_norm / (total_norm + 1e-6)) and return
+    total_norm, measured before clipping, as a 0-d tensor of the gradients' dtype.
+
+    total_norm is the p-norm (p = norm_type) of the vector of per-parameter p-norms, as torch
+    (for p != 0 the same as the p-norm of all gradients concatenated; p=0 counts the
+    parameters with a non-zero gradient), measured in the gradients' dtype (float32 squares
+    of |g| ~ 1e20 overflow to inf, as in torch). Parameters without a gradient are skipped;
+    with none the total is tensor(0.). The factor is a tensor op, not Python's min (which
+    turns NaN into 1), so a NaN total makes every gradient NaN and an inf total makes them 0
+    (NaN where they were inf), as torch; error_if_nonfinite=True raises instead, before any
+    gradient is touched. `foreach` is accepted for torch's signature; there is one loop.
+    """
+    params = _as_list(parameters)
+    if not params and isinstance(parameters, types.GeneratorType):
+        # as torch: an exhausted generator (model.parameters() read twice) is a likely mistake
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
+    grads = [p.grad for p in params if p.grad is not None]
+    norm_type = float(norm_type)  # also accepts 'inf', an int, a 0-d tensor
+    max_norm = float(max_norm)
     if not grads:
         return from_numpy(np.asarray(0.0, dtype=np.float32))
-    if norm_type == math.inf:
-        per_param = [np.max(np.abs(g.array), initial=0.0) for g in grads]
-        total = max(per_param)
-    elif norm_type == 2.0:  # the usual case: a dot product per gradient, no abs and no power
-        flats = (g.array.reshape(-1).astype(np.float64) for g in grads)  # in float64, as below
-        total = math.sqrt(sum(float(np.dot(f, f)) for f in flats))
-    else:
-        per_param = [np.sum(np.abs(g.array.astype(np.float64)) ** norm_type) for g in grads]
-        total = sum(per_param) ** (1.0 / norm_type)
-    if error_if_nonfinite and not math.isfinite(total):
-        raise RuntimeError(
-            f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is {total}, so they cannot be "
-            "clipped; set error_if_nonfinite=False to clip anyway"
-        )
-    # the 1e-6 keeps the factor finite when every gradient is 0
-    scale = min(1.0, max_norm / (total + 1e-6))
-    if scale < 1.0:  # a factor of 1 would change nothing: skip the pass over every gradient
-        with no_grad():
+    # overflow, 0 ** -p and NaN are answers here, as in torch, not warnings
+    with no_grad(), np.errstate(all="ignore"):
+        total = vector_norm(stack([vector_norm(g, norm_type) for g in grads]), norm_type)
+        if error_if_nonfinite and not math.isfinite(total.item()):
+            raise RuntimeError(
+                f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is "
+                f"non-finite ({total.item()}), so they cannot be clipped; set "
+                "error_if_nonfinite=False to clip anyway"
+            )
+        # the 1e-6 keeps the factor finite when every gradient is 0
+        scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        if scale.item() != 1.0:  # a factor of exactly 1 changes nothing (and NaN != 1)
             for g in grads:
                 g.mul_(scale)
-    return from_numpy(np.asarray(total, dtype=grads[0].dtype))
+    return total
 
 
-def clip_grad_value_(parameters, clip_value):
-    """Clamp every gradient element into [-clip_value, clip_value], in place."""
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient element into [-clip_value, clip_value], in place, as torch's clamp:
+    NaN stays NaN, a negative clip_value (an empty range) sets every element to -|clip_value|,
+    a NaN clip_value makes every element NaN. `foreach` is accepted for torch's signature."""
     clip_value = float(clip_value)
     with no_grad():
         for p in _as_list(parameters):

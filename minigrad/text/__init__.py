@@ -11,6 +11,7 @@
 - char.py     CharTokenizer: one token per character (char-rnn, nanoGPT's shakespeare_char)
 - bpe.py      BPETokenizer: byte-level byte-pair encoding (GPT-2's tokenizer, trainable)
 - ids.py      the token ids that decode accepts: list, NumPy array or Tensor, range-checked
+- saved.py    reading a saved tokenizer's JSON file back, with errors that name the file
 - dataset.py  TextDataset, train_val_split: a token stream cut into (x, y) blocks
 """
 

@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from minigrad.text.ids import as_id_list
+from minigrad.text.saved import json_type, read_saved
 
 # --8<-- [start:split_pattern]
 # GPT-2's pre-split pattern, written for the standard library's `re`:
@@ -51,6 +52,10 @@ GPT2_SPLIT_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+
 # --8<-- [end:split_pattern]
 
 BYTES = 256  # tokens 0..255 are the byte values; merged tokens follow
+
+
+def _is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # --8<-- [start:merge]
@@ -193,11 +198,31 @@ class BPETokenizer:
 
     @classmethod
     def load(cls, path):
-        """The tokenizer that `save` wrote to `path`."""
-        state = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(state, dict) or state.get("type") != "bpe":
-            raise ValueError(f"BPETokenizer.load: {path} does not hold a saved BPETokenizer")
-        return cls(merges=state["merges"], pattern=state["pattern"])
+        """The tokenizer that `save` wrote to `path`. A file that is not one (not JSON, cut
+        short, another shape, merges that are not pairs of ints or use ids not made yet, a
+        pattern that is not a regular expression) is a ValueError naming the file; a
+        missing path or a folder, Python's own errors."""
+        where = f"BPETokenizer.load: {path}"
+        state = read_saved(path, "bpe", "BPETokenizer.load", ["pattern", "merges"])
+        merges, pattern = state["merges"], state["pattern"]
+        if not isinstance(merges, list):
+            raise ValueError(
+                f"{where}: 'merges' must be a list of [left, right] id pairs, got a JSON {json_type(merges)}"
+            )
+        for i, pair in enumerate(merges):
+            # JSON true is a Python bool, an int subclass: refused, as 97.5 and "a" are
+            if not (isinstance(pair, list) and len(pair) == 2 and all(_is_id(x) for x in pair)):
+                raise ValueError(f"{where}: merge {i} is {pair!r}; each merge must be a pair [left, right] of int ids")
+        if pattern is not None and not isinstance(pattern, str):
+            raise ValueError(f"{where}: 'pattern' must be a string or null, got a JSON {json_type(pattern)}")
+        try:
+            re.compile(pattern or "")
+        except re.error as err:
+            raise ValueError(f"{where}: 'pattern' is not a regular expression ({err})") from None
+        try:
+            return cls(merges=merges, pattern=pattern)
+        except ValueError as err:  # a merge of ids that do not exist yet
+            raise ValueError(f"{where}: {err}") from None
 
     def __repr__(self):
         return f"BPETokenizer(vocab_size={self.vocab_size})"

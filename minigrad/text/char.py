@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from minigrad.text.ids import as_id_list
+from minigrad.text.saved import json_type, read_saved
 
 
 class CharTokenizer:
@@ -74,11 +75,20 @@ class CharTokenizer:
 
     @classmethod
     def load(cls, path):
-        """The tokenizer that `save` wrote to `path`."""
-        state = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(state, dict) or state.get("type") != "char":
-            raise ValueError(f"CharTokenizer.load: {path} does not hold a saved CharTokenizer")
-        return cls(state["chars"])
+        """The tokenizer that `save` wrote to `path`. A file that is not one (not JSON, cut
+        short, another shape, a vocabulary that is not distinct single characters) is a
+        ValueError naming the file; a missing path or a folder, Python's own errors."""
+        state = read_saved(path, "char", "CharTokenizer.load", ["chars"])
+        chars = state["chars"]
+        if not isinstance(chars, list):
+            raise ValueError(
+                f"CharTokenizer.load: {path}: 'chars' must be a list of single characters, "
+                f"got a JSON {json_type(chars)}"
+            )
+        try:
+            return cls(chars)
+        except ValueError as err:  # the constructor's check, said about the file
+            raise ValueError(f"CharTokenizer.load: {path}: {err}") from None
 
     def __repr__(self):
         return f"CharTokenizer(vocab_size={self.vocab_size})"

@@ -957,7 +957,10 @@ class Tensor:
             raise RuntimeError(f"mean: input dtype must be floating point, got {self.dtype}")
         axes = normalize_dims(dim, self.ndim, "mean")
         count = ops.reduce.reduced_count(self.shape, axes)
-        return ops.reduce.Sum.apply(self, dim=axes, keepdim=keepdim) / count
+        total = ops.reduce.Sum.apply(self, dim=axes, keepdim=keepdim)
+        # the mean of no elements is 0 / 0 = nan, as torch; a product, so NumPy does not
+        # warn of a division by zero (the loss of an empty batch, reduction='mean')
+        return total / count if count else total * float("nan")
 
     def var(self, dim=None, correction=1, keepdim=False, unbiased=None):
         """Variance sum((x - mean)^2) / (N - correction); correction=1 is Bessel's."""

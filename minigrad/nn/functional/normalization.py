@@ -66,17 +66,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     buffers are given, updates them in place; training=False uses the running buffers."""
     _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps)
     axes = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
-    if training:
+    stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    # An empty batch has no statistics (its mean would be 0 / 0), and the output is empty
+    # whatever it is normalized with: PyTorch leaves the running estimates as they are.
+    batch_statistics = training and input.array.size > 0
+    if batch_statistics:
         mean, var = moments(input.array, axes)
         if running_mean is not None:
             n = input.array.size // input.shape[1]  # values per channel
             update_running_stats(running_mean, running_var, mean, var, n, momentum)
-    else:
-        stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    elif running_mean is not None:
         # copies: a later training step must not change what this output's backward uses
         mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
+    else:  # an empty batch in training without running estimates: any constants will do
+        mean, var = np.zeros(stats_shape, input.dtype), np.ones(stats_shape, input.dtype)
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
-    return BatchNorm.apply(input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=training, eps=eps)
+    return BatchNorm.apply(
+        input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=batch_statistics, eps=eps
+    )
 
 
 def update_running_stats(running_mean, running_var, mean, var, n, momentum):

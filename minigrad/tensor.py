@@ -432,11 +432,19 @@ class Tensor:
 
     def __floordiv__(self, other):
         a, b = ops.promotion.binary_operands(self, other, "floor_divide")
-        return Tensor._make(np.asarray(np.floor_divide(a.array, b.array)))
+        return ops.elementwise.DivRounding.apply(a, b, rounding_mode="floor", op="floor_divide")
+
+    def __rfloordiv__(self, other):
+        b, a = ops.promotion.binary_operands(self, other, "floor_divide")
+        return ops.elementwise.DivRounding.apply(a, b, rounding_mode="floor", op="floor_divide")
 
     def __mod__(self, other):
         a, b = ops.promotion.binary_operands(self, other, "remainder")
-        return Tensor._make(np.asarray(np.mod(a.array, b.array)))
+        return ops.elementwise.Remainder.apply(a, b)
+
+    def __rmod__(self, other):
+        b, a = ops.promotion.binary_operands(self, other, "remainder")
+        return ops.elementwise.Remainder.apply(a, b)
 
     def __pow__(self, exponent):
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):

@@ -14,7 +14,7 @@ import numpy as np
 from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import random as _random
-from minigrad._args import normalize_dim, normalize_dims, size_args
+from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args
 
 
 class VersionCounter:
@@ -984,6 +984,7 @@ class Tensor:
         """Standard deviation sqrt(var) over `dim`, with `correction=1` (Bessel's) by default:
         dL/dx = dL/dy * (x - mean) / ((N - correction) * std).
         """
+        dim = normalize_dims(dim, self.ndim, "std")  # here, so that errors name std, not var
         return ops.reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
 
     def max(self, dim=None, keepdim=False):
@@ -1100,7 +1101,7 @@ class Tensor:
         """Remove size-1 dims (all of them, or only `dim`, an int or tuple); a reshape."""
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        dims = {normalize_dim(d, self.ndim, "squeeze") for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        dims = distinct_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim, "squeeze")
         return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1)))
 
     def unsqueeze(self, dim):

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from minigrad._args import normalize_dim
+from minigrad._args import distinct_dims, normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
@@ -134,10 +134,7 @@ def flip(input, dims):
     """`input` reversed along each of `dims` (an int or a sequence of ints)."""
     x = input if isinstance(input, Tensor) else Tensor(input)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-    axes = sorted({normalize_dim(d, x.ndim, "flip") for d in dims})
-    if len(axes) != len(dims):
-        raise RuntimeError(f"flip: dims {tuple(dims)} name a dimension more than once")
-    return Flip.apply(x, dims=tuple(axes))
+    return Flip.apply(x, dims=tuple(sorted(distinct_dims(dims, x.ndim, "flip"))))
 
 
 class Roll(Function):

@@ -1064,17 +1064,19 @@ class Tensor:
         return ops.shape.Reshape.apply(self, shape=shape)
 
     def view(self, *shape):
-        """As reshape: the same elements in a new shape; dL/dx is dL/dy reshaped back.
-        `view(dtype)` converts to that dtype (a copy; PyTorch reinterprets the bytes).
+        """The same elements in a new shape, sharing this tensor's memory: never a copy, so
+        it raises where the strides allow no such view (`x.T.view(-1)`; use reshape, which
+        copies then). dL/dx is dL/dy reshaped back. `view(dtype)` converts to that dtype
+        (a copy; PyTorch reinterprets the bytes).
         """
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
-        ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")  # errors name view
-        return self.reshape(*shape)
+        shape = ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")
+        return ops.shape.View.apply(self, shape=shape)
 
     def view_as(self, other):
-        """reshape(other.shape)."""
-        return self.reshape(other.shape)
+        """view(other.shape): a view, never a copy."""
+        return self.view(other.shape)
 
     def reshape_as(self, other):
         """reshape(other.shape)."""

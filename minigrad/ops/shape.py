@@ -47,6 +47,40 @@ class Reshape(Function):
         return grad.reshape(ctx.in_shape)
 
 
+class View(Function):
+    """y = x seen with a new shape, sharing x's memory: `view` never copies (a Reshape
+    copies when it must);  dL/dx = dL/dy reshaped back."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return view_array(x.array, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+def view_array(array, shape):
+    """`array` with a new `shape` that shares its memory, or torch's error where none can.
+
+    A new shape can share the old memory when every run of old dims that new dims merge
+    or split is laid out evenly, each dim's stride being the next one's times its size
+    (a transposed matrix's columns are not: their elements are 3 apart, then 1). NumPy's
+    reshape returns such a view whenever one exists and copies otherwise, so a result
+    with elements that does not overlap `array` is a copy, and `view` must refuse it.
+    """
+    y = array.reshape(shape)
+    if y.size and not np.may_share_memory(y, array):
+        strides = tuple(s // array.itemsize for s in array.strides)
+        raise RuntimeError(
+            f"view: shape {shape} is not compatible with the input of shape {array.shape} and strides "
+            f"{strides} (view size is not compatible with input tensor's size and stride: at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return y
+
+
 class Permute(Function):
     """y = x with its axes reordered by `dims`;  dL/dx = dL/dy with the inverse order."""
 

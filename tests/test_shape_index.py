@@ -188,6 +188,17 @@ def test_view_succeeds_exactly_where_torch_s_does_and_shares_memory(case):
     assert y.numel() == 0 or np.shares_memory(y.array, x.array), "view copied"
 
 
+def test_flip_is_a_copy_as_in_torch():
+    """torch.flip copies (its docs say so): a write to the flipped tensor leaves the input
+    as it was, and the flipped tensor is contiguous, so it can be viewed as one row."""
+    for lib in (torch, mg):
+        x = lib.zeros(2, 3)
+        y = x.flip(0)
+        y[0, 0] = 5.0
+        assert x.sum().item() == 0.0, f"{lib.__name__}: the write reached the input"
+        assert y.view(6).tolist() == [5.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
 def test_contiguous_makes_c_order_and_keeps_contiguous_tensors():
     x = mg.tensor(rand(2, 3))
     assert x.contiguous() is x

@@ -152,12 +152,15 @@ class Repeat(Function):
 
 
 class Flip(Function):
-    """y = x reversed along `dims`;  dL/dx = dL/dy reversed along the same dims."""
+    """y = x reversed along `dims`;  dL/dx = dL/dy reversed along the same dims.
+
+    A copy, as torch.flip: np.flip alone is a view with negative strides, through which
+    a write would reach x."""
 
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x.array, dims)
+        return np.flip(x.array, dims).copy()
 
     @staticmethod
     def backward(ctx, grad):

@@ -65,12 +65,12 @@ def pair(lib):  # an encoder-decoder's target and memory, batch first
     return [empty(lib, 0, 5, 16), empty(lib, 0, 4, 16)]
 
 
-def enc(nn, batch_first=True):
-    return nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=batch_first)
+def enc(nn, batch_first=True, norm_first=False):  # both given: the defaults are being changed
+    return nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=batch_first, norm_first=norm_first)
 
 
-def dec(nn, batch_first=True):
-    return nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0, batch_first=batch_first)
+def dec(nn, batch_first=True, norm_first=False):
+    return nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0, batch_first=batch_first, norm_first=norm_first)
 
 
 LAYERS = {
@@ -124,9 +124,8 @@ LAYERS = {
         lambda lib: [empty(lib, 5, 0, 16)] * 3
     ),
     "TransformerEncoderLayer": module(lambda nn: enc(nn))(tokens),
-    "TransformerEncoderLayer-norm-first": module(
-        lambda nn: nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, norm_first=True)
-    )(tokens),
+    "TransformerEncoderLayer-norm-first": module(lambda nn: enc(nn, norm_first=True))(tokens),
+    "TransformerDecoderLayer-norm-first": module(lambda nn: dec(nn, norm_first=True))(pair),
     "TransformerEncoderLayer-seq-first": module(lambda nn: enc(nn, batch_first=False))(
         lambda lib: [empty(lib, 5, 0, 16)]
     ),

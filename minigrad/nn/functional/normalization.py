@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from minigrad.ops.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm, moments
+from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
 
 
@@ -21,6 +22,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     shape = _trailing_shape(input, normalized_shape, op)
     _check_param(weight, "weight", shape, f"normalized_shape {shape}", op)
     _check_param(bias, "bias", shape, f"normalized_shape {shape}", op)
+    check_same_dtype(op, input=input, weight=weight, bias=bias)
     axes = tuple(range(input.ndim - len(shape), input.ndim))
     return LayerNorm.apply(input, weight, bias, axes=axes, eps=eps)
 
@@ -55,6 +57,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     # the check PyTorch makes: at least 2 values among N * (C / G) * positions
     if input.shape[0] * (channels // num_groups) * math.prod(input.shape[2:]) == 1:
         raise ValueError(f"{op}: expected more than 1 value per group, got input of shape {input.shape}")
+    check_same_dtype(op, input=input, weight=weight, bias=bias)  # after that one, as torch
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
     return GroupNorm.apply(input, weight, bias, num_groups=int(num_groups), eps=eps)
 
@@ -161,3 +164,5 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
         raise RuntimeError(f"{op}: running_mean and running_var must be given in evaluation mode (training=False)")
     elif eps < 0:
         raise ValueError(f"{op}: eps must be non-negative, but got {eps}")
+    # last, as torch, which names one value per channel before the dtypes
+    check_same_dtype(op, input=input, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)

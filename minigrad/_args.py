@@ -53,15 +53,26 @@ def normalize_dim(dim, ndim, op):
     return int(dim) % n
 
 
+def distinct_dims(dims, ndim, op):
+    """A tuple/list of dims, each mapped into [0, ndim) (in the order given), or raise
+    naming the op if one dimension is named twice: `(0, 0)`, or `(1, -1)` of a 2-d tensor.
+    PyTorch refuses those; NumPy would quietly use the dim once."""
+    axes = tuple(normalize_dim(d, ndim, op) for d in dims)
+    for i, axis in enumerate(axes):
+        if axis in axes[:i]:
+            raise RuntimeError(f"{op}: dim {axis} appears multiple times in the list of dims {tuple(dims)}")
+    return axes
+
+
 def normalize_dims(dim, ndim, op):
-    """dim=None -> None (all dims); an int or a tuple of ints -> a sorted tuple of axes."""
+    """dim=None -> None (all dims); an int or a tuple of distinct dims -> a sorted tuple
+    of axes."""
     if dim is None:
         return None
-    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    axes = tuple(sorted({normalize_dim(d, ndim, op) for d in dims}))
+    axes = distinct_dims(dim if isinstance(dim, (tuple, list)) else (dim,), ndim, op)
     if ndim == 0:
         return None
-    return axes
+    return tuple(sorted(axes))
 
 
 def batched(input, unbatched_ndim, op, layout=None):

@@ -10,7 +10,7 @@ does not implement.
 """
 
 from minigrad import dtypes
-from minigrad._args import normalize_dim
+from minigrad._args import normalize_dim, normalize_dims
 from minigrad.creation import as_tensor
 from minigrad.ops.out import write_out
 from minigrad.ops.reduce import norm as _vector_norm
@@ -36,6 +36,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     x = _floating_input(x, dtype, "linalg.vector_norm")
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    dim = normalize_dims(dim, x.ndim, "linalg.vector_norm")  # here, so that errors name this op
     return _result(_vector_norm(x, ord, dim, keepdim), out, "linalg.vector_norm")
 
 

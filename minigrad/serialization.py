@@ -92,6 +92,8 @@ def save(obj, f):
     structure = {"format": FORMAT, "version": VERSION, "root": _encode(obj, arrays, {}, "obj")}
     arrays[STRUCTURE_ENTRY] = np.array(json.dumps(structure))
     if hasattr(f, "write"):
+        if isinstance(f, io.TextIOBase):
+            raise _text_mode_error(f, "save", "wb")
         np.savez(f, **arrays)
         return
     # open the file ourselves: np.savez given a path would append ".npz" to names without it
@@ -155,6 +157,7 @@ def _array_node(array, arrays, memo, where):
 
 
 # ---- load -----------------------------------------------------------------------------------
+HEAD = 32  # bytes read first, to tell what a file that is not an archive is
 MAX_EXPANSION = 100  # how many times its own size an archive may hold once decompressed
 ALWAYS_ALLOWED = 2**20  # bytes: an archive holding less than this passes whatever its size
 
@@ -172,7 +175,8 @@ def load(
     """Read back what `save` wrote to `f` (a path or a binary file object open for
     reading). Raises ValueError, naming the file, if it is not a valid minigrad file,
     or if its entries would decompress to more than `max_expansion` times the file's
-    size (a decompression bomb; None: no limit). See the module docstring.
+    size (a decompression bomb; None: no limit), and TypeError for a file object open
+    in text mode. See the module docstring.
 
     The other arguments are torch.load's, accepted so that PyTorch code runs unchanged:
     `map_location` may be None, 'cpu', a CPU device, a dict or a callable (minigrad
@@ -184,12 +188,16 @@ def load(
     _check_load_options(map_location, weights_only, mmap)
     name = _file_name(f)
     if hasattr(f, "read"):
+        if isinstance(f, io.TextIOBase):  # reading would decode the bytes, or fail to
+            raise _text_mode_error(f, "load", "rb")
         data = f.read()
-        source, size, head = io.BytesIO(data), len(data), data[:8]
+        if isinstance(data, str):  # a text stream of another kind
+            raise _text_mode_error(f, "load", "rb")
+        source, size, head = io.BytesIO(data), len(data), data[:HEAD]
     else:
         source = _fspath(f, "load")
         with open(source, "rb") as file:  # OSError (missing, a folder, no permission) propagates
-            head = file.read(8)
+            head = file.read(HEAD)
             size = os.fstat(file.fileno()).st_size
     if head.startswith(b"\x93NUMPY"):
         raise ValueError(f"load: {name} is a single .npy array, not a minigrad file; read it with np.load")
@@ -218,7 +226,19 @@ def _kind(head):
             "it is a Python pickle (torch.save wrote those before its zip format); minigrad does not read "
             "pickles, because loading one runs whatever code it holds"
         )
-    return f"it starts with the bytes {head!r}, not those of a zip archive"
+    text = head.decode("utf-8", errors="ignore")  # the last character may be cut short
+    if len(text) >= len(head) - 3 and all(c.isprintable() or c in "\t\r\n" for c in text):
+        return f"it is text (it starts with {text!r}), not a zip archive"
+    return f"it starts with the bytes {head[:8]!r}, not those of a zip archive"
+
+
+def _text_mode_error(f, fn, mode):
+    """The error for a file object opened in text mode: open(path) hands mg.load str (or
+    fails to decode a checkpoint's bytes) and makes mg.save's bytes fail to write."""
+    name = repr(getattr(f, "name", f"<{type(f).__name__}>"))
+    return TypeError(
+        f"{fn}: {name} is open in text mode, but a minigrad file is binary: open it with open(path, {mode!r})"
+    )
 
 
 def _reason(err):

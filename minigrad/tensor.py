@@ -14,7 +14,7 @@ import numpy as np
 from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import random as _random
-from minigrad._args import normalize_dim, normalize_dims, size_args
+from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args
 
 
 class VersionCounter:
@@ -432,11 +432,19 @@ class Tensor:
 
     def __floordiv__(self, other):
         a, b = ops.promotion.binary_operands(self, other, "floor_divide")
-        return Tensor._make(np.asarray(np.floor_divide(a.array, b.array)))
+        return ops.elementwise.DivRounding.apply(a, b, rounding_mode="floor", op="floor_divide")
+
+    def __rfloordiv__(self, other):
+        b, a = ops.promotion.binary_operands(self, other, "floor_divide")
+        return ops.elementwise.DivRounding.apply(a, b, rounding_mode="floor", op="floor_divide")
 
     def __mod__(self, other):
         a, b = ops.promotion.binary_operands(self, other, "remainder")
-        return Tensor._make(np.asarray(np.mod(a.array, b.array)))
+        return ops.elementwise.Remainder.apply(a, b)
+
+    def __rmod__(self, other):
+        b, a = ops.promotion.binary_operands(self, other, "remainder")
+        return ops.elementwise.Remainder.apply(a, b)
 
     def __pow__(self, exponent):
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
@@ -957,7 +965,10 @@ class Tensor:
             raise RuntimeError(f"mean: input dtype must be floating point, got {self.dtype}")
         axes = normalize_dims(dim, self.ndim, "mean")
         count = ops.reduce.reduced_count(self.shape, axes)
-        return ops.reduce.Sum.apply(self, dim=axes, keepdim=keepdim) / count
+        total = ops.reduce.Sum.apply(self, dim=axes, keepdim=keepdim)
+        # the mean of no elements is 0 / 0 = nan, as torch; a product, so NumPy does not
+        # warn of a division by zero (the loss of an empty batch, reduction='mean')
+        return total / count if count else total * float("nan")
 
     def var(self, dim=None, correction=1, keepdim=False, unbiased=None):
         """Variance sum((x - mean)^2) / (N - correction); correction=1 is Bessel's."""
@@ -973,6 +984,7 @@ class Tensor:
         """Standard deviation sqrt(var) over `dim`, with `correction=1` (Bessel's) by default:
         dL/dx = dL/dy * (x - mean) / ((N - correction) * std).
         """
+        dim = normalize_dims(dim, self.ndim, "std")  # here, so that errors name std, not var
         return ops.reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
 
     def max(self, dim=None, keepdim=False):
@@ -1052,17 +1064,19 @@ class Tensor:
         return ops.shape.Reshape.apply(self, shape=shape)
 
     def view(self, *shape):
-        """As reshape: the same elements in a new shape; dL/dx is dL/dy reshaped back.
-        `view(dtype)` converts to that dtype (a copy; PyTorch reinterprets the bytes).
+        """The same elements in a new shape, sharing this tensor's memory: never a copy, so
+        it raises where the strides allow no such view (`x.T.view(-1)`; use reshape, which
+        copies then). dL/dx is dL/dy reshaped back. `view(dtype)` converts to that dtype
+        (a copy; PyTorch reinterprets the bytes).
         """
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return self.to(shape[0])
-        ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")  # errors name view
-        return self.reshape(*shape)
+        shape = ops.shape.infer_shape(size_args(shape), self.array.size, self.shape, "view")
+        return ops.shape.View.apply(self, shape=shape)
 
     def view_as(self, other):
-        """reshape(other.shape)."""
-        return self.reshape(other.shape)
+        """view(other.shape): a view, never a copy."""
+        return self.view(other.shape)
 
     def reshape_as(self, other):
         """reshape(other.shape)."""
@@ -1089,7 +1103,7 @@ class Tensor:
         """Remove size-1 dims (all of them, or only `dim`, an int or tuple); a reshape."""
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        dims = {normalize_dim(d, self.ndim, "squeeze") for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        dims = distinct_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim, "squeeze")
         return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1)))
 
     def unsqueeze(self, dim):

@@ -4,6 +4,8 @@ Every `dim` form (None, int, negative, tuple) with and without keepdim, against 
 plus float64 gradchecks.
 """
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -68,6 +70,38 @@ def test_reduction_dim_out_of_range_raises():
         mg.zeros(2, 3).sum(dim=2)
     with pytest.raises(IndexError, match="mean"):
         mg.zeros(2, 3).mean(dim=-3)
+
+
+# Every call that takes a list of dims refuses one named twice, as torch does
+# ("dim 0 appears multiple times in the list of dims"); NumPy would reduce it once.
+REPEATED_DIMS = {
+    "sum": lambda lib, x, d: x.sum(d),
+    "mean": lambda lib, x, d: x.mean(d),
+    "var": lambda lib, x, d: x.var(d),
+    "std": lambda lib, x, d: x.std(d),
+    "amax": lambda lib, x, d: x.amax(d),
+    "amin": lambda lib, x, d: x.amin(d),
+    "logsumexp": lambda lib, x, d: x.logsumexp(d),
+    "norm": lambda lib, x, d: x.norm(dim=d),
+    "norm p=1": lambda lib, x, d: x.norm(p=1, dim=d),
+    "any": lambda lib, x, d: x.any(d),
+    "all": lambda lib, x, d: x.all(d),
+    "linalg.vector_norm": lambda lib, x, d: lib.linalg.vector_norm(x, dim=d),
+    "squeeze": lambda lib, x, d: x.squeeze(d),
+    "flip": lambda lib, x, d: x.flip(d),
+}
+
+
+@pytest.mark.parametrize("dims, shape, repeated", [((0, 0), (2, 1, 3), 0), ((1, -2), (2, 1, 3), 1), ((0, -1), (), 0)])
+@pytest.mark.parametrize("name", list(REPEATED_DIMS))
+def test_a_dim_named_twice_raises_like_torch(name, dims, shape, repeated):
+    op = REPEATED_DIMS[name]
+    with pytest.raises(RuntimeError, match=f"dim {repeated} appears multiple times in the list of dims"):
+        op(torch, torch.ones(shape), dims)
+    op_name = name.split()[0]
+    message = rf"{op_name}: dim {repeated} appears multiple times in the list of dims {re.escape(str(dims))}"
+    with pytest.raises(RuntimeError, match=message):
+        op(mg, mg.ones(shape), dims)
 
 
 # ---- var / std ------------------------------------------------------------------------------

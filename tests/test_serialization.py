@@ -173,6 +173,38 @@ def test_missing_file_and_wrong_argument_types(tmp_path):
         mg.save(mg.ones(1), [])
 
 
+def test_a_text_file_is_refused_as_text_naming_the_file(tmp_path):
+    """A JSON config or a log given to mg.load by mistake: a ValueError that names the
+    file, says it is text and what mg.load expected, not a zip-format puzzle."""
+    for name, text in (("config.json", '{"lr": 0.1, "layers": [1, 2]}'), ("notes.txt", "epoch 1: loss 0.5\n")):
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(ValueError, match=rf"load: '.*{name}' is not a minigrad file .*\.npz.*it is text"):
+            mg.load(path)
+
+
+@pytest.mark.parametrize("content", ["minigrad file", "json"])
+def test_a_file_opened_in_text_mode_is_a_type_error_that_says_rb(tmp_path, content):
+    """open(path) instead of open(path, "rb"): the error names the file and the fix,
+    whether the file is a real checkpoint (which text mode would fail to decode) or text."""
+    path = tmp_path / "model.npz"
+    if content == "json":
+        path.write_text('{"w": [1.0]}')
+    else:
+        mg.save({"w": mg.ones(2)}, path)
+    with open(path) as f:
+        with pytest.raises(TypeError, match=r"load: '.*model.npz' is open in text mode.*open\(path, 'rb'\)"):
+            mg.load(f)
+    with pytest.raises(TypeError, match=r"load: '<StringIO>' is open in text mode"):
+        mg.load(io.StringIO('{"w": [1.0]}'))
+
+
+def test_save_to_a_file_opened_in_text_mode_is_a_type_error_that_says_wb(tmp_path):
+    with open(tmp_path / "model.npz", "w") as f:
+        with pytest.raises(TypeError, match=r"save: '.*model.npz' is open in text mode.*open\(path, 'wb'\)"):
+            mg.save({"w": mg.ones(2)}, f)
+
+
 # ---- what cannot be saved ------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "obj, message",

@@ -4,11 +4,14 @@ Their backward moves the gradient back the way the forward moved the elements; i
 with integer arrays must *add* the gradients of elements picked more than once.
 """
 
+import math
 import re
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minigrad as mg
 
@@ -111,6 +114,89 @@ def test_view_and_reshape_share_values_with_the_input():
     x = mg.tensor(np.arange(6.0))
     y = x.view(2, 3)
     assert y.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+# ---- view never copies -----------------------------------------------------------------------
+def test_view_of_a_transposed_matrix_raises_like_torch_and_names_the_shapes():
+    """torch refuses x.T.view(6): the columns of x.T are not contiguous, so no view of
+    them is one row of 6; copying quietly would break `view`'s promise to share."""
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        torch.arange(6.0).reshape(2, 3).T.view(6)
+    x = mg.arange(6.0).reshape(2, 3)
+    words = ["view: shape (6,)", "input of shape (3, 2)", "strides (1, 3)", "Use .reshape(...) instead"]
+    with pytest.raises(RuntimeError, match="(?s)" + "".join(f"(?=.*{re.escape(w)})" for w in words)):
+        x.T.view(6)
+    assert x.T.reshape(6).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]  # reshape may copy
+
+
+def test_view_of_a_transposed_tensor_keeps_sharing_where_torch_allows_it():
+    """(2, 3, 4) with its first two dims swapped: the last dim is still contiguous, so
+    it can be split or kept, and a write through the view reaches the base."""
+    x = mg.zeros(2, 3, 4)
+    y = x.transpose(0, 1).view(3, 2, 2, 2)
+    y[1, 0, 1, 1] = 7.0
+    assert x[0, 1, 3].item() == 7.0
+    with pytest.raises(RuntimeError, match="view"):
+        x.transpose(0, 1).view(6, 4)  # merging the swapped dims needs a copy
+
+
+@st.composite
+def strided_tensor_and_shape(draw):
+    """A tensor of up to 4 dims (sizes 0 to 4) made non-contiguous by a permutation, a step
+    or an expand, as a function of the library, and a shape of as many elements."""
+    shape = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4))
+    order = draw(st.permutations(range(len(shape))))
+    step = draw(st.sampled_from([1, 2]))
+    expand_dim = draw(st.sampled_from([None, *range(len(shape))]))
+
+    def make(lib):
+        t = lib.arange(float(math.prod(shape))).reshape(shape).permute(*order)
+        if step != 1:
+            t = t[..., ::step]
+        if expand_dim is not None and t.shape[expand_dim] == 1:
+            t = t.expand(*[3 if i == expand_dim else -1 for i in range(t.ndim)])
+        return t
+
+    # a random ordered factorization of the element count into 1 to 4 sizes
+    sizes, rest = [1] * draw(st.integers(1, 4)), make(torch).numel()
+    for p in (2, 3):  # the only primes of sizes up to 4 (and of an expand to 3)
+        while rest and rest % p == 0:
+            rest //= p
+            sizes[draw(st.integers(0, len(sizes) - 1))] *= p
+    sizes[draw(st.integers(0, len(sizes) - 1))] *= rest  # 1, or 0 for an empty tensor
+    return make, tuple(sizes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(strided_tensor_and_shape())
+def test_view_succeeds_exactly_where_torch_s_does_and_shares_memory(case):
+    make, shape = case
+    t = make(torch)
+    try:
+        expected = t.view(shape)
+    except RuntimeError as err:
+        assert "view size is not compatible" in str(err)
+        expected = None
+    x = make(mg)
+    if expected is None:
+        with pytest.raises(RuntimeError, match=r"view: .*Use .reshape\(...\) instead"):
+            x.view(shape)
+        return
+    y = x.view(shape)
+    assert y.shape == tuple(expected.shape)
+    np.testing.assert_array_equal(y.numpy(), expected.numpy())
+    assert y.numel() == 0 or np.shares_memory(y.array, x.array), "view copied"
+
+
+def test_flip_is_a_copy_as_in_torch():
+    """torch.flip copies (its docs say so): a write to the flipped tensor leaves the input
+    as it was, and the flipped tensor is contiguous, so it can be viewed as one row."""
+    for lib in (torch, mg):
+        x = lib.zeros(2, 3)
+        y = x.flip(0)
+        y[0, 0] = 5.0
+        assert x.sum().item() == 0.0, f"{lib.__name__}: the write reached the input"
+        assert y.view(6).tolist() == [5.0, 0.0, 0.0, 0.0, 0.0, 0.0]
 
 
 def test_contiguous_makes_c_order_and_keeps_contiguous_tensors():

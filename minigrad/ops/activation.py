@@ -155,6 +155,12 @@ class Softplus(Function):
     # --8<-- [end:softplus]
 
 
+def shift_by_max(x, dim):
+    """x - max(x) along `dim` (arrays), so that exp of it never overflows. An empty dim
+    has no max: `initial=-inf` gives it one, and its slices, empty, stay empty."""
+    return x - np.max(x, axis=dim, keepdims=True, initial=-np.inf)
+
+
 # --8<-- [start:softmax]
 class Softmax(Function):
     """y = e^x / sum(e^x) along `dim` (shifted by the max so nothing overflows);
@@ -162,7 +168,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(x.array - np.max(x.array, axis=dim, keepdims=True))
+        e = np.exp(shift_by_max(x.array, dim))
         y = from_numpy(e / np.sum(e, axis=dim, keepdims=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
@@ -184,7 +190,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        shifted = x.array - np.max(x.array, axis=dim, keepdims=True)
+        shifted = shift_by_max(x.array, dim)
         y = from_numpy(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
         ctx.save_for_backward(y)
         ctx.dim = dim

@@ -93,21 +93,29 @@ class Div(Function):
         # END SOLUTION
 
 
+def check_integer_divisor(x, y, op):
+    """Raise torch's error for integers divided by zero (arrays x / y): an integer has no
+    inf or nan to give, and NumPy would warn and answer 0. Floats are not checked: x / 0
+    is inf or nan for them, as in torch."""
+    if x.dtype.kind in "iub" and np.any(y == 0):
+        raise RuntimeError(f"ZeroDivisionError: {op} of {x.dtype} values by 0 (integers have no inf or nan)")
+
+
 class DivRounding(Function):
     """z = a / b rounded toward zero (`rounding_mode='trunc'`) or down ('floor');
     a step function of a and b, so dL/da = dL/db = 0, as PyTorch.
 
     Integer tensors stay integers and are divided exactly (no detour through floats,
-    which would round large int64 values); 'floor' is Python's `//`.
+    which would round large int64 values); 'floor' is Python's `//`. `op` names the
+    call in the error for a division of integers by zero.
     """
 
     @staticmethod
-    def forward(ctx, a, b, rounding_mode):
+    def forward(ctx, a, b, rounding_mode, op="div"):
         ctx.shapes = a.shape, b.shape
         x, y = a.array, b.array
         if x.dtype.kind in "iub":
-            if np.any(y == 0):
-                raise RuntimeError(f"ZeroDivisionError: div(rounding_mode={rounding_mode!r}) of integers by zero")
+            check_integer_divisor(x, y, op if op != "div" else f"div(rounding_mode={rounding_mode!r})")
             q = np.floor_divide(x, y)
             if rounding_mode == "trunc":  # floor rounded down a negative inexact quotient: step back up
                 q = q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
@@ -121,6 +129,30 @@ class DivRounding(Function):
         need_a, need_b = ctx.needs_input_grad
         zeros = from_numpy(np.zeros(grad.shape, dtype=grad.dtype))
         return (unbroadcast(zeros, a_shape) if need_a else None, unbroadcast(zeros, b_shape) if need_b else None)
+
+
+class Remainder(Function):
+    """z = a - floor(a / b) * b, the remainder with the sign of b (Python's `%`, as
+    torch.remainder);  dL/da = dL/dz,  dL/db = -dL/dz * floor(a / b).
+
+    Integers divided by zero raise, as torch; floats give nan.
+    """
+
+    @staticmethod
+    def forward(ctx, a, b):
+        check_integer_divisor(a.array, b.array, "remainder")
+        ctx.save_for_backward(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):  # x % 0.0 is nan, as torch
+            return np.remainder(a.array, b.array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        grad_b = None
+        if need_b:
+            grad_b = unbroadcast(-grad * DivRounding.apply(a, b, rounding_mode="floor"), b.shape)
+        return unbroadcast(grad, a.shape) if need_a else None, grad_b
 
 
 class Neg(Function):

@@ -13,11 +13,10 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
-from minigrad.dtypes import result_type
 from minigrad.ops import matmul_split
 from minigrad.ops.broadcast import check_broadcast, unbroadcast
 from minigrad.ops.out import write_out
-from minigrad.ops.promotion import binary_operands
+from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
 
 
@@ -84,11 +83,12 @@ def matmul(input, other, *, out=None):
         )
     if a.shape[:-2] != b.shape[:-2]:  # (..., n, k) @ (..., k, m): the batch dims broadcast
         check_broadcast(f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2])
-    a, b = binary_operands(a, b, "matmul", elementwise=False)
+    check_same_dtype("matmul", input=a, other=b)  # no promotion, as torch
     return _result(MatMul.apply(a, b), out, "matmul")
 
 
 def _check_matrices(op, a, b, ndim, names):
+    check_same_dtype(op, **dict(zip(names, (a, b))))
     if a.ndim != ndim or b.ndim != ndim:
         kind = "matrices (2-D)" if ndim == 2 else "batches of matrices (3-D)"
         raise RuntimeError(f"{op}: expects two {kind}, got {names[0]} {a.shape} and {names[1]} {b.shape}")
@@ -119,6 +119,8 @@ def _add_product(op, input, product, beta, alpha):
     """beta * input + alpha * product, where input broadcasts to the product's shape.
     As in PyTorch, beta=0 ignores input entirely (NaN or inf in it do not leak)."""
     c = as_tensor(input)
+    if isinstance(input, Tensor):  # as torch; a number is a scalar that takes the product's dtype
+        check_same_dtype(op, input=c, product=product)
     try:
         fits = np.broadcast_shapes(c.shape, product.shape) == product.shape
     except ValueError:
@@ -311,7 +313,5 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     operands = [o if isinstance(o, Tensor) else Tensor(o) for o in operands]
-    dtype = operands[0].dtype
-    for o in operands[1:]:
-        dtype = result_type(dtype, o.dtype)
-    return Einsum.apply(*[o.to(dtype) for o in operands], equation=equation)
+    check_same_dtype("einsum", **{f"operand {k}": o for k, o in enumerate(operands)})
+    return Einsum.apply(*operands, equation=equation)

@@ -115,7 +115,9 @@ class Statistics:
 
     def __init__(self, xhat, rstd, axes, kind):
         self.xhat, self.rstd, self.axes, self.kind = xhat, rstd, axes, kind
-        self.count = xhat.size // rstd.size  # N, the elements that share one mean
+        # N, the elements that share one mean: the sizes of the axes, not xhat.size //
+        # rstd.size, which divides by zero for an empty batch (no rows, N still counts)
+        self.count = math.prod(xhat.shape[a] for a in axes)
 
     def of(self, x):
         """xhat and rstd as Tensors that are functions of x, for a backward formula to use.
@@ -232,8 +234,9 @@ def layer_norm_backward_arrays(ctx, grad, weight):
     """
     stats, needs = ctx.stats, ctx.needs_input_grad
     n = stats.count
-    xhat, rstd = stats.xhat.reshape(-1, n), stats.rstd.reshape(-1, 1)
-    dy = grad.array.reshape(-1, n)
+    rows = stats.rstd.size  # not -1: with N = 0 the reshape could not infer it
+    xhat, rstd = stats.xhat.reshape(rows, n), stats.rstd.reshape(rows, 1)
+    dy = grad.array.reshape(rows, n)
     dy_xhat = dy * xhat
     grad_weight = from_numpy(dy_xhat.sum(axis=0).reshape(weight.shape)) if needs[1] else None
     grad_bias = from_numpy(dy.sum(axis=0).reshape(ctx.bias_shape)) if needs[2] else None

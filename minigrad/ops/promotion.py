@@ -2,9 +2,12 @@
 
 `x + 1` keeps float32, `int_tensor * 0.5` becomes float32, `float32 + float64` becomes
 float64, and a 0-d tensor counts for less than a tensor with dimensions. The binary
-operators and the binary ops (`mg.maximum`, `mg.where`, `mg.matmul` ...) bring their two
+operators and the elementwise binary ops (`mg.maximum`, `mg.where` ...) bring their two
 operands to one dtype here before the Function runs, so every Function sees operands of
 one dtype. The rules themselves are in `minigrad/dtypes.py`.
+
+Products, convolutions, normalizations and attention do not promote, as in PyTorch:
+`check_same_dtype` refuses their operands of two dtypes.
 """
 
 import numpy as np
@@ -80,3 +83,27 @@ def _check_shapes(op, a, b):
 def unsupported_operand(op, other):
     """Raise the TypeError of an operand that is not a tensor, a number or an array."""
     raise TypeError(f"{op}: unsupported operand of type {type(other).__name__}")
+
+
+def check_same_dtype(op, **operands):
+    """Raise unless the tensors `operands` (name=tensor; None is skipped) have one dtype,
+    naming the op and each operand's dtype.
+
+    A matrix product, a convolution, a normalization or attention does not promote, as
+    in PyTorch ("mat1 and mat2 must have the same dtype"): a float64 batch through a
+    float32 layer is a mistake to report, not a reason to run that layer, and every one
+    after it, in float64, and to hand float32 weights float64 gradients.
+    """
+    dtype = None
+    for t in operands.values():
+        if t is None:
+            continue
+        if dtype is None:
+            dtype = t.dtype
+        elif t.dtype != dtype:
+            given = {name: t for name, t in operands.items() if t is not None}
+            names = ", ".join(list(given)[:-1]) + " and " + list(given)[-1]
+            got = ", ".join(f"{name} {t.dtype}" for name, t in given.items())
+            raise RuntimeError(
+                f"{op}: expected {names} to have the same dtype, but got {got}; convert one with .to(dtype)"
+            )

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from minigrad._args import normalize_dim
+from minigrad._args import distinct_dims, normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
@@ -45,6 +45,40 @@ class Reshape(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
+
+
+class View(Function):
+    """y = x seen with a new shape, sharing x's memory: `view` never copies (a Reshape
+    copies when it must);  dL/dx = dL/dy reshaped back."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return view_array(x.array, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+def view_array(array, shape):
+    """`array` with a new `shape` that shares its memory, or torch's error where none can.
+
+    A new shape can share the old memory when every run of old dims that new dims merge
+    or split is laid out evenly, each dim's stride being the next one's times its size
+    (a transposed matrix's columns are not: their elements are 3 apart, then 1). NumPy's
+    reshape returns such a view whenever one exists and copies otherwise, so a result
+    with elements that does not overlap `array` is a copy, and `view` must refuse it.
+    """
+    y = array.reshape(shape)
+    if y.size and not np.may_share_memory(y, array):
+        strides = tuple(s // array.itemsize for s in array.strides)
+        raise RuntimeError(
+            f"view: shape {shape} is not compatible with the input of shape {array.shape} and strides "
+            f"{strides} (view size is not compatible with input tensor's size and stride: at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return y
 
 
 class Permute(Function):
@@ -118,12 +152,15 @@ class Repeat(Function):
 
 
 class Flip(Function):
-    """y = x reversed along `dims`;  dL/dx = dL/dy reversed along the same dims."""
+    """y = x reversed along `dims`;  dL/dx = dL/dy reversed along the same dims.
+
+    A copy, as torch.flip: np.flip alone is a view with negative strides, through which
+    a write would reach x."""
 
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return np.flip(x.array, dims)
+        return np.flip(x.array, dims).copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -134,10 +171,7 @@ def flip(input, dims):
     """`input` reversed along each of `dims` (an int or a sequence of ints)."""
     x = input if isinstance(input, Tensor) else Tensor(input)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-    axes = sorted({normalize_dim(d, x.ndim, "flip") for d in dims})
-    if len(axes) != len(dims):
-        raise RuntimeError(f"flip: dims {tuple(dims)} name a dimension more than once")
-    return Flip.apply(x, dims=tuple(axes))
+    return Flip.apply(x, dims=tuple(sorted(distinct_dims(dims, x.ndim, "flip"))))
 
 
 class Roll(Function):

@@ -19,6 +19,7 @@ import numpy as np
 from minigrad import random as _random
 from minigrad.creation import from_numpy
 from minigrad.ops.attention import ScaledDotProductAttention, attention_scores, safe_softmax
+from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
 
 OP = "scaled_dot_product_attention"
@@ -138,11 +139,9 @@ def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
     shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
     if min(query.ndim, key.ndim, value.ndim) < 2:
         raise RuntimeError(f"{OP}: query, key and value need at least 2 dims (..., T, d), got {shapes}")
-    if not (query.dtype == key.dtype == value.dtype) or query.dtype.kind != "f":
-        raise RuntimeError(
-            f"{OP}: query, key and value must have the same floating dtype, got "
-            f"{query.dtype}, {key.dtype} and {value.dtype}"
-        )
+    check_same_dtype(OP, query=query, key=key, value=value)
+    if query.dtype.kind != "f":
+        raise RuntimeError(f"{OP}: query, key and value must be floating point, got {query.dtype}")
     if key.shape[-1] != query.shape[-1]:
         raise RuntimeError(f"{OP}: key's last dim must equal query's (the embedding size d), got {shapes}")
     if value.shape[-2] != key.shape[-2]:

@@ -12,6 +12,7 @@ import numpy as np
 from minigrad._args import batched, int_tuple, window_output_size
 from minigrad.nn.functional.shape import pad
 from minigrad.ops.conv import Conv2d, ConvTranspose2d
+from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d"]
@@ -34,12 +35,7 @@ def _check_tensors(input, weight, bias, spatial, op):
         )
     if weight.ndim != spatial + 2:
         raise RuntimeError(f"{op}: expected a {spatial + 2}-d weight, got weight of shape {weight.shape}")
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(
-                f"{op}: input ({input.dtype}) and {name} ({t.dtype}) must have the same dtype; "
-                f"convert one with .to(dtype)"
-            )
+    check_same_dtype(op, input=input, weight=weight, bias=bias)
 
 
 def _check_groups(groups, op):

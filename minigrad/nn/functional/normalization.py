@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from minigrad.ops.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm, moments
+from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
 
 
@@ -21,6 +22,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     shape = _trailing_shape(input, normalized_shape, op)
     _check_param(weight, "weight", shape, f"normalized_shape {shape}", op)
     _check_param(bias, "bias", shape, f"normalized_shape {shape}", op)
+    check_same_dtype(op, input=input, weight=weight, bias=bias)
     axes = tuple(range(input.ndim - len(shape), input.ndim))
     return LayerNorm.apply(input, weight, bias, axes=axes, eps=eps)
 
@@ -55,6 +57,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     # the check PyTorch makes: at least 2 values among N * (C / G) * positions
     if input.shape[0] * (channels // num_groups) * math.prod(input.shape[2:]) == 1:
         raise ValueError(f"{op}: expected more than 1 value per group, got input of shape {input.shape}")
+    check_same_dtype(op, input=input, weight=weight, bias=bias)  # after that one, as torch
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
     return GroupNorm.apply(input, weight, bias, num_groups=int(num_groups), eps=eps)
 
@@ -66,17 +69,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     buffers are given, updates them in place; training=False uses the running buffers."""
     _check_batch_norm_args(input, running_mean, running_var, weight, bias, training, eps)
     axes = (0,) + tuple(range(2, input.ndim))  # every dim but the channels
-    if training:
+    stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    # An empty batch has no statistics (its mean would be 0 / 0), and the output is empty
+    # whatever it is normalized with: PyTorch leaves the running estimates as they are.
+    batch_statistics = training and input.array.size > 0
+    if batch_statistics:
         mean, var = moments(input.array, axes)
         if running_mean is not None:
             n = input.array.size // input.shape[1]  # values per channel
             update_running_stats(running_mean, running_var, mean, var, n, momentum)
-    else:
-        stats_shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    elif running_mean is not None:
         # copies: a later training step must not change what this output's backward uses
         mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
+    else:  # an empty batch in training without running estimates: any constants will do
+        mean, var = np.zeros(stats_shape, input.dtype), np.ones(stats_shape, input.dtype)
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
-    return BatchNorm.apply(input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=training, eps=eps)
+    return BatchNorm.apply(
+        input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=batch_statistics, eps=eps
+    )
 
 
 def update_running_stats(running_mean, running_var, mean, var, n, momentum):
@@ -154,3 +164,5 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
         raise RuntimeError(f"{op}: running_mean and running_var must be given in evaluation mode (training=False)")
     elif eps < 0:
         raise ValueError(f"{op}: eps must be non-negative, but got {eps}")
+    # last, as torch, which names one value per channel before the dtypes
+    check_same_dtype(op, input=input, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)

@@ -21,8 +21,8 @@ def embedding(input, weight, padding_idx=None):
     """
     op = "embedding"
     input = as_tensor(input)
-    if input.dtype.kind not in "iu":
-        raise TypeError(f"{op}: indices must be an integer (int64) tensor, got {input.dtype}")
+    if input.dtype not in (np.int64, np.int32):  # as torch: not uint8, bool or floats
+        raise RuntimeError(f"{op}: expected indices of dtype int64 or int32, but got {input.dtype}")
     if weight.ndim != 2:
         raise ValueError(f"{op}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}")
     n = weight.shape[0]

@@ -203,9 +203,17 @@ def _unpack(ctx, saved):
 _sequence = itertools.count(1)  # numbers the recorded nodes in the order they were made
 
 
-def next_seq():
-    """A number larger than that of every node recorded so far."""
-    return next(_sequence)
+_last_split = 0  # the number of the latest in-place change to a tensor in the graph
+
+
+def next_seq(split=False):
+    """A number larger than that of every node recorded so far; `split=True` notes it as
+    the time of an in-place change (see `inputs_as_used`)."""
+    global _last_split
+    seq = next(_sequence)
+    if split:
+        _last_split = seq
+    return seq
 
 
 class View:
@@ -240,6 +248,8 @@ def inputs_as_used(node):
     """The input tensors of `node` as it used them. An input changed in place after the
     node was recorded has a new node of its own; the node reaches the input's value
     from before the change through the input's history (autograd/inplace.py)."""
+    if node.seq > _last_split:  # no tensor was changed in place since the node was recorded
+        return node.inputs
     return [t if t is None or t._history is None else _as_of(t, node.seq) for t in node.inputs]
 
 

@@ -35,7 +35,10 @@ class Tensor:
     `mg.tensor`); prefer `mg.tensor(data, dtype=None, requires_grad=False)`.
     """
 
-    __slots__ = ("array", "requires_grad", "_grad", "grad_fn", "_hooks", "_retains_grad", "_counter", "__weakref__")
+    __slots__ = (
+        "array", "requires_grad", "_grad", "grad_fn", "_hooks", "_retains_grad", "_counter",
+        "_view", "_history", "__weakref__",
+    )  # fmt: skip
     # annotations only (a class value would clash with the slot): where the docs read them
     requires_grad: bool
     """True when autograd records the ops on this tensor, so that backward reaches it; set it
@@ -63,6 +66,8 @@ class Tensor:
         self._hooks = None
         self._retains_grad = False
         self._counter = None  # made on first need (most tensors are never changed in place)
+        self._view = None  # how this tensor was taken from its base, if it is a view
+        self._history = None  # its nodes before in-place changes (autograd/inplace.py)
 
     @classmethod
     def _make(cls, array):
@@ -558,102 +563,84 @@ class Tensor:
         """Elementwise |self - other| <= atol + rtol * |other| (a bool tensor), as `mg.isclose`."""
         return ops.logic.isclose(self, other, rtol, atol, equal_nan)
 
-    # ---- in-place ops: only where no gradient can be lost ---------------------------
-    # minigrad's graph links tensors, not storage versions, so it cannot record an op
-    # that changes a tensor it may already have used. In-place ops therefore run only
-    # when no gradient is involved: on tensors that do not require grad, or under
-    # `mg.no_grad()` (the optimizer-update pattern); anything else raises.
-    def _check_inplace(self, op, *operands):
-        if not autograd.grad_mode._state.enabled:
-            return
-        if self.requires_grad:
-            if self.is_leaf:
-                raise RuntimeError(
-                    f"{op}: a leaf Variable that requires grad is being used in an in-place operation "
-                    f"(shape {self.shape}). Wrap parameter updates in `with mg.no_grad():`, or use an "
-                    "out-of-place op."
-                )
+    # ---- in-place ops -----------------------------------------------------------------
+    # Each writes an op's result into this tensor's own storage and returns self. On a
+    # tensor autograd has seen, or with an operand that requires grad, the write is
+    # recorded in the graph as PyTorch records it (autograd/inplace.py); otherwise it is
+    # a plain write. Either way the version counter moves on, so a backward that saved
+    # the old values notices. A leaf that requires grad (a parameter) refuses, except
+    # under `mg.no_grad()`: the optimizer's update.
+    def _inplace(self, op, compute, operands=(), write=None):
+        """self <- compute(self), the out-of-place op's result. `write()`, when given, is
+        the plain write without a temporary (a ufunc with out=), used when nothing is
+        recorded."""
+        if not self.array.flags.writeable:
             raise RuntimeError(
-                f"{op}: a tensor that requires grad (shape {self.shape}) is being used in an in-place "
-                "operation, which minigrad cannot record in the graph; use the out-of-place op "
-                "(y = x.op(...) instead of x.op_(...))."
+                f"{op}: unsupported operation: more than one element of the written-to tensor refers to a "
+                f"single memory location (a read-only or expanded tensor of shape {self.shape}). Please "
+                "clone() the tensor before performing the operation."
             )
-        for t in operands:
-            if isinstance(t, Tensor) and t.requires_grad:
-                raise RuntimeError(
-                    f"{op}: an operand requires grad (shape {t.shape}), but minigrad cannot record an "
-                    "in-place operation in the graph; use the out-of-place op, or detach() the operand."
-                )
-
-    def _inplace(self, op_name, ufunc, other):
-        """self = ufunc(self, other), written straight into self's storage (no temporary)."""
-        other = other.array if isinstance(other, Tensor) else other
-        result_dtype = np.result_type(self.array, other) if op_name != "div_" else np.result_type(self.array, 1.0)
-        if result_dtype.kind == "f" and self.dtype.kind != "f":
-            raise RuntimeError(
-                f"{op_name}: result type {result_dtype} can't be cast to the desired output type {self.dtype}"
-            )
-        if np.ndim(other) and np.shape(other) != self.shape:
-            self._check_result_shape(op_name, other)
-        ufunc(self.array, other, out=self.array, casting="unsafe")
+        if autograd.inplace.is_recorded(op, self, operands):
+            return autograd.inplace.record(self, lambda t: self._checked(op, compute(t)))
+        if write is not None:
+            write()
+        else:
+            np.copyto(self.array, self._checked(op, compute(self)).array, casting="unsafe")
         self._version_counter().value += 1
         return self
 
-    def _check_result_shape(self, op, other):
+    def _checked(self, op, result):
+        """The result of an in-place op, checked as PyTorch does: it must keep self's
+        shape (an operand may broadcast, not grow it) and cast to self's dtype."""
+        result = result if isinstance(result, Tensor) else Tensor._make(np.asarray(result))
+        self._check_shape(op, result.shape)
+        ops.out.check_cast(result.dtype, self.dtype, op)
+        return result
+
+    def _check_shape(self, op, shape):
+        """An operand of `shape` must broadcast to self's shape, not grow it."""
+        if shape == self.shape:
+            return
         try:
-            shape = np.broadcast_shapes(self.shape, np.shape(other))
+            out = np.broadcast_shapes(self.shape, shape)
         except ValueError:
-            shape = None
-        if shape != self.shape:
-            got = f"the broadcast shape {shape}" if shape else f"an operand of shape {np.shape(other)}"
+            out = None
+        if out != self.shape:
+            got = f"the broadcast shape {out}" if out else f"an operand of shape {shape}"
             raise RuntimeError(f"{op}: output with shape {self.shape} doesn't match {got}")
 
-    def _store(self, op, result):
-        """Write `result` (computed out of place) into this tensor's own storage: the
-        in-place methods below are `self._store(op, self.op(...))`. As in PyTorch the
-        result must keep self's shape and be castable to its dtype."""
-        result = result.array if isinstance(result, Tensor) else np.asarray(result)
-        if result.shape != self.shape:
-            self._check_result_shape(op, result)
-        ops.out.check_cast(result.dtype, self.dtype, op)
-        np.copyto(self.array, result, casting="unsafe")
-        self._version_counter().value += 1
-        return self
+    def _ufunc_(self, op, ufunc, other):
+        """The plain write of add_/sub_/mul_/div_: straight into the storage, checked."""
+        other = other.array if isinstance(other, Tensor) else other
+        self._check_shape(op, np.shape(other))
+        result_type = np.result_type(self.array, 1.0 if op == "div_" else other)  # div_ is true division
+        ops.out.check_cast(result_type, self.dtype, op)
+        return lambda: ufunc(self.array, other, out=self.array, casting="unsafe")
 
     def add_(self, other, *, alpha=1):
-        """In place `self += alpha * other`; only on a tensor that does not require grad (as PyTorch)."""
-        self._check_inplace("add_", other)
-        return self._inplace("add_", np.add, ops.elementwise.scaled(self, other, alpha, "add_"))
+        """`self += alpha * other`, in place; returns self."""
+        other = ops.elementwise.scaled(self, other, alpha, "add_")
+        return self._inplace("add_", lambda t: t + other, (other,), self._ufunc_("add_", np.add, other))
 
     def sub_(self, other, *, alpha=1):
-        """`self -= alpha * other`. In place (only on a tensor that does not require grad, as
-        PyTorch); returns self.
-        """
-        self._check_inplace("sub_", other)
-        return self._inplace("sub_", np.subtract, ops.elementwise.scaled(self, other, alpha, "sub_"))
+        """`self -= alpha * other`, in place; returns self."""
+        other = ops.elementwise.scaled(self, other, alpha, "sub_")
+        return self._inplace("sub_", lambda t: t - other, (other,), self._ufunc_("sub_", np.subtract, other))
 
     def mul_(self, other):
-        """`self *= other`. In place (only on a tensor that does not require grad, as PyTorch);
-        returns self.
-        """
-        self._check_inplace("mul_", other)
-        return self._inplace("mul_", np.multiply, other)
+        """`self *= other`, in place; returns self."""
+        return self._inplace("mul_", lambda t: t * other, (other,), self._ufunc_("mul_", np.multiply, other))
 
     def div_(self, other, *, rounding_mode=None):
-        """`self /= other` (with `rounding_mode` 'trunc' or 'floor', an integer division). In place
-        (only on a tensor that does not require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("div_", other)
+        """`self /= other` (with `rounding_mode` 'trunc' or 'floor', an integer division), in
+        place; returns self."""
         if rounding_mode is not None:
-            return self._store("div_", ops.elementwise.div(self, other, rounding_mode=rounding_mode))
-        return self._inplace("div_", np.divide, other)
+            return self._inplace("div_", lambda t: t.div(other, rounding_mode=rounding_mode), (other,))
+        return self._inplace("div_", lambda t: t / other, (other,), self._ufunc_("div_", np.divide, other))
 
     def pow_(self, exponent):
-        """`self = self ** exponent`. In place (only on a tensor that does not require grad, as
-        PyTorch); returns self.
-        """
-        self._check_inplace("pow_", exponent)
-        return self._store("pow_", self**exponent)
+        """`self = self ** exponent`, in place; returns self."""
+        return self._inplace("pow_", lambda t: t**exponent, (exponent,))
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -668,40 +655,29 @@ class Tensor:
         return self.div_(other)
 
     def copy_(self, src, non_blocking=False):
-        """Copy src's values (broadcast to self's shape, cast to self's dtype) into self."""
-        self._check_inplace("copy_", src)
-        src = _data(src)
-        if np.shape(src) != self.shape:
-            self._check_result_shape("copy_", src)
-        np.copyto(self.array, src, casting="unsafe")
-        self._version_counter().value += 1
-        return self
+        """Copy src's values (broadcast to self's shape, cast to self's dtype) into self;
+        the gradient flows to src."""
+        src = src if isinstance(src, Tensor) else Tensor(src, dtype=self.dtype)
+        self._check_shape("copy_", src.shape)
+        write = lambda: np.copyto(self.array, src.array, casting="unsafe")  # noqa: E731
+        return self._inplace("copy_", lambda t: _replaced(t, src.expand(t.shape).to(t.dtype)), (src,), write)
 
     def fill_(self, value):
-        """Set every element to `value`. In place (only on a tensor that does not require grad, as
-        PyTorch); returns self.
-        """
-        self._check_inplace("fill_")
+        """Set every element to `value` (a number or a 0-d tensor), in place; returns self."""
         if isinstance(value, Tensor) and value.ndim != 0:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
-        self.array.fill(_data(value))
-        self._version_counter().value += 1
-        return self
+        write = lambda: self.array.fill(_data(value))  # noqa: E731
+        return self._inplace("fill_", lambda t: _replaced(t, value), (value,), write)
 
     def zero_(self):
-        """Set every element to 0. In place (only on a tensor that does not require grad, as
-        PyTorch); returns self.
-        """
+        """Set every element to 0, in place; returns self."""
         return self.fill_(0)
 
     def clamp_(self, min=None, max=None):
-        """clamp, in place: limit the values to [min, max]. In place (only on a tensor that does not
-        require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("clamp_", min, max)
-        return self._store("clamp_", self.clamp(min, max))
+        """Limit the values to [min, max], in place; returns self."""
+        return self._inplace("clamp_", lambda t: t.clamp(min, max), (min, max))
 
     clip_ = clamp_
 
@@ -713,121 +689,99 @@ class Tensor:
         """Limit the values from above: `clamp_(max=max)`."""
         return self.clamp_(max=max)
 
-    def _unary_(self, op, compute):
-        self._check_inplace(op)
-        return self._store(op, compute())
-
     def exp_(self):
-        """exp, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("exp_", self.exp)
+        """exp, in place; returns self."""
+        return self._inplace("exp_", Tensor.exp)
 
     def log_(self):
-        """log, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("log_", self.log)
+        """log, in place; returns self."""
+        return self._inplace("log_", Tensor.log)
 
     def sqrt_(self):
-        """sqrt, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("sqrt_", self.sqrt)
+        """sqrt, in place; returns self."""
+        return self._inplace("sqrt_", Tensor.sqrt)
 
     def abs_(self):
-        """abs, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("abs_", self.abs)
+        """abs, in place; returns self."""
+        return self._inplace("abs_", Tensor.abs)
 
     def neg_(self):
-        """Negate in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("neg_", self.neg)
+        """Negate in place; returns self."""
+        return self._inplace("neg_", Tensor.neg)
 
     def relu_(self):
-        """relu, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("relu_", self.relu)
+        """relu, in place; returns self."""
+        return self._inplace("relu_", Tensor.relu)
 
     def sigmoid_(self):
-        """sigmoid, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("sigmoid_", self.sigmoid)
+        """sigmoid, in place; returns self."""
+        return self._inplace("sigmoid_", Tensor.sigmoid)
 
     def tanh_(self):
-        """tanh, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("tanh_", self.tanh)
+        """tanh, in place; returns self."""
+        return self._inplace("tanh_", Tensor.tanh)
 
     def floor_(self):
-        """floor, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("floor_", self.floor)
+        """floor, in place; returns self."""
+        return self._inplace("floor_", Tensor.floor)
 
     def ceil_(self):
-        """ceil, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("ceil_", self.ceil)
+        """ceil, in place; returns self."""
+        return self._inplace("ceil_", Tensor.ceil)
 
     def round_(self, decimals=0):
-        """round, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("round_", lambda: self.round(decimals))
+        """round, in place; returns self."""
+        return self._inplace("round_", lambda t: t.round(decimals))
 
     def reciprocal_(self):
-        """1 / x, in place (only on a tensor that does not require grad, as PyTorch); returns self."""
-        return self._unary_("reciprocal_", self.reciprocal)
+        """1 / x, in place; returns self."""
+        return self._inplace("reciprocal_", Tensor.reciprocal)
 
     def masked_fill_(self, mask, value):
-        """Set the elements where `mask` (a bool tensor, broadcast) is True to `value`. In place
-        (only on a tensor that does not require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("masked_fill_", value)
-        return self._store("masked_fill_", ops.index.masked_fill(self, mask, value))
+        """Set the elements where `mask` (a bool tensor, broadcast) is True to `value`, in
+        place; returns self."""
+        return self._inplace("masked_fill_", lambda t: ops.index.masked_fill(t, mask, value), (value,))
 
     def index_fill_(self, dim, index, value):
-        """Set the slices `index` along `dim` to `value`. In place (only on a tensor that does not
-        require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("index_fill_", value)
-        return self._store("index_fill_", ops.index.index_fill(self, dim, index, value))
+        """Set the slices `index` along `dim` to `value`, in place; returns self."""
+        return self._inplace("index_fill_", lambda t: ops.index.index_fill(t, dim, index, value), (value,))
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        """scatter, in place: write `src` (or `value`) at `index` along `dim`. In place (only on a
-        tensor that does not require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("scatter_", src)
-        return self._store("scatter_", ops.index.scatter(self, dim, index, src, value=value, reduce=reduce))
+        """scatter, in place: write `src` (or `value`) at `index` along `dim`; returns self."""
+        compute = lambda t: ops.index.scatter(t, dim, index, src, value=value, reduce=reduce)  # noqa: E731
+        return self._inplace("scatter_", compute, (src,))
 
     def scatter_add_(self, dim, index, src):
-        """scatter_add, in place: add `src` at `index` along `dim`. In place (only on a tensor that
-        does not require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("scatter_add_", src)
-        return self._store("scatter_add_", ops.index.scatter_add(self, dim, index, src))
+        """scatter_add, in place: add `src` at `index` along `dim`; returns self."""
+        return self._inplace("scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,))
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
-        """Fill with samples from U(a, b), drawn from the global generator (or `generator`). In
-        place (only on a tensor that does not require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("uniform_")
+        """Fill with samples from U(a, b), drawn from the global generator (or `generator`),
+        in place; returns self."""
         rng = _random.generator() if generator is None else generator
-        self.array[...] = rng.uniform(a, b, size=self.shape)
-        self._version_counter().value += 1
-        return self
+        return self._inplace("uniform_", lambda t: _replaced(t, rng.uniform(a, b, size=t.shape)))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        """Fill with samples from N(mean, std^2), drawn from the global generator (or `generator`).
-        In place (only on a tensor that does not require grad, as PyTorch); returns self.
-        """
-        self._check_inplace("normal_")
+        """Fill with samples from N(mean, std^2), drawn from the global generator (or
+        `generator`), in place; returns self."""
         rng = _random.generator() if generator is None else generator
-        self.array[...] = rng.normal(mean, std, size=self.shape)
-        self._version_counter().value += 1
-        return self
+        return self._inplace("normal_", lambda t: _replaced(t, rng.normal(mean, std, size=t.shape)))
 
     def bernoulli_(self, p=0.5, *, generator=None):
-        """Fill with 1 (probability p, a number or a tensor) or 0."""
-        self._check_inplace("bernoulli_")
-        return self._store("bernoulli_", ops.sampling.bernoulli(self, p, generator=generator))
+        """Fill with 1 (probability p, a number or a tensor) or 0, in place; returns self."""
+        compute = lambda t: _replaced(t, ops.sampling.bernoulli(t, p, generator=generator).array)  # noqa: E731
+        return self._inplace("bernoulli_", compute)
 
     def exponential_(self, lambd=1.0, *, generator=None):
-        """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd)."""
-        self._check_inplace("exponential_")
+        """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd),
+        in place; returns self."""
         rng = _random.generator() if generator is None else generator
-        return self._store("exponential_", rng.exponential(1.0 / lambd, size=self.shape))
+        return self._inplace("exponential_", lambda t: _replaced(t, rng.exponential(1.0 / lambd, size=t.shape)))
 
     def __setitem__(self, index, value):
-        self._check_inplace("setitem")
-        ops.index.assign(self, ops.index.normalize_index(index), _data(value))
-        self._version_counter().value += 1
+        index = ops.index.normalize_index(index)
+        write = lambda: ops.index.assign(self, index, _data(value))  # noqa: E731
+        self._inplace("setitem", lambda t: ops.index.index_put(t, index, value), (value,), write)
 
     # ---- indexing ---------------------------------------------------------------------
     def __getitem__(self, index):
@@ -1357,6 +1311,18 @@ class Tensor:
 # ---- helpers of the methods above ------------------------------------------------------
 def _data(x):
     return x.array if isinstance(x, Tensor) else x
+
+
+def _replaced(t, values):
+    """`values` (a Tensor, an array or a number, broadcast) in place of all of t: the
+    result of fill_, copy_ and the random fills. In the graph t's gradient is 0 there
+    (and a Tensor `values` gets the gradient), as PyTorch records those ops."""
+    everywhere = Tensor._make(np.ones(t.shape, dtype=bool))
+    if isinstance(values, Tensor):
+        values = values if values.dtype == t.dtype else values.to(t.dtype)
+    else:
+        values = Tensor._make(np.asarray(values, dtype=t.dtype))
+    return ops.elementwise.Where.apply(everywhere, values, t)
 
 
 def _array_from_data(data, dtype):

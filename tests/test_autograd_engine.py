@@ -585,10 +585,16 @@ def test_in_place_op_on_a_leaf_that_requires_grad_raises(op):
     assert x.is_leaf and x.requires_grad
 
 
-def test_in_place_op_on_a_non_leaf_that_requires_grad_raises():
-    h = leaf([1.0, 2.0]) * 2.0
-    with pytest.raises(RuntimeError, match="in-place"):
-        h += 1.0
+def test_in_place_op_on_a_non_leaf_that_requires_grad_is_recorded():
+    # as PyTorch: h takes the new node, and the gradient flows through it
+    # (the full set of programs against torch: tests/test_inplace_autograd.py)
+    x = leaf([1.0, 2.0])
+    h = x * 2.0
+    h += 1.0
+    h *= x
+    assert h.grad_fn.name() == "MulBackward0" and h._version == 2
+    h.sum().backward()
+    np.testing.assert_allclose(x.grad.array, [4.0 * 1.0 + 1.0, 4.0 * 2.0 + 1.0])  # d/dx (2x + 1) x = 4x + 1
 
 
 def test_modifying_a_saved_input_in_place_makes_backward_raise():

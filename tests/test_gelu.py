@@ -143,6 +143,10 @@ def test_special_values_give_what_pytorch_gives(dtype, approximate):
     x = np.array(SPECIAL, dtype=dtype)
     y, s = mine(x, approximate)
     y_t, s_t = theirs(x, approximate)
+    if approximate == "none":
+        # PyTorch's vectorised kernel gives gelu(+inf) = NaN on some CPUs (AVX-512), inf on
+        # others; the value is inf = inf * Phi(inf), which minigrad gives on every CPU
+        y_t = np.where(x == np.inf, np.inf, y_t)
     # NaN where PyTorch has NaN (gelu(-inf) = -inf * 0, the slope at +-inf, and in
     # float32 the tanh form's slope at +-1e30, whose x^3 overflows)
     assert np.array_equal(np.isnan(y), np.isnan(y_t)) and np.array_equal(np.isnan(s), np.isnan(s_t))

@@ -14,7 +14,8 @@
 
 import numpy as np
 
-from minigrad.autograd import anomaly, grad_mode
+from minigrad.autograd import anomaly, grad_mode, inplace
+from minigrad.autograd.function import inputs_as_used
 from minigrad.tensor import Tensor
 
 
@@ -34,7 +35,7 @@ def topological_order(roots):
         stack.append((tensor, True))  # revisit after all its inputs are placed
         fn = tensor.grad_fn
         if fn is not None:
-            for parent in fn.inputs:
+            for parent in inputs_as_used(fn):  # as fn used them (inputs changed in place since: inplace.py)
                 if parent is not None and parent.requires_grad and id(parent) not in seen:
                     stack.append((parent, False))
     return order
@@ -106,7 +107,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     f"{fn.name()}: backward returned {len(input_grads)} gradients but forward "
                     f"had {len(fn.inputs)} inputs"
                 )
-            for i, (parent, g) in enumerate(zip(fn.inputs, input_grads)):
+            for i, (parent, g) in enumerate(zip(inputs_as_used(fn), input_grads)):
                 if parent is None or g is None or not parent.requires_grad:
                     continue
                 if not isinstance(g, Tensor):  # a user backward returning an ndarray, say
@@ -196,6 +197,8 @@ def _check_roots(outputs, grad_outputs, caller):
         raise ValueError(f"{caller}: got {len(outputs)} outputs but {len(grad_outputs)} gradients")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if out._view is not None and out._view.version != out._version and grad_mode.is_grad_enabled():
+            inplace.renew_view(out)  # a view whose base was changed in place since it was taken
         if not out.requires_grad:
             raise RuntimeError(
                 f"{caller}: element {i} of the outputs does not require grad and has no grad_fn "

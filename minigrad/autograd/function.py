@@ -17,6 +17,7 @@ collector can free, so a forward pass's activations would outlive the last name 
 refers to them (an evaluation loop without no_grad would keep growing).
 """
 
+import itertools
 import weakref
 
 import numpy as np
@@ -50,6 +51,7 @@ class Function:
     _saved = ()
     _saved_versions = ()
     _freed = False
+    seq = 0  # when the node was recorded (see `apply`); in-place ops compare it
 
     # ---- the context API used inside forward/backward ---------------------------
     # --8<-- [start:save_for_backward]
@@ -73,9 +75,10 @@ class Function:
         for i, (t, v) in enumerate(zip(saved, self._saved_versions)):
             if v is not None and t._version != v:
                 raise RuntimeError(
-                    f"{self.name()}: saved tensor {i} of shape {t.shape} was modified by an "
-                    f"in-place operation (version {t._version}, expected {v}); its gradient "
-                    "would be wrong. Use an out-of-place op (x = x + y) instead."
+                    f"{self.name()}: one of the variables needed for gradient computation has been "
+                    f"modified by an in-place operation: saved tensor {i} of shape {t.shape} is at "
+                    f"version {t._version}; expected version {v} instead. Use an out-of-place op "
+                    "(x = x + y), or clone() the tensor before changing it."
                 )
         return saved
 
@@ -100,7 +103,7 @@ class Function:
         """PyTorch's view of the graph: one `(node, 0)` pair per tensor input, the node
         being the input's `grad_fn`, its `AccumulateGrad` (a leaf that requires grad) or
         None (an input that needs no gradient). See `minigrad.autograd.graph`."""
-        ends = self._ends if self._freed else (graph.end_of(t) for t in self.inputs if t is not None)
+        ends = self._ends if self._freed else (graph.end_of(t) for t in inputs_as_used(self) if t is not None)
         return tuple((graph.accumulate_grad(end) if isinstance(end, Tensor) else end, 0) for end in ends)
 
     # --8<-- [end:next_functions]
@@ -113,7 +116,7 @@ class Function:
         stored on ctx (masks, indices). Only the edges stay, as `next_functions`, so the
         graph can still be walked (and printed) after backward, as in PyTorch.
         """
-        ends = tuple([graph.end_of(t) for t in self.inputs if t is not None])
+        ends = tuple([graph.end_of(t) for t in inputs_as_used(self) if t is not None])
         # inputs, needs_input_grad and the saved tensors read as the class's empty defaults again
         self.__dict__ = {"_ends": ends, "_freed": True}  # _ends: what next_functions is made of
 
@@ -142,9 +145,13 @@ class Function:
         # expressions (same result, but a generator costs ~0.4 us to set up), and the
         # thread-local grad mode is read once (each access to it costs ~0.2 us).
         ctx = cls()
-        needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
         mode = grad_mode._state  # this thread's grad mode
         previous = mode.enabled
+        if previous:
+            for a in args:
+                if isinstance(a, Tensor) and a._view is not None and a._view.version != a._version:
+                    inplace.renew_view(a)  # its storage was changed in place since the view was taken
+        needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
         record = previous and True in needs
 
         mode.enabled = False  # forward itself is never recorded
@@ -158,7 +165,7 @@ class Function:
         elif any([out is a for a in args]):  # forward returned an input: give it a new node
             out = Tensor._make(out.array)
         if out.array.base is not None:  # a view (reshape, transpose, ...) shares its input's
-            _share_version_counter(out, args)  # storage, so it shares the in-place counter
+            _note_view(out, cls, args, kwargs, previous)  # storage, so it shares the in-place counter
         if anomaly._enabled:
             anomaly.check_finite(out.array, f"forward of {cls.__name__}")
         if record:
@@ -166,6 +173,7 @@ class Function:
                 raise RuntimeError(f"{cls.__name__}: an op that returns {out.dtype} cannot be differentiated")
             ctx.inputs = tuple([a if isinstance(a, Tensor) else None for a in args])
             ctx.needs_input_grad = needs
+            ctx.seq = next(_sequence)
             out.grad_fn = ctx
             out.requires_grad = True
             if any([t is out for t in ctx._saved]):
@@ -192,9 +200,64 @@ def _unpack(ctx, saved):
     return tensor
 
 
-def _share_version_counter(out, args):
+_sequence = itertools.count(1)  # numbers the recorded nodes in the order they were made
+
+
+_last_split = 0  # the number of the latest in-place change to a tensor in the graph
+
+
+def next_seq(split=False):
+    """A number larger than that of every node recorded so far; `split=True` notes it as
+    the time of an in-place change (see `inputs_as_used`)."""
+    global _last_split
+    seq = next(_sequence)
+    if split:
+        _last_split = seq
+    return seq
+
+
+class View:
+    """How a view was made from its base: `op.apply(*args, **kwargs)` with the base at
+    `args[pos]`, so that it can be made again from the base after an in-place change
+    (autograd/inplace.py). `version` is the storage's version the view's node reflects."""
+
+    __slots__ = ("base", "pos", "op", "args", "kwargs", "version", "grad_mode")
+
+    def __init__(self, base, pos, op, args, kwargs, version, grad_mode):
+        self.base, self.pos, self.op, self.args, self.kwargs = base, pos, op, args, kwargs
+        self.version, self.grad_mode = version, grad_mode
+
+    def of(self, base):
+        """The same view, taken from `base` (a tensor of the base's shape)."""
+        args = (*self.args[: self.pos], base, *self.args[self.pos + 1 :])
+        return self.op.apply(*args, **self.kwargs)
+
+
+def _note_view(out, op, args, kwargs, grad_mode):
+    """`out` shares the storage of one of the inputs: it shares its version counter, and
+    remembers how it was made from it."""
     base = out.array.base
-    for a in args:
+    for pos, a in enumerate(args):
         if isinstance(a, Tensor) and (a.array is base or a.array.base is base):
             out._counter = a._version_counter()
+            out._view = View(a, pos, op, args, kwargs, out._counter.value, grad_mode)
             return
+
+
+def inputs_as_used(node):
+    """The input tensors of `node` as it used them. An input changed in place after the
+    node was recorded has a new node of its own; the node reaches the input's value
+    from before the change through the input's history (autograd/inplace.py)."""
+    if node.seq > _last_split:  # no tensor was changed in place since the node was recorded
+        return node.inputs
+    return [t if t is None or t._history is None else _as_of(t, node.seq) for t in node.inputs]
+
+
+def _as_of(tensor, seq):
+    for changed_at, before in tensor._history:
+        if seq < changed_at:
+            return before
+    return tensor
+
+
+from minigrad.autograd import inplace  # noqa: E402  (it defines Functions: imported after Function)

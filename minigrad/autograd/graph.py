@@ -89,6 +89,10 @@ _NAMES_BY_MODULE = {
         "Gather": "GatherBackward0",
         "ScatterAdd": "ScatterAddBackward0",
         "Scatter": "ScatterBackward0",
+        "IndexPut": "IndexPutBackward0",
+    },
+    "minigrad.autograd.inplace": {
+        "CopySlices": "CopySlices",
     },
     "minigrad.ops.conv": {
         "Conv2d": "ConvolutionBackward0",

@@ -58,6 +58,7 @@ def _make_loops():
     ln2_hi, ln2_lo, half, one, two, four, zero = (f32(c) for c in (LN2_HI, LN2_LO, 0.5, 1.0, 2.0, 4.0, 0.0))
     k, k3 = f32(TANH_K), f32(TANH_K * 3 * TANH_C)
     c_cubic = f32(TANH_C)
+    inf, nan = f32(np.inf), f32(np.nan)
     P, Q, T = (tuple(f32(c) for c in cs) for cs in (ERF_P, ERF_Q, EXP_TAYLOR))
 
     # error_model="numpy": a division by zero gives inf instead of raising, so no check
@@ -89,7 +90,9 @@ def _make_loops():
                 er = ((((((T[0] * r + T[1]) * r + T[2]) * r + T[3]) * r + T[4]) * r + T[5]) * r + T[6]) * r + T[7]
                 two_n = np.int32((np.int32(n) + 127) << 23).view(np.float32)  # exponent field n + 127
                 pdf = er * two_n * inv_sqrt_2pi if t >= lowest else zero  # NaN or tiny: 0
-                s[i] = cdf + v * pdf  # at x = +-inf, inf * 0 = NaN, as in PyTorch
+                # at x = +-inf the slope is inf * 0 = NaN, as in PyTorch; said outright, because
+                # with reassociation allowed the vector loop gave inf on some CPUs
+                s[i] = cdf + v * pdf if abs(v) != inf else nan
 
     # tanh form: (1 + tanh u) / 2 = 1 / (1 + e^(-2u)), u = k (x + c x^3), computed with
     # e = e^(-2|u|) <= 1 so that nothing overflows and, for u < 0, as e / (1 + e): no

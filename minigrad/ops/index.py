@@ -15,6 +15,7 @@ import numpy as np
 from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
+from minigrad.ops.broadcast import unbroadcast
 from minigrad.ops.elementwise import Where
 from minigrad.ops.out import write_out
 from minigrad.ops.shape import ConstantPad
@@ -117,6 +118,33 @@ def _add_rows(out, rows, g):
     starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])  # where each run begins
     values = g.reshape(flat.size, *out.shape[1:])[order]
     out[sorted_rows[starts]] += np.add.reduceat(values, starts, axis=0)
+
+
+class IndexPut(Function):
+    """y = x with y[index] = v (v broadcast to the indexed shape): `x[index] = v` on a
+    tensor in the graph. dL/dx = dL/dy with the indexed places zeroed (they were
+    overwritten); dL/dv = dL/dy[index], summed over what v was broadcast to."""
+
+    @staticmethod
+    def forward(ctx, x, v, index):
+        ctx.index, ctx.v_shape = index, np.shape(v.array if isinstance(v, Tensor) else v)
+        out = x.array.copy()
+        assign(Tensor._make(out), index, v.array if isinstance(v, Tensor) else v)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = from_numpy(np.zeros((), dtype=grad.dtype))
+        grad_x = IndexPut.apply(grad, zero, index=ctx.index) if ctx.needs_input_grad[0] else None
+        grad_v = None
+        if ctx.needs_input_grad[1]:
+            grad_v = unbroadcast(GetItem.apply(grad, index=ctx.index), ctx.v_shape)
+        return grad_x, grad_v
+
+
+def index_put(x, index, value):
+    """A copy of x with `value` written at `index` (`x[index] = value`, out of place)."""
+    return IndexPut.apply(x, value, index=index)
 
 
 def assign(x, index, value):

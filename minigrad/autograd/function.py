@@ -216,7 +216,7 @@ def next_seq(split=False):
     return seq
 
 
-class View:
+class ViewStep:
     """How a view was made from its base: `op.apply(*args, **kwargs)` with the base at
     `args[pos]`, so that it can be made again from the base after an in-place change
     (autograd/inplace.py). `version` is the storage's version the view's node reflects."""
@@ -240,7 +240,7 @@ def _note_view(out, op, args, kwargs, grad_mode):
     for pos, a in enumerate(args):
         if isinstance(a, Tensor) and (a.array is base or a.array.base is base):
             out._counter = a._version_counter()
-            out._view = View(a, pos, op, args, kwargs, out._counter.value, grad_mode)
+            out._view = ViewStep(a, pos, op, args, kwargs, out._counter.value, grad_mode)
             return
 
 

@@ -31,7 +31,7 @@ SPEC = next((p for p in SPEC_CANDIDATES if p.is_file()), None)
 # Where the bare names of each SPEC section live, tried in order. A name with a prefix
 # (`mg.`, `nn.`, `t.`, ...) is read through PREFIXES instead.
 SCOPES = {
-    "Tensor": ["minigrad.Tensor", "minigrad"],
+    "Tensor": ["minigrad.Tensor", "minigrad", "minigrad.cuda"],  # SPEC lists mg.cuda's functions bare
     "Autograd": ["minigrad.autograd", "minigrad.autograd.Function", "minigrad.Tensor"],
     "nn": [
         "minigrad.nn",
@@ -62,6 +62,7 @@ PREFIXES = {
     "t.": "minigrad.Tensor.",  # `t` is a tensor in SPEC's prose, `p` a parameter, `loss` a result
     "p.": "minigrad.Tensor.",
     "loss.": "minigrad.Tensor.",
+    "model.": "minigrad.nn.Module.",  # `model.to(device)`
     ".": "minigrad.Tensor.",  # `.to(device)`, `.grad`
     "ctx.": "minigrad.autograd.Function.",  # ctx is the Function instance, as in PyTorch
     "Function.": "minigrad.autograd.Function.",
@@ -70,6 +71,8 @@ PREFIXES = {
 # Backticked words in SPEC that are not API names, and why.
 NOT_NAMES = {
     "import": "Python (`import minigrad`)",
+    "repr": "Python's repr() of a tensor (Tensor.__repr__)",
+    "v": "a value in an example expression (`t[idx] = v`)",
     "minigrad": "the package itself (`import minigrad`)",
     "keepdim": "an argument of the reductions",
     "Bilinear": "optional in SPEC, and not implemented",

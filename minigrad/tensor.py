@@ -258,17 +258,18 @@ class Tensor:
     @property
     def data(self):
         """The values as a Tensor that shares this one's storage, cut from the graph, as
-        torch's `.array`: `p.array.add_(u)` changes `p` and is not recorded. (`detach()`
+        torch's `.data`: `p.data.add_(u)` changes `p` and is not recorded. (`detach()`
         is the safer twin: it shares the in-place version counter, so autograd notices
-        when a tensor it saved is changed through it; `.array` does not, as in torch.)"""
+        when a tensor it saved is changed through it; `.data` does not, as in torch.)
+        The NumPy array itself is `.array` (or `.numpy()`)."""
         return Tensor._make(self.array)
 
     @data.setter
     def data(self, value):
-        # `p.array = p.array - lr * p.grad`: p keeps its identity (and its place in the
+        # `p.data = p.data - lr * p.grad`: p keeps its identity (and its place in the
         # model and the optimizer) but holds new values
         if not isinstance(value, Tensor):
-            raise TypeError(f"data: can only assign a Tensor to .array, got {type(value).__name__}")
+            raise TypeError(f"data: can only assign a Tensor to .data, got {type(value).__name__}")
         self.array = value.array
 
     @property

@@ -13,6 +13,20 @@ from minigrad.autograd import Function
 
 from .helpers import assert_close, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.backward",
+    "torch.Tensor.detach",
+    "torch.Tensor.grad",
+    "torch.Tensor.grad_fn",
+    "torch.Tensor.is_leaf",
+    "torch.Tensor.register_hook",
+    "torch.Tensor.retain_grad",
+    "torch.Tensor.retains_grad",
+    "torch.autograd.Function",
+    "torch.autograd.detect_anomaly",
+]
+
 
 # ---- user-defined Functions, as documented in minigrad/autograd/function.py ------------------
 class MulConstant(Function):

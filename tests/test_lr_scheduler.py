@@ -15,6 +15,17 @@ import minigrad.nn as nn
 import minigrad.optim as optim
 from minigrad.optim import lr_scheduler
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.optim.lr_scheduler.CosineAnnealingLR",
+    "torch.optim.lr_scheduler.ExponentialLR",
+    "torch.optim.lr_scheduler.LambdaLR",
+    "torch.optim.lr_scheduler.LinearLR",
+    "torch.optim.lr_scheduler.MultiStepLR",
+    "torch.optim.lr_scheduler.OneCycleLR",
+    "torch.optim.lr_scheduler.StepLR",
+]
+
 LRS = (0.1, 0.02)  # two param groups with different learning rates
 RTOL = 1e-12
 

@@ -18,6 +18,25 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.optim as optim
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.optim.Adadelta",
+    "torch.optim.Adagrad",
+    "torch.optim.Adam",
+    "torch.optim.AdamW",
+    "torch.optim.Adamax",
+    "torch.optim.NAdam",
+    "torch.optim.Optimizer",
+    "torch.optim.Optimizer.add_param_group",
+    "torch.optim.Optimizer.load_state_dict",
+    "torch.optim.Optimizer.state_dict",
+    "torch.optim.Optimizer.step",
+    "torch.optim.Optimizer.zero_grad",
+    "torch.optim.RAdam",
+    "torch.optim.RMSprop",
+    "torch.optim.SGD",
+]
+
 STEPS = 60
 RTOL, ATOL = 1e-10, 1e-13
 

@@ -34,6 +34,15 @@ class Optimizer:
     `params` is an iterable of Tensors (usually `model.parameters()`), or a list of
     dicts `{'params': ..., 'lr': ..., ...}`, one per parameter group; a hyper-parameter
     a group does not set is taken from `defaults`.
+
+    PyTorch's optimizers take switches between implementations of one update rule:
+    `foreach` (one multi-tensor kernel per group), `fused` (one fused kernel),
+    `capturable` (state kept on the device, for CUDA graphs) and `differentiable`
+    (autograd through the step). minigrad has one implementation, a loop over the
+    parameters, which computes the same numbers; each optimizer accepts the switches
+    PyTorch's takes, keeps them in its groups (so state dicts have torch's keys), and
+    they change nothing, except `differentiable=True`, which is refused: the step runs
+    under `no_grad` and cannot be differentiated.
     """
 
     def __init__(self, params, defaults):
@@ -63,7 +72,8 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"{name}: a param group must be a dict, but got {type(param_group).__name__}")
         if "params" not in param_group:
-            raise ValueError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
+            # KeyError, as PyTorch raises
+            raise KeyError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else _ordered_list(name, params)
         for p in params:
@@ -86,6 +96,7 @@ class Optimizer:
                 f"{name}: some parameters appear in more than one parameter group "
                 "(each parameter can belong to one group only)"
             )
+        _check_implementation_flags(name, group)
         self._check_group(group)
         self.param_groups.append(group)
 
@@ -205,6 +216,17 @@ class Optimizer:
             lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _check_implementation_flags(name, group):
+    """Refuse what the one implementation cannot do; accept the rest (see Optimizer)."""
+    if group.get("fused") and group.get("foreach"):
+        raise RuntimeError(f"{name}: `fused` and `foreach` cannot be `True` together.")
+    if group.get("differentiable"):
+        raise NotImplementedError(
+            f"{name}: differentiable=True is not supported: minigrad's optimizer step runs under no_grad, so "
+            "autograd cannot go through it (use differentiable=False, the default)"
+        )
 
 
 def _check_adam_family(optimizer, group):

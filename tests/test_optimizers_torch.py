@@ -9,7 +9,8 @@
   arguments, default values), so every option torch takes is accepted; the switches
   between torch's implementations (foreach, fused, capturable, differentiable=False)
   are kept in the groups as torch keeps them and change nothing here.
-- add_param_group in the middle of a run, and zero_grad(set_to_none=False), as torch.
+- add_param_group in the middle of a run, zero_grad(set_to_none=False), and named
+  parameters (`model.named_parameters()`, kept as `param_names`), as torch.
 """
 
 import contextlib
@@ -391,3 +392,41 @@ def test_zero_grad_leaves_what_torch_leaves(set_to_none):
         states.append([None if p.grad is None else (tuple(p.grad.shape), p.grad.tolist()) for p in (used, unused)])
     assert states[0] == states[1]
     assert states[0][0] == (None if set_to_none else ((2,), [0.0, 0.0]))
+
+
+# ---- named parameters -----------------------------------------------------------------------------------
+def test_named_parameters_are_accepted_and_named_in_the_state_dict_as_torch():
+    rng = np.random.default_rng(5)
+    weight, bias, x, y = (
+        rng.standard_normal((2, 3)),
+        rng.standard_normal(2),
+        rng.standard_normal((8, 3)),
+        rng.standard_normal((8, 2)),
+    )
+    mine, theirs = nn.Linear(3, 2).double(), torch.nn.Linear(3, 2).double()
+    mine.load_state_dict({"weight": weight, "bias": bias})
+    theirs.load_state_dict({"weight": torch.tensor(weight), "bias": torch.tensor(bias)})
+    mine_opt = optim.Adam(mine.named_parameters(), lr=0.05)
+    torch_opt = torch.optim.Adam(theirs.named_parameters(), lr=0.05)
+    for _ in range(5):
+        for model, opt, lib in ((mine, mine_opt, mg), (theirs, torch_opt, torch)):
+            opt.zero_grad()
+            ((model(lib.tensor(x)) - lib.tensor(y)) ** 2).mean().backward()
+            opt.step()
+    np.testing.assert_allclose(mine.weight.array, theirs.weight.detach().numpy(), rtol=1e-10)
+    ours, torchs = mine_opt.state_dict()["param_groups"], torch_opt.state_dict()["param_groups"]
+    assert ours == torchs and ours[0]["param_names"] == ["weight", "bias"]
+
+    # loading a snapshot keeps the names; mixing named and unnamed parameters is refused
+    fresh = optim.Adam(mine.named_parameters(), lr=1.0)
+    fresh.load_state_dict(mine_opt.state_dict())
+    assert fresh.param_groups[0]["param_names"] == ["weight", "bias"] and fresh.param_groups[0]["lr"] == 0.05
+    for lib, module, make, opt in (
+        (mg, optim, nn.Parameter, mine_opt),
+        (torch, torch.optim, torch.nn.Parameter, torch_opt),
+    ):
+        p, q = make(lib.zeros(2)), make(lib.zeros(2))
+        with pytest.raises(ValueError, match="all optimizer params should be with/without names"):
+            module.SGD([("p", p), q], lr=0.1)
+        with pytest.raises(ValueError, match="all optimizer param groups should be with/without names"):
+            opt.add_param_group({"params": [p]})

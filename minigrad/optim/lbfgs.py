@@ -121,7 +121,6 @@ class LBFGS(Optimizer):
         with no_grad():
             return self._step(enable_grad()(closure))
 
-    # --8<-- [start:step]
     def _step(self, closure):
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
@@ -216,6 +215,7 @@ class LBFGS(Optimizer):
         state.update(prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
         return orig_loss
 
+    # --8<-- [start:two_loop]
     @staticmethod
     def _two_loop(state, q, old_dirs, old_stps, ro, H_diag, history_size):
         """H·q for the L-BFGS approximation H of the inverse Hessian (Nocedal & Wright,
@@ -233,7 +233,7 @@ class LBFGS(Optimizer):
             r = r + (al[i] - be_i) * old_stps[i]
         return r
 
-    # --8<-- [end:step]
+    # --8<-- [end:two_loop]
 
 
 # ---- the strong-Wolfe line search ------------------------------------------------------------------

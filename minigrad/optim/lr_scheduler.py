@@ -47,7 +47,8 @@ class LRScheduler:
     groups' current `'lr'` (an update, which chains).
 
     Making a scheduler already takes its first step (to `last_epoch = 0`), so the
-    optimizer starts with the schedule's first learning rate.
+    optimizer starts with the schedule's first learning rate. (`_LRScheduler`, the old
+    name, is a subclass kept for code that subclasses it, as in PyTorch.)
     """
 
     _get_lr_called_within_step = False  # get_lr() outside step() warns, as in PyTorch

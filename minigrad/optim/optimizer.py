@@ -67,7 +67,9 @@ class Optimizer:
     # --8<-- [start:add_param_group]
     def add_param_group(self, param_group):
         """Add a group of parameters, with hyper-parameters of its own; whatever it
-        leaves out is filled in from the optimizer's defaults."""
+        leaves out is filled in from the optimizer's defaults. The parameters may come
+        with names, as `model.named_parameters()` gives them: the group then keeps the
+        names in `group['param_names']` (as in PyTorch, all groups or none)."""
         name = type(self).__name__
         if not isinstance(param_group, dict):
             raise TypeError(f"{name}: a param group must be a dict, but got {type(param_group).__name__}")
@@ -76,6 +78,7 @@ class Optimizer:
             raise KeyError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else _ordered_list(name, params)
+        params, param_names = _split_names(name, params)
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
@@ -85,6 +88,13 @@ class Optimizer:
                 raise ValueError(f"{name}: can't optimize a non-leaf Tensor (it was made by {p.grad_fn!r})")
 
         group = dict(param_group, params=params)
+        if param_names is not None:
+            group["param_names"] = param_names
+        if any(("param_names" in group) != ("param_names" in g) for g in self.param_groups):
+            raise ValueError(
+                f"{name}: all optimizer param groups should be with/without names; cannot add a param group "
+                f"{'with' if param_names is not None else 'without'} names to this optimizer"
+            )
         for key, default in self.defaults.items():
             group.setdefault(key, default)
 
@@ -204,10 +214,7 @@ class Optimizer:
             p = param_at[int(index)]
             state[p] = {key: _load_value(key, value, p) for key, value in saved_state.items()}
         self.state = state
-        self.param_groups = [
-            {**copy.deepcopy({k: v for k, v in saved.items() if k != "params"}), "params": group["params"]}
-            for saved, group in zip(saved_groups, self.param_groups)
-        ]
+        self.param_groups = [_loaded_group(saved, group) for saved, group in zip(saved_groups, self.param_groups)]
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -244,6 +251,17 @@ def _check_adam_family(optimizer, group):
     )
 
 
+def _split_names(name, params):
+    """(tensors, names) from a list of tensors or of (name, tensor) pairs; names is None
+    for plain tensors."""
+    pairs = [p for p in params if isinstance(p, tuple)]
+    if not pairs:
+        return params, None
+    if len(pairs) != len(params):
+        raise ValueError(f"{name}: all optimizer params should be with/without names. Some param names are missing")
+    return [tensor for _, tensor in pairs], [param_name for param_name, _ in pairs]
+
+
 def _ordered_list(name, params):
     # state_dict refers to parameters by position, so their order must be fixed
     if isinstance(params, (set, frozenset)):
@@ -252,6 +270,15 @@ def _ordered_list(name, params):
             "but got a set, whose order changes between runs"
         )
     return list(params)
+
+
+def _loaded_group(saved, group):
+    """A saved group's hyper-parameters over this optimizer's parameters (and their names,
+    unless the snapshot has names of its own)."""
+    loaded = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
+    if "param_names" in group and "param_names" not in loaded:
+        loaded["param_names"] = group["param_names"]
+    return {**loaded, "params": group["params"]}
 
 
 def _load_value(key, value, param):

@@ -262,9 +262,12 @@ class LambdaLR(_FunctionsPerGroup, LRScheduler):
 
 
 class MultiplicativeLR(_FunctionsPerGroup, LRScheduler):
-    """Multiply the learning rate by lr_lambda(t) at every step t ≥ 1:
+    """Multiply the learning rate by lr_lambda(t) at every step t ≥ 1, so that after
+    t steps
 
-    lr_t = lr_{t−1} · lr_lambda(t),   so   lr_t = base_lr · Π_{s=1..t} lr_lambda(s)
+        lr = base_lr · lr_lambda(1) · lr_lambda(2) · ... · lr_lambda(t)
+
+    (LambdaLR, in contrast, gives base_lr · lr_lambda(t)).
     """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):

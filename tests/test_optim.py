@@ -144,6 +144,7 @@ CONFIGS = [
     ("Adam", dict(lr=0.01, eps=1e-3, maximize=True)),
     ("AdamW", dict(lr=0.01)),
     ("AdamW", dict(lr=0.02, weight_decay=0.5, amsgrad=True, betas=(0.85, 0.9))),
+    ("AdamW", dict(lr=0.01, amsgrad=True, maximize=True)),
     ("RMSprop", dict(lr=0.01)),
     ("RMSprop", dict(lr=0.005, alpha=0.9, momentum=0.5, centered=True, weight_decay=0.01)),
     ("RMSprop", dict(lr=0.002, centered=True)),

@@ -12,7 +12,14 @@ from minigrad import threads  # isort: skip  (the BLAS thread policy, before any
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
-from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.creation import (
     arange,
     as_tensor,
@@ -144,6 +151,17 @@ from minigrad.ops.shape import (
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
 from minigrad.random import manual_seed
 from minigrad.random import Generator
+from minigrad.tensor_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils, viz
 

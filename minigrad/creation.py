@@ -11,6 +11,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad._args import size_args
+from minigrad.autograd import grad_mode
 from minigrad.devices import host_device
 from minigrad.tensor import Tensor
 
@@ -20,6 +21,7 @@ def _new(array, dtype, device, requires_grad, op):
     host_device(device, op)
     dtype = dtypes.to_dtype(dtype, op)
     t = Tensor._make(array if dtype is None else array.astype(dtype, copy=False))
+    t._inference = grad_mode.is_inference_mode_enabled()  # made inside mg.inference_mode()
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -31,7 +33,11 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     host_device(device, "tensor")
     if isinstance(data, Tensor):
         data = data.array
-    return Tensor(data, dtype=dtypes.to_dtype(dtype, "tensor"), requires_grad=requires_grad)
+    t = Tensor._from_data(data, dtypes.to_dtype(dtype, "tensor"))
+    t._inference = grad_mode.is_inference_mode_enabled()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -48,7 +54,7 @@ def as_tensor(data, dtype=None, device=None):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype) and data.dtype.kind in "biufc":
         return Tensor._make(data)
-    return Tensor(data, dtype=dtype)
+    return Tensor._from_data(data, dtype)
 
 
 def from_numpy(array):

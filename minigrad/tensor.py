@@ -31,13 +31,20 @@ class VersionCounter:
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
-    `Tensor(data)` wraps array-like `data` (float data becomes float32, as in
-    `mg.tensor`); prefer `mg.tensor(data, dtype=None, requires_grad=False)`.
+    Make tensors with `mg.tensor(data, dtype=None, requires_grad=False)` and the other
+    creation functions. Calling the class itself is PyTorch's legacy constructor, as
+    `torch.Tensor`: `Tensor(2, 3)` is a (2, 3) tensor of the default float dtype (filled
+    with zeros here; PyTorch leaves it uninitialised), `Tensor([1, 2])` a copy of the data
+    in the default float dtype (whatever the data's type: `float32` unless changed), and
+    `Tensor()` an empty one. `Tensor(t)` of a Tensor shares `t`'s storage and keeps its
+    dtype (a new leaf, cut from the graph: PyTorch returns a differentiable alias).
+    `dtype=` and `requires_grad=` are accepted too, which PyTorch's constructor refuses.
+    `mg.FloatTensor`, `mg.LongTensor`, ... are the typed forms.
     """
 
     __slots__ = (
         "array", "requires_grad", "_grad", "grad_fn", "_hooks", "_retains_grad", "_counter",
-        "_view", "_history", "__weakref__",
+        "_view", "_history", "_inference", "__weakref__",
     )  # fmt: skip
     # annotations only (a class value would clash with the slot): where the docs read them
     requires_grad: bool
@@ -50,10 +57,13 @@ class Tensor:
     __array_ufunc__ = None  # make `ndarray + Tensor` call Tensor.__radd__, not NumPy
     __hash__ = object.__hash__  # hash by identity even though == is elementwise
 
-    def __init__(self, data, dtype=None, requires_grad=False):
-        if isinstance(data, Tensor):
-            data = data.array
-        self._init_leaf(_array_from_data(data, dtype))
+    def __init__(self, *args, dtype=None, requires_grad=False, device=None):
+        _devices.host_device(device, "Tensor")
+        data = args[0] if len(args) == 1 else None
+        self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor"))
+        if isinstance(data, Tensor) and self.array is data.array:
+            self._counter = data._version_counter()  # one storage: in-place changes show in both
+        self._inference = autograd.grad_mode.is_inference_mode_enabled()
         if requires_grad:
             self.requires_grad_(True)
 
@@ -68,6 +78,7 @@ class Tensor:
         self._counter = None  # made on first need (most tensors are never changed in place)
         self._view = None  # how this tensor was taken from its base, if it is a view
         self._history = None  # its nodes before in-place changes (autograd/inplace.py)
+        self._inference = False  # made inside mg.inference_mode() (see autograd/grad_mode.py)
 
     @classmethod
     def _make(cls, array):
@@ -75,6 +86,12 @@ class Tensor:
         t = object.__new__(cls)
         t._init_leaf(array)
         return t
+
+    @classmethod
+    def _from_data(cls, data, dtype=None):
+        """A leaf holding a copy of array-like `data` in `dtype`, or, with dtype None, in
+        the dtype `mg.tensor` infers (Python floats: the default float dtype, ints: int64)."""
+        return cls._make(_array_from_data(data.array if isinstance(data, Tensor) else data, dtype))
 
     # ---- attributes ------------------------------------------------------------------
     @property
@@ -219,8 +236,18 @@ class Tensor:
             )
         if requires_grad and self.dtype.kind != "f":
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+        if requires_grad and self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(
+                "requires_grad_: Setting requires_grad=True on inference tensor outside InferenceMode is "
+                "not allowed (it was made in mg.inference_mode(); use clone() for an ordinary tensor)."
+            )
         self.requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """True for a tensor made inside `mg.inference_mode()` (or a view of one): it may
+        not be saved for a backward pass, nor changed in place outside inference mode."""
+        return self._inference
 
     def retain_grad(self):
         """Keep `.grad` for this non-leaf tensor after backward (leaves always keep it)."""
@@ -253,6 +280,7 @@ class Tensor:
         """A new leaf sharing this data (and its version counter), cut from the graph."""
         t = Tensor._make(self.array)
         t._counter = self._version_counter()
+        t._inference = self._inference
         return t
 
     @property
@@ -334,9 +362,11 @@ class Tensor:
         _devices.refuse_cuda(device, "cuda")
 
     def type(self, dtype=None, non_blocking=False):
-        """Without an argument: the type name, 'minigrad.FloatTensor' for float32 (torch
-        says 'torch.FloatTensor'; both spellings are accepted back). With a dtype or such a
-        name: the tensor converted to it, as `to(dtype)`."""
+        """Without an argument: torch's name of the tensor type, 'torch.FloatTensor' for
+        float32 ('torch.LongTensor' for int64, ...), so that a program's
+        `x.type() == 'torch.FloatTensor'` holds as in torch. With a dtype, such a name
+        ('torch.DoubleTensor', 'minigrad.DoubleTensor', 'DoubleTensor') or a type
+        (`mg.DoubleTensor`): the tensor converted to it, as `to(dtype)`."""
         if dtype is None:
             return dtypes.tensor_type_name(self.dtype)
         if isinstance(dtype, str):
@@ -575,6 +605,11 @@ class Tensor:
         """self <- compute(self), the out-of-place op's result. `write()`, when given, is
         the plain write without a temporary (a ufunc with out=), used when nothing is
         recorded."""
+        if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(
+                f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+                "make a clone to get a normal tensor before doing inplace update."
+            )
         if not self.array.flags.writeable:
             raise RuntimeError(
                 f"{op}: unsupported operation: more than one element of the written-to tensor refers to a "
@@ -658,7 +693,7 @@ class Tensor:
     def copy_(self, src, non_blocking=False):
         """Copy src's values (broadcast to self's shape, cast to self's dtype) into self;
         the gradient flows to src."""
-        src = src if isinstance(src, Tensor) else Tensor(src, dtype=self.dtype)
+        src = src if isinstance(src, Tensor) else Tensor._from_data(src, self.dtype)
         self._check_shape("copy_", src.shape)
         write = lambda: np.copyto(self.array, src.array, casting="unsafe")  # noqa: E731
         return self._inplace("copy_", lambda t: _replaced(t, src.expand(t.shape).to(t.dtype)), (src,), write)
@@ -1324,6 +1359,31 @@ def _replaced(t, values):
     else:
         values = Tensor._make(np.asarray(values, dtype=t.dtype))
     return ops.elementwise.Where.apply(everywhere, values, t)
+
+
+def _is_size(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _legacy_array(args, dtype, op):
+    """The array of PyTorch's legacy constructor `Tensor(*args)` (and of `mg.FloatTensor(...)`,
+    ...): nothing (empty), sizes (zeros), one Tensor (its own array, shared) or one
+    sequence of data (a copy). `dtype` None means the default float dtype, except for a
+    Tensor, which keeps its own."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        data = args[0].array
+        return data if dtype is None or dtype == data.dtype else data.astype(dtype)
+    dtype = dtype or dtypes.default_float
+    if all(_is_size(a) for a in args):  # also Tensor(): no sizes, an empty tensor
+        shape = tuple(int(a) for a in args) or (0,)
+        if min(shape) < 0:
+            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        return np.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
+    if len(args) > 1:
+        raise TypeError(f"{op}: expected sizes (ints) or one sequence of data, got {args!r}")
+    if not isinstance(args[0], (list, tuple, np.ndarray)):
+        raise TypeError(f"{op}: new(): data must be a sequence (got {type(args[0]).__name__})")
+    return _array_from_data(args[0], dtype)
 
 
 def _array_from_data(data, dtype):

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.ops.elementwise import Where
 from minigrad.ops.out import write_out
@@ -267,7 +267,7 @@ def _src_grad(ctx, grad):
 def index_array(index, op):
     """The NumPy array of an integer index tensor, or a clear error naming the op."""
     if not isinstance(index, Tensor):
-        index = Tensor(index)
+        index = as_tensor(index)
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {index.dtype}")
     return index.array
@@ -309,7 +309,7 @@ def _check_gather_scatter(op, x, dim, index, src=None):
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """`out[i][j] = input[i][index[i][j]]` for dim=1 (likewise for any dim); the output has
     index's shape. `sparse_grad` is accepted and ignored (gradients are dense)."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     d, idx = _check_gather_scatter("gather", x, dim, index)
     xs = x.reshape(1) if x.ndim == 0 else x
     y = Gather.apply(xs, dim=d, index=idx)
@@ -318,7 +318,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 def _scatter(op, fn, input, dim, index, src, value=None, reduce=None):
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     if src is None:
         src = value
     if src is None:
@@ -369,7 +369,7 @@ def scatter_add(input, dim, index, src):
 def index_select(input, dim, index, *, out=None):
     """The entries of input at positions `index` (a 1-D integer tensor) along `dim`;
     the gradient of a repeated entry accumulates."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     d = normalize_dim(dim, x.ndim, "index_select")
     idx = index_array(index, "index_select")
     if idx.ndim > 1:
@@ -396,8 +396,8 @@ def _fill_value(value, dtype, op):
 def masked_fill(input, mask, value):
     """A copy of input with `value` where the bool `mask` (broadcast) is True; the
     gradient is 0 there, and a 0-d tensor `value` gets the sum of those gradients."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
-    mask = mask if isinstance(mask, Tensor) else Tensor(mask)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    mask = mask if isinstance(mask, Tensor) else as_tensor(mask)
     if mask.dtype.kind != "b":
         raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}")
     try:
@@ -412,7 +412,7 @@ def masked_fill(input, mask, value):
 def index_fill(input, dim, index, value):
     """A copy of input with `value` at positions `index` (1-D, negatives count from
     the end) along `dim`; the gradient is 0 there."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     d = normalize_dim(dim, x.ndim, "index_fill")
     idx = index_array(index, "index_fill")
     if idx.ndim > 1:

@@ -312,6 +312,6 @@ def einsum(equation, *operands):
     what is supported."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    operands = [o if isinstance(o, Tensor) else Tensor(o) for o in operands]
+    operands = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
     check_same_dtype("einsum", **{f"operand {k}": o for k, o in enumerate(operands)})
     return Einsum.apply(*operands, equation=equation)

@@ -169,7 +169,7 @@ class Flip(Function):
 
 def flip(input, dims):
     """`input` reversed along each of `dims` (an int or a sequence of ints)."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     return Flip.apply(x, dims=tuple(sorted(distinct_dims(dims, x.ndim, "flip"))))
 
@@ -193,7 +193,7 @@ class Roll(Function):
 def roll(input, shifts, dims=None):
     """Shift the elements of `input` cyclically by `shifts` along `dims` (one shift per
     dim); with dims=None, over the flattened tensor (the shape is kept)."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     if dims is None:
         if len(shift_list) != 1:
@@ -262,7 +262,7 @@ class Cat(Function):
 
 def cat(tensors, dim=0):
     """Concatenate tensors along an existing dim; all other dims must match."""
-    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    tensors = [t if isinstance(t, Tensor) else as_tensor(t) for t in tensors]
     if not tensors:
         raise RuntimeError("cat: expected a non-empty list of tensors")
     ref = tensors[0]
@@ -283,7 +283,7 @@ def cat(tensors, dim=0):
 
 def stack(tensors, dim=0):
     """Join same-shaped tensors along a new dim."""
-    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    tensors = [t if isinstance(t, Tensor) else as_tensor(t) for t in tensors]
     if not tensors:
         raise RuntimeError("stack: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):

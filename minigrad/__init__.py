@@ -8,6 +8,8 @@ reachable without importing them. Numba is not imported here: the kernels import
 when first used, which keeps `import minigrad` fast.
 """
 
+import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
+
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
@@ -110,8 +112,34 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
-from minigrad.ops.index import gather, index_fill, index_select, masked_fill, scatter, scatter_add
-from minigrad.ops.linalg import addmm, baddbmm, bmm, diag, einsum, matmul, mm, outer, trace, tril, triu
+from minigrad.ops.index import (
+    argwhere,
+    gather,
+    index_fill,
+    index_select,
+    masked_fill,
+    narrow,
+    nonzero,
+    scatter,
+    scatter_add,
+)
+from minigrad.ops.linalg import (
+    addmm,
+    baddbmm,
+    bmm,
+    cross,
+    diag,
+    dot,
+    einsum,
+    inner,
+    matmul,
+    mm,
+    outer,
+    trace,
+    tril,
+    triu,
+    vdot,
+)
 from minigrad.ops.logic import all, allclose, any, equal, isclose, isfinite, isinf, isnan  # noqa: A004
 from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow builtins here, as in torch)
     amax,
@@ -132,10 +160,12 @@ from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow 
 from minigrad.ops.reduce import norm_function as norm
 from minigrad.ops.sampling import bernoulli, multinomial
 from minigrad.ops.shape import (
+    cartesian_prod,
     cat,
     chunk,
     flatten,
     flip,
+    meshgrid,
     permute,
     repeat,
     reshape,
@@ -166,5 +196,17 @@ from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils, viz
 
 concat = concatenate = cat
+
+# the constants of torch's namespace (torch.inf is math.inf, ...)
+inf = math.inf
+"""Positive infinity, a Python float (`float('inf')`), as `torch.inf`."""
+nan = math.nan
+"""Not a number, a Python float (`float('nan')`), as `torch.nan`."""
+pi = math.pi
+"""pi = 3.14159..., a Python float, as `torch.pi`."""
+e = math.e
+"""Euler's number e = 2.71828..., a Python float, as `torch.e`."""
+newaxis = None
+"""None, the index that inserts a new dim of size 1 (`x[:, mg.newaxis]`), as `torch.newaxis`."""
 
 __version__ = "0.1.0"

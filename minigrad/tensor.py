@@ -9,6 +9,8 @@ The methods here only check arguments and call `Function.apply` on the ops in
 `minigrad/ops/` (`ops.elementwise.Exp.apply(x)`); the math lives there.
 """
 
+import warnings
+
 import numpy as np
 
 from minigrad import devices as _devices
@@ -374,6 +376,13 @@ class Tensor:
         if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):  # torch.FloatTensor
             return self.to(dtypes.dtype_from_type_name(dtype.__name__))
         return self.to(dtype)
+
+    def type_as(self, tensor):
+        """This tensor converted to `tensor`'s dtype (self if it has it already), as
+        `self.type(tensor.type())`; the gradient flows back, cast to self's dtype."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}")
+        return self.to(tensor.dtype)
 
     def float(self):
         """A float32 copy (self if it is float32 already); the gradient flows back, cast to the
@@ -1343,6 +1352,93 @@ class Tensor:
         """Limit the values from above: `clamp(max=max)`."""
         return self.clamp(max=max)
 
+    def narrow(self, dim, start, length):
+        """The `length` entries from `start` along `dim` (`x[:, start:start + length]` for
+        dim=1), as a view sharing this tensor's storage; see `mg.narrow`."""
+        return ops.index.narrow(self, dim, start, length)
+
+    def nonzero(self, *, as_tuple=False):
+        """The indices of the non-zero elements: (count, ndim) int64, or with `as_tuple=True`
+        one 1-D tensor per dim; see `mg.nonzero`."""
+        return ops.index.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        """The indices of the non-zero elements, one row each: `nonzero()`."""
+        return ops.index.argwhere(self)
+
+    def dot(self, other):
+        """The dot product with another 1-D tensor of the same length and dtype, sum_i a_i b_i;
+        dL/da = dL/dy * b. See `mg.dot`."""
+        return ops.linalg.dot(self, other)
+
+    def vdot(self, other):
+        """The dot product with another 1-D tensor (the conjugate of self, which for real
+        tensors is self): `dot`."""
+        return ops.linalg.vdot(self, other)
+
+    def inner(self, other):
+        """The inner product over the last dim; see `mg.inner`."""
+        return ops.linalg.inner(self, other)
+
+    def outer(self, vec2):
+        """The outer product with another vector: out[i, j] = self[i] * vec2[j]."""
+        return ops.linalg.outer(self, vec2)
+
+    def cross(self, other, dim=None):
+        """The cross product of 3-vectors along `dim` (without it, the first dim of size 3,
+        with PyTorch's warning); see `mg.cross`."""
+        return ops.linalg.cross(self, other, dim)
+
+    # ---- new tensors like this one: its dtype (and device) unless told otherwise --------
+    @staticmethod
+    def _new_leaf(array, requires_grad):
+        t = Tensor._make(array)
+        t._inference = autograd.grad_mode.is_inference_mode_enabled()
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of shape `size` (`new_zeros(2, 3)` or `new_zeros((2, 3))`), of this tensor's
+        dtype unless `dtype` is given."""
+        return self.new_full(_new_shape(size, "new_zeros"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of shape `size`, of this tensor's dtype unless `dtype` is given."""
+        return self.new_full(_new_shape(size, "new_ones"), 1, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        """A tensor of shape `size` and this tensor's dtype unless `dtype` is given (zeros
+        here; PyTorch leaves it uninitialised)."""
+        return self.new_full(_new_shape(size, "new_empty"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """`fill_value` in a tensor of shape `size` (a tuple or list), of this tensor's dtype
+        unless `dtype` is given (the value is cast to it: 7.5 becomes 7 in an int64 one)."""
+        _devices.host_device(device, "new_full")
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(
+                f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+            )
+        shape = _new_shape((tuple(size),), "new_full")
+        dtype = dtypes.to_dtype(dtype, "new_full") or self.dtype
+        return self._new_leaf(np.full(shape, _data(fill_value), dtype=dtype), requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """A copy of `data` (a list, an array, a number or a Tensor) as a new leaf of this
+        tensor's dtype unless `dtype` is given. A Tensor `data` is copied and cut from the
+        graph, with PyTorch's advice to write `data.detach().clone()` instead."""
+        _devices.host_device(device, "new_tensor")
+        if isinstance(data, Tensor):
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                UserWarning,
+                stacklevel=2,
+            )
+        array = _array_from_data(_data(data), dtypes.to_dtype(dtype, "new_tensor") or self.dtype)
+        return self._new_leaf(array, requires_grad)
+
 
 # ---- helpers of the methods above ------------------------------------------------------
 def _data(x):
@@ -1359,6 +1455,16 @@ def _replaced(t, values):
     else:
         values = Tensor._make(np.asarray(values, dtype=t.dtype))
     return ops.elementwise.Where.apply(everywhere, values, t)
+
+
+def _new_shape(size, op):
+    """The shape of new_zeros(2, 3) and of new_zeros((2, 3)), checked as creation's are."""
+    if not size:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+    shape = size_args(size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    return shape
 
 
 def _is_size(value):

@@ -423,3 +423,53 @@ def index_fill(input, dim, index, value):
     selected[idx.reshape(-1)] = True
     mask = selected.reshape((size,) + (1,) * (x.ndim - d - 1)) if x.ndim else selected.reshape(())
     return masked_fill(x, from_numpy(mask), _fill_value(value, x.dtype, "index_fill"))
+
+
+# ---- narrow: a slice along one dim, as a view --------------------------------------------
+def narrow(input, dim, start, length):
+    """The `length` entries of `input` from `start` along `dim` (`start` may be negative,
+    or a 0-d integer tensor): `input[:, start:start + length]` for dim=1. A view, as in
+    PyTorch: it shares storage, so an in-place change to it reaches `input`, and its
+    gradient is dL/dy placed in those entries (GetItem's)."""
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, x.ndim, "narrow")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.kind not in "iu":
+            raise RuntimeError(
+                f"narrow(): start must be an 0-dim integral Tensor, got shape {start.shape} {start.dtype}"
+            )
+        start = int(start.item())
+    for name, value in (("start", start), ("length", length)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"narrow(): {name} must be an int, got {type(value).__name__}")
+    size = x.shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(
+            f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return GetItem.apply(x, index=(slice(None),) * d + (slice(start, start + length),))
+
+
+# ---- where the non-zeros are --------------------------------------------------------------
+def nonzero(input, *, out=None, as_tuple=False):
+    """The indices of the non-zero (True) elements of `input`, in row-major order: an int64
+    tensor of shape (count, input.ndim), one row per element; with `as_tuple=True`, one
+    1-D tensor per dim instead (a 0-d input counts as 1-D, as in PyTorch), ready to index
+    with: `x[x.nonzero(as_tuple=True)]`. NaN counts as non-zero. No gradient."""
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    if as_tuple:
+        return tuple(from_numpy(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(x.array)))
+    y = from_numpy(np.argwhere(x.array).astype(np.int64))
+    return y if out is None else write_out(out, y, "nonzero")
+
+
+def argwhere(input):
+    """The indices of the non-zero elements, one row each: `nonzero(input)`."""
+    return nonzero(input)

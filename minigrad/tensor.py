@@ -126,6 +126,52 @@ class Tensor:
         """True: minigrad tensors live in host memory."""
         return True
 
+    # What device-agnostic programs probe before they pick a code path; each says what
+    # minigrad's tensors are not: on another device, sparse, quantized, ... (all False).
+    @property
+    def is_xpu(self):
+        """False: no tensor lives on an Intel GPU (torch's `xpu` device)."""
+        return False
+
+    @property
+    def is_mps(self):
+        """False: no tensor lives on Apple's GPU (torch's `mps` device)."""
+        return False
+
+    @property
+    def is_meta(self):
+        """False: every tensor holds its data (torch's `meta` tensors have only a shape)."""
+        return False
+
+    @property
+    def is_sparse(self):
+        """False: every tensor is dense, strided (torch's `sparse_coo` layout is not here)."""
+        return False
+
+    @property
+    def is_sparse_csr(self):
+        """False: every tensor is dense, strided (no compressed sparse rows)."""
+        return False
+
+    @property
+    def is_quantized(self):
+        """False: no tensor is quantized (torch.quint8 and the like are not here)."""
+        return False
+
+    @property
+    def is_nested(self):
+        """False: no tensor is a nested (ragged) tensor."""
+        return False
+
+    @property
+    def is_mkldnn(self):
+        """False: no tensor uses oneDNN's (MKL-DNN's) opaque layout."""
+        return False
+
+    def is_complex(self):
+        """True for a complex dtype, which minigrad's ops do not support: False for its tensors."""
+        return self.dtype.kind == "c"
+
     @property
     def is_leaf(self):
         """True for a tensor that no recorded op made (`grad_fn is None`): one you created, or one
@@ -161,7 +207,63 @@ class Tensor:
         """The number of elements: the product of the shape."""
         return int(self.array.size)
 
-    nelement = numel
+    def nelement(self):
+        """The number of elements (the same as `numel()`)."""
+        return int(self.array.size)
+
+    def ndimension(self):
+        """The number of dimensions (the same as `dim()`)."""
+        return self.ndim
+
+    # ---- memory layout: where the elements are, as torch reports it ------------------------
+    # The storage is a NumPy array; NumPy counts strides in bytes and torch in elements,
+    # so each stride is divided by the element size.
+    def element_size(self):
+        """The size of one element in bytes (4 for float32)."""
+        return self.array.itemsize
+
+    @property
+    def itemsize(self):
+        """The size of one element in bytes (the same as `element_size()`)."""
+        return self.array.itemsize
+
+    @property
+    def nbytes(self):
+        """The bytes the elements take: `numel() * element_size()` (an expanded tensor
+        counts each element it shows, as torch's does)."""
+        return self.array.size * self.array.itemsize
+
+    def stride(self, dim=None):
+        """The step in elements from one index to the next along each dim (a tuple), or
+        along `dim`: (3, 1) for a contiguous (2, 3) tensor, (1, 3) for its transpose, 0
+        along an expanded dim."""
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[normalize_dim(dim, self.ndim, "stride")]
+
+    def storage_offset(self):
+        """Where the first element is in the storage, in elements: 0 for a tensor that
+        owns its memory, 1 for `x[1:]`. (The storage is the NumPy array the tensor's
+        array is a view of.)"""
+        storage = self.array
+        while isinstance(storage.base, np.ndarray):
+            storage = storage.base
+        return (_address(self.array) - _address(storage)) // self.array.itemsize
+
+    def data_ptr(self):
+        """The memory address of the first element (an int): two tensors that share
+        storage from the same element give the same number."""
+        return _address(self.array)
+
+    def is_contiguous(self, memory_format=None):
+        """True when the elements lie in memory in row-major order, with no gaps (sizes of
+        1 may have any stride, as in torch). Only torch's default `memory_format`,
+        `contiguous_format`, exists here."""
+        if memory_format is not None and not str(memory_format).endswith("contiguous_format"):
+            raise RuntimeError(
+                f"is_contiguous: memory_format {memory_format} is not supported; minigrad tensors "
+                "have only the default row-major layout (torch.contiguous_format)"
+            )
+        return bool(self.array.flags.c_contiguous)
 
     def __len__(self):
         if self.ndim == 0:
@@ -1465,6 +1567,11 @@ def _new_shape(size, op):
     if any(s < 0 for s in shape):
         raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
     return shape
+
+
+def _address(array):
+    """The memory address of an array's first element."""
+    return array.__array_interface__["data"][0]
 
 
 def _is_size(value):

@@ -37,6 +37,7 @@ from minigrad.creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
@@ -158,7 +159,7 @@ from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow 
     var,
 )
 from minigrad.ops.reduce import norm_function as norm
-from minigrad.ops.sampling import bernoulli, multinomial
+from minigrad.ops.sampling import bernoulli, multinomial, normal
 from minigrad.ops.shape import (
     cartesian_prod,
     cat,
@@ -179,8 +180,7 @@ from minigrad.ops.shape import (
     unsqueeze,
 )
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
-from minigrad.random import manual_seed
-from minigrad.random import Generator
+from minigrad.random import Generator, default_generator, initial_seed, manual_seed, seed
 from minigrad.tensor_types import (
     BoolTensor,
     ByteTensor,

@@ -94,6 +94,12 @@ def initial_seed():
     return default_generator.initial_seed()
 
 
+def seed():
+    """Reseed the global generator from a fresh, non-deterministic seed and return that
+    seed (torch.seed)."""
+    return _current().seed()
+
+
 def generator():
     """The NumPy Generator all of minigrad's randomness comes from: the global one, or,
     in a DataLoader worker thread, that worker's own."""

@@ -902,17 +902,34 @@ class Tensor:
         """scatter_add, in place: add `src` at `index` along `dim`; returns self."""
         return self._inplace("scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,))
 
+    # The random fills draw from the global generator, or from `generator=` (a
+    # mg.Generator, or a NumPy Generator), which leaves the global stream untouched.
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with samples from U(a, b), drawn from the global generator (or `generator`),
         in place; returns self."""
-        rng = _random.generator() if generator is None else generator
+        rng = _random.numpy_generator(generator, "uniform_")
         return self._inplace("uniform_", lambda t: _replaced(t, rng.uniform(a, b, size=t.shape)))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with samples from N(mean, std^2), drawn from the global generator (or
         `generator`), in place; returns self."""
-        rng = _random.generator() if generator is None else generator
+        rng = _random.numpy_generator(generator, "normal_")
         return self._inplace("normal_", lambda t: _replaced(t, rng.normal(mean, std, size=t.shape)))
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        """Fill with integers uniform in [from_, to), in place (`random_(to)` for [0, to));
+        without bounds, [0, 2**mantissa] for a float dtype or the dtype's range for an
+        integer one, as torch's `random_(from, to)` (`from` is a Python keyword, so the
+        first argument is positional here). Returns self."""
+        if to is None and from_ != 0:
+            from_, to = 0, from_
+        if to is None:
+            to = 2 ** (np.finfo(self.dtype).nmant + 1) + 1 if self.dtype.kind == "f" else None
+            to = to if to is not None else (2 if self.dtype.kind == "b" else int(np.iinfo(self.dtype).max) + 1)
+        if to <= from_:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+        rng = _random.numpy_generator(generator, "random_")
+        return self._inplace("random_", lambda t: _replaced(t, rng.integers(from_, to, size=t.shape)))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 1 (probability p, a number or a tensor) or 0, in place; returns self."""
@@ -922,7 +939,7 @@ class Tensor:
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd),
         in place; returns self."""
-        rng = _random.generator() if generator is None else generator
+        rng = _random.numpy_generator(generator, "exponential_")
         return self._inplace("exponential_", lambda t: _replaced(t, rng.exponential(1.0 / lambd, size=t.shape)))
 
     def __setitem__(self, index, value):

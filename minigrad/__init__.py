@@ -192,6 +192,7 @@ from minigrad.tensor_types import (
     LongTensor,
     ShortTensor,
 )
+from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils, viz
 

@@ -9,6 +9,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     normalization.py  layer_norm, batch_norm, ...    attention.py scaled_dot_product_attention
     linear.py         linear                         dropout.py   dropout
     sparse.py         embedding, one_hot             shape.py     pad
+    vision.py         interpolate
 """
 
 from minigrad.nn.functional.activation import (
@@ -44,6 +45,7 @@ from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_n
 from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from minigrad.nn.functional.shape import pad
 from minigrad.nn.functional.sparse import embedding, one_hot
+from minigrad.nn.functional.vision import interpolate
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -62,6 +64,7 @@ __all__ = [
     "gelu",
     "group_norm",
     "huber_loss",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",

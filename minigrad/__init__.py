@@ -113,6 +113,7 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
+from minigrad.ops.distance import cdist
 from minigrad.ops.index import (
     argwhere,
     gather,

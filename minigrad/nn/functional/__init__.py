@@ -9,7 +9,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     normalization.py  layer_norm, batch_norm, ...    attention.py scaled_dot_product_attention
     linear.py         linear                         dropout.py   dropout
     sparse.py         embedding, one_hot             shape.py     pad
-    vision.py         interpolate
+    vision.py         interpolate                    distance.py  pairwise_distance, cosine_similarity
 """
 
 from minigrad.nn.functional.activation import (
@@ -28,6 +28,7 @@ from minigrad.nn.functional.activation import (
 )
 from minigrad.nn.functional.attention import scaled_dot_product_attention
 from minigrad.nn.functional.conv import conv1d, conv2d, conv_transpose2d
+from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
 from minigrad.nn.functional.dropout import dropout
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.functional.loss import (
@@ -41,7 +42,7 @@ from minigrad.nn.functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
-from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
+from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
 from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from minigrad.nn.functional.shape import pad
 from minigrad.nn.functional.sparse import embedding, one_hot
@@ -57,6 +58,7 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv_transpose2d",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
@@ -77,8 +79,10 @@ __all__ = [
     "mish",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
     "relu",
     "rms_norm",
     "scaled_dot_product_attention",

@@ -76,6 +76,8 @@ class Generator:
 
 
 default_generator = Generator()
+"""The global generator (torch.default_generator): what every random function draws from
+when given no `generator=`, and what `manual_seed` reseeds."""
 default_generator.seed()  # as torch, the global stream starts from a random seed until manual_seed
 _worker = threading.local()  # .generator: the Generator of the DataLoader worker running in this thread
 

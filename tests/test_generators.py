@@ -38,6 +38,26 @@ TORCH_API = [
     "torch.Tensor.random_",
     "torch.Tensor.exponential_",
     "torch.Tensor.bernoulli_",
+    "torch.nn.init.uniform_",
+    "torch.nn.init.normal_",
+    "torch.nn.init.trunc_normal_",
+    "torch.nn.init.xavier_uniform_",
+    "torch.nn.init.xavier_normal_",
+    "torch.nn.init.kaiming_uniform_",
+    "torch.nn.init.kaiming_normal_",
+    "torch.nn.init.orthogonal_",
+]
+
+
+INIT_FUNCTIONS = [
+    "uniform_",
+    "normal_",
+    "trunc_normal_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
 ]
 
 
@@ -63,6 +83,10 @@ def draws(framework):
         "random_": lambda g: f.zeros(2, 3).random_(0, 100, generator=g),
         "exponential_": lambda g: f.zeros(2, 3).exponential_(generator=g),
         "bernoulli_": lambda g: f.zeros(2, 3).bernoulli_(0.5, generator=g),
+        **{
+            f"nn.init.{name}": lambda g, name=name: getattr(f.nn.init, name)(f.zeros(3, 4), generator=g)
+            for name in INIT_FUNCTIONS
+        },
     }
 
 

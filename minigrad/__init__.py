@@ -8,11 +8,20 @@ reachable without importing them. Numba is not imported here: the kernels import
 when first used, which keeps `import minigrad` fast.
 """
 
+import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
+
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
-from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.creation import (
     arange,
     as_tensor,
@@ -28,6 +37,7 @@ from minigrad.creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
@@ -103,8 +113,35 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
-from minigrad.ops.index import gather, index_fill, index_select, masked_fill, scatter, scatter_add
-from minigrad.ops.linalg import addmm, baddbmm, bmm, diag, einsum, matmul, mm, outer, trace, tril, triu
+from minigrad.ops.distance import cdist
+from minigrad.ops.index import (
+    argwhere,
+    gather,
+    index_fill,
+    index_select,
+    masked_fill,
+    narrow,
+    nonzero,
+    scatter,
+    scatter_add,
+)
+from minigrad.ops.linalg import (
+    addmm,
+    baddbmm,
+    bmm,
+    cross,
+    diag,
+    dot,
+    einsum,
+    inner,
+    matmul,
+    mm,
+    outer,
+    trace,
+    tril,
+    triu,
+    vdot,
+)
 from minigrad.ops.logic import all, allclose, any, equal, isclose, isfinite, isinf, isnan  # noqa: A004
 from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow builtins here, as in torch)
     amax,
@@ -123,12 +160,14 @@ from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow 
     var,
 )
 from minigrad.ops.reduce import norm_function as norm
-from minigrad.ops.sampling import bernoulli, multinomial
+from minigrad.ops.sampling import bernoulli, multinomial, normal
 from minigrad.ops.shape import (
+    cartesian_prod,
     cat,
     chunk,
     flatten,
     flip,
+    meshgrid,
     permute,
     repeat,
     reshape,
@@ -142,11 +181,34 @@ from minigrad.ops.shape import (
     unsqueeze,
 )
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
-from minigrad.random import manual_seed
-from minigrad.random import Generator
+from minigrad.random import Generator, default_generator, initial_seed, manual_seed, seed
+from minigrad.tensor_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils, viz
 
 concat = concatenate = cat
+
+# the constants of torch's namespace (torch.inf is math.inf, ...)
+inf = math.inf
+"""Positive infinity, a Python float (`float('inf')`), as `torch.inf`."""
+nan = math.nan
+"""Not a number, a Python float (`float('nan')`), as `torch.nan`."""
+pi = math.pi
+"""pi = 3.14159..., a Python float, as `torch.pi`."""
+e = math.e
+"""Euler's number e = 2.71828..., a Python float, as `torch.e`."""
+newaxis = None
+"""None, the index that inserts a new dim of size 1 (`x[:, mg.newaxis]`), as `torch.newaxis`."""
 
 __version__ = "0.1.0"

@@ -11,6 +11,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad._args import size_args
+from minigrad.autograd import grad_mode
 from minigrad.devices import host_device
 from minigrad.tensor import Tensor
 
@@ -20,6 +21,7 @@ def _new(array, dtype, device, requires_grad, op):
     host_device(device, op)
     dtype = dtypes.to_dtype(dtype, op)
     t = Tensor._make(array if dtype is None else array.astype(dtype, copy=False))
+    t._inference = grad_mode.is_inference_mode_enabled()  # made inside mg.inference_mode()
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -31,7 +33,11 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     host_device(device, "tensor")
     if isinstance(data, Tensor):
         data = data.array
-    return Tensor(data, dtype=dtypes.to_dtype(dtype, "tensor"), requires_grad=requires_grad)
+    t = Tensor._from_data(data, dtypes.to_dtype(dtype, "tensor"))
+    t._inference = grad_mode.is_inference_mode_enabled()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -48,7 +54,7 @@ def as_tensor(data, dtype=None, device=None):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype) and data.dtype.kind in "biufc":
         return Tensor._make(data)
-    return Tensor(data, dtype=dtype)
+    return Tensor._from_data(data, dtype)
 
 
 def from_numpy(array):
@@ -127,31 +133,40 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _filled(fill_value, t.shape, dtype or t.dtype, device, requires_grad, "full_like")
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
-    """Uniform samples in [0, 1) from the global generator."""
-    samples = _random.generator().random(_shape(size, "rand"), dtype=np.float64)
+# The random functions draw from the global generator, or from `generator=` (a
+# `mg.Generator`): an independent stream, which leaves the global one untouched.
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1) from the global generator (or `generator`)."""
+    rng = _random.numpy_generator(generator, "rand")
+    samples = rng.random(_shape(size, "rand"), dtype=np.float64)
     return _new(samples, dtype or dtypes.default_float, device, requires_grad, "rand")
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples from the global generator."""
-    samples = _random.generator().standard_normal(_shape(size, "randn"))
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples from the global generator (or `generator`)."""
+    samples = _random.numpy_generator(generator, "randn").standard_normal(_shape(size, "randn"))
     return _new(samples, dtype or dtypes.default_float, device, requires_grad, "randn")
 
 
-def rand_like(t, dtype=None, device=None, requires_grad=False):
+def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Uniform [0, 1) samples with the shape (and, unless given, the dtype) of `t`."""
     host_device(device, "rand_like")
-    return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return rand(t.shape, generator=generator, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def randn_like(t, dtype=None, device=None, requires_grad=False):
+def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Standard normal samples with the shape (and, unless given, the dtype) of `t`."""
     host_device(device, "randn_like")
-    return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return randn(t.shape, generator=generator, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+def _integers(low, high, shape, generator, op):
+    if high <= low:
+        raise RuntimeError(f"{op}: expected low < high, got low={low}, high={high}")
+    return _random.numpy_generator(generator, op).integers(low, high, size=shape)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers uniform in [low, high): randint(high, size) or randint(low, high, size)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -159,18 +174,26 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
-    if high <= low:
-        raise RuntimeError(f"randint: expected low < high, got low={low}, high={high}")
     shape = _shape((size,) if isinstance(size, int) else tuple(size), "randint")
-    out = _random.generator().integers(low, high, size=shape)
+    out = _integers(low, high, shape, generator, "randint")
     return _new(out, dtype or np.int64, device, requires_grad, "randint")
 
 
-def randperm(n, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform in [low, high) with the shape (and, unless given, the dtype) of
+    `input`: randint_like(t, high) or randint_like(t, low, high)."""
+    if high is None:
+        low, high = 0, low
+    out = _integers(low, high, input.shape, generator, "randint_like")
+    return _new(out, dtype or input.dtype, device, requires_grad, "randint_like")
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1."""
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
-    return _new(_random.generator().permutation(n), dtype or np.int64, device, requires_grad, "randperm")
+    rng = _random.numpy_generator(generator, "randperm")
+    return _new(rng.permutation(n), dtype or np.int64, device, requires_grad, "randperm")
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):

@@ -138,8 +138,9 @@ def set_default_dtype(d):
 
 
 def tensor_type_name(dtype):
-    """'minigrad.FloatTensor' for float32, ... (torch's 'torch.FloatTensor' names)."""
-    return "minigrad." + _TENSOR_TYPE_NAMES[np.dtype(dtype)]
+    """'torch.FloatTensor' for float32, ...: torch's names, which programs compare
+    `Tensor.type()` with."""
+    return "torch." + _TENSOR_TYPE_NAMES[np.dtype(dtype)]
 
 
 def dtype_from_type_name(name, op="type"):

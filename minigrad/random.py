@@ -76,6 +76,8 @@ class Generator:
 
 
 default_generator = Generator()
+"""The global generator (torch.default_generator): what every random function draws from
+when given no `generator=`, and what `manual_seed` reseeds."""
 default_generator.seed()  # as torch, the global stream starts from a random seed until manual_seed
 _worker = threading.local()  # .generator: the Generator of the DataLoader worker running in this thread
 
@@ -92,6 +94,12 @@ def manual_seed(seed):
 def initial_seed():
     """The seed the global generator was last started from (torch.initial_seed)."""
     return default_generator.initial_seed()
+
+
+def seed():
+    """Reseed the global generator from a fresh, non-deterministic seed and return that
+    seed (torch.seed)."""
+    return _current().seed()
 
 
 def generator():

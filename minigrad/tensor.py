@@ -9,6 +9,8 @@ The methods here only check arguments and call `Function.apply` on the ops in
 `minigrad/ops/` (`ops.elementwise.Exp.apply(x)`); the math lives there.
 """
 
+import warnings
+
 import numpy as np
 
 from minigrad import devices as _devices
@@ -31,13 +33,20 @@ class VersionCounter:
 class Tensor:
     """An n-dimensional array that can record the ops applied to it.
 
-    `Tensor(data)` wraps array-like `data` (float data becomes float32, as in
-    `mg.tensor`); prefer `mg.tensor(data, dtype=None, requires_grad=False)`.
+    Make tensors with `mg.tensor(data, dtype=None, requires_grad=False)` and the other
+    creation functions. Calling the class itself is PyTorch's legacy constructor, as
+    `torch.Tensor`: `Tensor(2, 3)` is a (2, 3) tensor of the default float dtype (filled
+    with zeros here; PyTorch leaves it uninitialised), `Tensor([1, 2])` a copy of the data
+    in the default float dtype (whatever the data's type: `float32` unless changed), and
+    `Tensor()` an empty one. `Tensor(t)` of a Tensor shares `t`'s storage and keeps its
+    dtype (a new leaf, cut from the graph: PyTorch returns a differentiable alias).
+    `dtype=` and `requires_grad=` are accepted too, which PyTorch's constructor refuses.
+    `mg.FloatTensor`, `mg.LongTensor`, ... are the typed forms.
     """
 
     __slots__ = (
         "array", "requires_grad", "_grad", "grad_fn", "_hooks", "_retains_grad", "_counter",
-        "_view", "_history", "__weakref__",
+        "_view", "_history", "_inference", "__weakref__",
     )  # fmt: skip
     # annotations only (a class value would clash with the slot): where the docs read them
     requires_grad: bool
@@ -50,10 +59,13 @@ class Tensor:
     __array_ufunc__ = None  # make `ndarray + Tensor` call Tensor.__radd__, not NumPy
     __hash__ = object.__hash__  # hash by identity even though == is elementwise
 
-    def __init__(self, data, dtype=None, requires_grad=False):
-        if isinstance(data, Tensor):
-            data = data.array
-        self._init_leaf(_array_from_data(data, dtype))
+    def __init__(self, *args, dtype=None, requires_grad=False, device=None):
+        _devices.host_device(device, "Tensor")
+        data = args[0] if len(args) == 1 else None
+        self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor"))
+        if isinstance(data, Tensor) and self.array is data.array:
+            self._counter = data._version_counter()  # one storage: in-place changes show in both
+        self._inference = autograd.grad_mode.is_inference_mode_enabled()
         if requires_grad:
             self.requires_grad_(True)
 
@@ -68,6 +80,7 @@ class Tensor:
         self._counter = None  # made on first need (most tensors are never changed in place)
         self._view = None  # how this tensor was taken from its base, if it is a view
         self._history = None  # its nodes before in-place changes (autograd/inplace.py)
+        self._inference = False  # made inside mg.inference_mode() (see autograd/grad_mode.py)
 
     @classmethod
     def _make(cls, array):
@@ -75,6 +88,12 @@ class Tensor:
         t = object.__new__(cls)
         t._init_leaf(array)
         return t
+
+    @classmethod
+    def _from_data(cls, data, dtype=None):
+        """A leaf holding a copy of array-like `data` in `dtype`, or, with dtype None, in
+        the dtype `mg.tensor` infers (Python floats: the default float dtype, ints: int64)."""
+        return cls._make(_array_from_data(data.array if isinstance(data, Tensor) else data, dtype))
 
     # ---- attributes ------------------------------------------------------------------
     @property
@@ -106,6 +125,52 @@ class Tensor:
     def is_cpu(self):
         """True: minigrad tensors live in host memory."""
         return True
+
+    # What device-agnostic programs probe before they pick a code path; each says what
+    # minigrad's tensors are not: on another device, sparse, quantized, ... (all False).
+    @property
+    def is_xpu(self):
+        """False: no tensor lives on an Intel GPU (torch's `xpu` device)."""
+        return False
+
+    @property
+    def is_mps(self):
+        """False: no tensor lives on Apple's GPU (torch's `mps` device)."""
+        return False
+
+    @property
+    def is_meta(self):
+        """False: every tensor holds its data (torch's `meta` tensors have only a shape)."""
+        return False
+
+    @property
+    def is_sparse(self):
+        """False: every tensor is dense, strided (torch's `sparse_coo` layout is not here)."""
+        return False
+
+    @property
+    def is_sparse_csr(self):
+        """False: every tensor is dense, strided (no compressed sparse rows)."""
+        return False
+
+    @property
+    def is_quantized(self):
+        """False: no tensor is quantized (torch.quint8 and the like are not here)."""
+        return False
+
+    @property
+    def is_nested(self):
+        """False: no tensor is a nested (ragged) tensor."""
+        return False
+
+    @property
+    def is_mkldnn(self):
+        """False: no tensor uses oneDNN's (MKL-DNN's) opaque layout."""
+        return False
+
+    def is_complex(self):
+        """True for a complex dtype, which minigrad's ops do not support: False for its tensors."""
+        return self.dtype.kind == "c"
 
     @property
     def is_leaf(self):
@@ -142,7 +207,63 @@ class Tensor:
         """The number of elements: the product of the shape."""
         return int(self.array.size)
 
-    nelement = numel
+    def nelement(self):
+        """The number of elements (the same as `numel()`)."""
+        return int(self.array.size)
+
+    def ndimension(self):
+        """The number of dimensions (the same as `dim()`)."""
+        return self.ndim
+
+    # ---- memory layout: where the elements are, as torch reports it ------------------------
+    # The storage is a NumPy array; NumPy counts strides in bytes and torch in elements,
+    # so each stride is divided by the element size.
+    def element_size(self):
+        """The size of one element in bytes (4 for float32)."""
+        return self.array.itemsize
+
+    @property
+    def itemsize(self):
+        """The size of one element in bytes (the same as `element_size()`)."""
+        return self.array.itemsize
+
+    @property
+    def nbytes(self):
+        """The bytes the elements take: `numel() * element_size()` (an expanded tensor
+        counts each element it shows, as torch's does)."""
+        return self.array.size * self.array.itemsize
+
+    def stride(self, dim=None):
+        """The step in elements from one index to the next along each dim (a tuple), or
+        along `dim`: (3, 1) for a contiguous (2, 3) tensor, (1, 3) for its transpose, 0
+        along an expanded dim."""
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[normalize_dim(dim, self.ndim, "stride")]
+
+    def storage_offset(self):
+        """Where the first element is in the storage, in elements: 0 for a tensor that
+        owns its memory, 1 for `x[1:]`. (The storage is the NumPy array the tensor's
+        array is a view of.)"""
+        storage = self.array
+        while isinstance(storage.base, np.ndarray):
+            storage = storage.base
+        return (_address(self.array) - _address(storage)) // self.array.itemsize
+
+    def data_ptr(self):
+        """The memory address of the first element (an int): two tensors that share
+        storage from the same element give the same number."""
+        return _address(self.array)
+
+    def is_contiguous(self, memory_format=None):
+        """True when the elements lie in memory in row-major order, with no gaps (sizes of
+        1 may have any stride, as in torch). Only torch's default `memory_format`,
+        `contiguous_format`, exists here."""
+        if memory_format is not None and not str(memory_format).endswith("contiguous_format"):
+            raise RuntimeError(
+                f"is_contiguous: memory_format {memory_format} is not supported; minigrad tensors "
+                "have only the default row-major layout (torch.contiguous_format)"
+            )
+        return bool(self.array.flags.c_contiguous)
 
     def __len__(self):
         if self.ndim == 0:
@@ -219,8 +340,18 @@ class Tensor:
             )
         if requires_grad and self.dtype.kind != "f":
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+        if requires_grad and self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(
+                "requires_grad_: Setting requires_grad=True on inference tensor outside InferenceMode is "
+                "not allowed (it was made in mg.inference_mode(); use clone() for an ordinary tensor)."
+            )
         self.requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """True for a tensor made inside `mg.inference_mode()` (or a view of one): it may
+        not be saved for a backward pass, nor changed in place outside inference mode."""
+        return self._inference
 
     def retain_grad(self):
         """Keep `.grad` for this non-leaf tensor after backward (leaves always keep it)."""
@@ -253,6 +384,7 @@ class Tensor:
         """A new leaf sharing this data (and its version counter), cut from the graph."""
         t = Tensor._make(self.array)
         t._counter = self._version_counter()
+        t._inference = self._inference
         return t
 
     @property
@@ -334,9 +466,11 @@ class Tensor:
         _devices.refuse_cuda(device, "cuda")
 
     def type(self, dtype=None, non_blocking=False):
-        """Without an argument: the type name, 'minigrad.FloatTensor' for float32 (torch
-        says 'torch.FloatTensor'; both spellings are accepted back). With a dtype or such a
-        name: the tensor converted to it, as `to(dtype)`."""
+        """Without an argument: torch's name of the tensor type, 'torch.FloatTensor' for
+        float32 ('torch.LongTensor' for int64, ...), so that a program's
+        `x.type() == 'torch.FloatTensor'` holds as in torch. With a dtype, such a name
+        ('torch.DoubleTensor', 'minigrad.DoubleTensor', 'DoubleTensor') or a type
+        (`mg.DoubleTensor`): the tensor converted to it, as `to(dtype)`."""
         if dtype is None:
             return dtypes.tensor_type_name(self.dtype)
         if isinstance(dtype, str):
@@ -344,6 +478,13 @@ class Tensor:
         if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):  # torch.FloatTensor
             return self.to(dtypes.dtype_from_type_name(dtype.__name__))
         return self.to(dtype)
+
+    def type_as(self, tensor):
+        """This tensor converted to `tensor`'s dtype (self if it has it already), as
+        `self.type(tensor.type())`; the gradient flows back, cast to self's dtype."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}")
+        return self.to(tensor.dtype)
 
     def float(self):
         """A float32 copy (self if it is float32 already); the gradient flows back, cast to the
@@ -575,6 +716,11 @@ class Tensor:
         """self <- compute(self), the out-of-place op's result. `write()`, when given, is
         the plain write without a temporary (a ufunc with out=), used when nothing is
         recorded."""
+        if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(
+                f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+                "make a clone to get a normal tensor before doing inplace update."
+            )
         if not self.array.flags.writeable:
             raise RuntimeError(
                 f"{op}: unsupported operation: more than one element of the written-to tensor refers to a "
@@ -658,7 +804,7 @@ class Tensor:
     def copy_(self, src, non_blocking=False):
         """Copy src's values (broadcast to self's shape, cast to self's dtype) into self;
         the gradient flows to src."""
-        src = src if isinstance(src, Tensor) else Tensor(src, dtype=self.dtype)
+        src = src if isinstance(src, Tensor) else Tensor._from_data(src, self.dtype)
         self._check_shape("copy_", src.shape)
         write = lambda: np.copyto(self.array, src.array, casting="unsafe")  # noqa: E731
         return self._inplace("copy_", lambda t: _replaced(t, src.expand(t.shape).to(t.dtype)), (src,), write)
@@ -756,17 +902,34 @@ class Tensor:
         """scatter_add, in place: add `src` at `index` along `dim`; returns self."""
         return self._inplace("scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,))
 
+    # The random fills draw from the global generator, or from `generator=` (a
+    # mg.Generator, or a NumPy Generator), which leaves the global stream untouched.
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with samples from U(a, b), drawn from the global generator (or `generator`),
         in place; returns self."""
-        rng = _random.generator() if generator is None else generator
+        rng = _random.numpy_generator(generator, "uniform_")
         return self._inplace("uniform_", lambda t: _replaced(t, rng.uniform(a, b, size=t.shape)))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with samples from N(mean, std^2), drawn from the global generator (or
         `generator`), in place; returns self."""
-        rng = _random.generator() if generator is None else generator
+        rng = _random.numpy_generator(generator, "normal_")
         return self._inplace("normal_", lambda t: _replaced(t, rng.normal(mean, std, size=t.shape)))
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        """Fill with integers uniform in [from_, to), in place (`random_(to)` for [0, to));
+        without bounds, [0, 2**mantissa] for a float dtype or the dtype's range for an
+        integer one, as torch's `random_(from, to)` (`from` is a Python keyword, so the
+        first argument is positional here). Returns self."""
+        if to is None and from_ != 0:
+            from_, to = 0, from_
+        if to is None:
+            to = 2 ** (np.finfo(self.dtype).nmant + 1) + 1 if self.dtype.kind == "f" else None
+            to = to if to is not None else (2 if self.dtype.kind == "b" else int(np.iinfo(self.dtype).max) + 1)
+        if to <= from_:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+        rng = _random.numpy_generator(generator, "random_")
+        return self._inplace("random_", lambda t: _replaced(t, rng.integers(from_, to, size=t.shape)))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 1 (probability p, a number or a tensor) or 0, in place; returns self."""
@@ -776,7 +939,7 @@ class Tensor:
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd),
         in place; returns self."""
-        rng = _random.generator() if generator is None else generator
+        rng = _random.numpy_generator(generator, "exponential_")
         return self._inplace("exponential_", lambda t: _replaced(t, rng.exponential(1.0 / lambd, size=t.shape)))
 
     def __setitem__(self, index, value):
@@ -1308,6 +1471,93 @@ class Tensor:
         """Limit the values from above: `clamp(max=max)`."""
         return self.clamp(max=max)
 
+    def narrow(self, dim, start, length):
+        """The `length` entries from `start` along `dim` (`x[:, start:start + length]` for
+        dim=1), as a view sharing this tensor's storage; see `mg.narrow`."""
+        return ops.index.narrow(self, dim, start, length)
+
+    def nonzero(self, *, as_tuple=False):
+        """The indices of the non-zero elements: (count, ndim) int64, or with `as_tuple=True`
+        one 1-D tensor per dim; see `mg.nonzero`."""
+        return ops.index.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        """The indices of the non-zero elements, one row each: `nonzero()`."""
+        return ops.index.argwhere(self)
+
+    def dot(self, other):
+        """The dot product with another 1-D tensor of the same length and dtype, sum_i a_i b_i;
+        dL/da = dL/dy * b. See `mg.dot`."""
+        return ops.linalg.dot(self, other)
+
+    def vdot(self, other):
+        """The dot product with another 1-D tensor (the conjugate of self, which for real
+        tensors is self): `dot`."""
+        return ops.linalg.vdot(self, other)
+
+    def inner(self, other):
+        """The inner product over the last dim; see `mg.inner`."""
+        return ops.linalg.inner(self, other)
+
+    def outer(self, vec2):
+        """The outer product with another vector: out[i, j] = self[i] * vec2[j]."""
+        return ops.linalg.outer(self, vec2)
+
+    def cross(self, other, dim=None):
+        """The cross product of 3-vectors along `dim` (without it, the first dim of size 3,
+        with PyTorch's warning); see `mg.cross`."""
+        return ops.linalg.cross(self, other, dim)
+
+    # ---- new tensors like this one: its dtype (and device) unless told otherwise --------
+    @staticmethod
+    def _new_leaf(array, requires_grad):
+        t = Tensor._make(array)
+        t._inference = autograd.grad_mode.is_inference_mode_enabled()
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of shape `size` (`new_zeros(2, 3)` or `new_zeros((2, 3))`), of this tensor's
+        dtype unless `dtype` is given."""
+        return self.new_full(_new_shape(size, "new_zeros"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of shape `size`, of this tensor's dtype unless `dtype` is given."""
+        return self.new_full(_new_shape(size, "new_ones"), 1, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        """A tensor of shape `size` and this tensor's dtype unless `dtype` is given (zeros
+        here; PyTorch leaves it uninitialised)."""
+        return self.new_full(_new_shape(size, "new_empty"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """`fill_value` in a tensor of shape `size` (a tuple or list), of this tensor's dtype
+        unless `dtype` is given (the value is cast to it: 7.5 becomes 7 in an int64 one)."""
+        _devices.host_device(device, "new_full")
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(
+                f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+            )
+        shape = _new_shape((tuple(size),), "new_full")
+        dtype = dtypes.to_dtype(dtype, "new_full") or self.dtype
+        return self._new_leaf(np.full(shape, _data(fill_value), dtype=dtype), requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """A copy of `data` (a list, an array, a number or a Tensor) as a new leaf of this
+        tensor's dtype unless `dtype` is given. A Tensor `data` is copied and cut from the
+        graph, with PyTorch's advice to write `data.detach().clone()` instead."""
+        _devices.host_device(device, "new_tensor")
+        if isinstance(data, Tensor):
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                UserWarning,
+                stacklevel=2,
+            )
+        array = _array_from_data(_data(data), dtypes.to_dtype(dtype, "new_tensor") or self.dtype)
+        return self._new_leaf(array, requires_grad)
+
 
 # ---- helpers of the methods above ------------------------------------------------------
 def _data(x):
@@ -1324,6 +1574,46 @@ def _replaced(t, values):
     else:
         values = Tensor._make(np.asarray(values, dtype=t.dtype))
     return ops.elementwise.Where.apply(everywhere, values, t)
+
+
+def _new_shape(size, op):
+    """The shape of new_zeros(2, 3) and of new_zeros((2, 3)), checked as creation's are."""
+    if not size:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+    shape = size_args(size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    return shape
+
+
+def _address(array):
+    """The memory address of an array's first element."""
+    return array.__array_interface__["data"][0]
+
+
+def _is_size(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _legacy_array(args, dtype, op):
+    """The array of PyTorch's legacy constructor `Tensor(*args)` (and of `mg.FloatTensor(...)`,
+    ...): nothing (empty), sizes (zeros), one Tensor (its own array, shared) or one
+    sequence of data (a copy). `dtype` None means the default float dtype, except for a
+    Tensor, which keeps its own."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        data = args[0].array
+        return data if dtype is None or dtype == data.dtype else data.astype(dtype)
+    dtype = dtype or dtypes.default_float
+    if all(_is_size(a) for a in args):  # also Tensor(): no sizes, an empty tensor
+        shape = tuple(int(a) for a in args) or (0,)
+        if min(shape) < 0:
+            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        return np.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
+    if len(args) > 1:
+        raise TypeError(f"{op}: expected sizes (ints) or one sequence of data, got {args!r}")
+    if not isinstance(args[0], (list, tuple, np.ndarray)):
+        raise TypeError(f"{op}: new(): data must be a sequence (got {type(args[0]).__name__})")
+    return _array_from_data(args[0], dtype)
 
 
 def _array_from_data(data, dtype):

@@ -52,6 +52,14 @@ Python with OPENBLAS_NUM_THREADS=N (or OMP_NUM_THREADS=N), or at run time:
     threadpool_limits(2, user_api="blas")
 
 `minigrad.threads.info()` says what is in effect.
+
+`mg.set_num_threads(n)` (torch's) changes the count the policy uses, for all three
+mechanisms at once and without changing the policy: under it, large products are cut
+over n cores (BLAS staying at one thread per block); where the user chose BLAS's count,
+BLAS gets n threads instead (and products are not cut); and Numba's kernels use n
+threads. Numba counts its threads *per calling thread*: the count applies to kernels
+launched from the thread that called set_num_threads, while another Python thread's
+kernels use Numba's default (every core) until that thread calls it too.
 """
 
 import os
@@ -100,15 +108,17 @@ def apply_numba():
 
 
 def info():
-    """The thread counts in effect: {'blas': [threads of each BLAS library loaded],
-    'matmul_split': cores a large product is cut over (1: not cut), 'numba': threads,
-    'numba_threading_layer': the layer asked for}. (Imports Numba and applies its half
+    """The thread counts in effect: {'num_threads': get_num_threads(), 'blas': [threads of
+    each BLAS library loaded], 'matmul_split': cores a large product is cut over (1: not
+    cut), 'numba': threads (of this thread's kernels), 'numba_threading_layer': the layer
+    asked for}. (Imports Numba and applies its half
     of the policy, as the first kernel would.)"""
     import numba
 
     apply_numba()
 
     return {
+        "num_threads": get_num_threads(),
         "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
         "matmul_split": MATMUL_SPLIT_THREADS,
         "numba": numba.get_num_threads(),
@@ -119,5 +129,59 @@ def info():
 # how many threads a large product is cut over (minigrad/ops/matmul_split.py; 1: none is
 # cut): every core, unless the user chose BLAS's thread count, and BLAS is then theirs
 MATMUL_SPLIT_THREADS = cores() if policy_applies() else 1
+
+_num_threads = None  # the count given to set_num_threads (None: never called)
+_num_interop_threads = 1  # kept for get_num_interop_threads: minigrad has no inter-op pool
+
+
+def _check_count(n, op):
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise RuntimeError(f"{op} expects an int, but got {type(n).__name__}")
+    if n < 1:
+        raise RuntimeError(f"{op} expects a positive integer, got {n}")
+
+
+def set_num_threads(n):
+    """Use `n` threads for the work inside one op, as `torch.set_num_threads`: large matrix
+    products are cut over n cores (or, where the user chose BLAS's thread count with an
+    environment variable, BLAS gets n threads), and the Numba kernels use n threads
+    (at most Numba's pool size, NUMBA_NUM_THREADS, every core by default).
+
+    Numba's count is per calling thread (see the module docstring): it applies to the
+    kernels this thread launches. Imports Numba (and so fixes its threading layer)."""
+    global MATMUL_SPLIT_THREADS, _num_threads
+    _check_count(n, "set_num_threads")
+    import numba
+
+    apply_numba()  # the layer must be chosen before set_num_threads starts Numba's pool
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    if policy_applies():
+        MATMUL_SPLIT_THREADS = n  # each block on one BLAS thread, as the policy says
+    else:
+        threadpool_limits(n, user_api="blas")  # the user's BLAS does the products' threading
+    _num_threads = n
+
+
+def get_num_threads():
+    """The threads an op may use (`torch.get_num_threads`): what `set_num_threads` was given,
+    else the cores this process may run on (the policy's default for Numba's kernels and
+    for cutting large products)."""
+    return _num_threads if _num_threads is not None else cores()
+
+
+def set_num_interop_threads(n):
+    """As `torch.set_num_interop_threads`, which sizes a pool that runs independent ops at
+    once: minigrad has no such pool (its ops run one after another on the calling thread),
+    so the number is only kept, for `get_num_interop_threads`. PyTorch allows one call,
+    before any parallel work; minigrad allows any number."""
+    global _num_interop_threads
+    _check_count(n, "set_num_interop_threads")
+    _num_interop_threads = n
+
+
+def get_num_interop_threads():
+    """What `set_num_interop_threads` was given; 1 before (minigrad runs one op at a time)."""
+    return _num_interop_threads
+
 
 apply_blas()  # at import: `import minigrad` imports this module first

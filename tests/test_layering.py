@@ -43,6 +43,7 @@ LAYERS = {
     # the Tensor and the engine that differentiates it
     "tensor": [
         "minigrad/tensor.py",
+        "minigrad/tensor_types.py",  # mg.FloatTensor, ...: torch's legacy typed constructors
         "minigrad/autograd/",
         "minigrad/creation.py",
         "minigrad/random.py",

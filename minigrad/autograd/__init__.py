@@ -4,7 +4,14 @@ from minigrad.autograd import hooks  # noqa: F401  (Tensor.register_hook's handl
 from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled
 from minigrad.autograd.engine import backward, grad
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
@@ -16,8 +23,10 @@ __all__ = [
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "inference_mode",
     "is_anomaly_enabled",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
 ]

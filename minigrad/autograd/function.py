@@ -166,6 +166,8 @@ class Function:
             out = Tensor._make(out.array)
         if out.array.base is not None:  # a view (reshape, transpose, ...) shares its input's
             _note_view(out, cls, args, kwargs, previous)  # storage, so it shares the in-place counter
+        if mode.inference and not previous:  # made in inference_mode (which turns recording off)
+            out._inference = True
         if anomaly._enabled:
             anomaly.check_finite(out.array, f"forward of {cls.__name__}")
         if record and out.array.dtype.kind == "f":  # integer and bool results carry no gradient
@@ -174,6 +176,13 @@ class Function:
             ctx.seq = next(_sequence)
             out.grad_fn = ctx
             out.requires_grad = True
+            if True in [getattr(t, "_inference", False) for t in ctx._saved]:
+                raise RuntimeError(
+                    f"{cls.__name__}: Inference tensors cannot be saved for backward. Please do not use "
+                    "Tensors created in inference mode in computation tracked by autograd. To work around "
+                    "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                    "`mg.no_grad()` instead of `mg.inference_mode()`."
+                )
             if any([t is out for t in ctx._saved]):
                 # out -> ctx -> out would be a reference cycle: hold the output weakly.
                 # The engine reaches this node only through the output, so the output is
@@ -238,6 +247,7 @@ def _note_view(out, op, args, kwargs, grad_mode):
     for pos, a in enumerate(args):
         if isinstance(a, Tensor) and (a.array is base or a.array.base is base):
             out._counter = a._version_counter()
+            out._inference = out._inference or a._inference  # a view of an inference tensor is one
             out._view = ViewStep(a, pos, op, args, kwargs, out._counter.value, grad_mode)
             return
 

@@ -7,6 +7,13 @@ which is what evaluation and optimizer updates want.
 The switch is per thread, as in PyTorch: a `no_grad()` block in one thread (say, an
 evaluation thread) does not stop another thread's training step from being recorded,
 and every new thread starts with recording on.
+
+`inference_mode()` is `no_grad()` plus a promise: the tensors made inside it will never
+take part in a recorded computation. PyTorch uses the promise to skip the bookkeeping
+(version counters, view tracking) that autograd needs; minigrad has little of that to
+skip, but it marks those tensors as *inference tensors* and refuses, with PyTorch's
+errors, what the promise rules out: saving one for a backward pass, changing one in
+place outside inference mode, asking one for gradients.
 """
 
 import functools
@@ -19,6 +26,7 @@ class _GradModeState(threading.local):
 
     def __init__(self):
         self.enabled = True
+        self.inference = False  # inside inference_mode(): new tensors are inference tensors
 
 
 _state = _GradModeState()
@@ -87,8 +95,12 @@ class _GradModeContext:
         _set(self.prev)
         return False
 
+    def _clone(self):
+        """A fresh context of the same kind, entered around each call of a decorated function."""
+        return type(self)()
+
     def __call__(self, fn):
-        context = type(self)
+        context = self._clone
         if inspect.isgeneratorfunction(fn):
             # a generator runs a step at a time, long after the call returned: the mode
             # must be set around each step, not around the call that made the generator
@@ -124,3 +136,52 @@ class enable_grad(_GradModeContext):
     """Record ops again inside a `no_grad` region."""
 
     mode = True
+
+
+def is_inference_mode_enabled():
+    """True inside `inference_mode()` (in this thread), as `torch.is_inference_mode_enabled`."""
+    return _state.inference
+
+
+class inference_mode(_GradModeContext):
+    """`no_grad`, and the tensors made inside are *inference tensors*, as
+    `torch.inference_mode(mode=True)`: a context manager and a decorator (`@inference_mode`,
+    `@inference_mode()` or `@inference_mode(False)`).
+
+    Inside, ops are not recorded (as under `no_grad`) and every new tensor is marked
+    (`t.is_inference()`). Such a tensor may be used later in ordinary ops, but not in
+    a recorded computation that must keep it for backward: `inference_t * w` with `w`
+    requiring grad raises PyTorch's "Inference tensors cannot be saved for backward",
+    while `inference_t + w`, whose gradient needs no saved input, works, as in PyTorch.
+    Changing one in place or setting `requires_grad` on it outside inference mode
+    raises too. Use `clone()` (outside the block) to get an ordinary tensor.
+
+    One difference: minigrad raises where an op keeps the tensor with
+    `ctx.save_for_backward`, as the elementwise, matrix and activation ops do; an op
+    that keeps only the tensor's NumPy array for its backward (indexing, pooling)
+    does not notice, where PyTorch would raise.
+
+    `inference_mode(False)` switches both off (recording on, no marking) until the
+    block ends; on exit both are restored, as in PyTorch.
+    """
+
+    def __new__(cls, mode=True):
+        # `@inference_mode` without parentheses decorates too, as in PyTorch
+        if isinstance(mode, bool):
+            return object.__new__(cls)
+        return cls()(mode)
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def _clone(self):
+        return type(self)(self.mode)
+
+    def __enter__(self):
+        self.prev = _state.enabled, _state.inference
+        _state.enabled, _state.inference = not self.mode, bool(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.inference = self.prev
+        return False

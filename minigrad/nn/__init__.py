@@ -62,6 +62,7 @@ from minigrad.nn.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from minigrad.nn.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool2d",
@@ -134,6 +135,9 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "Unflatten",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "functional",
     "init",
     "parallel",

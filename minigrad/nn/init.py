@@ -1,7 +1,9 @@
 """nn.init: fill parameters in place with the distributions deep networks start from.
 
-Every function draws from the global generator (`mg.manual_seed`), works under
-`no_grad` (initialisation is not part of the graph) and returns the tensor it filled.
+Every function draws from the global generator (`mg.manual_seed`), or from the
+`generator=` it is given (a `mg.Generator`, leaving the global stream untouched), works
+under `no_grad` (initialisation is not part of the graph) and returns the tensor it
+filled.
 
 Why the scale matters: a layer y = W x with fan_in inputs multiplies the variance of
 its input by fan_in * Var(W). Choosing Var(W) = 1 / fan_in (times a gain that undoes
@@ -73,17 +75,19 @@ def _fill(tensor, values):
 
 
 # ---- plain distributions -----------------------------------------------------------------
-def uniform_(tensor, a=0.0, b=1.0):
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
-    return _fill(tensor, _random.generator().uniform(a, b, size=tensor.shape))
+    rng = _random.numpy_generator(generator, "uniform_")
+    return _fill(tensor, rng.uniform(a, b, size=tensor.shape))
 
 
-def normal_(tensor, mean=0.0, std=1.0):
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
-    return _fill(tensor, _random.generator().normal(mean, std, size=tensor.shape))
+    rng = _random.numpy_generator(generator, "normal_")
+    return _fill(tensor, rng.normal(mean, std, size=tensor.shape))
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std^2) restricted to [a, b] (a and b are values, not numbers of
     std): draw, and draw again wherever the value fell outside, until none does."""
     if not a < b:
@@ -95,7 +99,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
             f"trunc_normal_: [a, b] = [{a}, {b}] holds almost none of N({mean}, {std}^2) (probability {inside:.2e}); "
             "rejection sampling would not finish"
         )
-    rng = _random.generator()
+    rng = _random.numpy_generator(generator, "trunc_normal_")
     values = rng.normal(mean, std, size=tensor.shape)
     outside = (values < a) | (values > b)
     while outside.any():
@@ -121,7 +125,7 @@ def ones_(tensor):
 
 # ---- scaled by the fans (weights of layers) -------------------------------------------------
 # --8<-- [start:xavier_uniform]
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Fill with U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010),
     i.e. std = gain * sqrt(2 / (fan_in + fan_out)): the average of the variances that
     keep the forward and the backward signal steady."""
@@ -130,20 +134,20 @@ def xavier_uniform_(tensor, gain=1.0):
         return tensor  # nothing to fill (and the fans may be 0)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # U(-b, b) has std b / sqrt(3)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
     # --8<-- [end:xavier_uniform]
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     """Fill with N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     if tensor.array.size == 0:
         return tensor
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
 # --8<-- [start:kaiming_uniform]
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """Fill with U(-bound, bound), bound = gain * sqrt(3 / fan) (He et al. 2015), with
     gain = calculate_gain(nonlinearity, a); fan_in keeps the forward pass steady,
     fan_out the backward pass."""
@@ -151,19 +155,19 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     if tensor.array.size == 0:
         return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
     # --8<-- [end:kaiming_uniform]
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """Fill with N(0, std^2), std = gain / sqrt(fan) (He et al. 2015)."""
     fan = _fan(tensor, mode, "kaiming_normal_")
     if tensor.array.size == 0:
         return tensor
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
-def orthogonal_(tensor, gain=1.0):
+def orthogonal_(tensor, gain=1.0, generator=None):
     """Fill with a (semi-)orthogonal matrix times `gain` (Saxe et al. 2013): the rows
     (or the columns, whichever are fewer) are orthonormal, so W preserves the norm of
     the vectors it acts on. A tensor with more than 2 dims is treated as
@@ -176,7 +180,7 @@ def orthogonal_(tensor, gain=1.0):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.array.size // rows
-    gaussian = _random.generator().standard_normal((rows, cols))
+    gaussian = _random.numpy_generator(generator, "orthogonal_").standard_normal((rows, cols))
     if rows < cols:
         gaussian = gaussian.T  # QR needs a tall matrix; transpose back afterwards
     q, r = np.linalg.qr(gaussian)

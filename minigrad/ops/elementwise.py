@@ -537,7 +537,7 @@ def where(condition, input, other):
     if condition.dtype.kind != "b":
         raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        input = Tensor(input)
+        input = as_tensor(input)
     if isinstance(input, Tensor):
         a, b = binary_operands(input, other, "where")
     else:

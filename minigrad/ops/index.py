@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.ops.elementwise import Where
 from minigrad.ops.out import write_out
@@ -267,7 +267,7 @@ def _src_grad(ctx, grad):
 def index_array(index, op):
     """The NumPy array of an integer index tensor, or a clear error naming the op."""
     if not isinstance(index, Tensor):
-        index = Tensor(index)
+        index = as_tensor(index)
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {index.dtype}")
     return index.array
@@ -309,7 +309,7 @@ def _check_gather_scatter(op, x, dim, index, src=None):
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """`out[i][j] = input[i][index[i][j]]` for dim=1 (likewise for any dim); the output has
     index's shape. `sparse_grad` is accepted and ignored (gradients are dense)."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     d, idx = _check_gather_scatter("gather", x, dim, index)
     xs = x.reshape(1) if x.ndim == 0 else x
     y = Gather.apply(xs, dim=d, index=idx)
@@ -318,7 +318,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 def _scatter(op, fn, input, dim, index, src, value=None, reduce=None):
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     if src is None:
         src = value
     if src is None:
@@ -369,7 +369,7 @@ def scatter_add(input, dim, index, src):
 def index_select(input, dim, index, *, out=None):
     """The entries of input at positions `index` (a 1-D integer tensor) along `dim`;
     the gradient of a repeated entry accumulates."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     d = normalize_dim(dim, x.ndim, "index_select")
     idx = index_array(index, "index_select")
     if idx.ndim > 1:
@@ -396,8 +396,8 @@ def _fill_value(value, dtype, op):
 def masked_fill(input, mask, value):
     """A copy of input with `value` where the bool `mask` (broadcast) is True; the
     gradient is 0 there, and a 0-d tensor `value` gets the sum of those gradients."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
-    mask = mask if isinstance(mask, Tensor) else Tensor(mask)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    mask = mask if isinstance(mask, Tensor) else as_tensor(mask)
     if mask.dtype.kind != "b":
         raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}")
     try:
@@ -412,7 +412,7 @@ def masked_fill(input, mask, value):
 def index_fill(input, dim, index, value):
     """A copy of input with `value` at positions `index` (1-D, negatives count from
     the end) along `dim`; the gradient is 0 there."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     d = normalize_dim(dim, x.ndim, "index_fill")
     idx = index_array(index, "index_fill")
     if idx.ndim > 1:
@@ -423,3 +423,53 @@ def index_fill(input, dim, index, value):
     selected[idx.reshape(-1)] = True
     mask = selected.reshape((size,) + (1,) * (x.ndim - d - 1)) if x.ndim else selected.reshape(())
     return masked_fill(x, from_numpy(mask), _fill_value(value, x.dtype, "index_fill"))
+
+
+# ---- narrow: a slice along one dim, as a view --------------------------------------------
+def narrow(input, dim, start, length):
+    """The `length` entries of `input` from `start` along `dim` (`start` may be negative,
+    or a 0-d integer tensor): `input[:, start:start + length]` for dim=1. A view, as in
+    PyTorch: it shares storage, so an in-place change to it reaches `input`, and its
+    gradient is dL/dy placed in those entries (GetItem's)."""
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, x.ndim, "narrow")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.kind not in "iu":
+            raise RuntimeError(
+                f"narrow(): start must be an 0-dim integral Tensor, got shape {start.shape} {start.dtype}"
+            )
+        start = int(start.item())
+    for name, value in (("start", start), ("length", length)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"narrow(): {name} must be an int, got {type(value).__name__}")
+    size = x.shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(
+            f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return GetItem.apply(x, index=(slice(None),) * d + (slice(start, start + length),))
+
+
+# ---- where the non-zeros are --------------------------------------------------------------
+def nonzero(input, *, out=None, as_tuple=False):
+    """The indices of the non-zero (True) elements of `input`, in row-major order: an int64
+    tensor of shape (count, input.ndim), one row per element; with `as_tuple=True`, one
+    1-D tensor per dim instead (a 0-d input counts as 1-D, as in PyTorch), ready to index
+    with: `x[x.nonzero(as_tuple=True)]`. NaN counts as non-zero. No gradient."""
+    x = input if isinstance(input, Tensor) else as_tensor(input)
+    if as_tuple:
+        return tuple(from_numpy(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(x.array)))
+    y = from_numpy(np.argwhere(x.array).astype(np.int64))
+    return y if out is None else write_out(out, y, "nonzero")
+
+
+def argwhere(input):
+    """The indices of the non-zero elements, one row each: `nonzero(input)`."""
+    return nonzero(input)

@@ -8,9 +8,11 @@ costs about twice its forward. 1-D operands are treated as a row (left) or colum
 """
 
 import math
+import warnings
 
 import numpy as np
 
+from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.ops import matmul_split
@@ -200,10 +202,127 @@ def trace(input):
 
 
 def outer(a, b):
-    """Outer product of two vectors: out[i, j] = a[i] * b[j]."""
+    """Outer product of two vectors: out[i, j] = a[i] * b[j] (dtypes promote, as torch's)."""
+    a, b = as_tensor(a), as_tensor(b)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expects two 1-D tensors, got shapes {a.shape} and {b.shape}")
     return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+# ---- products of vectors: dot, vdot, inner, cross --------------------------------------------
+class Dot(Function):
+    """y = sum_i a_i b_i, the dot product of two vectors (a 0-d result);
+    dL/da = dL/dy * b,  dL/db = dL/dy * a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.asarray(np.dot(a.array, b.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * b if need_a else None, grad * a if need_b else None)
+
+
+def _check_vectors(op, a, b):
+    """torch.dot's checks, with its words: two 1-D tensors of one length and one dtype."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"{op}: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape != b.shape:
+        raise RuntimeError(
+            f"{op}: inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
+            f"the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{op}: expected both vectors to have same dtype, but found {a.dtype} and {b.dtype}")
+
+
+def dot(input, tensor, *, out=None):
+    """The dot product of two 1-D tensors of one length and dtype, sum_i a_i b_i, as a 0-d
+    tensor (no broadcasting, no promotion: torch's errors otherwise)."""
+    a, b = as_tensor(input), as_tensor(tensor)
+    _check_vectors("dot", a, b)
+    return _result(Dot.apply(a, b), out, "dot")
+
+
+def vdot(input, other, *, out=None):
+    """sum_i conj(a_i) b_i; minigrad's tensors are real, so this is `dot` (same checks)."""
+    a, b = as_tensor(input), as_tensor(other)
+    _check_vectors("vdot", a, b)
+    return _result(Dot.apply(a, b), out, "vdot")
+
+
+def inner(input, other, *, out=None):
+    """The inner product over the last dim: out[i.., j..] = sum_k a[i.., k] b[j.., k], of
+    shape a.shape[:-1] + b.shape[:-1] (for two vectors, their dot product); a 0-d
+    operand multiplies the other. Differentiable as the matrix product it is."""
+    a, b = as_tensor(input), as_tensor(other)
+    if a.ndim == 0 or b.ndim == 0:
+        return _result(a * b, out, "inner")
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(a.shape)} and {list(b.shape)}"
+        )
+    check_same_dtype("inner", input=a, other=b)
+    k = a.shape[-1]
+    y = matmul(a.reshape(-1, k), b.reshape(-1, k).mT)  # rows of a against rows of b
+    return _result(y.reshape(a.shape[:-1] + b.shape[:-1]), out, "inner")
+
+
+class Cross(Function):
+    """y = a x b, the cross product of 3-vectors along `dim` (broadcast);
+    dL/da = b x dL/dy,  dL/db = dL/dy x a (each summed back to its shape).
+
+    (From dL = g . (da x b) = da . (b x g), the scalar triple product's symmetry.)"""
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        ctx.save_for_backward(a, b)
+        ctx.dim = dim
+        return np.cross(a.array, b.array, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(Cross.apply(b, grad, dim=ctx.dim), a.shape) if need_a else None,
+            unbroadcast(Cross.apply(grad, a, dim=ctx.dim), b.shape) if need_b else None,
+        )
+
+
+def cross(input, other, dim=None, *, out=None):
+    """The cross product of 3-vectors along `dim` of `input` and `other`: tensors of one
+    dtype and one number of dims, of size 3 at `dim`, whose other dims broadcast. Without
+    `dim`, the first dim of size 3, with PyTorch's deprecation warning."""
+    a, b = as_tensor(input), as_tensor(other)
+    check_same_dtype("cross", input=a, other=b)
+    if a.ndim != b.ndim:
+        raise RuntimeError(
+            f"linalg.cross: inputs must have the same number of dimensions (got shapes {a.shape} and {b.shape})."
+        )
+    check_broadcast("cross", a.shape, b.shape, names=("input", "other"))
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated. Please either pass the dim "
+            "explicitly or simply use torch.linalg.cross. The default value of dim will change to agree "
+            "with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=2,
+        )
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        if 3 not in shape:
+            raise RuntimeError(f"cross: no dimension of size 3 in input (shapes {a.shape} and {b.shape})")
+        dim = shape.index(3)
+    d = normalize_dim(dim, a.ndim, "cross")
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and {b.shape[d]}"
+        )
+    return _result(Cross.apply(a, b, dim=d), out, "cross")
 
 
 class TriangleMask(Function):
@@ -312,6 +431,6 @@ def einsum(equation, *operands):
     what is supported."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    operands = [o if isinstance(o, Tensor) else Tensor(o) for o in operands]
+    operands = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
     check_same_dtype("einsum", **{f"operand {k}": o for k, o in enumerate(operands)})
     return Einsum.apply(*operands, equation=equation)

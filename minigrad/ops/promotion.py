@@ -13,7 +13,7 @@ Products, convolutions, normalizations and attention do not promote, as in PyTor
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.creation import from_numpy
+from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import broadcastable, check_broadcast
 from minigrad.tensor import Tensor
 
@@ -59,7 +59,7 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
         other = from_numpy(other)
         dtype = dtypes.result_type(dtype, other.dtype)
     elif isinstance(other, (list, tuple)):
-        other = Tensor(other)
+        other = as_tensor(other)
         dtype = dtypes.result_type(dtype, other.dtype)
     else:
         return unsupported_operand(op, other)

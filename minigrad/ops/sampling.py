@@ -1,25 +1,21 @@
 """Sampling: draw indices or coin flips from probabilities given as a tensor.
 
 All draws come from minigrad's one global generator (`minigrad.random.generator()`),
-so `mg.manual_seed(s)` makes them repeatable; a NumPy `Generator` may be passed as
-`generator=` instead. Samples are integers or 0/1 values, so nothing here has a
-gradient (as in PyTorch).
+so `mg.manual_seed(s)` makes them repeatable; a `mg.Generator` (or a NumPy `Generator`)
+may be passed as `generator=` instead, and then the global stream is left untouched.
+Samples are integers, 0/1 values or draws of a distribution, so nothing here has a
+gradient with respect to the probabilities or the distribution's parameters (as in
+PyTorch, where it is zero).
 """
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.creation import as_tensor, from_numpy
+from minigrad.ops.broadcast import check_broadcast
 from minigrad.ops.out import write_out
 from minigrad.tensor import Tensor
-
-
-def _generator(generator, op):
-    if generator is None:
-        return _random.generator()
-    if isinstance(generator, np.random.Generator):
-        return generator
-    raise TypeError(f"{op}: generator must be None or a NumPy Generator, got {type(generator).__name__}")
 
 
 def _check_distribution(weights, num_samples, replacement):
@@ -58,7 +54,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     weights = x.array.astype(np.float64) if x.dtype.kind == "f" else x.array
     _check_distribution(weights, num_samples, replacement)
     rows = weights.reshape(-1, weights.shape[-1])
-    rng = _generator(generator, "multinomial")
+    rng = _random.numpy_generator(generator, "multinomial")
     if replacement:
         cdf = np.cumsum(rows, axis=-1)
         u = rng.random((rows.shape[0], num_samples)) * cdf[:, -1:]
@@ -81,6 +77,41 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     probs = x.array if p is None else np.broadcast_to(np.asarray(p.array if isinstance(p, Tensor) else p), x.shape)
     if np.any((probs < 0) | (probs > 1)) or (probs.dtype.kind == "f" and np.any(np.isnan(probs))):
         raise RuntimeError("bernoulli: expected all probabilities to be in [0, 1]")
-    draws = _generator(generator, "bernoulli").random(x.shape) < probs
+    draws = _random.numpy_generator(generator, "bernoulli").random(x.shape) < probs
     result = from_numpy(draws.astype(x.dtype))
     return result if out is None else write_out(out, result, "bernoulli")
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None):
+    """Samples of N(mean, std^2), as `torch.normal`: `normal(mean_tensor, std_tensor)` (one
+    draw per element, the two broadcast), `normal(mean_tensor, std=1.0)`,
+    `normal(mean=0.0, std_tensor)`, or `normal(mean, std, size)` for two numbers.
+
+    A sample is mean + std * z with z ~ N(0, 1), but it is not differentiable in mean
+    and std: PyTorch gives them a zero gradient (the result of tensor arguments that
+    require grad requires grad too); here the result is a leaf. For a differentiable
+    (reparameterised) sample write `mean + std * mg.randn_like(mean)`.
+    """
+    numbers = not isinstance(mean, Tensor) and not isinstance(std, Tensor)
+    if numbers and size is None:
+        raise TypeError("normal(): with a number mean and std, the size is required: normal(mean, std, size)")
+    if not numbers and size is not None:
+        raise TypeError("normal(): size is only accepted with a number mean and std")
+    mean_t = mean if isinstance(mean, Tensor) else None
+    std_t = std if isinstance(std, Tensor) else None
+    if mean_t is not None and mean_t.dtype.kind != "f":
+        raise NotImplementedError(f"normal: not implemented for mean of dtype {mean_t.dtype} (floating point only)")
+    m = mean_t.array if mean_t is not None else mean
+    sd = std_t.array if std_t is not None else std
+    if np.any(np.asarray(sd) < 0):
+        raise RuntimeError(f"normal expects all elements of std >= 0.0, but found std {np.min(sd)}")
+    if numbers:
+        shape = tuple(size)
+        dtype = dtypes.to_dtype(dtype, "normal") or dtypes.default_float
+    else:  # the tensors' shapes, broadcast; a number broadcasts to any
+        check_broadcast("normal", np.shape(m), np.shape(sd), names=("mean", "std"))
+        shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
+        dtype = (mean_t if mean_t is not None else std_t).dtype
+    z = _random.numpy_generator(generator, "normal").standard_normal(shape)
+    result = from_numpy((m + sd * z).astype(dtype))
+    return result if out is None else write_out(out, result, "normal")

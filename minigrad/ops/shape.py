@@ -6,6 +6,7 @@ a concatenation by slicing the gradient into its pieces.
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -169,7 +170,7 @@ class Flip(Function):
 
 def flip(input, dims):
     """`input` reversed along each of `dims` (an int or a sequence of ints)."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     return Flip.apply(x, dims=tuple(sorted(distinct_dims(dims, x.ndim, "flip"))))
 
@@ -193,7 +194,7 @@ class Roll(Function):
 def roll(input, shifts, dims=None):
     """Shift the elements of `input` cyclically by `shifts` along `dims` (one shift per
     dim); with dims=None, over the flattened tensor (the shape is kept)."""
-    x = input if isinstance(input, Tensor) else Tensor(input)
+    x = input if isinstance(input, Tensor) else as_tensor(input)
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     if dims is None:
         if len(shift_list) != 1:
@@ -262,7 +263,7 @@ class Cat(Function):
 
 def cat(tensors, dim=0):
     """Concatenate tensors along an existing dim; all other dims must match."""
-    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    tensors = [t if isinstance(t, Tensor) else as_tensor(t) for t in tensors]
     if not tensors:
         raise RuntimeError("cat: expected a non-empty list of tensors")
     ref = tensors[0]
@@ -283,7 +284,7 @@ def cat(tensors, dim=0):
 
 def stack(tensors, dim=0):
     """Join same-shaped tensors along a new dim."""
-    tensors = [t if isinstance(t, Tensor) else Tensor(t) for t in tensors]
+    tensors = [t if isinstance(t, Tensor) else as_tensor(t) for t in tensors]
     if not tensors:
         raise RuntimeError("stack: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
@@ -366,3 +367,62 @@ def split(tensor, split_size_or_sections, dim=0):
 def unbind(input, dim=0):
     """The slices of input along dim, as a tuple (dim removed); see Tensor.unbind."""
     return as_tensor(input).unbind(dim)
+
+
+# ---- grids of coordinates ---------------------------------------------------------------------
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors: for inputs of lengths (n0, n1, ...), N tensors of
+    shape (n0, n1, ...), the i-th holding tensors[i] along dim i and repeated along the
+    others (`indexing='ij'`, matrix indexing). `indexing='xy'` (Cartesian) swaps the first
+    two dims: the grids are (n1, n0, ...), as NumPy's meshgrid. Without `indexing`, 'ij'
+    with PyTorch's warning that the argument will be required. A 0-d input counts as one
+    element. The grids are broadcast views (reshape + expand), so each gradient is the
+    grid's gradient summed over the dims its input was repeated along.
+    Also `meshgrid([a, b])`."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    tensors = [as_tensor(t) for t in tensors]
+    if indexing is None:
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning,
+            stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if t.ndim > 1:
+            raise RuntimeError(f"meshgrid: Expected 0D or 1D tensor in the tensor list but got shape {t.shape} at {i}")
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError(
+                f"meshgrid expects all tensors to have the same dtype, got {tensors[0].dtype} and {t.dtype}"
+            )
+    axes = list(range(len(tensors)))  # the dim of the grid that input i runs along
+    if indexing == "xy" and len(tensors) > 1:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(tensors)
+    for t, axis in zip(tensors, axes):
+        shape[axis] = t.numel()
+    grids = []
+    for t, axis in zip(tensors, axes):
+        along = [1] * len(tensors)
+        along[axis] = -1
+        grids.append(t.reshape(along).expand(shape))
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element from each 1-D tensor, one combination per row, in
+    the order of nested loops (the last input varies fastest): shape (n0 * n1 * ..., N).
+    One input is returned as it is, as in PyTorch."""
+    tensors = [as_tensor(t) for t in tensors]
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"cartesian_prod: Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], dim=1)

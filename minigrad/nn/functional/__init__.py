@@ -9,6 +9,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     normalization.py  layer_norm, batch_norm, ...    attention.py scaled_dot_product_attention
     linear.py         linear                         dropout.py   dropout
     sparse.py         embedding, one_hot             shape.py     pad
+    vision.py         interpolate                    distance.py  pairwise_distance, cosine_similarity
 """
 
 from minigrad.nn.functional.activation import (
@@ -27,6 +28,7 @@ from minigrad.nn.functional.activation import (
 )
 from minigrad.nn.functional.attention import scaled_dot_product_attention
 from minigrad.nn.functional.conv import conv1d, conv2d, conv_transpose2d
+from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
 from minigrad.nn.functional.dropout import dropout
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.functional.loss import (
@@ -40,10 +42,11 @@ from minigrad.nn.functional.loss import (
     nll_loss,
     smooth_l1_loss,
 )
-from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
+from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
 from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
 from minigrad.nn.functional.shape import pad
 from minigrad.nn.functional.sparse import embedding, one_hot
+from minigrad.nn.functional.vision import interpolate
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -55,6 +58,7 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv_transpose2d",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
@@ -62,6 +66,7 @@ __all__ = [
     "gelu",
     "group_norm",
     "huber_loss",
+    "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",
@@ -74,8 +79,10 @@ __all__ = [
     "mish",
     "mse_loss",
     "nll_loss",
+    "normalize",
     "one_hot",
     "pad",
+    "pairwise_distance",
     "relu",
     "rms_norm",
     "scaled_dot_product_attention",

@@ -166,3 +166,14 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
         raise ValueError(f"{op}: eps must be non-negative, but got {eps}")
     # last, as torch, which names one value per channel before the dtypes
     check_same_dtype(op, input=input, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p, eps), the norm taken over `dim` (each vector along dim
+    scaled to unit p-norm; a vector of norm below eps is divided by eps instead). The
+    gradient is the division's and the norm's: the clamp passes none where it acts."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"normalize: input must be a Tensor, got {type(input).__name__}")
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    y = input / denom
+    return y if out is None else out.copy_(y)

@@ -58,12 +58,12 @@ RULES = [
                    resize_as_sparse_ sparse masked}
             torch.Tensor.{coalesce is_coalesced dense_dim sparse_dim to_dense indices values
                           crow_indices ccol_indices col_indices row_indices sparse_mask
-                          sparse_resize_ sparse_resize_and_clear_ to_padded_tensor is_nested
-                          smm sspaddmm is_sparse is_sparse_csr resize_as_sparse_}
+                          sparse_resize_ sparse_resize_and_clear_ to_padded_tensor
+                          smm sspaddmm resize_as_sparse_}
             """
         ),
         (
-            r"sparse_(coo|csr|csc|bsr|bsc|compressed)",
+            r"(?<!is_)sparse_(coo|csr|csc|bsr|bsc|compressed)",  # the is_* probes answer False here
             r"^torch\.Tensor\.to_sparse",
             r"_indices_copy$",
             r"\.values_copy$",
@@ -76,13 +76,13 @@ RULES = [
             """
             torch.{ao quantization qscheme int_repr dequantize choose_qparams_optimized bit bits8
                    bits16 bits1x8 bits2x4 bits4x2 empty_quantized fused_moving_avg_obs_fake_quant}
-            torch.Tensor.{int_repr dequantize qscheme is_quantized}
+            torch.Tensor.{int_repr dequantize qscheme}
             torch.nn.{intrinsic qat quantizable quantized}
             torch.nn.functional.{ScalingType SwizzleType scaled_mm scaled_grouped_mm grouped_mm}
             """
         ),
         (
-            r"quantiz",
+            r"(?<!is_)quantiz",
             r"\.q_(scale|zero_point|per_channel)",
             r"\.u?int[1-7]$",
             r"\.(qint|quint)",
@@ -176,7 +176,7 @@ RULES = [
                    get_autocast_cpu_dtype set_autocast_cpu_dtype TypedStorage Storage StorageBase}
             torch.Tensor.{matrix_power storage storage_type eig lstsq symeig solve reinforce volatile
                           resize resize_as cholesky qr svd lu lu_solve triangular_solve ger}
-            torch.nn.{Container NLLLoss2d UpsamplingBilinear2d UpsamplingNearest2d}
+            torch.nn.{Container NLLLoss2d}
             torch.nn.functional.{upsample upsample_bilinear upsample_nearest}
             torch.nn.init.{uniform normal constant eye dirac xavier_uniform xavier_normal
                            kaiming_uniform kaiming_normal orthogonal sparse}

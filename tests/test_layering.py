@@ -64,6 +64,8 @@ LAYERS = {
     "top": [
         "minigrad/models/",
         "minigrad/serialization.py",
+        "minigrad/module_records.py",  # a whole Module as data, for mg.save / mg.load
+        "minigrad/allowlist.py",  # which classes mg.load may use (torch.serialization.safe_globals)
         "minigrad/train.py",
         "minigrad/train_gpt.py",
         "minigrad/__main__.py",

@@ -33,7 +33,7 @@ LAYERS = {
         "minigrad/progress.py",
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
-        "minigrad/cuda.py",
+        "minigrad/cuda/",  # (but cuda/amp.py, in nn below: it is mg.amp under torch.cuda.amp's names)
         "minigrad/distributed.py",
     ],
     # arrays in, arrays out: reference (NumPy), cpu (@njit), cuda (@cuda.jit)
@@ -58,6 +58,8 @@ LAYERS = {
         "minigrad/data/",
         "minigrad/text/",  # tokenizers and the text dataset, beside data/
         "minigrad/utils/",
+        "minigrad/amp/",  # GradScaler scales losses and unscales an optimizer's gradients; autocast
+        "minigrad/cuda/amp.py",
     ],
     # programs built on the public API, and the public API itself (the face may import
     # anything; models and programs may use `import minigrad as mg`)

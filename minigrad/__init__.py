@@ -4,7 +4,8 @@ The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and us
 `mg.tensor`, `mg.no_grad`, `mg.autograd.grad`, ... as you would `torch`. As after
 `import torch`, the subpackages `mg.nn`, `mg.nn.functional`, `mg.optim`, `mg.autograd`,
 `mg.utils.data`, `mg.backends`, `mg.cuda` (and `mg.cuda.amp`), `mg.amp`,
-`mg.accelerator`, `mg.distributed` and `mg.serialization` are reachable without importing them. Numba is not imported here: the kernels import it
+`mg.accelerator`, `mg.distributed`, `mg.multiprocessing`, `mg.onnx` and
+`mg.serialization` are reachable without importing them. Numba is not imported here: the kernels import it
 when first used, which keeps `import minigrad` fast.
 """
 
@@ -145,7 +146,7 @@ from minigrad.ops.sort import argsort, msort, sort, topk, unique
 from minigrad.random import manual_seed
 from minigrad.random import Generator
 from minigrad.serialization import load, save
-from minigrad import amp, data, nn, optim, utils, viz
+from minigrad import amp, data, multiprocessing, nn, onnx, optim, utils, viz
 from minigrad.amp.autocast_mode import autocast, is_autocast_enabled
 from minigrad.cuda import amp as _cuda_amp  # noqa: F401  (mg.cuda.amp after `import minigrad`, as torch.cuda.amp)
 

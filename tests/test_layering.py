@@ -34,6 +34,8 @@ LAYERS = {
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
         "minigrad/cuda/",  # (but cuda/amp.py, in nn below: it is mg.amp under torch.cuda.amp's names)
+        "minigrad/onnx.py",
+        "minigrad/multiprocessing.py",
         "minigrad/distributed.py",
     ],
     # arrays in, arrays out: reference (NumPy), cpu (@njit), cuda (@cuda.jit)

@@ -5,8 +5,8 @@ The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and us
 `import torch`, the subpackages `mg.nn`, `mg.nn.functional`, `mg.optim`, `mg.autograd`,
 `mg.utils.data`, `mg.backends`, `mg.cuda` (and `mg.cuda.amp`), `mg.amp`,
 `mg.accelerator`, `mg.distributed`, `mg.multiprocessing`, `mg.onnx` and
-`mg.serialization` are reachable without importing them. Numba is not imported here: the kernels import it
-when first used, which keeps `import minigrad` fast.
+`mg.serialization` are reachable without importing them. Numba is not imported here:
+the kernels import it when first used, which keeps `import minigrad` fast.
 """
 
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)

@@ -37,3 +37,10 @@ from minigrad.nn.modules.normalization import *  # noqa: F403
 from minigrad.nn.modules.pooling import *  # noqa: F403
 from minigrad.nn.modules.sparse import *  # noqa: F403
 from minigrad.nn.modules.transformer import *  # noqa: F403
+
+
+def __getattr__(name):
+    """The recurrent layers, once minigrad.nn has them (read through rnn.py, as its names are)."""
+    if name in rnn.NAMES:
+        return getattr(rnn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

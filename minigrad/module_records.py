@@ -103,9 +103,10 @@ def constructor_call(module, where):
     """(args, kwargs) such that `type(module)(*args, **kwargs)` builds it again, from
     the arguments its constructor recorded (`Module._constructor_arguments`)."""
     cls = type(module)
-    if "_config" not in module.__dict__:
-        if cls.__init__ is Module.__init__:  # no constructor of its own: nothing to record
-            return [], {}
+    recorded = module.__dict__.get("_config")
+    if recorded is None and cls.__init__ is Module.__init__:  # no constructor of its own: nothing to record
+        return [], {}
+    if recorded is None or recorded[0] is not cls:  # made without its constructor, or its class changed since
         raise TypeError(
             f"save: cannot save the {cls.__qualname__} at {where}: its constructor arguments were not recorded"
         )

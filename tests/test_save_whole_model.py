@@ -470,6 +470,22 @@ def test_a_class_defined_inside_a_function_is_refused_at_save_time():
         mg.save(nn.Sequential(Local()), io.BytesIO())
 
 
+def test_a_module_made_without_its_constructor_is_refused_at_save_time():
+    made = nn.Linear.__new__(nn.Linear)
+    nn.Module.__init__(made)  # as copy or pickle would make it: no constructor call recorded
+    with pytest.raises(TypeError, match="cannot save the Linear at obj: its constructor arguments were not recorded"):
+        mg.save(made, io.BytesIO())
+
+
+def test_a_bare_module_with_children_added_round_trips():
+    holder = nn.Module()  # nn.Module's own constructor takes no arguments
+    holder.add_module("encoder", nn.Linear(2, 3))
+    holder.register_buffer("step", mg.tensor(4))
+    loaded = round_trip(holder)
+    assert type(loaded) is nn.Module and loaded.step.item() == 4
+    assert_same_state(holder, loaded)
+
+
 def test_an_argument_no_file_can_hold_is_refused_naming_it():
     with pytest.raises(TypeError, match=r"cannot save a builtins.object at obj \(argument 'act' of Net\)"):
         mg.save(Net(nn.Linear(3, 4), act=object()), io.BytesIO())

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 from collections import OrderedDict
@@ -21,10 +22,11 @@ import pytest
 import torch
 
 import minigrad as mg
+import minigrad.models
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 import minigrad.optim as optim
-from minigrad.models import GPT, MLP, LeNet5, ResNet, Seq2SeqTransformer
+from minigrad.models import GPT, MLP, BasicBlock, LeNet5, ResNet, Seq2SeqTransformer
 from minigrad.serialization import STRUCTURE_ENTRY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,6 +180,7 @@ CASES = {
     "MLP": (lambda: MLP(64, (16, 8), 10, activation="gelu"), lambda: [floats(3, 64)]),
     "LeNet5": (lambda: LeNet5(image_size=28), lambda: [floats(2, 1, 28, 28)]),
     "ResNet": (lambda: ResNet(blocks=(1, 1, 1), widths=(4, 8, 8)), lambda: [floats(2, 1, 8, 8)]),
+    "BasicBlock": (lambda: bn_trained(BasicBlock(2, 3, stride=2), (2, 2, 5, 5)), lambda: [floats(2, 2, 5, 5)]),
     "Seq2SeqTransformer": (
         lambda: Seq2SeqTransformer(
             7, 9, d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16, pad_id=0
@@ -239,6 +242,11 @@ CASES = {
         lambda: [floats(4, 3), tokens(3, 4)],
     ),
 }
+
+
+def test_every_model_in_minigrad_models_is_among_the_cases():
+    made = {type(make()).__name__ for make, _ in CASES.values()}
+    assert set(minigrad.models.__all__) <= made
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -544,18 +552,24 @@ def test_a_path_outside_the_allowed_set_is_refused_and_imports_nothing(path, whe
 @pytest.mark.parametrize(
     "path, message",
     [
-        ("minigrad.nn.linear.Lineer", "minigrad.nn.linear defines no class or function 'Lineer'"),
-        ("minigrad.nn.linear.np", "minigrad.nn.linear defines no class or function 'np'"),  # numpy, imported there
-        ("minigrad.nn.nowhere.Linear", "there is no module 'minigrad.nn.nowhere'"),
-        ("minigrad.nn.functional.activation.gelu", "which is not an nn.Module"),
-        ("minigrad.nn.linear.Linear.__init__.__globals__", "no module 'minigrad.nn.linear.Linear.__init__'"),
-        ("minigrad.nn.linear.__builtins__", "minigrad.nn.linear defines no class or function '__builtins__'"),
+        ("minigrad.nn.linear.Lineer", "but minigrad.nn.linear defines no class or function 'Lineer'"),
+        ("minigrad.nn.linear.np", "but minigrad.nn.linear defines no class or function 'np'"),  # numpy, imported there
+        ("minigrad.nn.nowhere.Linear", "but there is no module 'minigrad.nn.nowhere'"),
+        (
+            "minigrad.nn.linear.Linear.__init__.__globals__",
+            "but there is no module 'minigrad.nn.linear.Linear.__init__'",
+        ),
+        ("minigrad.nn.linear.__builtins__", "but minigrad.nn.linear defines no class or function '__builtins__'"),
+        ("minigrad.nn.functional.activation.gelu", "which is not an nn.Module"),  # a function where a class belongs
     ],
 )
 def test_a_wrong_class_path_gives_a_clear_error(path, message):
     tampered = retitled(saved_bytes(nn.Sequential(nn.Linear(2, 3))), LINEAR, path)
-    with pytest.raises((ValueError, pickle.UnpicklingError), match=message):
+    before = set(sys.modules)
+    with pytest.raises(ValueError, match=rf"not a valid minigrad file: .*{re.escape(path)}, {re.escape(message)}"):
         mg.load(io.BytesIO(tampered), weights_only=False)
+    # the only modules a path may import are minigrad's own
+    assert all(name.startswith(("minigrad.nn.", "minigrad.models.")) for name in set(sys.modules) - before)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,22 @@ import pytest  # noqa: E402  (after the thread settings above, which must come f
 TEST_REPO_URL = "https://example.org/course/minigrad"  # the repository link of the test-built site
 
 
+@pytest.fixture(autouse=True)
+def keep_the_thread_settings():
+    """Give every test the process's thread settings back as it found them: a test that
+    runs a benchmark in-process (`--threads 1`) once left Numba on one thread for the
+    rest of the session, and a model trained later took another rounding path (the CNN
+    of tests/test_train.py reached 97.8% instead of 98.9%)."""
+    import numba
+
+    import minigrad as mg
+
+    numba_threads, split = numba.get_num_threads(), mg.threads.MATMUL_SPLIT_THREADS
+    yield
+    numba.set_num_threads(numba_threads)
+    mg.threads.MATMUL_SPLIT_THREADS = split
+
+
 @pytest.fixture(scope="session")
 def site_repo_url():
     """The repository address the test-built site links to."""

@@ -32,6 +32,11 @@ from minigrad.kernels.cpu import attention_short as short
 from minigrad.kernels.reference import attention as ref
 from tests.helpers import assert_close, check_grads, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.functional.scaled_dot_product_attention",
+]
+
 BACKENDS = ["numpy", "numba"]
 TOLERANCE = {np.float64: dict(rtol=1e-9, atol=1e-11), np.float32: dict(rtol=2e-4, atol=2e-5)}
 

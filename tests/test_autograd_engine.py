@@ -13,6 +13,20 @@ from minigrad.autograd import Function
 
 from .helpers import assert_close, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.backward",
+    "torch.Tensor.detach",
+    "torch.Tensor.grad",
+    "torch.Tensor.grad_fn",
+    "torch.Tensor.is_leaf",
+    "torch.Tensor.register_hook",
+    "torch.Tensor.retain_grad",
+    "torch.Tensor.retains_grad",
+    "torch.autograd.Function",
+    "torch.autograd.detect_anomaly",
+]
+
 
 # ---- user-defined Functions, as documented in minigrad/autograd/function.py ------------------
 class MulConstant(Function):
@@ -806,3 +820,12 @@ def test_a_weight_gradient_is_stored_in_c_order_like_its_parameter():
     assert w.grad.numpy().flags.c_contiguous
     # d/dW sum(x W^T) = ones(5, 3)^T x: every row is the column sums of x
     np.testing.assert_allclose(w.grad.numpy(), np.tile(rand(5, 4, seed=1).sum(axis=0), (3, 1)))
+
+
+def test_an_op_with_an_integer_or_bool_result_is_not_recorded_as_torch():
+    # x.long() of a tensor that requires grad: torch returns a tensor without a gradient
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, 2.5], requires_grad=True)
+        y, b = x.long(), x.to(lib.bool)
+        assert not y.requires_grad and y.grad_fn is None and y.tolist() == [1, 2]
+        assert not b.requires_grad and b.tolist() == [True, True]

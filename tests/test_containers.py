@@ -12,6 +12,18 @@ import minigrad as mg
 import minigrad.nn as nn
 from tests.helpers import assert_close, check_against_torch, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.Flatten",
+    "torch.nn.Identity",
+    "torch.nn.ModuleDict",
+    "torch.nn.ModuleList",
+    "torch.nn.ParameterDict",
+    "torch.nn.ParameterList",
+    "torch.nn.Sequential",
+    "torch.nn.Unflatten",
+]
+
 
 def kinds(modules):
     return [type(m).__name__ for m in modules]

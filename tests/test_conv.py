@@ -28,6 +28,16 @@ from minigrad.kernels.cpu import conv as cpu
 from minigrad.kernels.reference import conv as ref
 from tests.helpers import assert_close, check_grads, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.Conv1d",
+    "torch.nn.Conv2d",
+    "torch.nn.ConvTranspose2d",
+    "torch.nn.functional.conv1d",
+    "torch.nn.functional.conv2d",
+    "torch.nn.functional.conv_transpose2d",
+]
+
 BACKENDS = ["numpy", "numba"]
 # PyTorch warns that it copies the input for an uneven padding="same"; so do we
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding=.same. with even kernel")

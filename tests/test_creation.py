@@ -11,6 +11,37 @@ import minigrad as mg
 
 from .helpers import assert_close
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.dtype",
+    "torch.Tensor.grad",
+    "torch.Tensor.grad_fn",
+    "torch.Tensor.is_leaf",
+    "torch.Tensor.requires_grad",
+    "torch.Tensor.shape",
+    "torch.Tensor.tolist",
+    "torch.arange",
+    "torch.empty",
+    "torch.empty_like",
+    "torch.eye",
+    "torch.from_numpy",
+    "torch.full",
+    "torch.full_like",
+    "torch.is_tensor",
+    "torch.linspace",
+    "torch.manual_seed",
+    "torch.ones",
+    "torch.ones_like",
+    "torch.rand",
+    "torch.rand_like",
+    "torch.randint",
+    "torch.randn",
+    "torch.randn_like",
+    "torch.tensor",
+    "torch.zeros",
+    "torch.zeros_like",
+]
+
 
 def same_dtype(t_mg, t_torch):
     """minigrad's NumPy dtype names the same type as torch's dtype (float32 ~ torch.float32)."""

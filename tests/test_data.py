@@ -25,6 +25,17 @@ from minigrad.data import (
     random_split,
 )
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.utils.data.DataLoader",
+    "torch.utils.data.Dataset",
+    "torch.utils.data.Subset",
+    "torch.utils.data.TensorDataset",
+    "torch.utils.data.default_collate",
+    "torch.utils.data.default_convert",
+    "torch.utils.data.random_split",
+]
+
 Point = collections.namedtuple("Point", ["x", "y"])
 
 

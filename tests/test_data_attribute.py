@@ -7,6 +7,12 @@ import torch
 
 import minigrad as mg
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.data",
+    "torch.Tensor.grad",
+]
+
 
 def pair(values, requires_grad=True):
     values = np.asarray(values, dtype=np.float32)

@@ -27,6 +27,19 @@ from minigrad.utils.data import (
     get_worker_info,
 )
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.utils.data.BatchSampler",
+    "torch.utils.data.DataLoader",
+    "torch.utils.data.IterableDataset",
+    "torch.utils.data.RandomSampler",
+    "torch.utils.data.SequentialSampler",
+    "torch.utils.data.dataloader",
+    "torch.utils.data.dataset",
+    "torch.utils.data.get_worker_info",
+    "torch.utils.data.sampler",
+]
+
 
 def numbered(n):
     """Example i is (a row of three i's, the label i)."""

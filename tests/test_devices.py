@@ -14,6 +14,50 @@ import minigrad.nn as nn
 
 from .helpers import leaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.cpu",
+    "torch.Tensor.device",
+    "torch.Tensor.to",
+    "torch.accelerator",
+    "torch.accelerator.current_accelerator",
+    "torch.accelerator.device_count",
+    "torch.accelerator.is_available",
+    "torch.are_deterministic_algorithms_enabled",
+    "torch.as_tensor",
+    "torch.backends",
+    "torch.backends.cuda.is_built",
+    "torch.backends.cudnn.benchmark",
+    "torch.backends.cudnn.deterministic",
+    "torch.backends.cudnn.enabled",
+    "torch.backends.cudnn.is_available",
+    "torch.backends.mps.is_available",
+    "torch.backends.mps.is_built",
+    "torch.cuda",
+    "torch.cuda.device_count",
+    "torch.cuda.empty_cache",
+    "torch.cuda.is_available",
+    "torch.cuda.is_initialized",
+    "torch.cuda.manual_seed",
+    "torch.cuda.manual_seed_all",
+    "torch.cuda.synchronize",
+    "torch.device",
+    "torch.distributed",
+    "torch.distributed.init_process_group",
+    "torch.distributed.is_available",
+    "torch.distributed.is_initialized",
+    "torch.get_default_device",
+    "torch.get_float32_matmul_precision",
+    "torch.is_deterministic_algorithms_warn_only_enabled",
+    "torch.nn.DataParallel",
+    "torch.nn.Module.cpu",
+    "torch.nn.Module.to",
+    "torch.nn.parallel",
+    "torch.set_default_device",
+    "torch.set_float32_matmul_precision",
+    "torch.use_deterministic_algorithms",
+]
+
 # ---- mg.device against torch.device ------------------------------------------------------
 DEVICE_ARGS = [("cpu",), ("cpu", 0), ("cuda",), ("cuda:0",), ("cuda", 1), ("cuda:12",), ("mps",), ("meta",)]
 

@@ -7,6 +7,32 @@ import torch
 import minigrad as mg
 import minigrad.nn as nn
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.is_floating_point",
+    "torch.Tensor.type",
+    "torch.bool",
+    "torch.double",
+    "torch.finfo",
+    "torch.float",
+    "torch.float16",
+    "torch.float32",
+    "torch.float64",
+    "torch.get_default_dtype",
+    "torch.half",
+    "torch.iinfo",
+    "torch.int",
+    "torch.int16",
+    "torch.int32",
+    "torch.int64",
+    "torch.int8",
+    "torch.is_floating_point",
+    "torch.long",
+    "torch.set_default_dtype",
+    "torch.short",
+    "torch.uint8",
+]
+
 NAMES = "float32 float float64 double float16 half int64 long int32 int int16 short int8 uint8 bool".split()
 
 

@@ -10,6 +10,21 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from tests.helpers import assert_close, check_against_torch, check_grads, leaf, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.functional.elu",
+    "torch.nn.functional.gelu",
+    "torch.nn.functional.leaky_relu",
+    "torch.nn.functional.log_softmax",
+    "torch.nn.functional.mish",
+    "torch.nn.functional.relu",
+    "torch.nn.functional.sigmoid",
+    "torch.nn.functional.silu",
+    "torch.nn.functional.softmax",
+    "torch.nn.functional.softplus",
+    "torch.nn.functional.tanh",
+]
+
 
 def away_from(x, points=(0.0,), margin=0.1):
     """Move every element of `x` at least `margin` away from each kink in `points`, so

@@ -10,6 +10,19 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from tests.helpers import assert_close, check_against_torch, check_grads, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.functional.binary_cross_entropy",
+    "torch.nn.functional.binary_cross_entropy_with_logits",
+    "torch.nn.functional.cross_entropy",
+    "torch.nn.functional.huber_loss",
+    "torch.nn.functional.kl_div",
+    "torch.nn.functional.l1_loss",
+    "torch.nn.functional.mse_loss",
+    "torch.nn.functional.nll_loss",
+    "torch.nn.functional.smooth_l1_loss",
+]
+
 REDUCTIONS = ["mean", "sum", "none"]
 
 

@@ -9,6 +9,14 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from tests.helpers import assert_close, check_against_torch, check_grads, leaf, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.functional.dropout",
+    "torch.nn.functional.linear",
+    "torch.nn.functional.one_hot",
+    "torch.nn.functional.pad",
+]
+
 
 # ---- dropout ------------------------------------------------------------------------------
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.8])

@@ -26,6 +26,11 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from tests.helpers import check_against_torch, check_grads, leaf, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.functional.gelu",
+]
+
 EPS32 = float(np.finfo(np.float32).eps)
 
 

@@ -11,6 +11,17 @@ import minigrad as mg
 
 from .helpers import leaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.autograd.enable_grad",
+    "torch.autograd.no_grad",
+    "torch.autograd.set_grad_enabled",
+    "torch.enable_grad",
+    "torch.is_grad_enabled",
+    "torch.no_grad",
+    "torch.set_grad_enabled",
+]
+
 
 @pytest.fixture(autouse=True)
 def grad_mode_is_restored():

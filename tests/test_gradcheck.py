@@ -11,6 +11,12 @@ from minigrad.autograd import Function, GradcheckError, gradcheck, gradgradcheck
 
 from .helpers import leaf, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.autograd.gradcheck",
+    "torch.autograd.gradgradcheck",
+]
+
 
 # ---- user-defined Functions with known (wrong) gradients ----------------------------------------
 class Cube(Function):

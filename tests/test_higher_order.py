@@ -10,6 +10,11 @@ from minigrad.autograd import Function
 
 from .helpers import assert_close, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.autograd.grad",
+]
+
 
 def grad(outputs, inputs, **kwargs):
     return mg.autograd.grad(outputs, inputs, **kwargs)

@@ -14,6 +14,22 @@ import minigrad.nn as nn
 from minigrad.nn import init
 from tests.helpers import rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.init.calculate_gain",
+    "torch.nn.init.constant_",
+    "torch.nn.init.kaiming_normal_",
+    "torch.nn.init.kaiming_uniform_",
+    "torch.nn.init.normal_",
+    "torch.nn.init.ones_",
+    "torch.nn.init.orthogonal_",
+    "torch.nn.init.trunc_normal_",
+    "torch.nn.init.uniform_",
+    "torch.nn.init.xavier_normal_",
+    "torch.nn.init.xavier_uniform_",
+    "torch.nn.init.zeros_",
+]
+
 SHAPES = [(300, 200), (200, 300), (128, 64, 3, 3), (64, 32, 5)]
 
 

@@ -18,6 +18,37 @@ from minigrad.autograd import gradcheck, gradgradcheck
 
 from .helpers import assert_close, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.__iadd__",
+    "torch.Tensor.__imul__",
+    "torch.Tensor.__isub__",
+    "torch.Tensor.__setitem__",
+    "torch.Tensor.abs_",
+    "torch.Tensor.add_",
+    "torch.Tensor.clamp_",
+    "torch.Tensor.copy_",
+    "torch.Tensor.div_",
+    "torch.Tensor.exp_",
+    "torch.Tensor.fill_",
+    "torch.Tensor.floor_",
+    "torch.Tensor.index_fill_",
+    "torch.Tensor.log_",
+    "torch.Tensor.masked_fill_",
+    "torch.Tensor.mul_",
+    "torch.Tensor.neg_",
+    "torch.Tensor.pow_",
+    "torch.Tensor.relu_",
+    "torch.Tensor.round_",
+    "torch.Tensor.scatter_",
+    "torch.Tensor.scatter_add_",
+    "torch.Tensor.sigmoid_",
+    "torch.Tensor.sqrt_",
+    "torch.Tensor.sub_",
+    "torch.Tensor.tanh_",
+    "torch.Tensor.zero_",
+]
+
 
 def softmax(lib, x, dim):
     return lib.softmax(x, dim=dim) if lib is torch else x.softmax(dim)

@@ -15,6 +15,35 @@ import minigrad.nn as nn
 import minigrad.nn.functional as F
 from tests.helpers import assert_close, check_against_torch, check_grads, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.BCELoss",
+    "torch.nn.BCEWithLogitsLoss",
+    "torch.nn.CrossEntropyLoss",
+    "torch.nn.Dropout",
+    "torch.nn.ELU",
+    "torch.nn.Embedding",
+    "torch.nn.GELU",
+    "torch.nn.HuberLoss",
+    "torch.nn.KLDivLoss",
+    "torch.nn.L1Loss",
+    "torch.nn.LeakyReLU",
+    "torch.nn.Linear",
+    "torch.nn.LogSoftmax",
+    "torch.nn.MSELoss",
+    "torch.nn.Module.buffers",
+    "torch.nn.Mish",
+    "torch.nn.NLLLoss",
+    "torch.nn.ReLU",
+    "torch.nn.Sequential",
+    "torch.nn.SiLU",
+    "torch.nn.Sigmoid",
+    "torch.nn.SmoothL1Loss",
+    "torch.nn.Softmax",
+    "torch.nn.Softplus",
+    "torch.nn.Tanh",
+]
+
 
 def from_torch(module, torch_module):
     """Load a torch module's state into the minigrad module; returns the minigrad one."""

@@ -10,6 +10,20 @@ import minigrad as mg
 
 from .helpers import assert_close, check_against_torch, check_grads, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.__matmul__",
+    "torch.Tensor.__rmatmul__",
+    "torch.Tensor.matmul",
+    "torch.Tensor.tril",
+    "torch.Tensor.triu",
+    "torch.einsum",
+    "torch.matmul",
+    "torch.outer",
+    "torch.tril",
+    "torch.triu",
+]
+
 MATMUL_SHAPES = [
     ((3,), (3,)),  # dot product: 0-d result
     ((3,), (3, 4)),  # vector @ matrix

@@ -2,8 +2,9 @@
 
 Each schedule drives a minigrad optimizer and a dummy torch optimizer with the same two
 param groups; after every step the learning rates (and, for OneCycleLR, the momentum or
-beta1) must be torch's. minigrad computes closed forms where torch mostly recurses on
-the current lr, so agreement is to rounding (1e-12 relative).
+beta1) must be torch's, to rounding (1e-12 relative). The schedulers minigrad added later
+(ReduceLROnPlateau, CyclicLR, SequentialLR, ChainedScheduler, ...) and the chaining,
+warnings and subclassing are checked in test_lr_schedulers_torch.py.
 """
 
 import numpy as np
@@ -14,6 +15,18 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.optim as optim
 from minigrad.optim import lr_scheduler
+
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.optim.lr_scheduler.CosineAnnealingLR",
+    "torch.optim.lr_scheduler.ExponentialLR",
+    "torch.optim.lr_scheduler.LRScheduler.get_last_lr",
+    "torch.optim.lr_scheduler.LambdaLR",
+    "torch.optim.lr_scheduler.LinearLR",
+    "torch.optim.lr_scheduler.MultiStepLR",
+    "torch.optim.lr_scheduler.OneCycleLR",
+    "torch.optim.lr_scheduler.StepLR",
+]
 
 LRS = (0.1, 0.02)  # two param groups with different learning rates
 RTOL = 1e-12
@@ -110,7 +123,7 @@ def test_one_cycle_shape():
     """Starts at max_lr/div_factor, peaks at max_lr after pct_start, ends at the minimum."""
     opt = optim.SGD([nn.Parameter(np.zeros(1))], lr=0.1, momentum=0.9)
     sched = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=100, pct_start=0.25, final_div_factor=100.0)
-    lrs = [sched.get_last_lr()[0]] + [(sched.step(), sched.get_last_lr()[0])[1] for _ in range(99)]
+    lrs = [sched.get_last_lr()[0]] + [(opt.step(), sched.step(), sched.get_last_lr()[0])[2] for _ in range(99)]
     peak = int(np.argmax(lrs))
     assert lrs[0] == pytest.approx(1.0 / 25) and max(lrs) == pytest.approx(1.0)
     assert peak == 24  # the first 25 of the 100 steps rise
@@ -137,6 +150,7 @@ def test_warmup_cosine_schedule():
     assert isinstance(sched, lr_scheduler.LambdaLR)
     lrs = [opt.param_groups[0]["lr"]]
     for _ in range(130):
+        opt.step()
         sched.step()
         lrs.append(opt.param_groups[0]["lr"])
     assert lrs[0] == 0.0 and lrs[5] == pytest.approx(base / 2) and lrs[10] == pytest.approx(base)
@@ -150,7 +164,7 @@ def test_warmup_cosine_schedule():
 def test_warmup_cosine_schedule_with_a_floor_and_two_groups():
     opt = optim.SGD([{"params": [nn.Parameter(np.zeros(1))], "lr": lr} for lr in LRS])
     sched = lr_scheduler.get_cosine_schedule_with_warmup(opt, 4, 24, min_lr_ratio=0.1)
-    lrs = [sched.get_last_lr()] + [(sched.step(), sched.get_last_lr())[1] for _ in range(30)]
+    lrs = [sched.get_last_lr()] + [(opt.step(), sched.step(), sched.get_last_lr())[2] for _ in range(30)]
     np.testing.assert_allclose(lrs[2], [LRS[0] / 2, LRS[1] / 2])
     np.testing.assert_allclose(lrs[14], [0.55 * LRS[0], 0.55 * LRS[1]])  # (1 + 0.1) / 2 of the base
     np.testing.assert_allclose(lrs[24], [0.1 * LRS[0], 0.1 * LRS[1]])
@@ -163,6 +177,7 @@ def test_warmup_cosine_matches_the_same_lambda_in_torch():
     theirs = torch.optim.lr_scheduler.LambdaLR(torch_opt, mine.lr_lambdas[0])
     for _ in range(45):
         np.testing.assert_allclose(mine.get_last_lr(), theirs.get_last_lr(), rtol=RTOL)
+        mine_opt.step()
         torch_opt.step()
         mine.step()
         theirs.step()
@@ -221,20 +236,26 @@ def test_lambda_state_dict_keeps_callable_objects_but_not_functions():
 
 
 def test_resuming_needs_initial_lr():
-    opt, _ = _optimizers()
+    opt, torch_opt = _optimizers()
     with pytest.raises(KeyError, match=r"StepLR: param 'initial_lr' is not specified in param_groups\[0\]"):
         lr_scheduler.StepLR(opt, step_size=3, last_epoch=5)
-    lr_scheduler.StepLR(opt, step_size=3)
+    for lib, o in ((lr_scheduler, opt), (torch.optim.lr_scheduler, torch_opt)):
+        lib.StepLR(o, step_size=3)
     sched = lr_scheduler.StepLR(opt, step_size=3, last_epoch=5)  # initial_lr is there now
-    assert sched.last_epoch == 6 and sched.get_last_lr() == pytest.approx([0.1 * 0.1**2, 0.02 * 0.1**2])
+    theirs = torch.optim.lr_scheduler.StepLR(torch_opt, step_size=3, last_epoch=5)
+    # the first step goes to epoch 6, a multiple of 3: as torch, it multiplies the current lr by gamma once
+    assert sched.last_epoch == theirs.last_epoch == 6
+    np.testing.assert_allclose(sched.get_last_lr(), theirs.get_last_lr(), rtol=RTOL)
+    assert sched.get_last_lr() == pytest.approx([0.1 * 0.1, 0.02 * 0.1])
 
 
 def test_base_lrs_come_from_the_groups():
     opt, _ = _optimizers()
     sched = lr_scheduler.ExponentialLR(opt, gamma=0.5)
     assert sched.base_lrs == list(LRS) and [g["initial_lr"] for g in opt.param_groups] == list(LRS)
-    sched.step()
-    sched.step()
+    for _ in range(2):
+        opt.step()
+        sched.step()
     assert sched.get_last_lr() == pytest.approx([0.025, 0.005])
     returned = sched.get_last_lr()
     returned[0] = 99.0  # a copy: changing it changes nothing

@@ -17,6 +17,43 @@ import minigrad.nn as nn
 import minigrad.nn.functional as F
 from tests.helpers import assert_close, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.Module",
+    "torch.nn.Module.add_module",
+    "torch.nn.Module.apply",
+    "torch.nn.Module.children",
+    "torch.nn.Module.double",
+    "torch.nn.Module.eval",
+    "torch.nn.Module.extra_repr",
+    "torch.nn.Module.float",
+    "torch.nn.Module.get_buffer",
+    "torch.nn.Module.get_extra_state",
+    "torch.nn.Module.get_parameter",
+    "torch.nn.Module.get_submodule",
+    "torch.nn.Module.half",
+    "torch.nn.Module.load_state_dict",
+    "torch.nn.Module.modules",
+    "torch.nn.Module.named_buffers",
+    "torch.nn.Module.named_children",
+    "torch.nn.Module.named_modules",
+    "torch.nn.Module.named_parameters",
+    "torch.nn.Module.parameters",
+    "torch.nn.Module.register_buffer",
+    "torch.nn.Module.register_forward_hook",
+    "torch.nn.Module.register_forward_pre_hook",
+    "torch.nn.Module.register_full_backward_hook",
+    "torch.nn.Module.register_module",
+    "torch.nn.Module.register_parameter",
+    "torch.nn.Module.requires_grad_",
+    "torch.nn.Module.set_extra_state",
+    "torch.nn.Module.state_dict",
+    "torch.nn.Module.to",
+    "torch.nn.Module.train",
+    "torch.nn.Module.zero_grad",
+    "torch.nn.Parameter",
+]
+
 
 # ---- one architecture, two libraries -----------------------------------------------------
 def make_net(lib, T):

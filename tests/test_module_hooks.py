@@ -18,6 +18,20 @@ import minigrad as mg
 import minigrad.nn as nn
 from tests.helpers import rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.Module.register_forward_hook",
+    "torch.nn.Module.register_forward_pre_hook",
+    "torch.nn.Module.register_full_backward_pre_hook",
+    "torch.nn.Module.register_load_state_dict_post_hook",
+    "torch.nn.Module.register_load_state_dict_pre_hook",
+    "torch.nn.Module.register_state_dict_post_hook",
+    "torch.nn.Module.register_state_dict_pre_hook",
+    "torch.nn.Module.set_submodule",
+    "torch.nn.Module.to_empty",
+    "torch.nn.Module.type",
+]
+
 
 def to_np(t):
     return np.array(t.detach().numpy() if isinstance(t, torch.Tensor) else t.array)

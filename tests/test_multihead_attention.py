@@ -23,6 +23,11 @@ from minigrad import nn
 from minigrad.autograd import gradcheck
 from tests.helpers import assert_close, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.MultiheadAttention",
+]
+
 E, H, B, L, S = 8, 2, 3, 4, 5
 TOL = dict(rtol=1e-9, atol=1e-11)
 

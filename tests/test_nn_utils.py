@@ -13,6 +13,14 @@ import minigrad.nn as nn
 from minigrad.nn import utils
 from tests.helpers import assert_close, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.utils.clip_grad_norm_",
+    "torch.nn.utils.clip_grad_value_",
+    "torch.nn.utils.parameters_to_vector",
+    "torch.nn.utils.vector_to_parameters",
+]
+
 SHAPES = [(3, 4), (4,), (2, 2, 3), ()]
 N = 12 + 4 + 12 + 1  # elements in all of SHAPES
 

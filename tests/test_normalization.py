@@ -17,6 +17,19 @@ import minigrad.nn.functional as F
 from minigrad.ops import normalization as ops
 from tests.helpers import assert_close, check_against_torch, check_grads, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.BatchNorm1d",
+    "torch.nn.BatchNorm2d",
+    "torch.nn.GroupNorm",
+    "torch.nn.LayerNorm",
+    "torch.nn.RMSNorm",
+    "torch.nn.functional.batch_norm",
+    "torch.nn.functional.group_norm",
+    "torch.nn.functional.layer_norm",
+    "torch.nn.functional.rms_norm",
+]
+
 
 def affine_args(channels, weight, bias, seed=5):
     """The (weight, bias) arrays to test with, positive weight away from 0."""

@@ -24,6 +24,20 @@ from minigrad.kernels.cpu import pool as cpu
 from minigrad.kernels.reference import pool as ref
 from tests.helpers import assert_close, check_grads, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.AdaptiveAvgPool2d",
+    "torch.nn.AvgPool1d",
+    "torch.nn.AvgPool2d",
+    "torch.nn.MaxPool1d",
+    "torch.nn.MaxPool2d",
+    "torch.nn.functional.adaptive_avg_pool2d",
+    "torch.nn.functional.avg_pool1d",
+    "torch.nn.functional.avg_pool2d",
+    "torch.nn.functional.max_pool1d",
+    "torch.nn.functional.max_pool2d",
+]
+
 BACKENDS = ["numpy", "numba"]
 HYPOTHESIS = settings(max_examples=100, deadline=None)
 

@@ -16,6 +16,40 @@ import torch
 
 from minigrad.data import Digits
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.autograd.Function",
+    "torch.autograd.gradcheck",
+    "torch.cat",
+    "torch.flatten",
+    "torch.from_numpy",
+    "torch.manual_seed",
+    "torch.nn.AdaptiveAvgPool2d",
+    "torch.nn.BatchNorm2d",
+    "torch.nn.Conv2d",
+    "torch.nn.CrossEntropyLoss",
+    "torch.nn.Embedding",
+    "torch.nn.Flatten",
+    "torch.nn.LayerNorm",
+    "torch.nn.Linear",
+    "torch.nn.MaxPool2d",
+    "torch.nn.Module",
+    "torch.nn.ReLU",
+    "torch.nn.Sequential",
+    "torch.nn.functional.cross_entropy",
+    "torch.nn.functional.relu",
+    "torch.nn.utils.clip_grad_norm_",
+    "torch.no_grad",
+    "torch.optim.Adam",
+    "torch.optim.AdamW",
+    "torch.optim.SGD",
+    "torch.optim.lr_scheduler.StepLR",
+    "torch.stack",
+    "torch.tensor",
+    "torch.utils.data.DataLoader",
+    "torch.utils.data.TensorDataset",
+]
+
 PORTED = Path(__file__).parent / "ported"
 
 

@@ -14,6 +14,32 @@ import minigrad as mg
 
 from .helpers import assert_close, check_against_torch, check_grads, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.amax",
+    "torch.Tensor.amin",
+    "torch.Tensor.argmax",
+    "torch.Tensor.argmin",
+    "torch.Tensor.cumsum",
+    "torch.Tensor.logsumexp",
+    "torch.Tensor.max",
+    "torch.Tensor.mean",
+    "torch.Tensor.min",
+    "torch.Tensor.norm",
+    "torch.Tensor.prod",
+    "torch.Tensor.std",
+    "torch.Tensor.sum",
+    "torch.Tensor.var",
+    "torch.argmax",
+    "torch.argmin",
+    "torch.logsumexp",
+    "torch.max",
+    "torch.mean",
+    "torch.min",
+    "torch.norm",
+    "torch.sum",
+]
+
 DIMS = [None, 0, 1, -1, (0, 2), (-1, 0), (0, 1, 2)]
 INF = float("inf")
 

@@ -28,6 +28,18 @@ from minigrad.utils.data.sampler import (
     WeightedRandomSampler,
 )
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Generator",
+    "torch.manual_seed",
+    "torch.utils.data.BatchSampler",
+    "torch.utils.data.RandomSampler",
+    "torch.utils.data.Sampler",
+    "torch.utils.data.SequentialSampler",
+    "torch.utils.data.SubsetRandomSampler",
+    "torch.utils.data.WeightedRandomSampler",
+]
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -16,6 +16,12 @@ import minigrad as mg
 import minigrad.nn as nn
 from minigrad.serialization import STRUCTURE_ENTRY
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.load",
+    "torch.save",
+]
+
 
 def roundtrip(obj):
     buffer = io.BytesIO()

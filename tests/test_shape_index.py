@@ -17,6 +17,48 @@ import minigrad as mg
 
 from .helpers import assert_close, check_against_torch, check_grads, leaf, rand, tleaf
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.Tensor.T",
+    "torch.Tensor.__getitem__",
+    "torch.Tensor.__iadd__",
+    "torch.Tensor.__setitem__",
+    "torch.Tensor.add_",
+    "torch.Tensor.chunk",
+    "torch.Tensor.contiguous",
+    "torch.Tensor.expand",
+    "torch.Tensor.expand_as",
+    "torch.Tensor.fill_",
+    "torch.Tensor.flatten",
+    "torch.Tensor.flip",
+    "torch.Tensor.mT",
+    "torch.Tensor.mul_",
+    "torch.Tensor.permute",
+    "torch.Tensor.repeat",
+    "torch.Tensor.reshape",
+    "torch.Tensor.reshape_as",
+    "torch.Tensor.split",
+    "torch.Tensor.squeeze",
+    "torch.Tensor.t",
+    "torch.Tensor.transpose",
+    "torch.Tensor.tril",
+    "torch.Tensor.triu",
+    "torch.Tensor.unbind",
+    "torch.Tensor.unflatten",
+    "torch.Tensor.unsqueeze",
+    "torch.Tensor.view",
+    "torch.Tensor.view_as",
+    "torch.Tensor.zero_",
+    "torch.cat",
+    "torch.concat",
+    "torch.flatten",
+    "torch.flip",
+    "torch.permute",
+    "torch.reshape",
+    "torch.stack",
+    "torch.transpose",
+]
+
 A234 = rand(2, 3, 4, seed=1)
 
 # name: (minigrad fn, torch fn (None: the same), input shape)

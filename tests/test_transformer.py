@@ -24,6 +24,15 @@ from minigrad import nn
 from minigrad.autograd import gradcheck
 from tests.helpers import assert_close, rand
 
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.Transformer",
+    "torch.nn.TransformerDecoder",
+    "torch.nn.TransformerDecoderLayer",
+    "torch.nn.TransformerEncoder",
+    "torch.nn.TransformerEncoderLayer",
+]
+
 D, NHEAD, FF, B, T, S = 8, 2, 16, 2, 4, 5
 TOL = dict(rtol=1e-8, atol=1e-10)
 # PyTorch warns that its nested-tensor fast path is off for these settings: not our concern

@@ -168,9 +168,7 @@ class Function:
             _note_view(out, cls, args, kwargs, previous)  # storage, so it shares the in-place counter
         if anomaly._enabled:
             anomaly.check_finite(out.array, f"forward of {cls.__name__}")
-        if record:
-            if out.array.dtype.kind != "f":
-                raise RuntimeError(f"{cls.__name__}: an op that returns {out.dtype} cannot be differentiated")
+        if record and out.array.dtype.kind == "f":  # integer and bool results carry no gradient
             ctx.inputs = tuple([a if isinstance(a, Tensor) else None for a in args])
             ctx.needs_input_grad = needs
             ctx.seq = next(_sequence)

@@ -6,7 +6,8 @@
     for images, labels in loader:  # (64, 1, 8, 8) float32, (64,) int64
         ...
 
-- dataset.py    Dataset, IterableDataset, TensorDataset, Subset
+- dataset.py    Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset,
+                ChainDataset, StackDataset
 - split.py      random_split
 - sampler.py    Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,
                 WeightedRandomSampler, BatchSampler: the order of an epoch
@@ -23,7 +24,15 @@
 
 from minigrad.data.collate import default_collate, default_convert
 from minigrad.data.dataloader import DataLoader
-from minigrad.data.dataset import Dataset, IterableDataset, Subset, TensorDataset
+from minigrad.data.dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+)
 from minigrad.data.digits import Digits, load_digits
 from minigrad.data.distributed import DistributedSampler
 from minigrad.data.idx import read_idx
@@ -44,6 +53,8 @@ from minigrad.data.worker import WorkerInfo, get_worker_info
 __all__ = [
     "MNIST",
     "BatchSampler",
+    "ChainDataset",
+    "ConcatDataset",
     "DataLoader",
     "Dataset",
     "Digits",
@@ -53,6 +64,7 @@ __all__ = [
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
+    "StackDataset",
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",

@@ -2,19 +2,25 @@
 
 That is the whole contract (PyTorch's "map-style" dataset). A DataLoader asks for
 examples by index and stacks them into batches, so a dataset never needs to know about
-batches, shuffling or epochs. Three small datasets live here:
+batches, shuffling or epochs. The small datasets here build on others:
 
 - `TensorDataset(x, y)`: example i is `(x[i], y[i])`, for data already in memory;
 - `Subset(ds, indices)`: a view of some examples of another dataset (what
   `random_split` returns);
+- `ConcatDataset([a, b])` (also `a + b`): the examples of a, then those of b;
+- `StackDataset(images, labels)`: example i is `(images[i], labels[i])`, the same
+  index in several datasets of one length;
 - subclasses you write: load files in `__init__`, return one example in `__getitem__`.
 
 An `IterableDataset` is the other kind (PyTorch's "iterable-style"): a stream of
 examples with no indices, for data that arrives in order (lines of a huge file, a
 generator of synthetic examples). The DataLoader takes the next `batch_size` examples
 from `iter(dataset)`; with workers, each worker iterates its own copy of the stream,
-so the dataset splits the work itself with `get_worker_info()`.
+so the dataset splits the work itself with `get_worker_info()`. `ChainDataset([a, b])`
+(also `a + b`) is stream a, then stream b.
 """
+
+from bisect import bisect_right
 
 import numpy as np
 
@@ -31,6 +37,10 @@ class Dataset:
 
     def __len__(self):
         raise NotImplementedError(f"{type(self).__name__} must define __len__() to be a Dataset")
+
+    def __add__(self, other):
+        """`a + b` is `ConcatDataset([a, b])`: a's examples, then b's."""
+        return ConcatDataset([self, other])
 
 
 class IterableDataset(Dataset):
@@ -54,6 +64,10 @@ class IterableDataset(Dataset):
     def __len__(self):
         # a stream has no length unless a subclass knows it (then len(loader) works too)
         raise TypeError(f"object of type '{type(self).__name__}' has no len() (an IterableDataset may define __len__)")
+
+    def __add__(self, other):
+        """`a + b` is `ChainDataset([a, b])`: stream a, then stream b."""
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset):
@@ -92,14 +106,151 @@ class TensorDataset(Dataset):
 
 class Subset(Dataset):
     """The examples of `dataset` at `indices`, in that order: `Subset(ds, [0, 5, 2])[1]`
-    is `ds[5]`. Nothing is copied; the subset looks examples up in `dataset`."""
+    is `ds[5]`. Nothing is copied; the subset looks examples up in `dataset`.
+
+    A DataLoader fetches a batch with `__getitems__`, which passes the whole batch on to
+    `dataset.__getitems__` when it has one; so a subclass that overrides `__getitem__`
+    must override `__getitems__` too (it is refused otherwise, as in PyTorch).
+    """
 
     def __init__(self, dataset, indices):
+        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+            raise NotImplementedError(
+                f"{type(self).__name__} overrides __getitem__ but not __getitems__; the DataLoader would bypass "
+                "your __getitem__. Add: def __getitems__(self, indices): return [self[i] for i in indices]"
+            )
         self.dataset = dataset
         self.indices = [int(i) for i in indices]
 
     def __getitem__(self, index):
+        if isinstance(index, list):  # a batch of positions, for a dataset that takes lists
+            return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices):
+        """The examples at these positions, as a list (one batch)."""
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self):
         return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The examples of several datasets one after the other: with parts of lengths 3 and
+    5, index 4 is `datasets[1][1]`. `cumulative_sizes` holds the running totals ([3, 8]),
+    and an index finds its part by bisection in it. Negative indices count from the end."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        # AssertionError for these two, as PyTorch raises
+        if not self.datasets:
+            raise AssertionError("ConcatDataset: datasets should not be an empty iterable")
+        for i, d in enumerate(self.datasets):
+            if isinstance(d, IterableDataset):
+                raise AssertionError(
+                    f"ConcatDataset does not support IterableDataset (datasets[{i}] is a {type(d).__name__}); "
+                    "use ChainDataset to chain streams"
+                )
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    @staticmethod
+    def cumsum(sequence):
+        """The running totals of the lengths: [len(a), len(a) + len(b), ...]."""
+        totals, total = [], 0
+        for d in sequence:
+            total += len(d)
+            totals.append(total)
+        return totals
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        n = len(self)
+        if idx < 0:
+            if -idx > n:
+                raise ValueError(
+                    f"ConcatDataset: absolute value of index should not exceed dataset length {n}, got {idx}"
+                )
+            idx = n + idx
+        if idx >= n:
+            raise IndexError(f"ConcatDataset: index {idx} is out of range for a dataset of length {n}")
+        part = bisect_right(self.cumulative_sizes, idx)  # the first part whose total exceeds idx
+        start = self.cumulative_sizes[part - 1] if part > 0 else 0
+        return self.datasets[part][idx - start]
+
+
+class ChainDataset(IterableDataset):
+    """Several IterableDatasets as one stream: all of the first, then all of the second,
+    ... . Nothing is read until iteration; `len` works when every part has one."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            _check_iterable(d)
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            _check_iterable(d)
+            total += len(d)
+        return total
+
+
+def _check_iterable(dataset):
+    if not isinstance(dataset, IterableDataset):  # AssertionError, as PyTorch raises
+        raise AssertionError(f"ChainDataset only supports IterableDataset, got a {type(dataset).__name__}")
+
+
+class StackDataset(Dataset):
+    """Several datasets of one length, side by side: example i is the tuple of their i-th
+    examples (`StackDataset(images, texts)[i] == (images[i], texts[i])`), or a dict with
+    keyword arguments (`StackDataset(image=images, text=texts)[i]` ==
+    `{'image': images[i], 'text': texts[i]}`)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError(
+                "StackDataset: supported either tuple- (via args) or dict- (via kwargs) like input/output, "
+                "but both types are given"
+            )
+        if not args and not kwargs:
+            raise ValueError("StackDataset: at least one dataset should be passed")
+        self.datasets = args if args else kwargs
+        parts = list(args) if args else list(kwargs.values())
+        lengths = [len(d) for d in parts]
+        if any(n != lengths[0] for n in lengths):
+            raise ValueError(f"StackDataset: size mismatch between datasets, got lengths {lengths}")
+        self._length = lengths[0]
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {key: d[index] for key, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        """One batch: each part fetched with its own `__getitems__` where it has one."""
+        named = isinstance(self.datasets, dict)
+        columns = {}
+        for key, d in self.datasets.items() if named else enumerate(self.datasets):
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(
+                        f"StackDataset: nested dataset's output size mismatch: expected {len(indices)}, "
+                        f"got {len(items)}"
+                    )
+            else:
+                items = [d[i] for i in indices]
+            columns[key] = items
+        if named:
+            return [{key: items[j] for key, items in columns.items()} for j in range(len(indices))]
+        return [tuple(items[j] for items in columns.values()) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length

@@ -1,7 +1,8 @@
 """minigrad.optim: optimizers (update rules for parameters) and learning-rate schedules.
 
 Each optimizer is a subclass of `Optimizer` that writes one method, `update`, with its
-equations; `optim.lr_scheduler` changes their learning rates over training.
+equations (LBFGS, which evaluates the loss again and again within a step, writes `step`
+itself); `optim.lr_scheduler` changes their learning rates over training.
 """
 
 from minigrad.optim import lr_scheduler
@@ -9,13 +10,18 @@ from minigrad.optim.adadelta import Adadelta
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam, AdamW
 from minigrad.optim.adamax import Adamax
+from minigrad.optim.asgd import ASGD
+from minigrad.optim.lbfgs import LBFGS
 from minigrad.optim.nadam import NAdam
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.radam import RAdam
 from minigrad.optim.rmsprop import RMSprop
+from minigrad.optim.rprop import Rprop
 from minigrad.optim.sgd import SGD
 
 __all__ = [
+    "ASGD",
+    "LBFGS",
     "SGD",
     "Adadelta",
     "Adagrad",
@@ -26,5 +32,6 @@ __all__ = [
     "Optimizer",
     "RAdam",
     "RMSprop",
+    "Rprop",
     "lr_scheduler",
 ]

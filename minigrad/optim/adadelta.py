@@ -14,7 +14,7 @@ from minigrad.optim.optimizer import Optimizer
 
 class Adadelta(Optimizer):
     """`Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
-    maximize=False)`, PyTorch's algorithm:
+    capturable=False, maximize=False, differentiable=False)`, PyTorch's algorithm:
 
         g ← ∇θ L + weight_decay · θ
         s ← ρ · s + (1 − ρ) · g²                      square_avg, starts at 0
@@ -22,12 +22,33 @@ class Adadelta(Optimizer):
         u ← ρ · u + (1 − ρ) · Δ²
         θ ← θ − lr · Δ
 
-    `foreach` is accepted for PyTorch compatibility and has no effect (minigrad always
-    updates one parameter at a time).
+    `foreach`, `capturable` and `differentiable=False` are accepted as in PyTorch and
+    change nothing (see `Optimizer`).
     """
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, maximize=False):
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize)
+    def __init__(
+        self,
+        params,
+        lr=1.0,
+        rho=0.9,
+        eps=1e-6,
+        weight_decay=0,
+        foreach=None,
+        *,
+        capturable=False,
+        maximize=False,
+        differentiable=False,
+    ):
+        defaults = dict(
+            lr=lr,
+            rho=rho,
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            capturable=capturable,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def _check_group(self, group):

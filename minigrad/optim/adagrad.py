@@ -13,16 +13,31 @@ from minigrad.optim.optimizer import Optimizer
 
 class Adagrad(Optimizer):
     """`Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
-    eps=1e-10, *, maximize=False)`, PyTorch's algorithm, at step t = 1, 2, ...:
+    eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None)`, PyTorch's
+    algorithm, at step t = 1, 2, ...:
 
         g ← ∇θ L + weight_decay · θ
         lr_t ← lr / (1 + (t − 1) · lr_decay)
         s ← s + g²                          s starts at initial_accumulator_value
         θ ← θ − lr_t · g / (√s + eps)
+
+    `foreach`, `fused` and `differentiable=False` are accepted as in PyTorch and change
+    nothing (see `Optimizer`).
     """
 
     def __init__(
-        self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *, maximize=False
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
     ):
         defaults = dict(
             lr=lr,
@@ -30,7 +45,10 @@ class Adagrad(Optimizer):
             eps=eps,
             weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
             maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
         )
         super().__init__(params, defaults)
 

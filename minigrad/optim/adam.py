@@ -15,8 +15,9 @@ from minigrad.optim.optimizer import Optimizer, _check_adam_family
 
 class Adam(Optimizer):
     """`Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-    amsgrad=False, *, maximize=False, decoupled_weight_decay=False)`, PyTorch's
-    algorithm (Kingma & Ba 2015), at step t = 1, 2, ...:
+    amsgrad=False, *, foreach=None, maximize=False, capturable=False, differentiable=False,
+    fused=None, decoupled_weight_decay=False)`, PyTorch's algorithm (Kingma & Ba 2015), at
+    step t = 1, 2, ...:
 
         g ← ∇θ L + weight_decay · θ          (L2 penalty; AdamW instead: θ ← θ − lr·weight_decay·θ)
         m ← β1 · m + (1 − β1) · g            first moment, m starts at 0
@@ -24,6 +25,9 @@ class Adam(Optimizer):
         m̂ ← m / (1 − β1^t),  v̂ ← v / (1 − β2^t)        bias correction
         v̂ ← max(v̂_max, v̂)                   only with amsgrad (the largest v seen so far)
         θ ← θ − lr · m̂ / (√v̂ + eps)
+
+    `maximize=True` climbs (g ← −∇θ L). `foreach`, `capturable`, `fused` and
+    `differentiable=False` are accepted as in PyTorch and change nothing (see `Optimizer`).
     """
 
     def __init__(
@@ -35,7 +39,11 @@ class Adam(Optimizer):
         weight_decay=0,
         amsgrad=False,
         *,
+        foreach=None,
         maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
         decoupled_weight_decay=False,
     ):
         defaults = dict(
@@ -45,6 +53,10 @@ class Adam(Optimizer):
             weight_decay=weight_decay,
             amsgrad=amsgrad,
             maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
             decoupled_weight_decay=decoupled_weight_decay,
         )
         super().__init__(params, defaults)
@@ -109,7 +121,8 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """`AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-    amsgrad=False, *, maximize=False)`: Adam with decoupled weight decay
+    amsgrad=False, *, maximize=False, foreach=None, capturable=False, differentiable=False,
+    fused=None)`: Adam with decoupled weight decay
     (Loshchilov & Hutter 2019). Before the Adam step, every weight shrinks:
 
         θ ← θ − lr · weight_decay · θ
@@ -128,6 +141,10 @@ class AdamW(Adam):
         amsgrad=False,
         *,
         maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
     ):
         super().__init__(
             params,
@@ -136,6 +153,10 @@ class AdamW(Adam):
             eps=eps,
             weight_decay=weight_decay,
             amsgrad=amsgrad,
+            foreach=foreach,
             maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
             decoupled_weight_decay=True,
         )

@@ -13,19 +13,40 @@ from minigrad.optim.optimizer import Optimizer, _check_adam_family
 
 class Adamax(Optimizer):
     """`Adamax(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None,
-    *, maximize=False)`, PyTorch's algorithm, at step t = 1, 2, ...:
+    *, maximize=False, differentiable=False, capturable=False)`, PyTorch's algorithm, at
+    step t = 1, 2, ...:
 
         g ← ∇θ L + weight_decay · θ
         m ← β1 · m + (1 − β1) · g                    exp_avg, starts at 0
         u ← max(β2 · u, |g| + eps)                   exp_inf, starts at 0
         θ ← θ − lr / (1 − β1^t) · m / u
 
-    `foreach` is accepted for PyTorch compatibility and has no effect.
+    `foreach`, `capturable` and `differentiable=False` are accepted as in PyTorch and
+    change nothing (see `Optimizer`).
     """
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         defaults = dict(
-            lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
         )
         super().__init__(params, defaults)
 

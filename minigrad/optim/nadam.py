@@ -15,8 +15,8 @@ from minigrad.optim.optimizer import Optimizer, _check_adam_family
 
 class NAdam(Optimizer):
     """`NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-    momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None, maximize=False)`,
-    PyTorch's algorithm, at step t = 1, 2, ...:
+    momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None, maximize=False,
+    capturable=False, differentiable=False)`, PyTorch's algorithm, at step t = 1, 2, ...:
 
         g ← ∇θ L + weight_decay · θ        (decoupled: θ ← θ − lr · weight_decay · θ)
         μ_t ← β1 · (1 − ½ · 0.96^(t · ψ)),  μ_{t+1} likewise;  Π_t ← Π_{t−1} · μ_t   (Π_0 = 1)
@@ -26,7 +26,8 @@ class NAdam(Optimizer):
         θ ← θ − lr · (1 − μ_t) / (1 − Π_t) · g / d − lr · μ_{t+1} / (1 − Π_t · μ_{t+1}) · m / d
 
     The state holds `mu_product` (Π_t) as a 0-d array of the parameter's dtype.
-    `foreach` is accepted for PyTorch compatibility and has no effect.
+    `foreach`, `capturable` and `differentiable=False` are accepted as in PyTorch and
+    change nothing (see `Optimizer`).
     """
 
     def __init__(
@@ -41,6 +42,8 @@ class NAdam(Optimizer):
         *,
         foreach=None,
         maximize=False,
+        capturable=False,
+        differentiable=False,
     ):
         defaults = dict(
             lr=lr,
@@ -51,6 +54,8 @@ class NAdam(Optimizer):
             decoupled_weight_decay=decoupled_weight_decay,
             foreach=foreach,
             maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
         )
         super().__init__(params, defaults)
 

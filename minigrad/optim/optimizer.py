@@ -34,6 +34,15 @@ class Optimizer:
     `params` is an iterable of Tensors (usually `model.parameters()`), or a list of
     dicts `{'params': ..., 'lr': ..., ...}`, one per parameter group; a hyper-parameter
     a group does not set is taken from `defaults`.
+
+    PyTorch's optimizers take switches between implementations of one update rule:
+    `foreach` (one multi-tensor kernel per group), `fused` (one fused kernel),
+    `capturable` (state kept on the device, for CUDA graphs) and `differentiable`
+    (autograd through the step). minigrad has one implementation, a loop over the
+    parameters, which computes the same numbers; each optimizer accepts the switches
+    PyTorch's takes, keeps them in its groups (so state dicts have torch's keys), and
+    they change nothing, except `differentiable=True`, which is refused: the step runs
+    under `no_grad` and cannot be differentiated.
     """
 
     def __init__(self, params, defaults):
@@ -58,14 +67,18 @@ class Optimizer:
     # --8<-- [start:add_param_group]
     def add_param_group(self, param_group):
         """Add a group of parameters, with hyper-parameters of its own; whatever it
-        leaves out is filled in from the optimizer's defaults."""
+        leaves out is filled in from the optimizer's defaults. The parameters may come
+        with names, as `model.named_parameters()` gives them: the group then keeps the
+        names in `group['param_names']` (as in PyTorch, all groups or none)."""
         name = type(self).__name__
         if not isinstance(param_group, dict):
             raise TypeError(f"{name}: a param group must be a dict, but got {type(param_group).__name__}")
         if "params" not in param_group:
-            raise ValueError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
+            # KeyError, as PyTorch raises
+            raise KeyError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else _ordered_list(name, params)
+        params, param_names = _split_names(name, params)
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
@@ -75,6 +88,13 @@ class Optimizer:
                 raise ValueError(f"{name}: can't optimize a non-leaf Tensor (it was made by {p.grad_fn!r})")
 
         group = dict(param_group, params=params)
+        if param_names is not None:
+            group["param_names"] = param_names
+        if any(("param_names" in group) != ("param_names" in g) for g in self.param_groups):
+            raise ValueError(
+                f"{name}: all optimizer param groups should be with/without names; cannot add a param group "
+                f"{'with' if param_names is not None else 'without'} names to this optimizer"
+            )
         for key, default in self.defaults.items():
             group.setdefault(key, default)
 
@@ -86,6 +106,7 @@ class Optimizer:
                 f"{name}: some parameters appear in more than one parameter group "
                 "(each parameter can belong to one group only)"
             )
+        _check_implementation_flags(name, group)
         self._check_group(group)
         self.param_groups.append(group)
 
@@ -193,10 +214,7 @@ class Optimizer:
             p = param_at[int(index)]
             state[p] = {key: _load_value(key, value, p) for key, value in saved_state.items()}
         self.state = state
-        self.param_groups = [
-            {**copy.deepcopy({k: v for k, v in saved.items() if k != "params"}), "params": group["params"]}
-            for saved, group in zip(saved_groups, self.param_groups)
-        ]
+        self.param_groups = [_loaded_group(saved, group) for saved, group in zip(saved_groups, self.param_groups)]
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -205,6 +223,17 @@ class Optimizer:
             lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _check_implementation_flags(name, group):
+    """Refuse what the one implementation cannot do; accept the rest (see Optimizer)."""
+    if group.get("fused") and group.get("foreach"):
+        raise RuntimeError(f"{name}: `fused` and `foreach` cannot be `True` together.")
+    if group.get("differentiable"):
+        raise NotImplementedError(
+            f"{name}: differentiable=True is not supported: minigrad's optimizer step runs under no_grad, so "
+            "autograd cannot go through it (use differentiable=False, the default)"
+        )
 
 
 def _check_adam_family(optimizer, group):
@@ -222,6 +251,17 @@ def _check_adam_family(optimizer, group):
     )
 
 
+def _split_names(name, params):
+    """(tensors, names) from a list of tensors or of (name, tensor) pairs; names is None
+    for plain tensors."""
+    pairs = [p for p in params if isinstance(p, tuple)]
+    if not pairs:
+        return params, None
+    if len(pairs) != len(params):
+        raise ValueError(f"{name}: all optimizer params should be with/without names. Some param names are missing")
+    return [tensor for _, tensor in pairs], [param_name for param_name, _ in pairs]
+
+
 def _ordered_list(name, params):
     # state_dict refers to parameters by position, so their order must be fixed
     if isinstance(params, (set, frozenset)):
@@ -230,6 +270,15 @@ def _ordered_list(name, params):
             "but got a set, whose order changes between runs"
         )
     return list(params)
+
+
+def _loaded_group(saved, group):
+    """A saved group's hyper-parameters over this optimizer's parameters (and their names,
+    unless the snapshot has names of its own)."""
+    loaded = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
+    if "param_names" in group and "param_names" not in loaded:
+        loaded["param_names"] = group["param_names"]
+    return {**loaded, "params": group["params"]}
 
 
 def _load_value(key, value, param):

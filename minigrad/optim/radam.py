@@ -17,8 +17,8 @@ from minigrad.optim.optimizer import Optimizer, _check_adam_family
 
 class RAdam(Optimizer):
     """`RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-    decoupled_weight_decay=False, *, foreach=None, maximize=False)`, PyTorch's algorithm,
-    at step t = 1, 2, ...:
+    decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+    differentiable=False)`, PyTorch's algorithm, at step t = 1, 2, ...:
 
         g ← ∇θ L + weight_decay · θ        (decoupled: θ ← θ − lr · weight_decay · θ)
         m ← β1 · m + (1 − β1) · g,   v ← β2 · v + (1 − β2) · g²
@@ -28,7 +28,8 @@ class RAdam(Optimizer):
                      θ ← θ − lr · m̂ · r_t · √(1 − β2^t) / (√v + eps)
         else:        θ ← θ − lr · m̂
 
-    `foreach` is accepted for PyTorch compatibility and has no effect.
+    `foreach`, `capturable` and `differentiable=False` are accepted as in PyTorch and
+    change nothing (see `Optimizer`).
     """
 
     def __init__(
@@ -42,6 +43,8 @@ class RAdam(Optimizer):
         *,
         foreach=None,
         maximize=False,
+        capturable=False,
+        differentiable=False,
     ):
         defaults = dict(
             lr=lr,
@@ -51,6 +54,8 @@ class RAdam(Optimizer):
             decoupled_weight_decay=decoupled_weight_decay,
             foreach=foreach,
             maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
         )
         super().__init__(params, defaults)
 

@@ -13,7 +13,8 @@ from minigrad.optim.optimizer import Optimizer
 
 class RMSprop(Optimizer):
     """`RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-    centered=False, *, maximize=False)`, PyTorch's algorithm:
+    centered=False, capturable=False, foreach=None, maximize=False, differentiable=False)`,
+    PyTorch's algorithm:
 
         g ← ∇θ L + weight_decay · θ
         s ← α · s + (1 − α) · g²                  s starts at 0
@@ -22,20 +23,35 @@ class RMSprop(Optimizer):
         θ ← θ − lr · g / d                                 otherwise
 
     Centered RMSprop divides by an estimate of the gradient's standard deviation
-    instead of its root mean square.
+    instead of its root mean square. `foreach`, `capturable` and `differentiable=False`
+    are accepted as in PyTorch and change nothing (see `Optimizer`).
     """
 
     def __init__(
-        self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *, maximize=False
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
     ):
         defaults = dict(
             lr=lr,
+            momentum=momentum,
             alpha=alpha,
             eps=eps,
-            weight_decay=weight_decay,
-            momentum=momentum,
             centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
             maximize=maximize,
+            differentiable=differentiable,
         )
         super().__init__(params, defaults)
 

@@ -10,7 +10,7 @@ from minigrad.optim.optimizer import Optimizer
 
 class SGD(Optimizer):
     """`SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-    *, maximize=False)`, PyTorch's algorithm:
+    *, maximize=False, foreach=None, differentiable=False, fused=None)`, PyTorch's algorithm:
 
         g ← ∇θ L + weight_decay · θ                 (L2 penalty, folded into the gradient)
         b ← g                                       at the first step
@@ -18,10 +18,25 @@ class SGD(Optimizer):
         g ← g + momentum · b    if nesterov,  else  g ← b
         θ ← θ − lr · g
 
-    b is the velocity, kept in `state['momentum_buffer']`. With `momentum=0` it is θ ← θ − lr · g. `maximize=True` climbs instead (g ← −∇θ L).
+    b is the velocity, kept in `state['momentum_buffer']`. With `momentum=0` it is
+    θ ← θ − lr · g. `maximize=True` climbs instead (g ← −∇θ L). `foreach`, `fused` and
+    `differentiable=False` are accepted as in PyTorch and change nothing (see `Optimizer`).
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        *,
+        maximize=False,
+        foreach=None,
+        differentiable=False,
+        fused=None,
+    ):
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -29,6 +44,9 @@ class SGD(Optimizer):
             weight_decay=weight_decay,
             nesterov=nesterov,
             maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
         )
         super().__init__(params, defaults)
 

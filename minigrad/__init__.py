@@ -147,6 +147,7 @@ from minigrad.random import manual_seed
 from minigrad.random import Generator
 from minigrad.serialization import load, save
 from minigrad import amp, data, multiprocessing, nn, onnx, optim, utils, viz
+from minigrad.amp import GradScaler
 from minigrad.amp.autocast_mode import autocast, is_autocast_enabled
 from minigrad.cuda import amp as _cuda_amp  # noqa: F401  (mg.cuda.amp after `import minigrad`, as torch.cuda.amp)
 

@@ -23,21 +23,40 @@ import minigrad.nn as nn
 
 TORCH_API = [
     "torch.nn.modules",
+    "torch.nn.modules.linear",
+    "torch.nn.modules.conv",
+    "torch.nn.modules.activation",
+    "torch.nn.modules.loss",
+    "torch.nn.modules.batchnorm",
+    "torch.nn.modules.normalization",
+    "torch.nn.modules.dropout",
+    "torch.nn.modules.container",
+    "torch.nn.modules.module",
+    "torch.nn.modules.pooling",
+    "torch.nn.modules.sparse",
+    "torch.nn.modules.transformer",
+    "torch.nn.modules.flatten",
+    "torch.nn.modules.rnn",
+    "torch.amp",
+    "torch.GradScaler",
     "torch.amp.GradScaler",
     "torch.amp.autocast",
     "torch.amp.custom_fwd",
     "torch.amp.custom_bwd",
     "torch.autocast",
     "torch.is_autocast_enabled",
+    "torch.cuda.amp",
     "torch.cuda.amp.GradScaler",
     "torch.cuda.amp.autocast",
     "torch.cuda.amp.custom_fwd",
+    "torch.onnx",
     "torch.onnx.export",
     "torch.onnx.is_in_onnx_export",
     "torch.distributed.is_initialized",
     "torch.distributed.get_rank",
     "torch.distributed.get_world_size",
     "torch.distributed.destroy_process_group",
+    "torch.utils.data.distributed",
     "torch.utils.data.distributed.DistributedSampler",
     "torch.utils.data.DistributedSampler",
     "torch.multiprocessing",
@@ -165,6 +184,7 @@ def test_grad_scaler_skips_backs_off_and_grows_as_torchs(clip):
 
 def test_grad_scaler_scales_what_torchs_scales():
     for lib in (mg, torch):
+        assert lib.GradScaler is lib.amp.GradScaler  # torch.GradScaler is torch.amp's
         scaler = lib.amp.GradScaler("cpu", init_scale=8.0)
         assert scaler.is_enabled() and scaler.get_scale() == 8.0
         one = lib.tensor(1.5)

@@ -1,6 +1,6 @@
 """minigrad.nn: Modules (layers, containers, losses), functional forms, init and utils."""
 
-from minigrad.nn import functional, init, parallel, utils
+from minigrad.nn import functional, init, modules, parallel, utils
 from minigrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from minigrad.nn.attention import Attention, AttnProcessor, AttnProcessor2_0
 from minigrad.nn.containers import (
@@ -140,6 +140,7 @@ __all__ = [
     "UpsamplingNearest2d",
     "functional",
     "init",
+    "modules",
     "parallel",
     "utils",
 ]

@@ -91,6 +91,12 @@ def _sigmoid(a):
     return 0.5 * (1.0 + np.tanh(0.5 * a))
 
 
+def _transposed(w):
+    """W^T as a contiguous array, made once per sequence: OpenBLAS multiplies a small batch
+    by it faster than by the transposed view of W, and the loop does it at every step."""
+    return np.ascontiguousarray(w.array.T)
+
+
 def _steps(length, reverse):
     """The time steps in the order the layer visits them (backwards for reverse=True)."""
     return range(length - 1, -1, -1) if reverse else range(length)
@@ -142,11 +148,11 @@ class RNNSequence(Function):
     @staticmethod
     def forward(ctx, x_part, h0, w_hh, b_hh=None, nonlinearity="tanh", reverse=False):
         ctx.nonlinearity, ctx.reverse = nonlinearity, reverse
-        w, b = w_hh.array, None if b_hh is None else b_hh.array
-        out = np.empty(x_part.shape[:2] + (w.shape[1],), dtype=x_part.dtype)
+        w_t, b = _transposed(w_hh), None if b_hh is None else b_hh.array
+        out = np.empty(x_part.shape[:2] + h0.shape[-1:], dtype=x_part.dtype)
         h = h0.array
         for t in _steps(len(out), reverse):
-            a = x_part.array[t] + h @ w.T
+            a = x_part.array[t] + h @ w_t
             if b is not None:
                 a += b
             h = out[t] = np.tanh(a) if nonlinearity == "tanh" else np.maximum(a, 0)
@@ -160,11 +166,13 @@ class RNNSequence(Function):
             return _recorded_backward(ctx, grad, RNNSequence.cells(ctx.nonlinearity, ctx.reverse))
         x_part, h0, w_hh, b_hh, out = ctx.saved_tensors
         w, h, g = w_hh.array, out.array, grad.array
+        # act'(a_t) for every t at once: it does not depend on the gradient
+        slope = 1.0 - h * h if ctx.nonlinearity == "tanh" else (h > 0).astype(h.dtype)
         d_part = np.empty_like(h)  # dL/da_t for every t
         dh_next = np.zeros_like(h0.array)  # what step t receives from the step after it
         for t in reversed(_steps(len(h), ctx.reverse)):
             dh = g[t] + dh_next
-            da = d_part[t] = dh * (1.0 - h[t] * h[t]) if ctx.nonlinearity == "tanh" else dh * (h[t] > 0)
+            da = d_part[t] = dh * slope[t]
             dh_next = da @ w
         need = ctx.needs_input_grad
         dw, db = _weight_grads(d_part, _previous(h, h0.array, ctx.reverse), need[2], need[3])
@@ -202,12 +210,12 @@ class LSTMSequence(Function):
         ctx.reverse = reverse
         T, B, G = x_part.shape
         H, P = G // 4, h0.shape[-1]
-        w, b = w_hh.array, None if b_hh is None else b_hh.array
+        w_t, b = _transposed(w_hh), None if b_hh is None else b_hh.array
         gates = np.empty((T, B, G), dtype=x_part.dtype)  # i, f, g, o after their sigmoid / tanh
         out = np.empty((T, B, P + H), dtype=x_part.dtype)
         h, c = h0.array, c0.array
         for t in _steps(T, reverse):
-            a = x_part.array[t] + h @ w.T
+            a = x_part.array[t] + h @ w_t
             if b is not None:
                 a += b
             gate = gates[t]
@@ -233,28 +241,31 @@ class LSTMSequence(Function):
         gates, P = ctx.gates, h0.shape[-1]
         H = gates.shape[-1] // 4
         hs, cs, g_h, g_c = out.array[..., :P], out.array[..., P:], grad.array[..., :P], grad.array[..., P:]
-        c_prev = _previous(cs, c0.array, ctx.reverse)
+        i, f, g, o = (gates[..., k * H : (k + 1) * H] for k in range(4))
+        tanh_c = np.tanh(cs)
+        # the local slopes do not depend on the gradient: all T steps at once, before the loop
+        c_slope = o * (1.0 - tanh_c * tanh_c)  # dc_t / dm_t
+        i_slope = g * i * (1.0 - i)  # da_i / dc_t: c = f c_prev + i g, and i = sigmoid(a_i)
+        f_slope = _previous(cs, c0.array, ctx.reverse) * f * (1.0 - f)  # da_f / dc_t
+        g_slope = i * (1.0 - g * g)  # da_g / dc_t
+        o_slope = tanh_c * o * (1.0 - o)  # da_o / dm_t
         d_part = np.empty_like(gates)
         dh_all = np.empty_like(hs)  # dL/dh_t in full, for dL/dW_hr
         dh_next, dc_next = np.zeros_like(h0.array), np.zeros_like(c0.array)
-        for t in reversed(_steps(len(hs), ctx.reverse)):
-            i, f, g, o = (gates[t, :, k * H : (k + 1) * H] for k in range(4))
-            tanh_c = np.tanh(cs[t])
+        for t in reversed(_steps(len(hs), ctx.reverse)):  # what flows back through time
             dh = dh_all[t] = g_h[t] + dh_next
             dm = dh if w_hr is None else dh @ w_hr.array
-            dc = g_c[t] + dc_next + dm * o * (1.0 - tanh_c * tanh_c)
+            dc = g_c[t] + dc_next + dm * c_slope[t]
             da = d_part[t]
-            da[:, :H] = dc * g * i * (1.0 - i)
-            da[:, H : 2 * H] = dc * c_prev[t] * f * (1.0 - f)
-            da[:, 2 * H : 3 * H] = dc * i * (1.0 - g * g)
-            da[:, 3 * H :] = dm * tanh_c * o * (1.0 - o)
-            dc_next = dc * f
+            da[:, :H], da[:, H : 2 * H], da[:, 2 * H : 3 * H] = dc * i_slope[t], dc * f_slope[t], dc * g_slope[t]
+            da[:, 3 * H :] = dm * o_slope[t]
+            dc_next = dc * f[t]
             dh_next = da @ w_hh.array
         need = ctx.needs_input_grad
         dw, db = _weight_grads(d_part, _previous(hs, h0.array, ctx.reverse), need[3], need[4])
         dw_hr = None
         if w_hr is not None and need[5]:
-            m = gates[..., 3 * H :] * np.tanh(cs)  # h before the projection
+            m = o * tanh_c  # h before the projection
             dw_hr, _ = _weight_grads(dh_all, m, True, False)
         return _tensors(d_part, dh_next, dc_next, dw, db, dw_hr)
 
@@ -290,13 +301,13 @@ class GRUSequence(Function):
         ctx.reverse = reverse
         T, B, G = x_part.shape
         H = G // 3
-        w, b = w_hh.array, None if b_hh is None else b_hh.array
+        w_t, b = _transposed(w_hh), None if b_hh is None else b_hh.array
         gates = np.empty((T, B, G), dtype=x_part.dtype)  # r, z, n
         hidden_n = np.empty((T, B, H), dtype=x_part.dtype)  # h_n = the n block of h W_hh^T + b_hh
         out = np.empty((T, B, H), dtype=x_part.dtype)
         h = h0.array
         for t in _steps(T, reverse):
-            x_t, h_t = x_part.array[t], h @ w.T
+            x_t, h_t = x_part.array[t], h @ w_t
             if b is not None:
                 h_t += b
             gate = gates[t]
@@ -318,18 +329,22 @@ class GRUSequence(Function):
         gates, hidden_n, g = ctx.gates, ctx.hidden_n, grad.array
         H = hidden_n.shape[-1]
         h_prev = _previous(out.array, h0.array, ctx.reverse)
+        r, z, n = (gates[..., k * H : (k + 1) * H] for k in range(3))
+        # the local slopes do not depend on the gradient: all T steps at once, before the loop
+        n_slope = (1.0 - z) * (1.0 - n * n)  # da_n / dh_t
+        r_slope = hidden_n * r * (1.0 - r)  # da_r / da_n
+        z_slope = (h_prev - n) * z * (1.0 - z)  # da_z / dh_t
         d_part = np.empty_like(gates)  # dL/dx_part
         d_hidden = np.empty_like(gates)  # dL/d(h W_hh^T + b_hh)
         dh_next = np.zeros_like(h0.array)
-        for t in reversed(_steps(len(g), ctx.reverse)):
-            r, z, n = (gates[t, :, k * H : (k + 1) * H] for k in range(3))
+        for t in reversed(_steps(len(g), ctx.reverse)):  # what flows back through time
             dh = g[t] + dh_next
-            da_n = dh * (1.0 - z) * (1.0 - n * n)
-            d_part[t, :, :H] = d_hidden[t, :, :H] = da_n * hidden_n[t] * r * (1.0 - r)
-            d_part[t, :, H : 2 * H] = d_hidden[t, :, H : 2 * H] = dh * (h_prev[t] - n) * z * (1.0 - z)
+            da_n = dh * n_slope[t]
+            d_part[t, :, :H] = d_hidden[t, :, :H] = da_n * r_slope[t]
+            d_part[t, :, H : 2 * H] = d_hidden[t, :, H : 2 * H] = dh * z_slope[t]
             d_part[t, :, 2 * H :] = da_n
-            d_hidden[t, :, 2 * H :] = da_n * r
-            dh_next = dh * z + d_hidden[t] @ w_hh.array
+            d_hidden[t, :, 2 * H :] = da_n * r[t]
+            dh_next = dh * z[t] + d_hidden[t] @ w_hh.array
         need = ctx.needs_input_grad
         dw, db = _weight_grads(d_hidden, h_prev, need[2], need[3])
         return _tensors(d_part, dh_next, dw, db)

@@ -11,10 +11,11 @@ logits. The first 90% of the text trains it: batches of `--batch` blocks of `--b
 characters at random offsets, each step predicting every next character
 (cross-entropy), Adam at `--lr` with the gradient norm clipped to 1. The validation
 loss is measured on the same 32 fixed batches of the last 10% every `--iters / 8`
-iterations. PyTorch's run starts from minigrad's initial weights (its state dict, loaded)
-and draws the same batches (the same NumPy generator), both on `--threads` threads.
-Printed: the losses, a 400-character sample of minigrad's model, and the time per
-iteration of each run.
+iterations. PyTorch's model starts from minigrad's initial weights (its state dict,
+loaded) and is trained on the same batches, the two taking turns step by step (so that
+load from elsewhere on a shared machine falls on both alike), both on `--threads`
+threads. Printed: the losses, the time per iteration of each, and a 400-character
+sample of minigrad's model.
 """
 
 import argparse
@@ -82,46 +83,65 @@ def data(block):
     return tokenizer, train, fixed
 
 
-def train(framework, model, train_set, fixed, args, vocab_size):
-    """Train `model` (a minigrad or PyTorch module); returns ([(iteration, val loss)], seconds)."""
-    if framework == "torch":
-        import torch
+class Trainer:
+    """One framework's model, optimizer and training step (a minigrad or PyTorch module)."""
 
-        lib, functional, clip = torch, torch.nn.functional, torch.nn.utils.clip_grad_norm_
-        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-        no_grad = torch.no_grad
-    else:
-        import minigrad as mg
-        import minigrad.nn.functional as F
+    def __init__(self, framework, model, lr, vocab_size):
+        if framework == "torch":
+            import torch
 
-        lib, functional, clip = mg, F, mg.nn.utils.clip_grad_norm_
-        optimizer = mg.optim.Adam(model.parameters(), lr=args.lr)
-        no_grad = mg.no_grad
+            self.lib, self.functional, self.clip = torch, torch.nn.functional, torch.nn.utils.clip_grad_norm_
+            self.optimizer, self.no_grad = torch.optim.Adam(model.parameters(), lr=lr), torch.no_grad
+        else:
+            import minigrad as mg
+            import minigrad.nn.functional as F
 
-    def loss_of(x, y):
-        logits, _ = model(lib.tensor(x))
-        return functional.cross_entropy(logits.reshape(-1, vocab_size), lib.tensor(y).reshape(-1))
+            self.lib, self.functional, self.clip = mg, F, mg.nn.utils.clip_grad_norm_
+            self.optimizer, self.no_grad = mg.optim.Adam(model.parameters(), lr=lr), mg.no_grad
+        self.model, self.vocab_size, self.seconds = model, vocab_size, 0.0
 
-    def val_loss():
-        with no_grad():
-            return float(np.mean([loss_of(x, y).item() for x, y in fixed]))
+    def loss(self, x, y):
+        logits, _ = self.model(self.lib.tensor(x))
+        targets = self.lib.tensor(y).reshape(-1)
+        return self.functional.cross_entropy(logits.reshape(-1, self.vocab_size), targets)
 
-    rng = np.random.default_rng(SEED)  # the same batches for both frameworks
-    history, every, seconds = [(0, val_loss())], max(1, args.iters // 8), 0.0
-    print(f"{framework}: iter 0 val {history[0][1]:.4f}", flush=True)
+    def step(self, x, y):
+        """One training step on the batch (x, y), timed; returns the loss."""
+        start = time.perf_counter()
+        loss = self.loss(x, y)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.clip(self.model.parameters(), 1.0)
+        self.optimizer.step()
+        self.seconds += time.perf_counter() - start
+        return loss.item()
+
+    def val_loss(self, fixed):
+        with self.no_grad():
+            return float(np.mean([self.loss(x, y).item() for x, y in fixed]))
+
+
+def train(trainers, train_set, fixed, args):
+    """Train every trainer on the same batches, taking turns step by step (so that load
+    from elsewhere on the machine falls on all alike); returns {name: final val loss}."""
+    rng = np.random.default_rng(SEED)
+    every = max(1, args.iters // 8)
+
+    def report(it, losses):
+        cells = [
+            f"{name}{'' if loss is None else f' train {loss:.4f}'} val {t.val_loss(fixed):.4f}"
+            for (name, t), loss in zip(trainers.items(), losses)
+        ]
+        times = " / ".join(f"{1e3 * t.seconds / max(it, 1):.0f}" for t in trainers.values())
+        print(f"iter {it:5d}: " + " | ".join(cells) + f" | ms per iteration {times}", flush=True)
+
+    report(0, [None] * len(trainers))
     for it in range(1, args.iters + 1):
         x, y = (t.numpy() for t in train_set.random_batch(args.batch, generator=rng))
-        start = time.perf_counter()
-        loss = loss_of(x, y)
-        optimizer.zero_grad()
-        loss.backward()
-        clip(model.parameters(), 1.0)
-        optimizer.step()
-        seconds += time.perf_counter() - start
+        losses = [t.step(x, y) for t in trainers.values()]
         if it % every == 0 or it == args.iters:
-            history.append((it, val_loss()))
-            print(f"{framework}: iter {it} train {loss.item():.4f} val {history[-1][1]:.4f} ({seconds:.0f}s)", flush=True)
-    return history, seconds
+            report(it, losses)
+    return {name: t.val_loss(fixed) for name, t in trainers.items()}
 
 
 def sample(model, tokenizer, length, temperature=0.8, prompt="\n"):
@@ -170,25 +190,24 @@ def main(argv=None):
     print(f"CharLSTM: {n_params:,} parameters (embedding {EMBED}, LSTM hidden {args.hidden}), vocabulary {V}")
     print(f"Adam lr {args.lr}, batch {args.batch} x {args.block} characters, {args.iters} iterations, clip 1.0")
 
-    results = {}
+    trainers = {"minigrad": Trainer("minigrad", model, args.lr, V)}
+    if not args.skip_torch:
+        theirs = torch_model(V, args.hidden)
+        theirs.load_state_dict(initial)
+        trainers["PyTorch"] = Trainer("torch", theirs, args.lr, V)
     with blas_threads(args.threads):
-        results["minigrad"] = train("minigrad", model, train_set, fixed, args, V)
-        if not args.skip_torch:
-            theirs = torch_model(V, args.hidden)
-            theirs.load_state_dict(initial)
-            results["torch"] = train("torch", theirs, train_set, fixed, args, V)
+        final = train(trainers, train_set, fixed, args)
 
     mg.manual_seed(SEED)
     print(f"--- minigrad's sample (400 characters, temperature 0.8) ---{sample(model, tokenizer, 400)}\n---")
-    for name, (history, seconds) in results.items():
+    for name, t in trainers.items():
         print(
-            f"{name:8s} final val loss {history[-1][1]:.4f}, {seconds:.1f}s training, "
-            f"{1e3 * seconds / args.iters:.1f} ms per iteration"
+            f"{name:8s} final val loss {final[name]:.4f}, {t.seconds:.1f}s training, "
+            f"{1e3 * t.seconds / args.iters:.1f} ms per iteration"
         )
-    if "torch" in results:
-        ratio = results["minigrad"][1] / results["torch"][1]
-        print(f"time ratio minigrad / PyTorch: {ratio:.2f}x")
-    return results
+    if "PyTorch" in trainers:
+        print(f"time ratio minigrad / PyTorch: {trainers['minigrad'].seconds / trainers['PyTorch'].seconds:.2f}x")
+    return final
 
 
 if __name__ == "__main__":

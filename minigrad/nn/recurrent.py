@@ -158,6 +158,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        """h' from input (B, input_size) or (input_size,) and hx (B, hidden_size), zeros if None."""
         input, (h,), unbatched = self._batch(input, [hx])
         x_part = F.linear(input, self.weight_ih, self.bias_ih)
         h = rnn_cell(x_part, h, self.weight_hh, self.bias_hh, self.nonlinearity)
@@ -182,6 +183,7 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        """(h', c') from input (B, input_size) or (input_size,) and hx = (h, c), zeros if None."""
         if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
             raise TypeError(f"LSTMCell: hx must be a tuple (h, c) of two tensors, got {type(hx).__name__}")
         input, (h, c), unbatched = self._batch(input, [None, None] if hx is None else list(hx))
@@ -205,6 +207,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        """h' from input (B, input_size) or (input_size,) and hx (B, hidden_size), zeros if None."""
         input, (h,), unbatched = self._batch(input, [hx])
         x_part = F.linear(input, self.weight_ih, self.bias_ih)
         h = gru_cell(x_part, h, self.weight_hh, self.bias_hh)
@@ -254,10 +257,12 @@ class RNNBase(Module):
         if proj_size >= hidden_size:
             raise ValueError(f"{op}: proj_size has to be smaller than hidden_size, got {proj_size} >= {hidden_size}")
         if dropout > 0 and num_layers == 1:
+            # stacklevel 5 names the user's line: past this __init__ and RNN's (or LSTM's, GRU's),
+            # each wrapped by Module.__init_subclass__
             warnings.warn(
                 "dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                 f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
-                stacklevel=3,
+                stacklevel=5,
             )
         self.mode = mode
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
@@ -447,6 +452,7 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        """(output, h_n): every step's h of the last layer, and every layer's last h."""
         output, (h_n,) = self._run(input, None if hx is None else (hx,))
         return output, h_n
 
@@ -495,6 +501,7 @@ class LSTM(RNNBase):
         )
 
     def forward(self, input, hx=None):
+        """(output, (h_n, c_n)): every step's h of the last layer, every layer's last h and c."""
         if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
             raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
         output, (h_n, c_n) = self._run(input, None if hx is None else tuple(hx))
@@ -535,6 +542,7 @@ class GRU(RNNBase):
         )
 
     def forward(self, input, hx=None):
+        """(output, h_n): every step's h of the last layer, and every layer's last h."""
         output, (h_n,) = self._run(input, None if hx is None else (hx,))
         return output, h_n
 

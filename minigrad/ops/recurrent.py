@@ -113,8 +113,9 @@ def _previous(states, first, reverse):
 def _weight_grads(d_part, h_prev, needs_w, needs_b):
     """dL/dW_hh = sum over t of d_part_t^T h_{t-1}, dL/db_hh = sum of d_part: one
     product over all T * B rows, after the loop, instead of one per step."""
-    rows = d_part.shape[0] * d_part.shape[1]
-    dw = d_part.reshape(rows, d_part.shape[2]).T @ h_prev.reshape(rows, h_prev.shape[2]) if needs_w else None
+    rows = d_part.shape[0] * d_part.shape[1]  # T * B
+    d_rows, h_rows = d_part.reshape(rows, d_part.shape[2]), h_prev.reshape(rows, h_prev.shape[2])
+    dw = d_rows.T @ h_rows if needs_w else None
     db = d_part.sum(axis=(0, 1)) if needs_b else None
     return dw, db
 
@@ -131,7 +132,8 @@ def _recorded_backward(ctx, grad, run_cells):
     wanted = [t for t, need in zip(inputs, ctx.needs_input_grad) if need]
     with enable_grad():
         out = run_cells(*inputs)
-    grads = iter(autograd_grad(out, wanted, grad_outputs=grad, create_graph=True, allow_unused=True))
+    grads = autograd_grad(out, wanted, grad_outputs=grad, create_graph=True, allow_unused=True)
+    grads = iter(grads)
     return tuple(next(grads) if need else None for need in ctx.needs_input_grad)
 
 
@@ -240,7 +242,8 @@ class LSTMSequence(Function):
         x_part, h0, c0, w_hh, b_hh, w_hr, out = ctx.saved_tensors
         gates, P = ctx.gates, h0.shape[-1]
         H = gates.shape[-1] // 4
-        hs, cs, g_h, g_c = out.array[..., :P], out.array[..., P:], grad.array[..., :P], grad.array[..., P:]
+        hs, cs = out.array[..., :P], out.array[..., P:]  # h_t and c_t, and their gradients
+        g_h, g_c = grad.array[..., :P], grad.array[..., P:]
         i, f, g, o = (gates[..., k * H : (k + 1) * H] for k in range(4))
         tanh_c = np.tanh(cs)
         # the local slopes do not depend on the gradient: all T steps at once, before the loop
@@ -257,7 +260,9 @@ class LSTMSequence(Function):
             dm = dh if w_hr is None else dh @ w_hr.array
             dc = g_c[t] + dc_next + dm * c_slope[t]
             da = d_part[t]
-            da[:, :H], da[:, H : 2 * H], da[:, 2 * H : 3 * H] = dc * i_slope[t], dc * f_slope[t], dc * g_slope[t]
+            da[:, :H] = dc * i_slope[t]
+            da[:, H : 2 * H] = dc * f_slope[t]
+            da[:, 2 * H : 3 * H] = dc * g_slope[t]
             da[:, 3 * H :] = dm * o_slope[t]
             dc_next = dc * f[t]
             dh_next = da @ w_hh.array
@@ -273,7 +278,7 @@ class LSTMSequence(Function):
 
     @staticmethod
     def cells(reverse):
-        """The same recurrence with the Tensor-op cell: f(x_part, h0, c0, w_hh, b_hh, w_hr) -> out."""
+        """The same recurrence with the Tensor-op cell: f(x_part, h0, c0, w_hh, b_hh, w_hr)."""
 
         def run(x_part, h0, c0, w_hh, b_hh, w_hr):
             h, c, out = h0, c0, [None] * x_part.shape[0]

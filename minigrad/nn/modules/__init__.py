@@ -40,7 +40,11 @@ from minigrad.nn.modules.transformer import *  # noqa: F403
 
 
 def __getattr__(name):
-    """The recurrent layers, once minigrad.nn has them (read through rnn.py, as its names are)."""
-    if name in rnn.NAMES:
-        return getattr(rnn, name)
+    """Any other layer of minigrad.nn, as torch.nn.modules holds every layer of torch.nn
+    (those of the families without a file here, such as Upsample, included)."""
+    import minigrad.nn as nn
+
+    layer = getattr(nn, name, None)
+    if isinstance(layer, type) and issubclass(layer, nn.Module):
+        return layer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1619,8 +1619,9 @@ class Tensor:
         return ops.special_functions.Polygamma.apply(ops.promotion.floating(self), n=n)
 
     def mvlgamma(self, p):
-        """y = sum_{i<p} lgamma(x - i/2) + p (p - 1) / 4 * ln(pi), the log of the multivariate
-        gamma function; dL/dx = dL/dy * sum_{i<p} digamma(x - i/2)."""
+        """y = lgamma(x) + lgamma(x - 1/2) + ... + lgamma(x - (p-1)/2) + p (p - 1) / 4 * ln(pi),
+        the log of the multivariate gamma function; dL/dx = dL/dy * (the sum of the same
+        digammas)."""
         return ops.special_functions.multivariate_lgamma(self, p)
 
     def i0(self):

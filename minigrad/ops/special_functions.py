@@ -176,7 +176,8 @@ def polygamma(n, input):
 
 def mvlgamma(input, p):
     """The log of the multivariate gamma function of dimension p, elementwise:
-    sum_{i<p} lgamma(x - i/2) + p (p - 1) / 4 * ln(pi); see Tensor.mvlgamma."""
+    lgamma(x) + lgamma(x - 1/2) + ... + lgamma(x - (p-1)/2) + p (p - 1) / 4 * ln(pi);
+    see Tensor.mvlgamma."""
     return as_tensor(input).mvlgamma(p)
 
 

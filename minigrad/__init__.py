@@ -114,7 +114,67 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
+from minigrad.ops.arithmetic import (
+    absolute,
+    addcdiv,
+    addcmul,
+    fmax,
+    fmin,
+    gcd,
+    lcm,
+    lerp,
+    nan_to_num,
+    neg,
+    negative,
+    positive,
+    rsub,
+)
+from minigrad.ops.bitwise import (
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+)
+from minigrad.ops.compare import (
+    eq,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    is_nonzero,
+    is_same_size,
+    is_signed,
+    isin,
+    isneginf,
+    isposinf,
+    le,
+    less,
+    less_equal,
+    lt,
+    ne,
+    not_equal,
+)
 from minigrad.ops.distance import cdist
+from minigrad.ops.explog import (
+    exp2,
+    expm1,
+    float_power,
+    frexp,
+    ldexp,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logaddexp2,
+    logit,
+    xlogy,
+)
 from minigrad.ops.index import (
     argwhere,
     gather,
@@ -181,7 +241,44 @@ from minigrad.ops.shape import (
     unflatten,
     unsqueeze,
 )
+from minigrad.ops.rounding import (
+    copysign,
+    fix,
+    floor_divide,
+    fmod,
+    frac,
+    heaviside,
+    nextafter,
+    remainder,
+    sgn,
+    signbit,
+    trunc,
+)
+from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
+from minigrad.ops.trig import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cosh,
+    deg2rad,
+    hypot,
+    rad2deg,
+    sinc,
+    sinh,
+    tan,
+)
 from minigrad.random import Generator, default_generator, initial_seed, manual_seed, seed
 from minigrad.tensor_types import (
     BoolTensor,

@@ -13,6 +13,7 @@ import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
+from minigrad.size import Size  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
 from minigrad.autograd import (
     enable_grad,

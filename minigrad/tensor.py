@@ -17,6 +17,9 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args
+from minigrad.size import Size
+
+_tuple_new = tuple.__new__  # makes a Size from a tuple without Size.__new__'s checks
 
 
 class VersionCounter:
@@ -98,8 +101,9 @@ class Tensor:
     # ---- attributes ------------------------------------------------------------------
     @property
     def shape(self):
-        """The size of each dimension, a tuple of ints (PyTorch's `torch.Size` is a tuple too)."""
-        return self.array.shape
+        """The size of each dimension, an `mg.Size`: a tuple of ints with `numel()`, as
+        torch's `torch.Size`."""
+        return _tuple_new(Size, self.array.shape)  # no checks: an array's shape is ints already
 
     @property
     def ndim(self):

@@ -27,6 +27,7 @@ LAYERS = {
     "base": [
         "minigrad/_args.py",  # imports nothing from minigrad at all (test below)
         "minigrad/dtypes.py",
+        "minigrad/size.py",  # mg.Size, the type of a shape
         "minigrad/devices.py",
         "minigrad/threads.py",
         "minigrad/memory.py",

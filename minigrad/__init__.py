@@ -121,10 +121,33 @@ from minigrad.ops.index import (
     index_fill,
     index_select,
     masked_fill,
+    masked_select,
     narrow,
+    narrow_copy,
     nonzero,
+    nonzero_static,
+    repeat_interleave,
     scatter,
     scatter_add,
+    select,
+    take,
+    take_along_dim,
+)
+from minigrad.ops.index_write import index_add, index_copy, index_put, masked_scatter, put
+from minigrad.ops.joining import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    column_stack,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    row_stack,
+    tensor_split,
+    vsplit,
+    vstack,
 )
 from minigrad.ops.linalg import (
     addmm,
@@ -132,6 +155,8 @@ from minigrad.ops.linalg import (
     bmm,
     cross,
     diag,
+    diag_embed,
+    diagflat,
     dot,
     einsum,
     inner,
@@ -162,26 +187,47 @@ from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow 
 )
 from minigrad.ops.reduce import norm_function as norm
 from minigrad.ops.sampling import bernoulli, multinomial, normal
+from minigrad.ops.scatter_reduce import index_reduce, scatter_reduce
 from minigrad.ops.shape import (
+    adjoint,
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
     cartesian_prod,
     cat,
     chunk,
+    clone,
+    combinations,
+    detach,
     flatten,
     flip,
+    fliplr,
+    flipud,
     meshgrid,
+    moveaxis,
+    movedim,
     permute,
+    ravel,
     repeat,
     reshape,
     roll,
+    rot90,
     split,
+    split_with_sizes,
     squeeze,
     stack,
+    swapaxes,
+    swapdims,
+    t,
+    tile,
     transpose,
     unbind,
     unflatten,
     unsqueeze,
 )
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
+from minigrad.ops.strided import as_strided, diagonal
+from minigrad.ops.view_scatter import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter
 from minigrad.random import Generator, default_generator, initial_seed, manual_seed, seed
 from minigrad.tensor_types import (
     BoolTensor,

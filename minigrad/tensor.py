@@ -906,6 +906,87 @@ class Tensor:
         """scatter_add, in place: add `src` at `index` along `dim`; returns self."""
         return self._inplace("scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,))
 
+    # In-place view ops change the shape (and strides) the tensor sees its storage with,
+    # not its values: the tensor becomes the view (autograd/inplace.py, change_view).
+    def _inplace_view(self, op, view):
+        if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed.")
+        try:
+            return autograd.inplace.change_view(self, view)
+        except RuntimeError as e:
+            raise RuntimeError(str(e).replace("in-place view op", op, 1)) from None
+
+    def squeeze_(self, dim=None):
+        """squeeze, in place: this tensor loses its size-1 dims (or only `dim`); returns self."""
+        return self._inplace_view("squeeze_", lambda t: t.squeeze(dim))
+
+    def unsqueeze_(self, dim):
+        """unsqueeze, in place: this tensor gains a size-1 dim at `dim`; returns self."""
+        return self._inplace_view("unsqueeze_", lambda t: t.unsqueeze(dim))
+
+    def transpose_(self, dim0, dim1):
+        """transpose, in place: this tensor's dims `dim0` and `dim1` swap; returns self."""
+        return self._inplace_view("transpose_", lambda t: t.transpose(dim0, dim1))
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def t_(self):
+        """t, in place: this matrix becomes its transpose; returns self."""
+        return self._inplace_view("t_", Tensor.t)
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        """as_strided, in place: this tensor sees its storage with new sizes and strides;
+        returns self."""
+        return self._inplace_view("as_strided_", lambda t: t.as_strided(size, stride, storage_offset))
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns self."""
+        compute = lambda t: ops.index_write.index_add(t, dim, index, source, alpha=alpha)  # noqa: E731
+        return self._inplace("index_add_", compute, (source,))
+
+    def index_copy_(self, dim, index, source):
+        """index_copy, in place: replace the slices `index` along `dim` by source's; returns self."""
+        return self._inplace("index_copy_", lambda t: ops.index_write.index_copy(t, dim, index, source), (source,))
+
+    def index_put_(self, indices, values, accumulate=False):
+        """index_put, in place: write (or add) `values` at `self[indices]`; returns self."""
+        compute = lambda t: ops.index_write.index_put(t, indices, values, accumulate)  # noqa: E731
+        return self._inplace("index_put_", compute, (values,))
+
+    def put_(self, index, source, accumulate=False):
+        """put, in place: write (or add) `source` at the flat positions `index`; returns self."""
+        return self._inplace("put_", lambda t: ops.index_write.put(t, index, source, accumulate), (source,))
+
+    def masked_scatter_(self, mask, source):
+        """masked_scatter, in place: fill the masked places in order from `source`; returns self."""
+        return self._inplace("masked_scatter_", lambda t: ops.index_write.masked_scatter(t, mask, source), (source,))
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        """scatter_reduce, in place: reduce `src` into the places `index` names; returns self."""
+        compute = lambda t: ops.scatter_reduce.scatter_reduce(t, dim, index, src, reduce, include_self=include_self)  # noqa: E731
+        return self._inplace("scatter_reduce_", compute, (src,))
+
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        """index_reduce, in place: reduce source's slices into the slices `index`; returns self."""
+        compute = lambda t: ops.scatter_reduce.index_reduce(t, dim, index, source, reduce, include_self=include_self)  # noqa: E731
+        return self._inplace("index_reduce_", compute, (source,))
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Set the main diagonal (the elements whose indices are all equal) to `fill_value`, in
+        place; returns self. A 2-D tensor may be any shape; with more dims all must be equal.
+        With `wrap=True`, a tall matrix's diagonal starts again below a row left out, every
+        columns + 1 rows, as NumPy's fill_diagonal."""
+        if self.ndim < 2:
+            raise RuntimeError(f"fill_diagonal_: dimensions must larger than 1, got shape {tuple(self.shape)}")
+        if self.ndim > 2 and len(set(self.shape)) != 1:
+            raise RuntimeError(
+                f"fill_diagonal_: all dimensions of input must be of equal length, got {tuple(self.shape)}"
+            )
+        on_diagonal = np.zeros(self.shape, dtype=bool)
+        np.fill_diagonal(on_diagonal, True, wrap=wrap)
+        mask = Tensor._make(on_diagonal)
+        return self._inplace("fill_diagonal_", lambda t: ops.index.masked_fill(t, mask, fill_value))
+
     # The random fills draw from the global generator, or from `generator=` (a
     # mg.Generator, or a NumPy Generator), which leaves the global stream untouched.
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
@@ -1511,6 +1592,185 @@ class Tensor:
         """The cross product of 3-vectors along `dim` (without it, the first dim of size 3,
         with PyTorch's warning); see `mg.cross`."""
         return ops.linalg.cross(self, other, dim)
+
+    # ---- shape: moving dims, turning, tiling, windows and diagonals (math in minigrad/ops/) ---
+    def movedim(self, source, destination):
+        """The dims `source` moved to positions `destination` (ints or sequences), the others
+        keeping their order; a view. See `mg.movedim`."""
+        return ops.shape.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0, axis1):
+        """Two dims swapped: `transpose` under NumPy's name; a view."""
+        return self.transpose(axis0, axis1)
+
+    swapdims = swapaxes
+
+    def ravel(self):
+        """Flattened to 1-D: a view when the memory allows, else a copy."""
+        return self.reshape(-1)
+
+    def tile(self, *dims):
+        """Repeated `dims[i]` times along dim i, fewer dims counting as leading 1s; see `mg.tile`."""
+        return ops.shape.tile(self, size_args(dims))
+
+    def rot90(self, k=1, dims=(0, 1)):
+        """Rotated by 90 degrees `k` times in the plane of `dims`; see `mg.rot90`."""
+        return ops.shape.rot90(self, k, dims)
+
+    def fliplr(self):
+        """Reversed along dim 1 (left to right)."""
+        return ops.shape.fliplr(self)
+
+    def flipud(self):
+        """Reversed along dim 0 (upside down)."""
+        return ops.shape.flipud(self)
+
+    def adjoint(self):
+        """The conjugate transpose of each matrix (its last two dims swapped; for real
+        tensors, `mT`); a view."""
+        return ops.shape.adjoint(self)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of each matrix: for real tensors, `mT`."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (2-D only): for real tensors, its transpose."""
+        if self.ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+        return self.transpose(0, 1)
+
+    def unfold(self, dimension, size, step):
+        """Every window of `size` elements along `dimension`, one every `step`, as a new last
+        dim; a view sharing this tensor's storage. See `mg.ops.strided.unfold`."""
+        return ops.strided.unfold(self, dimension, size, step)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """A view of this tensor's storage with the given sizes and strides; see `mg.as_strided`."""
+        return ops.strided.as_strided(self, size, stride, storage_offset)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """The `offset`-th diagonal in the plane of `dim1` and `dim2`, as a last dim; a view.
+        See `mg.diagonal`."""
+        return ops.strided.diagonal(self, offset, dim1, dim2)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        """Matrices with the last dim on their diagonal; see `mg.diag_embed`."""
+        return ops.linalg.diag_embed(self, offset, dim1, dim2)
+
+    def diagflat(self, offset=0):
+        """A square matrix with the elements on its `offset`-th diagonal; see `mg.diagflat`."""
+        return ops.linalg.diagflat(self, offset)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        """Split into views along `dim`: n nearly equal pieces, or cut before each index; see
+        `mg.tensor_split`."""
+        return ops.joining.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections):
+        """Split along dim 1 (dim 0 for a vector); see `mg.hsplit`."""
+        return ops.joining.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        """Split along dim 0 of a tensor with at least 2 dims; see `mg.vsplit`."""
+        return ops.joining.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        """Split along dim 2 of a tensor with at least 3 dims; see `mg.dsplit`."""
+        return ops.joining.dsplit(self, indices_or_sections)
+
+    def split_with_sizes(self, split_sizes, dim=0):
+        """Split along `dim` into views of the listed sizes, which must add up to the dim's size."""
+        d = normalize_dim(dim, self.ndim, "split_with_sizes")
+        if sum(split_sizes) != self.shape[d]:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {self.shape[d]} (input tensor's size at "
+                f"dimension {d}), but got split_sizes={list(split_sizes)}"
+            )
+        return self.split(list(split_sizes), d)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        """Each element (or slice along `dim`) repeated `repeats` times in a row; see
+        `mg.repeat_interleave`."""
+        return ops.index.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    # ---- indexing: reads and writes at indices (math in minigrad/ops/) ----------------------
+    def select(self, dim, index):
+        """The slice at `index` along `dim`, that dim removed; a view. See `mg.select`."""
+        return ops.index.select(self, dim, index)
+
+    def narrow_copy(self, dim, start, length):
+        """`narrow(dim, start, length)` as a copy with its own memory."""
+        return ops.index.narrow_copy(self, dim, start, length)
+
+    def take(self, index):
+        """The elements at flat positions `index` (the tensor read as 1-D); see `mg.take`."""
+        return ops.index.take(self, index)
+
+    def take_along_dim(self, indices, dim=None):
+        """Read along `dim` at `indices` (gather with broadcasting); see `mg.take_along_dim`."""
+        return ops.index.take_along_dim(self, indices, dim)
+
+    def masked_select(self, mask):
+        """The elements where the bool `mask` is True, as a 1-D tensor; see `mg.masked_select`."""
+        return ops.index.masked_select(self, mask)
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        """`nonzero()` cut or padded to exactly `size` rows; see `mg.nonzero_static`."""
+        return ops.index.nonzero_static(self, size=size, fill_value=fill_value)
+
+    def select_scatter(self, src, dim, index):
+        """A copy with `src` in place of `select(dim, index)`; see `mg.select_scatter`."""
+        return ops.view_scatter.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+        """A copy with `src` in place of the slice start:end:step along `dim`."""
+        return ops.view_scatter.slice_scatter(self, src, dim, start, end, step)
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        """A copy with `src` in place of `diagonal(offset, dim1, dim2)`."""
+        return ops.view_scatter.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        """A copy with `src` in place of `as_strided(size, stride, storage_offset)`."""
+        return ops.view_scatter.as_strided_scatter(self, src, size, stride, storage_offset)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """A copy with `alpha * source` added at the slices `index` along `dim`; see `mg.index_add`."""
+        return ops.index_write.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim, index, source):
+        """A copy with the slices `index` along `dim` replaced by source's; see `mg.index_copy`."""
+        return ops.index_write.index_copy(self, dim, index, source)
+
+    def index_put(self, indices, values, accumulate=False):
+        """A copy with `values` written (or added) at `self[indices]`; see `mg.index_put`."""
+        return ops.index_write.index_put(self, indices, values, accumulate)
+
+    def put(self, index, source, accumulate=False):
+        """A copy with `source` written (or added) at the flat positions `index`; see `mg.put`."""
+        return ops.index_write.put(self, index, source, accumulate)
+
+    def masked_scatter(self, mask, source):
+        """A copy with the masked places filled in order by source's elements; see
+        `mg.masked_scatter`."""
+        return ops.index_write.masked_scatter(self, mask, source)
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        """A copy with `src` reduced into the places `index` names; see `mg.scatter_reduce`."""
+        return ops.scatter_reduce.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        """A copy with source's slices reduced into the slices `index`; see `mg.index_reduce`."""
+        return ops.scatter_reduce.index_reduce(self, dim, index, source, reduce, include_self=include_self)
 
     # ---- new tensors like this one: its dtype (and device) unless told otherwise --------
     @staticmethod

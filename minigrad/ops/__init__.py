@@ -12,6 +12,8 @@ from minigrad.ops import (
     conv,
     elementwise,
     index,
+    index_write,
+    joining,
     linalg,
     logic,
     loss,
@@ -21,9 +23,12 @@ from minigrad.ops import (
     promotion,
     reduce,
     sampling,
+    scatter_reduce,
     shape,
     sort,
     special,
+    strided,
+    view_scatter,
 )
 
 __all__ = [
@@ -33,6 +38,8 @@ __all__ = [
     "conv",
     "elementwise",
     "index",
+    "index_write",
+    "joining",
     "linalg",
     "logic",
     "loss",
@@ -42,7 +49,10 @@ __all__ = [
     "promotion",
     "reduce",
     "sampling",
+    "scatter_reduce",
     "shape",
     "sort",
     "special",
+    "strided",
+    "view_scatter",
 ]

@@ -19,6 +19,7 @@ from minigrad.ops import matmul_split
 from minigrad.ops.broadcast import check_broadcast, unbroadcast
 from minigrad.ops.out import write_out
 from minigrad.ops.promotion import check_same_dtype
+from minigrad.ops.view_scatter import diagonal_scatter
 from minigrad.tensor import Tensor
 
 
@@ -191,6 +192,31 @@ def diag(input, diagonal=0, *, out=None):
     if x.ndim not in (1, 2):
         raise RuntimeError(f"diag(): supports 1-D or 2-D tensors, got shape {x.shape}")
     return _result(Diag.apply(x, diagonal=int(diagonal)), out, "diag")
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices with the last dim of `input` on their `offset`-th diagonal, in the plane of
+    dims `dim1` and `dim2` of the result (one more dim than input), zeros elsewhere: a
+    batch of vectors becomes a batch of diagonal matrices. The inverse of `diagonal`, and
+    its gradient is the diagonal of dL/dy."""
+    x = as_tensor(input)
+    if x.ndim == 0:
+        raise IndexError("diag_embed: Dimension out of range: a 0-d input has no last dim to put on a diagonal")
+    ndim = x.ndim + 1
+    d1, d2 = normalize_dim(dim1, ndim, "diag_embed"), normalize_dim(dim2, ndim, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(int(offset))
+    rest = iter(x.shape[:-1])
+    shape = tuple(n if k in (d1, d2) else next(rest) for k in range(ndim))
+    zeros = Tensor._make(np.zeros(shape, dtype=x.dtype))
+    return diagonal_scatter(zeros, x, offset, d1, d2)
+
+
+def diagflat(input, offset=0):
+    """A square matrix with the elements of `input` (flattened) on its `offset`-th diagonal."""
+    x = as_tensor(input)
+    return Diag.apply(x.reshape(-1), diagonal=int(offset))
 
 
 def trace(input):

@@ -77,7 +77,8 @@ from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow b
     short,
     uint8,
 )
-from minigrad.creation import is_tensor, numel
+from minigrad.creation import asarray, empty_strided, is_tensor, logspace, numel, scalar_tensor
+from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from minigrad.ops.activation import log_softmax, softmax
 from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round shadow builtins here, as in torch)
     abs,
@@ -114,6 +115,8 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
+from minigrad.ops.calculus import cumulative_trapezoid, diff, gradient, trapezoid, trapz
+from minigrad.ops.cumulative import cummax, cummin, logcumsumexp
 from minigrad.ops.distance import cdist
 from minigrad.ops.index import (
     argwhere,
@@ -134,6 +137,7 @@ from minigrad.ops.index import (
     take_along_dim,
 )
 from minigrad.ops.index_write import index_add, index_copy, index_put, masked_scatter, put
+from minigrad.ops.inverse import cholesky_inverse, cholesky_solve, det, inverse, logdet, pinverse, slogdet
 from minigrad.ops.joining import (
     atleast_1d,
     atleast_2d,
@@ -150,7 +154,10 @@ from minigrad.ops.joining import (
     vstack,
 )
 from minigrad.ops.linalg import (
+    addbmm,
     addmm,
+    addmv,
+    addr,
     baddbmm,
     bmm,
     cross,
@@ -160,12 +167,18 @@ from minigrad.ops.linalg import (
     dot,
     einsum,
     inner,
+    kron,
     matmul,
     mm,
+    mv,
     outer,
+    tensordot,
     trace,
     tril,
+    tril_indices,
     triu,
+    triu_indices,
+    vander,
     vdot,
 )
 from minigrad.ops.logic import all, allclose, any, equal, isclose, isfinite, isinf, isnan  # noqa: A004
@@ -185,6 +198,10 @@ from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow 
     sum,
     var,
 )
+from minigrad.ops.matrix_powers import matrix_exp, matrix_power
+from minigrad.ops.norms import dist, renorm
+from minigrad.ops.order_stats import kthvalue, median, mode, nanmedian, nanquantile, quantile
+from minigrad.ops.promotion import can_cast, promote_types, result_type
 from minigrad.ops.reduce import norm_function as norm
 from minigrad.ops.sampling import bernoulli, multinomial, normal
 from minigrad.ops.scatter_reduce import index_reduce, scatter_reduce
@@ -225,7 +242,9 @@ from minigrad.ops.shape import (
     unflatten,
     unsqueeze,
 )
-from minigrad.ops.sort import argsort, msort, sort, topk, unique
+from minigrad.ops.search import bincount, bucketize, count_nonzero, histc, histogram, searchsorted
+from minigrad.ops.sort import argsort, msort, sort, topk, unique, unique_consecutive
+from minigrad.ops.statistics import aminmax, corrcoef, cov, nanmean, nansum, std_mean, var_mean
 from minigrad.ops.strided import as_strided, diagonal
 from minigrad.ops.view_scatter import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter
 from minigrad.random import Generator, default_generator, initial_seed, manual_seed, seed

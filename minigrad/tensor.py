@@ -939,6 +939,36 @@ class Tensor:
         returns self."""
         return self._inplace_view("as_strided_", lambda t: t.as_strided(size, stride, storage_offset))
 
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        """addmm, in place: self = beta * self + alpha * (mat1 @ mat2); returns self."""
+        compute = lambda t: ops.linalg.addmm(t, mat1, mat2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addmm_", compute, (mat1, mat2))
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        """addmv, in place: self = beta * self + alpha * (mat @ vec); returns self."""
+        compute = lambda t: ops.linalg.addmv(t, mat, vec, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addmv_", compute, (mat, vec))
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        """addr, in place: self = beta * self + alpha * outer(vec1, vec2); returns self."""
+        compute = lambda t: ops.linalg.addr(t, vec1, vec2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addr_", compute, (vec1, vec2))
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        """addbmm, in place: self = beta * self + alpha * sum_b batch1[b] @ batch2[b]; returns self."""
+        compute = lambda t: ops.linalg.addbmm(t, batch1, batch2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addbmm_", compute, (batch1, batch2))
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        """baddbmm, in place: self = beta * self + alpha * (batch1 @ batch2); returns self."""
+        compute = lambda t: ops.linalg.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("baddbmm_", compute, (batch1, batch2))
+
+    def renorm_(self, p, dim, maxnorm):
+        """renorm, in place: the slices along `dim` scaled down to p-norm at most `maxnorm`;
+        returns self."""
+        return self._inplace("renorm_", lambda t: ops.norms.renorm(t, p, dim, maxnorm))
+
     def index_add_(self, dim, index, source, *, alpha=1):
         """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns self."""
         compute = lambda t: ops.index_write.index_add(t, dim, index, source, alpha=alpha)  # noqa: E731
@@ -1771,6 +1801,150 @@ class Tensor:
     def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         """A copy with source's slices reduced into the slices `index`; see `mg.index_reduce`."""
         return ops.scatter_reduce.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    # ---- reductions: order statistics, running extremes, NaN-skipping sums, statistics -------
+    def cummax(self, dim):
+        """(values, indices): the running maximum along `dim` and where it is; see `mg.cummax`."""
+        return ops.cumulative.cummax(self, dim)
+
+    def cummin(self, dim):
+        """(values, indices): the running minimum along `dim` and where it is; see `mg.cummin`."""
+        return ops.cumulative.cummin(self, dim)
+
+    def logcumsumexp(self, dim):
+        """Running log(sum(exp(x))) along `dim`, computed stably; see `mg.logcumsumexp`."""
+        return ops.cumulative.logcumsumexp(self, dim)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        """(values, indices) of the k-th smallest element along `dim`; see `mg.kthvalue`."""
+        return ops.order_stats.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim=False):
+        """The lower median (of all elements, or (values, indices) along `dim`); see `mg.median`."""
+        return ops.order_stats.median(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        """`median` of the non-NaN elements; see `mg.nanmedian`."""
+        return ops.order_stats.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        """(values, indices) of the most frequent value along `dim`; see `mg.mode`."""
+        return ops.order_stats.mode(self, dim, keepdim)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """The q-th quantiles along `dim`; see `mg.quantile`."""
+        return ops.order_stats.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """The q-th quantiles of the non-NaN elements along `dim`; see `mg.nanquantile`."""
+        return ops.order_stats.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        """The sum over `dim` of the elements that are not NaN; see `mg.nansum`."""
+        return ops.statistics.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        """The mean over `dim` of the elements that are not NaN; see `mg.nanmean`."""
+        return ops.statistics.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        """(min, max) over `dim`; see `mg.aminmax`."""
+        return ops.statistics.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        """The covariance matrix of the variables in the rows; see `mg.cov`."""
+        return ops.statistics.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self):
+        """The correlation coefficients of the variables in the rows; see `mg.corrcoef`."""
+        return ops.statistics.corrcoef(self)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        """The n-th forward difference along `dim`; see `mg.diff`."""
+        return ops.calculus.diff(self, n, dim, prepend, append)
+
+    def dist(self, other, p=2):
+        """The p-norm of self - other; see `mg.dist`."""
+        return ops.norms.dist(self, other, p)
+
+    def renorm(self, p, dim, maxnorm):
+        """The slices along `dim` scaled down to p-norm at most `maxnorm`; see `mg.renorm`."""
+        return ops.norms.renorm(self, p, dim, maxnorm)
+
+    # ---- counting --------------------------------------------------------------------------
+    def bincount(self, weights=None, minlength=0):
+        """How often each value 0, 1, ... occurs (or the sum of `weights` in each bin); see
+        `mg.bincount`."""
+        return ops.search.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):  # noqa: A002  (torch's argument names)
+        """The histogram in `bins` equal bins between min and max; see `mg.histc`."""
+        return ops.search.histc(self, bins, min, max)
+
+    def histogram(self, bins, *, range=None, weight=None, density=False):  # noqa: A002
+        """(hist, bin_edges); see `mg.histogram`."""
+        return ops.search.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def count_nonzero(self, dim=None):
+        """The number of non-zero elements over `dim`; see `mg.count_nonzero`."""
+        return ops.search.count_nonzero(self, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Each run of equal consecutive elements squeezed to one; see `mg.unique_consecutive`."""
+        return ops.sort.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    # ---- linear algebra: products, inverses, determinants, matrix functions -----------------
+    def mv(self, vec):
+        """This matrix times the vector `vec`."""
+        return ops.linalg.mv(self, vec)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat @ vec)."""
+        return ops.linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """beta * self + alpha * outer(vec1, vec2)."""
+        return ops.linalg.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
+        return ops.linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def kron(self, other):
+        """The Kronecker product with `other`; see `mg.kron`."""
+        return ops.linalg.kron(self, other)
+
+    def inverse(self):
+        """The inverse of each square matrix; see `mg.inverse`."""
+        return ops.inverse.inverse(self)
+
+    def det(self):
+        """The determinant of each square matrix; see `mg.det`."""
+        return ops.inverse.det(self)
+
+    def logdet(self):
+        """log(det) of each square matrix (NaN for a negative determinant); see `mg.logdet`."""
+        return ops.inverse.logdet(self)
+
+    def slogdet(self):
+        """(sign, logabsdet) of the determinant of each square matrix; see `mg.slogdet`."""
+        return ops.inverse.slogdet(self)
+
+    def pinverse(self, rcond=1e-15):
+        """The Moore-Penrose pseudo-inverse of each matrix; see `mg.pinverse`."""
+        return ops.inverse.pinverse(self, rcond)
+
+    def cholesky_inverse(self, upper=False):
+        """The inverse of L L^T from this Cholesky factor L; see `mg.cholesky_inverse`."""
+        return ops.inverse.cholesky_inverse(self, upper)
+
+    def cholesky_solve(self, input2, upper=False):
+        """X with (L L^T) X = self, L = input2 a Cholesky factor; see `mg.cholesky_solve`."""
+        return ops.inverse.cholesky_solve(self, input2, upper)
+
+    def matrix_exp(self):
+        """The exponential of each square matrix; see `mg.matrix_exp`."""
+        return ops.matrix_powers.matrix_exp(self)
 
     # ---- new tensors like this one: its dtype (and device) unless told otherwise --------
     @staticmethod

@@ -47,6 +47,7 @@ LAYERS = {
         "minigrad/tensor_types.py",  # mg.FloatTensor, ...: torch's legacy typed constructors
         "minigrad/autograd/",
         "minigrad/creation.py",
+        "minigrad/windows.py",  # hann_window, ...: creation functions of signal processing
         "minigrad/random.py",
     ],
     # differentiable Functions and the torch-level mg.* functions beside them

@@ -77,7 +77,7 @@ from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow b
     short,
     uint8,
 )
-from minigrad.creation import asarray, empty_strided, is_tensor, logspace, numel, scalar_tensor
+from minigrad.creation import asarray, empty_strided, frombuffer, is_tensor, logspace, numel, scalar_tensor
 from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from minigrad.ops.activation import log_softmax, softmax
 from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round shadow builtins here, as in torch)
@@ -135,6 +135,7 @@ from minigrad.ops.index import (
     select,
     take,
     take_along_dim,
+    unravel_index,
 )
 from minigrad.ops.index_write import index_add, index_copy, index_put, masked_scatter, put
 from minigrad.ops.inverse import cholesky_inverse, cholesky_solve, det, inverse, logdet, pinverse, slogdet
@@ -220,6 +221,7 @@ from minigrad.ops.shape import (
     flip,
     fliplr,
     flipud,
+    is_same_size,
     meshgrid,
     moveaxis,
     movedim,
@@ -242,7 +244,7 @@ from minigrad.ops.shape import (
     unflatten,
     unsqueeze,
 )
-from minigrad.ops.search import bincount, bucketize, count_nonzero, histc, histogram, searchsorted
+from minigrad.ops.search import bincount, bucketize, count_nonzero, histc, histogram, histogramdd, searchsorted
 from minigrad.ops.sort import argsort, msort, sort, topk, unique, unique_consecutive
 from minigrad.ops.statistics import aminmax, corrcoef, cov, nanmean, nansum, std_mean, var_mean
 from minigrad.ops.strided import as_strided, diagonal

@@ -287,3 +287,18 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     itemsize = storage.itemsize
     array = np.ndarray(size, dtype, buffer=storage, strides=tuple(s * itemsize for s in stride))
     return _new(array, None, device, requires_grad, "empty_strided")
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor that shares the memory of a Python object with the buffer protocol
+    (bytes, bytearray, array.array, mmap ...): `count` elements of `dtype` (all by
+    default) from byte `offset`. A write to one shows in the other; a read-only buffer
+    (bytes) gives a read-only tensor."""
+    dtype = dtypes.to_dtype(dtype, "frombuffer")
+    length = memoryview(buffer).nbytes - offset
+    if count == -1 and length % dtype.itemsize:
+        raise ValueError(
+            f"buffer length ({length} bytes) after offset ({offset} bytes) must be a multiple of element size "
+            f"({dtype.itemsize})"
+        )
+    return _new(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset), None, None, requires_grad, "frombuffer")

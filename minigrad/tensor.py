@@ -1727,6 +1727,23 @@ class Tensor:
             )
         return self.split(list(split_sizes), d)
 
+    def sum_to_size(self, *size):
+        """Summed down to `size`, a shape this tensor's expands from (the leading dims it
+        lacks and its size-1 dims summed over): what broadcasting's gradient does, as
+        `unbroadcast`. dL/dx = dL/dy expanded back."""
+        size = size_args(size)
+        try:
+            expandable = np.broadcast_shapes(size, self.shape) == self.shape
+        except ValueError:
+            expandable = False
+        if not expandable:
+            raise RuntimeError(f"sum_to_size: size {{{list(size)}}} is not expandable to size {{{list(self.shape)}}}.")
+        return ops.broadcast.unbroadcast(self, tuple(size))
+
+    def is_same_size(self, other):
+        """True if `other` has this tensor's shape (a Python bool)."""
+        return self.shape == other.shape
+
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         """Each element (or slice along `dim`) repeated `repeats` times in a row; see
         `mg.repeat_interleave`."""
@@ -1968,6 +1985,14 @@ class Tensor:
         """A tensor of shape `size` and this tensor's dtype unless `dtype` is given (zeros
         here; PyTorch leaves it uninitialised)."""
         return self.new_full(_new_shape(size, "new_empty"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+        """A tensor of shape `size` laid out with the given strides (see `mg.empty_strided`),
+        of this tensor's dtype unless `dtype` is given."""
+        from minigrad.creation import empty_strided  # creation.py imports this module
+
+        dtype = dtypes.to_dtype(dtype, "new_empty_strided") or self.dtype
+        return empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         """`fill_value` in a tensor of shape `size` (a tuple or list), of this tensor's dtype

@@ -10,6 +10,8 @@ with ties check the rule. Results with NaN are compared without gradients (`.det
 a finite-difference check cannot see through NaN.
 """
 
+import array
+
 import numpy as np
 import pytest
 import torch
@@ -40,6 +42,14 @@ def result_types(lib):
     scalars = [lib.ones((), dtype=getattr(lib, name)) for name in DTYPES]
     operands = values + tensors + scalars
     return [lib.result_type(a, b) for a in operands for b in operands]
+
+
+def shared_buffer(lib):
+    """frombuffer shares the buffer's memory: a write to the buffer shows in the tensor."""
+    buffer = bytearray(4)
+    t = lib.frombuffer(buffer, dtype=lib.uint8)
+    buffer[1] = 7
+    return t
 
 
 def well_conditioned(x):
@@ -109,6 +119,19 @@ CASES = [
     ),
     case("torch.histogram", lambda lib, x: lib.histogram(x.detach(), idx(lib, -1.0, 0.0, 0.5, 2.0).double()), (3, 4)),
     case("torch.Tensor.histogram", lambda lib, x: x.detach().histogram(5), (9,)),
+    case(
+        "torch.histogramdd", lambda lib, x, w: lib.histogramdd(x.detach(), [3, 2], weight=w.detach()), (10, 2), pos(10)
+    ),
+    case(
+        "torch.histogramdd",
+        lambda lib, x: lib.histogramdd(x.detach(), 2, range=[-1.0, 1.0, 0.0, 2.0], density=True),
+        (4, 5, 2),
+    ),
+    case(
+        "torch.histogramdd",
+        lambda lib, x: lib.histogramdd(x.detach(), [idx(lib, -2.0, 0.0, 2.0).double(), idx(lib, -1.0, 1.0).double()]),
+        (8, 2),
+    ),
     case("torch.count_nonzero", lambda lib, x: lib.count_nonzero(x), ints(3, 4, high=3)),
     case("torch.count_nonzero", lambda lib, x: lib.count_nonzero(x, dim=(0, -1)), ints(2, 3, 4, high=2)),
     case("torch.Tensor.count_nonzero", lambda lib, x: x.count_nonzero(1), bools(3, 4)),
@@ -360,6 +383,13 @@ CASES = [
     case("torch.asarray", lambda lib, x: lib.asarray(x * 2, dtype=lib.float64), ints(2)),
     case("torch.asarray", lambda lib: lib.asarray([1.0, 2.0], requires_grad=True).requires_grad),
     case("torch.asarray", lambda lib: lib.asarray([1, 2], requires_grad=True), raises=RuntimeError),
+    case("torch.frombuffer", lambda lib: lib.frombuffer(bytearray(b"\x01\x02\x03\x04"), dtype=lib.uint8)),
+    case(
+        "torch.frombuffer",
+        lambda lib: lib.frombuffer(array.array("f", [1, 2, 3]), dtype=lib.float32, offset=4, count=1),
+    ),
+    case("torch.frombuffer", lambda lib: lib.frombuffer(bytearray(3), dtype=lib.int16), raises=ValueError),
+    case("torch.frombuffer", shared_buffer),
     case("torch.empty_strided", lambda lib: lib.empty_strided((2, 3), (1, 2)), values=False),
     case("torch.empty_strided", lambda lib: lib.empty_strided((2, 3), (1, 2)).stride()),
     case("torch.empty_strided", lambda lib: lib.empty_strided((2, 0, 4), (4, 4, 1), dtype=lib.int64).stride()),
@@ -469,15 +499,14 @@ def test_ties_share_or_pick_as_torch():
 
 
 def test_gradients_where_torch_gets_them_wrong():
-    """Three gradients of torch 2.13 fail torch's own gradcheck; minigrad's are checked
-    against finite differences instead: det at a singular matrix (torch returns 0; the true
-    gradient is the cofactor matrix), and vander (torch's backward raises)."""
+    """Two gradients that torch 2.13 gets wrong are checked against finite differences
+    instead: det at a singular matrix (torch returns 0, which fails torch's own gradcheck;
+    the true gradient is the cofactor matrix), and vander (torch's backward raises: its
+    cumprod_ overwrites a tensor saved for the gradient)."""
     singular = mg.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=mg.float64, requires_grad=True)
     assert mg.autograd.gradcheck(mg.det, (singular,))
     mg.det(singular).backward()
     np.testing.assert_allclose(singular.grad.numpy(), [[4.0, -2.0], [-2.0, 1.0]])
-    t = torch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=torch.float64, requires_grad=True)
-    assert not torch.autograd.gradcheck(torch.det, (t,), raise_exception=False)  # still wrong in torch?
     x = mg.tensor([0.0, 1.5, -2.0, 0.5], dtype=mg.float64, requires_grad=True)
     assert mg.autograd.gradcheck(lambda x: mg.vander(x), (x,))
     assert mg.autograd.gradcheck(lambda x: mg.vander(x, N=3, increasing=True), (x,))

@@ -145,6 +145,18 @@ CASES = [
     case("torch.combinations", lambda lib, x: lib.combinations(x, 0), (3,)),
     case("torch.combinations", lambda lib, x: lib.combinations(x, 4), (3,)),
     case("torch.combinations", lambda lib, x: lib.combinations(x), (2, 2), raises=RuntimeError),
+    # -- shapes as questions and answers --
+    case("torch.is_same_size", lambda lib, a, b: lib.is_same_size(a, b), (2, 3), (2, 3)),
+    case("torch.Tensor.is_same_size", lambda lib, a, b: a.is_same_size(b), (2, 3), (3, 2)),
+    case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(1, 3), (2, 3)),
+    case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size((4, 1)), (2, 4, 3)),
+    case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 2), (2, 3), raises=RuntimeError),
+    case("torch.Tensor.new_empty_strided", lambda lib, x: x.new_empty_strided((2, 3), (1, 2)), (2,), values=False),
+    case("torch.Tensor.new_empty_strided", lambda lib, x: x.new_empty_strided((2, 3), (1, 2)).stride(), ints(2)),
+    case("torch.unravel_index", lambda lib: lib.unravel_index(idx(lib, 4, 1, 11, -1, 13), (3, 4))),
+    case("torch.unravel_index", lambda lib: lib.unravel_index(lib.tensor(5), lib.Size([2, 3]))),
+    case("torch.unravel_index", lambda lib: lib.unravel_index(idx(lib, [1, 2]), 5)),
+    case("torch.unravel_index", lambda lib: lib.unravel_index(lib.tensor([1.0]), (2, 3)), raises=TypeError),
     # -- copies and detached aliases as functions --
     case("torch.clone", lambda lib, x: lib.clone(x), (2, 3)),
     case("torch.detach", lambda lib, x: lib.detach(x) * 2, (2, 3)),

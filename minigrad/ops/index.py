@@ -611,3 +611,21 @@ def nonzero_static(input, *, size, fill_value=-1):
     found = nonzero(input).array[:size]
     pad = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
     return from_numpy(np.concatenate([found, pad]))
+
+
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of `shape` of the flat (row-major) positions `indices`:
+    a tuple of one int64 tensor per dim, each of indices' shape. Positions are taken
+    modulo the number of elements, as PyTorch's are (-1 is the last element)."""
+    idx = indices if isinstance(indices, Tensor) else as_tensor(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index: expected 'indices' to be integer dtype, but got {idx.dtype}")
+    sizes = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"unravel_index: 'shape' cannot have negative values, but got {tuple(sizes)}")
+    rest = idx.array.astype(np.int64)
+    coords = []
+    for size in reversed(sizes):  # the last dim varies fastest
+        coords.append(rest % size if size else np.zeros_like(rest))
+        rest = rest // size if size else rest
+    return tuple(from_numpy(c) for c in reversed(coords))

@@ -152,3 +152,37 @@ def count_nonzero(input, dim=None):
     x = as_tensor(input)
     axes = normalize_dims(dim, x.ndim, "count_nonzero")
     return from_numpy(np.asarray(np.count_nonzero(x.array, axis=axes), dtype=np.int64))
+
+
+histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
+histogramdd_result.__doc__ = "(hist, bin_edges): what `histogramdd` returns, as torch.return_types.histogramdd."
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002  (torch's names)
+    """(hist, bin_edges): the D-dimensional histogram of the points in the rows of `input`
+    (..., D): `bins` is one count for every dim, a count per dim, or a 1-D tensor of edges
+    per dim; `range` is [min_0, max_0, min_1, max_1, ...] (the points' own by default). As
+    `histogram`, per dim: each bin counts [edge_i, edge_i+1), the last one both ends."""
+    x = _float_input("histogramdd", input)
+    points = x.array.reshape(-1, x.shape[-1])
+    dims = points.shape[1]
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
+    if len(per_dim) != dims:
+        raise RuntimeError(f"histogramdd: expected {dims} sequences of bin edges or counts, got {len(per_dim)}")
+    edges = []
+    for d, b in enumerate(per_dim):
+        if isinstance(b, Tensor):
+            edges.append(b.array)
+            continue
+        if range is not None:
+            low, high = float(range[2 * d]), float(range[2 * d + 1])
+        else:
+            low, high = (float(points[:, d].min()), float(points[:, d].max())) if points.size else (0.0, 0.0)
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges.append(np.linspace(low, high, int(b) + 1).astype(x.dtype))
+    w = None if weight is None else as_tensor(weight).array.reshape(-1)
+    hist, _ = np.histogramdd(points, bins=[e.astype(np.float64) for e in edges], weights=w, density=density)
+    return histogramdd_result(
+        from_numpy(hist.astype(x.dtype)), tuple(from_numpy(np.asarray(e, dtype=x.dtype)) for e in edges)
+    )

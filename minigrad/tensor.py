@@ -279,6 +279,18 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(len(self)))
 
+    def __reversed__(self):
+        """reversed(t): the tensor flipped along dim 0 (a 0-d tensor is itself), as torch's."""
+        return self if self.ndim == 0 else self.flip(0)
+
+    def __contains__(self, element):
+        """`element in t`: whether any element equals `element` (a number or a tensor)."""
+        if not isinstance(element, (Tensor, int, float, bool, np.number, np.bool_)):
+            raise RuntimeError(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+            )
+        return bool((self == element).any().item())
+
     def item(self):
         """The value of a one-element tensor as a Python number (raises for more elements)."""
         if self.array.size != 1:
@@ -968,6 +980,33 @@ class Tensor:
         """renorm, in place: the slices along `dim` scaled down to p-norm at most `maxnorm`;
         returns self."""
         return self._inplace("renorm_", lambda t: ops.norms.renorm(t, p, dim, maxnorm))
+
+    def tril_(self, diagonal=0):
+        """tril, in place: zero the elements above the `diagonal`-th diagonal; returns self."""
+        return self._inplace("tril_", lambda t: t.tril(diagonal))
+
+    def triu_(self, diagonal=0):
+        """triu, in place: zero the elements below the `diagonal`-th diagonal; returns self."""
+        return self._inplace("triu_", lambda t: t.triu(diagonal))
+
+    def resize_(self, *sizes, memory_format=None):
+        """Give this tensor the shape `sizes`, in place, with contiguous strides over its
+        storage from its first element (the values already there, read in that order); if
+        the storage is too small, it is replaced by a larger one, zeros after the old
+        values. Not recorded by autograd: a tensor that requires grad refuses, as torch's."""
+        if self.requires_grad:
+            raise RuntimeError("resize_: cannot resize variables that require grad")
+        shape = size_args(sizes)
+        if any(s < 0 for s in shape):
+            raise RuntimeError(f"resize_: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        self.array = ops.strided.resized(self.array, shape)
+        self._view = None  # not the view its base made any more (no gradient can flow here)
+        self._version_counter().value += 1
+        return self
+
+    def resize_as_(self, the_template, memory_format=None):
+        """resize_ to `the_template`'s shape; returns self."""
+        return self.resize_(the_template.shape)
 
     def index_add_(self, dim, index, source, *, alpha=1):
         """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns self."""

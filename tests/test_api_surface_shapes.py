@@ -42,6 +42,18 @@ def idx(lib, *values):
     return lib.tensor(list(values))
 
 
+def resized(lib):
+    """resize_ on a view keeps the storage: contiguous strides from the view's first element."""
+    x = lib.arange(6.0).reshape(2, 3)
+    v = x[:, 1:]
+    v.resize_(2)
+    grown = lib.arange(4.0)
+    kept = grown[1:]
+    grown.resize_(2)
+    longer = lib.arange(4.0).resize_(2, 3)  # a new storage: the old values first (the rest is not compared)
+    return v, v.stride(), v.storage_offset(), x, kept, grown, longer.shape, longer.reshape(-1)[:4]
+
+
 def sizes(lib, x):
     """What programs do with a shape: index it, slice it, count it, add to it."""
     s = x.shape
@@ -157,6 +169,14 @@ CASES = [
     case("torch.unravel_index", lambda lib: lib.unravel_index(lib.tensor(5), lib.Size([2, 3]))),
     case("torch.unravel_index", lambda lib: lib.unravel_index(idx(lib, [1, 2]), 5)),
     case("torch.unravel_index", lambda lib: lib.unravel_index(lib.tensor([1.0]), (2, 3)), raises=TypeError),
+    # -- resizing in place, reversing, membership --
+    case("torch.Tensor.resize_", resized),
+    case("torch.Tensor.resize_", lambda lib, x: x.resize_(3), (2,), raises=RuntimeError),  # requires grad
+    case("torch.Tensor.resize_as_", lambda lib, x: x.detach().resize_as_(lib.zeros(3, 2)), (2, 3)),
+    case("torch.Tensor.__reversed__", lambda lib, x: list(reversed(x)), (3, 2)),
+    case("torch.Tensor.__reversed__", lambda lib, x: reversed(x), ()),
+    case("torch.Tensor.__contains__", lambda lib, x: (2 in x, 7 in x, lib.tensor(1) in x), ints(3, 4, high=4)),
+    case("torch.Tensor.__contains__", lambda lib, x: "a" in x, (3,), raises=RuntimeError),
     # -- copies and detached aliases as functions --
     case("torch.clone", lambda lib, x: lib.clone(x), (2, 3)),
     case("torch.detach", lambda lib, x: lib.detach(x) * 2, (2, 3)),
@@ -352,6 +372,9 @@ CASES = [
     ),  # fmt: skip
     case("torch.Tensor.masked_scatter", lambda lib, x, s: x.masked_scatter(x > 0, s), (2, 3), (6,)),
     case("torch.Tensor.masked_scatter_", lambda lib, x, s: (x * 1).masked_scatter_(x < 0, s), (2, 3), (7,)),
+    case("torch.Tensor.tril_", lambda lib, x: (x * 1).tril_(), (3, 4)),
+    case("torch.Tensor.tril_", lambda lib, x: (x * 1).tril_(-1), (2, 3, 3)),
+    case("torch.Tensor.triu_", lambda lib, x: (x * 1).triu_(1), (4, 3)),
     case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(2.5), (3, 4)),
     case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(-1.0, wrap=True), (7, 3)),
     case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(0.0), (3, 3, 3)),

@@ -158,8 +158,6 @@ CASES = [
     case("torch.combinations", lambda lib, x: lib.combinations(x, 4), (3,)),
     case("torch.combinations", lambda lib, x: lib.combinations(x), (2, 2), raises=RuntimeError),
     # -- shapes as questions and answers --
-    case("torch.is_same_size", lambda lib, a, b: lib.is_same_size(a, b), (2, 3), (2, 3)),
-    case("torch.Tensor.is_same_size", lambda lib, a, b: a.is_same_size(b), (2, 3), (3, 2)),
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(1, 3), (2, 3)),
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size((4, 1)), (2, 4, 3)),
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 2), (2, 3), raises=RuntimeError),

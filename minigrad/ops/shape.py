@@ -599,8 +599,3 @@ def split_with_sizes(input, split_sizes, dim=0):
     """input split along dim into views of the listed sizes (which must add up to the dim's
     size); see Tensor.split_with_sizes."""
     return as_tensor(input).split_with_sizes(split_sizes, dim)
-
-
-def is_same_size(input, other):
-    """True if the two tensors have the same shape (a Python bool)."""
-    return as_tensor(input).shape == as_tensor(other).shape

@@ -78,7 +78,16 @@ from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow b
     short,
     uint8,
 )
-from minigrad.creation import asarray, empty_strided, frombuffer, is_tensor, logspace, numel, scalar_tensor
+from minigrad.creation import (
+    asarray,
+    empty_permuted,
+    empty_strided,
+    frombuffer,
+    is_tensor,
+    logspace,
+    numel,
+    scalar_tensor,
+)
 from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from minigrad.ops.activation import log_softmax, softmax
 from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round shadow builtins here, as in torch)

@@ -302,3 +302,17 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
             f"({dtype.itemsize})"
         )
     return _new(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset), None, None, requires_grad, "frombuffer")
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of shape `size` whose dims lie in memory in the order `physical_layout`
+    (outermost first): (0, 2, 3, 1) lays an (N, C, H, W) tensor out channels-last. Made
+    as a contiguous array of the permuted shape, seen back in `size`'s order; zeros here
+    (torch leaves it uninitialised)."""
+    size, layout = tuple(int(s) for s in size), tuple(int(d) for d in physical_layout)
+    if sorted(layout) != list(range(len(size))):
+        problem = "Duplicate dim not allowed" if len(set(layout)) != len(layout) else "not a permutation of the dims"
+        raise RuntimeError(f"empty_permuted: {problem}: physical_layout {layout} for size {size}")
+    dtype = dtypes.to_dtype(dtype, "empty_permuted") or dtypes.default_float
+    storage = np.zeros(tuple(size[d] for d in layout), dtype=dtype)
+    return _new(storage.transpose(np.argsort(layout)), None, device, requires_grad, "empty_permuted")

@@ -2378,8 +2378,9 @@ class Tensor:
         return self.transpose(0, 1)
 
     def unfold(self, dimension, size, step):
-        """Every window of `size` elements along `dimension`, one every `step`, as a new last
-        dim; a view sharing this tensor's storage. See `mg.ops.strided.unfold`."""
+        """Every window of `size` elements along `dimension`, one every `step`: that dim
+        becomes (n - size) // step + 1 windows and a new last dim of `size` runs along each.
+        A view sharing this tensor's storage; the gradient adds back where windows overlap."""
         return ops.strided.unfold(self, dimension, size, step)
 
     def as_strided(self, size, stride, storage_offset=None):

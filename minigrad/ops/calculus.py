@@ -3,7 +3,7 @@
 `cumulative_trapezoid`).
 
 Each is slices of the input subtracted, added and scaled, so each is differentiable as
-the Tensor ops it is made of: the gradient of y_i = x_{i+1} - x_i is +dL/dy_i for x_{i+1}
+the Tensor ops it is made of: the gradient of y[i] = x[i+1] - x[i] is +dL/dy[i] for x[i+1]
 and -dL/dy_i for x_i, and so on.
 """
 
@@ -20,8 +20,8 @@ def _slice(x, d, start=None, stop=None):
 
 # ---- differences -----------------------------------------------------------------------------
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """The n-th forward difference along `dim`: out_i = x_{i+1} - x_i, applied n times
-    (for bool tensors, x_{i+1} != x_i). `prepend` and `append` are joined to input along
+    """The n-th forward difference along `dim`: `out[i] = x[i+1] - x[i]`, applied n times
+    (for bool tensors, `x[i+1] != x[i]`). `prepend` and `append` are joined to input along
     dim first (they have input's number of dims)."""
     x = as_tensor(input)
     if x.ndim == 0:
@@ -94,7 +94,7 @@ def _one_dim_gradient(f, d, h, edge_order):
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """The derivative of the sampled function `input` along each of `dim` (all dims by
-    default), one tensor per dim in a tuple: central differences (f_{i+1} - f_{i-1}) / 2h
+    default), one tensor per dim in a tuple: central differences `(f[i+1] - f[i-1]) / 2h`
     inside, one-sided differences of order `edge_order` (1 or 2) at the edges. `spacing`
     is the step h (a number, or one per dim), or the sample coordinates (one 1-D tensor
     per dim) for uneven steps."""
@@ -140,7 +140,7 @@ def _float(y):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of the samples `y` along `dim` by the trapezoid rule:
-    sum_i (x_{i+1} - x_i) (y_i + y_{i+1}) / 2, the samples at coordinates `x` (a tensor)
+    `sum_i (x[i+1] - x[i]) (y[i] + y[i+1]) / 2`, the samples at coordinates `x` (a tensor)
     or `dx` apart (1 by default)."""
     y = _float(y)
     d = normalize_dim(dim, y.ndim, "trapezoid")

@@ -85,7 +85,7 @@ class LogCumSumExp(Function):
 
         lowest = float(np.finfo(x.dtype).min)  # log(0), finite: -inf - (-inf) would be NaN
 
-        def part(g):  # sum_{j >= i} g_j exp(x_i - y_j), for g >= 0
+        def part(g):  # the sum over j >= i of g_j exp(x_i - y_j), for g >= 0
             positive = g > 0
             log_g = g.masked_fill(~positive, 1.0).log().masked_fill(~positive, lowest)
             from_the_end = LogCumSumExp.apply((log_g - y).flip(d), dim=d).flip(d)
@@ -96,7 +96,7 @@ class LogCumSumExp(Function):
 
 
 def logcumsumexp(input, dim):
-    """Running log-sum-exp along `dim`: y_i = log(sum_{j <= i} exp(x_j)), stable for large
+    """Running log-sum-exp along `dim`: `y[i] = log(sum over j <= i of exp(x[j]))`, stable for large
     values (floating point input only)."""
     x = as_tensor(input)
     if x.dtype.kind != "f":

@@ -1,6 +1,6 @@
 """Reducing many values into one place: `scatter_reduce` and `index_reduce`.
 
-`scatter` writes src[i][j] to out[i][index[i][j]] (dim=1); when several elements go to one
+`scatter` writes `src[i][j]` to `out[i][index[i][j]]` (dim=1); when several elements go to one
 place, `scatter_reduce` combines them, with the value already there (`include_self=True`)
 or without it: by sum, product, mean, largest (amax) or smallest (amin). A place that
 nothing is written to keeps input's value. `index_reduce` is the same along one dim with
@@ -147,7 +147,7 @@ def _check_reduce(op, reduce, allowed):
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """A copy of input with each src[i][j] reduced into out[i][index[i][j]] (dim=1) by
+    """A copy of input with each `src[i][j]` reduced into `out[i][index[i][j]]` (dim=1) by
     `reduce`: 'sum', 'prod', 'mean', 'amax' or 'amin', together with input's value there
     (`include_self=True`) or without it. Places nothing is written to keep input's value.
     An integer 'mean' rounds down, as PyTorch's."""

@@ -14,6 +14,7 @@ import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
+from minigrad.size import Size  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
 from minigrad.autograd import (
     enable_grad,
@@ -77,7 +78,17 @@ from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow b
     short,
     uint8,
 )
-from minigrad.creation import is_tensor, numel
+from minigrad.creation import (
+    asarray,
+    empty_permuted,
+    empty_strided,
+    frombuffer,
+    is_tensor,
+    logspace,
+    numel,
+    scalar_tensor,
+)
+from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from minigrad.ops.activation import log_softmax, softmax
 from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round shadow builtins here, as in torch)
     abs,
@@ -114,6 +125,8 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
+from minigrad.ops.calculus import cumulative_trapezoid, diff, gradient, trapezoid, trapz
+from minigrad.ops.cumulative import cummax, cummin, logcumsumexp
 from minigrad.ops.arithmetic import (
     absolute,
     addcdiv,
@@ -181,26 +194,62 @@ from minigrad.ops.index import (
     index_fill,
     index_select,
     masked_fill,
+    masked_select,
     narrow,
+    narrow_copy,
     nonzero,
+    nonzero_static,
+    repeat_interleave,
     scatter,
     scatter_add,
+    select,
+    take,
+    take_along_dim,
+    unravel_index,
+)
+from minigrad.ops.index_write import index_add, index_copy, index_put, masked_scatter, put
+from minigrad.ops.inverse import cholesky_inverse, cholesky_solve, det, inverse, logdet, pinverse, slogdet
+from minigrad.ops.joining import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    column_stack,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    row_stack,
+    tensor_split,
+    vsplit,
+    vstack,
 )
 from minigrad.ops.linalg import (
+    addbmm,
     addmm,
+    addmv,
+    addr,
     baddbmm,
     bmm,
     cross,
     diag,
+    diag_embed,
+    diagflat,
     dot,
     einsum,
     inner,
+    kron,
     matmul,
     mm,
+    mv,
     outer,
+    tensordot,
     trace,
     tril,
+    tril_indices,
     triu,
+    triu_indices,
+    vander,
     vdot,
 )
 from minigrad.ops.logic import all, allclose, any, equal, isclose, isfinite, isinf, isnan  # noqa: A004
@@ -220,27 +269,55 @@ from minigrad.ops.reduce import (  # noqa: A004  (mg.sum, mg.max, mg.min shadow 
     sum,
     var,
 )
+from minigrad.ops.matrix_powers import matrix_exp, matrix_power
+from minigrad.ops.norms import dist, renorm
+from minigrad.ops.order_stats import kthvalue, median, mode, nanmedian, nanquantile, quantile
+from minigrad.ops.promotion import can_cast, promote_types, result_type
 from minigrad.ops.reduce import norm_function as norm
 from minigrad.ops.sampling import bernoulli, multinomial, normal
+from minigrad.ops.scatter_reduce import index_reduce, scatter_reduce
 from minigrad.ops.shape import (
+    adjoint,
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
     cartesian_prod,
     cat,
     chunk,
+    clone,
+    combinations,
+    detach,
     flatten,
     flip,
+    fliplr,
+    flipud,
     meshgrid,
+    moveaxis,
+    movedim,
     permute,
+    ravel,
     repeat,
     reshape,
     roll,
+    rot90,
     split,
+    split_with_sizes,
     squeeze,
     stack,
+    swapaxes,
+    swapdims,
+    t,
+    tile,
     transpose,
     unbind,
     unflatten,
     unsqueeze,
 )
+from minigrad.ops.search import bincount, bucketize, count_nonzero, histc, histogram, histogramdd, searchsorted
+from minigrad.ops.sort import argsort, msort, sort, topk, unique, unique_consecutive
+from minigrad.ops.statistics import aminmax, corrcoef, cov, nanmean, nansum, std_mean, var_mean
+from minigrad.ops.strided import as_strided, diagonal
+from minigrad.ops.view_scatter import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter
 from minigrad.ops.rounding import (
     copysign,
     fix,
@@ -255,7 +332,6 @@ from minigrad.ops.rounding import (
     trunc,
 )
 from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
-from minigrad.ops.sort import argsort, msort, sort, topk, unique
 from minigrad.ops.trig import (
     acos,
     acosh,

@@ -234,3 +234,85 @@ def is_tensor(obj):
 def numel(input):
     """The number of elements of the tensor input (a Python int); see Tensor.numel."""
     return input.numel()
+
+
+# ---- more ways to make a tensor ---------------------------------------------------------------
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    """`steps` values from base**start to base**end, evenly spaced in the exponent."""
+    if steps < 0:
+        raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
+    values = np.power(float(base), np.linspace(start, end, steps))
+    return _new(values, dtype or dtypes.default_float, device, requires_grad, "logspace")
+
+
+def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding the number `s`, of the default float dtype unless `dtype` says
+    otherwise (an int or a bool becomes a float too, unlike `mg.tensor`)."""
+    return _new(np.asarray(s, dtype=np.float64), dtype or dtypes.default_float, device, requires_grad, "scalar_tensor")
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """`obj` (a Tensor, a NumPy array, a number or nested lists) as a tensor, sharing its
+    memory where it can, as `torch.asarray`: a Tensor of the right dtype is returned
+    itself, an array of the right dtype is shared; `copy=True` always copies, and
+    `copy=False` raises where sharing is impossible. A Tensor's copy or conversion stays
+    in the graph (`requires_grad` follows obj's unless given, as torch 2's)."""
+    host_device(device, "asarray")
+    dtype = dtypes.to_dtype(dtype, "asarray")
+    shareable = isinstance(obj, (Tensor, np.ndarray)) and (dtype is None or dtype == obj.dtype)
+    if copy is False and not shareable:
+        raise ValueError(f"asarray: can't share the memory of a {type(obj).__name__} (copy=False) with dtype {dtype}")
+    if isinstance(obj, Tensor):
+        t = obj if dtype is None or dtype == obj.dtype else obj.to(dtype)
+        t = t.clone() if copy and t is obj else t
+        if requires_grad is False:
+            t = t.detach()
+    else:
+        t = as_tensor(obj) if shareable and not copy else tensor(obj, dtype=dtype)
+    if requires_grad and not t.requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of shape `size` laid out in memory with the given element `stride`s (as
+    `x.stride()` reports them), over a storage just big enough; zeros here (torch leaves it
+    uninitialised)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"empty_strided: mismatch in length of strides and shape ({len(stride)} != {len(size)})")
+    dtype = dtypes.to_dtype(dtype, "empty_strided") or dtypes.default_float
+    length = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = np.zeros(length, dtype=dtype)
+    itemsize = storage.itemsize
+    array = np.ndarray(size, dtype, buffer=storage, strides=tuple(s * itemsize for s in stride))
+    return _new(array, None, device, requires_grad, "empty_strided")
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor that shares the memory of a Python object with the buffer protocol
+    (bytes, bytearray, array.array, mmap ...): `count` elements of `dtype` (all by
+    default) from byte `offset`. A write to one shows in the other; a read-only buffer
+    (bytes) gives a read-only tensor."""
+    dtype = dtypes.to_dtype(dtype, "frombuffer")
+    length = memoryview(buffer).nbytes - offset
+    if count == -1 and length % dtype.itemsize:
+        raise ValueError(
+            f"buffer length ({length} bytes) after offset ({offset} bytes) must be a multiple of element size "
+            f"({dtype.itemsize})"
+        )
+    return _new(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset), None, None, requires_grad, "frombuffer")
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of shape `size` whose dims lie in memory in the order `physical_layout`
+    (outermost first): (0, 2, 3, 1) lays an (N, C, H, W) tensor out channels-last. Made
+    as a contiguous array of the permuted shape, seen back in `size`'s order; zeros here
+    (torch leaves it uninitialised)."""
+    size, layout = tuple(int(s) for s in size), tuple(int(d) for d in physical_layout)
+    if sorted(layout) != list(range(len(size))):
+        problem = "Duplicate dim not allowed" if len(set(layout)) != len(layout) else "not a permutation of the dims"
+        raise RuntimeError(f"empty_permuted: {problem}: physical_layout {layout} for size {size}")
+    dtype = dtypes.to_dtype(dtype, "empty_permuted") or dtypes.default_float
+    storage = np.zeros(tuple(size[d] for d in layout), dtype=dtype)
+    return _new(storage.transpose(np.argsort(layout)), None, device, requires_grad, "empty_permuted")

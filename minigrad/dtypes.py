@@ -184,7 +184,8 @@ def result_type(a, b, a_is_0d=False, b_is_0d=False):
 
 
 def _category(dtype):
-    return "biuf".index(dtype.kind) if dtype.kind in "biuf" else 4
+    """bool < integer (signed or not) < float: the categories of PyTorch's promotion."""
+    return "biif".index(dtype.kind.replace("u", "i")) if dtype.kind in "biuf" else 4
 
 
 def scalar_result_type(tensor_dtype, scalar):

@@ -1,4 +1,6 @@
-"""`mg.linalg`: norms, as in `torch.linalg` (the part of it that everyday code uses).
+"""`mg.linalg`: norms, inverses, determinants and matrix functions, as in `torch.linalg`
+(the part of it that everyday code uses; the Functions are in minigrad/ops/inverse.py and
+minigrad/ops/matrix_powers.py, and the top-level `mg.inverse`, `mg.det`, ... are the same).
 
 A vector norm treats the elements over `dim` as one vector:
 ||x||_p = (sum |x_i|^p)^(1/p), with the limits max |x_i| (p = inf), min |x_i|
@@ -12,10 +14,23 @@ does not implement.
 from minigrad import dtypes
 from minigrad._args import normalize_dim, normalize_dims
 from minigrad.creation import as_tensor
+from minigrad.ops.inverse import det, slogdet, solve
+from minigrad.ops.inverse import inverse as inv
+from minigrad.ops.matrix_powers import matrix_exp, matrix_power
 from minigrad.ops.out import write_out
 from minigrad.ops.reduce import norm as _vector_norm
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = [
+    "det",
+    "inv",
+    "matrix_exp",
+    "matrix_norm",
+    "matrix_power",
+    "norm",
+    "slogdet",
+    "solve",
+    "vector_norm",
+]
 
 
 def _result(y, out, op):

@@ -18,6 +18,9 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args
+from minigrad.size import Size
+
+_tuple_new = tuple.__new__  # makes a Size from a tuple without Size.__new__'s checks
 
 
 class VersionCounter:
@@ -99,8 +102,9 @@ class Tensor:
     # ---- attributes ------------------------------------------------------------------
     @property
     def shape(self):
-        """The size of each dimension, a tuple of ints (PyTorch's `torch.Size` is a tuple too)."""
-        return self.array.shape
+        """The size of each dimension, an `mg.Size`: a tuple of ints with `numel()`, as
+        torch's `torch.Size`."""
+        return _tuple_new(Size, self.array.shape)  # no checks: an array's shape is ints already
 
     @property
     def ndim(self):
@@ -275,6 +279,18 @@ class Tensor:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(len(self)))
+
+    def __reversed__(self):
+        """reversed(t): the tensor flipped along dim 0 (a 0-d tensor is itself), as torch's."""
+        return self if self.ndim == 0 else self.flip(0)
+
+    def __contains__(self, element):
+        """`element in t`: whether any element equals `element` (a number or a tensor)."""
+        if not isinstance(element, (Tensor, int, float, bool, np.number, np.bool_)):
+            raise RuntimeError(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+            )
+        return bool((self == element).any().item())
 
     def item(self):
         """The value of a one-element tensor as a Python number (raises for more elements)."""
@@ -1319,6 +1335,144 @@ class Tensor:
         """scatter_add, in place: add `src` at `index` along `dim`; returns self."""
         return self._inplace("scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,))
 
+    # In-place view ops change the shape (and strides) the tensor sees its storage with,
+    # not its values: the tensor becomes the view (autograd/inplace.py, change_view).
+    def _inplace_view(self, op, view):
+        if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed.")
+        try:
+            return autograd.inplace.change_view(self, view)
+        except RuntimeError as e:
+            raise RuntimeError(str(e).replace("in-place view op", op, 1)) from None
+
+    def squeeze_(self, dim=None):
+        """squeeze, in place: this tensor loses its size-1 dims (or only `dim`); returns self."""
+        return self._inplace_view("squeeze_", lambda t: t.squeeze(dim))
+
+    def unsqueeze_(self, dim):
+        """unsqueeze, in place: this tensor gains a size-1 dim at `dim`; returns self."""
+        return self._inplace_view("unsqueeze_", lambda t: t.unsqueeze(dim))
+
+    def transpose_(self, dim0, dim1):
+        """transpose, in place: this tensor's dims `dim0` and `dim1` swap; returns self."""
+        return self._inplace_view("transpose_", lambda t: t.transpose(dim0, dim1))
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def t_(self):
+        """t, in place: this matrix becomes its transpose; returns self."""
+        return self._inplace_view("t_", Tensor.t)
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        """as_strided, in place: this tensor sees its storage with new sizes and strides;
+        returns self."""
+        return self._inplace_view("as_strided_", lambda t: t.as_strided(size, stride, storage_offset))
+
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        """addmm, in place: self = beta * self + alpha * (mat1 @ mat2); returns self."""
+        compute = lambda t: ops.linalg.addmm(t, mat1, mat2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addmm_", compute, (mat1, mat2))
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        """addmv, in place: self = beta * self + alpha * (mat @ vec); returns self."""
+        compute = lambda t: ops.linalg.addmv(t, mat, vec, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addmv_", compute, (mat, vec))
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        """addr, in place: self = beta * self + alpha * outer(vec1, vec2); returns self."""
+        compute = lambda t: ops.linalg.addr(t, vec1, vec2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addr_", compute, (vec1, vec2))
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        """addbmm, in place: self = beta * self + alpha * sum_b batch1[b] @ batch2[b]; returns self."""
+        compute = lambda t: ops.linalg.addbmm(t, batch1, batch2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("addbmm_", compute, (batch1, batch2))
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        """baddbmm, in place: self = beta * self + alpha * (batch1 @ batch2); returns self."""
+        compute = lambda t: ops.linalg.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha)  # noqa: E731
+        return self._inplace("baddbmm_", compute, (batch1, batch2))
+
+    def renorm_(self, p, dim, maxnorm):
+        """renorm, in place: the slices along `dim` scaled down to p-norm at most `maxnorm`;
+        returns self."""
+        return self._inplace("renorm_", lambda t: ops.norms.renorm(t, p, dim, maxnorm))
+
+    def tril_(self, diagonal=0):
+        """tril, in place: zero the elements above the `diagonal`-th diagonal; returns self."""
+        return self._inplace("tril_", lambda t: t.tril(diagonal))
+
+    def triu_(self, diagonal=0):
+        """triu, in place: zero the elements below the `diagonal`-th diagonal; returns self."""
+        return self._inplace("triu_", lambda t: t.triu(diagonal))
+
+    def resize_(self, *sizes, memory_format=None):
+        """Give this tensor the shape `sizes`, in place, with contiguous strides over its
+        storage from its first element (the values already there, read in that order); if
+        the storage is too small, it is replaced by a larger one, zeros after the old
+        values. Not recorded by autograd: a tensor that requires grad refuses, as torch's."""
+        if self.requires_grad:
+            raise RuntimeError("resize_: cannot resize variables that require grad")
+        shape = size_args(sizes)
+        if any(s < 0 for s in shape):
+            raise RuntimeError(f"resize_: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        self.array = ops.strided.resized(self.array, shape)
+        self._view = None  # not the view its base made any more (no gradient can flow here)
+        self._version_counter().value += 1
+        return self
+
+    def resize_as_(self, the_template, memory_format=None):
+        """resize_ to `the_template`'s shape; returns self."""
+        return self.resize_(the_template.shape)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns self."""
+        compute = lambda t: ops.index_write.index_add(t, dim, index, source, alpha=alpha)  # noqa: E731
+        return self._inplace("index_add_", compute, (source,))
+
+    def index_copy_(self, dim, index, source):
+        """index_copy, in place: replace the slices `index` along `dim` by source's; returns self."""
+        return self._inplace("index_copy_", lambda t: ops.index_write.index_copy(t, dim, index, source), (source,))
+
+    def index_put_(self, indices, values, accumulate=False):
+        """index_put, in place: write (or add) `values` at `self[indices]`; returns self."""
+        compute = lambda t: ops.index_write.index_put(t, indices, values, accumulate)  # noqa: E731
+        return self._inplace("index_put_", compute, (values,))
+
+    def put_(self, index, source, accumulate=False):
+        """put, in place: write (or add) `source` at the flat positions `index`; returns self."""
+        return self._inplace("put_", lambda t: ops.index_write.put(t, index, source, accumulate), (source,))
+
+    def masked_scatter_(self, mask, source):
+        """masked_scatter, in place: fill the masked places in order from `source`; returns self."""
+        return self._inplace("masked_scatter_", lambda t: ops.index_write.masked_scatter(t, mask, source), (source,))
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        """scatter_reduce, in place: reduce `src` into the places `index` names; returns self."""
+        compute = lambda t: ops.scatter_reduce.scatter_reduce(t, dim, index, src, reduce, include_self=include_self)  # noqa: E731
+        return self._inplace("scatter_reduce_", compute, (src,))
+
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        """index_reduce, in place: reduce source's slices into the slices `index`; returns self."""
+        compute = lambda t: ops.scatter_reduce.index_reduce(t, dim, index, source, reduce, include_self=include_self)  # noqa: E731
+        return self._inplace("index_reduce_", compute, (source,))
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Set the main diagonal (the elements whose indices are all equal) to `fill_value`, in
+        place; returns self. A 2-D tensor may be any shape; with more dims all must be equal.
+        With `wrap=True`, a tall matrix's diagonal starts again below a row left out, every
+        columns + 1 rows, as NumPy's fill_diagonal."""
+        if self.ndim < 2:
+            raise RuntimeError(f"fill_diagonal_: dimensions must larger than 1, got shape {tuple(self.shape)}")
+        if self.ndim > 2 and len(set(self.shape)) != 1:
+            raise RuntimeError(
+                f"fill_diagonal_: all dimensions of input must be of equal length, got {tuple(self.shape)}"
+            )
+        on_diagonal = np.zeros(self.shape, dtype=bool)
+        np.fill_diagonal(on_diagonal, True, wrap=wrap)
+        mask = Tensor._make(on_diagonal)
+        return self._inplace("fill_diagonal_", lambda t: ops.index.masked_fill(t, mask, fill_value))
+
     # The random fills draw from the global generator, or from `generator=` (a
     # mg.Generator, or a NumPy Generator), which leaves the global stream untouched.
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
@@ -2168,6 +2322,343 @@ class Tensor:
         with PyTorch's warning); see `mg.cross`."""
         return ops.linalg.cross(self, other, dim)
 
+    # ---- shape: moving dims, turning, tiling, windows and diagonals (math in minigrad/ops/) ---
+    def movedim(self, source, destination):
+        """The dims `source` moved to positions `destination` (ints or sequences), the others
+        keeping their order; a view. See `mg.movedim`."""
+        return ops.shape.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0, axis1):
+        """Two dims swapped: `transpose` under NumPy's name; a view."""
+        return self.transpose(axis0, axis1)
+
+    swapdims = swapaxes
+
+    def ravel(self):
+        """Flattened to 1-D: a view when the memory allows, else a copy."""
+        return self.reshape(-1)
+
+    def tile(self, *dims):
+        """Repeated `dims[i]` times along dim i, fewer dims counting as leading 1s; see `mg.tile`."""
+        return ops.shape.tile(self, size_args(dims))
+
+    def rot90(self, k=1, dims=(0, 1)):
+        """Rotated by 90 degrees `k` times in the plane of `dims`; see `mg.rot90`."""
+        return ops.shape.rot90(self, k, dims)
+
+    def fliplr(self):
+        """Reversed along dim 1 (left to right)."""
+        return ops.shape.fliplr(self)
+
+    def flipud(self):
+        """Reversed along dim 0 (upside down)."""
+        return ops.shape.flipud(self)
+
+    def adjoint(self):
+        """The conjugate transpose of each matrix (its last two dims swapped; for real
+        tensors, `mT`); a view."""
+        return ops.shape.adjoint(self)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of each matrix: for real tensors, `mT`."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (2-D only): for real tensors, its transpose."""
+        if self.ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+        return self.transpose(0, 1)
+
+    def unfold(self, dimension, size, step):
+        """Every window of `size` elements along `dimension`, one every `step`: that dim
+        becomes (n - size) // step + 1 windows and a new last dim of `size` runs along each.
+        A view sharing this tensor's storage; the gradient adds back where windows overlap."""
+        return ops.strided.unfold(self, dimension, size, step)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """A view of this tensor's storage with the given sizes and strides; see `mg.as_strided`."""
+        return ops.strided.as_strided(self, size, stride, storage_offset)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """The `offset`-th diagonal in the plane of `dim1` and `dim2`, as a last dim; a view.
+        See `mg.diagonal`."""
+        return ops.strided.diagonal(self, offset, dim1, dim2)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        """Matrices with the last dim on their diagonal; see `mg.diag_embed`."""
+        return ops.linalg.diag_embed(self, offset, dim1, dim2)
+
+    def diagflat(self, offset=0):
+        """A square matrix with the elements on its `offset`-th diagonal; see `mg.diagflat`."""
+        return ops.linalg.diagflat(self, offset)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        """Split into views along `dim`: n nearly equal pieces, or cut before each index; see
+        `mg.tensor_split`."""
+        return ops.joining.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections):
+        """Split along dim 1 (dim 0 for a vector); see `mg.hsplit`."""
+        return ops.joining.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        """Split along dim 0 of a tensor with at least 2 dims; see `mg.vsplit`."""
+        return ops.joining.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        """Split along dim 2 of a tensor with at least 3 dims; see `mg.dsplit`."""
+        return ops.joining.dsplit(self, indices_or_sections)
+
+    def split_with_sizes(self, split_sizes, dim=0):
+        """Split along `dim` into views of the listed sizes, which must add up to the dim's size."""
+        d = normalize_dim(dim, self.ndim, "split_with_sizes")
+        if sum(split_sizes) != self.shape[d]:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {self.shape[d]} (input tensor's size at "
+                f"dimension {d}), but got split_sizes={list(split_sizes)}"
+            )
+        return self.split(list(split_sizes), d)
+
+    def sum_to_size(self, *size):
+        """Summed down to `size`, a shape this tensor's expands from (the leading dims it
+        lacks and its size-1 dims summed over): what broadcasting's gradient does, as
+        `unbroadcast`. dL/dx = dL/dy expanded back."""
+        size = size_args(size)
+        try:
+            expandable = np.broadcast_shapes(size, self.shape) == self.shape
+        except ValueError:
+            expandable = False
+        if not expandable:
+            raise RuntimeError(f"sum_to_size: size {{{list(size)}}} is not expandable to size {{{list(self.shape)}}}.")
+        return ops.broadcast.unbroadcast(self, tuple(size))
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        """Each element (or slice along `dim`) repeated `repeats` times in a row; see
+        `mg.repeat_interleave`."""
+        return ops.index.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    # ---- indexing: reads and writes at indices (math in minigrad/ops/) ----------------------
+    def select(self, dim, index):
+        """The slice at `index` along `dim`, that dim removed; a view. See `mg.select`."""
+        return ops.index.select(self, dim, index)
+
+    def narrow_copy(self, dim, start, length):
+        """`narrow(dim, start, length)` as a copy with its own memory."""
+        return ops.index.narrow_copy(self, dim, start, length)
+
+    def take(self, index):
+        """The elements at flat positions `index` (the tensor read as 1-D); see `mg.take`."""
+        return ops.index.take(self, index)
+
+    def take_along_dim(self, indices, dim=None):
+        """Read along `dim` at `indices` (gather with broadcasting); see `mg.take_along_dim`."""
+        return ops.index.take_along_dim(self, indices, dim)
+
+    def masked_select(self, mask):
+        """The elements where the bool `mask` is True, as a 1-D tensor; see `mg.masked_select`."""
+        return ops.index.masked_select(self, mask)
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        """`nonzero()` cut or padded to exactly `size` rows; see `mg.nonzero_static`."""
+        return ops.index.nonzero_static(self, size=size, fill_value=fill_value)
+
+    def select_scatter(self, src, dim, index):
+        """A copy with `src` in place of `select(dim, index)`; see `mg.select_scatter`."""
+        return ops.view_scatter.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+        """A copy with `src` in place of the slice start:end:step along `dim`."""
+        return ops.view_scatter.slice_scatter(self, src, dim, start, end, step)
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        """A copy with `src` in place of `diagonal(offset, dim1, dim2)`."""
+        return ops.view_scatter.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        """A copy with `src` in place of `as_strided(size, stride, storage_offset)`."""
+        return ops.view_scatter.as_strided_scatter(self, src, size, stride, storage_offset)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """A copy with `alpha * source` added at the slices `index` along `dim`; see `mg.index_add`."""
+        return ops.index_write.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim, index, source):
+        """A copy with the slices `index` along `dim` replaced by source's; see `mg.index_copy`."""
+        return ops.index_write.index_copy(self, dim, index, source)
+
+    def index_put(self, indices, values, accumulate=False):
+        """A copy with `values` written (or added) at `self[indices]`; see `mg.index_put`."""
+        return ops.index_write.index_put(self, indices, values, accumulate)
+
+    def put(self, index, source, accumulate=False):
+        """A copy with `source` written (or added) at the flat positions `index`; see `mg.put`."""
+        return ops.index_write.put(self, index, source, accumulate)
+
+    def masked_scatter(self, mask, source):
+        """A copy with the masked places filled in order by source's elements; see
+        `mg.masked_scatter`."""
+        return ops.index_write.masked_scatter(self, mask, source)
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        """A copy with `src` reduced into the places `index` names; see `mg.scatter_reduce`."""
+        return ops.scatter_reduce.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        """A copy with source's slices reduced into the slices `index`; see `mg.index_reduce`."""
+        return ops.scatter_reduce.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+
+    # ---- reductions: order statistics, running extremes, NaN-skipping sums, statistics -------
+    def cummax(self, dim):
+        """(values, indices): the running maximum along `dim` and where it is; see `mg.cummax`."""
+        return ops.cumulative.cummax(self, dim)
+
+    def cummin(self, dim):
+        """(values, indices): the running minimum along `dim` and where it is; see `mg.cummin`."""
+        return ops.cumulative.cummin(self, dim)
+
+    def logcumsumexp(self, dim):
+        """Running log(sum(exp(x))) along `dim`, computed stably; see `mg.logcumsumexp`."""
+        return ops.cumulative.logcumsumexp(self, dim)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        """(values, indices) of the k-th smallest element along `dim`; see `mg.kthvalue`."""
+        return ops.order_stats.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim=False):
+        """The lower median (of all elements, or (values, indices) along `dim`); see `mg.median`."""
+        return ops.order_stats.median(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        """`median` of the non-NaN elements; see `mg.nanmedian`."""
+        return ops.order_stats.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        """(values, indices) of the most frequent value along `dim`; see `mg.mode`."""
+        return ops.order_stats.mode(self, dim, keepdim)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """The q-th quantiles along `dim`; see `mg.quantile`."""
+        return ops.order_stats.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        """The q-th quantiles of the non-NaN elements along `dim`; see `mg.nanquantile`."""
+        return ops.order_stats.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        """The sum over `dim` of the elements that are not NaN; see `mg.nansum`."""
+        return ops.statistics.nansum(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        """The mean over `dim` of the elements that are not NaN; see `mg.nanmean`."""
+        return ops.statistics.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        """(min, max) over `dim`; see `mg.aminmax`."""
+        return ops.statistics.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        """The covariance matrix of the variables in the rows; see `mg.cov`."""
+        return ops.statistics.cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self):
+        """The correlation coefficients of the variables in the rows; see `mg.corrcoef`."""
+        return ops.statistics.corrcoef(self)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        """The n-th forward difference along `dim`; see `mg.diff`."""
+        return ops.calculus.diff(self, n, dim, prepend, append)
+
+    def dist(self, other, p=2):
+        """The p-norm of self - other; see `mg.dist`."""
+        return ops.norms.dist(self, other, p)
+
+    def renorm(self, p, dim, maxnorm):
+        """The slices along `dim` scaled down to p-norm at most `maxnorm`; see `mg.renorm`."""
+        return ops.norms.renorm(self, p, dim, maxnorm)
+
+    # ---- counting --------------------------------------------------------------------------
+    def bincount(self, weights=None, minlength=0):
+        """How often each value 0, 1, ... occurs (or the sum of `weights` in each bin); see
+        `mg.bincount`."""
+        return ops.search.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):  # noqa: A002  (torch's argument names)
+        """The histogram in `bins` equal bins between min and max; see `mg.histc`."""
+        return ops.search.histc(self, bins, min, max)
+
+    def histogram(self, bins, *, range=None, weight=None, density=False):  # noqa: A002
+        """(hist, bin_edges); see `mg.histogram`."""
+        return ops.search.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def count_nonzero(self, dim=None):
+        """The number of non-zero elements over `dim`; see `mg.count_nonzero`."""
+        return ops.search.count_nonzero(self, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Each run of equal consecutive elements squeezed to one; see `mg.unique_consecutive`."""
+        return ops.sort.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    # ---- linear algebra: products, inverses, determinants, matrix functions -----------------
+    def mv(self, vec):
+        """This matrix times the vector `vec`."""
+        return ops.linalg.mv(self, vec)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat @ vec)."""
+        return ops.linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """beta * self + alpha * outer(vec1, vec2)."""
+        return ops.linalg.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * the sum over the batch of batch1[b] @ batch2[b]."""
+        return ops.linalg.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def kron(self, other):
+        """The Kronecker product with `other`; see `mg.kron`."""
+        return ops.linalg.kron(self, other)
+
+    def inverse(self):
+        """The inverse of each square matrix; see `mg.inverse`."""
+        return ops.inverse.inverse(self)
+
+    def det(self):
+        """The determinant of each square matrix; see `mg.det`."""
+        return ops.inverse.det(self)
+
+    def logdet(self):
+        """log(det) of each square matrix (NaN for a negative determinant); see `mg.logdet`."""
+        return ops.inverse.logdet(self)
+
+    def slogdet(self):
+        """(sign, logabsdet) of the determinant of each square matrix; see `mg.slogdet`."""
+        return ops.inverse.slogdet(self)
+
+    def pinverse(self, rcond=1e-15):
+        """The Moore-Penrose pseudo-inverse of each matrix; see `mg.pinverse`."""
+        return ops.inverse.pinverse(self, rcond)
+
+    def cholesky_inverse(self, upper=False):
+        """The inverse of L L^T from this Cholesky factor L; see `mg.cholesky_inverse`."""
+        return ops.inverse.cholesky_inverse(self, upper)
+
+    def cholesky_solve(self, input2, upper=False):
+        """X with (L L^T) X = self, L = input2 a Cholesky factor; see `mg.cholesky_solve`."""
+        return ops.inverse.cholesky_solve(self, input2, upper)
+
+    def matrix_exp(self):
+        """The exponential of each square matrix; see `mg.matrix_exp`."""
+        return ops.matrix_powers.matrix_exp(self)
+
     # ---- new tensors like this one: its dtype (and device) unless told otherwise --------
     @staticmethod
     def _new_leaf(array, requires_grad):
@@ -2190,6 +2681,14 @@ class Tensor:
         """A tensor of shape `size` and this tensor's dtype unless `dtype` is given (zeros
         here; PyTorch leaves it uninitialised)."""
         return self.new_full(_new_shape(size, "new_empty"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+        """A tensor of shape `size` laid out with the given strides (see `mg.empty_strided`),
+        of this tensor's dtype unless `dtype` is given."""
+        from minigrad.creation import empty_strided  # creation.py imports this module
+
+        dtype = dtypes.to_dtype(dtype, "new_empty_strided") or self.dtype
+        return empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         """`fill_value` in a tensor of shape `size` (a tuple or list), of this tensor's dtype

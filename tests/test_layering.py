@@ -27,6 +27,7 @@ LAYERS = {
     "base": [
         "minigrad/_args.py",  # imports nothing from minigrad at all (test below)
         "minigrad/dtypes.py",
+        "minigrad/size.py",  # mg.Size, the type of a shape
         "minigrad/devices.py",
         "minigrad/threads.py",
         "minigrad/memory.py",
@@ -48,6 +49,7 @@ LAYERS = {
         "minigrad/tensor_types.py",  # mg.FloatTensor, ...: torch's legacy typed constructors
         "minigrad/autograd/",
         "minigrad/creation.py",
+        "minigrad/windows.py",  # hann_window, ...: creation functions of signal processing
         "minigrad/random.py",
     ],
     # differentiable Functions and the torch-level mg.* functions beside them

@@ -201,6 +201,35 @@ class CopySlices(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grad_values = take_view(ctx.view, grad) if ctx.needs_input_grad[1] else None
+        # the view is taken of a gradient laid out in memory as a fresh base is: an as_strided
+        # view names storage positions, and an expanded gradient has a storage of one element
+        grad_values = take_view(ctx.view, grad.contiguous()) if ctx.needs_input_grad[1] else None
         grad_base = grad.masked_fill(Tensor._make(ctx.written), 0.0) if ctx.needs_input_grad[0] else None
         return grad_base, grad_values
+
+
+# ---- in-place view ops: the tensor takes a new shape over the same storage ------------------
+def change_view(target, view):
+    """`target.unsqueeze_(0)`, `target.t_()`, ...: target becomes `view(target)`, a view of
+    its own storage with a new shape and strides; no value changes.
+
+    Autograd sees it as the view op applied to target's old self: target takes the view
+    op's node, whose input is target as it was (moved to a new tensor by `split_off`, as
+    for any in-place op). A view of some base stays a view of it, one step longer."""
+    recorded = is_recorded("in-place view op", target, ())
+    if target._view is not None and target._view.version != target._version:
+        renew_view(target)
+    if recorded:
+        before = split_off(target)
+    else:  # nothing to record: the old self only lends its storage (and its place under a base)
+        before = Tensor._make(target.array)
+        before._counter = target._version_counter()
+    before._view = target._view
+    result = view(before)
+    target.array = result.array
+    if recorded:
+        target.grad_fn, target.requires_grad = result.grad_fn, result.requires_grad
+    if target._view is not None:  # a view of a base: keep the path to it, through the old self
+        target._view = result._view
+    target._version_counter().value += 1
+    return target

@@ -15,10 +15,14 @@ import numpy as np
 from minigrad._args import normalize_dim
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
+from minigrad.dtypes import to_dtype
 from minigrad.ops import matmul_split
 from minigrad.ops.broadcast import check_broadcast, unbroadcast
+from minigrad.ops.elementwise import Where
 from minigrad.ops.out import write_out
 from minigrad.ops.promotion import check_same_dtype
+from minigrad.ops.shape import cat
+from minigrad.ops.view_scatter import diagonal_scatter
 from minigrad.tensor import Tensor
 
 
@@ -131,7 +135,10 @@ def _add_product(op, input, product, beta, alpha):
         raise RuntimeError(f"{op}: input of shape {c.shape} does not broadcast to the product's shape {product.shape}")
     scaled = product if alpha == 1 else product * alpha
     if beta == 0:
-        return scaled
+        if not c.requires_grad:
+            return scaled
+        # input's values are not read (a NaN in it does not leak), but its gradient is 0, as torch's
+        return Where.apply(Tensor._make(np.ones(scaled.shape, dtype=bool)), scaled, c.to(scaled.dtype))
     return scaled + (c if beta == 1 else c * beta)
 
 
@@ -149,6 +156,86 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     a, b = as_tensor(batch1), as_tensor(batch2)
     _check_matrices("baddbmm", a, b, 3, ("batch1", "batch2"))
     return _result(_add_product("baddbmm", input, matmul(a, b), beta, alpha), out, "baddbmm")
+
+
+def mv(input, vec, *, out=None):
+    """(n, m) @ (m,) -> (n,): a matrix times a vector."""
+    a, v = as_tensor(input), as_tensor(vec)
+    check_same_dtype("mv", input=a, vec=v)
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"mv: size mismatch, got input {tuple(a.shape)}, vec {tuple(v.shape)}")
+    return _result(matmul(a, v), out, "mv")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat @ vec); input broadcasts to (n,)."""
+    product = mv(mat, vec)
+    return _result(_add_product("addmv", input, product, beta, alpha), out, "addmv")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2); input broadcasts to (n, m)."""
+    a, b = as_tensor(vec1), as_tensor(vec2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"addr: expected 1-D vectors, but got vec1 {tuple(a.shape)} and vec2 {tuple(b.shape)}")
+    check_same_dtype("addr", vec1=a, vec2=b)
+    return _result(_add_product("addr", input, outer(a, b), beta, alpha), out, "addr")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * sum_b (batch1[b] @ batch2[b]): the batch of products added
+    up; input broadcasts to (n, p)."""
+    a, b = as_tensor(batch1), as_tensor(batch2)
+    _check_matrices("addbmm", a, b, 3, ("batch1", "batch2"))
+    return _result(_add_product("addbmm", input, matmul(a, b).sum(0), beta, alpha), out, "addbmm")
+
+
+# ---- products of whole tensors: kron, tensordot ------------------------------------------------
+def kron(input, other):
+    """The Kronecker product: every element of input times the whole of other, laid out as
+    blocks: for matrices, out[i*p + k, j*q + l] = a[i, j] * b[k, l]. (The dims interleave:
+    a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then merged pairwise.)"""
+    a, b = as_tensor(input), as_tensor(other)
+    ndim = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (ndim - a.ndim) + tuple(a.shape))
+    b = b.reshape((1,) * (ndim - b.ndim) + tuple(b.shape))
+    spread_a = a.reshape(tuple(v for n in a.shape for v in (n, 1)))
+    spread_b = b.reshape(tuple(v for n in b.shape for v in (1, n)))
+    return (spread_a * spread_b).reshape(tuple(m * n for m, n in zip(a.shape, b.shape)))
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sum of products over pairs of dims: with `dims` an int n, the last n dims of a with
+    the first n of b; with two lists, dims[0] of a with dims[1] of b. The remaining dims of
+    a, then of b, make the result. Computed as one matrix product after a permute and a
+    reshape, so its gradient is the matrix product's."""
+    a, b = as_tensor(a), as_tensor(b)
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError(f"both dimension lists should have same length, got {dims_a} and {dims_b}")
+    dims_a = [normalize_dim(d, a.ndim, "tensordot") for d in dims_a]
+    dims_b = [normalize_dim(d, b.ndim, "tensordot") for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} and second "
+                f"has size {b.shape[db]} in dim {db}"
+            )
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    k = math.prod(a.shape[d] for d in dims_a)
+    left = a.permute(free_a + dims_a).reshape(-1, k)
+    right = b.permute(dims_b + free_b).reshape(k, -1)
+    check_same_dtype("tensordot", a=a, b=b)
+    y = matmul(left, right).reshape(tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+    return _result(y, out, "tensordot")
 
 
 # ---- diagonals ---------------------------------------------------------------------------
@@ -191,6 +278,31 @@ def diag(input, diagonal=0, *, out=None):
     if x.ndim not in (1, 2):
         raise RuntimeError(f"diag(): supports 1-D or 2-D tensors, got shape {x.shape}")
     return _result(Diag.apply(x, diagonal=int(diagonal)), out, "diag")
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices with the last dim of `input` on their `offset`-th diagonal, in the plane of
+    dims `dim1` and `dim2` of the result (one more dim than input), zeros elsewhere: a
+    batch of vectors becomes a batch of diagonal matrices. The inverse of `diagonal`, and
+    its gradient is the diagonal of dL/dy."""
+    x = as_tensor(input)
+    if x.ndim == 0:
+        raise IndexError("diag_embed: Dimension out of range: a 0-d input has no last dim to put on a diagonal")
+    ndim = x.ndim + 1
+    d1, d2 = normalize_dim(dim1, ndim, "diag_embed"), normalize_dim(dim2, ndim, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(int(offset))
+    rest = iter(x.shape[:-1])
+    shape = tuple(n if k in (d1, d2) else next(rest) for k in range(ndim))
+    zeros = Tensor._make(np.zeros(shape, dtype=x.dtype))
+    return diagonal_scatter(zeros, x, offset, d1, d2)
+
+
+def diagflat(input, offset=0):
+    """A square matrix with the elements of `input` (flattened) on its `offset`-th diagonal."""
+    x = as_tensor(input)
+    return Diag.apply(x.reshape(-1), diagonal=int(offset))
 
 
 def trace(input):
@@ -337,6 +449,40 @@ class TriangleMask(Function):
     @staticmethod
     def backward(ctx, grad):
         return TriangleMask.apply(grad, diagonal=ctx.diagonal, lower=ctx.lower)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D `x`: column j holds x ** (N - 1 - j) (decreasing
+    powers; x ** j with `increasing=True`), N = len(x) columns by default. Built as a
+    running product of x, so x = 0 has a gradient."""
+    x = as_tensor(x)
+    if x.ndim != 1:
+        raise RuntimeError(f"x must be a one-dimensional tensor, got shape {tuple(x.shape)}")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative, got {n}")
+    if x.dtype.kind == "b":
+        x = x.to(np.int64)
+    if n == 0:
+        return Tensor._make(np.zeros((x.shape[0], 0), dtype=x.dtype))
+    ones = Tensor._make(np.ones((x.shape[0], 1), dtype=x.dtype))
+    powers = ones if n == 1 else cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1)], dim=1).cumprod(1)
+    return powers if increasing else powers.flip(1)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the lower triangle of a row x col matrix (on and below
+    the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order:
+    `m[tuple(tril_indices(3, 3))]` reads the lower triangle."""
+    rows, cols = np.tril_indices(row, offset, col)
+    return Tensor._make(np.stack([rows, cols]).astype(to_dtype(dtype, "tril_indices") or np.int64).reshape(2, -1))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the upper triangle of a row x col matrix (on and above
+    the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order."""
+    rows, cols = np.triu_indices(row, offset, col)
+    return Tensor._make(np.stack([rows, cols]).astype(to_dtype(dtype, "triu_indices") or np.int64).reshape(2, -1))
 
 
 def tril(input, diagonal=0):

@@ -15,6 +15,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import broadcastable, check_broadcast
+from minigrad.ops.out import can_cast as result_castable
 from minigrad.tensor import Tensor
 
 
@@ -107,6 +108,43 @@ def check_same_dtype(op, **operands):
             raise RuntimeError(
                 f"{op}: expected {names} to have the same dtype, but got {got}; convert one with .to(dtype)"
             )
+
+
+# ---- what a program asks about dtypes: torch.result_type, promote_types, can_cast ----------
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op on `tensor1` and `tensor2` (tensors or Python numbers)
+    computes in, by PyTorch's rules: a higher category (bool < integer < float) wins
+    whatever its size; within a category, a tensor with dims outranks a 0-d tensor, which
+    outranks a Python number, and otherwise the larger type wins."""
+    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
+        return dtypes.result_type(tensor1.dtype, tensor2.dtype, tensor1.ndim == 0, tensor2.ndim == 0)
+    if isinstance(tensor1, Tensor):
+        return dtypes.scalar_result_type(tensor1.dtype, tensor2)
+    if isinstance(tensor2, Tensor):
+        return dtypes.scalar_result_type(tensor2.dtype, tensor1)
+    kinds = {_number_kind(tensor1), _number_kind(tensor2)}  # two numbers: each as a tensor would be made
+    if "float" in kinds:
+        return dtypes.default_float
+    return dtypes.int64 if "int" in kinds else dtypes.bool
+
+
+def _number_kind(value):
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    return "int" if isinstance(value, (int, np.integer)) else "float"
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both dtypes convert to without losing their kind: a float beats
+    an integer (int64 and float16 give float16), an integer beats bool, and within a kind
+    the larger wins (uint8 and int8 give int16)."""
+    return dtypes.result_type(dtypes.to_dtype(type1, "promote_types"), dtypes.to_dtype(type2, "promote_types"))
+
+
+def can_cast(from_, to):
+    """Whether PyTorch's type promotion allows casting `from_` to `to`: not a float to an
+    integer, nor a number to bool; a larger to a smaller type of the same kind is fine."""
+    return result_castable(dtypes.to_dtype(from_, "can_cast"), dtypes.to_dtype(to, "can_cast"))
 
 
 def float_operands(input, other, op, integers=True):

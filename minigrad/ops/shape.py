@@ -5,6 +5,7 @@ reshape, a permutation by the inverse permutation, a broadcast (`expand`) by a s
 a concatenation by slicing the gradient into its pieces.
 """
 
+import itertools
 import math
 import warnings
 
@@ -15,6 +16,7 @@ from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
 from minigrad.ops.broadcast import unbroadcast
+from minigrad.size import Size
 from minigrad.tensor import Tensor
 
 
@@ -426,3 +428,174 @@ def cartesian_prod(*tensors):
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
     return stack([g.reshape(-1) for g in grids], dim=1)
+
+
+# ---- moving, swapping and turning dims (each a permute or a flip) ------------------------------
+def movedim(input, source, destination):
+    """input with dims `source` moved to positions `destination` (ints or sequences of
+    them), the other dims keeping their order; a view (a permute). `moveaxis` is NumPy's
+    name for it."""
+    x = as_tensor(input)
+    sources = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+    destinations = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    if len(sources) != len(destinations):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(sources)} dims) should contain the "
+            f"same number of dims as destination ({list(destinations)} dims)"
+        )
+    for name, dims in (("source", sources), ("destination", destinations)):
+        axes = [normalize_dim(d, x.ndim, "movedim") for d in dims]
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    sources = [normalize_dim(d, x.ndim, "movedim") for d in sources]
+    destinations = [normalize_dim(d, x.ndim, "movedim") for d in destinations]
+    order = [d for d in range(x.ndim) if d not in sources]  # the dims that stay, in order
+    for dest, src in sorted(zip(destinations, sources)):
+        order.insert(dest, src)
+    return x.permute(order) if x.ndim else x.view(())
+
+
+moveaxis = movedim
+
+
+def swapaxes(input, axis0, axis1):
+    """input with two dims swapped: `transpose` under NumPy's name; a view."""
+    return as_tensor(input).transpose(axis0, axis1)
+
+
+swapdims = swapaxes
+
+
+def t(input):
+    """The transpose of a matrix (a 0-d or 1-d input is returned as it is); see Tensor.t."""
+    return as_tensor(input).t()
+
+
+def adjoint(input):
+    """The conjugate transpose of each matrix of input (its last two dims swapped: for real
+    tensors, `mT`); a view."""
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor."
+        )
+    return x.transpose(-2, -1)
+
+
+def ravel(input):
+    """input flattened to 1-D: a view when its memory allows, else a copy (`reshape(-1)`)."""
+    return as_tensor(input).reshape(-1)
+
+
+def tile(input, dims):
+    """input repeated `dims[i]` times along dim i; fewer dims than input's count as
+    leading 1s (`tile(x, (2,))` repeats the last dim), unlike `repeat`."""
+    x = as_tensor(input)
+    dims = tuple(int(d) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    return x.repeat((1,) * (x.ndim - len(dims)) + dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """input rotated by 90 degrees `k` times in the plane of `dims`, from the first dim
+    towards the second (a flip and a transpose, so the gradient rotates back)."""
+    x = as_tensor(input)
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {x.ndim}")
+    d0, d1 = (normalize_dim(d, x.ndim, "rot90") for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"rot90: expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return x.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return x.flip(d0, d1)
+    if k == 3:
+        return x.flip(d0).transpose(d0, d1)
+    return x.clone()
+
+
+def fliplr(input):
+    """input reversed left to right: along dim 1 (input must have at least 2 dims)."""
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise RuntimeError(f"fliplr: Input must be >= 2-d, got shape {tuple(x.shape)}.")
+    return x.flip(1)
+
+
+def flipud(input):
+    """input reversed upside down: along dim 0 (input must have at least 1 dim)."""
+    x = as_tensor(input)
+    if x.ndim < 1:
+        raise RuntimeError("flipud: Input must be >= 1-d.")
+    return x.flip(0)
+
+
+# ---- broadcasting, as functions ------------------------------------------------------------------
+def broadcast_shapes(*shapes):
+    """The shape that tensors of `shapes` (ints or sequences of ints) broadcast to, as an
+    `mg.Size`, without making any tensor: dims are aligned from the right, and each size
+    must equal the others or be 1."""
+    shapes = [(s,) if isinstance(s, int) else tuple(int(n) for n in s) for s in shapes]
+    try:
+        return Size(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise RuntimeError(
+            f"broadcast_shapes: shapes {', '.join(map(str, shapes))} cannot be broadcast together"
+        ) from None
+
+
+def broadcast_to(input, size):
+    """input expanded to `size` (a view, no copy; -1 keeps a size), as `Tensor.expand`."""
+    return as_tensor(input).broadcast_to(size)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded to their common broadcast shape (views), as a tuple; each
+    gradient sums back over what its tensor was expanded along."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    tensors = [as_tensor(t) for t in tensors]
+    try:
+        shape = broadcast_shapes(*[t.shape for t in tensors])
+    except RuntimeError:
+        raise RuntimeError(
+            f"broadcast_tensors: shapes {', '.join(str(t.shape) for t in tensors)} cannot be broadcast together"
+        ) from None
+    return tuple(expand(t, shape) for t in tensors)
+
+
+# ---- copies and detached aliases, as functions -----------------------------------------------------
+def clone(input, *, memory_format=None):
+    """A copy of input with its own memory, recorded in the graph (dL/dx = dL/dy); see Tensor.clone."""
+    return as_tensor(input).clone()
+
+
+def detach(input):
+    """A new leaf that shares input's storage, cut from the graph; see Tensor.detach."""
+    return as_tensor(input).detach()
+
+
+# ---- combinations --------------------------------------------------------------------------------
+def combinations(input, r=2, with_replacement=False):
+    """Every combination of `r` elements of the 1-D `input`, one per row, in the order of
+    Python's itertools.combinations (or combinations_with_replacement): shape
+    (number of combinations, r). The rows are picked by index, so each element's gradient
+    is the sum of its copies' gradients."""
+    x = as_tensor(input)
+    if x.ndim != 1:
+        raise RuntimeError(f"combinations: Expect a 1D vector, but got shape {list(x.shape)}")
+    if r < 0:
+        raise RuntimeError(f"combinations: Expect a non-negative number, but got {r}")
+    if r == 0:
+        return x.new_empty(0)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(x.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return x[rows]
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """input split along dim into views of the listed sizes (which must add up to the dim's
+    size); see Tensor.split_with_sizes."""
+    return as_tensor(input).split_with_sizes(split_sizes, dim)

@@ -108,3 +108,30 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         extras.append(from_numpy(counts.astype(np.int64)))
     return (output, *extras) if extras else output
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """`input` with each run of equal consecutive elements (of slices along `dim`)
+    squeezed to one, in order: [1, 1, 2, 2, 3, 1] gives [1, 2, 3, 1] (`unique` would merge
+    the two 1s). With `return_inverse`, the run each element belongs to; with
+    `return_counts`, each run's length. A tensor, or a tuple when either flag is set."""
+    x = as_tensor(input)
+    if dim is None:
+        flat = x.array.reshape(-1)
+        starts = np.r_[True, flat[1:] != flat[:-1]] if flat.size else np.zeros(0, dtype=bool)
+        output, inverse_shape = flat[starts], x.shape
+    else:
+        if x.ndim == 0:
+            raise IndexError(f"unique_consecutive: dim {dim} is out of range for a 0-d tensor")
+        d = normalize_dim(dim, x.ndim, "unique_consecutive")
+        moved = np.moveaxis(x.array, d, 0).reshape(x.shape[d], -1)
+        starts = np.r_[True, (moved[1:] != moved[:-1]).any(axis=1)] if x.shape[d] else np.zeros(0, dtype=bool)
+        output, inverse_shape = np.compress(starts, x.array, axis=d), (x.shape[d],)
+    extras = []
+    if return_inverse:
+        extras.append(from_numpy((np.cumsum(starts) - 1).astype(np.int64).reshape(inverse_shape)))
+    if return_counts:
+        edges = np.r_[np.flatnonzero(starts), starts.size]
+        extras.append(from_numpy(np.diff(edges).astype(np.int64)))
+    output = from_numpy(np.ascontiguousarray(output))
+    return (output, *extras) if extras else output

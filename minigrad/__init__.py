@@ -3,9 +3,9 @@
 The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and use
 `mg.tensor`, `mg.no_grad`, `mg.autograd.grad`, ... as you would `torch`. As after
 `import torch`, the subpackages `mg.nn`, `mg.nn.functional`, `mg.optim`, `mg.autograd`,
-`mg.utils.data`, `mg.backends`, `mg.cuda`, `mg.accelerator` and `mg.distributed` are
-reachable without importing them. Numba is not imported here: the kernels import it
-when first used, which keeps `import minigrad` fast.
+`mg.utils.data`, `mg.backends`, `mg.cuda`, `mg.accelerator`, `mg.distributed` and
+`mg.distributions` are reachable without importing them. Numba is not imported here: the
+kernels import it when first used, which keeps `import minigrad` fast.
 """
 
 import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
@@ -195,7 +195,7 @@ from minigrad.tensor_types import (
 )
 from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
-from minigrad import data, nn, optim, utils, viz
+from minigrad import data, distributions, nn, optim, utils, viz
 
 concat = concatenate = cat
 

@@ -59,6 +59,7 @@ LAYERS = {
         "minigrad/data/",
         "minigrad/text/",  # tokenizers and the text dataset, beside data/
         "minigrad/utils/",
+        "minigrad/distributions/",  # probability distributions, built on ops and nn.functional, as nn is
     ],
     # programs built on the public API, and the public API itself (the face may import
     # anything; models and programs may use `import minigrad as mg`)

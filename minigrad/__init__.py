@@ -14,6 +14,7 @@ from minigrad import threads  # isort: skip  (the BLAS thread policy, before any
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
+from minigrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -196,6 +197,7 @@ from minigrad.tensor_types import (
 from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
 from minigrad import data, distributions, nn, optim, utils, viz
+from minigrad.autograd import functional as _autograd_functional  # noqa: F401  (mg.autograd.functional)
 
 concat = concatenate = cat
 

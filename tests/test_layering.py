@@ -49,7 +49,11 @@ LAYERS = {
         "minigrad/random.py",
     ],
     # differentiable Functions and the torch-level mg.* functions beside them
-    "ops": ["minigrad/ops/", "minigrad/linalg.py"],
+    "ops": [
+        "minigrad/ops/",
+        "minigrad/linalg.py",
+        "minigrad/autograd/functional.py",  # jacobian, hessian, ...: functions of autograd.grad and stack
+    ],
     # F.*, with all of F's argument checks
     "nn.functional": ["minigrad/nn/functional/"],
     # layers and what trains them: Module and layers, optimizers, data loading

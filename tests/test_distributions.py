@@ -28,6 +28,7 @@ from minigrad.ops import xlogy as mg_xlogy
 from .surface import case, ids, ints, pos, run, unit
 
 TORCH_API = [
+    "torch.distributions",
     "torch.distributions.Distribution",
     "torch.distributions.ExponentialFamily",
     "torch.distributions.Normal",
@@ -1096,3 +1097,15 @@ def test_cholesky_and_triangular_solve_against_torch():
     )
     with pytest.raises(RuntimeError, match="not positive-definite"):
         mg_cholesky.cholesky(mg.tensor(-np.eye(3)))
+
+
+def test_the_package_is_reachable_as_torchs():
+    """`import minigrad` reaches mg.distributions, as `import torch` reaches torch.distributions,
+    and it holds torch's names for the distributions minigrad has."""
+    import importlib
+
+    for lib in (torch, mg):
+        assert importlib.import_module(f"{lib.__name__}.distributions") is lib.distributions
+    for name in TORCH_API[1:]:
+        attribute = name.split(".")[-1]
+        assert hasattr(torch.distributions, attribute) and hasattr(mg.distributions, attribute), name

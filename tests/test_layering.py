@@ -31,6 +31,11 @@ LAYERS = {
         "minigrad/threads.py",
         "minigrad/memory.py",
         "minigrad/progress.py",
+        "minigrad/printing.py",  # how a tensor's values print (torch's layout), and set_printoptions
+        "minigrad/layout.py",  # torch's layout and memory_format values
+        "minigrad/warn_always.py",  # torch.set_warn_always
+        "minigrad/cpu.py",  # mg.cpu, the CPU as a device module
+        "minigrad/errors.py",  # torch's device exception classes
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
         "minigrad/cuda.py",
@@ -47,6 +52,10 @@ LAYERS = {
         "minigrad/autograd/",
         "minigrad/creation.py",
         "minigrad/random.py",
+        "minigrad/tensor_runtime.py",  # Tensor's runtime and legacy methods (a mixin of Tensor)
+        "minigrad/queries.py",  # typename, is_complex, is_inference, is_storage, get_device
+        "minigrad/testing.py",  # assert_close
+        "minigrad/func.py",  # grad and functional_call, on autograd.grad
     ],
     # differentiable Functions and the torch-level mg.* functions beside them
     "ops": [

@@ -59,7 +59,7 @@ from minigrad.determinism import (
 )
 from minigrad.devices import device, get_default_device, set_default_device
 from minigrad.errors import AcceleratorError, OutOfMemoryError
-from minigrad.layout import (
+from minigrad.layouts import (
     channels_last,
     channels_last_3d,
     contiguous_format,

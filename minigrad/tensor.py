@@ -15,7 +15,7 @@ import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
-from minigrad import layout as _layout
+from minigrad import layouts as _layout
 from minigrad import printing as _printing
 from minigrad import random as _random
 from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args

@@ -10,7 +10,7 @@ tensor and its math.
 import numpy as np
 
 from minigrad import dtypes
-from minigrad import layout as _layout
+from minigrad import layouts as _layout
 from minigrad._args import size_args
 
 

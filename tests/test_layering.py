@@ -32,7 +32,7 @@ LAYERS = {
         "minigrad/memory.py",
         "minigrad/progress.py",
         "minigrad/printing.py",  # how a tensor's values print (torch's layout), and set_printoptions
-        "minigrad/layout.py",  # torch's layout and memory_format values
+        "minigrad/layouts.py",  # torch's layout and memory_format values
         "minigrad/warn_always.py",  # torch.set_warn_always
         "minigrad/cpu.py",  # mg.cpu, the CPU as a device module
         "minigrad/errors.py",  # torch's device exception classes

@@ -329,7 +329,7 @@ def _jacobian_by_columns(func, inputs):
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """H, the Hessian of a scalar func at inputs: the Jacobian of its gradient. For one
     input of shape I, a tensor of shape I + I; for a tuple of inputs, a tuple of tuples
-    (H[i][j] of shape I_i + I_j)."""
+    (`H[i][j]` of shape `I_i + I_j`)."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')

@@ -34,7 +34,12 @@ class memory_format:
 
 
 strided = layout("strided")
+"""The layout of every minigrad tensor: dense memory indexed by strides (torch.strided)."""
 contiguous_format = memory_format("contiguous_format")
+"""Row-major order, the last dim varying fastest: the default (torch.contiguous_format)."""
 channels_last = memory_format("channels_last", order=(0, 2, 3, 1))  # N, H, W, C
+"""A 4-D (N, C, H, W) tensor laid out as (N, H, W, C) (torch.channels_last)."""
 channels_last_3d = memory_format("channels_last_3d", order=(0, 2, 3, 4, 1))  # N, D, H, W, C
+"""A 5-D (N, C, D, H, W) tensor laid out as (N, D, H, W, C) (torch.channels_last_3d)."""
 preserve_format = memory_format("preserve_format")
+"""Keep the input's layout: the default of `Tensor.to` (torch.preserve_format)."""

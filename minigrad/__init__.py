@@ -222,6 +222,7 @@ from minigrad.tensor_types import (
 from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
 from minigrad import data, distributions, func, nn, optim, testing, utils, viz
+from minigrad.func import vmap
 from minigrad.autograd import functional as _autograd_functional  # noqa: F401  (mg.autograd.functional)
 
 concat = concatenate = cat

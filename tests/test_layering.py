@@ -55,13 +55,13 @@ LAYERS = {
         "minigrad/tensor_runtime.py",  # Tensor's runtime and legacy methods (a mixin of Tensor)
         "minigrad/queries.py",  # typename, is_complex, is_inference, is_storage, get_device
         "minigrad/testing.py",  # assert_close
-        "minigrad/func.py",  # grad and functional_call, on autograd.grad
     ],
     # differentiable Functions and the torch-level mg.* functions beside them
     "ops": [
         "minigrad/ops/",
         "minigrad/linalg.py",
         "minigrad/autograd/functional.py",  # jacobian, hessian, ...: functions of autograd.grad and stack
+        "minigrad/func.py",  # grad, functional_call and vmap: on autograd.grad and stack
     ],
     # F.*, with all of F's argument checks
     "nn.functional": ["minigrad/nn/functional/"],

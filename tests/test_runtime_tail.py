@@ -45,6 +45,7 @@ TORCH_API = [
     "torch.AcceleratorError",
     "torch.testing",
     "torch.func",
+    "torch.vmap",
     "torch.Tensor.get_device",
     "torch.Tensor.register_post_accumulate_grad_hook",
     "torch.Tensor.is_pinned",
@@ -553,6 +554,12 @@ def test_assert_close_messages_in_full():
 
 
 # ---- torch.func ----------------------------------------------------------------------------------------------
+def dict_gradients(lib, x, y):
+    """grad of a function of a dict (of a tensor and a list of one): the same structure back."""
+    g = lib.func.grad(lambda p: (p["w"] * p["b"][0]).sum())({"w": x.detach(), "b": [y.detach()]})
+    return g["w"], g["b"][0], sorted(g)
+
+
 FUNC_CASES = [
     case("torch.func", lambda lib, x: lib.func.grad(lambda t: (t**3).sum())(x.detach()), (3,)),
     case("torch.func", lambda lib, x: lib.func.grad(lambda t: (t**3).sum())(x), (3,)),  # differentiable in x
@@ -576,6 +583,12 @@ FUNC_CASES = [
     ),
     case("torch.func", lambda lib, x: lib.func.grad_and_value(lambda t: (t * t).sum())(x.detach()), (3,)),
     case("torch.func", lambda lib, x, y: lib.func.grad(lambda a, b: a.sum())(x.detach(), y.detach()), (2,), (2,)),
+    case(
+        "torch.func",
+        lambda lib, x, y: dict_gradients(lib, x, y),
+        (2,),
+        (2,),
+    ),
     case("torch.func", lambda lib, x: lib.func.grad(lambda t: t * 2)(x.detach()), (3,), raises=RuntimeError),
     case(
         "torch.func", lambda lib, x: lib.func.grad(lambda t: t.sum(), argnums=3)(x.detach()), (3,), raises=RuntimeError
@@ -714,3 +727,74 @@ def test_resize_refuses_to_strand_views_when_it_must_grow():
     assert view[0, 0].item() == 100.0
     with pytest.raises(RuntimeError, match="larger storage"):
         base.resize_(12)
+
+
+# ---- vmap -----------------------------------------------------------------------------------------------------
+def scaled(x, y):
+    return x * y
+
+
+VMAP_CASES = [
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled)(x, y), (4, 3), (4, 3)),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(0, None))(x, y), (4, 3), (3,)),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(1, 0), out_dims=1)(x, y), (3, 2), (2, 3)),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(-1, 0))(x, y), (3, 2), (2, 3)),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: (t, t.sum()), out_dims=(1, 0))(x), (4, 3)),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: [t.exp(), (t * t).sum()])(x), (2, 3)),
+    case("torch.vmap", lambda lib, x: lib.vmap(lib.vmap(lambda t: t.sin() * 2))(x), (2, 3, 4)),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda d: d["a"] * 2, in_dims=({"a": 0},))({"a": x}), (2, 3)),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t @ t)(x), (5, 3)),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, chunk_size=1)(x, y), (2, 3), (2, 3)),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=2)(x), (2, 3), raises=IndexError),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=1)(x), (2, 3)),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled)(x, y), (2, 3), (3, 3), raises=ValueError),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=None)(x, y), (2,), (2,), raises=ValueError),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(0,))(x, y), (2,), (2,), raises=ValueError),
+    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(3, 0))(x, y), (2, 3), (2, 3), raises=ValueError),
+    case("torch.vmap", lambda lib, x: lib.vmap(scaled)(x, 3.0), (2, 3), raises=ValueError),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: 3)(x), (2, 3), raises=ValueError),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t + lib.rand(3))(x), (2, 3), raises=RuntimeError),
+    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=None)(x), (2, 3), raises=ValueError),
+    case(
+        "torch.vmap",
+        lambda lib, x: lib.vmap(lambda t: t + lib.rand(3), randomness="different")(x).shape,
+        (2, 3),
+    ),
+]
+
+
+@pytest.mark.parametrize("row", VMAP_CASES, ids=list(ids(VMAP_CASES)))
+def test_vmap_as_torch(row):
+    run(row)
+
+
+def test_vmap_randomness_same_gives_every_element_the_same_draws():
+    for lib in LIBS:
+        out = lib.vmap(lambda t, lib=lib: t + lib.rand(3), randomness="same")(lib.zeros(4, 3))
+        values = out.numpy()
+        assert all(np.array_equal(values[0], row) for row in values)
+        out = lib.vmap(lambda t, lib=lib: t + lib.rand(3), randomness="different")(lib.zeros(4, 3)).numpy()
+        assert not np.array_equal(out[0], out[1])
+
+
+def per_example_gradients(lib):
+    """The torch.func tutorial's per-sample gradients: vmap over grad over functional_call."""
+    model = linear(lib)
+    params = {name: p.detach() for name, p in model.named_parameters()}
+
+    def loss(params, x, y):
+        out = lib.func.functional_call(model, params, (x.unsqueeze(0),))
+        return ((out - y) ** 2).mean()
+
+    xs = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -1.0], [2.0, 0.0, 1.0]])
+    ys = lib.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.5]])
+    grads = lib.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(params, xs, ys)
+    return {name: g.numpy() for name, g in grads.items()}
+
+
+def test_per_example_gradients_as_torch():
+    mine, theirs = per_example_gradients(mg), per_example_gradients(torch)
+    assert set(mine) == set(theirs) == {"weight", "bias"}
+    for name in mine:
+        assert mine[name].shape == theirs[name].shape
+        np.testing.assert_allclose(mine[name], theirs[name], rtol=1e-5, atol=1e-6)

@@ -19,6 +19,7 @@ from .surface import case, ids, pos, run
 
 TORCH_API = [
     "torch.autograd.functional",
+    "torch.autograd.graph",
     "torch.autograd.set_detect_anomaly",
     "torch.autograd.inference_mode",
     "torch.autograd.is_multithreading_enabled",
@@ -326,3 +327,101 @@ def test_autograd_inference_mode_is_the_top_level_one():
             return t * 2
 
         assert doubled(x).is_inference()
+
+
+# ---- torch.autograd.graph ------------------------------------------------------------------------------
+def saved_tensor_log(lib):
+    """What pack and unpack hooks see while a small graph is built and differentiated."""
+    log = []
+
+    def pack(t):
+        log.append(("pack", tuple(t.shape)))
+        return t.detach().numpy().copy()  # kept as a NumPy array, off the graph
+
+    def unpack(array):
+        log.append(("unpack", array.shape))
+        return lib.tensor(array)
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.tensor([3.0, 4.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        z = (x * y).exp().sum() + Cube.of(lib).apply(x).sum()
+        with lib.no_grad():
+            (x * y).exp()  # not recorded: nothing saved, no pack
+    log.append("built")
+    z.backward()
+    return log, x.grad.tolist(), y.grad.tolist()
+
+
+class Cube:
+    """x^3 as a user-defined Function, in either library."""
+
+    @staticmethod
+    def of(lib):
+        class CubeFunction(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x**3
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return grad * 3 * x**2
+
+        return CubeFunction
+
+
+def test_saved_tensors_hooks_as_torch():
+    mine, theirs = saved_tensor_log(mg), saved_tensor_log(torch)
+    assert mine[0] == theirs[0]
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-6)
+    np.testing.assert_allclose(mine[2], theirs[2], rtol=1e-6)
+
+
+def test_saved_tensors_hooks_nest_and_can_be_disabled():
+    for lib in (torch, mg):
+        graph = lib.autograd.graph
+        calls = []
+        x = lib.tensor([2.0], requires_grad=True)
+        with graph.saved_tensors_hooks(lambda t, calls=calls: calls.append("outer") or t, lambda t: t):
+            with graph.saved_tensors_hooks(lambda t, calls=calls: calls.append("inner") or t, lambda t: t):
+                a = x * x
+            b = x * x
+        c = x * x  # no hooks any more
+        assert calls == ["inner", "inner", "outer", "outer"]
+        (a + b + c).sum().backward()
+        assert x.grad.tolist() == [12.0]
+        with graph.disable_saved_tensors_hooks("hooks are off here"):
+            with pytest.raises(RuntimeError, match="hooks are off here"):
+                with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                    pass
+        with graph.saved_tensors_hooks(lambda t: t, lambda t: t):  # on again after the block
+            pass
+
+
+def test_nodes_and_gradient_edges_as_torch():
+    for lib in (torch, mg):
+        graph = lib.autograd.graph
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * 2).sum()
+        assert isinstance(y.grad_fn, graph.Node) and not isinstance(x, graph.Node)
+        assert isinstance(y.grad_fn.next_functions[0][0], graph.Node)
+        edge = graph.get_gradient_edge(x)
+        assert isinstance(edge, graph.GradientEdge) and edge.output_nr == 0
+        assert edge.node.name() == "torch::autograd::AccumulateGrad"
+        assert graph.get_gradient_edge(x * 2).node.name() == "MulBackward0"
+        with pytest.raises(RuntimeError, match="does not require gradients"):
+            graph.get_gradient_edge(lib.ones(2))
+
+
+def test_increment_version_makes_backward_notice_a_hidden_change():
+    for lib in (torch, mg):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0])
+        out = (x * w).sum()
+        before = w._version
+        lib.autograd.graph.increment_version(w)
+        assert w._version == before + 1
+        with pytest.raises(RuntimeError, match="modified by an inplace operation|modified by an in-place operation"):
+            out.backward()

@@ -1,4 +1,4 @@
-"""The timing helpers the lesson benchmarks share (bench_linear, bench_losses,
+"""The timing helpers the lesson benchmarks share (bench_linear, bench_losses, bench_recurrent,
 bench_normalization, bench_optimizers, bench_attention_modules, bench_positional,
 bench_tokenizers): how a call is timed, how turns are taken, how a range is printed,
 and the command line every lesson benchmark has.

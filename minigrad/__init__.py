@@ -3,9 +3,10 @@
 The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and use
 `mg.tensor`, `mg.no_grad`, `mg.autograd.grad`, ... as you would `torch`. As after
 `import torch`, the subpackages `mg.nn`, `mg.nn.functional`, `mg.optim`, `mg.autograd`,
-`mg.utils.data`, `mg.backends`, `mg.cuda`, `mg.accelerator`, `mg.distributed` and
-`mg.distributions` are reachable without importing them. Numba is not imported here: the
-kernels import it when first used, which keeps `import minigrad` fast.
+`mg.utils.data`, `mg.backends`, `mg.cuda` (and `mg.cuda.amp`), `mg.amp`,
+`mg.accelerator`, `mg.distributed`, `mg.distributions`, `mg.multiprocessing`, `mg.onnx`
+and `mg.serialization` are reachable without importing them. Numba is not imported here:
+the kernels import it when first used, which keeps `import minigrad` fast.
 """
 
 import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
@@ -131,7 +132,67 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     true_divide,
     where,
 )
+from minigrad.ops.arithmetic import (
+    absolute,
+    addcdiv,
+    addcmul,
+    fmax,
+    fmin,
+    gcd,
+    lcm,
+    lerp,
+    nan_to_num,
+    neg,
+    negative,
+    positive,
+    rsub,
+)
+from minigrad.ops.bitwise import (
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+)
+from minigrad.ops.compare import (
+    eq,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    is_nonzero,
+    is_same_size,
+    is_signed,
+    isin,
+    isneginf,
+    isposinf,
+    le,
+    less,
+    less_equal,
+    lt,
+    ne,
+    not_equal,
+)
 from minigrad.ops.distance import cdist
+from minigrad.ops.explog import (
+    exp2,
+    expm1,
+    float_power,
+    frexp,
+    ldexp,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logaddexp2,
+    logit,
+    xlogy,
+)
 from minigrad.ops.index import (
     argwhere,
     gather,
@@ -198,7 +259,44 @@ from minigrad.ops.shape import (
     unflatten,
     unsqueeze,
 )
+from minigrad.ops.rounding import (
+    copysign,
+    fix,
+    floor_divide,
+    fmod,
+    frac,
+    heaviside,
+    nextafter,
+    remainder,
+    sgn,
+    signbit,
+    trunc,
+)
+from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
 from minigrad.ops.sort import argsort, msort, sort, topk, unique
+from minigrad.ops.trig import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cosh,
+    deg2rad,
+    hypot,
+    rad2deg,
+    sinc,
+    sinh,
+    tan,
+)
 from minigrad.random import (
     Generator,
     default_generator,
@@ -221,9 +319,12 @@ from minigrad.tensor_types import (
 )
 from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
-from minigrad import data, distributions, func, nn, optim, testing, utils, viz
-from minigrad.func import vmap
+from minigrad import amp, data, distributions, func, multiprocessing, nn, onnx, optim, testing, utils, viz
+from minigrad.amp import GradScaler
+from minigrad.amp.autocast_mode import autocast, is_autocast_enabled
 from minigrad.autograd import functional as _autograd_functional  # noqa: F401  (mg.autograd.functional)
+from minigrad.cuda import amp as _cuda_amp  # noqa: F401  (mg.cuda.amp after `import minigrad`, as torch.cuda.amp)
+from minigrad.func import vmap
 
 concat = concatenate = cat
 dtype = _np.dtype

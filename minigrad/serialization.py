@@ -13,8 +13,10 @@ bools, ints, floats and strings, and lists, tuples and dicts of these, nested to
 depth. Dict keys may be strings, ints, floats, bools or None. That covers
 `Module.state_dict()` (an OrderedDict of name -> Tensor) and an optimizer's
 `state_dict()` ({"state": {0: {...}, 1: {...}}, "param_groups": [{..., "params":
-[0, 1]}]}, with int keys, lists and tuples such as `betas`). Anything else (a Module,
-a function, a PyTorch tensor) is refused at save time, naming where it was.
+[0, 1]}]}, with int keys, lists and tuples such as `betas`). Whole modules can be saved
+too, with dtypes, devices, and classes and functions (by import path): see "Whole
+models" below. Anything else (a set, an optimizer, a PyTorch tensor, a lambda) is
+refused at save time, naming where it was.
 
 ## The file
 
@@ -31,12 +33,33 @@ a function, a PyTorch tensor) is refused at save time, naming where it was.
            | {"type": "none"} | {"type": "bool" | "int" | "float" | "str", "value": ...}
            | {"type": "list" | "tuple", "items": [NODE, ...]}
            | {"type": "dict", "ordered": true, "items": [[KEY_NODE, NODE], ...]}
+           | {"type": "dtype", "dtype": "<f8"} | {"type": "device", "device": "cpu"}
+           | {"type": "global", "path": "minigrad.nn.functional.activation.gelu"}
+           | {"type": "module", ...} | {"type": "module_ref", "id": 3}   (minigrad/module_records.py)
 
   Dicts are lists of pairs because JSON object keys can only be strings, and an
   optimizer's state is keyed by ints. The dtype and shape are recorded twice (in the
   JSON and in each .npy header) so that a file whose parts do not agree — truncated,
   tampered with, or not made by mg.save — is caught and reported as a ValueError naming
   the file, instead of loading wrong numbers.
+
+## Whole models
+
+`mg.save(model, "model.pt")` writes the whole model, and `mg.load("model.pt",
+weights_only=False)` builds it again, as `torch.save(model, ...)` / `torch.load(...,
+weights_only=False)` do, but without pickle: the file names each module's class by
+import path and holds its constructor arguments (what `get_config` reports; a module
+passed to a constructor is a record of its own), its parameters and buffers, its
+children and its training flag (minigrad/module_records.py says how). Loading calls the
+classes the file names, which it does only for minigrad's own classes and the ones you
+allow (minigrad/allowlist.py): a class of your own script is refused, naming it, until
+you allow it, as `torch.load(weights_only=True)` refuses what it does not know:
+
+    mg.serialization.add_safe_globals([Net])   # or: with mg.serialization.safe_globals([Net]):
+    model = mg.load("model.pt", weights_only=False)
+
+`mg.load(path)` alone uses torch's default, `weights_only=True`, and then refuses a
+model file, with torch's message, unless every class it names is allowed.
 
 ## Loading a file you did not write
 
@@ -49,7 +72,10 @@ than `max_expansion` times the file's size (archives under 1 MiB are always allo
 before decompressing anything. Raise it for a file you trust that compresses very well
 (`mg.load(path, max_expansion=10_000)`); `None` switches the check off. Each array's
 .npy header is checked against its entry's size as well, so no header can make NumPy
-allocate more than the entry holds.
+allocate more than the entry holds. A whole-model file is different in one way: loading
+it calls constructors with the sizes the file records, so a file can ask for a layer
+as large as it likes. `weights_only=True`, the default, refuses such files unless you
+allowed their classes; `get_unsafe_globals_in_checkpoint(path)` lists what a file names.
 
 ## Moving weights to and from PyTorch
 
@@ -65,15 +91,22 @@ A minigrad model and the same PyTorch model have the same state_dict names and s
     model.load_state_dict(mg.load("model.npz"))  # the values come back as ndarrays, which it accepts
 """
 
+import inspect
 import io
 import json
 import math
 import os
+import pickle  # only for its exception type, which torch.load raises when it refuses a class
 from collections import OrderedDict
 
 import numpy as np
 
+from minigrad import allowlist, module_records
+from minigrad import devices as _devices
+from minigrad.allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 from minigrad.creation import from_numpy
+from minigrad.module_records import named_globals
+from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
@@ -86,10 +119,13 @@ KEY_TYPES = ("str", "int", "float", "bool", "none")
 
 # ---- save -----------------------------------------------------------------------------------
 def save(obj, f):
-    """Write `obj` (a Tensor, state dict, optimizer state, ... see the module docstring)
-    to `f`, a path (str or os.PathLike) or a binary file object open for writing."""
-    arrays = {}
-    structure = {"format": FORMAT, "version": VERSION, "root": _encode(obj, arrays, {}, "obj")}
+    """Write `obj` to `f`, a path (str or os.PathLike) or a binary file object open for
+    writing: a Tensor, a state dict, an optimizer state, ... (see the module docstring),
+    or a whole model, `mg.save(model, "model.pt")`, which `mg.load(path,
+    weights_only=False)` builds again (see "Whole models" in the module docstring)."""
+    encoder = _Encoder()
+    structure = {"format": FORMAT, "version": VERSION, "root": encoder.encode(obj, "obj")}
+    arrays = encoder.arrays
     arrays[STRUCTURE_ENTRY] = np.array(json.dumps(structure))
     if hasattr(f, "write"):
         if isinstance(f, io.TextIOBase):
@@ -101,59 +137,85 @@ def save(obj, f):
         np.savez(file, **arrays)
 
 
-def _encode(obj, arrays, memo, where):
-    """The JSON node for `obj`; its arrays are added to `arrays`. `memo` maps id(ndarray)
-    to its entry name, so an array reached twice is stored once."""
-    if obj is None:
-        return {"type": "none"}
-    if isinstance(obj, bool):  # before int: bool is a subclass of int
-        return {"type": "bool", "value": obj}
-    if isinstance(obj, Tensor):
-        node = _array_node(obj.array, arrays, memo, where)
-        node.update(type="parameter" if isinstance(obj, Parameter) else "tensor", requires_grad=obj.requires_grad)
-        return node
-    if isinstance(obj, np.ndarray):
-        return {"type": "ndarray", **_array_node(obj, arrays, memo, where)}
-    if isinstance(obj, str):  # before np.generic: np.str_ is both, and loads back as a str
-        return {"type": "str", "value": str(obj)}
-    if isinstance(obj, np.generic):
-        return {"type": "numpy_scalar", **_array_node(np.asarray(obj), arrays, {}, where)}
-    if isinstance(obj, int):
-        return {"type": "int", "value": int(obj)}
-    if isinstance(obj, float):
-        return {"type": "float", "value": float(obj)}
-    if isinstance(obj, (list, tuple)):
-        kind = "list" if isinstance(obj, list) else "tuple"  # a namedtuple is saved as a plain tuple
-        return {"type": kind, "items": [_encode(x, arrays, memo, f"{where}[{i}]") for i, x in enumerate(obj)]}
-    if isinstance(obj, dict):
+class _Encoder:
+    """Turns an object into its JSON node, collecting the arrays it holds in `arrays`."""
+
+    def __init__(self):
+        self.arrays = {}  # entry name -> array
+        self.names = {}  # id(array) -> its entry name: an array reached twice is stored once
+        self.module_ids = {}  # id(module) -> its record id: a module reached twice is recorded once
+
+    def encode(self, obj, where):
+        """The JSON node for `obj`, found at `where` (for error messages)."""
+        if obj is None:
+            return {"type": "none"}
+        if isinstance(obj, bool):  # before int: bool is a subclass of int
+            return {"type": "bool", "value": obj}
+        if isinstance(obj, Tensor):
+            node = self.array_node(obj.array, where)
+            node.update(type="parameter" if isinstance(obj, Parameter) else "tensor", requires_grad=obj.requires_grad)
+            return node
+        if isinstance(obj, np.ndarray):
+            return {"type": "ndarray", **self.array_node(obj, where)}
+        if isinstance(obj, str):  # before np.generic: np.str_ is both, and loads back as a str
+            return {"type": "str", "value": str(obj)}
+        if isinstance(obj, np.generic):
+            return {"type": "numpy_scalar", **self.array_node(np.asarray(obj), where, shared=False)}
+        if isinstance(obj, int):
+            return {"type": "int", "value": int(obj)}
+        if isinstance(obj, float):
+            return {"type": "float", "value": float(obj)}
+        if isinstance(obj, (list, tuple)):
+            kind = "list" if isinstance(obj, list) else "tuple"  # a namedtuple is saved as a plain tuple
+            return {"type": kind, "items": [self.encode(x, f"{where}[{i}]") for i, x in enumerate(obj)]}
+        if isinstance(obj, dict):
+            return self.dict_node(obj, where)
+        if isinstance(obj, Module):
+            return module_records.encode_module(obj, self.encode, self.module_ids, where)
+        if isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic)):
+            dtype = np.dtype(obj)
+            if dtype.kind not in ARRAY_KINDS:
+                raise TypeError(f"save: cannot save the dtype {dtype} at {where}; only numeric, bool and string dtypes")
+            return {"type": "dtype", "dtype": dtype.str}
+        if _devices._is_device(obj):  # a minigrad or torch device; it loads as mg.device
+            return {"type": "device", "device": str(obj)}
+        if inspect.isclass(obj) or inspect.isfunction(obj):  # found by import path when loading
+            return {"type": "global", "path": module_records.import_path(obj, where)}
+        hint = ""
+        if hasattr(obj, "state_dict"):
+            hint = "; save its state_dict() instead"
+        elif hasattr(obj, "numpy"):
+            hint = "; convert it to a NumPy array first (a PyTorch tensor: .detach().cpu().numpy())"
+        raise TypeError(
+            f"save: cannot save a {type(obj).__module__}.{type(obj).__qualname__} at {where} (supported: Tensor, "
+            "np.ndarray, NumPy scalars, None, bool, int, float, str, lists, tuples and dicts of them, modules, "
+            f"dtypes, devices, and classes and functions defined at the top level of a module){hint}"
+        )
+
+    def dict_node(self, obj, where):
         items = []
         for key, value in obj.items():
-            key_node = _encode(key, arrays, memo, f"{where} key {key!r}")
+            key_node = self.encode(key, f"{where} key {key!r}")
             if key_node["type"] not in KEY_TYPES:
                 raise TypeError(
                     f"save: dict key {key!r} at {where} is a {type(key).__name__}; keys must be str, int, float, bool or None"
                 )
-            items.append([key_node, _encode(value, arrays, memo, f"{where}[{key!r}]")])
+            items.append([key_node, self.encode(value, f"{where}[{key!r}]")])
         return {"type": "dict", "ordered": isinstance(obj, OrderedDict), "items": items}
-    hint = ""
-    if hasattr(obj, "state_dict"):
-        hint = "; save its state_dict() instead"
-    elif hasattr(obj, "numpy"):
-        hint = "; convert it to a NumPy array first (a PyTorch tensor: .detach().cpu().numpy())"
-    raise TypeError(
-        f"save: cannot save a {type(obj).__module__}.{type(obj).__qualname__} at {where} (supported: Tensor, np.ndarray, NumPy scalars, "
-        f"None, bool, int, float, str, and lists, tuples and dicts of them){hint}"
-    )
 
-
-def _array_node(array, arrays, memo, where):
-    if array.dtype.kind not in ARRAY_KINDS:
-        raise TypeError(f"save: cannot save the {array.dtype} array at {where}; only numeric, bool and string dtypes")
-    name = memo.get(id(array))
-    if name is None:
-        name = memo[id(array)] = str(len(arrays))
-        arrays[name] = array
-    return {"array": name, "dtype": array.dtype.str, "shape": list(array.shape)}
+    def array_node(self, array, where, shared=True):
+        """The fields naming `array`'s entry; it is added unless already stored (`shared`)."""
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise TypeError(
+                f"save: cannot save the {array.dtype} array at {where}; only numeric, bool and string dtypes"
+            )
+        name = self.names.get(id(array)) if shared else None
+        if name is None:
+            name = str(len(self.arrays))
+            self.arrays[name] = array
+            if shared:
+                self.names[id(array)] = name
+        return {"array": name, "dtype": array.dtype.str, "shape": list(array.shape)}
 
 
 # ---- load -----------------------------------------------------------------------------------
@@ -178,14 +240,41 @@ def load(
     size (a decompression bomb; None: no limit), and TypeError for a file object open
     in text mode. See the module docstring.
 
-    The other arguments are torch.load's, accepted so that PyTorch code runs unchanged:
-    `map_location` may be None, 'cpu', a CPU device, a dict or a callable (minigrad
-    tensors always load into host memory; a GPU location raises, as torch.load does
-    on a machine without CUDA). `weights_only`, `pickle_module` and `pickle_load_args`
-    have no effect: the file holds no pickles, so loading never runs code, whatever
-    they say. `mmap` has no effect either: the arrays are read into memory.
+    `weights_only` is torch.load's switch, with torch's default (True, or False when a
+    `pickle_module` is given). A file that holds tensors, state dicts and optimizer
+    states loads either way. A file that holds a whole model names its classes, and
+    loading calls them: with `weights_only=True` only allow-listed classes may be used
+    (`mg.serialization.add_safe_globals`), so a model file is refused unless its classes
+    are all allowed, with torch's message; `weights_only=False` also lets minigrad's
+    own classes be used. Either way a class that is neither is refused (a
+    `pickle.UnpicklingError`, as torch's refusals), and no code is run from the file.
+
+    The other arguments are torch.load's too, accepted so that PyTorch code runs
+    unchanged: `map_location` may be None, 'cpu', a CPU device, a dict or a callable
+    (minigrad tensors always load into host memory; a GPU location raises, as torch.load
+    does on a machine without CUDA). `pickle_module` and `pickle_load_args` have no
+    effect: the file holds no pickles. `mmap` has no effect either: the arrays are read
+    into memory.
     """
     _check_load_options(map_location, weights_only, mmap)
+    if weights_only is None:
+        weights_only = pickle_module is None  # torch.load's default
+    return _read(f, max_expansion, lambda archive, name: _decode_archive(archive, name, weights_only))
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The import paths of the classes and functions in a file written by `save` that are
+    not allow-listed, so `load(f, weights_only=True)` would refuse them
+    (`torch.serialization.get_unsafe_globals_in_checkpoint`). Nothing is built."""
+    allowed = allowlist.allowed_paths()
+    return _read(
+        f, MAX_EXPANSION, lambda archive, name: [p for p in named_globals(_structure(archive)) if p not in allowed]
+    )
+
+
+def _read(f, max_expansion, read):
+    """read(archive, name) of `f` opened as an archive written by save, after checking
+    that it is one (see load); `name` names the file in error messages."""
     name = _file_name(f)
     if hasattr(f, "read"):
         if isinstance(f, io.TextIOBase):  # reading would decode the bytes, or fail to
@@ -212,7 +301,7 @@ def load(
     with archive:
         try:
             _check_expansion(archive.zip, size, max_expansion)
-            return _decode_archive(archive)
+            return read(archive, name)
         except _Invalid as err:
             raise ValueError(f"load: {name} is not a valid minigrad file: {err}") from None
 
@@ -263,7 +352,8 @@ class _Invalid(Exception):
     """The archive opened, but its contents are not what mg.save writes."""
 
 
-def _decode_archive(archive):
+def _structure(archive):
+    """The JSON structure of an archive written by save, its format checked."""
     if STRUCTURE_ENTRY not in archive.files:
         torch_hint = (
             " (a PyTorch checkpoint? see the mg.save docs for converting one)" if _looks_like_torch(archive) else ""
@@ -280,51 +370,126 @@ def _decode_archive(archive):
         raise _Invalid(f"its structure does not start with the format name '{FORMAT}'")
     if structure.get("version") != VERSION:
         raise _Invalid(f"it is format version {structure.get('version')!r}; this minigrad reads version {VERSION}")
-    loaded = {}
+    return structure
+
+
+def _decode_archive(archive, name, weights_only):
+    structure = _structure(archive)
+    # every class and function the file names is checked before anything is built
+    classes = {}
+    for path, what in named_globals(structure).items():
+        try:
+            classes[path] = allowlist.find(path, weights_only)
+        except allowlist.Refused:
+            raise pickle.UnpicklingError(_refusal(name, path, what, weights_only)) from None
+        except allowlist.NotFound as err:
+            raise _Invalid(f"it names the {what} {path}, but {err}") from None
+    decoder = _Decoder(archive, classes)
     try:
-        obj = _decode(structure.get("root"), archive, loaded, "obj")
+        if classes:  # building modules initialises their weights: keep the random stream as it was
+            with module_records.random_stream_kept():
+                obj = decoder.decode(structure.get("root"), "obj")
+        else:
+            obj = decoder.decode(structure.get("root"), "obj")
     except RecursionError:
         raise _Invalid("its structure is nested too deeply") from None
-    unused = set(archive.files) - set(loaded) - {STRUCTURE_ENTRY}
+    except module_records.Invalid as err:
+        raise _Invalid(str(err)) from None
+    unused = set(archive.files) - set(decoder.loaded) - {STRUCTURE_ENTRY}
     if unused:
         raise _Invalid(f"it has array entries {sorted(unused)} that its structure does not mention")
     return obj
 
 
-def _decode(node, archive, loaded, where):
-    if not isinstance(node, dict) or "type" not in node:
-        raise _Invalid(f"the node at {where} is {node!r}, not a {{'type': ...}} object")
-    kind = node["type"]
-    if kind == "none":
-        return None
-    if kind in ("bool", "int", "float", "str"):
-        value = node.get("value")
-        expected = {"bool": bool, "int": int, "float": (float, int), "str": str}[kind]
-        if not isinstance(value, expected) or (kind == "int" and isinstance(value, bool)):
-            raise _Invalid(f"the {kind} at {where} has the value {value!r}")
-        return float(value) if kind == "float" else value
-    if kind in ("tensor", "parameter"):
-        array = _array(node, archive, loaded, where)
-        requires_grad = node.get("requires_grad")
-        if not isinstance(requires_grad, bool) or (requires_grad and array.dtype.kind != "f"):
-            raise _Invalid(f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype {array.dtype}")
-        if kind == "parameter":
-            return Parameter(array, requires_grad=requires_grad)
-        return from_numpy(array).requires_grad_(requires_grad)
-    if kind == "ndarray":
-        return _array(node, archive, loaded, where)
-    if kind == "numpy_scalar":
-        array = _array(node, archive, loaded, where)
-        if array.shape != ():
-            raise _Invalid(f"the NumPy scalar at {where} has shape {array.shape}")
-        return array[()]
-    if kind in ("list", "tuple"):
-        items = node.get("items")
-        if not isinstance(items, list):
-            raise _Invalid(f"the {kind} at {where} has no list of items")
-        values = [_decode(x, archive, loaded, f"{where}[{i}]") for i, x in enumerate(items)]
-        return values if kind == "list" else tuple(values)
-    if kind == "dict":
+def _refusal(name, path, what, weights_only):
+    """torch.load's message for a global it will not use, with minigrad's names."""
+    short = path.rpartition(".")[2]
+    allow = (
+        f"Please use `mg.serialization.add_safe_globals([{path}])` or the "
+        f"`mg.serialization.safe_globals([{path}])` context manager to allowlist this global if you trust this {what}."
+    )
+    if weights_only:
+        return (
+            f"load: {name}: Weights only load failed. This file can still be loaded, to do so you have two options, "
+            "do those steps only if you trust the source of the checkpoint.\n\t(1) The file holds a whole model (or "
+            "another object named by its class), not only tensors. Re-running `mg.load` with `weights_only` set to "
+            "`False` will likely succeed: minigrad's own classes may then be used too (a class of your own must still "
+            "be allowed, see (2)), and no code is run from the file.\n\t(2) Alternatively, to load with "
+            "`weights_only=True` please check the recommended steps in the following error message.\n\t"
+            f"Unsupported global: GLOBAL {path} was not an allowed global by default. {allow}"
+        )
+    return (
+        f"load: {name} names the {what} {path}, which is neither minigrad's own nor allow-listed, so mg.load "
+        f"will not use it: it imports and calls nothing else. If you trust this file, allow it before loading, with "
+        f"`mg.serialization.add_safe_globals([{short}])` or inside `with mg.serialization.safe_globals([{short}]):`, "
+        f"where {short} is the {what} itself (defined or imported as in the script that saved the file)."
+    )
+
+
+class _Decoder:
+    """Builds the objects a structure's nodes describe, from the archive's arrays."""
+
+    def __init__(self, archive, classes):
+        self.archive = archive
+        self.loaded = {}  # entry name -> array, each entry read once
+        self.classes = classes  # path -> the allowed class or function
+        self.builder = module_records.Builder(self.decode, classes)
+
+    def decode(self, node, where):
+        if not isinstance(node, dict) or "type" not in node:
+            raise _Invalid(f"the node at {where} is {node!r}, not a {{'type': ...}} object")
+        kind = node["type"]
+        if kind == "none":
+            return None
+        if kind in ("bool", "int", "float", "str"):
+            value = node.get("value")
+            expected = {"bool": bool, "int": int, "float": (float, int), "str": str}[kind]
+            if not isinstance(value, expected) or (kind == "int" and isinstance(value, bool)):
+                raise _Invalid(f"the {kind} at {where} has the value {value!r}")
+            return float(value) if kind == "float" else value
+        if kind in ("tensor", "parameter"):
+            array = self.array(node, where)
+            requires_grad = node.get("requires_grad")
+            if not isinstance(requires_grad, bool) or (requires_grad and array.dtype.kind != "f"):
+                raise _Invalid(f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype {array.dtype}")
+            if kind == "parameter":
+                return Parameter(array, requires_grad=requires_grad)
+            return from_numpy(array).requires_grad_(requires_grad)
+        if kind == "ndarray":
+            return self.array(node, where)
+        if kind == "numpy_scalar":
+            array = self.array(node, where)
+            if array.shape != ():
+                raise _Invalid(f"the NumPy scalar at {where} has shape {array.shape}")
+            return array[()]
+        if kind in ("list", "tuple"):
+            items = node.get("items")
+            if not isinstance(items, list):
+                raise _Invalid(f"the {kind} at {where} has no list of items")
+            values = [self.decode(x, f"{where}[{i}]") for i, x in enumerate(items)]
+            return values if kind == "list" else tuple(values)
+        if kind == "dict":
+            return self.dict(node, where)
+        if kind in ("module", "module_ref"):
+            return self.builder.module(node, where)
+        if kind == "dtype":
+            dtype = _parse_dtype(node.get("dtype"))
+            if dtype is None or dtype.kind not in ARRAY_KINDS:
+                raise _Invalid(f"the dtype at {where} is {node.get('dtype')!r}")
+            return dtype
+        if kind == "device":
+            try:
+                return _devices.device(node.get("device"))
+            except (TypeError, ValueError, RuntimeError):
+                raise _Invalid(f"the device at {where} is {node.get('device')!r}") from None
+        if kind == "global":
+            path = node.get("path")
+            if not isinstance(path, str) or path not in self.classes:  # each was found before decoding began
+                raise _Invalid(f"the global at {where} has the path {path!r}")
+            return self.classes[path]
+        raise _Invalid(f"the node at {where} has the unknown type {kind!r}")
+
+    def dict(self, node, where):
         items = node.get("items")
         if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
             raise _Invalid(f"the dict at {where} has no list of [key, value] pairs")
@@ -332,10 +497,27 @@ def _decode(node, archive, loaded, where):
         for key_node, value_node in items:
             if not isinstance(key_node, dict) or key_node.get("type") not in KEY_TYPES:
                 raise _Invalid(f"a key of the dict at {where} is {key_node!r}, not a str, int, float, bool or None")
-            key = _decode(key_node, archive, loaded, f"{where} key")
-            result[key] = _decode(value_node, archive, loaded, f"{where}[{key!r}]")
+            key = self.decode(key_node, f"{where} key")
+            result[key] = self.decode(value_node, f"{where}[{key!r}]")
         return result
-    raise _Invalid(f"the node at {where} has the unknown type {kind!r}")
+
+    def array(self, node, where):
+        """The array entry a node names, checked against the dtype and shape the node records."""
+        name = node.get("array")
+        if not isinstance(name, str) or name == STRUCTURE_ENTRY or name not in self.archive.files:
+            raise _Invalid(f"the array at {where} refers to a missing entry {name!r}")
+        if name not in self.loaded:
+            self.loaded[name] = _read_entry(self.archive, name)
+        array = self.loaded[name]
+        dtype = _parse_dtype(node.get("dtype"))
+        if dtype is None:
+            raise _Invalid(f"the array at {where} has the unknown dtype {node.get('dtype')!r}")
+        if array.dtype != dtype or list(array.shape) != node.get("shape"):
+            raise _Invalid(
+                f"the array at {where} is {array.dtype} {list(array.shape)} in the archive but "
+                f"{node.get('dtype')} {node.get('shape')} in the structure"
+            )
+        return array
 
 
 def _read_entry(archive, name):
@@ -369,25 +551,6 @@ def _check_header(zip_file, member):
             f"its entry {entry_name!r} claims a {dtype} array of shape {shape} ({nbytes:,} bytes) but holds "
             f"{info.file_size - header_size:,} bytes of data"
         )
-
-
-def _array(node, archive, loaded, where):
-    """The array entry a node names, checked against the dtype and shape the node records."""
-    name = node.get("array")
-    if not isinstance(name, str) or name == STRUCTURE_ENTRY or name not in archive.files:
-        raise _Invalid(f"the array at {where} refers to a missing entry {name!r}")
-    if name not in loaded:
-        loaded[name] = _read_entry(archive, name)
-    array = loaded[name]
-    dtype = _parse_dtype(node.get("dtype"))
-    if dtype is None:
-        raise _Invalid(f"the array at {where} has the unknown dtype {node.get('dtype')!r}")
-    if array.dtype != dtype or list(array.shape) != node.get("shape"):
-        raise _Invalid(
-            f"the array at {where} is {array.dtype} {list(array.shape)} in the archive but "
-            f"{node.get('dtype')} {node.get('shape')} in the structure"
-        )
-    return array
 
 
 # ---- helpers ----------------------------------------------------------------------------------

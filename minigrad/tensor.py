@@ -9,6 +9,7 @@ The methods here only check arguments and call `Function.apply` on the ops in
 `minigrad/ops/` (`ops.elementwise.Exp.apply(x)`); the math lives there.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -532,6 +533,23 @@ class Tensor(RuntimeMethods):
         """True for float16/32/64 tensors."""
         return self.dtype.kind == "f"
 
+    def is_signed(self):
+        """True if the dtype can hold negative numbers: the floats and the signed integers
+        (not bool or uint8)."""
+        return self.dtype.kind in "fi"
+
+    def is_same_size(self, other):
+        """True if `other` has this tensor's shape."""
+        return self.shape == other.shape
+
+    def is_nonzero(self):
+        """The truth of a one-element tensor (a Python bool); raises, as torch, for none or
+        several elements, whose truth is ambiguous."""
+        if self.array.size != 1:
+            which = "no values" if self.array.size == 0 else "more than one value"
+            raise RuntimeError(f"is_nonzero: Boolean value of Tensor with {which} is ambiguous (shape {self.shape})")
+        return bool(self.array.reshape(()) != 0)
+
     # ---- printing ----------------------------------------------------------------------
     def __repr__(self):
         """`tensor([...], dtype=..., grad_fn=<...>)`, laid out as torch lays it out (see
@@ -635,7 +653,7 @@ class Tensor(RuntimeMethods):
 
     def __neg__(self):
         if self.dtype.kind == "b":
-            raise TypeError("neg: negation of a bool tensor is not supported; use logical_not()")
+            raise RuntimeError("neg: negation, the `-` operator, on a bool tensor is not supported; use logical_not()")
         return ops.elementwise.Neg.apply(self)
 
     def __pos__(self):
@@ -670,26 +688,96 @@ class Tensor(RuntimeMethods):
         return self._compare(other, np.greater_equal)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    # torch's longer names for them
+    greater, greater_equal, less, less_equal, not_equal = __gt__, __ge__, __lt__, __le__, __ne__
 
-    def _logical(self, other, op):
-        other = other.array if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(op(self.array, other)))
-
+    # ---- logic and bits (no gradient: the results are bools or integers) -------------------
+    # `&`, `|`, `^`, `~`, `<<`, `>>` are the bitwise ops of ops/bitwise.py: on bools they are
+    # the logical ones; integers and bools promote as any binary op; floats raise.
     def __and__(self, other):
-        return self._logical(other, np.logical_and if self.dtype.kind == "b" else np.bitwise_and)
+        return ops.bitwise.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return ops.bitwise.bitwise_and(other, self)
 
     def __or__(self, other):
-        return self._logical(other, np.logical_or if self.dtype.kind == "b" else np.bitwise_or)
+        return ops.bitwise.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return ops.bitwise.bitwise_or(other, self)
 
     def __xor__(self, other):
-        return self._logical(other, np.logical_xor if self.dtype.kind == "b" else np.bitwise_xor)
+        return ops.bitwise.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return ops.bitwise.bitwise_xor(other, self)
 
     def __invert__(self):
-        return Tensor._make(np.asarray(np.logical_not(self.array) if self.dtype.kind == "b" else ~self.array))
+        return ops.bitwise.bitwise_not(self)
+
+    def __lshift__(self, other):
+        return ops.bitwise.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return ops.bitwise.bitwise_left_shift(other, self)
+
+    def __rshift__(self, other):
+        return ops.bitwise.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return ops.bitwise.bitwise_right_shift(other, self)
+
+    def bitwise_and(self, other):
+        """The bits set in both (logical and for bools); integer and bool tensors, as `&`."""
+        return ops.bitwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        """The bits set in either (logical or for bools); integer and bool tensors, as `|`."""
+        return ops.bitwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        """The bits set in exactly one (logical xor for bools); integer and bool tensors, as `^`."""
+        return ops.bitwise.bitwise_xor(self, other)
+
+    def bitwise_not(self):
+        """Every bit flipped (not, for bools); integer and bool tensors, as `~`."""
+        return ops.bitwise.bitwise_not(self)
+
+    def bitwise_left_shift(self, other):
+        """self * 2^other by shifting bits left; integer tensors, as `<<`."""
+        return ops.bitwise.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other):
+        """floor(self / 2^other) by shifting bits right; integer tensors, as `>>`."""
+        return ops.bitwise.bitwise_right_shift(self, other)
+
+    def logical_and(self, other):
+        """Elementwise and, zero read as False: a bool tensor, no gradient."""
+        return ops.bitwise.logical_and(self, other)
+
+    def logical_or(self, other):
+        """Elementwise or, zero read as False: a bool tensor, no gradient."""
+        return ops.bitwise.logical_or(self, other)
+
+    def logical_xor(self, other):
+        """Elementwise exclusive or, zero read as False: a bool tensor, no gradient."""
+        return ops.bitwise.logical_xor(self, other)
 
     def logical_not(self):
         """Elementwise not (zero is False): a bool tensor, no gradient."""
-        return Tensor._make(np.asarray(np.logical_not(self.array)))
+        return ops.bitwise.logical_not(self)
+
+    def signbit(self):
+        """Elementwise: True where the sign bit is set (negatives, -0.0), a bool tensor."""
+        return ops.rounding.signbit(self)
+
+    def isposinf(self):
+        """Elementwise: True where the value is +inf (a bool tensor, no gradient)."""
+        return ops.compare.isposinf(self)
+
+    def isneginf(self):
+        """Elementwise: True where the value is -inf (a bool tensor, no gradient)."""
+        return ops.compare.isneginf(self)
 
     def isnan(self):
         """Elementwise: True where the value is NaN (a bool tensor, no gradient)."""
@@ -902,6 +990,335 @@ class Tensor(RuntimeMethods):
         """1 / x, in place; returns self."""
         return self._inplace("reciprocal_", Tensor.reciprocal)
 
+    # the in-place twins of the elementwise math (minigrad/ops/trig.py, explog.py, ...)
+    def sin_(self):
+        """sin, in place; returns self."""
+        return self._inplace("sin_", Tensor.sin)
+
+    def cos_(self):
+        """cos, in place; returns self."""
+        return self._inplace("cos_", Tensor.cos)
+
+    def tan_(self):
+        """tan, in place; returns self."""
+        return self._inplace("tan_", Tensor.tan)
+
+    def asin_(self):
+        """asin, in place; returns self."""
+        return self._inplace("asin_", Tensor.asin)
+
+    def acos_(self):
+        """acos, in place; returns self."""
+        return self._inplace("acos_", Tensor.acos)
+
+    def atan_(self):
+        """atan, in place; returns self."""
+        return self._inplace("atan_", Tensor.atan)
+
+    def sinh_(self):
+        """sinh, in place; returns self."""
+        return self._inplace("sinh_", Tensor.sinh)
+
+    def cosh_(self):
+        """cosh, in place; returns self."""
+        return self._inplace("cosh_", Tensor.cosh)
+
+    def asinh_(self):
+        """asinh, in place; returns self."""
+        return self._inplace("asinh_", Tensor.asinh)
+
+    def acosh_(self):
+        """acosh, in place; returns self."""
+        return self._inplace("acosh_", Tensor.acosh)
+
+    def atanh_(self):
+        """atanh, in place; returns self."""
+        return self._inplace("atanh_", Tensor.atanh)
+
+    def atan2_(self, other):
+        """atan2(self, other), in place; returns self."""
+        return self._inplace("atan2_", lambda t: t.atan2(other), (other,))
+
+    def hypot_(self, other):
+        """hypot(self, other), in place; returns self."""
+        return self._inplace("hypot_", lambda t: t.hypot(other), (other,))
+
+    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+
+    def sinc_(self):
+        """sinc, in place; returns self."""
+        return self._inplace("sinc_", Tensor.sinc)
+
+    def deg2rad_(self):
+        """Degrees to radians, in place; returns self."""
+        return self._inplace("deg2rad_", Tensor.deg2rad)
+
+    def rad2deg_(self):
+        """Radians to degrees, in place; returns self."""
+        return self._inplace("rad2deg_", Tensor.rad2deg)
+
+    def rsqrt_(self):
+        """rsqrt, in place; returns self."""
+        return self._inplace("rsqrt_", Tensor.rsqrt)
+
+    def square_(self):
+        """square, in place; returns self."""
+        return self._inplace("square_", Tensor.square)
+
+    def log1p_(self):
+        """log1p, in place; returns self."""
+        return self._inplace("log1p_", Tensor.log1p)
+
+    def expm1_(self):
+        """expm1, in place; returns self."""
+        return self._inplace("expm1_", Tensor.expm1)
+
+    def log2_(self):
+        """log2, in place; returns self."""
+        return self._inplace("log2_", Tensor.log2)
+
+    def log10_(self):
+        """log10, in place; returns self."""
+        return self._inplace("log10_", Tensor.log10)
+
+    def exp2_(self):
+        """exp2, in place; returns self."""
+        return self._inplace("exp2_", Tensor.exp2)
+
+    def logit_(self, eps=None):
+        """logit, in place; returns self."""
+        return self._inplace("logit_", lambda t: t.logit(eps))
+
+    def xlogy_(self, other):
+        """xlogy(self, other), in place; returns self."""
+        return self._inplace("xlogy_", lambda t: t.xlogy(other), (other,))
+
+    def float_power_(self, exponent):
+        """float_power, in place; self must be float64 (the result's dtype), as in torch."""
+        if self.dtype != dtypes.float64:
+            raise RuntimeError(
+                f"float_power_: the base given to float_power_ has dtype {self.dtype} but the operation's "
+                "result requires dtype float64"
+            )
+        return self._inplace("float_power_", lambda t: t.float_power(exponent), (exponent,))
+
+    def ldexp_(self, other):
+        """self * 2^other, in place; returns self."""
+        return self._inplace("ldexp_", lambda t: t.ldexp(other), (other,))
+
+    def erf_(self):
+        """erf, in place; returns self."""
+        return self._inplace("erf_", Tensor.erf)
+
+    def erfc_(self):
+        """erfc, in place; returns self."""
+        return self._inplace("erfc_", Tensor.erfc)
+
+    def erfinv_(self):
+        """erfinv, in place; returns self."""
+        return self._inplace("erfinv_", Tensor.erfinv)
+
+    def lgamma_(self):
+        """lgamma, in place; returns self."""
+        return self._inplace("lgamma_", Tensor.lgamma)
+
+    def digamma_(self):
+        """digamma, in place; returns self."""
+        return self._inplace("digamma_", Tensor.digamma)
+
+    def polygamma_(self, n):
+        """polygamma(n, self), in place; returns self."""
+        return self._inplace("polygamma_", lambda t: t.polygamma(n))
+
+    def mvlgamma_(self, p):
+        """mvlgamma(self, p), in place; returns self."""
+        return self._inplace("mvlgamma_", lambda t: t.mvlgamma(p))
+
+    def i0_(self):
+        """i0, in place; returns self."""
+        return self._inplace("i0_", Tensor.i0)
+
+    def igamma_(self, other):
+        """igamma(self, other), in place; returns self."""
+        return self._inplace("igamma_", lambda t: t.igamma(other), (other,))
+
+    def igammac_(self, other):
+        """igammac(self, other), in place; returns self."""
+        return self._inplace("igammac_", lambda t: t.igammac(other), (other,))
+
+    def sign_(self):
+        """sign, in place; returns self."""
+        return self._inplace("sign_", Tensor.sign)
+
+    def sgn_(self):
+        """sgn, in place; returns self."""
+        return self._inplace("sgn_", Tensor.sgn)
+
+    def trunc_(self):
+        """trunc, in place; returns self."""
+        return self._inplace("trunc_", Tensor.trunc)
+
+    fix_ = trunc_
+
+    def frac_(self):
+        """frac, in place; returns self."""
+        return self._inplace("frac_", Tensor.frac)
+
+    def fmod_(self, other):
+        """fmod(self, other), in place; returns self."""
+        return self._inplace("fmod_", lambda t: t.fmod(other), (other,))
+
+    def remainder_(self, other):
+        """remainder(self, other), Python's %, in place; returns self."""
+        return self._inplace("remainder_", lambda t: t.remainder(other), (other,))
+
+    def floor_divide_(self, other):
+        """floor_divide(self, other), Python's //, in place; returns self."""
+        return self._inplace("floor_divide_", lambda t: t.floor_divide(other), (other,))
+
+    def copysign_(self, other):
+        """copysign(self, other), in place; returns self."""
+        return self._inplace("copysign_", lambda t: t.copysign(other), (other,))
+
+    def nextafter_(self, other):
+        """nextafter(self, other), in place; returns self."""
+        return self._inplace("nextafter_", lambda t: t.nextafter(other), (other,))
+
+    def heaviside_(self, values):
+        """heaviside(self, values), in place; returns self."""
+        return self._inplace("heaviside_", lambda t: t.heaviside(values), (values,))
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 * tensor2; returns self."""
+        compute = lambda t: t.addcmul(tensor1, tensor2, value=value)  # noqa: E731
+        return self._inplace("addcmul_", compute, (tensor1, tensor2))
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 / tensor2; returns self."""
+        compute = lambda t: t.addcdiv(tensor1, tensor2, value=value)  # noqa: E731
+        return self._inplace("addcdiv_", compute, (tensor1, tensor2))
+
+    def lerp_(self, end, weight):
+        """self += weight * (end - self); returns self."""
+        return self._inplace("lerp_", lambda t: t.lerp(end, weight), (end, weight))
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """nan_to_num, in place; returns self."""
+        return self._inplace("nan_to_num_", lambda t: t.nan_to_num(nan, posinf, neginf))
+
+    def gcd_(self, other):
+        """gcd(self, other), in place; returns self."""
+        return self._inplace("gcd_", lambda t: t.gcd(other), (other,))
+
+    def lcm_(self, other):
+        """lcm(self, other), in place; returns self."""
+        return self._inplace("lcm_", lambda t: t.lcm(other), (other,))
+
+    def cumsum_(self, dim, *, dtype=None):
+        """cumsum along `dim`, in place; returns self."""
+        return self._inplace("cumsum_", lambda t: t.cumsum(dim, dtype=dtype))
+
+    def cumprod_(self, dim, *, dtype=None):
+        """cumprod along `dim`, in place; returns self."""
+        return self._inplace("cumprod_", lambda t: t.cumprod(dim, dtype=dtype))
+
+    # torch's other names for the in-place arithmetic
+    negative_, absolute_ = neg_, abs_
+    subtract_, multiply_, divide_, true_divide_ = sub_, mul_, div_, div_
+
+    # the in-place comparisons: self <- 1 where the comparison holds, else 0, in self's dtype
+    def eq_(self, other):
+        """self == other as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("eq_", lambda t: ops.compare.compared_in(t, other, np.equal, "eq_"), (other,))
+
+    def ne_(self, other):
+        """self != other as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("ne_", lambda t: ops.compare.compared_in(t, other, np.not_equal, "ne_"), (other,))
+
+    def lt_(self, other):
+        """self < other as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("lt_", lambda t: ops.compare.compared_in(t, other, np.less, "lt_"), (other,))
+
+    def le_(self, other):
+        """self <= other as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("le_", lambda t: ops.compare.compared_in(t, other, np.less_equal, "le_"), (other,))
+
+    def gt_(self, other):
+        """self > other as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("gt_", lambda t: ops.compare.compared_in(t, other, np.greater, "gt_"), (other,))
+
+    def ge_(self, other):
+        """self >= other as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("ge_", lambda t: ops.compare.compared_in(t, other, np.greater_equal, "ge_"), (other,))
+
+    greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
+
+    # the in-place logic and bits: the result, a bool or integer tensor, cast to self's dtype
+    def logical_and_(self, other):
+        """logical_and(self, other) as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("logical_and_", lambda t: t.logical_and(other))
+
+    def logical_or_(self, other):
+        """logical_or(self, other) as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("logical_or_", lambda t: t.logical_or(other))
+
+    def logical_xor_(self, other):
+        """logical_xor(self, other) as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("logical_xor_", lambda t: t.logical_xor(other))
+
+    def logical_not_(self):
+        """logical_not as 1 or 0 in self's dtype, in place; returns self."""
+        return self._inplace("logical_not_", Tensor.logical_not)
+
+    def bitwise_and_(self, other):
+        """self &= other; returns self."""
+        return self._inplace("bitwise_and_", lambda t: t.bitwise_and(other))
+
+    def bitwise_or_(self, other):
+        """self |= other; returns self."""
+        return self._inplace("bitwise_or_", lambda t: t.bitwise_or(other))
+
+    def bitwise_xor_(self, other):
+        """self ^= other; returns self."""
+        return self._inplace("bitwise_xor_", lambda t: t.bitwise_xor(other))
+
+    def bitwise_not_(self):
+        """self = ~self; returns self."""
+        return self._inplace("bitwise_not_", Tensor.bitwise_not)
+
+    def bitwise_left_shift_(self, other):
+        """self <<= other; returns self."""
+        return self._inplace("bitwise_left_shift_", lambda t: t.bitwise_left_shift(other))
+
+    def bitwise_right_shift_(self, other):
+        """self >>= other; returns self."""
+        return self._inplace("bitwise_right_shift_", lambda t: t.bitwise_right_shift(other))
+
+    def __iand__(self, other):
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        return self.bitwise_xor_(other)
+
+    def __ilshift__(self, other):
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other):
+        return self.bitwise_right_shift_(other)
+
+    def __ipow__(self, exponent):
+        return self.pow_(exponent)
+
+    def __imod__(self, other):
+        return self.remainder_(other)
+
+    def __ifloordiv__(self, other):
+        return self.floor_divide_(other)
+
     def masked_fill_(self, mask, value):
         """Set the elements where `mask` (a bool tensor, broadcast) is True to `value`, in
         place; returns self."""
@@ -1015,7 +1432,10 @@ class Tensor(RuntimeMethods):
         return ops.elementwise.Abs.apply(self)
 
     def sign(self):
-        """-1, 0 or 1 by the sign of x; its gradient is zero everywhere."""
+        """-1, 0 or 1 by the sign of x; its gradient is zero everywhere (of a bool tensor:
+        a copy)."""
+        if self.dtype.kind == "b":
+            return Tensor._make(self.array.copy())
         return ops.elementwise.Sign.apply(self)
 
     def floor(self):
@@ -1037,8 +1457,9 @@ class Tensor(RuntimeMethods):
         return self**exponent
 
     def square(self):
-        """y = x * x; dL/dx = dL/dy * 2x."""
-        return self * self
+        """y = x * x; dL/dx = dL/dy * 2x (a bool tensor squares to int64, as `x ** 2` in torch)."""
+        x = self.to(dtypes.int64) if self.dtype.kind == "b" else self
+        return x * x
 
     def reciprocal(self):
         """y = 1 / x; dL/dx = -dL/dy / x^2."""
@@ -1082,6 +1503,242 @@ class Tensor(RuntimeMethods):
         return ops.activation.LogSoftmax.apply(
             ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "log_softmax")
         )
+
+    # ---- math: the long tail (minigrad/ops/trig.py, explog.py, special_functions.py, ...) --
+    # Integer and bool tensors are computed in the default float dtype, as torch does.
+    def tan(self):
+        """y = tan x; dL/dx = dL/dy * (1 + y^2)."""
+        return ops.trig.Tan.apply(ops.promotion.floating(self))
+
+    def asin(self):
+        """y = asin x, in [-pi/2, pi/2]; dL/dx = dL/dy / sqrt(1 - x^2)."""
+        return ops.trig.Asin.apply(ops.promotion.floating(self))
+
+    def acos(self):
+        """y = acos x, in [0, pi]; dL/dx = -dL/dy / sqrt(1 - x^2)."""
+        return ops.trig.Acos.apply(ops.promotion.floating(self))
+
+    def atan(self):
+        """y = atan x, in (-pi/2, pi/2); dL/dx = dL/dy / (1 + x^2)."""
+        return ops.trig.Atan.apply(ops.promotion.floating(self))
+
+    def sinh(self):
+        """y = sinh x; dL/dx = dL/dy * cosh x."""
+        return ops.trig.Sinh.apply(ops.promotion.floating(self))
+
+    def cosh(self):
+        """y = cosh x; dL/dx = dL/dy * sinh x."""
+        return ops.trig.Cosh.apply(ops.promotion.floating(self))
+
+    def asinh(self):
+        """y = asinh x; dL/dx = dL/dy / sqrt(x^2 + 1)."""
+        return ops.trig.Asinh.apply(ops.promotion.floating(self))
+
+    def acosh(self):
+        """y = acosh x (x >= 1); dL/dx = dL/dy / sqrt(x^2 - 1)."""
+        return ops.trig.Acosh.apply(ops.promotion.floating(self))
+
+    def atanh(self):
+        """y = atanh x (|x| < 1); dL/dx = dL/dy / (1 - x^2)."""
+        return ops.trig.Atanh.apply(ops.promotion.floating(self))
+
+    def atan2(self, other):
+        """z = atan2(self, other), the angle of the point (other, self); see `mg.atan2`."""
+        return ops.trig.atan2(self, other)
+
+    def hypot(self, other):
+        """z = sqrt(self^2 + other^2), without overflow; see `mg.hypot`."""
+        return ops.trig.hypot(self, other)
+
+    arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def sinc(self):
+        """y = sin(pi x) / (pi x), 1 at x = 0; dL/dx = dL/dy * (cos(pi x) - y) / x (0 at 0)."""
+        return ops.trig.Sinc.apply(ops.promotion.floating(self))
+
+    def deg2rad(self):
+        """y = x * pi / 180; dL/dx = dL/dy * pi / 180."""
+        return ops.promotion.floating(self) * (math.pi / 180.0)
+
+    def rad2deg(self):
+        """y = x * 180 / pi; dL/dx = dL/dy * 180 / pi."""
+        return ops.promotion.floating(self) * (180.0 / math.pi)
+
+    def log1p(self):
+        """y = ln(1 + x), accurate for tiny x; dL/dx = dL/dy / (1 + x)."""
+        return ops.explog.Log1p.apply(ops.promotion.floating(self))
+
+    def expm1(self):
+        """y = e^x - 1, accurate for tiny x; dL/dx = dL/dy * (y + 1)."""
+        return ops.explog.Expm1.apply(ops.promotion.floating(self))
+
+    def log2(self):
+        """y = log2 x; dL/dx = dL/dy / (x ln 2)."""
+        return ops.explog.Log2.apply(ops.promotion.floating(self))
+
+    def log10(self):
+        """y = log10 x; dL/dx = dL/dy / (x ln 10)."""
+        return ops.explog.Log10.apply(ops.promotion.floating(self))
+
+    def exp2(self):
+        """y = 2^x; dL/dx = dL/dy * y ln 2."""
+        return ops.explog.Exp2.apply(ops.promotion.floating(self))
+
+    def logit(self, eps=None):
+        """y = ln(p / (1 - p)), p = x clamped to [eps, 1 - eps] if eps is given; dL/dx =
+        dL/dy / (x (1 - x)), 0 where the clamp holds x."""
+        return ops.explog.Logit.apply(ops.promotion.floating(self), eps=eps)
+
+    def xlogy(self, other):
+        """z = self * ln(other), 0 where self is 0; see `mg.xlogy`."""
+        return ops.explog.xlogy(self, other)
+
+    def logaddexp(self, other):
+        """z = ln(e^self + e^other), without overflow; see `mg.logaddexp`."""
+        return ops.explog.logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        """z = log2(2^self + 2^other), without overflow; see `mg.logaddexp2`."""
+        return ops.explog.logaddexp2(self, other)
+
+    def float_power(self, exponent):
+        """self ** exponent computed in float64; see `mg.float_power`."""
+        return ops.explog.float_power(self, exponent)
+
+    def ldexp(self, other):
+        """self * 2^other; see `mg.ldexp`."""
+        return ops.explog.ldexp(self, other)
+
+    def frexp(self):
+        """(mantissa, exponent) with self = mantissa * 2^exponent; see `mg.frexp`."""
+        return ops.explog.frexp(self)
+
+    def erfc(self):
+        """y = erfc x = 1 - erf x; dL/dx = -dL/dy * 2 / sqrt(pi) * exp(-x^2)."""
+        return ops.special_functions.Erfc.apply(ops.promotion.floating(self))
+
+    def erfinv(self):
+        """y = erfinv x (erf y = x); dL/dx = dL/dy * sqrt(pi) / 2 * exp(y^2)."""
+        return ops.special_functions.Erfinv.apply(ops.promotion.floating(self))
+
+    def lgamma(self):
+        """y = ln |Gamma(x)|; dL/dx = dL/dy * digamma(x)."""
+        return ops.special_functions.Lgamma.apply(ops.promotion.floating(self))
+
+    def digamma(self):
+        """y = digamma(x) = d/dx ln Gamma(x); dL/dx = dL/dy * polygamma(1, x)."""
+        return ops.special_functions.Polygamma.apply(ops.promotion.floating(self), n=0)
+
+    def polygamma(self, n):
+        """y = polygamma(n, x), the n-th derivative of digamma; dL/dx = dL/dy * polygamma(n + 1, x)."""
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise RuntimeError(f"polygamma(n, x) does not support negative n (or a non-integer n), got {n!r}")
+        return ops.special_functions.Polygamma.apply(ops.promotion.floating(self), n=n)
+
+    def mvlgamma(self, p):
+        """y = lgamma(x) + lgamma(x - 1/2) + ... + lgamma(x - (p-1)/2) + p (p - 1) / 4 * ln(pi),
+        the log of the multivariate gamma function; dL/dx = dL/dy * (the sum of the same
+        digammas)."""
+        return ops.special_functions.multivariate_lgamma(self, p)
+
+    def i0(self):
+        """y = I0(x), the modified Bessel function of order 0; dL/dx = dL/dy * I1(x)."""
+        return ops.special_functions.I0.apply(ops.promotion.floating(self))
+
+    def igamma(self, other):
+        """z = P(self, other), the regularized lower incomplete gamma function; see `mg.igamma`."""
+        return ops.special_functions.igamma(self, other)
+
+    def igammac(self, other):
+        """z = Q(self, other) = 1 - P(self, other); see `mg.igammac`."""
+        return ops.special_functions.igammac(self, other)
+
+    def sgn(self):
+        """The sign of x, -1, 0 or 1 (for real tensors, sign); its gradient is zero."""
+        return self.sign()
+
+    def trunc(self):
+        """x rounded toward zero, elementwise; its gradient is zero (a step function)."""
+        if self.dtype.kind == "b":
+            raise NotImplementedError("trunc: not implemented for bool tensors")
+        return ops.rounding.Trunc.apply(self)
+
+    fix = trunc
+    """An alias of trunc (NumPy's name)."""
+
+    def frac(self):
+        """y = x - trunc(x), the fractional part with x's sign; dL/dx = dL/dy."""
+        if self.dtype.kind != "f":
+            raise NotImplementedError(f"frac: not implemented for {self.dtype} tensors; expected floating point")
+        return ops.rounding.Frac.apply(self)
+
+    def fmod(self, other):
+        """The remainder of self / other with self's sign (C's fmod); see `mg.fmod`."""
+        return ops.rounding.fmod(self, other)
+
+    def remainder(self, other):
+        """The remainder of self / other with other's sign, as `%`; see `mg.remainder`."""
+        return ops.rounding.remainder(self, other)
+
+    def floor_divide(self, other):
+        """self / other rounded down, as `//`; its gradient is zero."""
+        return ops.rounding.floor_divide(self, other)
+
+    def true_divide(self, other):
+        """self / other, true division (integers give floats), as `/`."""
+        return self / other
+
+    def copysign(self, other):
+        """|self| with other's sign; see `mg.copysign`."""
+        return ops.rounding.copysign(self, other)
+
+    def nextafter(self, other):
+        """The next float after self toward other; see `mg.nextafter`."""
+        return ops.rounding.nextafter(self, other)
+
+    def heaviside(self, values):
+        """The step function: 0 below 0, values at 0, 1 above; see `mg.heaviside`."""
+        return ops.rounding.heaviside(self, values)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 * tensor2; see `mg.addcmul`."""
+        return ops.arithmetic.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 / tensor2; see `mg.addcdiv`."""
+        return ops.arithmetic.addcdiv(self, tensor1, tensor2, value=value)
+
+    def lerp(self, end, weight):
+        """self + weight * (end - self), linear interpolation; see `mg.lerp`."""
+        return ops.arithmetic.lerp(self, end, weight)
+
+    def fmax(self, other):
+        """The larger of the two, ignoring NaN; see `mg.fmax`."""
+        return ops.arithmetic.fmax(self, other)
+
+    def fmin(self, other):
+        """The smaller of the two, ignoring NaN; see `mg.fmin`."""
+        return ops.arithmetic.fmin(self, other)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        """NaN, +inf and -inf replaced by numbers; see `mg.nan_to_num`."""
+        return ops.arithmetic.nan_to_num(self, nan, posinf, neginf)
+
+    def gcd(self, other):
+        """The greatest common divisor, elementwise (integer tensors)."""
+        return ops.arithmetic.gcd(self, other)
+
+    def lcm(self, other):
+        """The least common multiple, elementwise (integer tensors)."""
+        return ops.arithmetic.lcm(self, other)
+
+    def positive(self):
+        """self itself, as `+self` (bool tensors raise, as in torch)."""
+        return ops.arithmetic.positive(self)
+
+    absolute = abs
+    """An alias of abs: |x|."""
 
     # ---- reductions ---------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False, dtype=None):
@@ -1402,6 +2059,9 @@ class Tensor(RuntimeMethods):
     def neg(self):
         """-self; dL/dx = -dL/dy."""
         return -self
+
+    negative = neg
+    """An alias of neg: -x."""
 
     # ---- tensor functions everyday torch code calls (math in minigrad/ops/) -------------
     def sort(self, dim=-1, descending=False, *, stable=False):

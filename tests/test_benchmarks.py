@@ -29,6 +29,8 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
         ("bench_losses.py", ["--quick"], "composed/fused"),
         ("bench_normalization.py", ["--quick"], "composed/one"),
         ("bench_optimizers.py", ["--quick"], "minigrad/PT"),
+        ("bench_recurrent.py", ["--quick"], "cells/layer"),
+        ("bench_char_lstm.py", ["--iters", "8", "--hidden", "32"], "time ratio minigrad / PyTorch"),
         ("bench_attention_modules.py", ["--quick"], "minigrad: spelled out / kernel"),
         ("bench_positional.py", ["--quick"], "/ RotaryEmbedding"),
         ("bench_gelu.py", ["--quick"], "/ fused loop"),

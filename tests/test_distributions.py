@@ -21,9 +21,7 @@ import torch
 import minigrad as mg
 from minigrad.autograd import gradcheck, gradgradcheck
 from minigrad.ops import cholesky as mg_cholesky
-from minigrad.ops import erfinv as mg_erfinv
-from minigrad.ops import gamma as mg_gamma
-from minigrad.ops import xlogy as mg_xlogy
+from minigrad.ops import standard_gamma as mg_standard_gamma
 
 from .surface import case, ids, ints, pos, run, unit
 
@@ -1033,44 +1031,27 @@ def test_a_vae_loss_runs_unchanged_and_agrees_with_torch():
 
 
 # ---- the special functions the distributions are made of ----------------------------------------
-def test_special_functions_against_torch():
-    x = np.array([-3.5, -1.5, -0.3, 1e-6, 0.1, 0.5, 1.0, 2.5, 7.0, 9.99, 10.0, 33.3, 1e4])
-    t = torch.tensor(x)
-    np.testing.assert_allclose(mg_gamma.lgamma_array(x), torch.lgamma(t).numpy(), rtol=1e-13)
-    np.testing.assert_allclose(mg_gamma.digamma_array(x), torch.digamma(t).numpy(), rtol=1e-12)
-    # torch's trigamma is good to ~1e-9; ours to double precision (pi^2/6, pi^2/2 below)
-    np.testing.assert_allclose(mg_gamma.polygamma_array(1, x), torch.polygamma(1, t).numpy(), rtol=1e-8)
-    for n in (2, 3, 4):
-        np.testing.assert_allclose(mg_gamma.polygamma_array(n, x), torch.polygamma(n, t).numpy(), rtol=1e-11)
-    np.testing.assert_allclose(
-        mg_gamma.polygamma_array(1, np.array([1.0, 0.5])), [math.pi**2 / 6, math.pi**2 / 2], rtol=1e-15
-    )
-    poles = np.array([0.0, -2.0])
-    np.testing.assert_array_equal(mg_gamma.lgamma_array(poles), torch.lgamma(torch.tensor(poles)).numpy())
-    assert mg_gamma.digamma_array(np.array([0.0]))[0] == -math.inf
-    a, v = np.array([0.1, 0.5, 1.0, 2.5, 10.0, 100.0, 5.0]), np.array([0.01, 3.0, 1.0, 2.5, 30.0, 95.0, 0.0])
-    np.testing.assert_allclose(
-        mg_gamma.gammainc_array(a, v), torch.special.gammainc(torch.tensor(a), torch.tensor(v)).numpy(), atol=1e-9
-    )
-    p = np.array([-1.0, -0.999999, -0.5, 0.0, 1e-10, 0.3, 0.75, 1 - 1e-12, 1.0, 2.0])
-    np.testing.assert_allclose(
-        mg_erfinv.erfinv_array(p), torch.erfinv(torch.tensor(p)).numpy(), rtol=1e-13, equal_nan=True
-    )
-    z = mg_xlogy.xlogy(mg.tensor([0.0, 0.0, 2.0, 1.0]), mg.tensor([0.0, math.nan, 3.0, 0.0]))
-    expected = torch.xlogy(torch.tensor([0.0, 0.0, 2.0, 1.0]), torch.tensor([0.0, math.nan, 3.0, 0.0]))
-    np.testing.assert_allclose(z.numpy(), expected.numpy(), equal_nan=True)
+def test_the_lower_gamma_series_and_its_derivative_in_alpha():
+    """P(a, x) from the series matches torch's gammainc, and the series' term-by-term
+    derivative matches the finite differences of torch's gammainc in a."""
+    a = np.array([0.1, 0.5, 1.0, 2.5, 10.0, 100.0, 0.3, 7.0, 1e4])
+    x = np.array([0.01, 3.0, 1.0, 2.5, 30.0, 95.0, 50.0, 0.0, 1.01e4])
+    value, derivative = mg_standard_gamma.lower_gamma_and_derivative(a, x)
+    np.testing.assert_allclose(value, torch.special.gammainc(torch.tensor(a), torch.tensor(x)).numpy(), atol=1e-9)
+    h = 1e-5
+    numeric = (
+        torch.special.gammainc(torch.tensor(a + h), torch.tensor(x))
+        - torch.special.gammainc(torch.tensor(a - h), torch.tensor(x))
+    ).numpy() / (2 * h)
+    np.testing.assert_allclose(derivative, numeric, rtol=1e-4, atol=1e-8)
+    assert derivative[7] == 0.0 and value[7] == 0.0  # P(a, 0) = 0 for every a
 
 
-def test_special_functions_differentiate_again():
-    x = mg.tensor([0.3, 1.7, 12.0], dtype=mg.float64, requires_grad=True)
-    for fn in (mg_gamma.lgamma, mg_gamma.digamma, lambda v: mg_gamma.polygamma(2, v), mg_erfinv.erfinv):
-        arg = x if fn is not mg_erfinv.erfinv else x / 13
-        assert gradgradcheck(lambda v, fn=fn: fn(v), [arg.detach().requires_grad_()])
-    y = mg.tensor([0.5, 2.0, 4.0], dtype=mg.float64, requires_grad=True)
-    assert gradcheck(mg_xlogy.xlogy, [x, y])
-    assert gradcheck(lambda v: mg_gamma.gammainc(x.detach(), v), [y])
-    with pytest.raises(RuntimeError, match="with respect to a"):
-        mg_gamma.gammainc(x, y).sum().backward()
+def test_gamma_cdf_has_no_gradient_in_the_concentration_as_torch():
+    for lib in (torch, mg):
+        c = lib.tensor([1.5, 2.0], dtype=lib.float64, requires_grad=True)
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            lib.distributions.Gamma(c, 1.0).cdf(lib.tensor([0.5, 1.0], dtype=lib.float64)).sum().backward()
 
 
 def test_cholesky_and_triangular_solve_against_torch():

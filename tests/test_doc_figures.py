@@ -31,6 +31,7 @@ SCRIPTS = {
     "make_losses_benchmark.py": ["losses_benchmark.png"],
     "make_normalization_benchmark.py": ["normalization_benchmark.png"],
     "make_optimizers_benchmark.py": ["optimizers_benchmark.png"],
+    "make_recurrent_benchmark.py": ["recurrent_benchmark.png"],
     "make_autograd_benchmark.py": ["autograd_benchmark.png"],
 }
 

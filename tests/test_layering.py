@@ -38,7 +38,9 @@ LAYERS = {
         "minigrad/errors.py",  # torch's device exception classes
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
-        "minigrad/cuda.py",
+        "minigrad/cuda/",  # (but cuda/amp.py, in nn below: it is mg.amp under torch.cuda.amp's names)
+        "minigrad/onnx.py",
+        "minigrad/multiprocessing.py",
         "minigrad/distributed.py",
     ],
     # arrays in, arrays out: reference (NumPy), cpu (@njit), cuda (@cuda.jit)
@@ -73,12 +75,16 @@ LAYERS = {
         "minigrad/text/",  # tokenizers and the text dataset, beside data/
         "minigrad/utils/",
         "minigrad/distributions/",  # probability distributions, built on ops and nn.functional, as nn is
+        "minigrad/amp/",  # GradScaler scales losses and unscales an optimizer's gradients; autocast
+        "minigrad/cuda/amp.py",
     ],
     # programs built on the public API, and the public API itself (the face may import
     # anything; models and programs may use `import minigrad as mg`)
     "top": [
         "minigrad/models/",
         "minigrad/serialization.py",
+        "minigrad/module_records.py",  # a whole Module as data, for mg.save / mg.load
+        "minigrad/allowlist.py",  # which classes mg.load may use (torch.serialization.safe_globals)
         "minigrad/train.py",
         "minigrad/train_gpt.py",
         "minigrad/__main__.py",

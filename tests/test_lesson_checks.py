@@ -109,6 +109,38 @@ def test_normalization():
     # --8<-- [end:normalization]
 
 
+def test_recurrent():
+    # --8<-- [start:recurrent]
+    from minigrad.ops.recurrent import GRUSequence, LSTMSequence
+
+    mg.manual_seed(0)
+
+    def leaf(*shape):
+        return mg.randn(*shape, dtype=mg.float64, requires_grad=True)
+
+    # 1. The Functions whose backward is backpropagation through time written out, also
+    #    backwards in time (reverse=True, a bidirectional layer's second direction).
+    #    x_part (T, B, G * H) is the input's part x W_ih^T + b_ih, the states are (B, H)
+    T, B, H = 3, 2, 2
+    x4, x3, h0, c0 = leaf(T, B, 4 * H), leaf(T, B, 3 * H), leaf(B, H), leaf(B, H)
+    w4, b4, w3, b3 = leaf(4 * H, H), leaf(4 * H), leaf(3 * H, H), leaf(3 * H)
+    assert gradcheck(lambda *a: LSTMSequence.apply(*a, None), (x4, h0, c0, w4, b4))
+    assert gradcheck(lambda *a: LSTMSequence.apply(*a, None, reverse=True), (x4, h0, c0, w4, b4))
+    assert gradcheck(lambda *a: GRUSequence.apply(*a), (x3, h0, w3, b3))
+    # second derivatives: a recorded backward runs the Tensor-op cells again
+    assert gradgradcheck(lambda *a: GRUSequence.apply(*a), (leaf(2, 1, 3 * H), leaf(1, H), w3, b3))
+
+    # 2. The modules with all their parameters: two layers in both directions, projections
+    x = leaf(3, 2, 2)  # (T, B, input_size)
+    rnn = nn.RNN(2, 2, num_layers=2, bidirectional=True).double()
+    assert gradcheck(lambda x, *params: rnn(x)[0], (x, *rnn.parameters()))
+    lstm = nn.LSTM(2, 3, proj_size=1).double()
+    assert gradcheck(lambda x, *params: lstm(x)[0], (x, *lstm.parameters()))
+    gru = nn.GRU(2, 2, batch_first=True).double()
+    assert gradcheck(lambda x, *params: gru(x)[1], (x, *gru.parameters()))  # the final state h_n
+    # --8<-- [end:recurrent]
+
+
 def test_optimizers():
     # --8<-- [start:optimizers]
     def rosenbrock(p):

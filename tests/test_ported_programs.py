@@ -3,11 +3,19 @@
 Each program in `tests/ported/` is plain PyTorch. It runs here twice: as written (with
 torch) and with every `import torch...`/`from torch... import` line rewritten to minigrad,
 the way a student would port it. Programs that start from the same weights and draw no
-random numbers must give the same losses; the VAE (which samples noise from each
-framework's own generator) must land in the same loss band.
+random numbers must give the same losses; the programs that draw their own random numbers
+(the VAE: each framework's generator gives different
+numbers from one seed) must land in the same loss band.
+
+The programs from public sources (the PyTorch tutorials and examples) say in their docstrings where they come from and what
+was cut down for size.
 """
 
+import contextlib
+import io
 import re
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -62,13 +70,36 @@ def switch_imports(source):
 
 
 def run_program(name, data, framework):
+    """Run tests/ported/<name>.py's `main(data)` on torch or minigrad. The program runs as a
+    module of its own (registered in sys.modules while it runs, so that `torch.save(model)`
+    can name its classes), and what it prints is kept: a dict result gets it as "printed"."""
     source = (PORTED / f"{name}.py").read_text()
     if framework == "minigrad":
         source = switch_imports(source)
         assert "import torch" not in source.replace("import minigrad as torch", "")
-    namespace = {"__name__": f"ported_{name}"}
-    exec(compile(source, f"{name}.py ({framework})", "exec"), namespace)
-    return namespace["main"](data)
+    module = types.ModuleType(f"ported_{name}")
+    sys.modules[module.__name__] = module
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(source, f"{name}.py ({framework})", "exec"), module.__dict__)
+            result = module.main(data)
+    finally:
+        del sys.modules[module.__name__]
+    if isinstance(result, dict):
+        result["printed"] = printed.getvalue()
+    return result
+
+
+def numbers(text):
+    """Every number in a program's printed log, in order (ints and decimals, signs kept)."""
+    return np.array([float(x) for x in re.findall(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?|[-+]?\d+", text)])
+
+
+def skeleton(text):
+    """A printed log with its numbers (and the spaces that pad them) taken out: the words and
+    the layout, to compare."""
+    return re.sub(r" *[-+]?\d+\.\d+(?:e[-+]?\d+)?| *[-+]?\d+", "#", text)
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +170,13 @@ def test_custom_autograd_function(digits):
     assert theirs["gradcheck"] is True and mine["gradcheck"] is True
     np.testing.assert_allclose(mine["losses"], theirs["losses"], rtol=1e-4, atol=1e-5)
     assert mine["grad_fn"] and theirs["grad_fn"]
+
+
+# ---- programs from public sources --------------------------------------------------------
+
+
+def test_the_log_helpers_see_every_number():
+    assert numbers("loss: 2.310652  [  320/ 1438] mean -0.00, std 1.5e-03") == pytest.approx(
+        [2.310652, 320, 1438, -0.0, 1.5e-03]
+    )
+    assert skeleton("loss: 2.310652  [  320/ 1438]") == "loss:#  [#/#]"

@@ -215,14 +215,17 @@ def test_save_to_a_file_opened_in_text_mode_is_a_type_error_that_says_wb(tmp_pat
 @pytest.mark.parametrize(
     "obj, message",
     [
-        (nn.Linear(2, 2), r"cannot save a minigrad.nn.linear.Linear at obj .*save its state_dict\(\) instead"),
+        (
+            mg.optim.SGD([nn.Parameter(mg.ones(2))], lr=0.1),
+            r"cannot save a minigrad.optim.sgd.SGD at obj .*save its state_dict\(\) instead",
+        ),
         ({"w": [torch.zeros(2)]}, r"cannot save a torch.Tensor at obj\['w'\]\[0\] .*\.detach\(\)\.cpu\(\)\.numpy\(\)"),
         ({"s": {1, 2}}, r"cannot save a builtins.set at obj\['s'\]"),
         ([print], r"cannot save a builtins.builtin_function_or_method at obj\[0\]"),
         ({"a": np.array([object()])}, r"cannot save the object array at obj\['a'\]"),
         ({(1, 2): 3}, r"dict key \(1, 2\) at obj is a tuple"),
     ],
-    ids=["module", "torch tensor", "set", "function", "object array", "tuple key"],
+    ids=["optimizer", "torch tensor", "set", "builtin function", "object array", "tuple key"],
 )
 def test_save_refuses_what_it_cannot_store_and_says_where(obj, message):
     with pytest.raises(TypeError, match=message):

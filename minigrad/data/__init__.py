@@ -11,6 +11,7 @@
 - split.py      random_split
 - sampler.py    Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,
                 WeightedRandomSampler, BatchSampler: the order of an epoch
+- distributed.py DistributedSampler: one replica's share of each epoch
 - collate.py    default_collate: a list of examples -> a batch
 - dataloader.py DataLoader: order, chunk, fetch, collate
 - worker.py     the worker threads of num_workers > 0; get_worker_info
@@ -33,6 +34,7 @@ from minigrad.data.dataset import (
     TensorDataset,
 )
 from minigrad.data.digits import Digits, load_digits
+from minigrad.data.distributed import DistributedSampler
 from minigrad.data.idx import read_idx
 from minigrad.data.images import ImageDataset
 from minigrad.data.mnist import MNIST
@@ -56,6 +58,7 @@ __all__ = [
     "DataLoader",
     "Dataset",
     "Digits",
+    "DistributedSampler",
     "ImageDataset",
     "IterableDataset",
     "RandomSampler",

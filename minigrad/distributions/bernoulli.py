@@ -105,7 +105,7 @@ class Bernoulli(ExponentialFamily):
 
     @property
     def _natural_params(self):
-        return (self.probs.log() - (1 - self.probs).log(),)  # logit(p), unclamped
+        return (self.probs.logit(),)
 
     def _log_normalizer(self, x):
         return F.softplus(x, threshold=math.inf)  # ln(1 + e^x)

@@ -13,7 +13,6 @@ from minigrad.distributions import constraints
 from minigrad.distributions.dirichlet import Dirichlet
 from minigrad.distributions.exp_family import ExponentialFamily
 from minigrad.distributions.utils import broadcast_all, is_number
-from minigrad.ops.gamma import lgamma
 from minigrad.ops.shape import stack
 
 
@@ -80,4 +79,4 @@ class Beta(ExponentialFamily):
         return (self.concentration1, self.concentration0)
 
     def _log_normalizer(self, x, y):
-        return lgamma(x) + lgamma(y) - lgamma(x + y)
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()

@@ -17,7 +17,6 @@ from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 from minigrad.nn import functional as F
-from minigrad.ops.gamma import lgamma
 
 
 def _clamp_by_zero(x):
@@ -101,9 +100,9 @@ class Binomial(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         n = self.total_count
-        log_factorial_n = lgamma(n + 1)
-        log_factorial_k = lgamma(value + 1)
-        log_factorial_nmk = lgamma(n - value + 1)
+        log_factorial_n = (n + 1).lgamma()
+        log_factorial_k = (value + 1).lgamma()
+        log_factorial_nmk = (n - value + 1).lgamma()
         # n ln(1 + e^logit) = n max(logit, 0) + n ln(1 + e^-|logit|): no overflow either way
         normalize_term = n * _clamp_by_zero(self.logits) + n * F.softplus(-self.logits.abs()) - log_factorial_n
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term

@@ -19,8 +19,7 @@ from minigrad.distributions import constraints
 from minigrad.distributions.exp_family import ExponentialFamily
 from minigrad.nn import functional as F
 from minigrad.ops.elementwise import where
-from minigrad.ops.gamma import digamma, lgamma, standard_gamma
-from minigrad.ops.xlogy import xlogy
+from minigrad.ops.standard_gamma import standard_gamma
 
 
 class Dirichlet(ExponentialFamily):
@@ -59,7 +58,7 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         alpha = self.concentration
-        return xlogy(alpha - 1.0, value).sum(-1) + lgamma(alpha.sum(-1)) - lgamma(alpha).sum(-1)
+        return (alpha - 1.0).xlogy(value).sum(-1) + alpha.sum(-1).lgamma() - alpha.lgamma().sum(-1)
 
     @property
     def mean(self):
@@ -88,11 +87,13 @@ class Dirichlet(ExponentialFamily):
         alpha = self.concentration
         k = alpha.shape[-1]
         a0 = alpha.sum(-1)
-        return lgamma(alpha).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) - ((alpha - 1.0) * digamma(alpha)).sum(-1)
+        return (
+            alpha.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma() - ((alpha - 1.0) * alpha.digamma()).sum(-1)
+        )
 
     @property
     def _natural_params(self):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        return lgamma(x).sum(-1) - lgamma(x.sum(-1))
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()

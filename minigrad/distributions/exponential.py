@@ -67,7 +67,7 @@ class Exponential(ExponentialFamily):
         return 1 - (-self.rate * value).exp()
 
     def icdf(self, value):
-        return -(1 - value).log() / self.rate
+        return -(-value).log1p() / self.rate
 
     def entropy(self):
         return 1.0 - self.rate.log()

@@ -41,8 +41,6 @@ from minigrad.distributions.uniform import Uniform
 from minigrad.distributions.utils import euler_constant, sum_rightmost
 from minigrad.nn import functional as F
 from minigrad.ops.cholesky import solve_triangular
-from minigrad.ops.gamma import digamma, lgamma
-from minigrad.ops.xlogy import xlogy
 
 _KL_REGISTRY = {}  # (type_p, type_q) -> function: what register_kl recorded
 _KL_MEMOIZE = {}  # (type(p), type(q)) -> the function the lookup chose (or NotImplemented)
@@ -122,7 +120,7 @@ def _infinite_like(tensor):
 
 
 def _x_log_x(tensor):
-    return xlogy(tensor, tensor)  # 0 at 0
+    return tensor.xlogy(tensor)  # 0 at 0
 
 
 # ---- the same family ---------------------------------------------------------------------
@@ -142,11 +140,11 @@ def _kl_bernoulli_bernoulli(p, q):
 def _kl_beta_beta(p, q):
     sum_params_p = p.concentration1 + p.concentration0
     sum_params_q = q.concentration1 + q.concentration0
-    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_params_p)
-    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_params_q)
-    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
-    t5 = (sum_params_q - sum_params_p) * digamma(sum_params_p)
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_params_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_params_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sum_params_q - sum_params_p) * sum_params_p.digamma()
     return t1 - t2 + t3 + t4 + t5
 
 
@@ -154,7 +152,7 @@ def _kl_beta_beta(p, q):
 def _kl_binomial_binomial(p, q):
     if bool((p.total_count < q.total_count).any()):
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
-    kl = p.total_count * (p.probs * (p.logits - q.logits) + (1 - p.probs).log() - (1 - q.probs).log())
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     kl[p.total_count > q.total_count] = math.inf  # q gives no mass to p's largest counts
     return kl
 
@@ -171,10 +169,10 @@ def _kl_categorical_categorical(p, q):
 def _kl_dirichlet_dirichlet(p, q):
     sum_p_concentration = p.concentration.sum(-1)
     sum_q_concentration = q.concentration.sum(-1)
-    t1 = lgamma(sum_p_concentration) - lgamma(sum_q_concentration)
-    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
     t3 = p.concentration - q.concentration
-    t4 = digamma(p.concentration) - digamma(sum_p_concentration).unsqueeze(-1)
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
     return t1 - t2 + (t3 * t4).sum(-1)
 
 
@@ -205,8 +203,8 @@ def _kl_expfamily_expfamily(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = lgamma(q.concentration) - lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -290,8 +288,8 @@ def _kl_beta_exponential(p, q):
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     t1 = -p.entropy()
-    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (digamma(p.concentration1) - digamma(p.concentration1 + p.concentration0))
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma())
     t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
     return t1 + t2 - t3 + t4
 
@@ -325,7 +323,7 @@ def _kl_exponential_infinity(p, q):
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
     t1 = -q.concentration * ratio.log()
-    return t1 + ratio + lgamma(q.concentration) + q.concentration * euler_constant - (1 + euler_constant)
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * euler_constant - (1 + euler_constant)
 
 
 @register_kl(Exponential, Normal)
@@ -354,11 +352,11 @@ def _kl_gamma_exponential(p, q):
 def _kl_gamma_normal(p, q):
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - lgamma(p.concentration)
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - p.concentration.lgamma()
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
-    return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
 
 
 @register_kl(Laplace, Beta)
@@ -411,7 +409,7 @@ def _kl_uniform_beta(p, q):
     t1 = common_term.log()
     t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
     t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
-    t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
+    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
     result = t3 + t4 - t1 - t2
     result[(p.high > 1) | (p.low < 0)] = math.inf  # outside q's support [0, 1]
     return result
@@ -428,7 +426,7 @@ def _kl_uniform_exponential(p, q):
 def _kl_uniform_gamma(p, q):
     common_term = p.high - p.low
     t1 = common_term.log()
-    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
     t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
     t4 = q.rate * (p.high + p.low) / 2
     result = -t1 + t2 + t3 + t4

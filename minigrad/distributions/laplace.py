@@ -60,7 +60,7 @@ class Laplace(Distribution):
         shape = self._extended_shape(sample_shape)
         eps = float(np.finfo(self.loc.dtype).eps)
         u = empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
-        return self.loc - self.scale * u.sign() * (1 - u.abs()).log()
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value):
         if self._validate_args:
@@ -70,11 +70,11 @@ class Laplace(Distribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 - 0.5 * (value - self.loc).sign() * ((-(value - self.loc).abs() / self.scale).exp() - 1)
+        return 0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
 
     def icdf(self, value):
         term = value - 0.5
-        return self.loc - self.scale * term.sign() * (1 - 2 * term.abs()).log()
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
 
     def entropy(self):
         return 1 + (2 * self.scale).log()

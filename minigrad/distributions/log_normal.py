@@ -54,7 +54,7 @@ class LogNormal(Distribution):
     @property
     def variance(self):
         scale_sq = self.scale.pow(2)
-        return (scale_sq.exp() - 1) * (2 * self.loc + scale_sq).exp()
+        return scale_sq.expm1() * (2 * self.loc + scale_sq).exp()
 
     def rsample(self, sample_shape=()):
         """y = e^x, x a reparameterised Normal draw."""

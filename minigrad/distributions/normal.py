@@ -15,7 +15,6 @@ import math
 from minigrad.distributions import constraints
 from minigrad.distributions.exp_family import ExponentialFamily
 from minigrad.distributions.utils import broadcast_all, is_number, standard_normal
-from minigrad.ops.erfinv import erfinv
 
 
 class Normal(ExponentialFamily):
@@ -75,7 +74,7 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
 
     def icdf(self, value):
-        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

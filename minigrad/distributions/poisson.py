@@ -14,8 +14,6 @@ from minigrad.creation import from_numpy
 from minigrad.distributions import constraints
 from minigrad.distributions.exp_family import ExponentialFamily
 from minigrad.distributions.utils import broadcast_all, is_number
-from minigrad.ops.gamma import lgamma
-from minigrad.ops.xlogy import xlogy
 
 
 class Poisson(ExponentialFamily):
@@ -58,7 +56,7 @@ class Poisson(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        return xlogy(value, rate) - rate - lgamma(value + 1)
+        return value.xlogy(rate) - rate - (value + 1).lgamma()
 
     @property
     def _natural_params(self):

@@ -70,7 +70,7 @@ def probs_to_logits(probs, is_binary=False):
     """Logits from probabilities: ln p - ln(1 - p) for one event, else ln p."""
     clamped = clamp_probs(probs)
     if is_binary:
-        return clamped.log() - (1 - clamped).log()
+        return clamped.log() - (-clamped).log1p()
     return clamped.log()
 
 

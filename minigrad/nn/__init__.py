@@ -1,6 +1,6 @@
 """minigrad.nn: Modules (layers, containers, losses), functional forms, init and utils."""
 
-from minigrad.nn import functional, init, parallel, utils
+from minigrad.nn import functional, init, modules, parallel, utils
 from minigrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from minigrad.nn.attention import Attention, AttnProcessor, AttnProcessor2_0
 from minigrad.nn.containers import (
@@ -53,6 +53,7 @@ from minigrad.nn.pooling import (
     MaxPool2d,
 )
 from minigrad.nn.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from minigrad.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from minigrad.nn.rotary import RotaryEmbedding
 from minigrad.nn.simple_attention import MultiHeadAttention
 from minigrad.nn.transformer import (
@@ -92,6 +93,8 @@ __all__ = [
     "Embedding",
     "Flatten",
     "GELU",
+    "GRU",
+    "GRUCell",
     "GlobalAvgPool2D",
     "GlobalAvgPool2d",
     "GroupNorm",
@@ -99,6 +102,8 @@ __all__ = [
     "Identity",
     "KLDivLoss",
     "L1Loss",
+    "LSTM",
+    "LSTMCell",
     "LayerNorm",
     "LearnedPositionalEmbedding",
     "LeakyReLU",
@@ -119,6 +124,10 @@ __all__ = [
     "ParameterDict",
     "ParameterList",
     "RMSNorm",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "ReLU",
     "RotaryEmbedding",
     "Sequential",
@@ -140,6 +149,7 @@ __all__ = [
     "UpsamplingNearest2d",
     "functional",
     "init",
+    "modules",
     "parallel",
     "utils",
 ]

@@ -111,12 +111,12 @@ class Dense(Linear):
             self.build(input.shape[-1])
         return super().forward(input)
 
-    def get_config(self):
+    def _constructor_arguments(self):
         """The constructor's arguments, plus the inferred in_features once built, so
-        `Dense.from_config(cfg)` makes a built layer of the same shape."""
-        config = super().get_config()
+        `Dense.from_config(m.get_config())` (and mg.load) make a built layer of the same shape."""
+        arguments = super()._constructor_arguments()
         if self._built:
-            config["in_features"] = self.in_features
-        return config
+            arguments["in_features"] = self.in_features
+        return arguments
 
     # --8<-- [end:dense]

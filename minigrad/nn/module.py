@@ -18,6 +18,7 @@ import inspect
 import json
 import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -99,8 +100,17 @@ class Module:
             outermost = "_config" not in self.__dict__
             if outermost:
                 bound = signature.bind(self, *args, **kwargs)
+                # a generator (ModuleList(Block() for _ in range(n))) can be read once:
+                # record its items, and hand the constructor a fresh iterator over them
+                items = {}
+                for name, value in bound.arguments.items():
+                    if isinstance(value, Iterator):
+                        items[name] = list(value)
+                        bound.arguments[name] = iter(items[name])
+                args, kwargs = bound.args[1:], bound.kwargs
                 bound.apply_defaults()
                 arguments = dict(list(bound.arguments.items())[1:])  # drop self
+                arguments.update(items)
                 object.__setattr__(self, "_config", (type(self), arguments))
             init(self, *args, **kwargs)
 
@@ -754,13 +764,21 @@ class Module:
     def get_config(self):
         """The constructor's arguments as a JSON-able dict, so `type(m).from_config(cfg)`
         builds an identical (freshly initialised) module."""
+        config = {}
+        for name, value in self._constructor_arguments().items():
+            config[name] = _jsonable(value, f"{type(self).__name__}.get_config: argument '{name}'")
+        return config
+
+    def _constructor_arguments(self):
+        """{argument name: value} that rebuild this module with `type(self)`: what the
+        constructor was called with, defaults filled in ({} if nothing was recorded).
+        get_config turns it into JSON; mg.save records it as it is (modules, tensors,
+        tuples and dtypes included). A layer whose shape is settled later (the lazy
+        Dense) overrides it to add what it learned."""
         recorded = self.__dict__.get("_config")
         if recorded is None or recorded[0] is not type(self):
             return {}
-        config = {}
-        for name, value in recorded[1].items():
-            config[name] = _jsonable(value, f"{type(self).__name__}.get_config: argument '{name}'")
-        return config
+        return dict(recorded[1])
 
     @classmethod
     def from_config(cls, config):

@@ -107,3 +107,24 @@ def check_same_dtype(op, **operands):
             raise RuntimeError(
                 f"{op}: expected {names} to have the same dtype, but got {got}; convert one with .to(dtype)"
             )
+
+
+def float_operands(input, other, op, integers=True):
+    """(input, other) as Tensors of one floating dtype, for the float math of two operands
+    (atan2, hypot, logaddexp ...). Either may be a number; they are promoted as for any
+    binary op, and then integers and bools become the default float dtype, as torch
+    computes atan2(int, int) in float32. With `integers=False` (hypot, logaddexp,
+    nextafter, igamma: torch has no integer version of them) two integer or bool
+    operands raise torch's NotImplementedError instead.
+    """
+    if isinstance(input, Tensor):
+        a, b = binary_operands(input, other, op)
+    elif isinstance(other, Tensor):
+        b, a = binary_operands(other, input, op)
+    else:
+        a, b = binary_operands(as_tensor(input), other, op)
+    if a.dtype.kind != "f":
+        if not integers:
+            raise NotImplementedError(f"{op}: not implemented for {a.dtype} tensors; expected floating point")
+        a, b = a.to(dtypes.default_float), b.to(dtypes.default_float)
+    return a, b

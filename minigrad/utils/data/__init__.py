@@ -6,4 +6,4 @@ from minigrad.utils.data.sampler import RandomSampler           # the submodules
 
 from minigrad.data import *  # noqa: F403
 from minigrad.data import __all__  # noqa: F401
-from minigrad.utils.data import dataloader, dataset, sampler  # noqa: F401  (torch's submodule paths)
+from minigrad.utils.data import dataloader, dataset, distributed, sampler  # noqa: F401  (torch's submodule paths)

@@ -23,6 +23,13 @@ def is_initialized():
     return False
 
 
+def is_bf16_supported(including_emulation=True):
+    """False: minigrad has no bfloat16 tensors on any device (NumPy has no bfloat16 type),
+    which sends nanoGPT's `'bfloat16' if torch.cuda.is_available() and
+    torch.cuda.is_bf16_supported() else 'float16'` to float16, as torch without CUDA does."""
+    return False
+
+
 def manual_seed(seed):
     """Accepted and ignored, as in PyTorch without CUDA (seed with `mg.manual_seed`)."""
     int(seed)  # a bad seed still fails here, as it would on a machine with a GPU

@@ -1,0 +1,3 @@
+"""`torch.utils.data.distributed`'s names; the code lives in `minigrad.data.distributed`."""
+
+from minigrad.data.distributed import DistributedSampler  # noqa: F401

@@ -206,6 +206,7 @@ CASES = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")  # torch's vmap, under vectorize=True
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_behaves_as_torch(row):
     run(row)

@@ -4,18 +4,21 @@ The public surface follows PyTorch (see SPEC.md): `import minigrad as mg` and us
 `mg.tensor`, `mg.no_grad`, `mg.autograd.grad`, ... as you would `torch`. As after
 `import torch`, the subpackages `mg.nn`, `mg.nn.functional`, `mg.optim`, `mg.autograd`,
 `mg.utils.data`, `mg.backends`, `mg.cuda` (and `mg.cuda.amp`), `mg.amp`,
-`mg.accelerator`, `mg.distributed`, `mg.multiprocessing`, `mg.onnx` and
-`mg.serialization` are reachable without importing them. Numba is not imported here:
+`mg.accelerator`, `mg.distributed`, `mg.distributions`, `mg.multiprocessing`, `mg.onnx`
+and `mg.serialization` are reachable without importing them. Numba is not imported here:
 the kernels import it when first used, which keeps `import minigrad` fast.
 """
 
 import math  # isort: skip  (for the constants mg.inf, mg.nan, mg.pi, mg.e)
 
+import numpy as _np  # isort: skip  (for mg.dtype, NumPy's dtype class)
+
 from minigrad import threads  # isort: skip  (the BLAS thread policy, before any op runs)
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad.size import Size  # isort: skip
-from minigrad import accelerator, autograd, backends, cuda, distributed, linalg
+from minigrad import accelerator, autograd, backends, cpu, cuda, distributed, linalg
+from minigrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -49,12 +52,27 @@ from minigrad.creation import (
 )
 from minigrad.determinism import (
     are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
     get_float32_matmul_precision,
     is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
 from minigrad.devices import device, get_default_device, set_default_device
+from minigrad.errors import AcceleratorError, OutOfMemoryError
+from minigrad.layouts import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    strided,
+)
+from minigrad.printing import set_printoptions
+from minigrad.queries import get_device, is_complex, is_inference, is_storage, typename
+from minigrad.warn_always import is_warn_always_enabled, set_warn_always
 from minigrad.dtypes import (  # noqa: A004  (mg.float, mg.int, mg.bool shadow builtins here, as in torch)
     bfloat16,
     bool,
@@ -355,7 +373,15 @@ from minigrad.ops.trig import (
     sinh,
     tan,
 )
-from minigrad.random import Generator, default_generator, initial_seed, manual_seed, seed
+from minigrad.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from minigrad.tensor_types import (
     BoolTensor,
     ByteTensor,
@@ -369,12 +395,16 @@ from minigrad.tensor_types import (
 )
 from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 from minigrad.serialization import load, save
-from minigrad import amp, data, multiprocessing, nn, onnx, optim, utils, viz
+from minigrad import amp, data, distributions, func, multiprocessing, nn, onnx, optim, testing, utils, viz
 from minigrad.amp import GradScaler
 from minigrad.amp.autocast_mode import autocast, is_autocast_enabled
+from minigrad.autograd import functional as _autograd_functional  # noqa: F401  (mg.autograd.functional)
 from minigrad.cuda import amp as _cuda_amp  # noqa: F401  (mg.cuda.amp after `import minigrad`, as torch.cuda.amp)
+from minigrad.func import vmap
 
 concat = concatenate = cat
+dtype = _np.dtype
+"""The type of dtypes (torch.dtype): minigrad's dtypes are NumPy's, so `isinstance(t.dtype, mg.dtype)`."""
 
 # the constants of torch's namespace (torch.inf is math.inf, ...)
 inf = math.inf

@@ -28,6 +28,34 @@ def is_deterministic_algorithms_warn_only_enabled():
     return _warn_only
 
 
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """torch's other spelling of `use_deterministic_algorithms`: "default" (0) is
+    `use_deterministic_algorithms(False)`, "warn" (1) the same with warn_only=True, "error"
+    (2) with warn_only=False (stored, as use_deterministic_algorithms)."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(
+                f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got {debug_mode}"
+            )
+        debug_mode = _DEBUG_MODES[debug_mode]
+    elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    """0, 1 or 2: the setting of `use_deterministic_algorithms` as a debug mode (see
+    `set_deterministic_debug_mode`)."""
+    if not _deterministic:
+        return 0
+    return 1 if _warn_only else 2
+
+
 def set_float32_matmul_precision(precision):
     """'highest' (the default), 'high' or 'medium' (stored; NumPy's matmul is float32)."""
     global _matmul_precision

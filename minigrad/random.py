@@ -19,6 +19,10 @@ import numpy as np
 
 _SEED_MASK = 0xFFFF_FFFF_FFFF_FFFF  # seeds are unsigned 64-bit, as torch's (-1 is 2**64 - 1)
 _TORCH_DEFAULT_SEED = 67280421310721  # what torch.Generator().initial_seed() returns
+# A state tensor's bytes (little-endian): the seed, then NumPy's PCG64 state: its 128-bit
+# state and increment, and the half of a 64-bit draw it may hold back for the next 32-bit one
+_STATE_LAYOUT = (("seed", 8), ("state", 16), ("inc", 16), ("has_uint32", 1), ("uinteger", 4))
+_STATE_SIZE = sum(size for _, size in _STATE_LAYOUT)
 
 
 def _check_seed(seed, where):
@@ -59,16 +63,48 @@ class Generator:
         return seed
 
     def get_state(self):
-        """A snapshot of the stream's position (pass it to `set_state` to go back there)."""
-        return {"seed": self._seed, "bit_generator": self._rng.bit_generator.state}
+        """A snapshot of the stream's position, as torch: a uint8 tensor (a ByteTensor) that
+        `set_state` takes to return there. Its bytes are NumPy's PCG64 state, not torch's
+        Mersenne Twister state (see `_STATE_LAYOUT`)."""
+        from minigrad.tensor import Tensor  # random.py is imported by tensor.py
+
+        state = self._rng.bit_generator.state
+        fields = (
+            self._seed,
+            state["state"]["state"],
+            state["state"]["inc"],
+            state["has_uint32"],
+            state["uinteger"],
+        )
+        data = b"".join(value.to_bytes(size, "little") for value, (_, size) in zip(fields, _STATE_LAYOUT))
+        return Tensor._make(np.frombuffer(data, dtype=np.uint8).copy())
 
     def set_state(self, new_state):
-        """Return to a position saved by `get_state`."""
-        if not isinstance(new_state, dict) or set(new_state) != {"seed", "bit_generator"}:
-            raise TypeError("Generator.set_state: expected a state returned by Generator.get_state()")
-        self._seed = new_state["seed"]
+        """Return to a position saved by `get_state` (a uint8 tensor); returns the generator."""
+        from minigrad.tensor import Tensor
+
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"Generator.set_state: expected a ByteTensor, but got {type(new_state).__name__}")
+        if new_state.dtype != np.uint8:
+            raise TypeError(f"Generator.set_state: RNG state must be a ByteTensor (uint8), got {new_state.dtype}")
+        data = new_state.array.tobytes()
+        if len(data) != _STATE_SIZE:
+            raise RuntimeError(
+                f"Generator.set_state: expected a minigrad generator state of size {_STATE_SIZE} but found the "
+                f"input RNG state size to be {len(data)}"
+            )
+        values, start = {}, 0
+        for name, size in _STATE_LAYOUT:
+            values[name] = int.from_bytes(data[start : start + size], "little")
+            start += size
+        self._seed = values["seed"]
         self._rng = np.random.default_rng()
-        self._rng.bit_generator.state = new_state["bit_generator"]
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": values["state"], "inc": values["inc"]},
+            "has_uint32": values["has_uint32"],
+            "uinteger": values["uinteger"],
+        }
         return self
 
     def __repr__(self):
@@ -100,6 +136,17 @@ def seed():
     """Reseed the global generator from a fresh, non-deterministic seed and return that
     seed (torch.seed)."""
     return _current().seed()
+
+
+def get_rng_state():
+    """The global generator's state, a uint8 tensor (torch.get_rng_state); in a DataLoader
+    worker, that worker's generator's."""
+    return _current().get_state()
+
+
+def set_rng_state(new_state):
+    """Return the global generator to a state from `get_rng_state` (torch.set_rng_state)."""
+    _current().set_state(new_state)
 
 
 def generator():

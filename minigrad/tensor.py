@@ -16,9 +16,12 @@ import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
+from minigrad import layouts as _layout
+from minigrad import printing as _printing
 from minigrad import random as _random
 from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args
 from minigrad.size import Size
+from minigrad.tensor_runtime import RuntimeMethods
 
 _tuple_new = tuple.__new__  # makes a Size from a tuple without Size.__new__'s checks
 
@@ -34,7 +37,7 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor:
+class Tensor(RuntimeMethods):
     """An n-dimensional array that can record the ops applied to it.
 
     Make tensors with `mg.tensor(data, dtype=None, requires_grad=False)` and the other
@@ -261,14 +264,12 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         """True when the elements lie in memory in row-major order, with no gaps (sizes of
-        1 may have any stride, as in torch). Only torch's default `memory_format`,
-        `contiguous_format`, exists here."""
-        if memory_format is not None and not str(memory_format).endswith("contiguous_format"):
-            raise RuntimeError(
-                f"is_contiguous: memory_format {memory_format} is not supported; minigrad tensors "
-                "have only the default row-major layout (torch.contiguous_format)"
-            )
-        return bool(self.array.flags.c_contiguous)
+        1 may have any stride, as in torch); with `memory_format=mg.channels_last` (or
+        `channels_last_3d`), in that format's order instead."""
+        order = _layout_order(memory_format, "is_contiguous")
+        if order is None:
+            return bool(self.array.flags.c_contiguous)
+        return self.ndim == len(order) and bool(self.array.transpose(order).flags.c_contiguous)
 
     def __len__(self):
         if self.ndim == 0:
@@ -463,15 +464,26 @@ class Tensor:
         """Convert to another dtype and/or device, as torch's `to`:
 
         `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)` (other's dtype and
-        device), with optional `dtype=`, `device=`, `non_blocking=`, `copy=`. Returns self
-        when nothing changes, unless `copy=True`. The result is differentiable: the
+        device), with optional `dtype=`, `device=`, `non_blocking=`, `copy=`, and
+        `memory_format=` (a layout to copy into, see `contiguous`). Returns self when
+        nothing changes, unless `copy=True`. The result is differentiable: the
         gradient of a dtype cast is cast back. Only the CPU can hold minigrad tensors, so
         another device raises (see `mg.backends.use('cuda')` for the GPU kernels).
         """
         _, dtype, copy = _devices.parse_to(args, kwargs, "to")
+        result = self
         if dtype is not None and dtype != self.dtype:
-            return ops.shape.Cast.apply(self, dtype=dtype)
-        return ops.shape.Clone.apply(self) if copy else self
+            result = ops.shape.Cast.apply(self, dtype=dtype)
+        elif copy:
+            result = ops.shape.Clone.apply(self)
+        memory_format = kwargs.get("memory_format", _layout.preserve_format)
+        if memory_format is not _layout.preserve_format:
+            _layout_order(memory_format, "to")  # a clear error for what is no memory format
+            # as torch: without a copy, only a tensor whose layout suggests another format
+            # (a channels-last one asked for row-major, or the reverse) is copied into this one
+            if result is not self or _suggested_format(self) is not memory_format:
+                result = result.contiguous(memory_format)
+        return result
 
     def cpu(self):
         """This tensor, which is already in host memory (as torch's `cpu()` on a CPU tensor)."""
@@ -556,22 +568,28 @@ class Tensor:
 
     # ---- printing ----------------------------------------------------------------------
     def __repr__(self):
+        """`tensor([...], dtype=..., grad_fn=<...>)`, laid out as torch lays it out (see
+        minigrad/printing.py, and `mg.set_printoptions` to change it)."""
         data = self.array
-        finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
-        # whole numbers print as "1.", others with 4 decimals, as PyTorch does
-        whole = data.dtype.kind == "f" and np.all(finite == np.round(finite))
-        mode = "maxprec" if whole else "fixed"
-        body = np.array2string(data, separator=", ", prefix="tensor(", floatmode=mode, precision=4)
-        extras = []
-        if data.size == 0 and data.ndim != 1:
-            extras.append(f"size={self.shape}")
-        if data.dtype not in (dtypes.default_float, np.int64, np.bool_):  # as torch, which omits these
-            extras.append(f"dtype=minigrad.{data.dtype}")
+        suffixes = []
+        has_default_dtype = data.dtype in (dtypes.default_float, np.int64, np.bool_)  # torch omits these
+        if data.size == 0:
+            if data.ndim != 1:
+                suffixes.append(f"size={tuple(data.shape)}")
+            if data.dtype != dtypes.default_float:
+                suffixes.append(f"dtype=minigrad.{data.dtype}")
+            body = "[]"
+        else:
+            if not _printing.PRINT_OPTS.edgeitems:
+                suffixes.append(f"size={tuple(data.shape)}")
+            if not has_default_dtype:
+                suffixes.append(f"dtype=minigrad.{data.dtype}")
+            body = _printing.array_str(data, indent=len("tensor("))
         if self.grad_fn is not None:
-            extras.append(f"grad_fn={self.grad_fn!r}")
+            suffixes.append(f"grad_fn={self.grad_fn!r}")
         elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+            suffixes.append("requires_grad=True")
+        return _printing.with_suffixes("tensor(" + body, suffixes, indent=len("tensor("))
 
     __str__ = __repr__
 
@@ -2091,11 +2109,20 @@ class Tensor:
             )
         return ops.shape.Repeat.apply(self, repeats=repeats)
 
-    def contiguous(self):
-        """Self if its memory is in C order, else a C-ordered copy (the gradient passes through)."""
-        if self.array.flags.c_contiguous:
+    def contiguous(self, memory_format=_layout.contiguous_format):
+        """Self if its memory is laid out in `memory_format` (row-major by default), else a
+        copy laid out so (the gradient passes through). `mg.channels_last` lays a 4-D
+        (N, C, H, W) tensor out as (N, H, W, C), `channels_last_3d` a 5-D one likewise."""
+        order = _layout_order(memory_format, "contiguous")
+        if order is not None and self.ndim != len(order):
+            raise RuntimeError(f"required rank {len(order)} tensor to use {memory_format.name} format")
+        if self.is_contiguous(memory_format):
             return self
-        return ops.shape.Contiguous.apply(self)
+        if memory_format is _layout.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        if order is None:
+            return ops.shape.Contiguous.apply(self)
+        return ops.shape.Relayout.apply(self, order=order)
 
     def clone(self):
         """A copy with its own memory, recorded in the graph: dL/dx = dL/dy."""
@@ -2752,6 +2779,26 @@ def _address(array):
 
 def _is_size(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _suggested_format(tensor):
+    """The memory format a tensor's strides suggest (torch's `suggest_memory_format`):
+    channels_last(_3d) for a 4-D (5-D) tensor laid out so, and not row-major too, else
+    contiguous_format."""
+    for memory_format in (_layout.channels_last, _layout.channels_last_3d):
+        if tensor.ndim == len(memory_format.order) and not tensor.array.flags.c_contiguous:
+            if tensor.is_contiguous(memory_format):
+                return memory_format
+    return _layout.contiguous_format
+
+
+def _layout_order(memory_format, op):
+    """The dim order of a memory format (None for row-major), or a clear error."""
+    if memory_format is None or memory_format is _layout.contiguous_format or memory_format is _layout.preserve_format:
+        return None
+    if not isinstance(memory_format, _layout.memory_format):
+        raise TypeError(f"{op}: memory_format must be a minigrad.memory_format, got {type(memory_format).__name__}")
+    return memory_format.order
 
 
 def _legacy_array(args, dtype, op):

@@ -32,6 +32,11 @@ LAYERS = {
         "minigrad/threads.py",
         "minigrad/memory.py",
         "minigrad/progress.py",
+        "minigrad/printing.py",  # how a tensor's values print (torch's layout), and set_printoptions
+        "minigrad/layouts.py",  # torch's layout and memory_format values
+        "minigrad/warn_always.py",  # torch.set_warn_always
+        "minigrad/cpu.py",  # mg.cpu, the CPU as a device module
+        "minigrad/errors.py",  # torch's device exception classes
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
         "minigrad/cuda/",  # (but cuda/amp.py, in nn below: it is mg.amp under torch.cuda.amp's names)
@@ -51,9 +56,17 @@ LAYERS = {
         "minigrad/creation.py",
         "minigrad/windows.py",  # hann_window, ...: creation functions of signal processing
         "minigrad/random.py",
+        "minigrad/tensor_runtime.py",  # Tensor's runtime and legacy methods (a mixin of Tensor)
+        "minigrad/queries.py",  # typename, is_complex, is_inference, is_storage, get_device
+        "minigrad/testing.py",  # assert_close
     ],
     # differentiable Functions and the torch-level mg.* functions beside them
-    "ops": ["minigrad/ops/", "minigrad/linalg.py"],
+    "ops": [
+        "minigrad/ops/",
+        "minigrad/linalg.py",
+        "minigrad/autograd/functional.py",  # jacobian, hessian, ...: functions of autograd.grad and stack
+        "minigrad/func.py",  # grad, functional_call and vmap: on autograd.grad and stack
+    ],
     # F.*, with all of F's argument checks
     "nn.functional": ["minigrad/nn/functional/"],
     # layers and what trains them: Module and layers, optimizers, data loading
@@ -63,6 +76,7 @@ LAYERS = {
         "minigrad/data/",
         "minigrad/text/",  # tokenizers and the text dataset, beside data/
         "minigrad/utils/",
+        "minigrad/distributions/",  # probability distributions, built on ops and nn.functional, as nn is
         "minigrad/amp/",  # GradScaler scales losses and unscales an optimizer's gradients; autocast
         "minigrad/cuda/amp.py",
     ],

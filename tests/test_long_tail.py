@@ -661,7 +661,10 @@ def test_data_ptr_tells_which_tensors_share_memory_as_torch():
     assert x.detach().data_ptr() == x.data_ptr() and t.detach().data_ptr() == t.data_ptr()
 
 
-def test_is_contiguous_takes_the_default_memory_format_only():
-    assert mg.ones(2).is_contiguous(memory_format=torch.contiguous_format)
-    with pytest.raises(RuntimeError, match="channels_last"):
-        mg.ones(1, 2, 3, 4).is_contiguous(memory_format=torch.channels_last)
+def test_is_contiguous_takes_minigrads_memory_formats():
+    # channels_last is a layout minigrad tensors can have (tests/test_runtime_tail.py)
+    assert mg.ones(2).is_contiguous(memory_format=mg.contiguous_format)
+    assert not mg.ones(1, 2, 3, 4).is_contiguous(memory_format=mg.channels_last)
+    assert not torch.ones(1, 2, 3, 4).is_contiguous(memory_format=torch.channels_last)
+    with pytest.raises(TypeError, match="memory_format must be a minigrad.memory_format"):
+        mg.ones(2).is_contiguous(memory_format="channels_last")

@@ -77,7 +77,7 @@ def test_generator_state_can_be_saved_and_restored():
     a = list(RandomSampler(range(10), generator=g))
     g.set_state(state)
     assert list(RandomSampler(range(10), generator=g)) == a
-    with pytest.raises(TypeError, match="expected a state returned by Generator.get_state"):
+    with pytest.raises(TypeError, match="expected a ByteTensor"):
         g.set_state([1, 2])
 
 

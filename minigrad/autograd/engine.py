@@ -14,7 +14,7 @@
 
 import numpy as np
 
-from minigrad.autograd import anomaly, grad_mode, inplace
+from minigrad.autograd import anomaly, grad_mode, hooks, inplace
 from minigrad.autograd.function import inputs_as_used
 from minigrad.tensor import Tensor
 
@@ -83,6 +83,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     captured[id(tensor)] = grad
             elif fn is None:
                 _accumulate_leaf(tensor, grad, create_graph, handed_out)
+                hooks.run_post_accumulate_grad_hooks(tensor)  # its .grad is complete now
             elif tensor._retains_grad:
                 _accumulate_leaf(tensor, grad, create_graph, handed_out)
             if fn is None:

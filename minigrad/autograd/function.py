@@ -56,7 +56,14 @@ class Function:
     # ---- the context API used inside forward/backward ---------------------------
     # --8<-- [start:save_for_backward]
     def save_for_backward(self, *tensors):
-        """Keep tensors for backward; in-place changes to them are detected later."""
+        """Keep tensors for backward; in-place changes to them are detected later. (Inside
+        `autograd.graph.saved_tensors_hooks`, what is kept is the pack hook's result.)"""
+        hooks = graph.current_saved_tensors_hooks() if graph.saved_hooks_in_use else None
+        if hooks is not None and getattr(self, "_packs", True):
+            pack, unpack = hooks
+            self._saved = tuple([graph.Packed(pack(t), unpack) if isinstance(t, Tensor) else t for t in tensors])
+            self._saved_versions = (None,) * len(tensors)  # the hooks hold the data: nothing to compare
+            return
         self._saved = tensors
         self._saved_versions = tuple([getattr(t, "_version", None) for t in tensors])
 
@@ -153,6 +160,8 @@ class Function:
                     inplace.renew_view(a)  # its storage was changed in place since the view was taken
         needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
         record = previous and True in needs
+        if graph.saved_hooks_in_use:
+            ctx._packs = record  # pack hooks see only what a recorded op saves, as in torch
 
         mode.enabled = False  # forward itself is never recorded
         try:
@@ -195,7 +204,10 @@ class Function:
 
 
 def _unpack(ctx, saved):
-    """A saved tensor, or the output behind a weak reference (see `apply`)."""
+    """A saved tensor, the output behind a weak reference (see `apply`), or what an unpack
+    hook makes of a packed one (autograd.graph.saved_tensors_hooks)."""
+    if type(saved) is graph.Packed:
+        return saved.unpack(saved.value)
     if type(saved) is not weakref.ref:
         return saved
     tensor = saved()
@@ -267,5 +279,7 @@ def _as_of(tensor, seq):
             return before
     return tensor
 
+
+graph.Node.register(Function)  # every grad_fn is an autograd.graph.Node, as in torch
 
 from minigrad.autograd import inplace  # noqa: E402  (it defines Functions: imported after Function)

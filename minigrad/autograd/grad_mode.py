@@ -185,3 +185,52 @@ class inference_mode(_GradModeContext):
     def __exit__(self, *exc):
         _state.enabled, _state.inference = self.prev
         return False
+
+
+class _MultithreadingState(threading.local):
+    def __init__(self):
+        self.enabled = True
+
+
+_multithreading = _MultithreadingState()
+
+
+def is_multithreading_enabled():
+    """True unless `set_multithreading_enabled(False)` is in effect in this thread (the default,
+    as torch.autograd.is_multithreading_enabled)."""
+    return _multithreading.enabled
+
+
+class set_multithreading_enabled:
+    """`set_multithreading_enabled(mode)`: whether backward may run on worker threads, per
+    thread, from the call on; as a context manager or decorator, the previous setting comes
+    back afterwards (torch.autograd.set_multithreading_enabled).
+
+    torch runs a backward on per-device worker threads only when an accelerator is in use;
+    on the CPU it runs on the calling thread either way. minigrad's engine always runs on
+    the calling thread, so the switch is recorded (and read back by
+    `is_multithreading_enabled`) and changes nothing else, as torch's on a CPU-only machine.
+    """
+
+    def __init__(self, mode):
+        self.prev = _multithreading.enabled
+        _multithreading.enabled = bool(mode)
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _multithreading.enabled = self.prev
+        return False
+
+    def __call__(self, fn):
+        mode = self.mode
+        _multithreading.enabled = self.prev  # as a decorator it must not change the setting at definition time
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_multithreading_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper

@@ -13,7 +13,10 @@ minigrad op has one output, so it is always 0. This file builds that view from m
 graph, and gives the nodes PyTorch's names where minigrad records the same op.
 """
 
+import abc
+import threading
 import weakref
+from typing import NamedTuple
 
 # minigrad op -> the name PyTorch gives the node of the same op. The digit is PyTorch's
 # overload number (`a ** 2` is PowBackward0, `a ** b` PowBackward1). An op whose PyTorch
@@ -167,3 +170,118 @@ def end_of(tensor):
     if not tensor.requires_grad:
         return None
     return tensor.grad_fn if tensor.grad_fn is not None else tensor
+
+
+# ---- torch.autograd.graph's public names ------------------------------------------------------
+class Node(abc.ABC):
+    """The base class of the graph's nodes, as torch.autograd.graph.Node: every `grad_fn`
+    (a Function instance) and every `AccumulateGrad` is one, so `isinstance(t.grad_fn,
+    Node)` holds. A node has a `name()` and `next_functions` (see the module docstring)."""
+
+    @abc.abstractmethod
+    def name(self):
+        """The node's name, as `grad_fn=<...>` prints it."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self):
+        """((next node, input_nr), ...), one pair per input of the op."""
+
+
+Node.register(AccumulateGrad)
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient flows in the graph: the `node` that receives it (its
+    grad_fn, or the AccumulateGrad of a leaf) and which output of that node it is."""
+
+    node: object
+    output_nr: int
+    ownership_token: object = None
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of a tensor that requires grad (torch.autograd.graph.get_gradient_edge)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    node = tensor.grad_fn if tensor.grad_fn is not None else accumulate_grad(tensor)
+    return GradientEdge(node, 0)
+
+
+def increment_version(tensor):
+    """Count an in-place change made behind autograd's back (through `.array`, say), so that
+    a backward that saved the tensor before it notices (torch.autograd.graph.increment_version).
+    Takes a tensor or an iterable of them."""
+    for t in (tensor,) if hasattr(tensor, "_version_counter") else tensor:
+        t._version_counter().value += 1
+
+
+# Hooks on what ops save for backward: inside `saved_tensors_hooks(pack, unpack)`, every
+# tensor an op passes to ctx.save_for_backward is stored as pack(tensor), and backward gets
+# unpack(packed) back. Programs use it to move saved activations off to another place (the
+# CPU, a file, a compressed form) until backward needs them.
+class _SavedTensorsHooksState(threading.local):
+    def __init__(self):
+        self.stack = []  # (pack_hook, unpack_hook), the innermost last
+        self.disabled = None  # the error message while disable_saved_tensors_hooks is on
+
+
+_saved_hooks = _SavedTensorsHooksState()
+saved_hooks_in_use = 0  # how many saved_tensors_hooks blocks are open, in all threads: 0 skips the lookup
+
+
+class Packed:
+    """A saved tensor as its pack hook returned it, with the unpack hook that restores it."""
+
+    __slots__ = ("value", "unpack")
+
+    def __init__(self, value, unpack):
+        self.value, self.unpack = value, unpack
+
+
+def current_saved_tensors_hooks():
+    """The innermost (pack_hook, unpack_hook) of this thread, or None."""
+    return _saved_hooks.stack[-1] if saved_hooks_in_use and _saved_hooks.stack else None
+
+
+class saved_tensors_hooks:
+    """`with saved_tensors_hooks(pack_hook, unpack_hook):` every tensor saved for backward
+    inside the block is kept as `pack_hook(tensor)` (anything), and backward receives
+    `unpack_hook(packed)`, which must return a tensor of the same values.
+
+    minigrad calls the hooks on what an op passes to `ctx.save_for_backward` (what custom
+    Functions and most built-in ops save); an op that keeps a NumPy array of its own on
+    ctx (a mask, indices) keeps it without the hooks."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        global saved_hooks_in_use
+        if _saved_hooks.disabled is not None:
+            raise RuntimeError(_saved_hooks.disabled)
+        _saved_hooks.stack.append((self.pack_hook, self.unpack_hook))
+        saved_hooks_in_use += 1
+        return self
+
+    def __exit__(self, *exc):
+        global saved_hooks_in_use
+        _saved_hooks.stack.pop()
+        saved_hooks_in_use -= 1
+        return False
+
+
+class disable_saved_tensors_hooks:
+    """`with disable_saved_tensors_hooks(error_message):` opening a saved_tensors_hooks block
+    inside raises RuntimeError(error_message) (for code whose saved tensors must stay as they are)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self.previous, _saved_hooks.disabled = _saved_hooks.disabled, self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.disabled = self.previous
+        return False

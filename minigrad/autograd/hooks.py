@@ -5,6 +5,8 @@ reused; the handle remembers that dict and that number, and `remove()` deletes t
 entry. Used as a context manager, the hook is on only inside the `with` block.
 """
 
+import weakref
+
 
 class RemovableHandle:
     """Returned by `register_hook`; `.remove()` takes the hook off again."""
@@ -25,3 +27,25 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+# ---- hooks that run after a leaf's gradient is accumulated ------------------------------------
+# id(leaf) -> {handle id: hook}, for as long as the leaf lives (a finalizer drops the entry).
+# Keyed by id, not by the tensor: a tensor's == is elementwise, so it cannot be a dict key.
+_post_accumulate_grad_hooks = {}
+
+
+def post_accumulate_grad_hooks(leaf):
+    """The dict of `leaf`'s post-accumulate-grad hooks (made on first use)."""
+    key = id(leaf)
+    if key not in _post_accumulate_grad_hooks:
+        _post_accumulate_grad_hooks[key] = {}
+        weakref.finalize(leaf, _post_accumulate_grad_hooks.pop, key, None)
+    return _post_accumulate_grad_hooks[key]
+
+
+def run_post_accumulate_grad_hooks(leaf):
+    """Call `hook(leaf)` for each hook registered on `leaf` (backward has just updated its .grad)."""
+    registered = _post_accumulate_grad_hooks.get(id(leaf))
+    for hook in list(registered.values()) if registered else ():
+        hook(leaf)

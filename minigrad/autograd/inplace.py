@@ -170,6 +170,9 @@ def renew_view(view):
     change (nodes recorded before keep the view as it was, through its history)."""
     info = view._view
     base = info.base
+    if not base.requires_grad and not view.requires_grad:
+        info.version = view._version  # no graph on either side: nothing to take again
+        return
     if base._view is not None and base._view.version != base._version:
         renew_view(base)
     fresh = info.of(base)

@@ -47,6 +47,8 @@ import warnings
 import numba
 from numba.core import event
 
+from minigrad import warn_always
+
 # The fastmath flags of every CPU kernel that takes any: one set, for all of them.
 # - `contract`: fuse a * b + c into one FMA instruction (one rounding instead of two:
 #   results move in the last bit, within the tests' tolerances). The shared matrix
@@ -188,7 +190,7 @@ def fallback_cache_dir():
 
 def _warn_uncached():
     global _warned_uncached
-    if _warned_uncached:
+    if _warned_uncached and not warn_always.is_warn_always_enabled():
         return
     _warned_uncached = True
     warnings.warn(

@@ -229,6 +229,16 @@ class Contiguous(Clone):
         return np.ascontiguousarray(x.array)
 
 
+class Relayout(Clone):
+    """y = x with its dims laid out in memory in `order` (outermost first), the values and
+    shape unchanged: channels_last gives an (N, C, H, W) tensor (N, H, W, C) strides;
+    dL/dx = dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x, order):
+        return np.ascontiguousarray(x.array.transpose(order)).transpose(np.argsort(order))
+
+
 class Cast(Function):
     """y = x converted to `dtype`;  dL/dx = dL/dy converted back to x's dtype."""
 

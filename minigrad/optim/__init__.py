@@ -2,10 +2,11 @@
 
 Each optimizer is a subclass of `Optimizer` that writes one method, `update`, with its
 equations (LBFGS, which evaluates the loss again and again within a step, writes `step`
-itself); `optim.lr_scheduler` changes their learning rates over training.
+itself); `optim.lr_scheduler` changes their learning rates over training, and
+`optim.swa_utils` averages the weights a run visits (SWA, EMA).
 """
 
-from minigrad.optim import lr_scheduler
+from minigrad.optim import lr_scheduler, swa_utils
 from minigrad.optim.adadelta import Adadelta
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam, AdamW
@@ -34,4 +35,5 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "lr_scheduler",
+    "swa_utils",
 ]

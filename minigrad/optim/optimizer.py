@@ -15,16 +15,26 @@ its equations, and `_check_group`, which rejects impossible hyper-parameters.
 
 The update changes `param.array` in place. A Module keeps references to its Parameters,
 so a new array would leave the model holding the old weights.
+
+Hooks, as torch's: `register_step_pre_hook(hook)` runs `hook(optimizer, args, kwargs)`
+before every `step` (`args` starts with the optimizer itself, as step's own arguments do;
+the hook may return `(new_args, new_kwargs)` to replace them),
+`register_step_post_hook` after it; `register_state_dict_pre_hook`/`_post_hook` and
+`register_load_state_dict_pre_hook`/`_post_hook` around saving and loading (a post-hook of
+`state_dict` and a pre-hook of `load_state_dict` may return a replacement state dict). Each
+returns a handle whose `remove()` takes the hook off.
 """
 
 import copy
+import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 import numpy as np
 
 from minigrad.autograd import engine
 from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.autograd.hooks import RemovableHandle
 from minigrad.tensor import Tensor
 
 
@@ -47,6 +57,14 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         name = type(self).__name__
+        # the hooks, each an ordered dict {handle id: hook} that its handle removes from
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        _run_hooks_around_step(type(self))
         self.defaults = dict(defaults)
         # A parameter's state appears on first use: `self.state[p]['step'] = 0` just works.
         self.state = defaultdict(dict)
@@ -168,6 +186,8 @@ class Optimizer:
         the snapshot holds only arrays, numbers, tuples and strings and never the
         parameters themselves (those belong to the model's own state_dict).
         """
+        for hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            hook(self)
         index = {}  # id(param) -> its position
         param_groups = []
         for group in self.param_groups:
@@ -177,7 +197,12 @@ class Optimizer:
             packed["params"] = [index[id(p)] for p in group["params"]]
             param_groups.append(packed)
         state = {index[id(p)]: copy.deepcopy(s) for p, s in self.state.items()}
-        return {"state": state, "param_groups": param_groups}
+        state_dict = {"state": state, "param_groups": param_groups}
+        for hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     # --8<-- [end:state_dict]
 
@@ -190,6 +215,11 @@ class Optimizer:
         come from the snapshot; the parameters stay this optimizer's own.
         """
         name = type(self).__name__
+        state_dict = dict(state_dict)  # a shallow copy, which the pre-hooks may change (as torch)
+        for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
@@ -215,6 +245,38 @@ class Optimizer:
             state[p] = {key: _load_value(key, value, p) for key, value in saved_state.items()}
         self.state = state
         self.param_groups = [_loaded_group(saved, group) for saved, group in zip(saved_groups, self.param_groups)]
+        for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            hook(self)
+
+    # ---- hooks --------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook):
+        """Run `hook(optimizer, args, kwargs)` before each step, `args` being step's positional
+        arguments, the optimizer first; it may return `(new_args, new_kwargs)`, which step then
+        receives. Returns a handle."""
+        return _add_hook(self._optimizer_step_pre_hooks, hook, prepend=False)
+
+    def register_step_post_hook(self, hook):
+        """Run `hook(optimizer, args, kwargs)` after each step. Returns a handle."""
+        return _add_hook(self._optimizer_step_post_hooks, hook, prepend=False)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """Run `hook(optimizer)` before `state_dict` makes its snapshot (`prepend=True`: before
+        the hooks already registered). Returns a handle."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """Run `hook(optimizer, state_dict)` on the snapshot `state_dict` made; it may change it
+        in place or return a new one, which state_dict then returns. Returns a handle."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """Run `hook(optimizer, state_dict)` before `load_state_dict` reads the snapshot (a
+        shallow copy of it); it may return a new one, which is loaded instead. Returns a handle."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """Run `hook(optimizer)` after `load_state_dict` has loaded. Returns a handle."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -223,6 +285,47 @@ class Optimizer:
             lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _add_hook(hooks, hook, prepend):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _run_hooks_around_step(cls):
+    """Wrap the `step` of an optimizer's class (once) so that it runs the step hooks.
+
+    As torch, the class of the optimizer being made is patched, the first time one is made:
+    a subclass's own `step` gets the hooks without having to call them. (Its `super().step()`
+    runs them again if the base class was patched too, having made an optimizer of its own,
+    as in torch.)
+    """
+    step = cls.step
+    if getattr(step, "runs_hooks", False):
+        return
+
+    @functools.wraps(step)
+    def step_with_hooks(*args, **kwargs):
+        self = args[0]  # the hooks see step's arguments as torch's do: the optimizer first
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step: a step pre-hook must return None or a tuple of "
+                        f"(new_args, new_kwargs), but got {result}."
+                    )
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    step_with_hooks.runs_hooks = True
+    cls.step = step_with_hooks
 
 
 def _check_implementation_flags(name, group):

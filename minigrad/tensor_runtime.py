@@ -1,0 +1,238 @@
+"""Tensor's methods about the runtime rather than the math, as torch's: what a program asks
+about where a tensor lives and how its memory is laid out, torch's legacy constructor
+`new`, the CPU-only in-place maps that run a Python function per element, `resize_`, and
+the hook that runs after a leaf's gradient is accumulated.
+
+`Tensor` inherits them (tensor.py); they are kept here so that the Tensor file holds the
+tensor and its math.
+"""
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad import layouts as _layout
+from minigrad._args import size_args
+
+
+def _refuse_grad(op, *tensors):
+    """torch's error for a Python-callable map on a tensor that requires grad: the callable's
+    work cannot be recorded."""
+    if any(t.requires_grad for t in tensors):
+        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+
+
+def _map_operand(op, self, other, name):
+    """`other` as an array broadcast to self's shape, of self's dtype (torch's checks)."""
+    if other.dtype != self.dtype:
+        raise TypeError(
+            f"{op}: expected {dtypes.tensor_type_name(self.dtype)} for '{name}' "
+            f"(got {dtypes.tensor_type_name(other.dtype)})"
+        )
+    try:
+        return np.broadcast_to(other.array, self.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"{op}: the expanded size of the tensor must match the existing size: '{name}' has shape "
+            f"{tuple(other.shape)}, which does not broadcast to {tuple(self.shape)}"
+        ) from None
+
+
+class RuntimeMethods:
+    """The mixin Tensor inherits these methods from (see the module docstring)."""
+
+    __slots__ = ()
+
+    # ---- where the tensor lives: the probes device-agnostic programs make (all False here) ----
+    @property
+    def is_xla(self):
+        """False: no tensor lives on a TPU (torch's `xla` device)."""
+        return False
+
+    @property
+    def is_ipu(self):
+        """False: no tensor lives on a Graphcore IPU."""
+        return False
+
+    @property
+    def is_maia(self):
+        """False: no tensor lives on a Microsoft MAIA accelerator."""
+        return False
+
+    @property
+    def is_mtia(self):
+        """False: no tensor lives on a Meta MTIA accelerator."""
+        return False
+
+    @property
+    def is_vulkan(self):
+        """False: no tensor lives on a Vulkan device."""
+        return False
+
+    def get_device(self):
+        """The index of the tensor's GPU, or -1 for a CPU tensor (every minigrad tensor)."""
+        return -1
+
+    def is_pinned(self, device=None):
+        """False: pinned (page-locked) memory is for fast copies to a GPU; minigrad tensors
+        stay in ordinary host memory."""
+        return False
+
+    def pin_memory(self, device=None):
+        """Raises, as torch does on a machine without an accelerator: there is no device to
+        pin the memory for."""
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    # ---- memory layout ---------------------------------------------------------------------
+    @property
+    def layout(self):
+        """`mg.strided`: every minigrad tensor is a dense array indexed by strides."""
+        return _layout.strided
+
+    def const_data_ptr(self):
+        """The address of the first element, as `data_ptr()` (torch's read-only twin)."""
+        return self.data_ptr()
+
+    # ---- conversions ----------------------------------------------------------------------
+    def byte(self):
+        """A uint8 copy (self if it is uint8 already), as `to(mg.uint8)`."""
+        return self.to(dtypes.uint8)
+
+    def char(self):
+        """An int8 copy (self if it is int8 already), as `to(mg.int8)`."""
+        return self.to(dtypes.int8)
+
+    def short(self):
+        """An int16 copy (self if it is int16 already), as `to(mg.int16)`."""
+        return self.to(dtypes.int16)
+
+    # ---- torch's legacy constructor ------------------------------------------------------------
+    def new(self, *args, device=None):
+        """torch's legacy constructor, in this tensor's dtype: `new()` is empty, `new(2, 3)`
+        a (2, 3) tensor (zeros here; torch leaves it uninitialised), `new([1, 2])` (a list
+        or tuple) a copy of the data, `new(t)` a tensor sharing t's storage (t must have
+        this dtype). The result never requires grad."""
+        from minigrad import devices
+        from minigrad.tensor import Tensor
+
+        devices.host_device(device, "new")
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            other = args[0]
+            if other.dtype != self.dtype:
+                raise TypeError(f"new(): expected a tensor of dtype {self.dtype} (this tensor's), got {other.dtype}")
+            return Tensor(other)
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            return Tensor._from_data(args[0], dtype=self.dtype)
+        if len(args) == 1 and isinstance(args[0], (float, bool, complex)):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return Tensor._make(np.zeros(size_args(args) if args else (0,), dtype=self.dtype))
+
+    # ---- element-by-element Python functions (CPU only, as in torch) ----------------------------
+    def apply_(self, callable):
+        """self[i] = callable(self[i]) for every element, in place, with Python numbers in
+        and out (slow: a Python call per element). Not differentiable: refused on a tensor
+        that requires grad, as torch. Returns self."""
+        _refuse_grad("apply_", self)
+        flat = np.asarray([callable(v) for v in self.array.reshape(-1).tolist()])
+        return self._write("apply_", flat.reshape(self.shape))
+
+    def map_(self, tensor, callable):
+        """self[i] = callable(self[i], tensor[i]) for every element (`tensor` broadcast to
+        self's shape, of self's dtype), in place. Returns self."""
+        _refuse_grad("map_", self, tensor)
+        other = _map_operand("map_", self, tensor, "other")
+        pairs = zip(self.array.reshape(-1).tolist(), other.reshape(-1).tolist())
+        return self._write("map_", np.asarray([callable(a, b) for a, b in pairs]).reshape(self.shape))
+
+    def map2_(self, x, y, callable):
+        """self[i] = callable(self[i], x[i], y[i]) for every element, in place. Returns self."""
+        _refuse_grad("map2_", self, x, y)
+        xs, ys = _map_operand("map2_", self, x, "x"), _map_operand("map2_", self, y, "y")
+        triples = zip(self.array.reshape(-1).tolist(), xs.reshape(-1).tolist(), ys.reshape(-1).tolist())
+        return self._write("map2_", np.asarray([callable(a, b, c) for a, b, c in triples]).reshape(self.shape))
+
+    def _write(self, op, values):
+        """Copy `values` into self's storage (cast to its dtype, as torch casts a Python
+        number), counting it as an in-place change."""
+        if not self.array.flags.writeable:
+            raise RuntimeError(f"{op}: the tensor is read-only or expanded (shape {self.shape}); clone() it first")
+        np.copyto(self.array, values, casting="unsafe")
+        self._version_counter().value += 1
+        return self
+
+    # ---- resizing the storage ----------------------------------------------------------------
+    def resize_(self, *sizes, memory_format=None):
+        """Give the tensor a new shape in place, reading its storage in order from the
+        tensor's first element, as torch's `resize_`: shrinking keeps the first elements
+        (and the storage, so growing back within it finds them again); growing past the
+        storage allocates a larger one, whose new elements are zeros here (uninitialised
+        in torch). Refused on a tensor that requires grad, as torch. Returns self."""
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        if memory_format is not None and memory_format is not _layout.contiguous_format:
+            raise RuntimeError(f"resize_: only memory_format=contiguous_format is supported, got {memory_format}")
+        shape = size_args(sizes)
+        if any(s < 0 for s in shape):
+            raise RuntimeError(f"resize_: trying to create a tensor with negative dimension: {list(shape)}")
+        root = self.array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if not root.flags.c_contiguous:
+            raise RuntimeError(
+                "resize_: the tensor's storage is not one contiguous block (a NumPy array's strided view); "
+                "clone() it first"
+            )
+        storage = root.reshape(-1)
+        offset = self.storage_offset()
+        needed = offset + int(np.prod(shape, dtype=np.int64))
+        if needed > storage.size:
+            if self._counter is not None:
+                # torch moves every view of the storage along to the new one; NumPy views would
+                # keep the old memory, and silently stop sharing it with this tensor
+                raise RuntimeError(
+                    f"resize_: growing the tensor to {list(shape)} needs a larger storage, and other tensors may "
+                    "view this one's storage (minigrad cannot move them along with it); clone() the tensor first"
+                )
+            bigger = np.zeros(needed, dtype=storage.dtype)
+            bigger[: storage.size] = storage
+            storage = bigger
+        self.array = storage[offset:needed].reshape(shape)
+        self._view = None  # no longer the view it was made as
+        self._version_counter().value += 1
+        return self
+
+    def resize_as_(self, tensor, memory_format=None):
+        """`resize_(tensor.shape)`."""
+        return self.resize_(tensor.shape, memory_format=memory_format)
+
+    # ---- shapes and hooks ------------------------------------------------------------------------
+    def sum_to_size(self, *size):
+        """Sum down to `size`, which must broadcast to this tensor's shape: the reduction
+        broadcasting undoes (a bias gradient summed over the batch). Differentiable."""
+        shape = size_args(size)
+        try:
+            fits = len(shape) <= self.ndim and np.broadcast_shapes(shape, self.shape) == self.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(self.shape)}}}.")
+        if shape == self.shape:
+            return self
+        # sum the leading dims broadcasting added, and the dims where `size` has a 1 (as unbroadcast)
+        lead = self.ndim - len(shape)
+        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
+        return (self.sum(dim=dims) if dims else self).reshape(shape)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call `hook(tensor)` after backward has accumulated this leaf's gradient into
+        `.grad` (an optimizer can step each parameter as soon as its gradient is complete).
+        Returns a handle with `.remove()`."""
+        from minigrad.autograd import hooks
+
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        registered = hooks.post_accumulate_grad_hooks(self)
+        handle = hooks.RemovableHandle(registered)
+        registered[handle.id] = hook
+        return handle

@@ -292,7 +292,7 @@ from minigrad.ops.norms import dist, renorm
 from minigrad.ops.order_stats import kthvalue, median, mode, nanmedian, nanquantile, quantile
 from minigrad.ops.promotion import can_cast, promote_types, result_type
 from minigrad.ops.reduce import norm_function as norm
-from minigrad.ops.sampling import bernoulli, multinomial, normal
+from minigrad.ops.sampling import bernoulli, binomial, multinomial, normal, poisson
 from minigrad.ops.scatter_reduce import index_reduce, scatter_reduce
 from minigrad.ops.shape import (
     adjoint,

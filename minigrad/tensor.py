@@ -1531,6 +1531,26 @@ class Tensor(RuntimeMethods):
         rng = _random.numpy_generator(generator, "exponential_")
         return self._inplace("exponential_", lambda t: _replaced(t, rng.exponential(1.0 / lambd, size=t.shape)))
 
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        """Fill with samples of the Cauchy distribution, median + sigma * tan(pi (u - 1/2)),
+        in place; returns self."""
+        rng = _random.numpy_generator(generator, "cauchy_")
+        return self._inplace("cauchy_", lambda t: _replaced(t, median + sigma * rng.standard_cauchy(t.shape)))
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        """Fill with samples of exp(N(mean, std^2)) (mean and std of the underlying normal),
+        in place; returns self."""
+        rng = _random.numpy_generator(generator, "log_normal_")
+        return self._inplace("log_normal_", lambda t: _replaced(t, rng.lognormal(mean, std, size=t.shape)))
+
+    def geometric_(self, p, *, generator=None):
+        """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...),
+        in place; returns self."""
+        if not 0 < p <= 1:
+            raise RuntimeError(f"geometric_ expects p to be in (0, 1], but got p={p}")
+        rng = _random.numpy_generator(generator, "geometric_")
+        return self._inplace("geometric_", lambda t: _replaced(t, rng.geometric(p, size=t.shape)))
+
     def __setitem__(self, index, value):
         index = ops.index.normalize_index(index)
         write = lambda: ops.index.assign(self, index, _data(value))  # noqa: E731

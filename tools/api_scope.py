@@ -56,6 +56,7 @@ RULES = [
             """
             torch.{smm sspaddmm hsmm dsmm saddmm spmm hspmm segment_reduce nested jagged
                    resize_as_sparse_ sparse masked}
+            torch.optim.{SparseAdam}
             torch.Tensor.{coalesce is_coalesced dense_dim sparse_dim to_dense indices values
                           crow_indices ccol_indices col_indices row_indices sparse_mask
                           sparse_resize_ sparse_resize_and_clear_ to_padded_tensor
@@ -118,6 +119,7 @@ RULES = [
         "re-dispatch Python programs, and minigrad runs them as Python",
         _names(
             """
+            torch.Tensor.{index}
             torch.{jit fx compiler compile export classes futures fork wait library ops overrides
                    package cpp cond while_loop import_ir_module import_ir_module_from_buffer
                    parse_ir parse_schema parse_type_comment merge_type_from_type_comment

@@ -115,3 +115,28 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
     z = _random.numpy_generator(generator, "normal").standard_normal(shape)
     result = from_numpy((m + sd * z).astype(dtype))
     return result if out is None else write_out(out, result, "normal")
+
+
+def poisson(input, generator=None):
+    """Samples of Poisson(rate = input[i]), one per element, in input's dtype (counts
+    as floats, as torch.poisson). Random draws carry no gradient: the result is a leaf."""
+    rates = as_tensor(input)
+    if rates.dtype.kind != "f":
+        raise RuntimeError(f"poisson: expected a floating point tensor of rates, got {rates.dtype}")
+    if np.any(rates.array < 0) or np.any(np.isnan(rates.array)):
+        raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
+    draws = _random.numpy_generator(generator, "poisson").poisson(rates.array)
+    return from_numpy(draws.astype(rates.dtype))
+
+
+def binomial(count, prob, generator=None):
+    """Samples of Binomial(count[i] trials, success probability prob[i]), in count's
+    dtype (as torch.binomial). Random draws carry no gradient: the result is a leaf."""
+    n, p = as_tensor(count), as_tensor(prob)
+    if n.dtype.kind != "f" or p.dtype.kind != "f":
+        raise RuntimeError(f"binomial: expected floating point count and prob, got {n.dtype} and {p.dtype}")
+    check_broadcast("binomial", n.shape, p.shape, names=("count", "prob"))
+    if np.any((p.array < 0) | (p.array > 1)) or np.any(n.array < 0):
+        raise RuntimeError("binomial: expected 0 <= prob <= 1 and count >= 0")
+    draws = _random.numpy_generator(generator, "binomial").binomial(n.array.astype(np.int64), p.array)
+    return from_numpy(draws.astype(n.dtype))

@@ -3,7 +3,7 @@ minigrad lacked, each proven against torch with a `case(...)` row (tests/surface
 
 import pytest
 
-from .surface import case, ids, run
+from .surface import case, ids, pos, run
 
 CASES = [
     # nanoGPT's train.py and sample.py: dtype = 'bfloat16' if torch.cuda.is_available() and
@@ -11,6 +11,21 @@ CASES = [
     case("torch.cuda.is_bf16_supported", lambda lib: lib.cuda.is_bf16_supported()),
     case("torch.cuda.is_bf16_supported", lambda lib: lib.cuda.is_bf16_supported(including_emulation=False)),
     case("torch.cuda.is_bf16_supported", lambda lib: lib.cuda.is_bf16_supported(False)),
+    # minGPT's NewGELU: torch.pow(x, 3.0). torch's CPU kernel computes the powers 3, -2 and
+    # -0.5 as x*x*x, 1/(x*x) and 1/sqrt(x), to the last bit (rtol=0), in float32 and float64
+    # (detached: the values alone; the rows after them check the gradients)
+    case("torch.pow", lambda lib, x: lib.pow(x.detach().float(), 3.0), (6, 7), rtol=0, atol=0),
+    case("torch.pow", lambda lib, x: lib.pow(x.detach(), 3), (6, 7), rtol=0, atol=0),
+    case("torch.pow", lambda lib, x: lib.pow(x.detach().float(), -2), (6, 7), rtol=0, atol=0),
+    case("torch.pow", lambda lib, x: lib.pow(x.detach(), -2.0), (6, 7), rtol=0, atol=0),
+    case("torch.pow", lambda lib, x: lib.pow(x.detach().float(), -0.5), pos(6, 7), rtol=0, atol=0),
+    case("torch.pow", lambda lib, x: lib.pow(x.detach(), -0.5), pos(6, 7), rtol=0, atol=0),
+    case("torch.Tensor.pow", lambda lib, x: x.detach().float().pow(3), (6, 7), rtol=0, atol=0),
+    case("torch.Tensor.__pow__", lambda lib, x: x.detach().float() ** 3.0, (6, 7), rtol=0, atol=0),
+    case("torch.pow", lambda lib, x: lib.pow(x, 3.0), (4, 5)),
+    case("torch.pow", lambda lib, x: lib.pow(x, -2), pos(4, 5)),
+    case("torch.pow", lambda lib, x: lib.pow(x, -0.5), pos(4, 5)),
+    case("torch.pow", lambda lib, x: lib.pow(x, 2.5), pos(4, 5)),
 ]
 
 

@@ -167,14 +167,29 @@ class Neg(Function):
         return -grad
 
 
+def power_scalar(x, p):
+    """x ** p for an array x and a number p, as PyTorch's CPU kernel computes it: the
+    exponents it special-cases are products and roots (3: x*x*x, -2: 1/(x*x), -0.5:
+    1/sqrt(x)), which round differently from the general power and are far faster.
+    NumPy already does 2, -1 and 0.5 that way."""
+    if x.dtype.kind == "f":
+        if p == 3:
+            return x * x * x
+        if p == -2:
+            return 1 / (x * x)
+        if p == -0.5:
+            return 1 / np.sqrt(x)
+    return x**p
+
+
 class PowScalar(Function):
-    """z = a^p for a constant number p;  dL/da = dL/dz * p * a^(p-1)."""
+    """z = a^p for a constant number p;  dL/da = dL/dz * (p * a^(p-1))."""
 
     @staticmethod
     def forward(ctx, a, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a.array**exponent
+        return power_scalar(a.array, exponent)
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,7 +201,7 @@ class PowScalar(Function):
             return grad
         if p == 2:
             return grad * a * 2.0
-        return grad * (a ** (p - 1)) * p
+        return grad * (p * a ** (p - 1))  # grouped as torch's pow_backward, for the same rounding
 
 
 class Pow(Function):

@@ -2641,7 +2641,7 @@ class Tensor(RuntimeMethods):
         """The histogram in `bins` equal bins between min and max; see `mg.histc`."""
         return ops.search.histc(self, bins, min, max)
 
-    def histogram(self, bins, *, range=None, weight=None, density=False):  # noqa: A002
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
         """(hist, bin_edges); see `mg.histogram`."""
         return ops.search.histogram(self, bins, range=range, weight=weight, density=density)
 

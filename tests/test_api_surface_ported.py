@@ -3,7 +3,7 @@ minigrad lacked, each proven against torch with a `case(...)` row (tests/surface
 
 import pytest
 
-from .surface import case, ids, pos, run
+from .surface import case, ids, pos, run, unit
 
 CASES = [
     # nanoGPT's train.py and sample.py: dtype = 'bfloat16' if torch.cuda.is_available() and
@@ -26,6 +26,18 @@ CASES = [
     case("torch.pow", lambda lib, x: lib.pow(x, -2), pos(4, 5)),
     case("torch.pow", lambda lib, x: lib.pow(x, -0.5), pos(4, 5)),
     case("torch.pow", lambda lib, x: lib.pow(x, 2.5), pos(4, 5)),
+    # makemore part 3: hy, hx = torch.histogram(t, density=True), 100 bins by default
+    # (float32 densities and edges to float32's precision: torch computes them in float32, NumPy in float64)
+    case(
+        "torch.histogram",
+        lambda lib, x: lib.histogram(x.detach().float(), density=True),
+        unit(32, 64),
+        rtol=1e-5,
+        atol=1e-6,
+    ),
+    case("torch.histogram", lambda lib, x: lib.histogram(x.detach()), (300,)),
+    case("torch.Tensor.histogram", lambda lib, x: x.detach().histogram(), (300,)),
+    case("torch.Tensor.histogram", lambda lib, x: x.detach().histogram(density=True), (300,)),
 ]
 
 

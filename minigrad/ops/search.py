@@ -125,8 +125,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (torch's argument names
     return from_numpy(counts.astype(x.dtype))
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: A002  (torch's names)
-    """(hist, bin_edges): the histogram of `input`'s elements, in `bins` equal bins over
+def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002  (torch's names)
+    """(hist, bin_edges): the histogram of `input`'s elements, in `bins` (100) equal bins over
     `range` (the elements' min and max by default), or in the bins a 1-D tensor of
     increasing edges gives. Each bin counts [edge_i, edge_i+1), the last one both ends.
     `weight` adds a weight per element instead of 1; `density=True` divides by the total

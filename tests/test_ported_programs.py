@@ -22,40 +22,60 @@ import numpy as np
 import pytest
 import torch
 
-from minigrad.data import Digits
+from minigrad.data import Digits, tiny_shakespeare
 
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
+    "torch.Tensor.add_",
+    "torch.Tensor.contiguous",
+    "torch.Tensor.detach",
+    "torch.Tensor.narrow",
+    "torch.Tensor.new_zeros",
+    "torch.Tensor.split",
+    "torch.Tensor.t",
+    "torch.Tensor.view",
     "torch.autograd.Function",
     "torch.autograd.gradcheck",
     "torch.cat",
     "torch.flatten",
     "torch.from_numpy",
+    "torch.load",
     "torch.manual_seed",
     "torch.nn.AdaptiveAvgPool2d",
     "torch.nn.BatchNorm2d",
     "torch.nn.Conv2d",
     "torch.nn.CrossEntropyLoss",
+    "torch.nn.Dropout",
     "torch.nn.Embedding",
     "torch.nn.Flatten",
+    "torch.nn.GRU",
+    "torch.nn.LSTM",
+    "torch.nn.LSTMCell",
     "torch.nn.LayerNorm",
     "torch.nn.Linear",
+    "torch.nn.MSELoss",
     "torch.nn.MaxPool2d",
     "torch.nn.Module",
+    "torch.nn.NLLLoss",
     "torch.nn.ReLU",
     "torch.nn.Sequential",
     "torch.nn.functional.cross_entropy",
+    "torch.nn.functional.log_softmax",
     "torch.nn.functional.relu",
     "torch.nn.utils.clip_grad_norm_",
     "torch.no_grad",
     "torch.optim.Adam",
     "torch.optim.AdamW",
+    "torch.optim.LBFGS",
     "torch.optim.SGD",
     "torch.optim.lr_scheduler.StepLR",
+    "torch.save",
+    "torch.serialization.add_safe_globals",
     "torch.stack",
     "torch.tensor",
     "torch.utils.data.DataLoader",
     "torch.utils.data.TensorDataset",
+    "torch.zeros",
 ]
 
 PORTED = Path(__file__).parent / "ported"
@@ -172,7 +192,7 @@ def test_custom_autograd_function(digits):
     assert mine["grad_fn"] and theirs["grad_fn"]
 
 
-# ---- programs from public sources --------------------------------------------------------
+# ---- reading printed logs ----------------------------------------------------------------
 
 
 def test_the_log_helpers_see_every_number():
@@ -180,3 +200,98 @@ def test_the_log_helpers_see_every_number():
         [2.310652, 320, 1438, -0.0, 1.5e-03]
     )
     assert skeleton("loss: 2.310652  [  320/ 1438]") == "loss:#  [#/#]"
+
+
+def untimed(text):
+    """A log with its timings taken out (they differ from run to run): the example's
+    `ms/batch  12.34` and `time:  0.56s`, nanoGPT's `time 7.53ms`, minGPT's `iter_dt 50.26ms`."""
+    text = re.sub(r"ms/batch +\d+\.\d+|time: +\d+\.\d+s", "", text)
+    return re.sub(r"time \d+\.\d+ms|iter_dt \d+\.\d+ms", "", text)
+
+
+def as_minigrad_prints(text):
+    """torch's log as minigrad prints the same things, deliberately: a shape
+    `torch.Size([7081, 3])` as the tuple `(7081, 3)` (minigrad.Size's str is the tuple's:
+    minigrad/size.py) and a dtype `torch.int64` as `int64` (minigrad's dtypes are NumPy's:
+    minigrad/dtypes.py)."""
+
+    def as_tuple(match):
+        sizes = match.group(1)
+        return f"({sizes},)" if sizes and "," not in sizes else f"({sizes})"
+
+    text = re.sub(r"torch\.Size\(\[([^\]]*)\]\)", as_tuple, text)
+    return re.sub(r"torch\.(float|int|uint|bool)(\d*)\b", r"\1\2", text)
+
+
+def test_the_log_helpers_take_out_timings_and_read_torch_names():
+    assert untimed("| lr 5.00 | ms/batch  6.49 | loss  6.97 |") == "| lr 5.00 |  | loss  6.97 |"
+    assert untimed("| end of epoch   2 | time:  0.04s | valid") == "| end of epoch   2 |  | valid"
+    assert untimed("iter 3: loss 3.9554, time 16.38ms") == "iter 3: loss 3.9554, "
+    assert untimed("iter_dt 49.70ms; iter 10: train loss 1.82701") == "; iter 10: train loss 1.82701"
+    assert as_minigrad_prints("torch.Size([7081, 3]) torch.Size([7081]) torch.Size([])") == "(7081, 3) (7081,) ()"
+    assert (
+        as_minigrad_prints("y: torch.int64, x: torch.float32 torch.bool torch.nn")
+        == "y: int64, x: float32 bool torch.nn"
+    )
+
+
+# ---- programs in the style of well-known courses and repositories ------------------------
+# Written for this project (no code copied), each in the style of the program its docstring
+# names, with that program's architecture, training recipe and PyTorch idioms.
+
+
+@pytest.fixture(scope="module")
+def shakespeare():
+    return tiny_shakespeare()
+
+
+def _word_lm_argv(rnn_type, dropout, epochs, save_path, seed=1111):
+    return [
+        "--model", rnn_type, "--emsize", "32", "--nhid", "32", "--nlayers", "2", "--lr", "5",
+        "--epochs", str(epochs), "--batch_size", "8", "--bptt", "12", "--dropout", str(dropout),
+        "--tied", "--log-interval", "5", "--seed", str(seed), "--save", str(save_path),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("rnn_type", ["LSTM", "GRU"])
+def test_word_language_model(rnn_type, shakespeare, tmp_path):
+    lines = shakespeare.splitlines()
+    argv = _word_lm_argv(rnn_type, dropout=0, epochs=5, save_path=tmp_path / "model.pt")
+    data = {"train": lines[:300], "valid": lines[300:360], "test": lines[360:420], "argv": argv, "seed": 0}
+    theirs, mine = both("word_language_model", data)
+    # the setting makes the validation loss stall, so the learning rate is annealed and the
+    # model saved last is not the final one: the test loss is the reloaded best model's
+    assert theirs["lrs"][-1] < theirs["lrs"][0] and theirs["val_losses"][-1] > theirs["best_val_loss"]
+    assert mine["lrs"] == theirs["lrs"]
+    assert mine["ntokens"] == theirs["ntokens"]
+    np.testing.assert_allclose(mine["losses"], theirs["losses"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mine["val_losses"], theirs["val_losses"], rtol=1e-5)
+    assert mine["test_loss"] == pytest.approx(theirs["test_loss"], rel=1e-5)
+    assert mine["model_type"] == theirs["model_type"] == "RNNModel"
+    log, their_log = untimed(mine["printed"]), untimed(theirs["printed"])
+    assert skeleton(log) == skeleton(their_log)
+    np.testing.assert_allclose(numbers(log), numbers(their_log), rtol=1e-4, atol=0.011)  # printed to 2 decimals
+
+
+def test_word_language_model_with_dropout_lands_in_the_same_band(shakespeare, tmp_path):
+    lines = shakespeare.splitlines()
+    argv = _word_lm_argv("LSTM", dropout=0.5, epochs=3, save_path=tmp_path / "model.pt")
+    data = {"train": lines[:300], "valid": lines[300:360], "test": lines[360:420], "argv": argv, "seed": 0}
+    theirs, mine = both("word_language_model", data)
+    assert mine["best_val_loss"] == pytest.approx(theirs["best_val_loss"], rel=0.01)
+    assert mine["test_loss"] == pytest.approx(theirs["test_loss"], rel=0.01)
+    assert np.mean(mine["losses"][-19:]) == pytest.approx(np.mean(theirs["losses"][-19:]), rel=0.01)
+
+
+def test_time_sequence_prediction():
+    argv = ["--steps", "2", "--waves", "8", "--length", "30", "--hidden", "12", "--future", "10"]
+    theirs, mine = both("time_sequence_prediction", {"argv": argv, "seed": 0})
+    assert mine["dtype"] == theirs["dtype"] == "float64"
+    # L-BFGS evaluates the closure as often in both (its line of stopping tests agrees)
+    assert len(mine["train_losses"]) == len(theirs["train_losses"]) > 2
+    np.testing.assert_allclose(mine["train_losses"], theirs["train_losses"], rtol=1e-8)
+    np.testing.assert_allclose(mine["test_losses"], theirs["test_losses"], rtol=1e-8)
+    assert mine["prediction"].shape == theirs["prediction"].shape == (3, 29 + 10)
+    np.testing.assert_allclose(mine["prediction"], theirs["prediction"], rtol=1e-8, atol=1e-10)
+    assert skeleton(mine["printed"]) == skeleton(theirs["printed"])
+    np.testing.assert_allclose(numbers(mine["printed"]), numbers(theirs["printed"]), rtol=1e-8)

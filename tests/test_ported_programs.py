@@ -27,17 +27,25 @@ from minigrad.data import Digits, tiny_shakespeare
 
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
+    "torch.Generator",
     "torch.Tensor.add_",
+    "torch.Tensor.argmax",
     "torch.Tensor.contiguous",
     "torch.Tensor.detach",
     "torch.Tensor.flip",
+    "torch.Tensor.log10",
     "torch.Tensor.masked_fill",
     "torch.Tensor.narrow",
     "torch.Tensor.new_zeros",
+    "torch.Tensor.retain_grad",
     "torch.Tensor.split",
+    "torch.Tensor.std",
     "torch.Tensor.t",
     "torch.Tensor.transpose",
+    "torch.Tensor.type",
+    "torch.Tensor.var",
     "torch.Tensor.view",
+    "torch.accelerator.is_available",
     "torch.amp.GradScaler",
     "torch.arange",
     "torch.autograd.Function",
@@ -45,6 +53,8 @@ TORCH_API = [
     "torch.cat",
     "torch.flatten",
     "torch.from_numpy",
+    "torch.histogram",
+    "torch.linspace",
     "torch.load",
     "torch.manual_seed",
     "torch.multinomial",
@@ -83,8 +93,11 @@ TORCH_API = [
     "torch.optim.SGD",
     "torch.optim.lr_scheduler.StepLR",
     "torch.pow",
+    "torch.randint",
+    "torch.randn",
     "torch.save",
     "torch.serialization.add_safe_globals",
+    "torch.sqrt",
     "torch.stack",
     "torch.tanh",
     "torch.tensor",
@@ -264,6 +277,12 @@ def shakespeare():
     return tiny_shakespeare()
 
 
+@pytest.fixture(scope="module")
+def words(shakespeare):
+    """About a thousand distinct lowercase words of Tiny Shakespeare (makemore uses names)."""
+    return sorted({w for w in re.findall(r"[a-z]+", shakespeare.lower()) if len(w) >= 3})[::10]
+
+
 def _word_lm_argv(rnn_type, dropout, epochs, save_path, seed=1111):
     return [
         "--model", rnn_type, "--emsize", "32", "--nhid", "32", "--nlayers", "2", "--lr", "5",
@@ -376,3 +395,69 @@ def test_mingpt_adder(tmp_path):
     assert skeleton(untimed(mine["printed"])).count("final score") == skeleton(untimed(theirs["printed"])).count(
         "final score"
     )
+
+
+def test_makemore_mlp(words):
+    data = {"words": words, "seed": 0, "sweep_steps": 200, "train_steps": 1000}
+    theirs, mine = both("makemore_mlp", data)
+    assert mine["sizes"] == theirs["sizes"]
+    assert mine["vocab"] == theirs["vocab"]
+    np.testing.assert_allclose(mine["lri"], theirs["lri"], rtol=1e-6)
+    # the sweep's steps are the same until the learning rate passes 10**-0.6; from there the
+    # steps are too large and float32's last bits grow (the notebook's curve turns up there)
+    calm = int(0.8 * len(theirs["sweep_losses"]))
+    np.testing.assert_allclose(mine["sweep_losses"][:calm], theirs["sweep_losses"][:calm], rtol=1e-5)
+    assert np.mean(mine["sweep_losses"][calm:]) == pytest.approx(np.mean(theirs["sweep_losses"][calm:]), rel=0.25)
+    log, their_log = (
+        mine["printed"].split("lr 10**-0.59")[0],
+        as_minigrad_prints(theirs["printed"]).split("lr 10**-0.59")[0],
+    )
+    assert skeleton(log) == skeleton(their_log)
+    np.testing.assert_allclose(numbers(log), numbers(their_log), rtol=1e-5)
+    # the training run draws its weights and batches from torch.Generator: a band
+    for split in ("train", "dev", "test"):
+        assert mine["split_losses"][split] == pytest.approx(theirs["split_losses"][split], rel=0.1)
+    for result in (theirs, mine):
+        assert result["split_losses"]["train"] < 0.5 * result["sweep_losses"][0]
+        assert len(result["samples"]) == 20
+        assert all(s.endswith(".") and set(s) <= set(result["vocab"]) for s in result["samples"])
+
+
+# torch warns at "%+.2f" % t.mean() where t requires grad, as in the notebook
+@pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad=True to a scalar")
+def test_makemore_batchnorm(words):
+    theirs, mine = both("makemore_batchnorm", {"words": words, "seed": 0, "max_steps": 300})
+    np.testing.assert_allclose(mine["log10_losses"], theirs["log10_losses"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mine["ud"], theirs["ud"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mine["running_mean"], theirs["running_mean"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mine["running_var"], theirs["running_var"], rtol=1e-4, atol=1e-5)
+    assert len(mine["histograms"]) == len(theirs["histograms"]) == 3
+    for (edges, density), (their_edges, their_density) in zip(mine["histograms"], theirs["histograms"]):
+        np.testing.assert_allclose(edges, their_edges, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(density, their_density, rtol=1e-4, atol=1e-4)
+    for split in ("train", "val"):
+        assert mine["split_losses"][split] == pytest.approx(theirs["split_losses"][split], rel=1e-5)
+    # everything printed before the samples (which torch.Generator draws)
+    log, their_log = mine["printed"].split("\nval ")[0], theirs["printed"].split("\nval ")[0]
+    assert skeleton(log) == skeleton(their_log)
+    np.testing.assert_allclose(numbers(log), numbers(their_log), rtol=1e-4, atol=1e-6)
+    for result in (theirs, mine):
+        assert len(result["samples"]) == 10
+        assert all(s.endswith(".") and set(s) <= set(result["vocab"]) for s in result["samples"])
+
+
+def test_quickstart(digits, tmp_path):
+    results = {}
+    for framework in ("torch", "minigrad"):
+        (tmp_path / framework).mkdir()
+        results[framework] = run_program(
+            "quickstart", {**digits, "seed": 0, "out_dir": str(tmp_path / framework)}, framework
+        )
+    theirs, mine = results["torch"], results["minigrad"]
+    np.testing.assert_allclose(mine["losses"], theirs["losses"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mine["scores"], theirs["scores"], rtol=1e-5)  # (accuracy, mean loss) per epoch
+    assert theirs["scores"][-1][0] > 0.85
+    assert (mine["predicted"], mine["actual"]) == (theirs["predicted"], theirs["actual"])  # the reloaded model's
+    # the printed log, the model's repr among it
+    assert skeleton(mine["printed"]) == skeleton(as_minigrad_prints(theirs["printed"]))
+    np.testing.assert_allclose(numbers(mine["printed"]), numbers(theirs["printed"]), rtol=1e-5, atol=1e-6)

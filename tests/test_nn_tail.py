@@ -1,0 +1,215 @@
+"""torch.nn's long tail of layers against torch: activations, padding, pooling, dropout,
+losses, normalization and the other layers, each built in both libraries with the same
+arguments. torch's state dict is loaded into minigrad's layer (as NumPy arrays); then
+the state dict's keys and shapes, the repr, the output and every gradient (input and
+parameters) are compared in float64. Random layers are compared where they are
+deterministic (evaluation) and by their statistics and structure in training.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import minigrad as mg
+from tests.helpers import assert_close, rand
+
+# The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
+TORCH_API = [
+    "torch.nn.CELU",
+    "torch.nn.GLU",
+    "torch.nn.Hardshrink",
+    "torch.nn.Hardsigmoid",
+    "torch.nn.Hardswish",
+    "torch.nn.Hardtanh",
+    "torch.nn.LogSigmoid",
+    "torch.nn.PReLU",
+    "torch.nn.RReLU",
+    "torch.nn.ReLU6",
+    "torch.nn.SELU",
+    "torch.nn.Softmax2d",
+    "torch.nn.Softmin",
+    "torch.nn.Softshrink",
+    "torch.nn.Softsign",
+    "torch.nn.Tanhshrink",
+    "torch.nn.Threshold",
+]
+
+
+# ---- the comparison ---------------------------------------------------------------------------
+def build(name, args=(), kwargs=None):
+    """(minigrad's layer, torch's layer): the same constructor call in both, in float64,
+    with torch's parameters and buffers loaded into minigrad's."""
+    kwargs = kwargs or {}
+    t = getattr(torch.nn, name)(*args, **kwargs).double()
+    m = getattr(mg.nn, name)(*args, **kwargs).double()
+    state = {k: v.detach().numpy() for k, v in t.state_dict().items()}
+    m.load_state_dict(state)
+    return m, t
+
+
+def same_state_and_repr(m, t):
+    """state dict keys and shapes, and the repr, as torch's."""
+    mine = {k: tuple(v.shape) for k, v in m.state_dict().items()}
+    theirs = {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    assert mine == theirs
+    assert list(m.state_dict()) == list(t.state_dict())
+    assert repr(m) == repr(t)
+
+
+def compare(m, t, *arrays, rtol=1e-10, atol=1e-12, grad_seed=7):
+    """Run both layers on float64 copies of `arrays` (float ones require grad); compare
+    the outputs, then the gradients of every float input and every parameter for one
+    random output gradient. Returns minigrad's output."""
+    mine = [mg.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    # through a copy: a torch layer with inplace=True may not write into a leaf
+    out, tout = (
+        m(*[x * 1 if x.requires_grad else x for x in mine]),
+        t(*[x * 1 if x.requires_grad else x for x in theirs]),
+    )
+    assert_close(out, tout, rtol=rtol, atol=atol)
+    if not tout.requires_grad:
+        return out
+    g = rand(*tout.shape, seed=grad_seed)
+    out.backward(mg.tensor(g))
+    tout.backward(torch.tensor(g))
+    for x, tx in zip(mine, theirs):
+        if tx.requires_grad:
+            assert_close(x.grad, tx.grad, rtol=rtol, atol=atol)
+    named = dict(t.named_parameters())
+    assert sorted(named) == sorted(n for n, _ in m.named_parameters())
+    for name, p in m.named_parameters():
+        assert_close(p.grad, named[name].grad, rtol=rtol, atol=atol)
+    return out
+
+
+# ---- activations ------------------------------------------------------------------------------
+ACTIVATIONS = [
+    ("ReLU6", (), {}, 4.0),
+    ("ReLU6", (True,), {}, 4.0),
+    ("Hardtanh", (), {}, 1.0),
+    ("Hardtanh", (-2.0, 3), {"inplace": True}, 2.0),
+    ("Hardsigmoid", (), {}, 4.0),
+    ("Hardswish", (), {"inplace": True}, 4.0),
+    ("SELU", (), {}, 1.0),
+    ("SELU", (True,), {}, 1.0),
+    ("CELU", (), {}, 1.0),
+    ("CELU", (2.0, True), {}, 1.0),
+    ("GLU", (), {}, 1.0),
+    ("GLU", (0,), {}, 1.0),
+    ("LogSigmoid", (), {}, 10.0),
+    ("Softmin", (1,), {}, 1.0),
+    ("Softmax2d", (), {}, 1.0),
+    ("Softsign", (), {}, 1.0),
+    ("Softshrink", (), {}, 1.0),
+    ("Softshrink", (0.3,), {}, 1.0),
+    ("Hardshrink", (), {}, 1.0),
+    ("Tanhshrink", (), {}, 1.0),
+    ("Threshold", (0.1, 20), {}, 1.0),
+    ("Threshold", (0.1, 20.0, True), {}, 1.0),
+    ("RReLU", (), {}, 1.0),
+    ("RReLU", (0.1, 0.3, True), {}, 1.0),
+    ("PReLU", (), {}, 1.0),
+    ("PReLU", (4, 0.1), {}, 1.0),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, scale", ACTIVATIONS, ids=[f"{a[0]}{a[1]}" for a in ACTIVATIONS])
+def test_activation_layers_match_torch(name, args, kwargs, scale):
+    m, t = build(name, args, kwargs)
+    same_state_and_repr(m, t)
+    m.eval(), t.eval()  # RReLU: the deterministic slope
+    # torch's hardsigmoid backward multiplies by 1/6 rounded to float32, even in float64
+    rtol = 1e-7 if name == "Hardsigmoid" else 1e-10
+    compare(m, t, rand(2, 4, 3, 2, seed=3) * scale, rtol=rtol)
+
+
+def test_prelu_weight_is_a_parameter_initialised_as_torch():
+    m, t = mg.nn.PReLU(3, init=0.5), torch.nn.PReLU(3, init=0.5)
+    assert isinstance(m.weight, mg.nn.Parameter) and m.weight.dtype == mg.float32
+    assert_close(m.weight, t.weight)
+    with pytest.raises(RuntimeError, match="channel size"):
+        m(mg.ones(2, 4))
+
+
+def test_prelu_per_channel_slopes_get_per_channel_gradients():
+    m, t = build("PReLU", (3,))
+    with torch.no_grad():
+        t.weight.copy_(torch.tensor([0.1, -0.5, 2.0], dtype=torch.float64))
+    m.load_state_dict({"weight": t.weight.detach().numpy()})
+    compare(m, t, rand(5, 3, seed=4))
+    x, w = mg.tensor(rand(2, 3, 2, seed=5), requires_grad=True), mg.tensor(rand(3, seed=6), requires_grad=True)
+    assert mg.autograd.gradcheck(mg.nn.functional.prelu, [x, w])
+
+
+BREAKPOINTS = [
+    ("relu6", lambda F, x: F.relu6(x), [0.0, 6.0, -1.0, 3.0, 7.0]),
+    ("hardtanh", lambda F, x: F.hardtanh(x, -0.5, 0.5), [-0.5, 0.5, 0.0, -1.0, 1.0]),
+    ("hardsigmoid", lambda F, x: F.hardsigmoid(x), [-3.0, 3.0, 0.0, -4.0, 4.0]),
+    ("hardswish", lambda F, x: F.hardswish(x), [-3.0, 3.0, 0.0, -4.0, 4.0]),
+    ("threshold", lambda F, x: F.threshold(x, 0.5, 2.0), [0.5, 0.0, 1.0]),
+    ("softshrink", lambda F, x: F.softshrink(x, 0.5), [-0.5, 0.5, 0.0, 1.0, -1.0]),
+    ("hardshrink", lambda F, x: F.hardshrink(x, 0.5), [-0.5, 0.5, 0.0, 1.0, -1.0]),
+    ("rrelu", lambda F, x: F.rrelu(x), [0.0, 1.0, -1.0]),
+]
+
+
+@pytest.mark.parametrize("name, fn, values", BREAKPOINTS, ids=[b[0] for b in BREAKPOINTS])
+def test_gradients_at_the_breakpoints_are_torchs(name, fn, values):
+    """At a kink the derivative is a choice: each op makes torch's (finite differences
+    cannot check this, so torch is the reference)."""
+    x = mg.tensor(values, dtype=mg.float64, requires_grad=True)
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    y, ty = fn(mg.nn.functional, x), fn(torch.nn.functional, tx)
+    assert_close(y, ty)
+    y.sum().backward(), ty.sum().backward()
+    assert_close(x.grad, tx.grad)
+
+
+def test_prelu_gradient_at_zero_is_torchs():
+    grads = []
+    for lib in (mg, torch):
+        x = lib.tensor([0.0, 1.0, -1.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([0.3], dtype=lib.float64, requires_grad=True)
+        lib.nn.functional.prelu(x, w).sum().backward()
+        grads.append((x.grad.numpy(), w.grad.numpy()))
+    (x_mine, w_mine), (x_theirs, w_theirs) = grads
+    np.testing.assert_allclose(x_mine, x_theirs)
+    np.testing.assert_allclose(w_mine, w_theirs)
+
+
+def test_rrelu_in_training_draws_a_slope_per_negative_element_within_the_bounds():
+    mg.manual_seed(0)
+    layer = mg.nn.RReLU(0.1, 0.3)
+    assert layer.training
+    x = mg.tensor(-np.abs(rand(200, 50, seed=8)) - 0.01, requires_grad=True)
+    y = layer(x)
+    slopes = (y / x).detach().numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3
+    assert abs(slopes.mean() - 0.2) < 0.005 and abs(slopes.std() - 0.2 / np.sqrt(12)) < 0.005
+    assert np.unique(slopes).size > 9000  # one draw per element
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), slopes, rtol=1e-6)  # dy/dx is the drawn slope
+    positive = mg.tensor(np.abs(rand(3, 4, seed=9)))
+    assert np.array_equal(layer(positive).numpy(), positive.numpy())  # x > 0 passes unchanged
+    layer.eval()
+    np.testing.assert_allclose(layer(x).detach().numpy(), x.detach().numpy() * 0.2)
+
+
+def test_rrelu_draws_are_reproducible_with_manual_seed():
+    x = mg.tensor(-np.ones((4, 5)))
+    mg.manual_seed(3)
+    a = mg.nn.functional.rrelu(x, training=True)
+    mg.manual_seed(3)
+    b = mg.nn.functional.rrelu(x, training=True)
+    assert np.array_equal(a.numpy(), b.numpy())
+
+
+def test_activation_constructor_errors_match_torch():
+    with pytest.raises(AssertionError):
+        torch.nn.Hardtanh(1.0, -1.0)
+    with pytest.raises(AssertionError, match="max_val"):
+        mg.nn.Hardtanh(1.0, -1.0)
+    for lib in (mg, torch):
+        with pytest.raises(ValueError, match="3D or 4D"):
+            lib.nn.Softmax2d()(lib.ones(3))

@@ -16,6 +16,12 @@ from tests.helpers import assert_close, rand
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
     "torch.nn.CELU",
+    "torch.nn.CircularPad1d",
+    "torch.nn.CircularPad2d",
+    "torch.nn.CircularPad3d",
+    "torch.nn.ConstantPad1d",
+    "torch.nn.ConstantPad2d",
+    "torch.nn.ConstantPad3d",
     "torch.nn.GLU",
     "torch.nn.Hardshrink",
     "torch.nn.Hardsigmoid",
@@ -25,6 +31,12 @@ TORCH_API = [
     "torch.nn.PReLU",
     "torch.nn.RReLU",
     "torch.nn.ReLU6",
+    "torch.nn.ReflectionPad1d",
+    "torch.nn.ReflectionPad2d",
+    "torch.nn.ReflectionPad3d",
+    "torch.nn.ReplicationPad1d",
+    "torch.nn.ReplicationPad2d",
+    "torch.nn.ReplicationPad3d",
     "torch.nn.SELU",
     "torch.nn.Softmax2d",
     "torch.nn.Softmin",
@@ -32,6 +44,9 @@ TORCH_API = [
     "torch.nn.Softsign",
     "torch.nn.Tanhshrink",
     "torch.nn.Threshold",
+    "torch.nn.ZeroPad1d",
+    "torch.nn.ZeroPad2d",
+    "torch.nn.ZeroPad3d",
 ]
 
 
@@ -213,3 +228,51 @@ def test_activation_constructor_errors_match_torch():
     for lib in (mg, torch):
         with pytest.raises(ValueError, match="3D or 4D"):
             lib.nn.Softmax2d()(lib.ones(3))
+
+
+# ---- padding ----------------------------------------------------------------------------------
+PADDINGS = [
+    ("ZeroPad1d", (2,), (2, 3, 5)),
+    ("ZeroPad1d", ((1, 0),), (3, 5)),
+    ("ZeroPad2d", (1,), (2, 3, 4, 5)),
+    ("ZeroPad2d", ((1, 2, 0, 3),), (3, 4, 5)),
+    ("ZeroPad3d", ((1, 0, 2, 1, 0, 1),), (1, 2, 3, 4, 2)),
+    ("ConstantPad1d", (2, 3.5), (2, 3, 5)),
+    ("ConstantPad1d", ((0, 2), -1), (2, 3, 4, 5)),  # constant padding takes any number of leading dims
+    ("ConstantPad2d", ((1, 0, 2, 0), 1), (2, 3, 4, 5)),
+    ("ConstantPad3d", (1, -1.0), (2, 2, 3, 2)),
+    ("ReflectionPad1d", (2,), (2, 3, 5)),
+    ("ReflectionPad1d", ((3, 1),), (3, 5)),
+    ("ReflectionPad2d", ((1, 1, 2, 0),), (2, 3, 4, 5)),
+    ("ReflectionPad2d", (2,), (3, 4, 5)),
+    ("ReflectionPad3d", (1,), (1, 2, 3, 4, 2)),
+    ("ReplicationPad1d", (2,), (2, 3, 5)),
+    ("ReplicationPad2d", ((0, 3, 1, 2),), (2, 3, 4, 5)),
+    ("ReplicationPad3d", ((1, 1, 1, 1, 1, 0),), (2, 3, 2, 4)),
+    ("CircularPad1d", ((1, 3),), (2, 3, 5)),
+    ("CircularPad2d", ((1, 2, 0, 1),), (2, 3, 4, 5)),
+    ("CircularPad3d", (1,), (1, 2, 3, 4, 2)),
+]
+
+
+@pytest.mark.parametrize("name, args, shape", PADDINGS, ids=[f"{p[0]}{p[1]}" for p in PADDINGS])
+def test_padding_layers_match_torch(name, args, shape):
+    m, t = build(name, args)
+    same_state_and_repr(m, t)
+    assert m.padding == t.padding
+    compare(m, t, rand(*shape, seed=11))
+
+
+@pytest.mark.parametrize("name", ["ReflectionPad2d", "ReplicationPad2d", "CircularPad2d"])
+def test_non_constant_padding_layers_want_a_batched_or_unbatched_input_like_torch(name):
+    error = ValueError if name.startswith("Circular") else NotImplementedError
+    for lib in (mg, torch):
+        layer = getattr(lib.nn, name)(1)
+        with pytest.raises(error):
+            layer(lib.ones(4, 4))  # (H, W): no channel dim
+        assert layer(lib.ones(1, 1, 4, 4)).shape == (1, 1, 6, 6)
+
+
+def test_padding_layers_refuse_the_wrong_number_of_amounts():
+    with pytest.raises(ValueError, match=r"ZeroPad2d: padding must be an int or a tuple of 4 ints"):
+        mg.nn.ZeroPad2d((1, 2))

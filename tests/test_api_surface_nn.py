@@ -6,6 +6,7 @@ same inputs; results, input gradients and a float64 gradient check are compared.
 layers (torch.nn.X) are compared in tests/test_nn_tail.py.
 """
 
+import numpy as np
 import pytest
 
 from .surface import case, ids, ints, pos, run, unit  # noqa: F401  (row helpers)
@@ -13,6 +14,17 @@ from .surface import case, ids, ints, pos, run, unit  # noqa: F401  (row helpers
 
 def F(lib):
     return lib.nn.functional
+
+
+SIGNS = np.array([1.0, -1.0, -1.0, 1.0, 1.0])  # labels y = +-1 of five samples
+SIGNS_2x3 = np.array([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]])
+WEIGHTS = np.array([0.5, 2.0, 1.0, 0.25])  # one per class
+CLASSES = np.array([2, 0, 3, 3, 1])  # class indices of five samples, four classes
+# multilabel targets: each row lists classes, ended by -1 (what follows is ignored)
+LABEL_LISTS = np.array([[3, 0, -1, 1], [1, -1, 2, 2], [0, 1, 2, 3], [2, 2, -1, -1], [-1, 0, 1, 2]])
+MULTI_HOT = np.array(
+    [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0], [0, 0, 0, 0]]
+)
 
 
 def in_place(fn):
@@ -75,9 +87,304 @@ CASES = [
     case("torch.nn.functional.threshold_", in_place(lambda lib, y: F(lib).threshold_(y, 0.2, 5.0)), (3, 5)),
     case("torch.nn.functional.rrelu_", in_place(lambda lib, y: F(lib).rrelu_(y, 0.2, 0.4)), (3, 5)),
     case("torch.nn.functional.relu_", lambda lib, x: F(lib).relu_(x), (3,), raises=RuntimeError),  # a leaf
+    # -- margin losses --
+    case(
+        "torch.nn.functional.margin_ranking_loss",
+        lambda lib, a, b, y: F(lib).margin_ranking_loss(a, b, y),
+        (5,),
+        (5,),
+        SIGNS,
+    ),
+    case(
+        "torch.nn.functional.margin_ranking_loss",
+        lambda lib, a, b, y: F(lib).margin_ranking_loss(a, b, y, margin=0.5, reduction="none"),
+        (2, 3),
+        (1, 3),
+        SIGNS_2x3,
+    ),
+    case(
+        "torch.nn.functional.margin_ranking_loss",
+        lambda lib, a, b, y: F(lib).margin_ranking_loss(a, b, y, 0.1, reduction="sum"),
+        (5,),
+        (5,),
+        SIGNS,
+    ),
+    case(
+        "torch.nn.functional.margin_ranking_loss",
+        lambda lib, a, b, y: F(lib).margin_ranking_loss(a, b, y),
+        (3,),
+        (3,),
+        (1, 3),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.hinge_embedding_loss", lambda lib, x, y: F(lib).hinge_embedding_loss(x, y), pos(5), SIGNS
+    ),
+    case(
+        "torch.nn.functional.hinge_embedding_loss",
+        lambda lib, x, y: F(lib).hinge_embedding_loss(x, y, margin=1.5, reduction="none"),
+        (2, 3),
+        SIGNS_2x3,
+    ),
+    case(
+        "torch.nn.functional.hinge_embedding_loss",
+        lambda lib, x, y: F(lib).hinge_embedding_loss(x, y, reduction="sum"),
+        (2, 3),
+        SIGNS_2x3[0],
+    ),
+    # torch's soft_margin_loss and multi_margin_loss refuse a target (weight) that requires grad: constants here
+    case("torch.nn.functional.soft_margin_loss", lambda lib, x: F(lib).soft_margin_loss(x, lib.tensor(SIGNS)), (5,)),
+    case(
+        "torch.nn.functional.soft_margin_loss",
+        lambda lib, x: F(lib).soft_margin_loss(x, lib.tensor(SIGNS_2x3), reduction="none"),
+        (2, 3),
+    ),
+    case(
+        "torch.nn.functional.soft_margin_loss",
+        lambda lib, x: F(lib).soft_margin_loss(x, lib.tensor(SIGNS_2x3), reduce=False),
+        (2, 3),
+    ),
+    case(
+        "torch.nn.functional.soft_margin_loss",
+        lambda lib, x: F(lib).soft_margin_loss(x, lib.tensor(SIGNS_2x3), size_average=False),
+        (2, 3),
+    ),
+    case(
+        "torch.nn.functional.cosine_embedding_loss",
+        lambda lib, a, b, y: F(lib).cosine_embedding_loss(a, b, y),
+        (5, 3),
+        (5, 3),
+        SIGNS,
+    ),
+    case(
+        "torch.nn.functional.cosine_embedding_loss",
+        lambda lib, a, b, y: F(lib).cosine_embedding_loss(a, b, y, margin=-0.2, reduction="none"),
+        (5, 3),
+        (1, 3),
+        SIGNS,
+    ),
+    case(
+        "torch.nn.functional.cosine_embedding_loss",
+        lambda lib, a, b, y: F(lib).cosine_embedding_loss(a, b, y, reduction="sum"),
+        (4,),
+        (4,),
+        np.array(-1.0),
+    ),
+    case(
+        "torch.nn.functional.cosine_embedding_loss",
+        lambda lib, a, b, y: F(lib).cosine_embedding_loss(a, b, y),
+        (2, 3, 4),
+        (2, 3, 4),
+        (2,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.cosine_embedding_loss",
+        lambda lib, a, b, y: F(lib).cosine_embedding_loss(a, b, y),
+        (2, 3),
+        (2, 3),
+        (2, 1),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n),
+        (5, 3),
+        (5, 3),
+        (5, 3),
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n, margin=2.0, p=1, swap=True, reduction="none"),
+        (5, 3),
+        (5, 3),
+        (5, 3),
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n, p=3, eps=0.1, reduction="sum"),
+        (2, 3, 4),
+        (2, 3, 4),
+        (2, 3, 4),
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n, margin=0.0),
+        (2, 3),
+        (2, 3),
+        (2, 3),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n),
+        (2, 3),
+        (2, 3),
+        (3,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_with_distance_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_with_distance_loss(a, p, n),
+        (5, 3),
+        (5, 3),
+        (5, 3),
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_with_distance_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_with_distance_loss(
+            a,
+            p,
+            n,
+            distance_function=lambda u, v: 1.0 - F(lib).cosine_similarity(u, v),
+            margin=0.5,
+            swap=True,
+            reduction="none",
+        ),
+        (5, 3),
+        (5, 3),
+        (5, 3),
+    ),
+    case(
+        "torch.nn.functional.triplet_margin_with_distance_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_with_distance_loss(a, p, n, margin=-1.0),
+        (2, 3),
+        (2, 3),
+        (2, 3),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.multi_margin_loss", lambda lib, x: F(lib).multi_margin_loss(x, lib.tensor(CLASSES)), (5, 4)
+    ),
+    case(
+        "torch.nn.functional.multi_margin_loss",
+        lambda lib, x: F(lib).multi_margin_loss(
+            x, lib.tensor(CLASSES), p=2, margin=0.7, weight=lib.tensor(WEIGHTS), reduction="none"
+        ),
+        (5, 4),
+    ),
+    case(
+        "torch.nn.functional.multi_margin_loss",
+        lambda lib, x: F(lib).multi_margin_loss(x, lib.tensor(1), reduction="sum"),
+        (4,),
+    ),
+    case(
+        "torch.nn.functional.multi_margin_loss",
+        lambda lib, x: F(lib).multi_margin_loss(x, lib.tensor(CLASSES), p=3),
+        (5, 4),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.multi_margin_loss",
+        lambda lib, x: F(lib).multi_margin_loss(x, lib.tensor(CLASSES)),
+        (5, 3),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.multi_margin_loss",
+        lambda lib, x, w: F(lib).multi_margin_loss(x, lib.tensor(CLASSES), weight=w),
+        (5, 4),
+        (3,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.multilabel_margin_loss",
+        lambda lib, x: F(lib).multilabel_margin_loss(x, lib.tensor(LABEL_LISTS)),
+        (5, 4),
+    ),
+    case(
+        "torch.nn.functional.multilabel_margin_loss",
+        lambda lib, x: F(lib).multilabel_margin_loss(x, lib.tensor(LABEL_LISTS), reduction="none"),
+        (5, 4),
+    ),
+    case(
+        "torch.nn.functional.multilabel_margin_loss",
+        lambda lib, x: F(lib).multilabel_margin_loss(x, lib.tensor(LABEL_LISTS[0])),
+        (4,),
+    ),
+    case(
+        "torch.nn.functional.multilabel_margin_loss",
+        lambda lib, x: F(lib).multilabel_margin_loss(x, lib.tensor(LABEL_LISTS)),
+        (5, 3),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.multilabel_margin_loss",
+        lambda lib, x: F(lib).multilabel_margin_loss(x, lib.tensor(CLASSES)),
+        (5, 4),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.multilabel_soft_margin_loss",
+        lambda lib, x, y: F(lib).multilabel_soft_margin_loss(x, y),
+        (5, 4),
+        MULTI_HOT,
+    ),
+    case(
+        "torch.nn.functional.multilabel_soft_margin_loss",
+        lambda lib, x, y, w: F(lib).multilabel_soft_margin_loss(x, y, weight=w, reduction="none"),
+        (5, 4),
+        MULTI_HOT,
+        pos(4),
+    ),
+    # -- likelihoods --
+    case(
+        "torch.nn.functional.gaussian_nll_loss",
+        lambda lib, x, y, v: F(lib).gaussian_nll_loss(x, y, v),
+        (5, 3),
+        (5, 3),
+        pos(5, 3),
+    ),
+    case(
+        "torch.nn.functional.gaussian_nll_loss",
+        lambda lib, x, y, v: F(lib).gaussian_nll_loss(x, y, v, full=True, reduction="none"),
+        (5, 3),
+        (5, 3),
+        pos(5),
+    ),
+    case(
+        "torch.nn.functional.gaussian_nll_loss",
+        lambda lib, x, y, v: F(lib).gaussian_nll_loss(x, y, v, reduction="sum"),
+        (2, 3, 4),
+        (2, 3, 4),
+        pos(2, 1, 4),
+    ),
+    case(
+        "torch.nn.functional.gaussian_nll_loss", lambda lib, x, y: F(lib).gaussian_nll_loss(x, y, 0.5), (5, 3), (5, 3)
+    ),
+    case(
+        "torch.nn.functional.gaussian_nll_loss",
+        lambda lib, x, y, v: F(lib).gaussian_nll_loss(x, y, -v),
+        (5, 3),
+        (5, 3),
+        pos(5, 3),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.gaussian_nll_loss",
+        lambda lib, x, y, v: F(lib).gaussian_nll_loss(x, y, v),
+        (5, 3),
+        (5, 3),
+        pos(3, 3),
+        raises=ValueError,
+    ),
+    case("torch.nn.functional.poisson_nll_loss", lambda lib, x, y: F(lib).poisson_nll_loss(x, y), (5, 3), pos(5, 3)),
+    case(
+        "torch.nn.functional.poisson_nll_loss",
+        lambda lib, x, y: F(lib).poisson_nll_loss(x, y * 3, log_input=False, full=True, reduction="none"),
+        pos(5, 3),
+        pos(5, 3),
+    ),
+    case(
+        "torch.nn.functional.poisson_nll_loss",
+        lambda lib, x, y: F(lib).poisson_nll_loss(x, y * 3, full=True, eps=1e-3, reduction="sum"),
+        (5, 3),
+        pos(5, 3),
+    ),
 ]
 
 
+@pytest.mark.filterwarnings("ignore:.*size_average and reduce args will be deprecated")
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_row(row):
     run(row)

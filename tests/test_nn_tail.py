@@ -22,13 +22,23 @@ TORCH_API = [
     "torch.nn.ConstantPad1d",
     "torch.nn.ConstantPad2d",
     "torch.nn.ConstantPad3d",
+    "torch.nn.CosineEmbeddingLoss",
+    "torch.nn.CosineSimilarity",
     "torch.nn.GLU",
+    "torch.nn.GaussianNLLLoss",
     "torch.nn.Hardshrink",
     "torch.nn.Hardsigmoid",
     "torch.nn.Hardswish",
     "torch.nn.Hardtanh",
+    "torch.nn.HingeEmbeddingLoss",
     "torch.nn.LogSigmoid",
+    "torch.nn.MarginRankingLoss",
+    "torch.nn.MultiLabelMarginLoss",
+    "torch.nn.MultiLabelSoftMarginLoss",
+    "torch.nn.MultiMarginLoss",
     "torch.nn.PReLU",
+    "torch.nn.PairwiseDistance",
+    "torch.nn.PoissonNLLLoss",
     "torch.nn.RReLU",
     "torch.nn.ReLU6",
     "torch.nn.ReflectionPad1d",
@@ -38,12 +48,15 @@ TORCH_API = [
     "torch.nn.ReplicationPad2d",
     "torch.nn.ReplicationPad3d",
     "torch.nn.SELU",
+    "torch.nn.SoftMarginLoss",
     "torch.nn.Softmax2d",
     "torch.nn.Softmin",
     "torch.nn.Softshrink",
     "torch.nn.Softsign",
     "torch.nn.Tanhshrink",
     "torch.nn.Threshold",
+    "torch.nn.TripletMarginLoss",
+    "torch.nn.TripletMarginWithDistanceLoss",
     "torch.nn.ZeroPad1d",
     "torch.nn.ZeroPad2d",
     "torch.nn.ZeroPad3d",
@@ -71,12 +84,14 @@ def same_state_and_repr(m, t):
     assert repr(m) == repr(t)
 
 
-def compare(m, t, *arrays, rtol=1e-10, atol=1e-12, grad_seed=7):
-    """Run both layers on float64 copies of `arrays` (float ones require grad); compare
+def compare(m, t, *arrays, rtol=1e-10, atol=1e-12, grad_seed=7, constant=()):
+    """Run both layers on float64 copies of `arrays` (float ones require grad, except
+    those whose positions are in `constant`: targets torch refuses to differentiate); compare
     the outputs, then the gradients of every float input and every parameter for one
     random output gradient. Returns minigrad's output."""
-    mine = [mg.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
-    theirs = [torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    grad = [a.dtype.kind == "f" and i not in constant for i, a in enumerate(arrays)]
+    mine = [mg.tensor(a, requires_grad=g) for a, g in zip(arrays, grad)]
+    theirs = [torch.tensor(a, requires_grad=g) for a, g in zip(arrays, grad)]
     # through a copy: a torch layer with inplace=True may not write into a leaf
     out, tout = (
         m(*[x * 1 if x.requires_grad else x for x in mine]),
@@ -89,7 +104,9 @@ def compare(m, t, *arrays, rtol=1e-10, atol=1e-12, grad_seed=7):
     out.backward(mg.tensor(g))
     tout.backward(torch.tensor(g))
     for x, tx in zip(mine, theirs):
-        if tx.requires_grad:
+        if tx.requires_grad and tx.grad is None:  # torch's result does not depend on it (a label)
+            assert x.grad is None or not np.any(x.grad.numpy())
+        elif tx.requires_grad:
             assert_close(x.grad, tx.grad, rtol=rtol, atol=atol)
     named = dict(t.named_parameters())
     assert sorted(named) == sorted(n for n, _ in m.named_parameters())
@@ -276,3 +293,91 @@ def test_non_constant_padding_layers_want_a_batched_or_unbatched_input_like_torc
 def test_padding_layers_refuse_the_wrong_number_of_amounts():
     with pytest.raises(ValueError, match=r"ZeroPad2d: padding must be an int or a tuple of 4 ints"):
         mg.nn.ZeroPad2d((1, 2))
+
+
+# ---- losses -----------------------------------------------------------------------------------
+SIGNS = np.array([1.0, -1.0, -1.0, 1.0, 1.0])
+CLASSES = np.array([2, 0, 3, 3, 1])
+LABEL_LISTS = np.array([[3, 0, -1, 1], [1, -1, 2, 2], [0, 1, 2, 3], [2, 2, -1, -1], [-1, 0, 1, 2]])
+MULTI_HOT = np.array([[1.0, 0, 0, 1], [0, 1, 0, 0], [1, 1, 1, 1], [0, 0, 1, 0], [0, 0, 0, 0]])
+X54, Y54, Z54 = rand(5, 4, seed=20), rand(5, 4, seed=21), rand(5, 4, seed=22)
+
+LOSSES = [  # (layer, constructor kwargs, forward arguments, positions that are constants)
+    ("MarginRankingLoss", {}, (X54[:, 0], Y54[:, 0], SIGNS), ()),
+    ("MarginRankingLoss", {"margin": 0.5, "reduction": "none"}, (X54[:, 0], Y54[:, 0], SIGNS), ()),
+    ("HingeEmbeddingLoss", {}, (np.abs(X54[:, 0]), SIGNS), ()),
+    ("HingeEmbeddingLoss", {"margin": 2.0, "reduction": "sum"}, (np.abs(X54[:, 0]), SIGNS), ()),
+    ("SoftMarginLoss", {}, (X54[:, 0], SIGNS), (1,)),
+    ("SoftMarginLoss", {"reduction": "none"}, (X54[:, 0], SIGNS), (1,)),
+    ("CosineEmbeddingLoss", {}, (X54, Y54, SIGNS), ()),
+    ("CosineEmbeddingLoss", {"margin": 0.3, "reduction": "sum"}, (X54, Y54, SIGNS), ()),
+    ("TripletMarginLoss", {}, (X54, Y54, Z54), ()),
+    ("TripletMarginLoss", {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "none"}, (X54, Y54, Z54), ()),
+    ("TripletMarginWithDistanceLoss", {}, (X54, Y54, Z54), ()),
+    ("TripletMarginWithDistanceLoss", {"margin": 0.5, "swap": True}, (X54, Y54, Z54), ()),
+    ("MultiMarginLoss", {}, (X54, CLASSES), ()),
+    ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": np.array([0.5, 2.0, 1.0, 0.25])}, (X54, CLASSES), ()),
+    ("MultiLabelMarginLoss", {}, (X54, LABEL_LISTS), ()),
+    ("MultiLabelMarginLoss", {"reduction": "none"}, (X54, LABEL_LISTS), ()),
+    ("MultiLabelSoftMarginLoss", {}, (X54, MULTI_HOT), ()),
+    ("MultiLabelSoftMarginLoss", {"weight": np.array([0.5, 2.0, 1.0, 0.25])}, (X54, MULTI_HOT), ()),
+    ("GaussianNLLLoss", {}, (X54, Y54, np.abs(Z54) + 0.1), ()),
+    ("GaussianNLLLoss", {"full": True, "reduction": "none"}, (X54, Y54, np.abs(Z54[:, 0]) + 0.1), ()),
+    ("PoissonNLLLoss", {}, (X54, np.abs(Y54) * 3), ()),
+    ("PoissonNLLLoss", {"log_input": False, "full": True}, (np.abs(X54) + 0.1, np.abs(Y54) * 3), ()),
+]
+
+
+def build_loss(name, kwargs):
+    """(minigrad's loss, torch's): a weight array becomes each library's tensor."""
+
+    def made(lib):
+        given = {k: lib.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        return getattr(lib.nn, name)(**given)
+
+    return made(mg), made(torch)
+
+
+@pytest.mark.parametrize("name, kwargs, arrays, constant", LOSSES, ids=[f"{c[0]}{c[1]}" for c in LOSSES])
+def test_loss_layers_match_torch(name, kwargs, arrays, constant):
+    m, t = build_loss(name, kwargs)
+    same_state_and_repr(m, t)
+    compare(m, t, *arrays, constant=constant)
+
+
+def test_loss_layers_reject_bad_settings_like_torch():
+    for lib in (mg, torch):
+        with pytest.raises(ValueError, match="margin"):
+            lib.nn.TripletMarginLoss(margin=0.0)
+        with pytest.raises(ValueError, match="margin"):
+            lib.nn.TripletMarginWithDistanceLoss(margin=-1.0)
+        with pytest.raises(ValueError, match="p == 1 and p == 2"):
+            lib.nn.MultiMarginLoss(p=3)
+
+
+def test_triplet_loss_takes_any_distance_layer():
+    distance = {lib: lib.nn.CosineSimilarity(dim=1) for lib in (mg, torch)}
+    m = mg.nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: 1.0 - distance[mg](a, b))
+    t = torch.nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: 1.0 - distance[torch](a, b))
+    compare(m, t, X54, Y54, Z54)
+
+
+def test_gaussian_nll_clamps_a_small_variance_but_passes_its_gradient_like_torch():
+    """var below eps is replaced by eps in the value, while its gradient flows as if it were
+    not clamped (torch clamps a copy outside the graph). Finite differences would see a
+    constant there, so torch is the reference."""
+    var = np.abs(Z54) * 1e-4
+    m, t = mg.nn.GaussianNLLLoss(eps=1e-3), torch.nn.GaussianNLLLoss(eps=1e-3)
+    compare(m, t, X54, Y54, var, rtol=1e-9)
+
+
+def test_distance_layers_match_torch():
+    for name, kwargs in [
+        ("PairwiseDistance", {}),
+        ("PairwiseDistance", {"p": 1.0, "eps": 0.1, "keepdim": True}),
+        ("CosineSimilarity", {}),
+        ("CosineSimilarity", {"dim": 0, "eps": 1e-3}),
+    ]:
+        m, t = build(name, (), kwargs)
+        same_state_and_repr(m, t)
+        compare(m, t, X54, Y54)

@@ -10,6 +10,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     linear.py         linear                         dropout.py   dropout
     sparse.py         embedding, one_hot             shape.py     pad
     vision.py         interpolate                    distance.py  pairwise_distance, cosine_similarity
+    margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
 """
 
 from minigrad.nn.functional.activation import (
@@ -59,12 +60,25 @@ from minigrad.nn.functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cross_entropy,
+    gaussian_nll_loss,
     huber_loss,
     kl_div,
     l1_loss,
     mse_loss,
     nll_loss,
+    poisson_nll_loss,
     smooth_l1_loss,
+)
+from minigrad.nn.functional.margin_loss import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
 from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
@@ -84,12 +98,14 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv_transpose2d",
+    "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
     "elu_",
     "embedding",
+    "gaussian_nll_loss",
     "gelu",
     "glu",
     "group_norm",
@@ -98,6 +114,7 @@ __all__ = [
     "hardswish",
     "hardtanh",
     "hardtanh_",
+    "hinge_embedding_loss",
     "huber_loss",
     "interpolate",
     "kl_div",
@@ -109,15 +126,20 @@ __all__ = [
     "log_softmax",
     "logsigmoid",
     "logsumexp",
+    "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
     "one_hot",
     "pad",
     "pairwise_distance",
+    "poisson_nll_loss",
     "prelu",
     "relu",
     "relu6",
@@ -131,6 +153,7 @@ __all__ = [
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
     "softmin",
     "softplus",
@@ -140,4 +163,6 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "threshold_",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]

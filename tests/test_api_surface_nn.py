@@ -87,6 +87,41 @@ CASES = [
     case("torch.nn.functional.threshold_", in_place(lambda lib, y: F(lib).threshold_(y, 0.2, 5.0)), (3, 5)),
     case("torch.nn.functional.rrelu_", in_place(lambda lib, y: F(lib).rrelu_(y, 0.2, 0.4)), (3, 5)),
     case("torch.nn.functional.relu_", lambda lib, x: F(lib).relu_(x), (3,), raises=RuntimeError),  # a leaf
+    # -- dropout: identity in evaluation, exactly; torch's shapes, dtypes and errors in training --
+    case("torch.nn.functional.dropout1d", lambda lib, x: F(lib).dropout1d(x, 0.3, training=False), (2, 3, 4)),
+    case("torch.nn.functional.dropout1d", lambda lib, x: F(lib).dropout1d(x, 0.0), (3, 4)),
+    case("torch.nn.functional.dropout1d", lambda lib, x: F(lib).dropout1d(x, 1.0), (2, 3, 4)),
+    case("torch.nn.functional.dropout1d", lambda lib, x: F(lib).dropout1d(x), (2, 3, 4), values=False),
+    case("torch.nn.functional.dropout1d", lambda lib, x: F(lib).dropout1d(x), (2, 3, 4, 5), raises=RuntimeError),
+    case("torch.nn.functional.dropout1d", lambda lib, x: F(lib).dropout1d(x, 1.5), (2, 3, 4), raises=ValueError),
+    case("torch.nn.functional.dropout2d", lambda lib, x: F(lib).dropout2d(x, 0.3, training=False), (2, 3, 4, 5)),
+    case("torch.nn.functional.dropout2d", lambda lib, x: F(lib).dropout2d(x, 1.0), (2, 3, 4, 5)),
+    case("torch.nn.functional.dropout2d", lambda lib, x: F(lib).dropout2d(x, 0.4), (2, 3, 4, 5), values=False),
+    case("torch.nn.functional.dropout2d", lambda lib, x: F(lib).dropout2d(x, -0.1), (2, 3, 4, 5), raises=ValueError),
+    case("torch.nn.functional.dropout3d", lambda lib, x: F(lib).dropout3d(x, 0.3, training=False), (2, 3, 2, 2, 2)),
+    case("torch.nn.functional.dropout3d", lambda lib, x: F(lib).dropout3d(x, 1.0), (3, 2, 2, 2)),
+    case("torch.nn.functional.dropout3d", lambda lib, x: F(lib).dropout3d(x), (3, 2, 2, 2), values=False),
+    case("torch.nn.functional.alpha_dropout", lambda lib, x: F(lib).alpha_dropout(x, 0.3), (3, 4)),  # training=False
+    case("torch.nn.functional.alpha_dropout", lambda lib, x: F(lib).alpha_dropout(x, 0.0, training=True), (3, 4)),
+    case("torch.nn.functional.alpha_dropout", lambda lib, x: F(lib).alpha_dropout(x, 1.0, training=True), (3, 4)),
+    case("torch.nn.functional.alpha_dropout", lambda lib, x: F(lib).alpha_dropout(x, 0.2, True), (3, 4), values=False),
+    case("torch.nn.functional.alpha_dropout", lambda lib, x: F(lib).alpha_dropout(x, 2.0), (3, 4), raises=ValueError),
+    case("torch.nn.functional.feature_alpha_dropout", lambda lib, x: F(lib).feature_alpha_dropout(x, 0.3), (2, 3, 4)),
+    case(
+        "torch.nn.functional.feature_alpha_dropout", lambda lib, x: F(lib).feature_alpha_dropout(x, 1.0, True), (2, 3)
+    ),
+    case(
+        "torch.nn.functional.feature_alpha_dropout",
+        lambda lib, x: F(lib).feature_alpha_dropout(x, 0.5, True),
+        (2, 3, 4),
+        values=False,
+    ),
+    case(
+        "torch.nn.functional.feature_alpha_dropout",
+        lambda lib, x: F(lib).feature_alpha_dropout(x, 0.5, True),
+        (4,),
+        raises=RuntimeError,
+    ),
     # -- margin losses --
     case(
         "torch.nn.functional.margin_ranking_loss",

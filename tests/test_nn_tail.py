@@ -15,6 +15,7 @@ from tests.helpers import assert_close, rand
 
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
+    "torch.nn.AlphaDropout",
     "torch.nn.CELU",
     "torch.nn.CircularPad1d",
     "torch.nn.CircularPad2d",
@@ -24,6 +25,10 @@ TORCH_API = [
     "torch.nn.ConstantPad3d",
     "torch.nn.CosineEmbeddingLoss",
     "torch.nn.CosineSimilarity",
+    "torch.nn.Dropout1d",
+    "torch.nn.Dropout2d",
+    "torch.nn.Dropout3d",
+    "torch.nn.FeatureAlphaDropout",
     "torch.nn.GLU",
     "torch.nn.GaussianNLLLoss",
     "torch.nn.Hardshrink",
@@ -381,3 +386,79 @@ def test_distance_layers_match_torch():
         m, t = build(name, (), kwargs)
         same_state_and_repr(m, t)
         compare(m, t, X54, Y54)
+
+
+# ---- dropout ----------------------------------------------------------------------------------
+DROPOUTS = [
+    ("Dropout1d", (2, 3, 4)),
+    ("Dropout2d", (2, 3, 4, 5)),
+    ("Dropout3d", (2, 3, 2, 2, 2)),
+    ("AlphaDropout", (2, 3, 4)),
+    ("FeatureAlphaDropout", (2, 3, 4, 5)),
+]
+
+
+@pytest.mark.parametrize("name, shape", DROPOUTS, ids=[d[0] for d in DROPOUTS])
+def test_dropout_layers_are_the_identity_in_eval_and_print_like_torch(name, shape):
+    m, t = build(name, (0.3,))
+    same_state_and_repr(m, t)
+    assert m.training
+    m.eval(), t.eval()
+    out = compare(m, t, rand(*shape, seed=12))
+    assert np.array_equal(out.detach().numpy(), rand(*shape, seed=12))  # exactly, not nearly
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        getattr(mg.nn, name)(1.5)
+
+
+@pytest.mark.parametrize("name, shape", DROPOUTS[:3], ids=[d[0] for d in DROPOUTS[:3]])
+def test_channel_dropout_zeroes_whole_channels_and_scales_the_rest(name, shape):
+    mg.manual_seed(0)
+    p = 0.4
+    big = (200, 30) + shape[2:]  # 6000 channels
+    x = mg.tensor(np.abs(rand(*big, seed=13)) + 1.0, requires_grad=True)  # never 0 itself
+    y = getattr(mg.nn, name)(p)(x)
+    ratio = (y / x).detach().numpy().reshape(200, 30, -1)
+    per_channel = ratio[:, :, 0]
+    np.testing.assert_allclose(ratio, np.broadcast_to(per_channel[:, :, None], ratio.shape))  # a draw per channel
+    assert np.all(np.isclose(per_channel, 0.0) | np.isclose(per_channel, 1 / (1 - p)))
+    assert abs((per_channel == 0).mean() - p) < 0.03
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), ratio.reshape(big))  # dL/dx = mask / (1 - p)
+
+
+def test_dropout1d_and_dropout3d_take_unbatched_inputs_like_torch():
+    mg.manual_seed(1)
+    for name, shape in [("Dropout1d", (50, 4)), ("Dropout3d", (50, 2, 2, 2))]:
+        y = getattr(mg.nn, name)(0.5)(mg.ones(*shape)).numpy().reshape(50, -1)
+        assert np.all(y == y[:, :1]) and 0 < (y[:, 0] == 0).sum() < 50  # channels are dim 0 here
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5])
+def test_alpha_dropout_takes_torchs_two_values_and_keeps_mean_and_variance(p):
+    """torch's and minigrad's draws differ, but each element of either output is one of
+    two values: the kept a x + b or the dropped constant; both must be the same affine map."""
+    x = rand(400, 100, seed=14)
+    mg.manual_seed(2), torch.manual_seed(2)
+    outputs = {lib: lib.nn.functional.alpha_dropout(lib.tensor(x), p, training=True).numpy() for lib in (mg, torch)}
+    fits = {}
+    for lib, y in outputs.items():
+        values, counts = np.unique(y, return_counts=True)
+        dropped_value = values[np.argmax(counts)]  # the constant most elements share
+        kept = y != dropped_value
+        a, b = np.polyfit(x[kept], y[kept], 1)  # kept elements lie on one line a x + b
+        np.testing.assert_allclose(y[kept], a * x[kept] + b, rtol=1e-5, atol=1e-5)
+        fits[lib] = (a, b, dropped_value, 1 - kept.mean())
+    (a, b, d, frac), (ta, tb, td, tfrac) = fits[mg], fits[torch]
+    np.testing.assert_allclose([a, b, d], [ta, tb, td], rtol=1e-5)
+    assert abs(frac - p) < 0.02 and abs(tfrac - p) < 0.02
+    y = outputs[mg]
+    assert abs(y.mean()) < 0.03 and abs(y.std() - 1.0) < 0.03  # the self-normalizing property
+
+
+def test_feature_alpha_dropout_draws_one_value_per_channel():
+    mg.manual_seed(3)
+    x = mg.tensor(rand(100, 20, 3, 3, seed=15))
+    y = mg.nn.FeatureAlphaDropout(0.5)(x).numpy().reshape(100, 20, 9)
+    dropped = np.all(y == y[:, :, :1], axis=2)  # a dropped map holds one constant
+    assert 0.4 < dropped.mean() < 0.6
+    assert np.unique(y[dropped][:, 0]).size == 1

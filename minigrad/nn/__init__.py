@@ -47,7 +47,14 @@ from minigrad.nn.distance import (
     CosineSimilarity,
     PairwiseDistance,
 )
-from minigrad.nn.dropout import Dropout
+from minigrad.nn.dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.linear import Dense, Linear
 from minigrad.nn.loss import (
@@ -127,6 +134,7 @@ from minigrad.nn.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNea
 
 __all__ = [
     "AdaptiveAvgPool2d",
+    "AlphaDropout",
     "Attention",
     "AttnProcessor",
     "AttnProcessor2_0",
@@ -158,8 +166,12 @@ __all__ = [
     "DataParallel",
     "Dense",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
     "ELU",
     "Embedding",
+    "FeatureAlphaDropout",
     "Flatten",
     "GELU",
     "GLU",

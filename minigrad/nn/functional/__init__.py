@@ -54,7 +54,14 @@ from minigrad.nn.functional.activation import (
 from minigrad.nn.functional.attention import scaled_dot_product_attention
 from minigrad.nn.functional.conv import conv1d, conv2d, conv_transpose2d
 from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
-from minigrad.nn.functional.dropout import dropout
+from minigrad.nn.functional.dropout import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.functional.loss import (
     binary_cross_entropy,
@@ -88,6 +95,7 @@ from minigrad.nn.functional.vision import interpolate
 
 __all__ = [
     "adaptive_avg_pool2d",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
@@ -102,9 +110,13 @@ __all__ = [
     "cosine_similarity",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
     "elu_",
     "embedding",
+    "feature_alpha_dropout",
     "gaussian_nll_loss",
     "gelu",
     "glu",

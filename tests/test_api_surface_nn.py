@@ -122,6 +122,90 @@ CASES = [
         (4,),
         raises=RuntimeError,
     ),
+    # -- pooling --
+    case(
+        "torch.nn.functional.max_pool2d_with_indices",
+        lambda lib, x: F(lib).max_pool2d_with_indices(x, 3, 2, 1),
+        (2, 3, 7, 6),
+    ),
+    case(
+        "torch.nn.functional.max_pool1d_with_indices",
+        lambda lib, x: F(lib).max_pool1d_with_indices(x, 2, ceil_mode=True),
+        (2, 3, 7),
+    ),
+    case("torch.nn.functional.adaptive_avg_pool1d", lambda lib, x: F(lib).adaptive_avg_pool1d(x, 3), (2, 3, 7)),
+    case("torch.nn.functional.adaptive_avg_pool1d", lambda lib, x: F(lib).adaptive_avg_pool1d(x, (5,)), (3, 8)),
+    case(
+        "torch.nn.functional.adaptive_avg_pool1d",
+        lambda lib, x: F(lib).adaptive_avg_pool1d(x, (2, 3)),
+        (3, 8),
+        raises=RuntimeError,
+    ),
+    case("torch.nn.functional.adaptive_max_pool2d", lambda lib, x: F(lib).adaptive_max_pool2d(x, (3, 2)), (2, 3, 7, 5)),
+    case(
+        "torch.nn.functional.adaptive_max_pool2d",
+        lambda lib, x: F(lib).adaptive_max_pool2d(x, 4, return_indices=True),
+        (3, 9, 6),
+    ),
+    case(
+        "torch.nn.functional.adaptive_max_pool2d", lambda lib, x: F(lib).adaptive_max_pool2d(x, (None, 3)), (1, 2, 4, 7)
+    ),
+    case(
+        "torch.nn.functional.adaptive_max_pool2d", lambda lib, x: F(lib).adaptive_max_pool2d(x, (6, 7)), (1, 2, 4, 5)
+    ),  # windows of 1 or 2
+    case(
+        "torch.nn.functional.adaptive_max_pool2d_with_indices",
+        lambda lib, x: F(lib).adaptive_max_pool2d_with_indices(x, 2),
+        (2, 3, 5, 5),
+    ),
+    case("torch.nn.functional.adaptive_max_pool1d", lambda lib, x: F(lib).adaptive_max_pool1d(x, 3), (2, 3, 8)),
+    case("torch.nn.functional.adaptive_max_pool1d", lambda lib, x: F(lib).adaptive_max_pool1d(x, 5, True), (3, 7)),
+    case(
+        "torch.nn.functional.adaptive_max_pool1d_with_indices",
+        lambda lib, x: F(lib).adaptive_max_pool1d_with_indices(x, 4),
+        (2, 3, 9),
+    ),
+    case("torch.nn.functional.lp_pool2d", lambda lib, x: F(lib).lp_pool2d(x, 2, 3, 2), pos(2, 3, 7, 6)),
+    case(
+        "torch.nn.functional.lp_pool2d",
+        lambda lib, x: F(lib).lp_pool2d(x, 1.5, (2, 3), ceil_mode=True),
+        pos(2, 3, 7, 5),
+    ),
+    case("torch.nn.functional.lp_pool2d", lambda lib, x: F(lib).lp_pool2d(x, 3, 2), pos(3, 4, 4)),
+    case("torch.nn.functional.lp_pool1d", lambda lib, x: F(lib).lp_pool1d(x, 2, 3), pos(2, 3, 8)),
+    case("torch.nn.functional.lp_pool1d", lambda lib, x: F(lib).lp_pool1d(x, 1, 2, 1, True), pos(3, 7)),
+    case(
+        "torch.nn.functional.max_unpool2d",
+        lambda lib, x: F(lib).max_unpool2d(*F(lib).max_pool2d(x, 2, return_indices=True), 2),
+        (2, 3, 6, 4),
+    ),
+    case(  # floor mode dropped the last row and column: output_size says so
+        "torch.nn.functional.max_unpool2d",
+        lambda lib, x: F(lib).max_unpool2d(*F(lib).max_pool2d(x, 2, return_indices=True), 2, output_size=x.shape),
+        (2, 3, 7, 5),
+    ),
+    case(
+        "torch.nn.functional.max_unpool2d",
+        lambda lib, x: F(lib).max_unpool2d(*F(lib).max_pool2d(x, 2, return_indices=True), 2, output_size=(8, 8)),
+        (3, 6, 6),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.max_unpool2d",
+        lambda lib, x: F(lib).max_unpool2d(x, lib.tensor([[[[0, 1], [2, 99]]]]), 2),
+        (1, 1, 2, 2),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.max_unpool1d",
+        lambda lib, x: F(lib).max_unpool1d(*F(lib).max_pool1d(x, 2, return_indices=True), 2, output_size=x.shape),
+        (2, 3, 7),
+    ),
+    case(
+        "torch.nn.functional.max_unpool1d",
+        lambda lib, x: F(lib).max_unpool1d(*F(lib).max_pool1d(x, 3, 3, 1, return_indices=True), 3, 3, 1),
+        (3, 7),
+    ),
     # -- margin losses --
     case(
         "torch.nn.functional.margin_ranking_loss",

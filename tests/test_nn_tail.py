@@ -15,6 +15,9 @@ from tests.helpers import assert_close, rand
 
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
+    "torch.nn.AdaptiveAvgPool1d",
+    "torch.nn.AdaptiveMaxPool1d",
+    "torch.nn.AdaptiveMaxPool2d",
     "torch.nn.AlphaDropout",
     "torch.nn.CELU",
     "torch.nn.CircularPad1d",
@@ -36,8 +39,12 @@ TORCH_API = [
     "torch.nn.Hardswish",
     "torch.nn.Hardtanh",
     "torch.nn.HingeEmbeddingLoss",
+    "torch.nn.LPPool1d",
+    "torch.nn.LPPool2d",
     "torch.nn.LogSigmoid",
     "torch.nn.MarginRankingLoss",
+    "torch.nn.MaxUnpool1d",
+    "torch.nn.MaxUnpool2d",
     "torch.nn.MultiLabelMarginLoss",
     "torch.nn.MultiLabelSoftMarginLoss",
     "torch.nn.MultiMarginLoss",
@@ -462,3 +469,77 @@ def test_feature_alpha_dropout_draws_one_value_per_channel():
     dropped = np.all(y == y[:, :, :1], axis=2)  # a dropped map holds one constant
     assert 0.4 < dropped.mean() < 0.6
     assert np.unique(y[dropped][:, 0]).size == 1
+
+
+# ---- pooling ----------------------------------------------------------------------------------
+POOLS = [
+    ("AdaptiveAvgPool1d", (3,), (2, 3, 7)),
+    ("AdaptiveAvgPool1d", ((4,),), (3, 9)),
+    ("AdaptiveMaxPool1d", (3,), (2, 3, 8)),
+    ("AdaptiveMaxPool2d", ((3, None),), (2, 3, 7, 5)),
+    ("AdaptiveMaxPool2d", (2,), (3, 5, 5)),
+    ("LPPool1d", (2, 3), (2, 3, 8)),
+    ("LPPool2d", (1.5, (2, 3), 1, True), (2, 3, 5, 6)),
+    ("LPPool2d", (2, 2), (3, 4, 4)),
+]
+
+
+@pytest.mark.parametrize("name, args, shape", POOLS, ids=[f"{p[0]}{p[1]}" for p in POOLS])
+def test_pooling_layers_match_torch(name, args, shape):
+    m, t = build(name, args)
+    same_state_and_repr(m, t)
+    compare(m, t, np.abs(rand(*shape, seed=16)) + 0.1)
+
+
+@pytest.mark.parametrize("name, shape", [("AdaptiveMaxPool1d", (2, 3, 9)), ("AdaptiveMaxPool2d", (2, 3, 9, 7))])
+def test_adaptive_max_pooling_returns_torchs_indices(name, shape):
+    m, t = build(name, (4,), {"return_indices": True})
+    x = rand(*shape, seed=17)
+    (y, i), (ty, ti) = m(mg.tensor(x)), t(torch.tensor(x))
+    assert_close(y, ty)
+    assert i.dtype == mg.int64 and np.array_equal(i.numpy(), ti.numpy())
+
+
+def test_adaptive_max_pooling_picks_the_first_of_equal_maxima_and_nan_like_torch():
+    x = np.array([[[[1.0, 3.0, 3.0], [3.0, 2.0, 0.0], [np.nan, 1.0, 5.0]]]])
+    for size in (1, 2):
+        (y, i), (ty, ti) = [lib.nn.functional.adaptive_max_pool2d(lib.tensor(x), size, True) for lib in (mg, torch)]
+        np.testing.assert_array_equal(y.numpy(), ty.numpy())
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+
+
+@pytest.mark.parametrize(
+    "pool, unpool, shape",
+    [
+        ((2,), (2,), (2, 3, 6, 4)),
+        ((3, 2, 1), (3, 2, 1), (2, 3, 7, 6)),  # overlapping windows: an element may be chosen twice
+        ((3, 1, 1), (3, 1, 1), (1, 2, 5, 5)),
+    ],
+)
+def test_max_unpool2d_puts_the_maxima_back_like_torch(pool, unpool, shape):
+    """Forward and gradient as torch's, overlapping windows included: there two windows
+    write one value to one place, and both read its gradient back (torch's gather)."""
+    m, t = build("MaxUnpool2d", unpool)
+    same_state_and_repr(m, t)
+    x = rand(*shape, seed=18)
+    results = []
+    for lib in (mg, torch):
+        leaf = lib.tensor(x, requires_grad=True)
+        values, indices = lib.nn.functional.max_pool2d(leaf, *pool, return_indices=True)
+        layer = m if lib is mg else t
+        y = layer(values, indices, output_size=leaf.shape)
+        y.backward(lib.tensor(rand(*y.shape, seed=19)))
+        results.append((y, leaf.grad))
+    assert_close(results[0][0], results[1][0])
+    assert_close(results[0][1], results[1][1])
+
+
+def test_max_unpool1d_matches_torch():
+    m, t = build("MaxUnpool1d", (2,))
+    same_state_and_repr(m, t)
+    x = rand(2, 3, 8, seed=20)
+    ys = []
+    for lib, layer in ((mg, m), (torch, t)):
+        values, indices = lib.nn.functional.max_pool1d(lib.tensor(x), 2, return_indices=True)
+        ys.append(layer(values, indices))
+    assert_close(*ys)

@@ -110,15 +110,22 @@ from minigrad.nn.padding import (
 from minigrad.nn.parallel import DataParallel
 from minigrad.nn.parameter import Parameter
 from minigrad.nn.pooling import (
+    AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2D,
     AvgPool2d,
     GlobalAvgPool2D,
     GlobalAvgPool2d,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2D,
     MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
 )
 from minigrad.nn.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from minigrad.nn.rotary import RotaryEmbedding
@@ -133,7 +140,10 @@ from minigrad.nn.transformer import (
 from minigrad.nn.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "AlphaDropout",
     "Attention",
     "AttnProcessor",
@@ -188,6 +198,8 @@ __all__ = [
     "Identity",
     "KLDivLoss",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
     "LayerNorm",
     "LearnedPositionalEmbedding",
     "LeakyReLU",
@@ -199,6 +211,8 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2D",
     "MaxPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
     "Mish",
     "Module",
     "MultiLabelMarginLoss",

@@ -88,13 +88,35 @@ from minigrad.nn.functional.margin_loss import (
     triplet_margin_with_distance_loss,
 )
 from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
-from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from minigrad.nn.functional.pool import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
+)
 from minigrad.nn.functional.shape import pad
 from minigrad.nn.functional.sparse import embedding, one_hot
 from minigrad.nn.functional.vision import interpolate
 
 __all__ = [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -138,9 +160,15 @@ __all__ = [
     "log_softmax",
     "logsigmoid",
     "logsumexp",
+    "lp_pool1d",
+    "lp_pool2d",
     "margin_ranking_loss",
     "max_pool1d",
+    "max_pool1d_with_indices",
     "max_pool2d",
+    "max_pool2d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
     "mish",
     "mse_loss",
     "multi_margin_loss",

@@ -27,6 +27,18 @@ MULTI_HOT = np.array(
 )
 
 
+def with_running_stats(fn, channels, **kwargs):
+    """Row body for a normalization with running buffers: made inside (buffers do not
+    require grad), and returned after the call, so their update is compared too."""
+
+    def body(lib, x, *rest):
+        mean = lib.linspace(-1.0, 1.0, channels, dtype=lib.float64)
+        var = lib.linspace(0.5, 2.0, channels, dtype=lib.float64)
+        return fn(lib, x, mean, var, *rest, **kwargs), mean, var
+
+    return body
+
+
 def in_place(fn):
     """Row body for an in-place function: apply it to a copy y of x (a tensor in the
     graph, as torch requires) and return (its result, y): both must be the new values,
@@ -205,6 +217,48 @@ CASES = [
         "torch.nn.functional.max_unpool1d",
         lambda lib, x: F(lib).max_unpool1d(*F(lib).max_pool1d(x, 3, 3, 1, return_indices=True), 3, 3, 1),
         (3, 7),
+    ),
+    # -- normalization --
+    case("torch.nn.functional.instance_norm", lambda lib, x: F(lib).instance_norm(x), (2, 3, 5)),
+    case(
+        "torch.nn.functional.instance_norm",
+        lambda lib, x, w, b: F(lib).instance_norm(x, weight=w, bias=b, eps=0.1),
+        (2, 3, 4, 5),
+        (3,),
+        (3,),
+    ),
+    case(
+        "torch.nn.functional.instance_norm",
+        # the updated buffers are compared by tests/test_nn_tail.py (they are no function of x to gradcheck)
+        lambda lib, x, w, b: F(lib).instance_norm(
+            x, lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64), w, b, momentum=0.3
+        ),
+        (2, 3, 4, 2),
+        (3,),
+        (3,),
+    ),
+    case(
+        "torch.nn.functional.instance_norm",
+        with_running_stats(lambda lib, x, m, v: F(lib).instance_norm(x, m, v, use_input_stats=False), 4),
+        (2, 4, 3),
+    ),
+    case("torch.nn.functional.instance_norm", lambda lib, x: F(lib).instance_norm(x), (2, 3, 1, 1), raises=ValueError),
+    case("torch.nn.functional.local_response_norm", lambda lib, x: F(lib).local_response_norm(x, 3), (2, 5, 4, 3)),
+    case(
+        "torch.nn.functional.local_response_norm",
+        lambda lib, x: F(lib).local_response_norm(x, 2, 0.1, 0.5, 2.0),
+        (2, 6, 7),
+    ),
+    case(
+        "torch.nn.functional.local_response_norm",
+        lambda lib, x: F(lib).local_response_norm(x, 4, 0.2, 0.9, 1.5),
+        (1, 5, 2, 3, 2),
+    ),
+    case(
+        "torch.nn.functional.local_response_norm",
+        lambda lib, x: F(lib).local_response_norm(x, 3),
+        (2, 5),
+        raises=ValueError,
     ),
     # -- margin losses --
     case(

@@ -39,8 +39,12 @@ TORCH_API = [
     "torch.nn.Hardswish",
     "torch.nn.Hardtanh",
     "torch.nn.HingeEmbeddingLoss",
+    "torch.nn.InstanceNorm1d",
+    "torch.nn.InstanceNorm2d",
+    "torch.nn.InstanceNorm3d",
     "torch.nn.LPPool1d",
     "torch.nn.LPPool2d",
+    "torch.nn.LocalResponseNorm",
     "torch.nn.LogSigmoid",
     "torch.nn.MarginRankingLoss",
     "torch.nn.MaxUnpool1d",
@@ -543,3 +547,48 @@ def test_max_unpool1d_matches_torch():
         values, indices = lib.nn.functional.max_pool1d(lib.tensor(x), 2, return_indices=True)
         ys.append(layer(values, indices))
     assert_close(*ys)
+
+
+# ---- normalization ----------------------------------------------------------------------------
+INSTANCE_NORMS = [
+    ("InstanceNorm1d", (3,), {}, (2, 3, 6)),
+    ("InstanceNorm1d", (3,), {"affine": True}, (3, 6)),
+    ("InstanceNorm2d", (3,), {"affine": True, "track_running_stats": True}, (2, 3, 4, 5)),
+    ("InstanceNorm2d", (4,), {"momentum": None, "track_running_stats": True, "eps": 0.1}, (4, 3, 3)),
+    ("InstanceNorm3d", (2,), {"affine": True, "bias": False}, (2, 2, 3, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, shape", INSTANCE_NORMS, ids=[f"{n[0]}{n[2]}" for n in INSTANCE_NORMS])
+def test_instance_norm_layers_match_torch_in_training_and_evaluation(name, args, kwargs, shape):
+    m, t = build(name, args, kwargs)
+    if m.affine:  # not the ones and zeros they start at, so that a mix-up would show
+        state = {k: rand(*v.shape, seed=30) for k, v in t.state_dict().items() if k in ("weight", "bias")}
+        t.load_state_dict({k: torch.tensor(v) for k, v in state.items()}, strict=False)
+        m.load_state_dict(state, strict=False)
+    same_state_and_repr(m, t)
+    for step in range(2):  # the running statistics move in training ...
+        compare(m, t, rand(*shape, seed=31 + step) * 3 + 1)
+    for v, tv in zip(m.state_dict().values(), t.state_dict().values()):
+        assert_close(v, tv, rtol=1e-10)
+    m.eval(), t.eval()  # ... and are used in evaluation when tracked
+    compare(m, t, rand(*shape, seed=33))
+
+
+def test_instance_norm_checks_the_input_like_torch():
+    for lib in (mg, torch):
+        with pytest.raises(ValueError, match="3D or 4D"):
+            lib.nn.InstanceNorm2d(3)(lib.ones(3, 4))
+        with pytest.raises(ValueError, match="num_features"):
+            lib.nn.InstanceNorm2d(3, affine=True)(lib.ones(1, 4, 2, 2))
+        with pytest.warns(UserWarning, match="num_features"):
+            lib.nn.InstanceNorm2d(3)(lib.ones(1, 4, 2, 2))
+
+
+@pytest.mark.parametrize(
+    "args, shape", [((3,), (2, 5, 4, 3)), ((2, 0.1, 0.5, 2.0), (2, 6, 7)), ((4,), (1, 5, 2, 3, 2))]
+)
+def test_local_response_norm_matches_torch(args, shape):
+    m, t = build("LocalResponseNorm", args)
+    same_state_and_repr(m, t)
+    compare(m, t, rand(*shape, seed=34))

@@ -87,7 +87,15 @@ from minigrad.nn.functional.margin_loss import (
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
+from minigrad.nn.functional.normalization import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
 from minigrad.nn.functional.pool import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -150,6 +158,7 @@ __all__ = [
     "hardtanh_",
     "hinge_embedding_loss",
     "huber_loss",
+    "instance_norm",
     "interpolate",
     "kl_div",
     "l1_loss",
@@ -157,6 +166,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "logsigmoid",
     "logsumexp",

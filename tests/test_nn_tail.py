@@ -19,19 +19,23 @@ TORCH_API = [
     "torch.nn.AdaptiveMaxPool1d",
     "torch.nn.AdaptiveMaxPool2d",
     "torch.nn.AlphaDropout",
+    "torch.nn.Bilinear",
     "torch.nn.CELU",
+    "torch.nn.ChannelShuffle",
     "torch.nn.CircularPad1d",
     "torch.nn.CircularPad2d",
     "torch.nn.CircularPad3d",
     "torch.nn.ConstantPad1d",
     "torch.nn.ConstantPad2d",
     "torch.nn.ConstantPad3d",
+    "torch.nn.ConvTranspose1d",
     "torch.nn.CosineEmbeddingLoss",
     "torch.nn.CosineSimilarity",
     "torch.nn.Dropout1d",
     "torch.nn.Dropout2d",
     "torch.nn.Dropout3d",
     "torch.nn.FeatureAlphaDropout",
+    "torch.nn.Fold",
     "torch.nn.GLU",
     "torch.nn.GaussianNLLLoss",
     "torch.nn.Hardshrink",
@@ -54,6 +58,8 @@ TORCH_API = [
     "torch.nn.MultiMarginLoss",
     "torch.nn.PReLU",
     "torch.nn.PairwiseDistance",
+    "torch.nn.PixelShuffle",
+    "torch.nn.PixelUnshuffle",
     "torch.nn.PoissonNLLLoss",
     "torch.nn.RReLU",
     "torch.nn.ReLU6",
@@ -73,6 +79,7 @@ TORCH_API = [
     "torch.nn.Threshold",
     "torch.nn.TripletMarginLoss",
     "torch.nn.TripletMarginWithDistanceLoss",
+    "torch.nn.Unfold",
     "torch.nn.ZeroPad1d",
     "torch.nn.ZeroPad2d",
     "torch.nn.ZeroPad3d",
@@ -592,3 +599,54 @@ def test_local_response_norm_matches_torch(args, shape):
     m, t = build("LocalResponseNorm", args)
     same_state_and_repr(m, t)
     compare(m, t, rand(*shape, seed=34))
+
+
+# ---- linear, rearranging and convolution layers ------------------------------------------------------
+LAYERS = [  # (layer, constructor args, kwargs, input shapes)
+    ("Bilinear", (3, 2, 4), {}, [(5, 3), (5, 2)]),
+    ("Bilinear", (3, 2, 4), {"bias": False}, [(2, 5, 3), (2, 5, 2)]),
+    ("PixelShuffle", (2,), {}, [(2, 8, 3, 2)]),
+    ("PixelUnshuffle", (3,), {}, [(2, 2, 6, 3)]),
+    ("ChannelShuffle", (2,), {}, [(2, 6, 3, 2)]),
+    ("Unfold", (2,), {}, [(2, 3, 4, 5)]),
+    ("Unfold", ((2, 3), 2, 1, (1, 2)), {}, [(2, 3, 5, 6)]),
+    ("Fold", ((4, 5), 2), {}, [(2, 12, 12)]),
+    ("Fold", (7, (2, 3), 2, 1, 2), {}, [(2, 18, 12)]),
+    ("ConvTranspose1d", (3, 4, 3), {}, [(2, 3, 5)]),
+    ("ConvTranspose1d", (4, 6, 3, 2, 1, 1, 2, False, 2), {}, [(2, 4, 5)]),
+    ("ConvTranspose1d", (2, 3, 2), {"stride": 3}, [(2, 6)]),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, shapes", LAYERS, ids=[f"{c[0]}{c[1]}" for c in LAYERS])
+def test_layers_match_torch(name, args, kwargs, shapes):
+    m, t = build(name, args, kwargs)
+    same_state_and_repr(m, t)
+    compare(m, t, *[rand(*s, seed=40 + i) for i, s in enumerate(shapes)])
+
+
+@pytest.mark.parametrize("name, args", [("Bilinear", (20, 7, 5)), ("ConvTranspose1d", (4, 6, 3))])
+def test_default_initialisation_has_torchs_range(name, args):
+    """The bound is 1/sqrt(fan_in) for weight and bias alike (torch's), and it is reached."""
+    m = getattr(mg.nn, name)(*args)
+    fan_in = args[0] if name == "Bilinear" else m.weight.shape[1] * m.weight.shape[2]
+    for p in (m.weight, m.bias):
+        values = np.abs(p.detach().numpy())
+        assert values.max() <= 1 / np.sqrt(fan_in) and values.max() > 0.7 / np.sqrt(fan_in)
+
+
+def test_conv_transpose1d_output_size_picks_the_output_padding_like_torch():
+    m, t = build("ConvTranspose1d", (2, 3, 3), {"stride": 2})
+    x = rand(1, 2, 4, seed=45)
+    for size in (9, 10):
+        assert_close(m(mg.tensor(x), output_size=[size]), t(torch.tensor(x), output_size=[size]))
+    with pytest.raises(ValueError, match="output size"):
+        m(mg.tensor(x), output_size=[11])
+
+
+def test_fold_of_unfold_counts_each_pixel_once_per_window():
+    """fold is unfold's adjoint: fold(unfold(ones)) is how many windows hold each pixel."""
+    x = mg.ones(1, 1, 4, 5)
+    counts = mg.nn.functional.fold(mg.nn.functional.unfold(x, 2), (4, 5), 2).numpy()[0, 0]
+    expected = np.outer([1, 2, 2, 1], [1, 2, 2, 2, 1])
+    np.testing.assert_array_equal(counts, expected)

@@ -42,7 +42,15 @@ from minigrad.nn.containers import (
     Sequential,
     Unflatten,
 )
-from minigrad.nn.conv import Conv1d, Conv2D, Conv2d, Conv2DTranspose, Conv2dTranspose, ConvTranspose2d
+from minigrad.nn.conv import (
+    Conv1d,
+    Conv2D,
+    Conv2d,
+    Conv2DTranspose,
+    Conv2dTranspose,
+    ConvTranspose1d,
+    ConvTranspose2d,
+)
 from minigrad.nn.distance import (
     CosineSimilarity,
     PairwiseDistance,
@@ -56,7 +64,15 @@ from minigrad.nn.dropout import (
     FeatureAlphaDropout,
 )
 from minigrad.nn.embedding import Embedding
-from minigrad.nn.linear import Dense, Linear
+from minigrad.nn.fold import (
+    Fold,
+    Unfold,
+)
+from minigrad.nn.linear import (
+    Bilinear,
+    Dense,
+    Linear,
+)
 from minigrad.nn.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -133,6 +149,11 @@ from minigrad.nn.pooling import (
 )
 from minigrad.nn.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from minigrad.nn.rotary import RotaryEmbedding
+from minigrad.nn.shuffle import (
+    ChannelShuffle,
+    PixelShuffle,
+    PixelUnshuffle,
+)
 from minigrad.nn.simple_attention import MultiHeadAttention
 from minigrad.nn.transformer import (
     Transformer,
@@ -161,7 +182,9 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2D",
     "BatchNorm2d",
+    "Bilinear",
     "CELU",
+    "ChannelShuffle",
     "CircularPad1d",
     "CircularPad2d",
     "CircularPad3d",
@@ -173,6 +196,7 @@ __all__ = [
     "Conv2DTranspose",
     "Conv2d",
     "Conv2dTranspose",
+    "ConvTranspose1d",
     "ConvTranspose2d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
@@ -187,6 +211,7 @@ __all__ = [
     "Embedding",
     "FeatureAlphaDropout",
     "Flatten",
+    "Fold",
     "GELU",
     "GLU",
     "GaussianNLLLoss",
@@ -236,6 +261,8 @@ __all__ = [
     "Parameter",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "PoissonNLLLoss",
     "RMSNorm",
     "RReLU",
@@ -272,6 +299,7 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "Unflatten",
+    "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",

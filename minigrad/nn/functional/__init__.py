@@ -11,6 +11,8 @@ Each file here checks a call's arguments and applies the differentiable Function
     sparse.py         embedding, one_hot             shape.py     pad
     vision.py         interpolate                    distance.py  pairwise_distance, cosine_similarity
     margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
+    shuffle.py        pixel_shuffle, pixel_unshuffle, channel_shuffle
+    im2col.py         unfold, fold
 """
 
 from minigrad.nn.functional.activation import (
@@ -52,7 +54,12 @@ from minigrad.nn.functional.activation import (
     threshold_,
 )
 from minigrad.nn.functional.attention import scaled_dot_product_attention
-from minigrad.nn.functional.conv import conv1d, conv2d, conv_transpose2d
+from minigrad.nn.functional.conv import (
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+)
 from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
 from minigrad.nn.functional.dropout import (
     alpha_dropout,
@@ -62,7 +69,14 @@ from minigrad.nn.functional.dropout import (
     dropout3d,
     feature_alpha_dropout,
 )
-from minigrad.nn.functional.linear import linear
+from minigrad.nn.functional.im2col import (
+    fold,
+    unfold,
+)
+from minigrad.nn.functional.linear import (
+    bilinear,
+    linear,
+)
 from minigrad.nn.functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -115,6 +129,11 @@ from minigrad.nn.functional.pool import (
     max_unpool2d,
 )
 from minigrad.nn.functional.shape import pad
+from minigrad.nn.functional.shuffle import (
+    channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 from minigrad.nn.functional.sparse import embedding, one_hot
 from minigrad.nn.functional.vision import interpolate
 
@@ -129,12 +148,15 @@ __all__ = [
     "avg_pool1d",
     "avg_pool2d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",
     "celu_",
+    "channel_shuffle",
     "conv1d",
     "conv2d",
+    "conv_transpose1d",
     "conv_transpose2d",
     "cosine_embedding_loss",
     "cosine_similarity",
@@ -147,6 +169,7 @@ __all__ = [
     "elu_",
     "embedding",
     "feature_alpha_dropout",
+    "fold",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -189,6 +212,8 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "poisson_nll_loss",
     "prelu",
     "relu",
@@ -215,4 +240,5 @@ __all__ = [
     "threshold_",
     "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
+    "unfold",
 ]

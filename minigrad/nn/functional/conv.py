@@ -216,3 +216,26 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     )
     return y.squeeze(0) if unbatched else y
     # --8<-- [end:conv_transpose2d]
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-d convolution of input (N, C_in, L) or (C_in, L) with weight
+    (C_in, C_out/groups, k): conv_transpose2d of height 1 (the input and weight get a size-1
+    height, removed after). L_out = (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
+    op = "conv_transpose1d"
+    _check_tensors(input, weight, bias, 1, op)
+    if isinstance(padding, str):
+        raise ValueError(f"{op}: padding must be an int or a 1-tuple of ints, got {padding!r}")
+    stride, dilation = int_tuple(stride, 1, "stride", op), int_tuple(dilation, 1, "dilation", op)
+    padding, output_padding = int_tuple(padding, 1, "padding", op), int_tuple(output_padding, 1, "output_padding", op)
+    y = conv_transpose2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(2),
+        bias,
+        (1,) + stride,
+        (0,) + padding,
+        (0,) + output_padding,
+        groups,
+        (1,) + dilation,
+    )
+    return y.squeeze(-2)

@@ -27,6 +27,11 @@ MULTI_HOT = np.array(
 )
 
 
+BAG_ROWS = np.array([[1, 2, 4, 5], [4, 3, 2, 0], [0, 0, 5, 5]])  # three bags of four ids, a table of six
+IDS = np.array([1, 2, 4, 5, 4, 3, 2, 0, 5])
+OFFSETS = np.array([0, 2, 2, 6])  # bags [1 2], [] (empty), [4 5 4 3], [2 0 5]
+
+
 def with_running_stats(fn, channels, **kwargs):
     """Row body for a normalization with running buffers: made inside (buffers do not
     require grad), and returned after the call, so their update is compared too."""
@@ -348,6 +353,63 @@ CASES = [
         lambda lib, x, w: F(lib).conv_transpose1d(x, w, stride=3),
         (4, 6),
         (4, 2, 2),
+    ),
+    # -- bags of embeddings --
+    case("torch.nn.functional.embedding_bag", lambda lib, w: F(lib).embedding_bag(lib.tensor(BAG_ROWS), w), (6, 3)),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w, p: F(lib).embedding_bag(
+            lib.tensor(IDS), w, lib.tensor(OFFSETS), mode="sum", per_sample_weights=p
+        ),
+        (6, 3),
+        (9,),
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor(IDS), w, lib.tensor(OFFSETS), mode="max"),
+        (6, 4),
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor(BAG_ROWS), w, mode="max", padding_idx=5),
+        (6, 4),
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor(IDS), w, lib.tensor(OFFSETS), padding_idx=2),
+        (6, 3),
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(
+            lib.tensor(IDS), w, lib.tensor([0, 3, 7]), mode="sum", include_last_offset=True
+        ),
+        (6, 3),
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w, p: F(lib).embedding_bag(lib.tensor(IDS), w, lib.tensor(OFFSETS), per_sample_weights=p),
+        (6, 3),
+        (9,),
+        raises=NotImplementedError,
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor(BAG_ROWS), w, lib.tensor([0, 1])),
+        (6, 3),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor(IDS), w),
+        (6, 3),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor(BAG_ROWS), w, mode="min"),
+        (6, 3),
+        raises=ValueError,
     ),
     # -- margin losses --
     case(

@@ -34,6 +34,7 @@ TORCH_API = [
     "torch.nn.Dropout1d",
     "torch.nn.Dropout2d",
     "torch.nn.Dropout3d",
+    "torch.nn.EmbeddingBag",
     "torch.nn.FeatureAlphaDropout",
     "torch.nn.Fold",
     "torch.nn.GLU",
@@ -650,3 +651,66 @@ def test_fold_of_unfold_counts_each_pixel_once_per_window():
     counts = mg.nn.functional.fold(mg.nn.functional.unfold(x, 2), (4, 5), 2).numpy()[0, 0]
     expected = np.outer([1, 2, 2, 1], [1, 2, 2, 2, 1])
     np.testing.assert_array_equal(counts, expected)
+
+
+# ---- bags of embeddings -------------------------------------------------------------------------
+IDS = np.array([1, 2, 4, 5, 4, 3, 2, 0, 5, 4])
+OFFSETS = np.array([0, 2, 2, 6])  # bags [1 2], [] (empty), [4 5 4 3], [2 0 5 4]
+
+BAGS = [  # (constructor kwargs, forward arguments)
+    ({}, (IDS.reshape(2, 5),)),
+    ({"mode": "sum"}, (IDS, OFFSETS)),
+    ({"mode": "max", "padding_idx": 4}, (IDS, OFFSETS)),
+    ({"mode": "mean", "padding_idx": -1, "include_last_offset": True}, (IDS, np.array([0, 3, 7, 10]))),
+    ({"mode": "sum", "norm_type": 1.0}, (IDS.reshape(5, 2),)),
+]
+
+
+@pytest.mark.parametrize("kwargs, arrays", BAGS, ids=[str(b[0]) for b in BAGS])
+def test_embedding_bag_matches_torch(kwargs, arrays):
+    m, t = build("EmbeddingBag", (6, 3), kwargs)
+    same_state_and_repr(m, t)
+    compare(m, t, *arrays)
+
+
+def test_embedding_bag_per_sample_weights_get_torchs_gradient():
+    m, t = build("EmbeddingBag", (6, 3), {"mode": "sum"})
+    compare(m, t, IDS, OFFSETS, rand(10, seed=50))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_scale_grad_by_freq_is_embeddings(mode):
+    """Each row's gradient divided by its id's count in the batch, as torch's F.embedding
+    with scale_grad_by_freq does it. (torch 2.13's own embedding_bag scales the rows by the
+    counts of other ids on the CPU, a torch bug; bags of F.embedding are the reference.)"""
+    ids, w = IDS.reshape(5, 2), rand(6, 3, seed=51)
+    g = rand(5, 3, seed=52)
+    weight = mg.tensor(w, requires_grad=True)
+    mg.nn.functional.embedding_bag(mg.tensor(ids), weight, mode=mode, scale_grad_by_freq=True).backward(mg.tensor(g))
+    tw = torch.tensor(w, requires_grad=True)
+    bags = torch.nn.functional.embedding(torch.tensor(ids), tw, scale_grad_by_freq=True)
+    (bags.sum(1) if mode == "sum" else bags.mean(1)).backward(torch.tensor(g))
+    assert_close(weight.grad, tw.grad, rtol=1e-12)
+    plain = mg.tensor(w, requires_grad=True)
+    mg.nn.functional.embedding_bag(mg.tensor(ids), plain, mode=mode).backward(mg.tensor(g))
+    counts = np.bincount(IDS, minlength=6)[:, None]
+    np.testing.assert_allclose(weight.grad.numpy() * counts, plain.grad.numpy())  # the scaling happened
+
+
+def test_embedding_bag_max_norm_renormalizes_the_rows_it_reads_like_torch():
+    m, t = build("EmbeddingBag", (6, 3), {"max_norm": 1.0, "mode": "sum"})
+    with torch.no_grad():
+        t.weight.mul_(3.0)  # most rows above the norm
+    m.load_state_dict({"weight": t.weight.detach().numpy()})
+    compare(m, t, IDS[:5], np.array([0, 2]))
+    assert_close(m.weight, t.weight)  # rows 1, 2, 4, 5 renormalized in place, 0 and 3 not
+    assert np.linalg.norm(m.weight.detach().numpy()[[0, 3]], axis=1).min() > 1.0
+
+
+def test_embedding_bag_default_init_and_padding_row():
+    mg.manual_seed(0)
+    m = mg.nn.EmbeddingBag(1000, 8, padding_idx=2)
+    w = m.weight.detach().numpy()
+    assert np.all(w[2] == 0) and abs(w.std() - 1.0) < 0.03
+    with pytest.raises(ValueError, match="sparse"):
+        mg.nn.EmbeddingBag(5, 3, sparse=True)

@@ -63,7 +63,10 @@ from minigrad.nn.dropout import (
     Dropout3d,
     FeatureAlphaDropout,
 )
-from minigrad.nn.embedding import Embedding
+from minigrad.nn.embedding import (
+    Embedding,
+    EmbeddingBag,
+)
 from minigrad.nn.fold import (
     Fold,
     Unfold,
@@ -209,6 +212,7 @@ __all__ = [
     "Dropout3d",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "FeatureAlphaDropout",
     "Flatten",
     "Fold",

@@ -134,7 +134,11 @@ from minigrad.nn.functional.shuffle import (
     pixel_shuffle,
     pixel_unshuffle,
 )
-from minigrad.nn.functional.sparse import embedding, one_hot
+from minigrad.nn.functional.sparse import (
+    embedding,
+    embedding_bag,
+    one_hot,
+)
 from minigrad.nn.functional.vision import interpolate
 
 __all__ = [
@@ -168,6 +172,7 @@ __all__ = [
     "elu",
     "elu_",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "fold",
     "gaussian_nll_loss",

@@ -19,7 +19,9 @@ TORCH_API = [
     "torch.nn.AdaptiveMaxPool1d",
     "torch.nn.AdaptiveMaxPool2d",
     "torch.nn.AlphaDropout",
+    "torch.nn.BatchNorm3d",
     "torch.nn.Bilinear",
+    "torch.nn.Buffer",
     "torch.nn.CELU",
     "torch.nn.ChannelShuffle",
     "torch.nn.CircularPad1d",
@@ -49,11 +51,23 @@ TORCH_API = [
     "torch.nn.InstanceNorm3d",
     "torch.nn.LPPool1d",
     "torch.nn.LPPool2d",
+    "torch.nn.LazyBatchNorm1d",
+    "torch.nn.LazyBatchNorm2d",
+    "torch.nn.LazyBatchNorm3d",
+    "torch.nn.LazyConv1d",
+    "torch.nn.LazyConv2d",
+    "torch.nn.LazyConvTranspose1d",
+    "torch.nn.LazyConvTranspose2d",
+    "torch.nn.LazyInstanceNorm1d",
+    "torch.nn.LazyInstanceNorm2d",
+    "torch.nn.LazyInstanceNorm3d",
+    "torch.nn.LazyLinear",
     "torch.nn.LocalResponseNorm",
     "torch.nn.LogSigmoid",
     "torch.nn.MarginRankingLoss",
     "torch.nn.MaxUnpool1d",
     "torch.nn.MaxUnpool2d",
+    "torch.nn.Module.forward",
     "torch.nn.MultiLabelMarginLoss",
     "torch.nn.MultiLabelSoftMarginLoss",
     "torch.nn.MultiMarginLoss",
@@ -81,6 +95,8 @@ TORCH_API = [
     "torch.nn.TripletMarginLoss",
     "torch.nn.TripletMarginWithDistanceLoss",
     "torch.nn.Unfold",
+    "torch.nn.UninitializedBuffer",
+    "torch.nn.UninitializedParameter",
     "torch.nn.ZeroPad1d",
     "torch.nn.ZeroPad2d",
     "torch.nn.ZeroPad3d",
@@ -714,3 +730,114 @@ def test_embedding_bag_default_init_and_padding_row():
     assert np.all(w[2] == 0) and abs(w.std() - 1.0) < 0.03
     with pytest.raises(ValueError, match="sparse"):
         mg.nn.EmbeddingBag(5, 3, sparse=True)
+
+
+# ---- lazy layers, buffers and uninitialized parameters ----------------------------------------------
+LAZIES = [  # (lazy layer, args, kwargs, input shape)
+    ("LazyLinear", (4,), {}, (2, 5, 3)),
+    ("LazyLinear", (2,), {"bias": False}, (3,)),
+    ("LazyConv1d", (4, 3), {"stride": 2}, (2, 3, 7)),
+    ("LazyConv2d", (4, 3), {"padding": 1, "groups": 2}, (2, 6, 5, 5)),
+    ("LazyConv2d", (3, 2), {}, (2, 4, 4)),  # unbatched: in_channels is dim 0
+    ("LazyConvTranspose1d", (4, 3), {"stride": 2}, (2, 3, 5)),
+    ("LazyConvTranspose2d", (2, 3), {"output_padding": 1, "stride": 2}, (1, 3, 4, 4)),
+    ("LazyBatchNorm1d", (), {}, (4, 3)),
+    ("LazyBatchNorm2d", (), {"affine": False}, (2, 3, 4, 4)),
+    ("LazyBatchNorm3d", (), {"momentum": 0.3}, (2, 3, 2, 2, 2)),
+    ("LazyInstanceNorm1d", (), {}, (2, 3, 5)),
+    ("LazyInstanceNorm2d", (), {"track_running_stats": False}, (2, 3, 4, 4)),
+    ("LazyInstanceNorm3d", (), {"affine": False}, (2, 3, 2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, shape", LAZIES, ids=[f"{c[0]}{c[2]}" for c in LAZIES])
+def test_lazy_layers_become_torchs_layer_at_the_first_call(name, args, kwargs, shape):
+    t = getattr(torch.nn, name)(*args, **kwargs, dtype=torch.float64)
+    m = getattr(mg.nn, name)(*args, **kwargs, dtype=mg.float64)
+    assert repr(m) == repr(t)
+    assert m.has_uninitialized_params() == t.has_uninitialized_params()
+    uninitialized = [n for n, p in m.named_parameters() if isinstance(p, mg.nn.UninitializedParameter)]
+    assert uninitialized == [n for n, p in t.named_parameters() if isinstance(p, torch.nn.UninitializedParameter)]
+    x = rand(*shape, seed=60)
+    m(mg.tensor(x)), t(torch.tensor(x))
+    assert type(m).__name__ == type(t).__name__ and type(m) is getattr(mg.nn, type(t).__name__)
+    assert all(type(p) is mg.nn.Parameter for p in m.parameters())
+    same_state_and_repr(m, t)
+    m.load_state_dict({k: v.detach().numpy() for k, v in t.state_dict().items()})
+    compare(m, t, rand(*shape, seed=61))
+
+
+@pytest.mark.parametrize(
+    "name, args, shape",
+    [("LazyLinear", (4,), (2, 3)), ("LazyConv2d", (4, 3), (1, 2, 5, 5)), ("LazyBatchNorm2d", (), (2, 3, 2, 2))],
+)
+def test_lazy_layers_materialize_from_a_state_dict(name, args, shape):
+    t = getattr(torch.nn, name)(*args, dtype=torch.float64)
+    t(torch.tensor(rand(*shape, seed=62)))
+    m = getattr(mg.nn, name)(*args, dtype=mg.float64)
+    m.load_state_dict({k: v.detach().numpy() for k, v in t.state_dict().items()})
+    assert not m.has_uninitialized_params()
+    t.eval(), m.eval()
+    compare(m, t, rand(*shape, seed=63))
+    assert repr(m) == repr(t)
+
+
+def test_lazy_linear_default_initialisation_is_linears():
+    mg.manual_seed(0)
+    layer = mg.nn.LazyLinear(200)
+    layer(mg.ones(1, 50))
+    w = layer.weight.detach().numpy()
+    assert w.max() <= 1 / np.sqrt(50) and w.max() > 0.95 / np.sqrt(50)
+
+
+def test_uninitialized_parameters_and_buffers_behave_like_torchs():
+    for lib in (mg, torch):
+        p, b = lib.nn.UninitializedParameter(), lib.nn.UninitializedBuffer()
+        assert repr(p) == "<UninitializedParameter>" and repr(b) == "<UninitializedBuffer>"
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized"):
+            _ = p.shape
+        assert p.requires_grad and not b.requires_grad
+        p.materialize((2, 3)), b.materialize((4,))
+        assert type(p) is lib.nn.Parameter and type(b) is lib.Tensor
+        assert tuple(p.shape) == (2, 3) and tuple(b.shape) == (4,)
+
+
+def counter(lib):
+    """A module that registers its buffers by assigning nn.Buffer, in torch or minigrad."""
+
+    class Counter(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.total = lib.nn.Buffer(lib.zeros(2))
+            self.scratch = lib.nn.Buffer(lib.ones(3), persistent=False)
+
+    return Counter()
+
+
+def test_buffer_assignment_registers_a_buffer_like_torch():
+    for lib in (mg, torch):
+        m = counter(lib)
+        assert list(m.state_dict()) == ["total"]
+        assert [n for n, _ in m.named_buffers()] == ["total", "scratch"]
+        assert type(m.total) is lib.Tensor and m.total.tolist() == [0.0, 0.0]
+
+
+def test_batchnorm3d_matches_torch():
+    m, t = build("BatchNorm3d", (3,), {"momentum": 0.2})
+    same_state_and_repr(m, t)
+    compare(m, t, rand(2, 3, 2, 3, 2, seed=64))
+    assert_close(m.running_var, t.running_var)
+    with pytest.raises(ValueError, match="5D"):
+        m(mg.ones(2, 3, 4, 4))
+
+
+def test_module_without_forward_raises_torchs_error():
+    for lib in (mg, torch):
+
+        class NoForward(lib.nn.Module):
+            pass
+
+        with pytest.raises(
+            NotImplementedError, match=r'Module \[NoForward\] is missing the required "forward" function'
+        ):
+            NoForward()(lib.ones(1))

@@ -71,6 +71,19 @@ from minigrad.nn.fold import (
     Fold,
     Unfold,
 )
+from minigrad.nn.lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from minigrad.nn.linear import (
     Bilinear,
     Dense,
@@ -105,6 +118,7 @@ from minigrad.nn.normalization import (
     BatchNorm1d,
     BatchNorm2D,
     BatchNorm2d,
+    BatchNorm3d,
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
@@ -131,7 +145,12 @@ from minigrad.nn.padding import (
     ZeroPad3d,
 )
 from minigrad.nn.parallel import DataParallel
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter import (
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from minigrad.nn.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -185,7 +204,9 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2D",
     "BatchNorm2d",
+    "BatchNorm3d",
     "Bilinear",
+    "Buffer",
     "CELU",
     "ChannelShuffle",
     "CircularPad1d",
@@ -237,6 +258,17 @@ __all__ = [
     "LPPool1d",
     "LPPool2d",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "LazyLinear",
     "LearnedPositionalEmbedding",
     "LeakyReLU",
     "Linear",
@@ -304,6 +336,8 @@ __all__ = [
     "TripletMarginWithDistanceLoss",
     "Unflatten",
     "Unfold",
+    "UninitializedBuffer",
+    "UninitializedParameter",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",

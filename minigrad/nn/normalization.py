@@ -1,4 +1,4 @@
-"""Normalization layers: LayerNorm, RMSNorm, GroupNorm, BatchNorm1d and BatchNorm2d,
+"""Normalization layers: LayerNorm, RMSNorm, GroupNorm, BatchNorm1d/2d/3d,
 InstanceNorm1d/2d/3d and LocalResponseNorm.
 
 Each module holds the learnable per-feature scale `weight` (ones at first) and shift
@@ -265,6 +265,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch norm of (N, C, H, W) images, per channel C."""
 
     expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm of (N, C, D, H, W) volumes, per channel C."""
+
+    expected_dims = (5,)
 
 
 # Keras spells them with a capital D

@@ -6,6 +6,8 @@ same inputs; results, input gradients and a float64 gradient check are compared.
 layers (torch.nn.X) are compared in tests/test_nn_tail.py.
 """
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -42,6 +44,15 @@ def with_running_stats(fn, channels, **kwargs):
         return fn(lib, x, mean, var, *rest, **kwargs), mean, var
 
     return body
+
+
+def imported(lib, path):
+    """`import torch.<path>` (or minigrad's): the module at an import path."""
+    return importlib.import_module(f"{lib.__name__}.{path}")
+
+
+def rnn(lib):
+    return lib.nn.utils.rnn
 
 
 def in_place(fn):
@@ -410,6 +421,115 @@ CASES = [
         lambda lib, w: F(lib).embedding_bag(lib.tensor(BAG_ROWS), w, mode="min"),
         (6, 3),
         raises=ValueError,
+    ),
+    # -- nn.utils.rnn: padding and packing sequences (gradients flow through both) --
+    case("torch.nn.utils.rnn", lambda lib: imported(lib, "nn.utils.rnn").pad_sequence is rnn(lib).pad_sequence),
+    case(
+        "torch.nn.utils.rnn.pad_sequence", lambda lib, a, b, c: rnn(lib).pad_sequence([a, b, c]), (3, 2), (1, 2), (4, 2)
+    ),
+    case(
+        "torch.nn.utils.rnn.pad_sequence",
+        lambda lib, a, b: rnn(lib).pad_sequence([a, b], batch_first=True, padding_value=-1.0, padding_side="left"),
+        (3,),
+        (5,),
+    ),
+    case(
+        "torch.nn.utils.rnn.unpad_sequence",
+        lambda lib, x: rnn(lib).unpad_sequence(x * 1, lib.tensor([4, 1, 3])),
+        (4, 3, 2),
+    ),
+    case(
+        "torch.nn.utils.rnn.unpad_sequence",
+        lambda lib, x: rnn(lib).unpad_sequence(x, lib.tensor([2, 4]), batch_first=True),
+        (2, 4),
+    ),
+    case(
+        "torch.nn.utils.rnn.pack_padded_sequence",
+        lambda lib, x: rnn(lib).pack_padded_sequence(x, [4, 3, 3, 1]),
+        (4, 4, 2),
+    ),
+    case(
+        "torch.nn.utils.rnn.pack_padded_sequence",
+        lambda lib, x: rnn(lib).pack_padded_sequence(
+            x, lib.tensor([2, 5, 1, 5]), batch_first=True, enforce_sorted=False
+        ),
+        (4, 5),
+    ),
+    case(
+        "torch.nn.utils.rnn.pack_padded_sequence",
+        lambda lib, x: rnn(lib).pack_padded_sequence(x, [1, 3]),
+        (3, 2),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.utils.rnn.pack_padded_sequence",
+        lambda lib, x: rnn(lib).pack_padded_sequence(x, [3, 0], enforce_sorted=False),
+        (3, 2),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.utils.rnn.pad_packed_sequence",
+        lambda lib, x: rnn(lib).pad_packed_sequence(rnn(lib).pack_padded_sequence(x, [2, 5, 1], enforce_sorted=False)),
+        (5, 3, 2),
+    ),
+    case(
+        "torch.nn.utils.rnn.pad_packed_sequence",
+        lambda lib, x: rnn(lib).pad_packed_sequence(
+            rnn(lib).pack_padded_sequence(x, [3, 1], batch_first=True),
+            batch_first=True,
+            padding_value=9.0,
+            total_length=5,
+        ),
+        (2, 3),
+    ),
+    case(
+        "torch.nn.utils.rnn.pad_packed_sequence",
+        lambda lib, x: rnn(lib).pad_packed_sequence(rnn(lib).pack_padded_sequence(x, [3, 2]), total_length=2),
+        (3, 2),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.utils.rnn.pack_sequence",
+        lambda lib, a, b, c: rnn(lib).pack_sequence([a, b, c]),
+        (4, 2),
+        (2, 2),
+        (1, 2),
+    ),
+    case(
+        "torch.nn.utils.rnn.pack_sequence",
+        lambda lib, a, b, c: rnn(lib).pack_sequence([a, b, c], enforce_sorted=False),
+        (2,),
+        (4,),
+        (2,),  # a tie: the stable order keeps the first before the third
+    ),
+    case(
+        "torch.nn.utils.rnn.unpack_sequence",
+        lambda lib, a, b, c: rnn(lib).unpack_sequence(rnn(lib).pack_sequence([a, b, c], enforce_sorted=False)),
+        (2, 3),
+        (4, 3),
+        (1, 3),
+    ),
+    case(
+        "torch.nn.utils.rnn.PackedSequence",
+        lambda lib, x: (lambda p: rnn(lib).PackedSequence(p.data * 2, p.batch_sizes, p.sorted_indices))(
+            rnn(lib).pack_padded_sequence(x, [1, 3], enforce_sorted=False)
+        ),
+        (3, 2),
+    ),
+    case(
+        "torch.nn.utils.rnn.PackedSequence",
+        lambda lib, x: rnn(lib).pack_padded_sequence(x.detach(), [3, 1]).float(),  # float32 data
+        (3, 2),
+    ),
+    case("torch.nn.utils.rnn.invert_permutation", lambda lib: rnn(lib).invert_permutation(lib.tensor([2, 0, 3, 1]))),
+    case("torch.nn.utils.rnn.invert_permutation", lambda lib: rnn(lib).invert_permutation(None)),
+    case(
+        "torch.nn.utils.parametrize",
+        lambda lib: imported(lib, "nn.utils.parametrize").cached is lib.nn.utils.parametrize.cached,
+    ),
+    case(
+        "torch.nn.utils.parametrizations",
+        lambda lib: imported(lib, "nn.utils.parametrizations").weight_norm is lib.nn.utils.parametrizations.weight_norm,
     ),
     # -- margin losses --
     case(

@@ -105,6 +105,13 @@ CASES = [
     case("torch.nn.functional.rrelu", lambda lib, x: F(lib).rrelu(x, 0.1, 0.5, training=False), (3, 5)),
     case("torch.nn.functional.rrelu", lambda lib, x: F(lib).rrelu(x, 0.1, 0.5, training=True), (3, 5), values=False),
     case("torch.nn.functional.rrelu", lambda lib, x: F(lib).rrelu(x, 0.5, 0.1, True), (3,), raises=RuntimeError),
+    case("torch.nn.functional.gumbel_softmax", lambda lib, x: F(lib).gumbel_softmax(x, 0.5), (3, 5), values=False),
+    case(
+        "torch.nn.functional.gumbel_softmax",
+        lambda lib, x: F(lib).gumbel_softmax(x, hard=True, dim=0),
+        (3, 5),
+        values=False,
+    ),
     # -- the in-place twins: they write into a tensor in the graph, as torch's do --
     case("torch.nn.functional.relu_", in_place(lambda lib, y: F(lib).relu_(y)), (3, 5)),
     case("torch.nn.functional.elu_", in_place(lambda lib, y: F(lib).elu_(y, 0.7)), (3, 5)),

@@ -100,6 +100,7 @@ TORCH_API = [
     "torch.nn.ZeroPad1d",
     "torch.nn.ZeroPad2d",
     "torch.nn.ZeroPad3d",
+    "torch.nn.functional.gumbel_softmax",
 ]
 
 
@@ -841,3 +842,35 @@ def test_module_without_forward_raises_torchs_error():
             NotImplementedError, match=r'Module \[NoForward\] is missing the required "forward" function'
         ):
             NoForward()(lib.ones(1))
+
+
+# ---- gumbel softmax ------------------------------------------------------------------------------
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("tau, dim", [(1.0, -1), (0.5, 0)])
+def test_gumbel_softmax_with_the_same_noise_is_torchs(monkeypatch, hard, tau, dim):
+    """The same Exp(1) draws fed to both (torch's through Tensor.exponential_, which its
+    gumbel_softmax calls): values and gradients, the straight-through one included."""
+    logits = rand(4, 5, seed=70)
+    draws = np.random.default_rng(71).exponential(size=(4, 5))
+    monkeypatch.setattr(torch.Tensor, "exponential_", lambda self, *a, **k: self.copy_(torch.tensor(draws)))
+    monkeypatch.setattr(mg.nn.functional.activation, "_gumbel_noise", lambda shape, dtype: -np.log(draws))
+    xm, xt = mg.tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
+    ym = mg.nn.functional.gumbel_softmax(xm, tau, hard, dim=dim)
+    yt = torch.nn.functional.gumbel_softmax(xt, tau, hard, dim=dim)
+    assert_close(ym, yt, rtol=1e-12)
+    g = rand(4, 5, seed=72)
+    ym.backward(mg.tensor(g)), yt.backward(torch.tensor(g))
+    assert_close(xm.grad, xt.grad, rtol=1e-10)
+
+
+def test_gumbel_softmax_samples_the_categorical_distribution():
+    """argmax of the sample is distributed as softmax(logits) (the Gumbel-max trick); a soft
+    sample sums to 1, a hard one is one-hot."""
+    mg.manual_seed(5)
+    logits = mg.tensor(np.log([0.1, 0.2, 0.3, 0.4])).expand(20000, 4)
+    hard = mg.nn.functional.gumbel_softmax(logits, hard=True).numpy()
+    assert np.all(hard.sum(1) == 1) and set(np.unique(hard)) == {0.0, 1.0}
+    np.testing.assert_allclose(hard.mean(0), [0.1, 0.2, 0.3, 0.4], atol=0.015)
+    soft = mg.nn.functional.gumbel_softmax(logits, tau=0.1).numpy()
+    np.testing.assert_allclose(soft.sum(1), 1.0)
+    assert (soft.max(1) > 0.9).mean() > 0.8  # a low temperature is nearly one-hot

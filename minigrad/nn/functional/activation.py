@@ -16,8 +16,11 @@ write is recorded, as torch records it (see Tensor's in-place ops).
 import math
 import warnings
 
+import numpy as np
+
 from minigrad import random as _random
 from minigrad._args import normalize_dim
+from minigrad.creation import from_numpy
 from minigrad.ops import activation as _act
 from minigrad.ops import piecewise as _piecewise
 from minigrad.ops.promotion import floating as _floating
@@ -258,3 +261,31 @@ def threshold_(input, threshold, value):
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     """rrelu, in place; returns input."""
     return input._inplace("rrelu_", lambda t: rrelu(t, lower, upper, training))
+
+
+# ---- sampling a category, differentiably ------------------------------------------------------
+def _gumbel_noise(shape, dtype):
+    """Standard Gumbel draws, -log(E) with E ~ Exp(1), from the global generator."""
+    return -np.log(_random.generator().exponential(1.0, size=shape)).astype(dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample of the categorical distribution softmax(logits) along dim that gradients
+    can pass (Jang et al. 2017; Maddison et al. 2017): y = softmax((logits + g) / tau),
+    g standard Gumbel noise. argmax(logits + g) is an exact sample (the Gumbel-max trick);
+    the softmax relaxes it, towards one-hot as the temperature tau -> 0.
+
+    hard=True returns the one-hot vector of that argmax, with the soft sample's gradient
+    (the straight-through estimator: y_hard - y_soft.detach() + y_soft). `eps` is
+    accepted for torch's signature and unused, as in torch.
+    """
+    x = _floating(logits)
+    gumbels = (x + from_numpy(_gumbel_noise(x.shape, x.dtype))) / tau
+    y_soft = softmax(gumbels, dim)
+    if not hard:
+        return y_soft
+    d = normalize_dim(dim, x.ndim, "gumbel_softmax")
+    index = np.expand_dims(np.argmax(y_soft.array, axis=d), d)
+    y_hard = np.zeros(x.shape, dtype=x.dtype)
+    np.put_along_axis(y_hard, index, 1.0, axis=d)
+    return from_numpy(y_hard) - y_soft.detach() + y_soft

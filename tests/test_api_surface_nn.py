@@ -241,6 +241,70 @@ CASES = [
         lambda lib, x: F(lib).max_unpool1d(*F(lib).max_pool1d(x, 3, 3, 1, return_indices=True), 3, 3, 1),
         (3, 7),
     ),
+    # -- pooling over volumes --
+    case("torch.nn.functional.avg_pool3d", lambda lib, x: F(lib).avg_pool3d(x, 2), (2, 3, 4, 5, 4)),
+    case(
+        "torch.nn.functional.avg_pool3d",
+        lambda lib, x: F(lib).avg_pool3d(x, (3, 2, 3), (2, 1, 2), 1, True, False),
+        (2, 2, 5, 4, 6),
+    ),
+    case(
+        "torch.nn.functional.avg_pool3d", lambda lib, x: F(lib).avg_pool3d(x, 3, 2, 1, divisor_override=5), (2, 5, 4, 6)
+    ),
+    case(
+        "torch.nn.functional.avg_pool3d",
+        lambda lib, x: F(lib).avg_pool3d(x, 3, ceil_mode=True, count_include_pad=True),
+        (1, 2, 4, 5, 7),
+    ),
+    case("torch.nn.functional.max_pool3d", lambda lib, x: F(lib).max_pool3d(x, 2), (2, 3, 4, 5, 4)),
+    case(
+        "torch.nn.functional.max_pool3d",
+        lambda lib, x: F(lib).max_pool3d(x, (3, 2, 3), (2, 1, 2), 1, (1, 2, 1), True, True),
+        (2, 2, 5, 6, 6),
+    ),
+    case(
+        "torch.nn.functional.max_pool3d",
+        lambda lib, x: F(lib).max_pool3d(x, 3, 1, 1, return_indices=True),
+        (2, 4, 3, 5),
+    ),
+    case(
+        "torch.nn.functional.max_pool3d_with_indices",
+        lambda lib, x: F(lib).max_pool3d_with_indices(x, 2, 1),
+        (1, 2, 3, 4, 3),
+    ),
+    case(
+        "torch.nn.functional.adaptive_avg_pool3d",
+        lambda lib, x: F(lib).adaptive_avg_pool3d(x, (2, 3, 2)),
+        (2, 3, 5, 7, 4),
+    ),
+    case(
+        "torch.nn.functional.adaptive_avg_pool3d",
+        lambda lib, x: F(lib).adaptive_avg_pool3d(x, (None, 1, 3)),
+        (2, 4, 3, 5),
+    ),
+    case(
+        "torch.nn.functional.adaptive_max_pool3d",
+        lambda lib, x: F(lib).adaptive_max_pool3d(x, (2, 3, 2), True),
+        (2, 3, 5, 7, 4),
+    ),
+    case("torch.nn.functional.adaptive_max_pool3d", lambda lib, x: F(lib).adaptive_max_pool3d(x, 2), (2, 4, 3, 5)),
+    case(
+        "torch.nn.functional.adaptive_max_pool3d_with_indices",
+        lambda lib, x: F(lib).adaptive_max_pool3d_with_indices(x, (3, None, 2)),
+        (1, 2, 5, 4, 5),
+    ),
+    case("torch.nn.functional.lp_pool3d", lambda lib, x: F(lib).lp_pool3d(x, 2, 2), pos(2, 3, 4, 5, 4)),
+    case("torch.nn.functional.lp_pool3d", lambda lib, x: F(lib).lp_pool3d(x, 1.5, (2, 3, 2), 1, True), pos(2, 4, 5, 3)),
+    case(
+        "torch.nn.functional.max_unpool3d",
+        lambda lib, x: F(lib).max_unpool3d(*F(lib).max_pool3d(x, 2, return_indices=True), 2, output_size=x.shape),
+        (2, 3, 4, 5, 5),
+    ),
+    case(
+        "torch.nn.functional.max_unpool3d",
+        lambda lib, x: F(lib).max_unpool3d(*F(lib).max_pool3d(x, (1, 2, 2), return_indices=True), (1, 2, 2)),
+        (2, 3, 4, 4),
+    ),
     # -- normalization --
     case("torch.nn.functional.instance_norm", lambda lib, x: F(lib).instance_norm(x), (2, 3, 5)),
     case(

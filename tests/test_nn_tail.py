@@ -16,9 +16,12 @@ from tests.helpers import assert_close, rand
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
     "torch.nn.AdaptiveAvgPool1d",
+    "torch.nn.AdaptiveAvgPool3d",
     "torch.nn.AdaptiveMaxPool1d",
     "torch.nn.AdaptiveMaxPool2d",
+    "torch.nn.AdaptiveMaxPool3d",
     "torch.nn.AlphaDropout",
+    "torch.nn.AvgPool3d",
     "torch.nn.BatchNorm3d",
     "torch.nn.Bilinear",
     "torch.nn.Buffer",
@@ -51,6 +54,7 @@ TORCH_API = [
     "torch.nn.InstanceNorm3d",
     "torch.nn.LPPool1d",
     "torch.nn.LPPool2d",
+    "torch.nn.LPPool3d",
     "torch.nn.LazyBatchNorm1d",
     "torch.nn.LazyBatchNorm2d",
     "torch.nn.LazyBatchNorm3d",
@@ -65,8 +69,10 @@ TORCH_API = [
     "torch.nn.LocalResponseNorm",
     "torch.nn.LogSigmoid",
     "torch.nn.MarginRankingLoss",
+    "torch.nn.MaxPool3d",
     "torch.nn.MaxUnpool1d",
     "torch.nn.MaxUnpool2d",
+    "torch.nn.MaxUnpool3d",
     "torch.nn.Module.forward",
     "torch.nn.MultiLabelMarginLoss",
     "torch.nn.MultiLabelSoftMarginLoss",
@@ -510,6 +516,13 @@ POOLS = [
     ("LPPool1d", (2, 3), (2, 3, 8)),
     ("LPPool2d", (1.5, (2, 3), 1, True), (2, 3, 5, 6)),
     ("LPPool2d", (2, 2), (3, 4, 4)),
+    ("AvgPool3d", (2,), (2, 3, 4, 5, 4)),
+    ("AvgPool3d", ((2, 3, 2), 1, 1, True, False, 3), (2, 2, 4, 5, 3)),
+    ("MaxPool3d", (2,), (2, 3, 4, 5, 4)),
+    ("MaxPool3d", (3, 2, 1, 2, False, True), (2, 2, 6, 5, 7)),
+    ("AdaptiveAvgPool3d", ((2, None, 3),), (2, 3, 5, 4, 7)),
+    ("AdaptiveMaxPool3d", (2,), (3, 5, 4, 5)),
+    ("LPPool3d", (2, 3), (2, 2, 4, 5, 6)),
 ]
 
 
@@ -561,6 +574,23 @@ def test_max_unpool2d_puts_the_maxima_back_like_torch(pool, unpool, shape):
         results.append((y, leaf.grad))
     assert_close(results[0][0], results[1][0])
     assert_close(results[0][1], results[1][1])
+
+
+def test_max_pool3d_and_unpool3d_return_and_take_torchs_indices():
+    m, t = build("MaxUnpool3d", ((1, 2, 2),))
+    same_state_and_repr(m, t)
+    x = rand(2, 3, 3, 6, 4, seed=21)
+    results = []
+    for lib, layer in ((mg, m), (torch, t)):
+        pool = lib.nn.MaxPool3d((1, 2, 2), return_indices=True)
+        leaf = lib.tensor(x, requires_grad=True)
+        values, indices = pool(leaf)
+        y = layer(values, indices)
+        y.backward(lib.tensor(rand(*y.shape, seed=22)))
+        results.append((indices, y, leaf.grad))
+    for mine, theirs in zip(*results):
+        assert_close(mine, theirs)
+    assert results[0][0].dtype == mg.int64
 
 
 def test_max_unpool1d_matches_torch():

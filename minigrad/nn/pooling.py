@@ -1,5 +1,6 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, the adaptive poolings (AdaptiveAvgPool1d/2d,
-AdaptiveMaxPool1d/2d), GlobalAvgPool2d, LPPool1d/2d, and MaxUnpool1d/2d.
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, the adaptive poolings
+(AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d), GlobalAvgPool2d, LPPool1d/2d/3d, and
+MaxUnpool1d/2d/3d.
 
 They hold no parameters, only the window settings, and call the functional forms of
 `minigrad/nn/functional/pool.py` (`F.max_pool2d`, ...), which check the settings at
@@ -241,3 +242,70 @@ class MaxUnpool2d(MaxUnpool1d):
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+# ---- over volumes (F in minigrad/nn/functional/pool3d.py) --------------------------------------------
+class MaxPool3d(_MaxPoolNd):
+    """The largest value of each kd x kh x kw window of (N, C, D, H, W) or (C, D, H, W); with
+    return_indices=True, also where it was (flat index d H W + h W + w in its volume)."""
+
+    def forward(self, input):
+        return F.max_pool3d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean of each kd x kh x kw window of (N, C, D, H, W) or (C, D, H, W)."""
+
+    def forward(self, input):
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling of volumes with windows chosen to give `output_size` (an int, or a
+    triple in which None keeps that input size)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """The largest value of each adaptive window of a volume; with return_indices=True,
+    also its flat index d H W + h W + w."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class LPPool3d(_LPPoolNd):
+    """The p-norm (sum of x^p)^(1/p) of each kd x kh x kw window, p = norm_type."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+def _triple(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * 3
+
+
+class MaxUnpool3d(MaxUnpool1d):
+    """The inverse of MaxPool3d (forward(input, indices, output_size=None)). Settings are
+    stored as triples."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        Module.__init__(self)
+        self.kernel_size = _triple(kernel_size)
+        self.stride = _triple(stride if stride is not None else kernel_size)
+        self.padding = _triple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)

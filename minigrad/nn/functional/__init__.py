@@ -12,7 +12,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     vision.py         interpolate                    distance.py  pairwise_distance, cosine_similarity
     margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
     shuffle.py        pixel_shuffle, pixel_unshuffle, channel_shuffle
-    im2col.py         unfold, fold
+    im2col.py         unfold, fold                   pool3d.py    avg_pool3d, max_pool3d, ...
 """
 
 from minigrad.nn.functional.activation import (
@@ -129,6 +129,16 @@ from minigrad.nn.functional.pool import (
     max_unpool1d,
     max_unpool2d,
 )
+from minigrad.nn.functional.pool3d import (
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    lp_pool3d,
+    max_pool3d,
+    max_pool3d_with_indices,
+    max_unpool3d,
+)
 from minigrad.nn.functional.shape import pad
 from minigrad.nn.functional.shuffle import (
     channel_shuffle,
@@ -145,13 +155,17 @@ from minigrad.nn.functional.vision import interpolate
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d",
     "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d",
     "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "bilinear",
     "binary_cross_entropy",
@@ -202,13 +216,17 @@ __all__ = [
     "logsumexp",
     "lp_pool1d",
     "lp_pool2d",
+    "lp_pool3d",
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool1d_with_indices",
     "max_pool2d",
     "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
     "mish",
     "mse_loss",
     "multi_margin_loss",

@@ -33,6 +33,7 @@ TORCH_API = [
     "torch.nn.ConstantPad1d",
     "torch.nn.ConstantPad2d",
     "torch.nn.ConstantPad3d",
+    "torch.nn.Conv3d",
     "torch.nn.ConvTranspose1d",
     "torch.nn.CosineEmbeddingLoss",
     "torch.nn.CosineSimilarity",
@@ -60,6 +61,7 @@ TORCH_API = [
     "torch.nn.LazyBatchNorm3d",
     "torch.nn.LazyConv1d",
     "torch.nn.LazyConv2d",
+    "torch.nn.LazyConv3d",
     "torch.nn.LazyConvTranspose1d",
     "torch.nn.LazyConvTranspose2d",
     "torch.nn.LazyInstanceNorm1d",
@@ -663,6 +665,9 @@ LAYERS = [  # (layer, constructor args, kwargs, input shapes)
     ("ConvTranspose1d", (3, 4, 3), {}, [(2, 3, 5)]),
     ("ConvTranspose1d", (4, 6, 3, 2, 1, 1, 2, False, 2), {}, [(2, 4, 5)]),
     ("ConvTranspose1d", (2, 3, 2), {"stride": 3}, [(2, 6)]),
+    ("Conv3d", (3, 4, 3), {}, [(2, 3, 5, 4, 4)]),
+    ("Conv3d", (4, 6, (2, 3, 2)), {"stride": (2, 1, 1), "padding": 1, "groups": 2, "bias": False}, [(1, 4, 5, 4, 5)]),
+    ("Conv3d", (2, 3, 3), {"padding": "same", "padding_mode": "reflect"}, [(2, 4, 5, 4)]),
 ]
 
 
@@ -673,11 +678,13 @@ def test_layers_match_torch(name, args, kwargs, shapes):
     compare(m, t, *[rand(*s, seed=40 + i) for i, s in enumerate(shapes)])
 
 
-@pytest.mark.parametrize("name, args", [("Bilinear", (20, 7, 5)), ("ConvTranspose1d", (4, 6, 3))])
+@pytest.mark.parametrize(
+    "name, args", [("Bilinear", (20, 7, 5)), ("ConvTranspose1d", (4, 6, 3)), ("Conv3d", (4, 6, 3))]
+)
 def test_default_initialisation_has_torchs_range(name, args):
     """The bound is 1/sqrt(fan_in) for weight and bias alike (torch's), and it is reached."""
     m = getattr(mg.nn, name)(*args)
-    fan_in = args[0] if name == "Bilinear" else m.weight.shape[1] * m.weight.shape[2]
+    fan_in = args[0] if name == "Bilinear" else int(np.prod(m.weight.shape[1:]))
     for p in (m.weight, m.bias):
         values = np.abs(p.detach().numpy())
         assert values.max() <= 1 / np.sqrt(fan_in) and values.max() > 0.7 / np.sqrt(fan_in)
@@ -770,6 +777,7 @@ LAZIES = [  # (lazy layer, args, kwargs, input shape)
     ("LazyConv1d", (4, 3), {"stride": 2}, (2, 3, 7)),
     ("LazyConv2d", (4, 3), {"padding": 1, "groups": 2}, (2, 6, 5, 5)),
     ("LazyConv2d", (3, 2), {}, (2, 4, 4)),  # unbatched: in_channels is dim 0
+    ("LazyConv3d", (4, 2), {}, (1, 3, 3, 4, 3)),
     ("LazyConvTranspose1d", (4, 3), {"stride": 2}, (2, 3, 5)),
     ("LazyConvTranspose2d", (2, 3), {"output_padding": 1, "stride": 2}, (1, 3, 4, 4)),
     ("LazyBatchNorm1d", (), {}, (4, 3)),

@@ -1,9 +1,9 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d (and the Keras-style aliases
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d (and the Keras-style aliases
 Conv2D, Conv2DTranspose and Conv2dTranspose).
 
 Each holds a weight of PyTorch's shape and a bias (out_channels,):
 
-    Conv1d / Conv2d:   weight (out_channels, in_channels / groups, *kernel_size)
+    Conv1d / 2d / 3d:  weight (out_channels, in_channels / groups, *kernel_size)
     ConvTranspose1d/2d: weight (in_channels, out_channels / groups, *kernel_size)
 
 and initialises them as PyTorch does: kaiming_uniform_(weight, a=sqrt(5)), which works
@@ -161,6 +161,20 @@ class Conv1d(_ConvNd):
     def forward(self, input):
         x, padding = self._padded(input)
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution layer: y = conv3d(x, W) + b for x (N, C_in, D, H, W) or (C_in, D, H, W).
+
+    W: (out_channels, in_channels / groups, kD, kH, kW), b: (out_channels,). F.conv3d
+    sums kD 2-d convolutions, one per depth tap, on the 2-d kernels.
+    """
+
+    _dims = 3
+
+    def forward(self, input):
+        x, padding = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class ConvTranspose2d(_ConvNd):

@@ -17,7 +17,7 @@ import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import from_numpy
-from minigrad.nn.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from minigrad.nn.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from minigrad.nn.linear import Linear
 from minigrad.nn.normalization import (
     BatchNorm1d,
@@ -173,6 +173,29 @@ class LazyConv2d(_LazyConvNd, Conv2d):
     """A Conv2d whose in_channels is read from its first input; then a Conv2d."""
 
     cls_to_become = Conv2d
+
+    def __init__(
+        self,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        self._lazy_out_channels = out_channels
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._make_uninitialized(bias, dtype)
+
+
+class LazyConv3d(_LazyConvNd, Conv3d):
+    """A Conv3d whose in_channels is read from its first input; then a Conv3d."""
+
+    cls_to_become = Conv3d
 
     def __init__(
         self,

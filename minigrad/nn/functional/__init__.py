@@ -58,10 +58,15 @@ from minigrad.nn.functional.attention import scaled_dot_product_attention
 from minigrad.nn.functional.conv import (
     conv1d,
     conv2d,
+    conv3d,
     conv_transpose1d,
     conv_transpose2d,
 )
-from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
+from minigrad.nn.functional.distance import (
+    cosine_similarity,
+    pairwise_distance,
+    pdist,
+)
 from minigrad.nn.functional.dropout import (
     alpha_dropout,
     dropout,
@@ -175,6 +180,7 @@ __all__ = [
     "channel_shuffle",
     "conv1d",
     "conv2d",
+    "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
     "cosine_embedding_loss",
@@ -237,6 +243,7 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pdist",
     "pixel_shuffle",
     "pixel_unshuffle",
     "poisson_nll_loss",

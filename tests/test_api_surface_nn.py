@@ -18,6 +18,7 @@ def F(lib):
     return lib.nn.functional
 
 
+GRID = np.random.default_rng(3).uniform(-1.4, 1.4, size=(2, 2, 3, 2))  # sampling points, some outside
 SIGNS = np.array([1.0, -1.0, -1.0, 1.0, 1.0])  # labels y = +-1 of five samples
 SIGNS_2x3 = np.array([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]])
 WEIGHTS = np.array([0.5, 2.0, 1.0, 0.25])  # one per class
@@ -635,6 +636,81 @@ CASES = [
     case("torch.nn.functional.pdist", lambda lib, x: F(lib).pdist(x, 0), (4, 3)),
     case("torch.nn.functional.pdist", lambda lib, x: F(lib).pdist(x), (5,), raises=RuntimeError),
     case("torch.nn.functional.pdist", lambda lib, x: F(lib).pdist(x, -1.0), (5, 2), raises=RuntimeError),
+    # -- sampling at arbitrary points --
+    case(
+        "torch.nn.functional.affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, (2, 3, 4, 5), align_corners=False),
+        (2, 2, 3),
+    ),
+    case(
+        "torch.nn.functional.affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, [2, 1, 3, 1], align_corners=True),
+        (2, 2, 3),
+    ),
+    case(
+        "torch.nn.functional.affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, (1, 2, 2, 3, 4), align_corners=True),
+        (1, 3, 4),
+    ),
+    case(
+        "torch.nn.functional.affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, (2, 3, 4, 5), False),
+        (2, 3, 3),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, (2, 3, 4), False),
+        (2, 2, 3),
+        raises=NotImplementedError,
+    ),
+    *[
+        case(
+            "torch.nn.functional.grid_sample",
+            lambda lib, x, g, mode=mode, pad=pad, align=align: F(lib).grid_sample(x, g, mode, pad, align),
+            (2, 2, 3, 4),
+            (2, 2, 3, 2),
+        )
+        for mode in ("bilinear", "bicubic")
+        for pad in ("zeros", "border", "reflection")
+        for align in (False, True)
+    ],
+    *[  # nearest: piecewise constant in the grid, so the grid is a constant here
+        case(
+            "torch.nn.functional.grid_sample",
+            lambda lib, x, pad=pad, align=align: F(lib).grid_sample(x, lib.tensor(GRID), "nearest", pad, align),
+            (2, 2, 3, 4),
+        )
+        for pad in ("zeros", "border", "reflection")
+        for align in (False, True)
+    ],
+    case(
+        "torch.nn.functional.grid_sample",
+        lambda lib, x, g: F(lib).grid_sample(x, g, "bilinear", "reflection", True),
+        (1, 2, 3, 4, 3),
+        (1, 2, 2, 3, 3),
+    ),
+    case(
+        "torch.nn.functional.grid_sample",
+        lambda lib, x, g: F(lib).grid_sample(x, g, align_corners=False),
+        (2, 3, 4, 5),
+        (2, 6, 7, 3),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.nn.functional.grid_sample",
+        lambda lib, x, g: F(lib).grid_sample(x, g, "cubic", align_corners=False),
+        (2, 3, 4, 5),
+        (2, 6, 7, 2),
+        raises=ValueError,
+    ),
+    case(
+        "torch.nn.functional.grid_sample",
+        lambda lib, x, g: F(lib).grid_sample(x, g, "bicubic", align_corners=True),
+        (1, 2, 3, 4, 3),
+        (1, 2, 2, 3, 3),
+        raises=RuntimeError,
+    ),
     # -- margin losses --
     case(
         "torch.nn.functional.margin_ranking_loss",

@@ -912,3 +912,15 @@ def test_gumbel_softmax_samples_the_categorical_distribution():
     soft = mg.nn.functional.gumbel_softmax(logits, tau=0.1).numpy()
     np.testing.assert_allclose(soft.sum(1), 1.0)
     assert (soft.max(1) > 0.9).mean() > 0.8  # a low temperature is nearly one-hot
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_the_identity_affine_grid_samples_the_image_back(align_corners):
+    """affine_grid of the identity puts each point on a pixel centre, so grid_sample
+    reads the image back unchanged, in every mode."""
+    x = mg.tensor(rand(2, 3, 4, 5, seed=80))
+    theta = mg.tensor(np.tile(np.eye(2, 3), (2, 1, 1)))
+    grid = mg.nn.functional.affine_grid(theta, x.shape, align_corners=align_corners)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        y = mg.nn.functional.grid_sample(x, grid, mode, align_corners=align_corners)
+        np.testing.assert_allclose(y.numpy(), x.numpy(), atol=1e-12)

@@ -13,6 +13,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
     shuffle.py        pixel_shuffle, pixel_unshuffle, channel_shuffle
     im2col.py         unfold, fold                   pool3d.py    avg_pool3d, max_pool3d, ...
+    grid.py           affine_grid, grid_sample
 """
 
 from minigrad.nn.functional.activation import (
@@ -74,6 +75,10 @@ from minigrad.nn.functional.dropout import (
     dropout2d,
     dropout3d,
     feature_alpha_dropout,
+)
+from minigrad.nn.functional.grid import (
+    affine_grid,
+    grid_sample,
 )
 from minigrad.nn.functional.im2col import (
     fold,
@@ -167,6 +172,7 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -199,6 +205,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "gumbel_softmax",
     "hardshrink",

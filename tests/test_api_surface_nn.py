@@ -19,6 +19,7 @@ def F(lib):
 
 
 GRID = np.random.default_rng(3).uniform(-1.4, 1.4, size=(2, 2, 3, 2))  # sampling points, some outside
+CTC_TARGETS = np.array([[1, 2, 2, 0], [3, 1, 0, 0], [4, 4, 1, 2]])  # padded; lengths 3, 2, 4 (4, 4 needs a blank)
 SIGNS = np.array([1.0, -1.0, -1.0, 1.0, 1.0])  # labels y = +-1 of five samples
 SIGNS_2x3 = np.array([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]])
 WEIGHTS = np.array([0.5, 2.0, 1.0, 0.25])  # one per class
@@ -950,6 +951,44 @@ CASES = [
         (5, 4),
         MULTI_HOT,
         pos(4),
+    ),
+    # -- CTC: through log_softmax, where torch's gradient is the true one (see minigrad/nn/functional/ctc.py) --
+    *[
+        case(
+            "torch.nn.functional.ctc_loss",
+            lambda lib, x, reduction=reduction: F(lib).ctc_loss(
+                x.log_softmax(2),
+                lib.tensor(CTC_TARGETS),
+                lib.tensor([6, 5, 6]),
+                lib.tensor([3, 2, 4]),
+                reduction=reduction,
+            ),
+            (6, 3, 5),
+        )
+        for reduction in ("mean", "sum", "none")
+    ],
+    case(  # concatenated targets, another blank
+        "torch.nn.functional.ctc_loss",
+        lambda lib, x: F(lib).ctc_loss(x.log_softmax(2), lib.tensor([1, 2, 2, 0, 1]), [6, 5], [3, 2], blank=4),
+        (6, 2, 5),
+    ),
+    case(  # one sequence: (T, C) and a 1-D target
+        "torch.nn.functional.ctc_loss",
+        lambda lib, x: F(lib).ctc_loss(x.log_softmax(1), lib.tensor([2, 1, 1]), [7], [3], reduction="sum"),
+        (7, 4),
+    ),
+    case(  # the second target cannot fit in 2 steps (2, 2 needs a blank between): an infinite loss, zeroed
+        "torch.nn.functional.ctc_loss",
+        lambda lib, x: F(lib).ctc_loss(
+            x.log_softmax(2), lib.tensor([[1, 2], [2, 2]]), [5, 2], [2, 2], reduction="none", zero_infinity=True
+        ),
+        (5, 2, 3),
+    ),
+    case(
+        "torch.nn.functional.ctc_loss",
+        lambda lib, x: F(lib).ctc_loss(x.log_softmax(2), lib.tensor([[1, 2]]), [4], [2], blank=5),
+        (4, 1, 3),
+        raises=RuntimeError,
     ),
     # -- likelihoods --
     case(

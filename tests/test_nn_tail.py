@@ -26,6 +26,7 @@ TORCH_API = [
     "torch.nn.Bilinear",
     "torch.nn.Buffer",
     "torch.nn.CELU",
+    "torch.nn.CTCLoss",
     "torch.nn.ChannelShuffle",
     "torch.nn.CircularPad1d",
     "torch.nn.CircularPad2d",
@@ -924,3 +925,34 @@ def test_the_identity_affine_grid_samples_the_image_back(align_corners):
     for mode in ("bilinear", "nearest", "bicubic"):
         y = mg.nn.functional.grid_sample(x, grid, mode, align_corners=align_corners)
         np.testing.assert_allclose(y.numpy(), x.numpy(), atol=1e-12)
+
+
+# ---- CTC -----------------------------------------------------------------------------------------
+def test_ctc_loss_layer_matches_torch_through_log_softmax():
+    m, t = build("CTCLoss", (), {"blank": 1, "zero_infinity": True})
+    same_state_and_repr(m, t)
+    logits = rand(7, 2, 4, seed=90)
+    targets, lengths = np.array([[2, 3, 3], [0, 2, 0]]), np.array([3, 2])
+    xm, xt = mg.tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
+    lm = m(xm.log_softmax(2), mg.tensor(targets), mg.tensor([7, 5]), mg.tensor(lengths))
+    lt = t(xt.log_softmax(2), torch.tensor(targets), torch.tensor([7, 5]), torch.tensor(lengths))
+    assert_close(lm, lt, rtol=1e-12)
+    lm.backward(), lt.backward()
+    assert_close(xm.grad, xt.grad, rtol=1e-9, atol=1e-14)
+
+
+def test_ctc_gradient_for_log_probs_is_the_true_one_and_torchs_adds_exp_log_probs():
+    """torch returns d(loss)/d(log_probs) + exp(log_probs) at the steps each sequence uses
+    (the gradient for logits fed through log_softmax); minigrad returns the derivative
+    itself, which its gradient check confirms."""
+    lp = np.log(np.random.default_rng(91).dirichlet(np.ones(4), size=(6, 2)))  # (T, N, C), rows sum to 1
+    targets, inputs, lengths = np.array([[1, 2], [3, 3]]), np.array([6, 4]), np.array([2, 2])
+    xm, xt = mg.tensor(lp, requires_grad=True), torch.tensor(lp, requires_grad=True)
+    mg.nn.functional.ctc_loss(xm, mg.tensor(targets), inputs, lengths, reduction="sum").backward()
+    torch.nn.functional.ctc_loss(
+        xt, torch.tensor(targets), torch.tensor(inputs), torch.tensor(lengths), reduction="sum"
+    ).backward()
+    used = (np.arange(6)[:, None] < inputs[None, :])[..., None]  # (T, N, 1)
+    np.testing.assert_allclose(xm.grad.numpy() + np.exp(lp) * used, xt.grad.numpy(), atol=1e-12)
+    loss = lambda x: mg.nn.functional.ctc_loss(x, mg.tensor(targets), inputs, lengths, reduction="sum")  # noqa: E731
+    assert mg.autograd.gradcheck(loss, [mg.tensor(lp, requires_grad=True)])

@@ -304,3 +304,18 @@ class PoissonNLLLoss(_Loss):
         return F.poisson_nll_loss(
             log_input, target, log_input=self.log_input, full=self.full, eps=self.eps, reduction=self.reduction
         )
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss: -log p(target | log_probs) summed
+    over every alignment of the target to the time steps (F.ctc_loss).
+    forward(log_probs (T, N, C), targets, input_lengths, target_lengths)."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
+        )

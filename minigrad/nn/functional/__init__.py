@@ -13,7 +13,7 @@ Each file here checks a call's arguments and applies the differentiable Function
     margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
     shuffle.py        pixel_shuffle, pixel_unshuffle, channel_shuffle
     im2col.py         unfold, fold                   pool3d.py    avg_pool3d, max_pool3d, ...
-    grid.py           affine_grid, grid_sample
+    grid.py           affine_grid, grid_sample       ctc.py       ctc_loss
 """
 
 from minigrad.nn.functional.activation import (
@@ -62,6 +62,9 @@ from minigrad.nn.functional.conv import (
     conv3d,
     conv_transpose1d,
     conv_transpose2d,
+)
+from minigrad.nn.functional.ctc import (
+    ctc_loss,
 )
 from minigrad.nn.functional.distance import (
     cosine_similarity,
@@ -192,6 +195,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",

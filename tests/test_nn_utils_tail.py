@@ -27,7 +27,9 @@ TORCH_API = [
     "torch.nn.utils.parametrize.register_parametrization",
     "torch.nn.utils.parametrize.remove_parametrizations",
     "torch.nn.utils.parametrize.type_before_parametrizations",
+    "torch.nn.utils.remove_spectral_norm",
     "torch.nn.utils.skip_init",
+    "torch.nn.utils.spectral_norm",
 ]
 
 
@@ -339,3 +341,31 @@ def test_dirac_conv_is_the_identity_and_the_errors_are_torchs():
             lib.nn.init.dirac_(lib.ones(3, 2, 3), groups=2)
         with pytest.raises(ValueError, match="2 dimensions"):
             lib.nn.init.eye_(lib.ones(2, 2, 2))
+
+
+# ---- spectral_norm, the hook form ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "make_layer, shape",
+    [(lambda lib: lib.nn.Linear(4, 3), (2, 4)), (lambda lib: lib.nn.ConvTranspose2d(3, 2, 3), (1, 3, 4, 4))],
+    ids=["Linear", "ConvTranspose2d"],
+)
+def test_hook_spectral_norm_matches_torch(make_layer, shape):
+    def make(lib):
+        return lib.nn.utils.spectral_norm(make_layer(lib), n_power_iterations=2)
+
+    m, t = twins(make)  # torch's random u and v loaded into minigrad's
+    assert list(m.state_dict()) == list(t.state_dict())
+    for step in range(2):
+        run_both(m, t, rand(*shape, seed=20 + step))
+        assert_close(m.weight_u, t.weight_u, rtol=1e-10)
+    m.eval(), t.eval()
+    run_both(m, t, rand(*shape, seed=22))
+    for lib, layer in ((mg, m), (torch, t)):
+        with pytest.raises(RuntimeError, match="two spectral_norm hooks"):
+            lib.nn.utils.spectral_norm(layer)
+        lib.nn.utils.remove_spectral_norm(layer)
+        assert isinstance(layer.weight, lib.nn.Parameter)
+        with pytest.raises(ValueError, match="not found"):
+            lib.nn.utils.remove_spectral_norm(layer)
+    assert list(m.state_dict()) == list(t.state_dict())
+    assert_close(m.weight, t.weight, rtol=1e-10)

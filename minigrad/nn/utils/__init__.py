@@ -216,3 +216,4 @@ def skip_init(module_cls, *args, **kwargs):
 
 
 from minigrad.nn.utils import parametrizations, parametrize, rnn  # noqa: E402, F401  (they import from here)
+from minigrad.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402, F401

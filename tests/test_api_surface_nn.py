@@ -163,7 +163,7 @@ CASES = [
     case(
         "torch.nn.functional.max_pool2d_with_indices",
         lambda lib, x: F(lib).max_pool2d_with_indices(x, 3, 2, 1),
-        (2, 3, 7, 6),
+        (1, 2, 7, 6),
     ),
     case(
         "torch.nn.functional.max_pool1d_with_indices",
@@ -607,21 +607,21 @@ CASES = [
     case(
         "torch.nn.functional.conv3d",
         lambda lib, x, w, b: F(lib).conv3d(x, w, b),
-        (2, 3, 5, 4, 4),
-        (4, 3, 3, 2, 3),
-        (4,),
+        (1, 2, 4, 3, 3),
+        (2, 2, 3, 2, 2),
+        (2,),
     ),
     case(
         "torch.nn.functional.conv3d",
         lambda lib, x, w: F(lib).conv3d(x, w, None, (2, 1, 2), (1, 0, 1), (2, 1, 1), 2),
-        (2, 4, 7, 4, 5),
-        (6, 2, 2, 3, 2),
+        (1, 4, 5, 3, 4),
+        (2, 2, 2, 2, 2),
     ),
     case(
         "torch.nn.functional.conv3d",
         lambda lib, x, w: F(lib).conv3d(x, w, padding="same", dilation=(1, 2, 1)),
-        (2, 4, 5, 6),
-        (3, 2, 2, 3, 2),
+        (2, 3, 4, 3),
+        (2, 2, 2, 3, 2),
     ),
     case(
         "torch.nn.functional.conv3d",
@@ -1048,6 +1048,8 @@ CASES = [
 
 
 @pytest.mark.filterwarnings("ignore:.*size_average and reduce args will be deprecated")
+@pytest.mark.filterwarnings("ignore:Since version 1.3.0, affine_grid behavior has changed for unit-size grids")
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")  # torch's, about its own copy
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_row(row):
     run(row)

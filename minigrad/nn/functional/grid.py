@@ -81,6 +81,12 @@ def affine_grid(theta, size, align_corners=None):
         )
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. "
+            "This is not an intended use case of affine_grid. See the documentation of affine_grid for details.",
+            stacklevel=2,
+        )
     # positions (x, y[, z], 1) of every output pixel, x along the last dim
     axes = [_base_coordinates(n, align_corners, theta.dtype) for n in size[2:]]  # (d,) h, w
     mesh = np.meshgrid(*axes, indexing="ij")

@@ -1601,6 +1601,15 @@ class Tensor(RuntimeMethods):
         """y = max(x, 0); dL/dx = dL/dy where x > 0, else 0."""
         return ops.elementwise.Relu.apply(self)
 
+    def prelu(self, weight):
+        """y = x where x > 0, else weight * x, one learned slope per channel (dim 1) or one
+        for all; as `F.prelu`."""
+        return ops.piecewise.prelu(self, weight)
+
+    def hardshrink(self, lambd=0.5):
+        """y = x where |x| > lambd, else 0; dL/dx = dL/dy where |x| > lambd; as `F.hardshrink`."""
+        return ops.piecewise.hardshrink(self, lambd)
+
     def abs(self):
         """y = |x|; dL/dx = dL/dy * sign(x) (0 at x = 0, as PyTorch)."""
         return ops.elementwise.Abs.apply(self)

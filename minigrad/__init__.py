@@ -17,7 +17,7 @@ from minigrad import threads  # isort: skip  (the BLAS thread policy, before any
 from minigrad import memory  # isort: skip  (the allocator policy, before any array is made)
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad.size import Size  # isort: skip
-from minigrad import accelerator, autograd, backends, cpu, cuda, distributed, linalg
+from minigrad import accelerator, autograd, backends, cpu, cuda, distributed, linalg, special
 from minigrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from minigrad.autograd import (
     enable_grad,

@@ -1424,25 +1424,6 @@ class Tensor(RuntimeMethods):
         """triu, in place: zero the elements below the `diagonal`-th diagonal; returns self."""
         return self._inplace("triu_", lambda t: t.triu(diagonal))
 
-    def resize_(self, *sizes, memory_format=None):
-        """Give this tensor the shape `sizes`, in place, with contiguous strides over its
-        storage from its first element (the values already there, read in that order); if
-        the storage is too small, it is replaced by a larger one, zeros after the old
-        values. Not recorded by autograd: a tensor that requires grad refuses, as torch's."""
-        if self.requires_grad:
-            raise RuntimeError("resize_: cannot resize variables that require grad")
-        shape = size_args(sizes)
-        if any(s < 0 for s in shape):
-            raise RuntimeError(f"resize_: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
-        self.array = ops.strided.resized(self.array, shape)
-        self._view = None  # not the view its base made any more (no gradient can flow here)
-        self._version_counter().value += 1
-        return self
-
-    def resize_as_(self, the_template, memory_format=None):
-        """resize_ to `the_template`'s shape; returns self."""
-        return self.resize_(the_template.shape)
-
     def index_add_(self, dim, index, source, *, alpha=1):
         """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns self."""
         compute = lambda t: ops.index_write.index_add(t, dim, index, source, alpha=alpha)  # noqa: E731
@@ -1600,6 +1581,15 @@ class Tensor(RuntimeMethods):
     def relu(self):
         """y = max(x, 0); dL/dx = dL/dy where x > 0, else 0."""
         return ops.elementwise.Relu.apply(self)
+
+    def prelu(self, weight):
+        """y = x where x > 0, else weight * x, one learned slope per channel (dim 1) or one
+        for all; as `F.prelu`."""
+        return ops.piecewise.prelu(self, weight)
+
+    def hardshrink(self, lambd=0.5):
+        """y = x where |x| > lambd, else 0; dL/dx = dL/dy where |x| > lambd; as `F.hardshrink`."""
+        return ops.piecewise.hardshrink(self, lambd)
 
     def abs(self):
         """y = |x|; dL/dx = dL/dy * sign(x) (0 at x = 0, as PyTorch)."""
@@ -2473,19 +2463,6 @@ class Tensor(RuntimeMethods):
                 f"dimension {d}), but got split_sizes={list(split_sizes)}"
             )
         return self.split(list(split_sizes), d)
-
-    def sum_to_size(self, *size):
-        """Summed down to `size`, a shape this tensor's expands from (the leading dims it
-        lacks and its size-1 dims summed over): what broadcasting's gradient does, as
-        `unbroadcast`. dL/dx = dL/dy expanded back."""
-        size = size_args(size)
-        try:
-            expandable = np.broadcast_shapes(size, self.shape) == self.shape
-        except ValueError:
-            expandable = False
-        if not expandable:
-            raise RuntimeError(f"sum_to_size: size {{{list(size)}}} is not expandable to size {{{list(self.shape)}}}.")
-        return ops.broadcast.unbroadcast(self, tuple(size))
 
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         """Each element (or slice along `dim`) repeated `repeats` times in a row; see

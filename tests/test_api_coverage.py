@@ -142,6 +142,18 @@ def test_a_placeholder_that_raises_not_implemented_is_absent():
     assert not api_coverage.only_raises_not_implemented(len)  # a builtin has no source to read
 
 
+def test_a_placeholder_counts_when_torchs_own_is_one():
+    import torch
+
+    import minigrad as mg
+
+    # Module.forward of the base class raises NotImplementedError in both libraries
+    assert api_coverage.only_raises_not_implemented(torch.nn.Module.forward)
+    entry = api_coverage.classify("torch.nn.Module.forward", "torch.nn.Module", torch.nn.Module.forward,
+                                  {"torch.nn.Module.forward": ["tests/x.py"]}, {})  # fmt: skip
+    assert entry.status == "present" and api_coverage.only_raises_not_implemented(mg.nn.Module.forward)
+
+
 def test_names_map_to_minigrads_homes():
     assert api_coverage.minigrad_paths("torch.nn.Linear") == ["minigrad.nn.Linear"]
     assert api_coverage.minigrad_paths("torch.utils.data.DataLoader") == [

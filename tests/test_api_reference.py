@@ -75,7 +75,6 @@ NOT_NAMES = {
     "v": "a value in an example expression (`t[idx] = v`)",
     "minigrad": "the package itself (`import minigrad`)",
     "keepdim": "an argument of the reductions",
-    "Bilinear": "optional in SPEC, and not implemented",
     ".npz": "a file format",
     "torch": "PyTorch itself (`import torch`)",
     "lr": "a variable in an example expression (`p.data - lr * p.grad`)",

@@ -66,6 +66,7 @@ LAYERS = {
         "minigrad/linalg.py",
         "minigrad/autograd/functional.py",  # jacobian, hessian, ...: functions of autograd.grad and stack
         "minigrad/func.py",  # grad, functional_call and vmap: on autograd.grad and stack
+        "minigrad/special.py",  # torch.special's names: the special functions, under SciPy's names
     ],
     # F.*, with all of F's argument checks
     "nn.functional": ["minigrad/nn/functional/"],

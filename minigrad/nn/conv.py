@@ -1,10 +1,10 @@
-"""Convolution layers: Conv1d, Conv2d and ConvTranspose2d (and the Keras-style aliases
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d (and the Keras-style aliases
 Conv2D, Conv2DTranspose and Conv2dTranspose).
 
 Each holds a weight of PyTorch's shape and a bias (out_channels,):
 
-    Conv1d / Conv2d:   weight (out_channels, in_channels / groups, *kernel_size)
-    ConvTranspose2d:   weight (in_channels, out_channels / groups, *kernel_size)
+    Conv1d / 2d / 3d:  weight (out_channels, in_channels / groups, *kernel_size)
+    ConvTranspose1d/2d: weight (in_channels, out_channels / groups, *kernel_size)
 
 and initialises them as PyTorch does: kaiming_uniform_(weight, a=sqrt(5)), which works
 out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same range, with
@@ -163,6 +163,20 @@ class Conv1d(_ConvNd):
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
+class Conv3d(_ConvNd):
+    """3-d convolution layer: y = conv3d(x, W) + b for x (N, C_in, D, H, W) or (C_in, D, H, W).
+
+    W: (out_channels, in_channels / groups, kD, kH, kW), b: (out_channels,). F.conv3d
+    sums kD 2-d convolutions, one per depth tap, on the 2-d kernels.
+    """
+
+    _dims = 3
+
+    def forward(self, input):
+        x, padding = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
 class ConvTranspose2d(_ConvNd):
     """Transposed 2-d convolution layer (sometimes called "deconvolution"): the
     gradient of a Conv2d for its input, used as a layer to upsample.
@@ -191,10 +205,11 @@ class ConvTranspose2d(_ConvNd):
         *,
         initializer=None,
     ):
+        name = type(self).__name__
         if padding_mode != "zeros":
-            raise ValueError(f'ConvTranspose2d: only "zeros" padding mode is supported, got {padding_mode!r}')
+            raise ValueError(f'{name}: only "zeros" padding mode is supported, got {padding_mode!r}')
         if isinstance(padding, str):
-            raise ValueError(f"ConvTranspose2d: padding must be an int or a pair of ints, got {padding!r}")
+            raise ValueError(f"{name}: padding must be an int or a tuple of ints, got {padding!r}")
         super().__init__(
             in_channels,
             out_channels,
@@ -209,7 +224,7 @@ class ConvTranspose2d(_ConvNd):
             dtype,
             initializer=initializer,
         )
-        self.output_padding = int_tuple(output_padding, 2, "output_padding", "ConvTranspose2d")
+        self.output_padding = int_tuple(output_padding, self._dims, "output_padding", name)
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
@@ -222,22 +237,37 @@ class ConvTranspose2d(_ConvNd):
         up to stride - 1 (or dilation - 1) more is reachable."""
         if output_size is None:
             return self.output_padding
-        output_size = tuple(int(s) for s in output_size)[-2:]
-        if len(output_size) != 2:
-            raise ValueError(f"ConvTranspose2d: output_size must have 2 or 4 elements, got {output_size}")
+        n, name = self._dims, type(self).__name__
+        output_size = tuple(int(s) for s in output_size)[-n:]
+        if len(output_size) != n:
+            raise ValueError(f"{name}: output_size must have {n} or {n + 2} elements, got {output_size}")
         padding = []
-        for d in range(2):
+        for d in range(n):
             smallest = _transposed_output_size(
-                input.shape[-2 + d], self.kernel_size[d], self.stride[d], self.padding[d], self.dilation[d]
+                input.shape[-n + d], self.kernel_size[d], self.stride[d], self.padding[d], self.dilation[d]
             )
             largest = smallest + max(self.stride[d], self.dilation[d]) - 1
             if not smallest <= output_size[d] <= largest:
                 raise ValueError(
-                    f"ConvTranspose2d: requested an output size of {output_size}, but valid sizes for an input of "
+                    f"{name}: requested an output size of {output_size}, but valid sizes for an input of "
                     f"shape {input.shape} range from {smallest} to {largest} in dim {d}"
                 )
             padding.append(output_size[d] - smallest)
         return tuple(padding)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """Transposed 1-d convolution layer, for (N, C_in, L) or (C_in, L): the gradient of a
+    Conv1d for its input. W: (in_channels, out_channels / groups, k), b: (out_channels,);
+    the output is (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1 long."""
+
+    _dims = 1
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose1d(
+            input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
+        )
 
 
 # Keras-style names

@@ -1,4 +1,5 @@
-"""Embedding: a learned vector per token id, looked up by index.
+"""Embedding: a learned vector per token id, looked up by index; EmbeddingBag: the sum,
+mean or max of a bag of them.
 
 `Embedding(num_embeddings, embedding_dim)` holds a weight of shape (num_embeddings,
 embedding_dim); `emb(ids)` returns `weight[ids]`, so ids of shape (B, T) give vectors of
@@ -66,4 +67,88 @@ class Embedding(Module):
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
+        return text
+
+
+class EmbeddingBag(Module):
+    """The sum, mean or max of bags of embeddings (F.embedding_bag): a bag of words, or
+    the features of a variable-length set, as one vector, without the (bags, length, dim)
+    lookup in between. forward(input, offsets=None, per_sample_weights=None): a 2-D input
+    is one bag per row; a 1-D input is cut into bags at `offsets`.
+
+    weight (num_embeddings, embedding_dim), initialised N(0, 1) with the padding_idx row at
+    0, as torch's; `_weight` gives the initial weight instead. sparse=True is refused
+    (minigrad's gradients are dense).
+    """
+
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        _weight=None,
+        include_last_offset=False,
+        padding_idx=None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        host_device(device, "EmbeddingBag")
+        if mode not in ("sum", "mean", "max"):
+            raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got {mode!r}")
+        if sparse:
+            raise ValueError("EmbeddingBag: sparse=True (a sparse weight gradient) is not supported")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+        if padding_idx is not None:
+            padding_idx = normalize_padding_idx(padding_idx, num_embeddings, "EmbeddingBag")
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise ValueError(
+                    f"EmbeddingBag: shape of _weight {tuple(_weight.shape)} does not match "
+                    f"(num_embeddings, embedding_dim) = ({num_embeddings}, {embedding_dim})"
+                )
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(
+            input,
+            self.weight,
+            offsets,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.mode,
+            self.sparse,
+            per_sample_weights,
+            self.include_last_offset,
+            self.padding_idx,
+        )
+
+    def extra_repr(self):
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        text += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx!r}"
         return text

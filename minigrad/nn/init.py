@@ -123,6 +123,33 @@ def ones_(tensor):
     return _fill(tensor, 1)
 
 
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity matrix (ones on the diagonal, a rectangular one
+    for a non-square tensor): a Linear layer that starts as the identity map."""
+    if tensor.ndim != 2:
+        raise ValueError(f"eye_: Only tensors with 2 dimensions are supported, got shape {tuple(tensor.shape)}")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-D convolution weight (out, in, *kernel) with the Dirac delta: a
+    1 at the kernel's centre from input channel d to output channel d of each of `groups`
+    groups, 0 elsewhere, so the convolution starts as the identity map on the channels it
+    keeps."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"dirac_: Only tensors with 3, 4, or 5 dimensions are supported, got shape {tensor.shape}")
+    out_channels = tensor.shape[0]
+    if out_channels % groups:
+        raise ValueError(f"dirac_: dim 0 must be divisible by groups, got {out_channels} and groups={groups}")
+    per_group = out_channels // groups
+    values = np.zeros(tensor.shape)
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, tensor.shape[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
 # ---- scaled by the fans (weights of layers) -------------------------------------------------
 # --8<-- [start:xavier_uniform]
 def xavier_uniform_(tensor, gain=1.0, generator=None):

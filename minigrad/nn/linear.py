@@ -1,4 +1,4 @@
-"""Linear layers: y = x W^T + b.
+"""Linear layers: y = x W^T + b, and the bilinear layer y_o = x1^T A_o x2 + b_o.
 
 `Linear(in_features, out_features)` stores W as (out_features, in_features), PyTorch's
 layout, so a PyTorch state dict loads unchanged. `Dense(out_features)` is the lazy
@@ -58,6 +58,37 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
     # --8<-- [end:linear_module]
+
+
+class Bilinear(Module):
+    """y_o = x1^T A_o x2 + b_o: weight A (out_features, in1_features, in2_features), bias
+    (out_features,). Default initialisation as torch's: both uniform in +-1/sqrt(in1_features)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        host_device(device, "Bilinear")
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1]) if self.weight.shape[1] > 0 else 0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
 
 
 # --8<-- [start:dense]

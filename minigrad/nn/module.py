@@ -29,7 +29,7 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.hooks import RemovableHandle
 from minigrad.creation import from_numpy
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import Tensor
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -197,6 +197,11 @@ class Module:
                     f"cannot assign '{type(value).__name__}' as parameter '{name}' (a Parameter or None is expected)"
                 )
             params[name] = None
+        elif isinstance(value, Buffer):  # `self.name = nn.Buffer(t)` registers a buffer, as torch 2.x
+            if params is None:
+                raise AttributeError("cannot assign buffers before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._parameters, self._modules)
+            self.register_buffer(name, value.as_tensor(), persistent=value.persistent)
         elif isinstance(value, Module):
             if params is None:
                 raise AttributeError("cannot assign a module before Module.__init__() call")

@@ -1,4 +1,5 @@
-"""Normalization layers: LayerNorm, RMSNorm, GroupNorm, BatchNorm1d and BatchNorm2d.
+"""Normalization layers: LayerNorm, RMSNorm, GroupNorm, BatchNorm1d/2d/3d,
+InstanceNorm1d/2d/3d and LocalResponseNorm.
 
 Each module holds the learnable per-feature scale `weight` (ones at first) and shift
 `bias` (zeros), and BatchNorm also the running statistics it uses in evaluation, as
@@ -9,6 +10,8 @@ which statistics to use. Parameter and buffer names, shapes, defaults and `repr`
 PyTorch's, so PyTorch state dicts load unchanged. Each takes PyTorch's factory keywords
 `device` (which must be the CPU) and `dtype` (of the parameters and running statistics).
 """
+
+import warnings
 
 import numpy as np
 
@@ -264,6 +267,94 @@ class BatchNorm2d(_BatchNorm):
     expected_dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch norm of (N, C, D, H, W) volumes, per channel C."""
+
+    expected_dims = (5,)
+
+
 # Keras spells them with a capital D
 BatchNorm1D = BatchNorm1d
 BatchNorm2D = BatchNorm2d
+
+
+class _InstanceNorm(_BatchNorm):
+    """Instance normalization: each channel of each sample standardized over its own
+    positions (F.instance_norm). Defaults as torch's: no affine parameters and no running
+    statistics. With track_running_stats=True the buffers follow the batch means of the
+    per-sample statistics in training and replace them in evaluation. An input without
+    its batch dim (one dim fewer) is taken as one sample."""
+
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=False,
+        track_running_stats=False,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input):
+        if input.ndim not in self.expected_dims:
+            dims = " or ".join(f"{d}D" for d in self.expected_dims)
+            raise ValueError(f"{type(self).__name__}: expected {dims} input (got {input.ndim}D input)")
+        unbatched = input.ndim == self.expected_dims[0]
+        channel_dim = 0 if unbatched else 1
+        if input.shape[channel_dim] != self.num_features:
+            message = (
+                f"{type(self).__name__}: expected input's size at dim={channel_dim} to match num_features "
+                f"({self.num_features}), but got: {input.shape[channel_dim]}."
+            )
+            if self.affine:
+                raise ValueError(message)
+            warnings.warn(message + " num_features is not used because affine=False", stacklevel=2)
+        x = input.unsqueeze(0) if unbatched else input
+        y = F.instance_norm(
+            x,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            self.momentum if self.momentum is not None else 0.0,
+            self.eps,
+        )
+        return y.squeeze(0) if unbatched else y
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm of (N, C, L) sequences (or (C, L)), per sample and channel."""
+
+    expected_dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm of (N, C, H, W) images (or (C, H, W)), per sample and channel."""
+
+    expected_dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm of (N, C, D, H, W) volumes (or (C, D, H, W)), per sample and channel."""
+
+    expected_dims = (4, 5)
+
+
+class LocalResponseNorm(Module):
+    """y_c = x_c / (k + alpha / size * sum of x^2 over the `size` channels around c)^beta,
+    at each position of (N, C, *) (AlexNet's normalization)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

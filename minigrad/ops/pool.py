@@ -76,10 +76,12 @@ class ScatterPlanes(Function):
 class GatherPlanes(Function):
     """y[n, c, i, j] = x[n, c].flat[indices[n, c, i, j]]: max pooling with the winners
     held fixed. Its gradient is the scatter-add `ScatterPlanes` (on `kernels`, the
-    backend of the forward this all started from)."""
+    backend of the forward this all started from; the current one when it starts the
+    graph itself, as adaptive max pooling's forward, whose winners F finds)."""
 
     @staticmethod
-    def forward(ctx, x, indices, kernels):
+    def forward(ctx, x, indices, kernels=None):
+        kernels = backends.kernels("pool") if kernels is None else kernels
         ctx.indices, ctx.x_shape, ctx.kernels = indices, x.shape, kernels
         N, C, H, W = x.shape
         planes = x.array.reshape(N * C, H * W)
@@ -130,3 +132,27 @@ class AvgPool2dTransposed(Function):
     def backward(ctx, grad):
         return AvgPool2d.apply(grad, args=ctx.args, kernels=ctx.kernels)
         # --8<-- [end:avg_function]
+
+
+# ---- max unpooling ----------------------------------------------------------------------------
+class MaxUnpool2d(Function):
+    """y = zeros of `out_shape` (N, C, OH, OW) with y[n, c].flat[indices[n, c, i, j]] = x[n, c, i, j]:
+    the values a max pooling kept, put back where they came from (the inverse of max
+    pooling, up to the elements it dropped, which come back as 0).
+
+    dL/dx[n, c, i, j] = dL/dy[n, c].flat[indices[n, c, i, j]]: a gather, `GatherPlanes`.
+    Where two windows chose one element (overlapping windows), both write the same value
+    and both read its gradient, as in torch.
+    """
+
+    @staticmethod
+    def forward(ctx, x, indices, out_shape):
+        ctx.indices, ctx.kernels = indices, backends.kernels("pool")
+        N, C = x.shape[:2]
+        planes = np.zeros((N * C, out_shape[2] * out_shape[3]), dtype=x.dtype)
+        np.put_along_axis(planes, indices.reshape(N * C, -1), x.array.reshape(N * C, -1), axis=1)
+        return planes.reshape(out_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return GatherPlanes.apply(grad, indices=ctx.indices, kernels=ctx.kernels)

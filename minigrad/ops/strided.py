@@ -239,18 +239,3 @@ def as_strided(input, size, stride, storage_offset=None):
 
 
 # ---- resize_: a new shape over the storage, reallocated if it does not fit ------------------------
-def resized(array, shape):
-    """The array `resize_` gives `array` a new shape with: contiguous strides over its
-    storage from array's first element, when the storage holds enough elements from there
-    (a view: torch keeps the storage), else a new storage with the elements that were
-    there copied in first and zeros after (torch leaves those uninitialised)."""
-    n = math.prod(shape)
-    storage = storage_of(array)
-    first = _storage_offset(array)
-    contiguous = tuple(math.prod(shape[k + 1 :]) for k in range(len(shape)))
-    if first + n <= storage.size:
-        return strided_view(array, shape, contiguous, 0, "resize_")
-    grown = np.zeros(n, dtype=array.dtype)
-    kept = storage.reshape(-1)[first : first + n] if storage.flags.c_contiguous else np.zeros(0, array.dtype)
-    grown[: kept.size] = kept
-    return grown.reshape(shape)

@@ -5,91 +5,283 @@ Each file here checks a call's arguments and applies the differentiable Function
 `minigrad/ops/` (or composes Tensor ops); the layers in `minigrad/nn/` call these.
 
     activation.py     relu, gelu, softmax, ...       loss.py      cross_entropy, mse_loss, ...
-    conv.py           conv1d, conv2d, ...            pool.py      max_pool2d, avg_pool2d, ...
-    normalization.py  layer_norm, batch_norm, ...    attention.py scaled_dot_product_attention
-    linear.py         linear                         dropout.py   dropout
-    sparse.py         embedding, one_hot             shape.py     pad
-    vision.py         interpolate                    distance.py  pairwise_distance, cosine_similarity
+    conv.py           conv1d, conv2d, conv3d, ...    pool.py      max_pool2d, avg_pool2d, ...
+    normalization.py  layer_norm, batch_norm, ...    pool3d.py    avg_pool3d, max_pool3d, ...
+    linear.py         linear, bilinear               attention.py scaled_dot_product_attention
+    sparse.py         embedding, embedding_bag, ...  dropout.py   dropout, dropout2d, alpha_dropout, ...
+    vision.py         interpolate                    shape.py     pad
+    grid.py           affine_grid, grid_sample       distance.py  pairwise_distance, pdist, ...
+    shuffle.py        pixel_shuffle, ...             im2col.py    unfold, fold
+    margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
+    ctc.py            ctc_loss
 """
 
 from minigrad.nn.functional.activation import (
+    celu,
+    celu_,
     elu,
+    elu_,
     gelu,
+    glu,
+    gumbel_softmax,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
     leaky_relu,
+    leaky_relu_,
     log_softmax,
+    logsigmoid,
     logsumexp,
     mish,
+    prelu,
     relu,
+    relu6,
+    relu_,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
     sigmoid,
     silu,
     softmax,
+    softmin,
     softplus,
+    softshrink,
+    softsign,
     tanh,
+    tanhshrink,
+    threshold,
+    threshold_,
 )
 from minigrad.nn.functional.attention import scaled_dot_product_attention
-from minigrad.nn.functional.conv import conv1d, conv2d, conv_transpose2d
-from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
-from minigrad.nn.functional.dropout import dropout
-from minigrad.nn.functional.linear import linear
+from minigrad.nn.functional.conv import (
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+)
+from minigrad.nn.functional.ctc import (
+    ctc_loss,
+)
+from minigrad.nn.functional.distance import (
+    cosine_similarity,
+    pairwise_distance,
+    pdist,
+)
+from minigrad.nn.functional.dropout import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+from minigrad.nn.functional.grid import (
+    affine_grid,
+    grid_sample,
+)
+from minigrad.nn.functional.im2col import (
+    fold,
+    unfold,
+)
+from minigrad.nn.functional.linear import (
+    bilinear,
+    linear,
+)
 from minigrad.nn.functional.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cross_entropy,
+    gaussian_nll_loss,
     huber_loss,
     kl_div,
     l1_loss,
     mse_loss,
     nll_loss,
+    poisson_nll_loss,
     smooth_l1_loss,
 )
-from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, normalize, rms_norm
-from minigrad.nn.functional.pool import adaptive_avg_pool2d, avg_pool1d, avg_pool2d, max_pool1d, max_pool2d
+from minigrad.nn.functional.margin_loss import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from minigrad.nn.functional.normalization import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
+from minigrad.nn.functional.pool import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    lp_pool1d,
+    lp_pool2d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
+)
+from minigrad.nn.functional.pool3d import (
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    lp_pool3d,
+    max_pool3d,
+    max_pool3d_with_indices,
+    max_unpool3d,
+)
 from minigrad.nn.functional.shape import pad
-from minigrad.nn.functional.sparse import embedding, one_hot
+from minigrad.nn.functional.shuffle import (
+    channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
+from minigrad.nn.functional.sparse import (
+    embedding,
+    embedding_bag,
+    one_hot,
+)
 from minigrad.nn.functional.vision import interpolate
 
 __all__ = [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
+    "affine_grid",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
+    "bilinear",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "celu",
+    "celu_",
+    "channel_shuffle",
     "conv1d",
     "conv2d",
+    "conv3d",
+    "conv_transpose1d",
     "conv_transpose2d",
+    "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
     "elu",
+    "elu_",
     "embedding",
+    "embedding_bag",
+    "feature_alpha_dropout",
+    "fold",
+    "gaussian_nll_loss",
     "gelu",
+    "glu",
+    "grid_sample",
     "group_norm",
+    "gumbel_softmax",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "hinge_embedding_loss",
     "huber_loss",
+    "instance_norm",
     "interpolate",
     "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
+    "leaky_relu_",
     "linear",
+    "local_response_norm",
     "log_softmax",
+    "logsigmoid",
     "logsumexp",
+    "lp_pool1d",
+    "lp_pool2d",
+    "lp_pool3d",
+    "margin_ranking_loss",
     "max_pool1d",
+    "max_pool1d_with_indices",
     "max_pool2d",
+    "max_pool2d_with_indices",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "mish",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "normalize",
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pdist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "poisson_nll_loss",
+    "prelu",
     "relu",
+    "relu6",
+    "relu_",
     "rms_norm",
+    "rrelu",
+    "rrelu_",
     "scaled_dot_product_attention",
+    "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+    "unfold",
 ]

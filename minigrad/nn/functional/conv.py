@@ -216,3 +216,72 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     )
     return y.squeeze(0) if unbatched else y
     # --8<-- [end:conv_transpose2d]
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-d convolution of input (N, C_in, L) or (C_in, L) with weight
+    (C_in, C_out/groups, k): conv_transpose2d of height 1 (the input and weight get a size-1
+    height, removed after). L_out = (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
+    op = "conv_transpose1d"
+    _check_tensors(input, weight, bias, 1, op)
+    if isinstance(padding, str):
+        raise ValueError(f"{op}: padding must be an int or a 1-tuple of ints, got {padding!r}")
+    stride, dilation = int_tuple(stride, 1, "stride", op), int_tuple(dilation, 1, "dilation", op)
+    padding, output_padding = int_tuple(padding, 1, "padding", op), int_tuple(output_padding, 1, "output_padding", op)
+    y = conv_transpose2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(2),
+        bias,
+        (1,) + stride,
+        (0,) + padding,
+        (0,) + output_padding,
+        groups,
+        (1,) + dilation,
+    )
+    return y.squeeze(-2)
+
+
+# --8<-- [start:conv3d]
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution of input (N, C, D, H, W) or (C, D, H, W) with weight
+    (O, C/groups, kD, kH, kW), plus bias (O,).
+
+    A 3-d kernel is kD 2-d kernels stacked along depth, so a 3-d convolution is a sum of
+    kD 2-d ones: output slice od adds up, over the depth taps i, the 2-d convolution of
+    input slice od sd + i dd (of the input zero-padded in depth) with weight[:, :, i].
+    Each tap is one conv2d call on all the output slices at once (as a batch of N OD
+    images), on the 2-d kernels; the gradients are theirs, summed by autograd.
+    """
+    op = "conv3d"
+    _check_tensors(input, weight, bias, 3, op)
+    x, unbatched = batched(input, 4, op, "(C, D, H, W)")
+    groups = _check_groups(groups, op)
+    stride, dilation = int_tuple(stride, 3, "stride", op), int_tuple(dilation, 3, "dilation", op)
+    _check_positive(stride, "stride", op)
+    _check_positive(dilation, "dilation", op)
+    _check_channels(x, weight, groups, op)
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise RuntimeError(f"{op}: expected bias of shape ({weight.shape[0]},), got {bias.shape}")
+    kernel = weight.shape[2:]
+    padding, extra = _resolve_padding(padding, kernel, stride, dilation, op)
+    _check_non_negative(padding, "padding", op)
+    (pd, ph, pw), (ed, eh, ew) = padding, extra
+    # depth padding here (and 'same''s extra zeros on every axis); the planes' padding is conv2d's
+    x = pad(x, (0, ew, 0, eh, pd, pd + ed))
+    out_size = tuple(map(window_output_size, x.shape[2:], kernel, stride, (0, ph, pw), dilation))
+    _check_output_size(x.shape[2:], out_size, padding, kernel, dilation, op)
+    N, C, OD = x.shape[0], x.shape[1], out_size[0]
+    (sd, sh, sw), (dd, dh, dw) = stride, dilation
+    y = None
+    for i in range(kernel[0]):
+        slices = x[:, :, i * dd : i * dd + sd * (OD - 1) + 1 : sd]  # (N, C, OD, H, W): what tap i meets
+        planes = slices.transpose(1, 2).reshape(N * OD, C, *x.shape[3:])
+        term = Conv2d.apply(
+            planes, weight[:, :, i], None, stride=(sh, sw), padding=(ph, pw), dilation=(dh, dw), groups=groups
+        )
+        y = term if y is None else y + term
+    y = y.reshape(N, OD, weight.shape[0], *y.shape[2:]).transpose(1, 2)
+    if bias is not None:
+        y = y + bias.reshape(-1, 1, 1, 1)
+    return y.squeeze(0) if unbatched else y
+    # --8<-- [end:conv3d]

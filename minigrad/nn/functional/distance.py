@@ -1,14 +1,18 @@
-"""Distances and similarities between vectors: F.pairwise_distance, F.cosine_similarity.
+"""Distances and similarities between vectors: F.pairwise_distance, F.cosine_similarity,
+and F.pdist (every pair of rows of one matrix).
 
 torch.nn.functional's "distance functions", composed of differentiable Tensor ops
 (their gradients are those ops'). `mg.cdist`, every row against every row, is in
 `minigrad/ops/distance.py`.
 """
 
+import numpy as np
+
 from minigrad import dtypes
 from minigrad.autograd import no_grad
 from minigrad.creation import as_tensor
 from minigrad.ops.broadcast import check_broadcast
+from minigrad.tensor import Tensor
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -46,3 +50,18 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         norm1.clamp_min_(eps)
         norm2.clamp_min_(eps)
     return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+def pdist(input, p=2.0):
+    """The p-norm distance between every pair of rows of input (N, M), i < j, in row-major
+    order: a vector of N (N - 1) / 2 distances (the upper triangle of cdist(x, x),
+    without its diagonal). Its gradient is the norm's, pair by pair."""
+    if not isinstance(input, Tensor) or input.ndim != 2:
+        shape = getattr(input, "shape", None)
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {len(shape) if shape is not None else 'no'}D")
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
+    i, j = np.triu_indices(input.shape[0], k=1)
+    return (input[i] - input[j]).norm(p, dim=1)

@@ -8,8 +8,12 @@ compositions of Tensor ops, so their gradients (and second derivatives) come fro
 ops they are built from.
 """
 
+import math
+import warnings
+
 import numpy as np
 
+from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import where
 from minigrad.ops.loss import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, CrossEntropy
@@ -30,6 +34,23 @@ def check_label_smoothing(label_smoothing, op):
     """The rule for cross-entropy's label_smoothing, used by F and by CrossEntropyLoss."""
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
+
+
+def legacy_reduction(size_average, reduce, reduction, op):
+    """`reduction`, or what torch's deprecated `size_average` and `reduce` say when either
+    is given (with torch's warning): reduce=False is 'none', else size_average=False is
+    'sum', else 'mean' (each of them True when not given)."""
+    if size_average is None and reduce is None:
+        check_reduction(reduction, op)
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn(
+        f"{op}: size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+        stacklevel=3,
+    )
+    return reduction
 
 
 def _reduce(loss, reduction):
@@ -283,4 +304,57 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = where(positive, target * (safe_log - input), 0.0)
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log-likelihood of `target` under normal distributions of mean `input`
+    and variance `var`: 0.5 (log(var) + (input - target)^2 / var) (+ 0.5 log(2 pi) if full).
+
+    `var` has the input's shape (one variance per prediction), or one dim less, or a
+    single size-1 dim (one variance shared along it), or is a float. It is clamped to at
+    least eps for stability, outside the graph as torch does: the gradient with respect to
+    var flows as if it were not clamped.
+    """
+    op = "gaussian_nll_loss"
+    check_reduction(reduction, op)
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError(f"{op}: var has negative entry/entries, got var={var}")
+        var = input.detach() * 0.0 + var
+    elif np.any(var.array < 0):
+        raise ValueError(f"{op}: var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:  # one variance per row of the last dim
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError(
+                f"{op}: var is of incorrect size: {tuple(var.shape)} for input of shape {tuple(input.shape)} "
+                "(expected the input's shape, that shape without its last dim, or one dim of size 1)"
+            )
+    var = var.clone()
+    with no_grad():
+        var.clamp_min_(eps)
+    loss = ((input - target) ** 2 / var + var.log()) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(
+    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+):
+    """The negative log-likelihood of counts `target` under Poisson distributions of rate
+    exp(input) (log_input=True, the default) or of rate input (then input + eps is logged):
+    exp(x) - y x, or x - y log(x + eps), dropping log(y!) unless `full`, which adds its
+    Stirling approximation y log y - y + 0.5 log(2 pi y) where y > 1."""
+    op = "poisson_nll_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, op)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + where(target > 1, stirling, 0.0)
     return _reduce(loss, reduction)

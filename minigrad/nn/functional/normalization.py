@@ -1,4 +1,5 @@
-"""Normalization as functions: F.layer_norm, F.rms_norm, F.group_norm, F.batch_norm.
+"""Normalization as functions: F.layer_norm, F.rms_norm, F.group_norm, F.batch_norm,
+F.instance_norm (batch norm of one sample per channel) and F.local_response_norm.
 
 torch.nn.functional's signatures. Each checks its arguments, chooses the statistics
 (batch norm: the batch's own in training, which also move the running estimates, or
@@ -10,6 +11,8 @@ import math
 
 import numpy as np
 
+from minigrad.nn.functional.pool import avg_pool2d
+from minigrad.nn.functional.shape import pad
 from minigrad.ops.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm, moments
 from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
@@ -177,3 +180,62 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     y = input / denom
     return y if out is None else out.copy_(y)
+
+
+# --8<-- [start:instance_norm]
+def instance_norm(
+    input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
+):
+    """Standardize each channel of each sample of x (N, C, *) over its positions alone
+    (Ulyanov et al. 2016, the normalization of style transfer), then scale and shift per
+    channel: y = (x - mean) / sqrt(var + eps) * weight + bias.
+
+    It is batch norm of a batch of one sample with N * C channels, and is computed so,
+    as torch does: x viewed as (1, N C, *), weight, bias and the running statistics
+    repeated N times. use_input_stats=False normalizes with the running statistics
+    instead; when running buffers are given and the input's statistics are used, each
+    buffer moves towards the mean over the batch of the per-sample statistics.
+    """
+    op = "instance_norm"
+    _check_floating(input, op)
+    if input.ndim < 3:
+        raise ValueError(f"{op}: expected an input of shape (N, C, *) with spatial dims, got shape {input.shape}")
+    if use_input_stats and int(np.prod(input.shape[2:])) == 1:
+        raise ValueError(f"{op}: Expected more than 1 spatial element when training, got input size {input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(f"{op}: Expected running_mean and running_var to be defined when use_input_stats is false")
+    N, C = input.shape[:2]
+
+    def repeated(t):  # (C,) -> (N C,): channel c of sample n is channel n C + c
+        return None if t is None else t.repeat(N)
+
+    # copies of the running statistics, one per sample, for batch_norm to update
+    means, variances = repeated(running_mean), repeated(running_var)
+    x = input.reshape((1, N * C) + input.shape[2:])
+    y = batch_norm(x, means, variances, repeated(weight), repeated(bias), use_input_stats, momentum, eps)
+    if running_mean is not None:
+        running_mean.copy_(means.array.reshape(N, C).mean(0))
+        running_var.copy_(variances.array.reshape(N, C).mean(0))
+    return y.reshape(input.shape)
+    # --8<-- [end:instance_norm]
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide each value by a power of the activity of its neighbouring channels at the
+    same position (AlexNet, Krizhevsky et al. 2012):
+    y_c = x_c / (k + alpha / size * sum over the `size` channels around c of x^2)^beta.
+
+    The sum is an average pooling of x^2 across the channels, with zero padding so every
+    channel has `size` neighbours counted (size // 2 before, (size - 1) // 2 after), as
+    torch computes it: the trailing dims are flattened into one, and a (size, 1) window
+    slides along the channels. x is (N, C, *), with at least one trailing dim."""
+    op = "local_response_norm"
+    if input.ndim < 3:
+        raise ValueError(f"{op}: Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    N, C = input.shape[:2]
+    squares = (input * input).reshape(N, 1, C, -1)  # channels as the rows of one plane
+    squares = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    mean_square = avg_pool2d(squares, (size, 1), stride=1).reshape(input.shape)
+    return input / (mean_square * alpha + k) ** beta

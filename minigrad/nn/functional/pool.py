@@ -1,4 +1,5 @@
-"""Pooling as functions: F.max_pool1d/2d, F.avg_pool1d/2d, F.adaptive_avg_pool2d.
+"""Pooling as functions: F.max_pool1d/2d, F.avg_pool1d/2d, the adaptive poolings, the
+power-average poolings lp_pool1d/2d, and max pooling's inverse, max_unpool1d/2d.
 
 torch.nn.functional's signatures and argument checks. Each function checks its
 arguments as PyTorch does, turns 1-d and unbatched inputs into a batch of (N, C, H, W)
@@ -13,7 +14,7 @@ import numpy as np
 
 from minigrad._args import batched, int_tuple, window_output_size
 from minigrad.creation import from_numpy
-from minigrad.ops.pool import AvgPool2d, MaxPool2d
+from minigrad.ops.pool import AvgPool2d, GatherPlanes, MaxPool2d, MaxUnpool2d
 from minigrad.tensor import Tensor
 
 
@@ -241,3 +242,176 @@ def _adaptive_size(output_size, input_hw, op):
     if min(sizes) < 0:
         raise ValueError(f"{op}: output_size must be non-negative, got {output_size!r}")
     return sizes
+
+
+# ---- the *_with_indices forms: torch's functions that always return (values, indices) ---------
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """max_pool2d returning (values, indices) whatever return_indices says, as torch's."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """max_pool1d returning (values, indices) whatever return_indices says, as torch's."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+# ---- adaptive pooling along one axis, and adaptive max pooling ----------------------------------
+def _one_size(output_size, op):
+    """A 1-d output_size: an int or a 1-tuple."""
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError(f"{op}: argument 'output_size' should contain one int (got {len(output_size)})")
+        output_size = output_size[0]
+    if isinstance(output_size, bool) or not isinstance(output_size, (int, np.integer)):
+        raise TypeError(f"{op}: output_size must be an int, got {output_size!r}")
+    return int(output_size)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average x (N, C, L) or (C, L) over windows chosen to give length output_size:
+    output i averages floor(i L / OL) <= l < ceil((i + 1) L / OL) (see adaptive_avg_pool2d)."""
+    op = "adaptive_avg_pool1d"
+    size = _one_size(output_size, op)
+    x, unbatched = _checked_input(input, 1, op)
+    y = adaptive_avg_pool2d(x.unsqueeze(2), (1, size)).squeeze(2)
+    return y.squeeze(0) if unbatched else y
+
+
+# --8<-- [start:adaptive_max]
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The largest element of each adaptive window of x (N, C, H, W) or (C, H, W): output
+    (i, j) takes rows floor(i H / OH) <= h < ceil((i + 1) H / OH) and the columns alike,
+    as adaptive_avg_pool2d. With return_indices=True, also where each max was (its flat
+    position h * W + w in its plane, as max_pool2d's).
+
+    The winners are found here, window by window (the first of equal maxima, and NaN
+    wins, as torch); the values are then a gather at those positions (`GatherPlanes`),
+    whose gradient scatters dL/dy back to them on the pooling kernels' backend.
+    """
+    op = "adaptive_max_pool2d"
+    x, unbatched = _checked_input(input, 2, op)
+    N, C, H, W = x.shape
+    OH, OW = _adaptive_size(output_size, (H, W), op)
+    indices = np.zeros((N, C, OH, OW), dtype=np.int64)
+    for i in range(OH):
+        h0, h1 = (i * H) // OH, -((-(i + 1) * H) // OH)  # floor and ceil
+        for j in range(OW):
+            w0, w1 = (j * W) // OW, -((-(j + 1) * W) // OW)
+            window = x.array[:, :, h0:h1, w0:w1].reshape(N, C, -1)
+            # argmax of a window with a NaN gives the first NaN (NumPy orders NaN highest)
+            h, w = np.divmod(np.argmax(window, axis=2), w1 - w0)
+            indices[:, :, i, j] = (h0 + h) * W + (w0 + w)
+    y = GatherPlanes.apply(x, indices=indices)
+    indices = from_numpy(indices)
+    if unbatched:
+        y, indices = y.squeeze(0), indices.squeeze(0)
+    return (y, indices) if return_indices else y
+    # --8<-- [end:adaptive_max]
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d returning (values, indices), as torch's."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """adaptive_max_pool2d along the last axis of x (N, C, L) or (C, L); indices are positions l."""
+    op = "adaptive_max_pool1d"
+    size = _one_size(output_size, op)
+    x, unbatched = _checked_input(input, 1, op)
+    y, indices = adaptive_max_pool2d(x.unsqueeze(2), (1, size), return_indices=True)
+    y, indices = y.squeeze(2), indices.squeeze(2)  # one row: the flat index h * L + l is l
+    if unbatched:
+        y, indices = y.squeeze(0), indices.squeeze(0)
+    return (y, indices) if return_indices else y
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d returning (values, indices), as torch's."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+# ---- power-average pooling ------------------------------------------------------------------------
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window, (sum of x^p)^(1/p), p = norm_type: p = 1 is sum pooling,
+    p -> infinity max pooling. Computed as torch does, from average pooling of x^p times
+    the window's size (so a partial ceil-mode window is scaled as a whole one), with the
+    sign kept before the root."""
+    kh, kw = int_tuple(kernel_size, 2, "kernel_size", "lp_pool2d")
+    out = avg_pool2d(input**norm_type, kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu() * (kh * kw)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """lp_pool2d along the last axis of (N, C, L) or (C, L)."""
+    (k,) = int_tuple(kernel_size, 1, "kernel_size", "lp_pool1d")
+    out = avg_pool1d(input**norm_type, kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu() * k) ** (1.0 / norm_type)
+
+
+# ---- max unpooling: max pooling's values put back where they were ---------------------------------
+def _unpool_output_size(spatial, kernel_size, stride, padding, output_size, op):
+    """The unpooled spatial size: (size - 1) * stride - 2 * padding + kernel by default, or
+    output_size (spatial, or with N and C in front), which must lie within a stride of it."""
+    default = [(s - 1) * st + k - 2 * p for s, k, st, p in zip(spatial, kernel_size, stride, padding)]
+    if output_size is None:
+        return tuple(default)
+    output_size = tuple(int(s) for s in output_size)
+    if len(output_size) == len(kernel_size) + 2:
+        output_size = output_size[2:]
+    if len(output_size) != len(kernel_size):
+        raise ValueError(
+            f"{op}: output_size should be a sequence containing {len(kernel_size)} or {len(kernel_size) + 2} "
+            f"elements, but it has a length of '{len(output_size)}'"
+        )
+    for d, (size, dflt, st) in enumerate(zip(output_size, default, stride)):
+        if not dflt - st < size < dflt + st:
+            raise ValueError(
+                f'{op}: invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})'
+            )
+    return output_size
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d: an (N, C, OH, OW) tensor of zeros with each input value
+    at its position `indices` (from max_pool2d(return_indices=True)). The default output
+    size is the input size max pooling would have come from; pass output_size when that
+    size was ambiguous (floor mode drops a remainder)."""
+    op = "max_unpool2d"
+    kernel_size = int_tuple(kernel_size, 2, "kernel_size", op)
+    stride = kernel_size if stride is None else int_tuple(stride, 2, "stride", op)
+    padding = int_tuple(padding, 2, "padding", op)
+    if indices.dtype != np.int64:
+        raise RuntimeError(f"{op}: elements in indices should be type int64 but got: {indices.dtype}")
+    if indices.shape != input.shape:
+        raise RuntimeError(
+            f"{op}: Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    x, unbatched = _checked_input(input, 2, op)
+    OH, OW = _unpool_output_size(x.shape[2:], kernel_size, stride, padding, output_size, op)
+    index = indices.array.reshape(x.shape)
+    bad = (index < 0) | (index >= OH * OW)
+    if bad.any():
+        raise RuntimeError(
+            f"{op}: Found an invalid max index: {int(index[bad][0])} (output volumes are of size {OH}x{OW})"
+        )
+    y = MaxUnpool2d.apply(x, indices=index, out_shape=(*x.shape[:2], OH, OW))
+    return y.squeeze(0) if unbatched else y
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool1d, on (N, C, L) or (C, L): max_unpool2d on one row."""
+    op = "max_unpool1d"
+    (k,) = int_tuple(kernel_size, 1, "kernel_size", op)
+    (s,) = (k,) if stride is None else int_tuple(stride, 1, "stride", op)
+    (p,) = int_tuple(padding, 1, "padding", op)
+    if output_size is not None:
+        (L,) = _unpool_output_size(input.shape[-1:], (k,), (s,), (p,), output_size, op)
+        output_size = (1, L)
+    y = max_unpool2d(input.unsqueeze(-2), indices.unsqueeze(-2), (1, k), (1, s), (0, p), output_size)
+    return y.squeeze(-2)

@@ -24,19 +24,6 @@ from minigrad.nn.modules import (  # noqa: F401
     sparse,
     transformer,
 )
-from minigrad.nn.modules.activation import *  # noqa: F403
-from minigrad.nn.modules.batchnorm import *  # noqa: F403
-from minigrad.nn.modules.container import *  # noqa: F403
-from minigrad.nn.modules.conv import *  # noqa: F403
-from minigrad.nn.modules.dropout import *  # noqa: F403
-from minigrad.nn.modules.flatten import *  # noqa: F403
-from minigrad.nn.modules.linear import *  # noqa: F403
-from minigrad.nn.modules.loss import *  # noqa: F403
-from minigrad.nn.modules.module import *  # noqa: F403
-from minigrad.nn.modules.normalization import *  # noqa: F403
-from minigrad.nn.modules.pooling import *  # noqa: F403
-from minigrad.nn.modules.sparse import *  # noqa: F403
-from minigrad.nn.modules.transformer import *  # noqa: F403
 
 
 def __getattr__(name):

@@ -1,22 +1,19 @@
-"""`torch.nn.modules.activation`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.activation`'s names: `from minigrad.nn.modules.activation import Threshold`.
 
-The code lives in minigrad.nn.activation and minigrad.nn.multihead_attention.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, Mish, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
-from minigrad.nn.multihead_attention import MultiheadAttention
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = [
-    "ELU",
-    "GELU",
-    "LeakyReLU",
-    "LogSoftmax",
-    "Mish",
-    "MultiheadAttention",
-    "ReLU",
-    "SiLU",
-    "Sigmoid",
-    "Softmax",
-    "Softplus",
-    "Tanh",
-]
+NAMES = tuple(
+    """
+    Threshold ReLU RReLU Hardtanh ReLU6 Sigmoid Hardsigmoid Tanh SiLU Mish Hardswish
+    ELU CELU SELU GLU GELU Hardshrink LeakyReLU LogSigmoid Softplus Softshrink
+    MultiheadAttention PReLU Softsign Tanhshrink Softmin Softmax Softmax2d
+    LogSoftmax
+    """.split()
+)
+"""torch.nn.modules.activation's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

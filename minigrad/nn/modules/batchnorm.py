@@ -1,8 +1,17 @@
-"""`torch.nn.modules.batchnorm`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.batchnorm`'s names: `from minigrad.nn.modules.batchnorm import BatchNorm1d`.
 
-The code lives in minigrad.nn.normalization.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.normalization import BatchNorm1d, BatchNorm2d
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+NAMES = tuple(
+    """
+    BatchNorm1d LazyBatchNorm1d BatchNorm2d LazyBatchNorm2d BatchNorm3d
+    LazyBatchNorm3d SyncBatchNorm
+    """.split()
+)
+"""torch.nn.modules.batchnorm's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

@@ -1,8 +1,16 @@
-"""`torch.nn.modules.container`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.container`'s names: `from minigrad.nn.modules.container import Container`.
 
-The code lives in minigrad.nn.containers.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+NAMES = tuple(
+    """
+    Container Sequential ModuleList ModuleDict ParameterList ParameterDict
+    """.split()
+)
+"""torch.nn.modules.container's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

@@ -1,8 +1,16 @@
-"""`torch.nn.modules.flatten`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.flatten`'s names: `from minigrad.nn.modules.flatten import Flatten`.
 
-The code lives in minigrad.nn.containers.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.containers import Flatten, Unflatten
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = ["Flatten", "Unflatten"]
+NAMES = tuple(
+    """
+    Flatten Unflatten
+    """.split()
+)
+"""torch.nn.modules.flatten's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

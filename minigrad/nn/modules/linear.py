@@ -1,9 +1,16 @@
-"""`torch.nn.modules.linear`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.linear`'s names: `from minigrad.nn.modules.linear import Bilinear`.
 
-The code lives in minigrad.nn.containers and minigrad.nn.linear.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.containers import Identity
-from minigrad.nn.linear import Linear
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = ["Identity", "Linear"]
+NAMES = tuple(
+    """
+    Bilinear Identity LazyLinear Linear
+    """.split()
+)
+"""torch.nn.modules.linear's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

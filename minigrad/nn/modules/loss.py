@@ -1,28 +1,20 @@
-"""`torch.nn.modules.loss`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.loss`'s names: `from minigrad.nn.modules.loss import L1Loss`.
 
-The code lives in minigrad.nn.loss.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.loss import (
-    BCELoss,
-    BCEWithLogitsLoss,
-    CrossEntropyLoss,
-    HuberLoss,
-    KLDivLoss,
-    L1Loss,
-    MSELoss,
-    NLLLoss,
-    SmoothL1Loss,
-)
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = [
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "CrossEntropyLoss",
-    "HuberLoss",
-    "KLDivLoss",
-    "L1Loss",
-    "MSELoss",
-    "NLLLoss",
-    "SmoothL1Loss",
-]
+NAMES = tuple(
+    """
+    L1Loss NLLLoss NLLLoss2d PoissonNLLLoss GaussianNLLLoss KLDivLoss MSELoss
+    BCELoss BCEWithLogitsLoss HingeEmbeddingLoss MultiLabelMarginLoss SmoothL1Loss
+    HuberLoss SoftMarginLoss CrossEntropyLoss LinearCrossEntropyLoss
+    MultiLabelSoftMarginLoss CosineEmbeddingLoss MarginRankingLoss MultiMarginLoss
+    TripletMarginLoss TripletMarginWithDistanceLoss CTCLoss
+    """.split()
+)
+"""torch.nn.modules.loss's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

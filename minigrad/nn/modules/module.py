@@ -1,8 +1,16 @@
-"""`torch.nn.modules.module`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.module`'s names: `from minigrad.nn.modules.module import Module`.
 
-The code lives in minigrad.nn.module.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.module import Module
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = ["Module"]
+NAMES = tuple(
+    """
+    Module
+    """.split()
+)
+"""torch.nn.modules.module's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

@@ -1,8 +1,16 @@
-"""`torch.nn.modules.sparse`'s names that minigrad has, the same objects as minigrad.nn's.
+"""`torch.nn.modules.sparse`'s names: `from minigrad.nn.modules.sparse import Embedding`.
 
-The code lives in minigrad.nn.embedding.
+The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
+names torch defines that minigrad.nn lacks fail as missing names do.
 """
 
-from minigrad.nn.embedding import Embedding
+from minigrad.nn.modules._forward import forwarding
 
-__all__ = ["Embedding"]
+NAMES = tuple(
+    """
+    Embedding EmbeddingBag
+    """.split()
+)
+"""torch.nn.modules.sparse's public classes."""
+
+__getattr__, __dir__ = forwarding(__name__, NAMES)

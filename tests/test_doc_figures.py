@@ -87,6 +87,7 @@ def test_figure_script_runs(script, figure_runs):
         assert (FIGURES / name).is_file(), f"docs/figures/{name} is not committed: run {script}"
 
 
+@pytest.mark.slow
 def test_a_failing_script_is_reported_with_its_error(tmp_path):
     """The shared run must not hide a failure: a script that raises is reported with its
     exit code and traceback, one that dies (a crash in compiled code) with its signal,

@@ -10,7 +10,9 @@ one run that imports PyTorch and minigrad once and forks a process per script; e
 script's test then reads its own result from that run.
 """
 
+import fcntl
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,7 +71,18 @@ def figure_runs(request, tmp_path_factory):
         for item in request.session.items
         if getattr(item, "module", None) is request.module and item.originalname == "test_figure_script_runs"
     ]
-    return smoke_run(selected, tmp_path_factory.mktemp("figures"))
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return smoke_run(selected, tmp_path_factory.mktemp("figures"))
+    # Under pytest-xdist, every worker given one of these tests makes this fixture: the
+    # first runs the scripts, the others wait for it and read its report, in a folder
+    # that the workers of this session share (the parent of each one's temporary folder).
+    shared = tmp_path_factory.getbasetemp().parent / "figures"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "report.json").is_file():
+            return smoke_run(selected, shared)
+    return json.loads((shared / "report.json").read_text())
 
 
 def test_every_script_is_listed():

@@ -23,7 +23,8 @@ And the run the test makes:
 
 runs the given scripts (default: every make_*.py here) in smoke mode, each as
 `python make_x.py OUT_DIR/make_x` would, and writes OUT_DIR/report.json: for each
-script its exit code, its seconds and the file that holds what it printed. Most of
+script its exit code, its wall and CPU seconds and the file that holds what it printed
+(OUT_DIR/make_x.log). Most of
 the time of a small run is importing PyTorch, minigrad and matplotlib (about 3 s of
 CPU each time), so this process imports them once and forks a child per script: each
 script still runs in a process of its own, with none of the state another left behind.

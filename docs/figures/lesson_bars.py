@@ -2,8 +2,10 @@
 median time and the whisker between the quartiles of the repeats (as
 benchmarks/lesson_timing.quartiles_ms gives them), and the command line of a figure
 script (OUT_DIR, --repeat, --machine). The panels are drawn for the losses and
-normalization lessons; the command line is that of the four lesson figures of
-linear, losses, normalization and optimizers.
+normalization lessons; the command line is that of the five lesson figures of
+linear, losses, normalization, optimizers and recurrent layers. Their default --repeat is
+the full setting the committed PNGs are made at; with MINIGRAD_FIGURES_SMOKE=1 (the test
+suite, docs/figures/smoke.py) it is 1, which only proves that a script runs.
 """
 
 import argparse
@@ -14,6 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402
+import smoke  # noqa: E402
 
 
 def panels(results, keys, labels, colors, titles, suptitle, out, figsize, legend_columns):
@@ -39,6 +42,7 @@ def panels(results, keys, labels, colors, titles, suptitle, out, figsize, legend
     axes[0].set_ylabel("median time (ms), lower is better")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=legend_columns, fontsize=9)
     fig.suptitle(f"{suptitle}\nwhiskers: quartiles of the repeats", fontsize=10)
+    smoke.stamp(fig)
     fig.savefig(out, dpi=90)
     plt.close(fig)
     return out
@@ -48,7 +52,7 @@ def command_line(doc, default_repeat=10):
     """(out_dir, repeat, machine) from a figure script's command line."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default=Path(__file__).resolve().parent)
-    parser.add_argument("--repeat", type=int, default=default_repeat)
+    parser.add_argument("--repeat", type=int, default=smoke.pick(default_repeat, 1))
     parser.add_argument("--machine", default=f"{os.cpu_count()}-core machine")
     args = parser.parse_args()
     return args.out_dir, args.repeat, args.machine

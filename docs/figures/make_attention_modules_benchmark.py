@@ -9,7 +9,9 @@ kept), using benchmarks/bench_attention_modules.py, and writes
 OUT_DIR/attention_modules_benchmark.png (default: this script's folder, where the lesson
 finds it). Bars are medians of R turns of N calls; whiskers span the fastest to the
 slowest turn. The committed PNG was made on a shared 2-core machine (other programs
-running), so the ranges are wide.
+running), so the ranges are wide. The test suite runs the script with
+MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one turn of one call, which only
+proves that it runs.
 """
 
 import argparse
@@ -25,6 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_attention_modules  # noqa: E402
+import smoke  # noqa: E402
 
 CASES = [
     ("minigrad, need_weights=False", "minigrad, fused kernel (need_weights=False)"),
@@ -60,6 +63,7 @@ def main(out_dir, repeat, number):
     ax.set_ylim(0, 1.7 * top)  # room for the legend; a turn slowed by another program may have its whisker cut
     ax.legend(loc="upper center", fontsize=8, ncol=3)
     ax.grid(axis="y", alpha=0.3)
+    smoke.stamp(fig)
     out = Path(out_dir) / "attention_modules_benchmark.png"
     fig.savefig(out, dpi=90)
     plt.close(fig)
@@ -69,7 +73,7 @@ def main(out_dir, repeat, number):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default=Path(__file__).resolve().parent)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--number", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=smoke.pick(5, 1))
+    parser.add_argument("--number", type=int, default=smoke.pick(5, 1))
     args = parser.parse_args()
     print(main(args.out_dir, args.repeat, args.number))

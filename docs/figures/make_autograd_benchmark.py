@@ -8,7 +8,9 @@ cost of one op (the time of the chain / 1,000): almost nothing but building and 
 graph nodes; (b) one forward + backward of a 784-256-128-10 MLP written with raw tensor
 ops, where the matrix products dominate. Writes OUT_DIR/autograd_benchmark.png (default:
 this script's folder, where the lesson finds it). The committed PNG was made on the
-2-core machine of benchmarks/RESULTS.md; other machines give other times.
+2-core machine of benchmarks/RESULTS.md; other machines give other times. The test
+suite runs the script with MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one
+repeat, which only proves that it runs.
 """
 
 import argparse
@@ -23,6 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_autograd  # noqa: E402
+import smoke  # noqa: E402
 
 
 def main(out_dir, repeat):
@@ -40,6 +43,7 @@ def main(out_dir, repeat):
         ax.set_ylim(0, 1.2 * max(ours, theirs))
         ax.text(0.5, 0.92, f"ratio {ours / theirs:.2f}x", transform=ax.transAxes, ha="center")
     fig.suptitle("The cost of the graph: minigrad's autograd against PyTorch (CPU, median)", fontsize=11)
+    smoke.stamp(fig)
     out = Path(out_dir) / "autograd_benchmark.png"
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")
@@ -48,6 +52,6 @@ def main(out_dir, repeat):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default=str(Path(__file__).resolve().parent))
-    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=smoke.pick(20, 1))
     args = parser.parse_args()
     main(args.out_dir, args.repeat)

@@ -12,7 +12,9 @@ repeats, so that other programs on the machine disturb them little; the legend g
 the tokens per second of each repeat, median (min-max). The committed PNG was made on a
 shared 2-core machine with other programs running. (The training step of the same model
 is timed against PyTorch's by benchmarks/bench_transformer.py, drawn by
-make_transformer_benchmark.py.)
+make_transformer_benchmark.py.) The test suite runs the script with
+MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): a context of 16 tokens, one repeat,
+which only proves that it runs.
 """
 
 import sys
@@ -24,12 +26,13 @@ import matplotlib
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import smoke  # noqa: E402  (docs/figures/smoke.py: the test's smaller setting)
 
 import minigrad as mg  # noqa: E402
 from minigrad.models import GPT  # noqa: E402
 
-CONTEXT = 256
-REPEATS = 3
+CONTEXT = smoke.pick(256, 16)
+REPEATS = smoke.pick(3, 1)
 
 
 def step_times(model, use_cache):
@@ -75,6 +78,7 @@ def main(out_dir):
         ylim=(0, None),
     )
     ax.legend(loc="upper left", fontsize=9)
+    smoke.stamp(fig)
     path = Path(out_dir) / "gpt_generation_benchmark.png"
     fig.savefig(path, dpi=100)
     print(f"wrote {path}")

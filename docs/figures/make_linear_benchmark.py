@@ -8,6 +8,8 @@ benchmarks/bench_linear.py, and writes OUT_DIR/linear_benchmark.png (default: th
 script's folder, where the lesson finds it): the rate in GFLOP/s of each, the bar at the
 median time and the whisker between the quartiles of the repeats. The figures change
 from machine to machine; --machine says in the title where they were measured.
+The committed PNG is made at the default --repeat; the test suite runs the script with
+MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one repeat, which only proves that it runs.
 """
 
 import sys
@@ -23,6 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "docs" / "figures"))
 import bench_linear  # noqa: E402
 import lesson_bars  # noqa: E402
+import smoke  # noqa: E402
 
 IMPLEMENTATIONS = [("minigrad", "minigrad nn.Linear"), ("numpy", "NumPy, the 3 products by hand"), ("torch", "PyTorch")]
 
@@ -47,6 +50,7 @@ def main(out_dir, repeat, machine):
     ax.set_ylim(0, 1.3 * max(row["flops"] / min(row[k][1] for k, _ in IMPLEMENTATIONS) / 1e6 for row in results))
     ax.legend(loc="upper left", ncol=3, fontsize=9)
     ax.grid(axis="y", alpha=0.3)
+    smoke.stamp(fig)
     out = Path(out_dir) / "linear_benchmark.png"
     fig.savefig(out, dpi=90)
     plt.close(fig)

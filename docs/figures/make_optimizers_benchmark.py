@@ -9,6 +9,8 @@ and writes OUT_DIR/optimizers_benchmark.png (default: this script's folder, wher
 lesson finds it): one panel per model, the bar at the median time and the whisker
 between the quartiles of the repeats. The figures change from machine to machine;
 --machine says in the title where they were measured.
+The committed PNG is made at the default --repeat; the test suite runs the script with
+MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one repeat, which only proves that it runs.
 """
 
 import sys
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "docs" / "figures"))
 import bench_optimizers  # noqa: E402
 import lesson_bars  # noqa: E402
+import smoke  # noqa: E402
 
 LABELS = {
     "minigrad": "minigrad (in place)",
@@ -56,6 +59,7 @@ def main(out_dir, repeat, machine):
     axes[0].set_ylabel("median time of one step (ms), lower is better")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=9)
     fig.suptitle(f"One optimizer step, float32, 1 thread; {machine}\nwhiskers: quartiles of the repeats", fontsize=10)
+    smoke.stamp(fig)
     out = Path(out_dir) / "optimizers_benchmark.png"
     fig.savefig(out, dpi=90)
     plt.close(fig)

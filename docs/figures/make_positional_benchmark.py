@@ -9,6 +9,8 @@ and PyTorch's operations (default threads and one thread), using benchmarks/benc
 OUT_DIR/positional_benchmark.png (default: this script's folder, where the lesson finds
 it). Bars are medians of R turns of N calls; whiskers span the fastest to the slowest
 turn. The committed PNG was made on a shared 2-core machine (other programs running).
+The test suite runs the script with MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one
+turn of one call, which only proves that it runs.
 """
 
 import argparse
@@ -24,6 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_positional  # noqa: E402
+import smoke  # noqa: E402
 
 CASES = [
     ("minigrad, RotaryEmbedding", "minigrad RotaryEmbedding: one Function, cached cos/sin"),
@@ -57,6 +60,7 @@ def main(out_dir, repeat, number):
     ax.set_ylim(0, 1.6 * max(mids))  # room for the legend; a rare slow turn's whisker may be cut
     ax.legend(loc="upper left", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
+    smoke.stamp(fig)
     out = Path(out_dir) / "positional_benchmark.png"
     fig.savefig(out, dpi=90)
     plt.close(fig)
@@ -66,7 +70,7 @@ def main(out_dir, repeat, number):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default=Path(__file__).resolve().parent)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--number", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=smoke.pick(5, 1))
+    parser.add_argument("--number", type=int, default=smoke.pick(10, 1))
     args = parser.parse_args()
     print(main(args.out_dir, args.repeat, args.number))

@@ -10,6 +10,8 @@ OUT_DIR/recurrent_benchmark.png (default: this script's folder, where the lesson
 it): one panel per layer, the bar at the median time and the whisker between the
 quartiles of the repeats. The figures change from machine to machine; --machine says in
 the title where they were measured.
+The committed PNG is made at the default --repeat; the test suite runs the script with
+MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one repeat, which only proves that it runs.
 """
 
 import sys

@@ -9,6 +9,8 @@ using benchmarks/bench_tokenizers.py, and writes OUT_DIR/tokenizers_benchmark.pn
 (default: this script's folder, where the lesson finds it). Bars are medians of R
 turns, whiskers the range. No compiled tokenizer library is installed, so none is
 drawn. The committed PNG was made on a shared 2-core machine (other programs running).
+The test suite runs the script with MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): the
+benchmark's --quick texts and one turn, which only proves that it runs.
 """
 
 import argparse
@@ -25,10 +27,11 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_tokenizers  # noqa: E402
+import smoke  # noqa: E402
 
 
 def main(out_dir, repeat):
-    results = bench_tokenizers.run(repeat=repeat)
+    results = bench_tokenizers.run(repeat=repeat, quick=smoke.SMOKE)
     fig, axes = plt.subplots(len(results), 1, figsize=(8, 5.5), constrained_layout=True)
     for ax, (task, rates) in zip(axes, results.items()):
         names = list(rates)[::-1]  # minigrad's on top
@@ -51,6 +54,7 @@ def main(out_dir, repeat):
         ax.tick_params(axis="y", labelsize=8)
         ax.grid(axis="x", alpha=0.3)
     axes[-1].set_xlabel("characters per second (log scale), higher is better")
+    smoke.stamp(fig)
     fig.suptitle(
         f"Tokenizers on Tiny Shakespeare: median and range of {repeat} turns (shared 2-core machine)", fontsize=10
     )
@@ -63,6 +67,6 @@ def main(out_dir, repeat):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default=Path(__file__).resolve().parent)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=smoke.pick(3, 1))
     args = parser.parse_args()
     print(main(args.out_dir, args.repeat))

@@ -21,6 +21,7 @@ import base64
 import copy
 import io
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -269,3 +270,52 @@ def test_tutorial_pages_show_the_printed_results_and_the_figures(built_site):
         for out in printed:
             for line in "".join(out["text"]).splitlines():
                 assert line.strip() in text, f"{path.name}: the printed line {line!r} is not on its page"
+
+
+# ---- the README's command for JupyterLab ---------------------------------------------------
+
+
+def _extras():
+    """pyproject.toml's optional dependencies, {extra: [requirement, ...]}. (Read by hand:
+    tomllib is Python 3.11's, and the project supports 3.10. A list ends with the first `]`
+    that ends a line: the `]` of "mkdocstrings[python]>=0.29" does not.)"""
+    text = (ROOT / "pyproject.toml").read_text()
+    section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    section = re.sub(r"#.*", "", section)
+    return {
+        name: re.findall(r'"([^"]+)"', body)
+        for name, body in re.findall(r"^(\w+)\s*=\s*\[(.*?)\]$", section, re.M | re.S)
+    }
+
+
+@pytest.mark.slow  # `jupyter lab --help` imports the Jupyter server: a few seconds
+def test_the_readme_command_for_the_notebooks_works():
+    """The README says `pip install -e ".[notebooks]" && jupyter lab tutorials/`: the extra
+    exists and brings JupyterLab, the folder exists, and `jupyter lab` runs in this venv,
+    whose dev install includes the extra (CI installs the dev extra only, so this is where
+    CI proves the command)."""
+    import subprocess
+
+    commands = re.findall(r"`([^`]*\.\[notebooks\][^`]*)`", (ROOT / "README.md").read_text())
+    assert len(commands) == 1, f"the README should give one command for the notebooks, found {commands}"
+    install, run = (part.strip() for part in commands[0].split("&&"))
+    assert install == 'pip install -e ".[notebooks]"', install
+    assert run.split()[:2] == ["jupyter", "lab"] and len(run.split()) == 3, run
+    folder = ROOT / run.split()[2]
+    assert folder.is_dir() and sorted(folder.glob("*.ipynb")) == NOTEBOOKS, run
+
+    extras = _extras()
+    assert any(re.match(r"jupyterlab\b", r) for r in extras.get("notebooks", [])), extras.get("notebooks")
+    assert "minigrad[notebooks]" in extras["dev"], "the dev extra must include the notebooks extra (CI tests it)"
+
+    bin_dir = Path(sys.executable).parent  # the venv's bin/, as `. .venv/bin/activate` puts it on PATH
+    jupyter = bin_dir / "jupyter"
+    assert jupyter.is_file(), (
+        f"no {jupyter}: install the dev extra (pip install -e '.[dev]'), which includes JupyterLab"
+    )
+    env = dict(os.environ, PATH=str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
+    result = subprocess.run([str(jupyter), "lab", "--help"], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0 and "JupyterLab" in result.stdout, (
+        f"`jupyter lab --help` in {bin_dir} exited with {result.returncode} (is JupyterLab installed? "
+        f"pip install -e '.[dev]' brings it):\n{result.stdout[-1000:]}{result.stderr[-1000:]}"
+    )

@@ -1,8 +1,13 @@
 """Run the tutorial notebooks and store their outputs in them, or check the stored ones.
 
-    python tools/run_notebooks.py            # run every notebook of tutorials/ and rewrite it with its outputs
+    python tools/run_notebooks.py            # run every notebook of tutorials/, store the outputs that changed
     python tools/run_notebooks.py 04 06      # only these notebooks (by number or name)
+    python tools/run_notebooks.py --force    # store every notebook's new outputs, even where they match
     python tools/run_notebooks.py --check    # run them, rewrite nothing, list where the stored outputs differ
+
+A notebook whose stored outputs still match what it makes (by the check below) is left as
+it is: its figures would come out a few bytes different, and its timings different, on
+every run, and each rewrite would add some 50 KB to the repository's history for nothing.
 
 Why the outputs are stored. The site shows each notebook as committed (mkdocs-jupyter,
 `execute: false`), and so do GitHub and Jupyter before a student runs anything. Executing
@@ -34,7 +39,8 @@ memory addresses and durations ("2.6 s", "8.21 ms") are taken out and runs of sp
 one space (a time printed in a fixed width pads with fewer of them when it grows a
 digit); and every other number equal to within NUMBER_RTOL of its size or one unit of its
 last printed digit, so that a model trained on another CPU, whose rounding differs in the
-last bits, still matches. Two numbers both below ROUNDING_LEVEL in size match too: those
+last bits, still matches (numbers are compared as values: "85.8%" printed as "85.80%" matches,
+since a float's shortest repr, or NumPy's, can gain or lose a digit with its last bit). Two numbers both below ROUNDING_LEVEL in size match too: those
 are the differences a notebook prints to show that two computations agree to rounding
 (1e-9, 2.4e-06), and rounding is what differs between CPUs.
 A cell tagged `machine-dependent` (in its metadata, as Jupyter's tags are) prints numbers
@@ -235,10 +241,15 @@ def differences(stored_nb, fresh_nb):
     return found
 
 
+def _counts(nb):
+    return [c.execution_count for c in nb.cells if c.cell_type == "code"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="notebooks to run, by number or name (default: all)")
     parser.add_argument("--check", action="store_true", help="compare with the stored outputs, rewrite nothing")
+    parser.add_argument("--force", action="store_true", help="store the new outputs even where the stored ones match")
     args = parser.parse_args(argv)
 
     import nbformat
@@ -248,12 +259,17 @@ def main(argv=None):
         start = time.perf_counter()
         fresh = execute(path)
         took = f"{time.perf_counter() - start:.0f} s"
+        stored = nbformat.read(path, as_version=4)
+        found = differences(stored, fresh)
+        # a cell that was never run (a new one, say) can match a cell without outputs
+        current = not found and _counts(stored) == _counts(fresh)
         if args.check:
-            found = differences(nbformat.read(path, as_version=4), fresh)
-            stale += bool(found)
-            print(f"{path.name}: {'stored outputs are current' if not found else 'STALE'} ({took})")
+            stale += not current
+            print(f"{path.name}: {'stored outputs are current' if current else 'STALE'} ({took})")
             for line in found:
                 print("  " + line.replace("\n", "\n    "))
+        elif current and not args.force:
+            print(f"{path.name}: the stored outputs are current, kept ({took})")
         else:
             nbformat.write(fresh, path)
             print(f"{path.name}: outputs stored ({took})")

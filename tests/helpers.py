@@ -1,26 +1,15 @@
-"""Shared test helpers: PyTorch as an oracle, and float64 gradient checks."""
+"""Shared test helpers: PyTorch as an oracle, and (from tests/finite_differences.py,
+which needs no PyTorch) reproducible arrays and float64 gradient checks."""
 
 import numpy as np
 import torch
 
 import minigrad as mg
-from minigrad.autograd import gradcheck, gradgradcheck
+from tests.finite_differences import check_grads, leaf, rand
+
+__all__ = ["assert_close", "check_against_torch", "check_grads", "leaf", "rand", "tleaf"]
 
 torch.set_default_dtype(torch.float32)
-
-
-def rand(*shape, seed=0, positive=False, dtype=np.float64):
-    """A reproducible random array (away from 0 when positive=True)."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if positive:
-        x = np.abs(x) + 0.5
-    return x.astype(dtype)
-
-
-def leaf(array, requires_grad=True):
-    """A float64 minigrad leaf holding a copy of `array`."""
-    return mg.tensor(np.array(array, dtype=np.float64), requires_grad=requires_grad)
 
 
 def tleaf(array, requires_grad=True):
@@ -51,11 +40,3 @@ def check_against_torch(fn_mg, fn_torch, *arrays, rtol=1e-6, atol=1e-8, grad_see
             assert x.grad is None or np.allclose(x.grad.array, 0)
         else:
             assert_close(x.grad, t.grad, rtol=rtol, atol=atol)
-
-
-def check_grads(fn, *arrays, second=False, atol=1e-5, rtol=1e-3):
-    """gradcheck (and optionally gradgradcheck) `fn` at float64 copies of `arrays`."""
-    xs = [leaf(a) for a in arrays]
-    assert gradcheck(fn, xs, atol=atol, rtol=rtol)
-    if second:
-        assert gradgradcheck(fn, [leaf(a) for a in arrays], atol=atol, rtol=rtol)

@@ -26,7 +26,7 @@ import minigrad.nn.functional as F
 import minigrad.optim as optim
 from minigrad.kernels.cpu import conv as cpu
 from minigrad.kernels.reference import conv as ref
-from tests.helpers import assert_close, check_grads, rand
+from tests.helpers import assert_close, rand
 
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
@@ -243,34 +243,8 @@ def test_backward_runs_on_the_backend_of_the_forward(switch_to, monkeypatch):
     assert {backend for backend, _ in used} == {forward_backend}, used
 
 
-# ---- finite differences on the reference path ---------------------------------------------
-@pytest.fixture
-def reference_backend():
-    with mg.backends.use("numpy"):
-        yield
-
-
-@pytest.mark.lesson_conv
-def test_conv2d_gradients_and_second_derivatives(reference_backend):
-    x, w, b = rand(2, 4, 5, 4, seed=1), rand(4, 2, 3, 2, seed=2), rand(4, seed=3)
-    check_grads(lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2), x, w, b)
-    x, w, b = rand(1, 2, 4, 4, seed=1), rand(2, 2, 2, 2, seed=2), rand(2, seed=3)
-    check_grads(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), x, w, b, second=True)
-
-
-@pytest.mark.lesson_conv
-def test_conv_transpose2d_gradients_and_second_derivatives(reference_backend):
-    x, w, b = rand(1, 2, 3, 3, seed=1), rand(2, 2, 2, 3, seed=2), rand(2, seed=3)
-    check_grads(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), x, w, b)
-    check_grads(
-        lambda x, w, b: F.conv_transpose2d(x, w, b, padding=1, output_padding=1, dilation=2), x, w, b, second=True
-    )
-
-
-@pytest.mark.lesson_conv
-def test_conv1d_gradients_and_second_derivatives(reference_backend):
-    x, w, b = rand(2, 2, 6, seed=1), rand(3, 2, 3, seed=2), rand(3, seed=3)
-    check_grads(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding="valid"), x, w, b, second=True)
+# the finite-difference checks of the reference path are the convolution exercise's
+# (tests/test_exercise_conv.py)
 
 
 def test_second_derivatives_match_torch():

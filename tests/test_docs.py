@@ -19,6 +19,7 @@ import html
 import html.parser
 import io
 import re
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,12 @@ def site(built_site):
     return built_site
 
 
+def built_page(site, name):
+    """The file of a page in the built site: `lessons/autograd` is lessons/autograd.html
+    (mkdocs.yml's use_directory_urls: false, which a site read from a folder needs)."""
+    return site / f"{name}.html"
+
+
 def page_text(page_html):
     """What a reader sees of a page: the text without tags, entities decoded."""
     return html.unescape(re.sub(r"<[^>]+>", "", page_html))
@@ -146,10 +153,63 @@ def page_text(page_html):
 
 @pytest.mark.slow
 def test_site_builds_strict(site):
-    page = (site / "lessons" / "autograd" / "index.html").read_text()
+    page = built_page(site, "lessons/autograd").read_text()
     text = page_text(page)  # the code without its highlighting
     assert "def topological_order(roots):" in text  # the snippets were included, not left as paths
     assert "--8<--" not in text and "--8 <" not in text
+
+
+# --- a site that works from a folder ----------------------------------------------------
+#
+# Read from disk (file://), a link opens exactly the file it names: a link to a folder
+# shows the folder's listing, and a link from the site's root (/lessons/...) leaves the
+# site. So every page is a file (use_directory_urls: false) and every link is relative.
+# tests/test_site_offline.py follows a few of them in a browser; this checks them all.
+
+LINK = re.compile(r"""\b(?:href|src)\s*=\s*["']([^"'#?]*)[^"']*["']""", re.I)
+
+
+def links_that_open_no_file(page, site):
+    """The links and sources of a built page that open no file of the site when the page
+    is read from disk (web addresses and in-page anchors are not the site's files)."""
+    broken = []
+    for target in LINK.findall(page.read_text()):
+        if not target or re.match(r"^[a-z][a-z0-9+.-]*:|^//", target, re.I):  # in-page, or another site
+            continue
+        path = (page.parent / urllib.parse.unquote(target)).resolve()
+        if target.startswith("/") or not path.is_file() or not path.is_relative_to(site.resolve()):
+            broken.append(target)
+    return broken
+
+
+def test_links_that_open_no_file_are_found(tmp_path):
+    site = tmp_path / "site"
+    (site / "lessons").mkdir(parents=True)
+    (site / "lessons" / "autograd.html").write_text("")
+    (tmp_path / "outside.html").write_text("")  # a file, but not the site's
+    page = site / "index.html"
+    page.write_text(
+        '<a href="lessons/autograd.html#graph">ok</a> <a href="#top">ok</a> <a href="https://pytorch.org">ok</a>'
+        '<a href="lessons/">a folder</a> <a href="/lessons/autograd.html">from the root</a>'
+        '<script src="assets/missing.js"></script> <a href="../outside.html">outside</a>'
+    )
+    assert links_that_open_no_file(page, site) == [
+        "lessons/",
+        "/lessons/autograd.html",
+        "assets/missing.js",
+        "../outside.html",
+    ]
+
+
+@pytest.mark.slow
+def test_every_link_opens_a_file(site):
+    """Every link and source of every page opens a file of the site from disk. (404.html
+    is left out: a web server shows it at any depth, so mkdocs writes its links from the
+    site's root; read from a folder, no one reaches it.)"""
+    pages = [p for p in sorted(site.rglob("*.html")) if p.name != "404.html"]
+    assert built_page(site, "lessons/autograd") in pages and len(pages) > 30  # the whole site, not a few pages
+    broken = {str(p.relative_to(site)): found[:3] for p in pages if (found := links_that_open_no_file(p, site))}
+    assert not broken, f"links that open no file when the site is read from disk: {broken}"
 
 
 # --- math that renders with no network -------------------------------------------------
@@ -291,7 +351,7 @@ def test_site_loads_nothing_from_the_network(site):
             if found:
                 remote[str(p.relative_to(site))] = found[:3]
     assert not remote, f"the site would fetch these from the network: {remote}"
-    page = (site / "lessons" / "losses" / "index.html").read_text()
+    page = built_page(site, "lessons/losses").read_text()
     for asset in ("assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js", "assets/katex-init.js"):
         assert asset in page, f"the lesson does not load {asset}"
         assert (site / asset).is_file()
@@ -346,8 +406,8 @@ def test_every_notebook_is_a_page(site):
 
     assert NOTEBOOKS, "no notebooks in tutorials/"
     for notebook in NOTEBOOKS:
-        page_dir = site / "tutorials" / notebook.stem
-        page = (page_dir / "index.html").read_text()
+        page_file = built_page(site, f"tutorials/{notebook.stem}")
+        page = page_file.read_text()
         assert 'class="jp-Cell' in page and "jp-CodeCell" in page, f"{notebook.name}: no cells on its page"
         cells = json.loads(notebook.read_text())["cells"]
         first_markdown = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
@@ -355,7 +415,7 @@ def test_every_notebook_is_a_page(site):
         assert html.escape(title, quote=False) in page or title in page_text(page), (
             f"{notebook.name}: its title {title!r} is not on its page"
         )
-        assert f'href="{notebook.name}"' in page and (page_dir / notebook.name).is_file()
+        assert f'href="{notebook.name}"' in page and (page_file.parent / notebook.name).is_file()
 
 
 @pytest.mark.slow
@@ -363,7 +423,7 @@ def test_performance_page_shows_all_of_results(site):
     """docs/performance.md includes benchmarks/RESULTS.md by snippet: every section and
     every table row of the file is on the built page, so the page cannot fall behind it."""
     results = (ROOT / "benchmarks" / "RESULTS.md").read_text()
-    page = page_text((site / "performance" / "index.html").read_text())
+    page = page_text(built_page(site, "performance").read_text())
     flat = " ".join(page.split())
     headings = re.findall(r"^#{2,3} (.+)$", results, re.M)
     assert headings
@@ -413,11 +473,11 @@ def test_lesson_pages_show_the_code_without_the_exercise_marks(site):
     marked = [p for p in LESSONS if "--8<--" in p.read_text()]
     assert marked
     for lesson in LESSONS:
-        shown = page_text((site / "lessons" / lesson.stem / "index.html").read_text())
+        shown = page_text(built_page(site, f"lessons/{lesson.stem}").read_text())
         assert "BEGIN SOLUTION" not in shown and "END SOLUTION" not in shown, lesson.name
     # the source still has them, and the lessons include regions that have them
     assert "# BEGIN SOLUTION" in (ROOT / "minigrad" / "ops" / "normalization.py").read_text()
-    assert "# BEGIN SOLUTION" in page_text((site / "exercises" / "index.html").read_text())
+    assert "# BEGIN SOLUTION" in page_text(built_page(site, "exercises").read_text())
 
 
 def _repository_hook():

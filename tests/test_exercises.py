@@ -3,9 +3,11 @@ lesson's tests with the hints, and the answer key passes them and runs every reg
 
 Each copy is tested as a student would run it: a separate Python process, started in
 the copy with only the copy on PYTHONPATH, running `python -m pytest -m lesson_<name>`.
-The processes run a few at a time (most of their time is importing torch and numpy).
+The processes run a few at a time. (tests/test_student_copy_venv.py installs a copy with
+its `student` extra into a fresh environment, as the copy's README says.)
 """
 
+import ast
 import os
 import re
 import subprocess
@@ -19,6 +21,7 @@ from minigrad.exercises import LESSONS, find_regions, make, marked_tests
 from minigrad.exercises.__main__ import main
 from minigrad.exercises.lessons import lesson_regions
 from minigrad.exercises.regions import exercise_message, without_solutions
+from minigrad.exercises.student_copy import INSTALL
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 600
@@ -184,17 +187,19 @@ def test_list_names_every_lesson_its_regions_and_tests(capsys):
 
 def test_make_copies_only_the_lessons_tests_and_writes_a_readme(tmp_path, capsys):
     assert main(["make", str(tmp_path / "copy"), "--lesson", "conv"]) == 0
-    assert "python -m pytest -m lesson_conv" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "python -m pytest -m lesson_conv" in printed and INSTALL in printed
     copy = tmp_path / "copy"
     assert sorted(p.name for p in (copy / "tests").iterdir()) == [
         "__init__.py",
         "conftest.py",
-        "helpers.py",
-        "test_conv.py",
+        "finite_differences.py",
+        "test_exercise_conv.py",
     ]
     assert 'minigrad.backends.use("numpy")' in (copy / "tests" / "conftest.py").read_text()
     readme = (copy / "README.md").read_text()
     assert "python -m pytest -m lesson_conv" in readme and "im2col" in readme
+    assert INSTALL in readme and "not PyTorch" in readme
     # only the conv lesson's regions are taken out
     assert "NotImplementedError" in (copy / "minigrad/kernels/reference/conv.py").read_text()
     assert (copy / "minigrad/ops/linalg.py").read_text() == (ROOT / "minigrad/ops/linalg.py").read_text()
@@ -212,3 +217,35 @@ def test_make_refuses_a_folder_that_is_not_empty(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(FileExistsError, match="not empty"):
         make(tmp_path, "conv")
+
+
+def imported_modules(path):
+    """The top-level names of the modules that the Python file `path` imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def requirement_names(text):
+    """The distribution names of a TOML list of requirement strings ("pytest>=8", ...)."""
+    return {re.match(r"[A-Za-z0-9_.-]+", item).group().lower() for item in re.findall(r'"([^"]+)"', text)}
+
+
+def test_the_copys_tests_need_only_the_student_extra(tmp_path):
+    """What a copy's tests import is the standard library, the copy's own packages, and
+    the distributions that `pip install -e ".[student]"` brings: minigrad's dependencies
+    and the `student` extra, which has no PyTorch. (The names these distributions are
+    imported by are their own: numpy, numba, matplotlib, threadpoolctl, pytest.)"""
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    dependencies = requirement_names(re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.M | re.S)[1])
+    extra = requirement_names(re.search(r"^student = \[(.*?)\]", pyproject, re.M | re.S)[1])
+    assert "pytest" in extra and "torch" not in extra and "torch" not in dependencies
+    make(tmp_path, "all")
+    allowed = set(sys.stdlib_module_names) | {"minigrad", "tests"} | dependencies | extra
+    for path in sorted((tmp_path / "tests").glob("*.py")):
+        assert imported_modules(path) <= allowed, f"{path.name} imports {imported_modules(path) - allowed}"
+    assert "torch" not in allowed

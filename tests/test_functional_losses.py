@@ -124,12 +124,7 @@ def test_cross_entropy_probability_targets_gradgradcheck():
     )
 
 
-@pytest.mark.lesson_losses
-def test_cross_entropy_spatial_gradcheck():
-    target = mg_long(class_targets((2, 2, 3), 3, seed=7))
-    check_grads(lambda x: F.cross_entropy(x, target, label_smoothing=0.1), rand(2, 3, 2, 3, seed=8))
-
-
+# the spatial cross-entropy's gradcheck is the losses exercise's (tests/test_exercise_losses.py)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_cross_entropy_is_stable_for_huge_logits(reduction):
     x = np.array([[1e4, 0.0, -1e4], [-1e4, 1e4, 0.0], [1e4, 1e4, -1e4]])
@@ -244,15 +239,7 @@ def test_nll_loss_matches_torch(shape, weighted, ignore_index, reduction):
     )
 
 
-@pytest.mark.lesson_losses
-def test_nll_loss_gradcheck_and_composes_with_log_softmax():
-    target = mg_long([0, 2, 1])
-    w = mg.tensor(np.array([1.0, 0.5, 2.0]))
-    check_grads(lambda x: F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), rand(3, 3), second=True)
-    x = leaf(rand(3, 3))
-    assert_close(F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), F.cross_entropy(x, target, weight=w).array)
-
-
+# nll_loss's gradcheck is the losses exercise's (tests/test_exercise_losses.py)
 @pytest.mark.parametrize("x_shape,t_shape", [((4, 3), (3,)), ((2, 3, 4), (2, 3)), ((3,), (3,))], ids=str)
 def test_nll_loss_wrong_target_shape_names_both_shapes(x_shape, t_shape):
     with pytest.raises(RuntimeError) as info:

@@ -15,7 +15,7 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.ops import normalization as ops
-from tests.helpers import assert_close, check_against_torch, check_grads, leaf, rand, tleaf
+from tests.helpers import assert_close, check_against_torch, leaf, rand, tleaf
 
 # The torch names whose behaviour this file checks against torch (read by tools/api_coverage.py).
 TORCH_API = [
@@ -175,16 +175,8 @@ def test_batch_norm_without_running_stats_in_training():
 
 
 # ---- float64 gradient checks of every Function ------------------------------------------------
-@pytest.mark.lesson_normalization
-def test_gradcheck_layer_norm():
-    check_grads(
-        lambda x, w, b: F.layer_norm(x, (2, 3), w, b),
-        rand(2, 2, 3),
-        rand(2, 3, positive=True),
-        rand(2, 3, seed=1),
-        second=True,
-    )
-    check_grads(lambda x: F.layer_norm(x, (5,)), rand(3, 5), second=True)
+# the layer, RMS, group and batch norm gradchecks are the normalization exercise's
+# (tests/test_exercise_normalization.py)
 
 
 @pytest.mark.parametrize("affine", [(True, True), (True, False), (False, False)], ids=AFFINE_IDS)
@@ -205,37 +197,6 @@ def test_layer_norm_backward_on_arrays_equals_the_tensor_op_backward(affine):
         grads.append([t.detach().numpy() for t in g])
     for fast, recorded in zip(*grads):
         np.testing.assert_allclose(fast, recorded, rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.lesson_normalization
-def test_gradcheck_rms_norm():
-    check_grads(lambda x, w: F.rms_norm(x, (4,), w, eps=1e-3), rand(3, 4), rand(4, positive=True), second=True)
-    check_grads(lambda x: F.rms_norm(x, (2, 2)), rand(2, 2, 2), second=True)
-
-
-@pytest.mark.lesson_normalization
-def test_gradcheck_group_norm():
-    check_grads(
-        lambda x, w, b: F.group_norm(x, 2, w, b),
-        rand(2, 4, 3),
-        rand(4, positive=True),
-        rand(4, seed=1),
-        second=True,
-    )
-    check_grads(lambda x: F.group_norm(x, 3, eps=1e-3), rand(2, 3, 2, 2), second=True)
-
-
-@pytest.mark.lesson_normalization
-@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
-def test_gradcheck_batch_norm(training):
-    rm, rv = mg.tensor(rand(3, seed=8)), mg.tensor(rand(3, seed=9, positive=True))
-
-    def fn(x, w, b):
-        # copies of the buffers: the finite differences call fn many times
-        return F.batch_norm(x, rm.clone(), rv.clone(), w, b, training=training)
-
-    check_grads(fn, rand(4, 3, 2), rand(3, positive=True), rand(3, seed=1), second=True)
-    check_grads(lambda x: F.batch_norm(x, None, None, training=True), rand(5, 2), second=True)
 
 
 def test_second_derivative_matches_torch():

@@ -328,11 +328,10 @@ def test_reference_matches_torch_on_drawn_problems(problem, seed):
 
 
 # ---- finite differences ---------------------------------------------------------------------
-# the numpy case is the pooling exercise's test (python -m minigrad.exercises)
-@pytest.mark.parametrize("backend", [pytest.param("numpy", marks=pytest.mark.lesson_pool), "numba"])
-def test_gradients_against_finite_differences(backend):
+# the numpy case is the pooling exercise's test (tests/test_exercise_pool.py)
+def test_gradients_against_finite_differences():
     x = rand(2, 2, 5, 6, seed=6)  # distinct values: no ties for the max to break
-    with mg.backends.use(backend):
+    with mg.backends.use("numba"):
         check_grads(lambda a: F.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True), x, second=True)
         check_grads(lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False), x, second=True)
         check_grads(lambda a: F.adaptive_avg_pool2d(a, (3, 4)), x, second=True)

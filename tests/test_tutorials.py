@@ -257,7 +257,7 @@ def test_tutorial_pages_show_the_printed_results_and_the_figures(built_site):
     import html
 
     for path in NOTEBOOKS:
-        page = (built_site / "tutorials" / path.stem / "index.html").read_text()
+        page = (built_site / "tutorials" / f"{path.stem}.html").read_text()  # use_directory_urls: false
         outputs = [o for c in _code_cells(path) for o in c["outputs"]]
         figures = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
         shown = re.findall(r'<img [^>]*src="data:image/png;base64,([^"]+)"', page)

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from minigrad.exercises.lessons import LESSONS
-from minigrad.exercises.student_copy import listing, make
+from minigrad.exercises.student_copy import INSTALL, listing, make
 
 
 def main(argv=None):
@@ -37,7 +37,9 @@ def main(argv=None):
         print(error, file=sys.stderr)
         return 2
     kind = "answer key" if args.solutions else "student copy"
-    print(f"wrote the {kind} for {', '.join(lesson.name for lesson in lessons)} to {args.out_dir}; run its tests with")
+    print(f"wrote the {kind} for {', '.join(lesson.name for lesson in lessons)} to {args.out_dir}")
+    print(f"install what its tests need (pytest; no PyTorch) with\n  cd {args.out_dir} && {INSTALL}")
+    print("and run its tests with")
     for lesson in lessons:
         print(f"  cd {args.out_dir} && python -m pytest -m {lesson.marker}")
     return 0

@@ -6,10 +6,15 @@ The copy is a small repository of its own:
     OUT_DIR/
       minigrad/          the whole package; each of the lesson's regions replaced by
                          raise NotImplementedError("exercise <lesson>: <hint>")
-      tests/             the test files holding the lesson's marked tests, what they
-                         import from tests/ (helpers.py), and conftest.py
-      pyproject.toml     as in the repository: it registers the lesson markers
-      README.md          what to edit and how to run the lesson's tests
+      tests/             the lesson's tests (tests/test_exercise_<lesson>.py), what they
+                         import from tests/ (finite_differences.py), and conftest.py
+      pyproject.toml     as in the repository: it registers the lesson markers, and its
+                         `student` extra installs what those tests need (pytest)
+      README.md          how to install the copy, what to edit and how to run the tests
+
+The lessons' tests check the student's code against finite differences and NumPy, and
+import no PyTorch: `pip install -e ".[student]"` in the copy is all a student installs
+(minigrad's own dependencies and pytest), not the dev extra with its PyTorch.
 
 Compiled files are not copied (no __pycache__, so no stale bytecode and none of
 Numba's cache files, which hold compiled kernels of the original sources).
@@ -57,15 +62,8 @@ def make(out_dir, lesson="all", solutions=False, root=None):
     out.mkdir(parents=True, exist_ok=True)
 
     shutil.copytree(root / "minigrad", out / "minigrad", ignore=NOT_COPIED)
-    for chosen in lessons:
-        for path, regions in lesson_regions(root, chosen).items():
-            source = (root / path).read_text()
-            if solutions:
-                trace = chosen.name if solutions == "trace" else None
-                text = without_markers(source, regions, trace_lesson=trace)
-            else:
-                text = without_solutions(source, regions, chosen.name)
-            (out / path).write_text(text)
+    for path, text in lesson_sources(lesson, solutions, root).items():
+        (out / path).write_text(text)
 
     for name in ("pyproject.toml", "LICENSE"):
         if (root / name).exists():
@@ -74,6 +72,24 @@ def make(out_dir, lesson="all", solutions=False, root=None):
     _copy_tests(root, out, tests)
     (out / "README.md").write_text(readme(root, lessons, solutions))
     return lessons
+
+
+def lesson_sources(lesson="all", solutions=False, root=None):
+    """{path: text} for the source files of `lesson` (or of every lesson), as a copy has
+    them: without the solutions (each region a `raise NotImplementedError(hint)`), or
+    with solutions=True / 'trace' as the answer key (see `make`). The student edition of
+    the site shows the lessons' code from these texts (overrides/hooks/student_edition.py)."""
+    root = Path(root) if root is not None else REPOSITORY
+    texts = {}
+    for chosen in selected(lesson):
+        for path, regions in lesson_regions(root, chosen).items():
+            source = (root / path).read_text()
+            if solutions:
+                trace = chosen.name if solutions == "trace" else None
+                texts[path] = without_markers(source, regions, trace_lesson=trace)
+            else:
+                texts[path] = without_solutions(source, regions, chosen.name)
+    return texts
 
 
 def _copy_tests(root, out, test_files):
@@ -116,8 +132,15 @@ def _local_imports(root, path):
     return found
 
 
+INSTALL = 'pip install -e ".[student]"'
+"""What a copy's tests need, installed into the active environment from the copy's folder:
+the copy itself (editable, so that the student's edits count) with minigrad's
+dependencies, and the `student` extra of pyproject.toml (pytest; no PyTorch)."""
+
+
 def readme(root, lessons, solutions=False):
-    """The copy's README.md: the lessons in it, what to edit, how to run the tests."""
+    """The copy's README.md: the lessons in it, how to install it, what to edit, how to
+    run the tests."""
     names = ", ".join(lesson.name for lesson in lessons)
     lines = [
         f"# minigrad exercises: {names}" + (" (answer key)" if solutions else ""),
@@ -130,6 +153,18 @@ def readme(root, lessons, solutions=False):
         "The lesson's tests fail until every gap of the lesson is filled, and pass when the code is right.",
         "Convolution, pooling and attention run on the reference NumPy kernels here (tests/conftest.py",
         "selects the NumPy backend), so those tests run your code, not the compiled Numba kernels.",
+        "",
+        "## Installing",
+        "",
+        "The tests check the code against finite differences and NumPy; they need minigrad's own",
+        "dependencies (NumPy, Numba, Matplotlib, threadpoolctl) and pytest, not PyTorch. In this folder,",
+        "in a virtual environment of Python 3.10 or later:",
+        "",
+        "```",
+        "python -m venv .venv",
+        ". .venv/bin/activate        # on Windows: .venv\\Scripts\\activate",
+        INSTALL,
+        "```",
         "",
         "Run the tests from this folder (it must come first on the Python path, which `python -m pytest` does):",
         "",

@@ -8,6 +8,7 @@ simulator cannot be switched on once Numba has been imported.
 """
 
 import os
+import sys
 
 
 def _cuda_usable():
@@ -24,3 +25,11 @@ def _cuda_usable():
 collect_ignore_glob = [] if _cuda_usable() else ["test_*.py"]
 
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+if SIMULATED:
+    # The simulator runs each thread of a block as a Python thread, and meanwhile polls
+    # them from the main thread in a busy loop. Python hands the GIL from a busy thread
+    # to a waiting one only every "switch interval" (5 ms by default), so every step of
+    # every simulated thread waited about that long for the poller: with 0.2 ms these
+    # tests take half the CPU time and less than half the wall time. Nothing else changes.
+    sys.setswitchinterval(0.0002)

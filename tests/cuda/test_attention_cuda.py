@@ -10,8 +10,10 @@ import minigrad.nn.functional as F
 from minigrad.kernels.cuda import attention as gpu
 from minigrad.kernels.reference import attention as ref
 
+T64, T32 = gpu.TILE_FLOAT64, gpu.TILE_FLOAT32  # queries per block (16 and 32; 4 and 8 on the simulator)
+
 # (B, Tq, Tk, d, dv), is_causal, mask layout: size-1 dims, Tq != Tk both ways, and
-# lengths past one tile (16 queries per block in float64, 32 in float32)
+# lengths past one tile
 CASES = [
     ((2, 3, 5, 2, 3), False, None),
     ((1, 5, 3, 3, 2), True, None),  # Tq > Tk
@@ -20,8 +22,8 @@ CASES = [
     ((2, 4, 5, 2, 2), False, (2, 4, 5)),  # a full mask, one row fully masked
     ((2, 3, 4, 2, 3), False, (2, 1, 4)),  # key padding
     ((1, 4, 3, 2, 2), False, (1, 4, 1)),  # a float bias per query
-    ((1, 18, 17, 3, 2), True, None),  # more than one tile in float64
-    ((1, 34, 33, 2, 1), True, None),  # more than one tile in float32
+    ((1, T64 + 2, T64 + 1, 3, 2), True, None),  # more than one tile in float64
+    ((1, T32 + 2, T32 + 1, 2, 1), True, None),  # more than one tile in float32
 ]
 
 
@@ -67,16 +69,17 @@ def _assert_same_nan_inf(actual, expected, name, **tol):
     np.testing.assert_allclose(actual[finite], expected[finite], err_msg=name, **tol)
 
 
-# (is_causal, mask, array, index, value) on (B, Tq, Tk, d, dv) = (1, 18, 18, 2, 2): in float64
-# two tiles of 16, so with is_causal the first tile's queries would skip the second key tile
+# (is_causal, mask, array, index, value) on (B, Tq, Tk, d, dv) = (1, T, T, 2, 2), T = T64 + 2:
+# in float64 two tiles, so with is_causal the first tile's queries would skip the second key tile
+T = T64 + 2
 NON_FINITE = [
-    (True, False, "v", (0, 17, 1), np.nan),  # a key hidden from the first tile: 0 * NaN in every row
+    (True, False, "v", (0, T - 1, 1), np.nan),  # a key hidden from the first tile: 0 * NaN in every row
     (True, False, "q", (0, 2, 0), np.inf),  # its P row is NaN, hidden keys included
-    (True, False, "k", (0, 17, 0), np.nan),  # hidden from all but the last query
+    (True, False, "k", (0, T - 1, 0), np.nan),  # hidden from all but the last query
     (True, False, "grad_out", (0, 1, 0), np.nan),
-    (False, True, "mask", (0, 4, 9), np.nan),
+    (False, True, "mask", (0, 4, T - 1), np.nan),
     (False, True, "mask", (0, 5, 3), np.inf),
-    (False, True, "v", (0, 6, 0), -np.inf),  # a key some masks hide
+    (False, True, "v", (0, T - 2, 0), -np.inf),  # a key some masks hide
     (False, True, "k", (0, 0, 1), np.inf),
 ]
 
@@ -86,11 +89,11 @@ NON_FINITE = [
 def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, index, value):
     rng = np.random.default_rng(1)
     arrays = dict(
-        q=rng.standard_normal((1, 18, 2)),
-        k=rng.standard_normal((1, 18, 2)),
-        v=rng.standard_normal((1, 18, 2)),
-        mask=np.where(rng.random((1, 18, 18)) < 0.3, -np.inf, rng.standard_normal((1, 18, 18))),
-        grad_out=rng.standard_normal((1, 18, 2)),
+        q=rng.standard_normal((1, T, 2)),
+        k=rng.standard_normal((1, T, 2)),
+        v=rng.standard_normal((1, T, 2)),
+        mask=np.where(rng.random((1, T, T)) < 0.3, -np.inf, rng.standard_normal((1, T, T))),
+        grad_out=rng.standard_normal((1, T, 2)),
     )
     arrays["mask"][0, 3, :] = -np.inf  # a fully masked row
     arrays[name][index] = value

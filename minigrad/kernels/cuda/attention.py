@@ -20,7 +20,8 @@ and copy the results back (resident GPU tensors are a later step). Sizes are pas
 the kernels as plain integer arguments: nothing but the data is copied per launch.
 Shared and local arrays need sizes known when compiling, so head dims are limited to
 MAX_DIM and there is one set of kernels per dtype (float32 with tiles of 32, float64
-with tiles of 16, which keeps the shared memory of a block at 32 KiB).
+with tiles of 16, which keeps the shared memory of a block at 32 KiB; on the simulator
+tiles of 8 and 4: TILE_FLOAT32 and TILE_FLOAT64 below).
 
 NaN and Inf come out exactly as from the reference: a NaN score makes the running max,
 and so the whole row, NaN; a row whose sum l is NaN keeps a NaN lse; and a key hidden
@@ -31,10 +32,17 @@ only when the operands are all finite (`finite`), where they add exactly 0.
 
 import math
 
+import numba
 import numpy as np
 from numba import cuda, float32, float64
 
 MAX_DIM = 128  # the largest head dim d (and dv) the kernels accept
+# The tile (threads per block: a query or key each) of float32 and of float64. On the simulator every thread is a
+# Python thread, started and joined one by one: there the tiles are small (which also
+# puts tile boundaries inside the tests' short sequences).
+SIMULATED = bool(numba.config.ENABLE_CUDASIM)
+TILE_FLOAT32, TILE_FLOAT64 = (8, 4) if SIMULATED else (32, 16)
+ROWS_PER_BLOCK = 8 if SIMULATED else 128  # the threads per block of `delta`, one row each
 
 
 def _build_kernels(dtype, TILE):
@@ -279,8 +287,8 @@ def _build_kernels(dtype, TILE):
 
 
 _KERNELS = {
-    np.dtype(np.float32): (32, _build_kernels(float32, 32)),
-    np.dtype(np.float64): (16, _build_kernels(float64, 16)),
+    np.dtype(np.float32): (TILE_FLOAT32, _build_kernels(float32, TILE_FLOAT32)),
+    np.dtype(np.float64): (TILE_FLOAT64, _build_kernels(float64, TILE_FLOAT64)),
 }
 
 
@@ -360,7 +368,9 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     causal = bool(is_causal)
     finite = _all_finite(q, k, v, grad_out, out)  # else every (query, key) pair is walked, as the reference
     if B * Tq > 0:
-        delta[-(-B * Tq // 128), 128](do_d, cuda.to_device(np.ascontiguousarray(out)), B, Tq, dv, delta_d)
+        delta[-(-B * Tq // ROWS_PER_BLOCK), ROWS_PER_BLOCK](
+            do_d, cuda.to_device(np.ascontiguousarray(out)), B, Tq, dv, delta_d
+        )
         n_q = -(-Tq // tile)
         grad_q[B * n_q, tile](
             q_d,

@@ -16,7 +16,7 @@ to compute:
 
 The threads are numbered along one axis, t = plane * (OH * OW) + i * OW + j for an
 output element (plane * (H * W) + h * W + w for an input element), in blocks of 128
-threads, as many blocks as that needs.
+threads (8 on the simulator, below), as many blocks as that needs.
 
 These functions take and return NumPy arrays: each call copies its inputs to the
 device, launches, and copies the result back (tensors that stay on the GPU between ops
@@ -28,12 +28,16 @@ tests use tiny shapes.
 
 import math
 
+import numba
 import numpy as np
 from numba import cuda
 
 from minigrad.kernels.reference.pool import pool_output_shape
 
-THREADS_PER_BLOCK = 128
+# On the simulator every thread is a Python thread, started and joined one by one: there
+# the blocks are small (which also makes the tests' tiny shapes span several blocks).
+SIMULATED = bool(numba.config.ENABLE_CUDASIM)
+THREADS_PER_BLOCK = 8 if SIMULATED else 128
 
 
 def _blocks(n):

@@ -26,16 +26,14 @@ runs the given scripts (default: every make_*.py here) in smoke mode, each as
 script its exit code, its wall and CPU seconds and the file that holds what it printed
 (OUT_DIR/make_x.log). Most of
 the time of a small run is importing PyTorch, minigrad and matplotlib (about 3 s of
-CPU each time), so this process imports them once and forks a child per script: each
-script still runs in a process of its own, with none of the state another left behind.
+CPU each time), so this process imports them once and forks a child per script
+(tools/fork_runner.py, which the benchmark tests share): each script still runs in a
+process of its own, with none of the state another left behind.
 """
 
 import json
 import os
-import runpy
 import sys
-import time
-import traceback
 from pathlib import Path
 
 SMOKE = os.environ.get("MINIGRAD_FIGURES_SMOKE") == "1"
@@ -53,62 +51,31 @@ def stamp(fig):
         fig.text(0.5, 0.5, "smoke setting: not a measurement", ha="center", va="center", fontsize=28, color="red")
 
 
-def run_script(script, out_dir, log):
-    """Run `script` as its own `python script out_dir` would, in a forked child whose
-    output goes to `log`; (exit code, negative if killed by that signal; CPU seconds of
-    the child and of the processes it started)."""
-    sys.stdout.flush()  # else the child would print what is still in this process's buffers
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 1
-        try:
-            with open(log, "wb") as f:  # the child's stdout and stderr, Python's and C's alike
-                os.dup2(f.fileno(), 1)
-                os.dup2(f.fileno(), 2)
-            sys.argv = [str(script), str(out_dir)]
-            runpy.run_path(str(script), run_name="__main__")
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
-            if code:
-                traceback.print_exc()
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)  # no cleanup that belongs to the parent (atexit, temporary folders)
-    _, status, usage = os.wait4(pid, 0)
-    return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
-
-
 def main(out_dir, names):
     os.environ["MINIGRAD_FIGURES_SMOKE"] = "1"  # read by each script's `import smoke`
+    sys.path.insert(0, str(HERE.parents[1] / "tools"))  # tools/ is not a package
+    import fork_runner
+
     # What every script imports anyway, once; importing starts no threads, so forking is safe.
-    import matplotlib.pyplot  # noqa: F401
-    import numba  # noqa: F401
-    import torch  # noqa: F401
-
-    import minigrad  # noqa: F401
-
+    fork_runner.preload([*fork_runner.PRELOAD, "matplotlib.pyplot"])
     out_dir = Path(out_dir)
     report = {}
     for name in names or sorted(p.name for p in HERE.glob("make_*.py")):
         script_out = out_dir / Path(name).stem
         script_out.mkdir(parents=True, exist_ok=True)
         log = out_dir / f"{Path(name).stem}.log"
-        start = time.perf_counter()
-        code, cpu = run_script(HERE / name, script_out, log)
-        seconds = time.perf_counter() - start
+        run = fork_runner.run_script(HERE / name, [script_out], log)
         report[name] = {
-            "returncode": code,
-            "seconds": seconds,
-            "cpu_seconds": cpu,
+            "returncode": run["returncode"],
+            "seconds": run["seconds"],
+            "cpu_seconds": run["cpu_seconds"],
             "out_dir": str(script_out),
             "log": str(log),
         }
-        print(f"{name:40s} exit {code}  wall {seconds:5.1f} s  CPU {cpu:5.1f} s", flush=True)
+        print(
+            f"{name:40s} exit {run['returncode']}  wall {run['seconds']:5.1f} s  CPU {run['cpu_seconds']:5.1f} s",
+            flush=True,
+        )
     (out_dir / "report.json").write_text(json.dumps(report, indent=1))
     return report
 

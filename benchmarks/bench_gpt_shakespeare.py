@@ -1,7 +1,7 @@
 """The whole `minigrad-train --model gpt` run against the same run in PyTorch: validation
 loss and time, same model, same data, same recipe, same machine.
 
-    python benchmarks/bench_gpt_shakespeare.py [--iters 2000] [--skip-minigrad] [--skip-torch]
+    python benchmarks/bench_gpt_shakespeare.py [--iters 2000] [--quick] [--skip-minigrad] [--skip-torch]
 
 - minigrad: `python -m minigrad.train --model gpt` in a child process (as a user runs
   it, under minigrad's thread policy), its figures read from the run.json it writes.
@@ -17,6 +17,10 @@ loss and time, same model, same data, same recipe, same machine.
 Printed: each run's final train/validation loss, wall time and CPU time of its process.
 On a shared machine the wall times move with the load (the CPU times much less): run
 it when the machine is quiet, or compare the CPU times.
+
+--quick checks that the script runs, in seconds: the job's --quick model (2 layers,
+d_model 64, context 32) for 4 iterations unless --iters says otherwise, on both sides,
+and a sample of 8 characters.
 """
 
 import argparse
@@ -33,16 +37,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def run_minigrad(iters):
-    """The job as a user runs it; returns its run.json history."""
+def run_minigrad(job_args):
+    """The job as a user runs it, `minigrad-train --model gpt JOB_ARGS`; returns its
+    run.json history."""
     with tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-m", "minigrad.train", "--model", "gpt", "--iters", str(iters), "--out", out]
+        cmd = [sys.executable, "-m", "minigrad.train", "--model", "gpt", *job_args, "--out", out]
         subprocess.run(cmd + ["--no-plot"], check=True)
         return json.loads((Path(out) / "run.json").read_text())["history"]
 
 
-def run_torch(iters):
-    """The same run in PyTorch (see the module docstring); returns its figures."""
+def run_torch(job_args):
+    """The same run in PyTorch (see the module docstring), with the settings the job gets
+    from `job_args`; returns its figures."""
     import torch
     from bench_transformer import torch_gpt
 
@@ -51,7 +57,7 @@ def run_torch(iters):
     from minigrad.models import GPT
     from minigrad.text import TextDataset
 
-    args = train_gpt.parse_args(["--iters", str(iters)])
+    args = train_gpt.parse_args(job_args)
     start, cpu_start = time.perf_counter(), time.process_time()
     mg.manual_seed(args.seed)  # as the job: the seed, then the data, then the model
     text, _ = train_gpt.load_text(None)
@@ -119,16 +125,19 @@ def run_torch(iters):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iters", type=int, default=2000)
+    parser.add_argument("--iters", type=int, default=None, help="(default: 2000; --quick 4)")
+    parser.add_argument("--quick", action="store_true", help="the job's --quick model, a few iterations: does it run")
     parser.add_argument("--skip-minigrad", action="store_true")
     parser.add_argument("--skip-torch", action="store_true")
     args = parser.parse_args()
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, {args.iters} iterations")
+    iters = args.iters or (4 if args.quick else 2000)
+    job_args = ["--iters", str(iters)] + (["--quick", "--sample-tokens", "8"] if args.quick else [])
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, {iters} iterations")
     rows = []
     if not args.skip_minigrad:
-        rows.append(("minigrad", run_minigrad(args.iters)))
+        rows.append(("minigrad", run_minigrad(job_args)))
     if not args.skip_torch:
-        rows.append(("PyTorch", run_torch(args.iters)))
+        rows.append(("PyTorch", run_torch(job_args)))
     print(f"\n{'':10s} {'train loss':>10s} {'val loss':>9s} {'wall s':>8s} {'CPU s':>8s}")
     for name, h in rows:
         print(

@@ -31,6 +31,10 @@ The variants take turns of about --seconds each (A B C C B A ...), idle and load
 rounds alternate, and the ranges over --repeat rounds are printed: on a shared machine
 a burst of load from elsewhere then falls on all of them alike. "Idle" means no load
 from this script; what else the machine runs is in the figures too.
+
+--quick checks that the script runs, in seconds: one round of one step per turn, on
+batches cut to 4 LeNet images and 2 sequences of 16 characters (QUICK), with the busy
+loops at the lowest priority.
 """
 
 import argparse
@@ -82,12 +86,14 @@ def token_batches(B, T, vocab, n=8, seed=0):
 
 
 TRANSFORMER = {"vocab": 65, "d_model": 128, "heads": 4, "T": 64, "batch": 12, "layers": 2}
+LENET_BATCH = 32
+QUICK = {"lenet_batch": 4, "T": 16, "batch": 2}  # --quick: the same models on smaller batches
 
 
-def char_transformer(lib):
-    """The tiny character model of TRANSFORMER, written once for `lib` (minigrad or torch:
-    the same API)."""
-    nn, F, c = lib.nn, lib.nn.functional, TRANSFORMER
+def char_transformer(lib, c=TRANSFORMER):
+    """The tiny character model of `c` (TRANSFORMER), written once for `lib` (minigrad or
+    torch: the same API)."""
+    nn, F = lib.nn, lib.nn.functional
 
     class Block(nn.Module):
         """Pre-norm: x + attention(LN(x)), then x + MLP(LN(x))."""
@@ -140,9 +146,9 @@ def torch_lenet5():
     )
 
 
-def training_step(framework, workload):
+def training_step(framework, workload, quick=False):
     """A closure running one training step (forward, loss, backward, AdamW) of `workload`
-    in `framework` ('minigrad' or 'torch')."""
+    in `framework` ('minigrad' or 'torch'); `quick`: on the smaller batches of QUICK."""
     if framework == "torch":
         import torch as lib
         import torch.nn.functional
@@ -156,6 +162,7 @@ def training_step(framework, workload):
         from minigrad.models import MLP, LeNet5
 
     lib.manual_seed(0)
+    config = {**TRANSFORMER, **QUICK} if quick else TRANSFORMER
     if workload == "mlp":
         if framework == "torch":
             model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
@@ -164,10 +171,10 @@ def training_step(framework, workload):
         batches = digits_batches(32)
     elif workload == "lenet":
         model = torch_lenet5() if framework == "torch" else LeNet5(num_classes=10, image_size=32)
-        batches = random_batches((32, 1, 32, 32), 10)
+        batches = random_batches((QUICK["lenet_batch"] if quick else LENET_BATCH, 1, 32, 32), 10)
     else:
-        model = char_transformer(lib)
-        batches = token_batches(TRANSFORMER["batch"], TRANSFORMER["T"], TRANSFORMER["vocab"])
+        model = char_transformer(lib, config)
+        batches = token_batches(config["batch"], config["T"], config["vocab"])
     opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
     batches = [(lib.from_numpy(x), lib.from_numpy(y.astype("int64"))) for x, y in batches]
     state = {"i": 0}
@@ -183,11 +190,11 @@ def training_step(framework, workload):
     return step
 
 
-def worker(framework, workloads):
+def worker(framework, workloads, quick=False):
     """Run in a subprocess: build the training steps, warm them up (compiling or loading
     kernels, starting thread pools), say "ready", then answer each request "WORKLOAD
     SECONDS" from stdin with the ms per step of as many steps as fill SECONDS (at least one)."""
-    steps = {w: training_step(framework, w) for w in workloads}
+    steps = {w: training_step(framework, w, quick) for w in workloads}
     for step in steps.values():
         for _ in range(2):
             step()
@@ -212,10 +219,15 @@ LOOPER = (
 
 
 class BusyLoops:
-    """One busy-looping process per core while the block runs."""
+    """One busy-looping process per core while the block runs, at priority `nice` (0: as
+    this script's; --quick gives them 19, the lowest: the same processes, but they no
+    longer stall PyTorch's spinning threads for seconds a step)."""
+
+    def __init__(self, nice=0):
+        self.looper = f"import os\nos.nice({nice})\n{LOOPER}"
 
     def __enter__(self):
-        self.procs = [subprocess.Popen([sys.executable, "-c", LOOPER]) for _ in range(os.cpu_count())]
+        self.procs = [subprocess.Popen([sys.executable, "-c", self.looper]) for _ in range(os.cpu_count())]
         time.sleep(0.3)  # let them start spinning
         return self
 
@@ -249,10 +261,11 @@ def variant_env(variant):
 class Worker:
     """A subprocess holding one variant's warmed-up training steps."""
 
-    def __init__(self, variant, workloads):
+    def __init__(self, variant, workloads, quick=False):
         self.variant = variant
         framework = "torch" if variant.startswith("torch") else "minigrad"
         cmd = [sys.executable, __file__, "--worker", framework, "--workloads", ",".join(workloads)]
+        cmd += ["--quick"] if quick else []
         self.proc = subprocess.Popen(
             cmd, env=variant_env(variant), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -293,19 +306,19 @@ def main():
     args = parser.parse_args()
     workloads = args.workloads.split(",")
     if args.worker:
-        return worker(args.worker, workloads)
+        return worker(args.worker, workloads, args.quick)
     if args.quick:
         args.repeat, args.turns, args.seconds = 1, 1, 0.01
     variants = args.variants.split(",")
 
-    workers = [Worker(v, workloads) for v in variants]
+    workers = [Worker(v, workloads, args.quick) for v in variants]
     # ms[variant, load, workload] = [the median of its turns, for each round]
     ms = {(v, load, w): [] for v in variants for load in ("idle", "loaded") for w in workloads}
     try:
         for r in range(args.repeat):
             for load in ("idle", "loaded") if r % 2 == 0 else ("loaded", "idle"):
                 for w in workloads:
-                    with BusyLoops() if load == "loaded" else contextlib.nullcontext():
+                    with BusyLoops(19 if args.quick else 0) if load == "loaded" else contextlib.nullcontext():
                         turns = {v: [] for v in variants}
                         for t in range(args.turns):
                             # the variants take turns, so that load from elsewhere falls on all alike

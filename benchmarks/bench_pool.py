@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 SHAPE = (64, 32, 28, 28)
+QUICK_SHAPE = (4, 8, 8, 8)  # --quick: a smoke test of the script, not a measurement
 CASES = ("max_pool2d", "avg_pool2d")
 TARGET = 1.0  # numba / PyTorch, forward + backward
 
@@ -177,7 +178,9 @@ def report(results, threads):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke test, not a measurement")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"few repeats on a {QUICK_SHAPE} batch: a smoke test, not a measurement"
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=None, help="timed runs per case (default 30, quick 3)")
     parser.add_argument("--no-compile-time", action="store_true", help="skip the cold-cache compile measurement")
@@ -191,7 +194,7 @@ def main(argv=None):
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, NumPy {np.__version__}, torch {torch.__version__}"
     )
-    results = run(repeat=repeat, threads=args.threads)
+    results = run(repeat=repeat, threads=args.threads, shape=QUICK_SHAPE if args.quick else SHAPE)
     report(results, args.threads)
     if not args.no_compile_time:
         print("\nNumba compile time, float32 kernels, first call in a fresh process:")

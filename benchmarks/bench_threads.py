@@ -23,7 +23,8 @@ And "call": microseconds per call of a small parallel kernel (max pooling of a 2
 batch) through the lock, and straight to Numba's dispatcher (best of 5 turns each).
 
 The variants take turns (A B C C B A ...) so that load from elsewhere falls on all alike;
-median (range) over --repeat rounds.
+median (range) over --repeat rounds. --quick checks that the script runs, in seconds: one
+round of short timings, on bench_load.py's smaller --quick batches.
 """
 
 import argparse
@@ -38,9 +39,10 @@ WORKLOADS = ("lenet", "transformer")
 VARIANTS = ("lock", "nolock", "omp")
 
 
-def worker(variant, workloads):
-    """Run in a subprocess: build two copies of each training step, warm them up, say
-    "ready", then answer each request "MODE WORKLOAD SECONDS" from stdin."""
+def worker(variant, workloads, quick=False):
+    """Run in a subprocess: build two copies of each training step (on bench_load.py's
+    --quick batches if `quick`), warm them up, say "ready", then answer each request
+    "MODE WORKLOAD SECONDS" from stdin."""
     import contextlib
 
     from bench_load import training_step
@@ -49,7 +51,7 @@ def worker(variant, workloads):
 
     if variant != "lock":
         jit.parallel_kernel_lock = contextlib.nullcontext()  # read at every call
-    steps = {w: (training_step("minigrad", w), training_step("minigrad", w)) for w in workloads}
+    steps = {w: (training_step("minigrad", w, quick), training_step("minigrad", w, quick)) for w in workloads}
     for pair in steps.values():
         for step in pair:
             step(), step()
@@ -118,9 +120,10 @@ def variant_env(variant):
 class Worker:
     """A subprocess holding one variant's warmed-up training steps."""
 
-    def __init__(self, variant, workloads):
+    def __init__(self, variant, workloads, quick=False):
         self.variant = variant
         cmd = [sys.executable, __file__, "--worker", variant, "--workloads", ",".join(workloads)]
+        cmd += ["--quick"] if quick else []
         self.proc = subprocess.Popen(
             cmd, env=variant_env(variant), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -154,12 +157,12 @@ def main():
     args = parser.parse_args()
     workloads = args.workloads.split(",")
     if args.worker:
-        return worker(args.worker, workloads)
+        return worker(args.worker, workloads, args.quick)
     if args.quick:
         args.repeat, args.seconds = 1, 0.05
     variants = args.variants.split(",")
 
-    workers = [Worker(v, workloads) for v in variants]
+    workers = [Worker(v, workloads, args.quick) for v in variants]
     # results[variant, mode, workload] = one number per round
     results = {}
     try:

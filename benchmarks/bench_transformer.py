@@ -29,6 +29,8 @@ each (minigrad, PyTorch, PyTorch, minigrad, ...), so that load from elsewhere on
 machine falls on both alike; each turn gives ms per step (wall clock) and the CPU time
 of this process per step (time.process_time: all its threads, none of other programs').
 Printed: median (min-max) over --repeat turns, and the ratio minigrad / PyTorch of each.
+--quick checks that the script runs, in seconds: one short turn each, the same models on
+2 sequences of 16 (QUICK), and a few tokens generated.
 """
 
 import argparse
@@ -40,12 +42,12 @@ import numpy as np
 
 ENCODER = {"d_model": 128, "heads": 4, "ff": 512, "layers": 2, "T": 64, "batch": 32}
 GPT = {"vocab": 65, "d_model": 128, "layers": 4, "heads": 4, "T": 64, "batch": 12}
+QUICK = {"T": 16, "batch": 2}  # --quick: the same models on 2 sequences of 16
 
 
 # ---- the encoder step: the same modules in both frameworks --------------------------------
-def encoder_step(lib):
-    """A closure running one training step of ENCODER in `lib` (minigrad or torch)."""
-    c = ENCODER
+def encoder_step(lib, c=ENCODER):
+    """A closure running one training step of `c` (ENCODER) in `lib` (minigrad or torch)."""
     lib.manual_seed(0)
     layer = lib.nn.TransformerEncoderLayer(
         c["d_model"], c["heads"], c["ff"], dropout=0.0, batch_first=True, norm_first=True
@@ -133,14 +135,14 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len, bias=True):
     return TorchGPT()
 
 
-def gpt_models():
-    """(minigrad's GPT, PyTorch's with the same weights), after checking that they agree."""
+def gpt_models(c=GPT):
+    """(minigrad's GPT, PyTorch's with the same weights) of `c` (GPT), after checking that
+    they agree."""
     import torch
 
     import minigrad as mg
     from minigrad.models import GPT as MinigradGPT
 
-    c = GPT
     mg.manual_seed(0)
     # bias=False on both sides: the model minigrad-train --model gpt builds
     mine = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False)
@@ -154,10 +156,9 @@ def gpt_models():
     return mine, theirs
 
 
-def gpt_step(lib, model):
+def gpt_step(lib, model, c=GPT):
     """A closure running minigrad-train --model gpt's training step (without the learning
-    rate schedule) on `model`, in `lib`."""
-    c = GPT
+    rate schedule) on `model`, in `lib`, on batches of `c` (GPT)."""
     decay = [p for p in model.parameters() if p.ndim >= 2]
     no_decay = [p for p in model.parameters() if p.ndim < 2]
     groups = [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}]
@@ -280,6 +281,7 @@ def main():
     if args.quick:
         args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = 1, 0.01, 8, 16, 12
     cases = args.cases.split(",")
+    enc, gpt = ({**ENCODER, **QUICK}, {**GPT, **QUICK}) if args.quick else (ENCODER, GPT)
 
     import torch
     import torch.optim  # noqa: F401  (lib.optim below)
@@ -294,16 +296,22 @@ def main():
         f"PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
     )
     if "encoder" in cases:
-        steps = {"minigrad": encoder_step(mg), "torch": encoder_step(torch)}
-        steps["torch-1"] = with_torch_threads(encoder_step(torch), 1)
-        name = "encoder (2 pre-norm layers, d 128, 4 heads, ff 512, T 64, batch 32, causal)"
+        steps = {"minigrad": encoder_step(mg, enc), "torch": encoder_step(torch, enc)}
+        steps["torch-1"] = with_torch_threads(encoder_step(torch, enc), 1)
+        name = (
+            f"encoder ({enc['layers']} pre-norm layers, d {enc['d_model']}, {enc['heads']} heads, ff {enc['ff']}, "
+            f"T {enc['T']}, batch {enc['batch']}, causal)"
+        )
         compare(name, steps, args.repeat, args.seconds)
     if "gpt" in cases:
-        mine, theirs = gpt_models()
-        _, theirs_1 = gpt_models()  # a copy of its own for PyTorch on one thread
-        steps = {"minigrad": gpt_step(mg, mine), "torch": gpt_step(torch, theirs)}
-        steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1), 1)
-        name = "gpt (baby GPT: 4 layers, d 128, 4 heads, T 64, batch 12, vocab 65)"
+        mine, theirs = gpt_models(gpt)
+        _, theirs_1 = gpt_models(gpt)  # a copy of its own for PyTorch on one thread
+        steps = {"minigrad": gpt_step(mg, mine, gpt), "torch": gpt_step(torch, theirs, gpt)}
+        steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, gpt), 1)
+        name = (
+            f"gpt (baby GPT: {gpt['layers']} layers, d {gpt['d_model']}, {gpt['heads']} heads, T {gpt['T']}, "
+            f"batch {gpt['batch']}, vocab {gpt['vocab']})"
+        )
         ms = compare(name, steps, args.repeat, args.seconds)
         print(
             "  2000 steps (minigrad-train --model gpt's run, without evaluation): "

@@ -1,60 +1,91 @@
-"""The benchmark scripts run (tiny settings): a broken script would silently rot."""
+"""The benchmark scripts run (tiny settings): a broken script would silently rot.
 
-import subprocess
+Each script runs as `python benchmarks/SCRIPT ARGS` would, in a child forked from one
+server process that has imported PyTorch, minigrad and Numba once (tools/fork_runner.py):
+most of a tiny run would otherwise be those imports, again for every script. Scripts
+that measure fresh processes or thread settings (bench_load, bench_threads,
+bench_compile, bench_gpt_shakespeare) still start those processes themselves.
+"""
+
 import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+sys.path.insert(0, str(ROOT / "tools"))
+import fork_runner  # noqa: E402  (tools/ is not a package)
+
+
+@pytest.fixture(scope="module")
+def fork_server():
+    """One server per test process (each pytest-xdist worker starts its own)."""
+    with fork_runner.ForkServer() as server:
+        yield server
+
+
+def run_benchmark(server, tmp_path, script, args, timeout=300):
+    """(run, stdout, stderr) of `python benchmarks/script args`."""
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    run = server.run(BENCH / script, args, out, timeout=timeout, err_log=err)
+    return run, out.read_text(), err.read_text()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "script, args, expect",
     [
-        ("bench_autograd.py", ["--repeat", "2", "--threads", "1"], "ratio"),
-        ("bench_training.py", ["--epochs", "2", "--threads", "1"], "ratio minigrad / PyTorch"),
+        ("bench_autograd.py", ["--repeat", "2", "--threads", "1"], ["ratio"]),
+        ("bench_training.py", ["--epochs", "2", "--threads", "1"], ["ratio minigrad / PyTorch"]),
         # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
-        ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], "--model mlp"),
-        ("bench_load.py", ["--quick"], "slowdown ratio, minigrad's / PyTorch's"),
+        ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], ["--model mlp"]),
+        ("bench_load.py", ["--quick"], ["slowdown ratio, minigrad's / PyTorch's"]),
         (
             "bench_load.py",
             ["--quick", "--workloads", "mlp", "--variants", "minigrad,minigrad-unsplit"],
-            "minigrad / minigrad-unsplit",
+            ["minigrad / minigrad-unsplit"],
         ),
-        ("bench_transformer.py", ["--quick"], "minigrad / torch-1"),
-        ("bench_gpt_shakespeare.py", ["--iters", "20"], "val loss"),
-        ("bench_linear.py", ["--quick"], "minigrad/PT"),
-        ("bench_losses.py", ["--quick"], "composed/fused"),
-        ("bench_normalization.py", ["--quick"], "composed/one"),
-        ("bench_optimizers.py", ["--quick"], "minigrad/PT"),
-        ("bench_recurrent.py", ["--quick"], "cells/layer"),
-        ("bench_char_lstm.py", ["--iters", "8", "--hidden", "32"], "time ratio minigrad / PyTorch"),
-        ("bench_attention_modules.py", ["--quick"], "minigrad: spelled out / kernel"),
-        ("bench_positional.py", ["--quick"], "/ RotaryEmbedding"),
-        ("bench_gelu.py", ["--quick"], "/ fused loop"),
-        ("bench_tokenizers.py", ["--quick"], "minigrad's speed-up"),
-        ("bench_threads.py", ["--quick"], "two / (2 x one)"),
+        ("bench_transformer.py", ["--quick"], ["minigrad / torch-1"]),
+        ("bench_gpt_shakespeare.py", ["--quick"], ["val loss"]),
+        ("bench_linear.py", ["--quick"], ["minigrad/PT"]),
+        ("bench_losses.py", ["--quick"], ["composed/fused"]),
+        ("bench_normalization.py", ["--quick"], ["composed/one"]),
+        ("bench_optimizers.py", ["--quick"], ["minigrad/PT"]),
+        ("bench_recurrent.py", ["--quick"], ["cells/layer"]),
+        # two iterations: a validation loss before, after each and at the end, on blocks of 8
+        (
+            "bench_char_lstm.py",
+            ["--iters", "2", "--hidden", "32", "--block", "8", "--batch", "4"],
+            ["time ratio minigrad / PyTorch"],
+        ),
+        ("bench_attention_modules.py", ["--quick"], ["minigrad: spelled out / kernel"]),
+        ("bench_positional.py", ["--quick"], ["/ RotaryEmbedding"]),
+        ("bench_gelu.py", ["--quick"], ["/ fused loop"]),
+        ("bench_tokenizers.py", ["--quick"], ["minigrad's speed-up"]),
+        ("bench_threads.py", ["--quick"], ["two / (2 x one)"]),
+        # the cold-cache compile measurement (two fresh processes that compile everything
+        # again) is left to real runs
+        (
+            "bench_pool.py",
+            ["--quick", "--repeat", "1", "--no-compile-time"],
+            ["max_pool2d forward+backward", "avg_pool2d forward+backward", "numba/PT", "target"],
+        ),
     ],
 )
-def test_benchmark_script_runs(script, args, expect):
-    result = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert expect in result.stdout
+def test_benchmark_script_runs(script, args, expect, fork_server, tmp_path):
+    run, stdout, stderr = run_benchmark(fork_server, tmp_path, script, args)
+    assert run["returncode"] == 0, f"{script} {' '.join(args)}: {run}\n{stderr}"
+    for words in expect:
+        assert words in stdout, stdout
 
 
 @pytest.mark.slow
-def test_cuda_benchmark_runs_on_a_gpu_and_says_so_without_one():
+def test_cuda_benchmark_runs_on_a_gpu_and_says_so_without_one(fork_server, tmp_path):
     """bench_cuda.py times the CUDA kernels on a real GPU (benchmarks/RESULTS.md has its
     H100 figures); on a machine without one, CI's, it must stop with a clear message."""
-    result = subprocess.run(
-        [sys.executable, str(BENCH / "bench_cuda.py"), "--quick", "--only", "pool"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if result.returncode == 0:
-        assert "cuda/torch-cuda" in result.stdout and "max_pool2d" in result.stdout, result.stdout
+    run, stdout, stderr = run_benchmark(fork_server, tmp_path, "bench_cuda.py", ["--quick", "--only", "pool"], 600)
+    if run["returncode"] == 0:
+        assert "cuda/torch-cuda" in stdout and "max_pool2d" in stdout, stdout
     else:
-        assert "no CUDA GPU here" in result.stderr, result.stderr
+        assert "no CUDA GPU here" in stderr, stderr

@@ -497,24 +497,3 @@ def test_layers_in_a_model_train():
     x = mg.tensor(rand(3, 4, seed=12, dtype=np.float32))  # the model's dtype: Linear does not promote
     model(x).sum().backward()
     assert model[0].weight.grad is not None and np.abs(model[0].weight.grad.numpy()).sum() > 0
-
-
-# ---- the benchmark script ---------------------------------------------------------------------
-@pytest.mark.slow
-def test_benchmark_script_runs():
-    """bench_pool.py in quick mode (the cold-cache compile measurement, two fresh
-    processes that compile everything again, is left to real runs)."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_pool.py"
-    result = subprocess.run(
-        [sys.executable, str(script), "--quick", "--repeat", "1", "--no-compile-time"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    for words in ("max_pool2d forward+backward", "avg_pool2d forward+backward", "numba/PT", "target"):
-        assert words in result.stdout, result.stdout

@@ -40,7 +40,9 @@ import time
 import traceback
 from pathlib import Path
 
-PRELOAD = ("numba", "torch", "minigrad")  # what nearly every script imports: once, here
+# what nearly every script imports: once, here (torch._dynamo is what a first PyTorch
+# optimizer imports, about as long as `import torch` itself)
+PRELOAD = ("numba", "torch", "torch._dynamo", "minigrad")
 
 
 def preload(modules=PRELOAD):

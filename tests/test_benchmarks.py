@@ -40,11 +40,11 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         ("bench_training.py", ["--epochs", "2", "--threads", "1"], ["ratio minigrad / PyTorch"]),
         # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
         ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], ["--model mlp"]),
-        ("bench_load.py", ["--quick"], ["slowdown ratio, minigrad's / PyTorch's"]),
+        # the default variants and the one on request, in one run (each is a fresh process)
         (
             "bench_load.py",
-            ["--quick", "--workloads", "mlp", "--variants", "minigrad,minigrad-unsplit"],
-            ["minigrad / minigrad-unsplit"],
+            ["--quick", "--variants", "minigrad,minigrad-all,torch,minigrad-unsplit"],
+            ["slowdown ratio, minigrad's / PyTorch's", "minigrad / minigrad-unsplit"],
         ),
         ("bench_transformer.py", ["--quick"], ["minigrad / torch-1"]),
         ("bench_gpt_shakespeare.py", ["--quick"], ["val loss"]),

@@ -48,11 +48,12 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         ),
         ("bench_transformer.py", ["--quick"], ["minigrad / torch-1"]),
         ("bench_gpt_shakespeare.py", ["--quick"], ["val loss"]),
-        ("bench_linear.py", ["--quick"], ["minigrad/PT"]),
-        ("bench_losses.py", ["--quick"], ["composed/fused"]),
-        ("bench_normalization.py", ["--quick"], ["composed/one"]),
-        ("bench_optimizers.py", ["--quick"], ["minigrad/PT"]),
-        ("bench_recurrent.py", ["--quick"], ["cells/layer"]),
+        # the lesson benchmarks (benchmarks/lesson_timing.py): one timed call after the warm-up
+        ("bench_linear.py", ["--quick", "--repeat", "1"], ["minigrad/PT"]),
+        ("bench_losses.py", ["--quick", "--repeat", "1"], ["composed/fused"]),
+        ("bench_normalization.py", ["--quick", "--repeat", "1"], ["composed/one"]),
+        ("bench_optimizers.py", ["--quick", "--repeat", "1"], ["minigrad/PT"]),
+        ("bench_recurrent.py", ["--quick", "--repeat", "1"], ["cells/layer"]),
         # two iterations: a validation loss before, after each and at the end, on blocks of 8
         (
             "bench_char_lstm.py",

@@ -164,9 +164,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preload", default=",".join(PRELOAD), help="modules to import first (comma-separated)")
     args = parser.parse_args(argv)
-    preload([name for name in args.preload.split(",") if name])
-    # replies go to the real stdout; anything else the server prints goes to stderr
+    # replies go to the real stdout; anything else printed here (an import's warning) to stderr
     replies, sys.stdout = sys.stdout, sys.stderr
+    preload([name for name in args.preload.split(",") if name])
     serve(sys.stdin, replies)
 
 

@@ -18,6 +18,28 @@ import pytest  # noqa: E402  (after the thread settings above, which must come f
 TEST_REPO_URL = "https://example.org/course/minigrad"  # the repository link of the test-built site
 
 
+# The fixtures that take seconds to build, and the pytest-xdist group of the tests that use
+# them: a group runs on one worker (--dist loadgroup, pyproject's addopts), so the fixture is
+# built once, not once per worker. The site's build is shared by the site's tests and the API
+# reference's (which also reads the package with griffe).
+SHARED_FIXTURES = {
+    "built_site": "site",
+    "griffe_package": "site",
+    "measured": "api-coverage",
+    "runs": "exercise-copies",
+    "editions": "student-edition",
+    "shakespeare_bpe": "bpe",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Put each test that uses a fixture of SHARED_FIXTURES in that fixture's group."""
+    for item in items:
+        groups = [SHARED_FIXTURES[name] for name in getattr(item, "fixturenames", ()) if name in SHARED_FIXTURES]
+        if groups:
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
+
+
 @pytest.fixture(autouse=True)
 def keep_the_thread_settings():
     """Give every test the process's thread settings back as it found them: a test that

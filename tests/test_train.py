@@ -118,6 +118,39 @@ def test_runs_as_a_module_and_names_its_output_folder(tmp_path):
     assert (out / "model.npz").exists()
 
 
+@pytest.mark.parametrize(
+    "argv, folder",
+    [
+        ([], "runs/mlp"),
+        (["--model", "cnn"], "runs/cnn"),
+        (["--model=resnet"], "runs/resnet"),
+        (["--model", "gpt"], "runs/gpt"),
+        (["--model", "gpt", "--quick"], "runs/gpt-quick"),
+        (["--model", "cnn", "--out", "elsewhere"], "elsewhere"),
+        (["--model", "gpt", "--quick", "--out", "elsewhere"], "elsewhere"),
+    ],
+)
+def test_each_model_has_its_own_output_folder(argv, folder):
+    """One model's run never overwrites another's: `minigrad-train`, then `--model cnn`, keeps
+    both (runs/mlp, runs/cnn); --out still picks any folder."""
+    parse = train_gpt.parse_args if train.wants_gpt(argv) else train.parse_args
+    assert parse(argv).out == folder
+
+
+def test_runs_of_two_models_land_in_two_folders(tmp_path, monkeypatch):
+    """With no --out, the files go to runs/<model> under the working directory, and a second
+    model's run leaves the first one's files as they were."""
+    monkeypatch.chdir(tmp_path)
+    train.run(["--max-steps", "2", "--no-plot"])
+    mlp_record = (tmp_path / "runs" / "mlp" / "run.json").read_text()
+    train.run(["--model", "resnet", "--max-steps", "1", "--no-plot"])
+    assert json.loads(mlp_record)["settings"]["model"] == "mlp"
+    assert (tmp_path / "runs" / "mlp" / "run.json").read_text() == mlp_record
+    resnet_settings = json.loads((tmp_path / "runs" / "resnet" / "run.json").read_text())["settings"]
+    assert resnet_settings["model"] == "resnet" and resnet_settings["out"] == "runs/resnet"
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["mlp", "resnet"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["cnn", "resnet"])
 def test_convolutional_models_reach_98_percent(tmp_path, model):

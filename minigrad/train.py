@@ -5,8 +5,9 @@ Shakespeare: see minigrad/train_gpt.py (`minigrad-train --model gpt --help`).
 
 With no arguments it trains an MLP on the 1,797 8x8 UCI handwritten digits (no download
 needed), shows a progress bar with loss and accuracy per epoch, prints the final test
-accuracy, and saves the weights, the training curves (PNG) and the run's settings to an
-output folder. The loop below is the standard PyTorch one with the imports changed.
+accuracy, and saves the weights, the training curves (PNG) and the run's settings to the
+model's own output folder (runs/mlp, runs/cnn or runs/resnet; --out picks another). The
+loop below is the standard PyTorch one with the imports changed.
 
 Every option and the output folder are checked before any work (a bad one is a usage
 error, exit status 2); Ctrl-C during training saves the weights and the history so far
@@ -67,8 +68,10 @@ MODELS = {
 
 
 FIRST_USE = (
-    "The first run of --model cnn or resnet compiles the convolution and pooling kernels with Numba "
-    "(a line on stderr says so; 10-30 s on 2 cores). That happens once: the machine code is cached in "
+    "The first run of --model cnn or resnet compiles the convolution and pooling kernels with Numba, "
+    "and the first of --model gpt the attention kernels (a line on stderr says so; measured on 2 cores: "
+    "12-19 s of CPU time for cnn or resnet, 22-33 s for gpt, and up to three times that in wall time "
+    "when other programs share the cores). That happens once: the machine code is cached in "
     "__pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and later runs start "
     "in a second or two."
 )
@@ -195,7 +198,9 @@ def build_parser():
         help="learning-rate schedule, stepped every batch (default: onecycle)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for init, shuffling and dropout (default: 0)")
-    parser.add_argument("--out", default="runs/digits", help="output folder (default: runs/digits)")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default: runs/MODEL: runs/mlp, runs/cnn, runs/resnet, runs/gpt)"
+    )
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the training curves")
     parser.add_argument(
         "--max-steps",
@@ -206,12 +211,20 @@ def build_parser():
     return parser
 
 
+def default_out(model):
+    """Each model's own output folder, so that training one never overwrites another's
+    results (`minigrad-train` then `--model cnn` keeps both runs)."""
+    return f"runs/{model}"
+
+
 def parse_args(argv=None, parser=None):
     """The options, checked (see `number`), with the chosen model's defaults filled in."""
     args = (parser or build_parser()).parse_args(argv)
     for key in ("epochs", "lr", "weight_decay"):
         if getattr(args, key) is None:
             setattr(args, key, MODELS[args.model][key])
+    if args.out is None:
+        args.out = default_out(args.model)
     return args
 
 

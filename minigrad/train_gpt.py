@@ -39,7 +39,7 @@ from minigrad.models import GPT
 from minigrad.nn.utils import clip_grad_norm_
 from minigrad.progress import ProgressBar
 from minigrad.text import CharTokenizer, TextDataset, train_val_split
-from minigrad.train import number, prepare_out_dir, say_interrupted
+from minigrad.train import default_out, number, prepare_out_dir, say_interrupted
 
 # nanoGPT's baby GPT on a CPU; --quick: a model 1/8 the size on half the context
 SETTINGS = {
@@ -190,7 +190,9 @@ def build_parser():
         help="positional encoding (default: rope; learned is nanoGPT's and GPT-2's)",
     )
     parser.add_argument("--seed", type=int, default=1337, help="seed for init, batches and sampling (default: 1337)")
-    parser.add_argument("--out", default="runs/gpt", help="output folder (default: runs/gpt)")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default: runs/gpt; --quick: runs/gpt-quick, to keep the full run's)"
+    )
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the loss curves")
     parser.add_argument(
         "--sample-tokens", type=number(int, 0), default=500, help="characters to generate at the end (default: 500)"
@@ -208,6 +210,8 @@ def parse_args(argv=None, parser=None):
     for key, value in SETTINGS["quick" if args.quick else "default"].items():
         if getattr(args, key, None) is None:
             setattr(args, key, value)
+    if args.out is None:  # its own folder, as each model of minigrad-train (minigrad.train.default_out)
+        args.out = default_out("gpt-quick" if args.quick else "gpt")
     args.min_lr = args.lr / 10  # nanoGPT's rule of thumb: decay to a tenth of the peak
     args.warmup = min(args.warmup, args.iters)
     return args

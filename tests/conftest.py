@@ -40,25 +40,42 @@ def site_repo_url():
     return TEST_REPO_URL
 
 
+def shared_folder(tmp_path_factory):
+    """A folder of this test run that every pytest-xdist worker sees: the parent of the
+    workers' own temporary folders (without xdist, the run's temporary folder itself)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The documentation site, built once with `mkdocs build --strict` for the tests that
-    read it (tests/test_docs.py, tests/test_api_reference.py). The build is spelled out
-    here rather than imported from test_docs.py: a conftest that imports a test module
-    drags it into every exercise copy (minigrad.exercises copies what tests import)."""
+    read it (tests/test_docs.py, test_api_reference.py, test_site_offline.py,
+    test_tutorials.py). Once per run, not once per worker: the first worker to ask builds
+    it under a lock, the others wait for it and read its outcome (a failed build fails
+    them all with its output). The build is spelled out here rather than imported from
+    test_docs.py: a conftest that imports a test module drags it into every exercise copy
+    (minigrad.exercises copies what tests import)."""
+    import fcntl
     import subprocess
     import sys
     from pathlib import Path
 
-    site_dir = tmp_path_factory.mktemp("site")
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        # a repository address, so that the header's repository link is drawn and can be
-        # checked (overrides/hooks/repository_link.py); a clone without a web remote has none
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1", MINIGRAD_REPO_URL=TEST_REPO_URL),
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    shared = shared_folder(tmp_path_factory)
+    site_dir, outcome = shared / "site", shared / "site.outcome"
+    with open(shared / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not outcome.exists():
+            result = subprocess.run(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+                cwd=Path(__file__).resolve().parents[1],
+                capture_output=True,
+                text=True,
+                # a repository address, so that the header's repository link is drawn and can be
+                # checked (overrides/hooks/repository_link.py); a clone without a web remote has none
+                env=dict(os.environ, NO_MKDOCS_2_WARNING="1", MINIGRAD_REPO_URL=TEST_REPO_URL),
+            )
+            outcome.write_text("built" if result.returncode == 0 else result.stdout + result.stderr)
+    built = outcome.read_text()
+    assert built == "built", built
     return site_dir

@@ -37,7 +37,8 @@ def run_in(copy, *args, env=None):
 
 
 def run_tests(copy, marker_expression, env=None):
-    return run_in(copy, "-m", "pytest", "-m", marker_expression, "-q", "-p", "no:cacheprovider", env=env)
+    # -n 0: one process (the copy keeps the -n auto of pyproject; workers would only add start-up time)
+    return run_in(copy, "-m", "pytest", "-n", "0", "-m", marker_expression, "-q", "-p", "no:cacheprovider", env=env)
 
 
 @pytest.fixture(scope="module")

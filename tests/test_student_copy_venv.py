@@ -73,7 +73,8 @@ def test_a_student_copy_installs_without_torch_and_its_tests_fail_then_pass(tmp_
     assert Path(module).resolve().is_relative_to(copy.resolve()), f"minigrad came from {module}, not the copy"
     assert torch == "None", "torch is importable in the student's environment"
 
-    tests = [str(python), "-m", "pytest", "-m", EVERY_LESSON, "-p", "no:cacheprovider"]
+    # -n 0 needs pytest-xdist, which the student extra brings for the -n auto the copy keeps
+    tests = [str(python), "-m", "pytest", "-n", "0", "-m", EVERY_LESSON, "-p", "no:cacheprovider"]
     code, output = run(tests, cwd=copy)
     assert code == 1, f"expected failing tests on the student's copy (exit code 1), got {code}:\n{output[-3000:]}"
     for lesson in LESSONS.values():

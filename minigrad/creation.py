@@ -1,9 +1,10 @@
 """Functions that make new tensors: from data, filled with a constant, or random.
 
-Each takes torch's `device=` keyword. Tensors live in host memory, so the device must be
-the CPU (`None`, `'cpu'`, `mg.device('cpu')`, a `torch.device('cpu')`); any other raises
-and says why (see `minigrad/devices.py`). `dtype=None` means the default float dtype
-(`mg.get_default_dtype()`) for float results.
+Each takes torch's `device=` keyword: the CPU (`None`, `'cpu'`, `mg.device('cpu')`, a
+`torch.device('cpu')`) or, where there is a GPU, `'cuda'`. Constants are made on the GPU
+directly; random numbers are drawn there (`random.device_generator`); data given by the
+caller is copied over. `dtype=None` means the default float dtype (`mg.get_default_dtype()`)
+for float results.
 """
 
 import numpy as np
@@ -11,14 +12,17 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad._args import size_args
+from minigrad.array_module import array_module, on_device, to_device
 from minigrad.autograd import grad_mode
-from minigrad.devices import host_device
+from minigrad.cuda import runtime
+from minigrad.devices import check_device
 from minigrad.tensor import Tensor
 
 
 def _new(array, dtype, device, requires_grad, op):
     """Wrap `array` (cast to `dtype` if given) as a leaf on the (checked) device."""
-    host_device(device, op)
+    if check_device(device, op).type == "cuda" and array_module(array) is np:
+        array = to_device(array)
     dtype = dtypes.to_dtype(dtype, op)
     t = Tensor._make(array if dtype is None else array.astype(dtype, copy=False))
     t._inference = grad_mode.is_inference_mode_enabled()  # made inside mg.inference_mode()
@@ -29,11 +33,17 @@ def _new(array, dtype, device, requires_grad, op):
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of `data` (Python floats get the default float dtype,
-    ints int64, bools bool; NumPy arrays keep their dtype)."""
-    host_device(device, "tensor")
+    ints int64, bools bool; NumPy arrays keep their dtype), on `device`."""
+    device = check_device(device, "tensor")
     if isinstance(data, Tensor):
         data = data.array
-    t = Tensor._from_data(data, dtypes.to_dtype(dtype, "tensor"))
+    dtype = dtypes.to_dtype(dtype, "tensor")
+    if array_module(data) is not np:  # data on the GPU already: copied there
+        t = Tensor._make(data.astype(dtype or data.dtype, copy=True))
+    else:
+        t = Tensor._from_data(data, dtype)
+    if t.device != device:
+        t = Tensor._make(to_device(t.array) if device.type == "cuda" else t.array.get())
     t._inference = grad_mode.is_inference_mode_enabled()
     if requires_grad:
         t.requires_grad_(True)
@@ -46,12 +56,13 @@ def as_tensor(data, dtype=None, device=None):
 
     The ops call it on their inputs, so `mg.exp([1.0, 2.0])` works as in torch; other
     data (lists, numbers, arrays of strings) goes through `mg.tensor`'s checks."""
-    if device is not None:
-        host_device(device, "as_tensor")
+    device = None if device is None else check_device(device, "as_tensor")
     if dtype is not None:
         dtype = dtypes.to_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
-        return data if dtype is None else data.to(dtype)
+        return data.to(device=device, dtype=dtype)
+    if device is not None and device.type == "cuda":
+        return tensor(data, dtype=dtype, device=device)
     if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype) and data.dtype.kind in "biufc":
         return Tensor._make(data)
     return Tensor._from_data(data, dtype)
@@ -60,14 +71,16 @@ def as_tensor(data, dtype=None, device=None):
 def from_numpy(array):
     """A tensor that shares memory with `array` (changes to one show in the other).
 
-    This is also how a `Function` turns a NumPy array into a Tensor: the built-in ops'
+    This is also how a `Function` turns an array into a Tensor: the built-in ops'
     backward methods wrap their masks with it (`grad * mg.from_numpy(x.array > 0 ...)`),
     and so can yours. It copies nothing; it only checks that `array` is an ndarray of a
-    dtype a Tensor can hold (a NumPy scalar becomes a 0-d tensor).
+    dtype a Tensor can hold (a NumPy scalar becomes a 0-d tensor). So that the same
+    Function body runs on both devices, a GPU array (CuPy's, the array of a CUDA tensor)
+    is wrapped as it is too, as a CUDA tensor; `torch.from_numpy` takes NumPy arrays only.
     """
     if isinstance(array, np.generic):  # a NumPy scalar, as NumPy's reductions return
         array = np.asarray(array)
-    elif not isinstance(array, np.ndarray):
+    elif not isinstance(array, np.ndarray) and not on_device(array):
         raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
     if array.dtype.kind not in "biufc":
         raise TypeError(
@@ -88,7 +101,13 @@ def _shape(size, op):
 
 def _filled(fill, size, dtype, device, requires_grad, op):
     dtype = dtypes.to_dtype(dtype, op) or dtypes.default_float
-    return _new(np.full(_shape(size, op), fill, dtype=dtype), None, device, requires_grad, op)
+    xp = _module(device, op)  # made where it will live: no copy to the GPU
+    return _new(xp.full(_shape(size, op), fill, dtype=dtype), None, device, requires_grad, op)
+
+
+def _module(device, op):
+    """The array module of `device`: NumPy for the CPU, CuPy for 'cuda'."""
+    return runtime.require(op) if check_device(device, op).type == "cuda" else np
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
@@ -116,48 +135,60 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 # The *_like functions take the shape (and, unless dtype= says otherwise, the dtype) of `t`.
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
     """Zeros with the shape (and, unless given, the dtype) of `t`."""
-    return _filled(0, t.shape, dtype or t.dtype, device, requires_grad, "zeros_like")
+    return _filled(0, t.shape, dtype or t.dtype, device or t.device, requires_grad, "zeros_like")
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
     """Ones with the shape (and, unless given, the dtype) of `t`."""
-    return _filled(1, t.shape, dtype or t.dtype, device, requires_grad, "ones_like")
+    return _filled(1, t.shape, dtype or t.dtype, device or t.device, requires_grad, "ones_like")
 
 
 def empty_like(t, dtype=None, device=None, requires_grad=False):
-    return _filled(0, t.shape, dtype or t.dtype, device, requires_grad, "empty_like")
+    return _filled(0, t.shape, dtype or t.dtype, device or t.device, requires_grad, "empty_like")
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     """`fill_value` with the shape (and, unless given, the dtype) of `t`."""
-    return _filled(fill_value, t.shape, dtype or t.dtype, device, requires_grad, "full_like")
+    return _filled(fill_value, t.shape, dtype or t.dtype, device or t.device, requires_grad, "full_like")
 
 
 # The random functions draw from the global generator, or from `generator=` (a
 # `mg.Generator`): an independent stream, which leaves the global one untouched.
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) from the global generator (or `generator`)."""
-    rng = _random.numpy_generator(generator, "rand")
-    samples = rng.random(_shape(size, "rand"), dtype=np.float64)
+    shape = _shape(size, "rand")
+    if _on_gpu(device, generator, "rand"):  # drawn on the GPU
+        samples = _random.device_generator().random_sample(shape)
+    else:
+        samples = _random.numpy_generator(generator, "rand").random(shape, dtype=np.float64)
     return _new(samples, dtype or dtypes.default_float, device, requires_grad, "rand")
+
+
+def _on_gpu(device, generator, op):
+    """Whether to draw on the GPU: device='cuda' and no CPU `generator=` given."""
+    return check_device(device, op).type == "cuda" and generator is None
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the global generator (or `generator`)."""
-    samples = _random.numpy_generator(generator, "randn").standard_normal(_shape(size, "randn"))
+    shape = _shape(size, "randn")
+    if _on_gpu(device, generator, "randn"):
+        samples = _random.device_generator().standard_normal(shape)
+    else:
+        samples = _random.numpy_generator(generator, "randn").standard_normal(shape)
     return _new(samples, dtype or dtypes.default_float, device, requires_grad, "randn")
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Uniform [0, 1) samples with the shape (and, unless given, the dtype) of `t`."""
-    host_device(device, "rand_like")
-    return rand(t.shape, generator=generator, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    device = t.device if device is None else check_device(device, "rand_like")
+    return rand(t.shape, generator=generator, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Standard normal samples with the shape (and, unless given, the dtype) of `t`."""
-    host_device(device, "randn_like")
-    return randn(t.shape, generator=generator, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    device = t.device if device is None else check_device(device, "randn_like")
+    return randn(t.shape, generator=generator, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
 
 
 def _integers(low, high, shape, generator, op):
@@ -185,7 +216,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     if high is None:
         low, high = 0, low
     out = _integers(low, high, input.shape, generator, "randint_like")
-    return _new(out, dtype or input.dtype, device, requires_grad, "randint_like")
+    return _new(out, dtype or input.dtype, device or input.device, requires_grad, "randint_like")
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -257,7 +288,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     itself, an array of the right dtype is shared; `copy=True` always copies, and
     `copy=False` raises where sharing is impossible. A Tensor's copy or conversion stays
     in the graph (`requires_grad` follows obj's unless given, as torch 2's)."""
-    host_device(device, "asarray")
+    check_device(device, "asarray")
     dtype = dtypes.to_dtype(dtype, "asarray")
     shareable = isinstance(obj, (Tensor, np.ndarray)) and (dtype is None or dtype == obj.dtype)
     if copy is False and not shareable:

@@ -1,14 +1,14 @@
 """Devices: where a tensor's memory lives, shaped like `torch.device`.
 
-minigrad tensors always live in host memory, as NumPy arrays. Yet PyTorch programs are
-full of device code (`device = torch.device("cuda" if torch.cuda.is_available() else
-"cpu")`, `x.to(device)`, `torch.zeros(3, device=device)`), so every device-shaped part of
-torch's API exists here and does the right thing for the CPU. Asking for a GPU tensor
-raises an error that says why and where minigrad's GPU kernels are instead: they run on
-host arrays and are chosen with `mg.backends.use('cuda')`, not by moving tensors.
+A tensor lives on the CPU (its data a NumPy array in host memory) or on an NVIDIA GPU
+(`device("cuda")`, its data a CuPy array in GPU memory; see `minigrad/cuda/runtime.py`).
+PyTorch programs are full of device code (`device = torch.device("cuda" if
+torch.cuda.is_available() else "cpu")`, `x.to(device)`, `torch.zeros(3, device=device)`),
+and all of it works here: without a GPU, `mg.cuda.is_available()` is False and asking
+for 'cuda' raises an error that says what is missing.
 
     mg.device("cpu")        # device(type='cpu')
-    mg.device("cuda:0")     # can be made and compared; a tensor cannot go there
+    mg.device("cuda:0")     # device(type='cuda', index=0)
     mg.zeros(3).device == mg.device("cpu")
 """
 
@@ -107,7 +107,7 @@ def _is_device(x):
 
 
 cpu = device("cpu")
-"""The one device minigrad tensors live on (what `Tensor.device` returns)."""
+"""The host: where tensors live unless a GPU is asked for."""
 
 _default = cpu
 
@@ -123,29 +123,43 @@ def as_device(d, op="device"):
     raise TypeError(f"{op}: expected a device (mg.device, 'cpu', 'cuda:0', ...), got {builtins.type(d).__name__}")
 
 
-def host_device(d, op):
+cuda = device("cuda", 0)
+"""The GPU CUDA tensors live on (minigrad uses one GPU, number 0)."""
+
+
+def check_device(d, op):
     """Check that `d` (None: the default device) can hold a minigrad tensor, and return
-    it as a `device`. A GPU or any other device raises, saying where the GPU kernels are."""
+    it as a `device`: the CPU, or `cuda:0` when a GPU (or the simulator) is there. Any
+    other device, or a GPU on a machine without one, raises an error that says why."""
     if d is None:
         return _default
     d = as_device(d, op)
     if d.type == "cpu":
         return d
+    if d.type == "cuda":
+        from minigrad.cuda import runtime
+
+        runtime.require(op)  # raises, saying what is missing, when there is no GPU
+        if d.index not in (None, 0):
+            raise RuntimeError(
+                f"{op}: minigrad uses one GPU, cuda:0; {str(d)!r} was asked for "
+                f"({runtime.device_count()} device(s) visible)"
+            )
+        return cuda
     raise RuntimeError(
-        f"{op}: minigrad tensors live in host memory and cannot be placed on {str(d)!r}. "
-        "The GPU kernels run on host tensors: select them with mg.backends.use('cuda'). "
-        "Device-agnostic code should pick its device with "
-        "mg.device('cuda' if mg.cuda.is_available() else 'cpu'), which gives 'cpu' here."
+        f"{op}: minigrad tensors live on the CPU or an NVIDIA GPU (cuda) and cannot be placed "
+        f"on {str(d)!r}. Device-agnostic code should pick its device with "
+        "mg.device('cuda' if mg.cuda.is_available() else 'cpu')."
     )
 
 
-def refuse_cuda(d, op):
-    """What `.cuda(device=None)` does here: check the device as PyTorch does, then raise
-    the error of `host_device` (a tensor cannot be moved to a GPU)."""
+def check_cuda(d, op):
+    """What `.cuda(device=None)` accepts: a cuda device (default cuda:0), checked as
+    `check_device` checks it."""
     d = device("cuda") if d is None else as_device(d, op)
     if d.type != "cuda":
         raise RuntimeError(f"{op}: invalid device {str(d)!r}, must be a cuda device")
-    host_device(d, op)
+    return check_device(d, op)
 
 
 def get_default_device():
@@ -156,9 +170,9 @@ def get_default_device():
 def set_default_device(d):
     """Set the device creation functions use by default (None resets it to the CPU).
 
-    Only the CPU can hold minigrad tensors, so any other device raises."""
+    'cuda' works where a GPU (or the simulator) is; other devices raise."""
     global _default
-    _default = cpu if d is None else host_device(d, "set_default_device")
+    _default = cpu if d is None else check_device(d, "set_default_device")
 
 
 def parse_to(args, kwargs, op):
@@ -189,7 +203,7 @@ def parse_to(args, kwargs, op):
             )
     copy = args[1] if len(args) == 2 else builtins.bool(kwargs.get("copy", False))
     if dev is not None:
-        dev = host_device(dev, op)
+        dev = check_device(dev, op)
     return dev, dtypes.to_dtype(dtype, op), copy
 
 

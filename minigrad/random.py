@@ -121,10 +121,27 @@ _worker = threading.local()  # .generator: the Generator of the DataLoader worke
 def manual_seed(seed):
     """Reseed the global generator (like torch.manual_seed) and return it.
 
-    Called inside a DataLoader worker (from a dataset or worker_init_fn), it reseeds
-    only that worker's generator, as torch.manual_seed in a worker process would.
+    It seeds the GPU's generator too (`device_generator`), as torch.manual_seed seeds
+    every device. Called inside a DataLoader worker (from a dataset or worker_init_fn),
+    it reseeds only that worker's generator, as torch.manual_seed in a worker process would.
     """
-    return _current().manual_seed(seed)
+    generator = _current().manual_seed(seed)
+    if generator is default_generator:
+        from minigrad.cuda import runtime
+
+        runtime.seed_generator(seed)
+    return generator
+
+
+def device_generator():
+    """The generator on the GPU (CuPy's `random.RandomState`, see `minigrad/cuda/runtime.py`):
+    `mg.randn(3, device="cuda")`, dropout masks and sampling on CUDA tensors draw there, so
+    no random numbers cross from the host. Seeded by `manual_seed` (or, until then, from
+    the global generator's initial seed); its stream differs from the CPU's for the same
+    seed, as torch's CUDA one does."""
+    from minigrad.cuda import runtime
+
+    return runtime.generator(default_generator.initial_seed())
 
 
 def initial_seed():

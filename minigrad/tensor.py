@@ -1,4 +1,5 @@
-"""Tensor: a NumPy array, plus what autograd needs to send a gradient back to it.
+"""Tensor: an array (NumPy on the CPU, CuPy on a GPU), plus what autograd needs to send a
+gradient back to it.
 
 A tensor made by an op remembers that op in `grad_fn` (a `Function` instance, which in
 turn remembers the op's input tensors). Those links are the graph that `backward` walks.
@@ -20,6 +21,9 @@ from minigrad import layouts as _layout
 from minigrad import printing as _printing
 from minigrad import random as _random
 from minigrad._args import distinct_dims, normalize_dim, normalize_dims, size_args
+from minigrad.array_module import on_device as _on_device
+from minigrad.array_module import to_device as _to_device
+from minigrad.array_module import to_host as _to_host
 from minigrad.size import Size
 from minigrad.tensor_runtime import RuntimeMethods
 
@@ -67,9 +71,11 @@ class Tensor(RuntimeMethods):
     __hash__ = object.__hash__  # hash by identity even though == is elementwise
 
     def __init__(self, *args, dtype=None, requires_grad=False, device=None):
-        _devices.host_device(device, "Tensor")
+        device = _devices.check_device(device, "Tensor")
         data = args[0] if len(args) == 1 else None
         self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor"))
+        if device.type == "cuda" and not _on_device(self.array):
+            self.array = _to_device(self.array)
         if isinstance(data, Tensor) and self.array is data.array:
             self._counter = data._version_counter()  # one storage: in-place changes show in both
         self._inference = autograd.grad_mode.is_inference_mode_enabled()
@@ -121,18 +127,21 @@ class Tensor(RuntimeMethods):
 
     @property
     def device(self):
-        """Where the data lives: always `mg.device('cpu')` (host memory, a NumPy array)."""
-        return _devices.cpu
+        """Where the data lives: `mg.device('cpu')` (a NumPy array in host memory) or
+        `mg.device('cuda', 0)` (a CuPy array in GPU memory)."""
+        if isinstance(self.array, np.ndarray):  # checked first: the common case costs one test
+            return _devices.cpu
+        return _devices.cuda if _on_device(self.array) else _devices.cpu
 
     @property
     def is_cuda(self):
-        """False: minigrad tensors live in host memory (see `mg.backends.use('cuda')` for the GPU kernels)."""
-        return False
+        """True when the data is in GPU memory."""
+        return self.device.type == "cuda"
 
     @property
     def is_cpu(self):
-        """True: minigrad tensors live in host memory."""
-        return True
+        """True when the data is in host memory."""
+        return self.device.type == "cpu"
 
     # What device-agnostic programs probe before they pick a code path; each says what
     # minigrad's tensors are not: on another device, sparse, quantized, ... (all False).
@@ -294,24 +303,37 @@ class Tensor(RuntimeMethods):
         return bool((self == element).any().item())
 
     def item(self):
-        """The value of a one-element tensor as a Python number (raises for more elements)."""
+        """The value of a one-element tensor as a Python number (raises for more elements);
+        from a CUDA tensor this copies the number to the host, and waits for the GPU."""
         if self.array.size != 1:
             raise RuntimeError(f"item: a Tensor with {self.array.size} elements cannot be converted to a Python number")
         return self.array.reshape(()).item()
 
     def tolist(self):
-        """The data as nested Python lists (a number for a 0-d tensor)."""
+        """The data as nested Python lists (a number for a 0-d tensor), copied to the host."""
         return self.array.tolist()
 
-    def numpy(self):
-        """The data as a NumPy array (shares memory, like torch's .numpy())."""
+    def numpy(self, *, force=False):
+        """The data as a NumPy array (shares memory, like torch's .numpy()). A CUDA tensor
+        raises, as in torch: its data is in GPU memory (`.cpu().numpy()` copies it over);
+        `force=True` copies it for you (and detaches), as torch's `numpy(force=True)`."""
+        if force:
+            return _to_host(self.array)
         if self.requires_grad:
             raise RuntimeError("numpy: can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()")
+        if not isinstance(self.array, np.ndarray) and self.is_cuda:
+            raise TypeError(
+                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                "to host memory first."
+            )
         return self.array
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's hook for np.asarray(t) / np.array(t): the data itself, unless a copy
-        or another dtype is asked for (copy=False with a new dtype cannot be honoured)."""
+        or another dtype is asked for (copy=False with a new dtype cannot be honoured).
+        A CUDA tensor raises, as `numpy()` does."""
+        if not isinstance(self.array, np.ndarray) and self.is_cuda:
+            self.numpy()  # raises torch's error
         if dtype is None or np.dtype(dtype) == self.dtype:
             return self.array.copy() if copy else self.array
         if copy is False:
@@ -467,13 +489,17 @@ class Tensor(RuntimeMethods):
         device), with optional `dtype=`, `device=`, `non_blocking=`, `copy=`, and
         `memory_format=` (a layout to copy into, see `contiguous`). Returns self when
         nothing changes, unless `copy=True`. The result is differentiable: the
-        gradient of a dtype cast is cast back. Only the CPU can hold minigrad tensors, so
-        another device raises (see `mg.backends.use('cuda')` for the GPU kernels).
+        gradient of a dtype cast is cast back. `to("cuda")` copies the data into GPU
+        memory and `to("cpu")` back; the copy is differentiable too (the gradient goes
+        back to the device the input is on).
         """
-        _, dtype, copy = _devices.parse_to(args, kwargs, "to")
+        device, dtype, copy = _devices.parse_to(args, kwargs, "to")
         result = self
-        if dtype is not None and dtype != self.dtype:
-            result = ops.shape.Cast.apply(self, dtype=dtype)
+        if device is not None and device != self.device:
+            result = ops.device.ToDevice.apply(self, device=device)
+            copy = False  # a move is a copy already
+        if dtype is not None and dtype != result.dtype:
+            result = ops.shape.Cast.apply(result, dtype=dtype)
         elif copy:
             result = ops.shape.Clone.apply(self)
         memory_format = kwargs.get("memory_format", _layout.preserve_format)
@@ -486,13 +512,13 @@ class Tensor(RuntimeMethods):
         return result
 
     def cpu(self):
-        """This tensor, which is already in host memory (as torch's `cpu()` on a CPU tensor)."""
-        return self
+        """This tensor in host memory: a copy of a CUDA tensor, or self when it is there."""
+        return self.to(_devices.cpu)
 
     def cuda(self, device=None, non_blocking=False):
-        """Raises: minigrad tensors live in host memory (the GPU kernels run on them;
-        select those with `mg.backends.use('cuda')`)."""
-        _devices.refuse_cuda(device, "cuda")
+        """This tensor in GPU memory: a copy of a CPU tensor, or self when it is there.
+        Without a GPU it raises, saying what is missing."""
+        return self.to(_devices.check_cuda(device, "cuda"))
 
     def type(self, dtype=None, non_blocking=False):
         """Without an argument: torch's name of the tensor type, 'torch.FloatTensor' for
@@ -569,9 +595,10 @@ class Tensor(RuntimeMethods):
     # ---- printing ----------------------------------------------------------------------
     def __repr__(self):
         """`tensor([...], dtype=..., grad_fn=<...>)`, laid out as torch lays it out (see
-        minigrad/printing.py, and `mg.set_printoptions` to change it)."""
-        data = self.array
-        suffixes = []
+        minigrad/printing.py, and `mg.set_printoptions` to change it). A CUDA tensor's
+        values are copied to the host to be printed, and it says `device='cuda:0'`."""
+        data = _to_host(self.array)
+        suffixes = [] if isinstance(self.array, np.ndarray) or self.is_cpu else ["device='cuda:0'"]
         has_default_dtype = data.dtype in (dtypes.default_float, np.int64, np.bool_)  # torch omits these
         if data.size == 0:
             if data.ndim != 1:
@@ -2717,7 +2744,7 @@ class Tensor(RuntimeMethods):
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         """`fill_value` in a tensor of shape `size` (a tuple or list), of this tensor's dtype
         unless `dtype` is given (the value is cast to it: 7.5 becomes 7 in an int64 one)."""
-        _devices.host_device(device, "new_full")
+        _devices.check_device(device, "new_full")
         if not isinstance(size, (tuple, list)):
             raise TypeError(
                 f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
@@ -2730,7 +2757,7 @@ class Tensor(RuntimeMethods):
         """A copy of `data` (a list, an array, a number or a Tensor) as a new leaf of this
         tensor's dtype unless `dtype` is given. A Tensor `data` is copied and cut from the
         graph, with PyTorch's advice to write `data.detach().clone()` instead."""
-        _devices.host_device(device, "new_tensor")
+        _devices.check_device(device, "new_tensor")
         if isinstance(data, Tensor):
             warnings.warn(
                 "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "

@@ -114,7 +114,7 @@ class RuntimeMethods:
         from minigrad import devices
         from minigrad.tensor import Tensor
 
-        devices.host_device(device, "new")
+        devices.check_device(device, "new")
         if len(args) == 1 and isinstance(args[0], Tensor):
             other = args[0]
             if other.dtype != self.dtype:

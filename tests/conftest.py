@@ -34,6 +34,31 @@ def keep_the_thread_settings():
     mg.threads.MATMUL_SPLIT_THREADS = split
 
 
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """This process as a machine without a GPU sees it (CuPy missing), whatever the machine."""
+    from minigrad.cuda import runtime
+
+    monkeypatch.setattr(runtime, "_simulated", False)
+    monkeypatch.setattr(runtime, "_looked", True)
+    monkeypatch.setattr(runtime, "_module", None)
+    monkeypatch.setattr(runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)')
+
+
+@pytest.fixture
+def simulated_gpu(monkeypatch):
+    """A simulated GPU for the test (minigrad/cuda/simulator.py): `device="cuda"` makes
+    tensors whose arrays obey CuPy's rules in host memory. Undone after the test."""
+    from minigrad.cuda import runtime, simulator
+
+    monkeypatch.setattr(runtime, "_simulated", True)
+    monkeypatch.setattr(runtime, "_looked", True)
+    monkeypatch.setattr(runtime, "_module", simulator)
+    monkeypatch.setattr(runtime, "_generator", {"rng": None, "seed": None})
+    simulator.transfers.update(to_host=0, to_device=0)
+    return simulator
+
+
 @pytest.fixture(scope="session")
 def site_repo_url():
     """The repository address the test-built site links to."""

@@ -29,6 +29,7 @@ LAYERS = {
         "minigrad/dtypes.py",
         "minigrad/size.py",  # mg.Size, the type of a shape
         "minigrad/devices.py",
+        "minigrad/array_module.py",  # numpy or cupy: the array module of an op's inputs
         "minigrad/threads.py",
         "minigrad/memory.py",
         "minigrad/progress.py",

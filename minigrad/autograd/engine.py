@@ -12,8 +12,7 @@
    again before the next backward (the optimizer's and the Module's call it).
 """
 
-import numpy as np
-
+from minigrad.array_module import array_module
 from minigrad.autograd import anomaly, grad_mode, hooks, inplace
 from minigrad.autograd.function import inputs_as_used
 from minigrad.tensor import Tensor
@@ -160,7 +159,7 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
         # arrives as a transposed view, and an optimizer that reads it next to the
         # parameter and its C-ordered state would stride across memory (AdamW on the
         # baby GPT: 5.9 ms a step with the transposed gradients, 2.1 ms with C-ordered ones).
-        tensor.grad = Tensor._make(np.array(grad.array, copy=True, order="C"))
+        tensor.grad = Tensor._make(grad.array.copy(order="C"))
     else:
         tensor.grad = grad.detach()
     handed_out.add(id(tensor.grad))
@@ -211,9 +210,9 @@ def _check_roots(outputs, grad_outputs, caller):
                     f"{caller}: grad can be implicitly created only for scalar outputs, but the "
                     f"output has shape {out.shape}; pass a gradient of that shape"
                 )
-            g = Tensor._make(np.ones(out.shape, dtype=out.dtype))
+            g = Tensor._make(array_module(out.array).ones(out.shape, dtype=out.dtype))
         elif not isinstance(g, Tensor):
-            g = Tensor._make(np.asarray(g, dtype=out.dtype))
+            g = Tensor._make(array_module(out.array).asarray(g, dtype=out.dtype))
         if g.shape != out.shape:
             raise RuntimeError(f"{caller}: gradient has shape {g.shape} but the output has shape {out.shape}")
         grads.append(g)

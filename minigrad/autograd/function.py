@@ -22,7 +22,9 @@ import weakref
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd import anomaly, grad_mode, graph
+from minigrad.cuda import runtime as _runtime
 from minigrad.tensor import Tensor
 
 
@@ -158,6 +160,8 @@ class Function:
             for a in args:
                 if isinstance(a, Tensor) and a._view is not None and a._view.version != a._version:
                     inplace.renew_view(a)  # its storage was changed in place since the view was taken
+        if _runtime.in_use:  # a CUDA tensor exists: the inputs must share one device
+            args = _same_device(cls.__name__, args)
         needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
         record = previous and True in needs
         if graph.saved_hooks_in_use:
@@ -170,7 +174,7 @@ class Function:
             mode.enabled = previous
 
         if not isinstance(out, Tensor):
-            out = Tensor._make(out if type(out) is np.ndarray else np.asarray(out))
+            out = Tensor._make(out if type(out) is np.ndarray else array_module(out).asarray(out))
         elif any([out is a for a in args]):  # forward returned an input: give it a new node
             out = Tensor._make(out.array)
         if out.array.base is not None:  # a view (reshape, transpose, ...) shares its input's
@@ -201,6 +205,29 @@ class Function:
         return out
 
     # --8<-- [end:apply]
+
+
+def _same_device(op, args):
+    """`args`, checked to be on one device, as torch checks them: a CPU tensor with
+    dimensions next to a CUDA tensor raises. A 0-d CPU tensor is a number there (`x * 0.5`
+    makes one): it is handed to the GPU as a NumPy scalar, which CuPy passes to its kernel
+    as an argument, with no copy (or, if it requires grad, moved over in the graph)."""
+    devices = {a.device for a in args if isinstance(a, Tensor)}
+    if len(devices) < 2:
+        return args
+    if any(a.ndim and a.device.type == "cpu" for a in args if isinstance(a, Tensor)):
+        raise RuntimeError(
+            f"{op}: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+        )
+    return tuple([_as_device_number(a) for a in args])
+
+
+def _as_device_number(a):
+    if not isinstance(a, Tensor) or a.device.type != "cpu":
+        return a
+    if a.requires_grad:
+        return a.to("cuda")
+    return a if isinstance(a.array, np.generic) else Tensor._make(a.array[()])
 
 
 def _unpack(ctx, saved):

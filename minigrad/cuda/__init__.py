@@ -1,67 +1,94 @@
-"""`mg.cuda`: the `torch.cuda` functions device-agnostic programs call.
+"""`mg.cuda`: the `torch.cuda` functions programs call, about the one GPU minigrad uses.
 
-minigrad tensors live in host memory, so from PyTorch's point of view there is no CUDA
-device: `is_available()` is False and `device_count()` is 0, which sends the usual idiom
-`torch.device("cuda" if torch.cuda.is_available() else "cpu")` to the CPU. minigrad's
-GPU kernels are a separate matter: they run on host tensors and are chosen with
-`mg.backends.use('cuda')` (see `minigrad/backends`).
+With an NVIDIA GPU and CuPy installed (`pip install "minigrad[cuda]"`), tensors can live
+on it (`device="cuda"`) and these functions answer about it. Without, `is_available()`
+is False and `device_count()` 0, which sends the usual idiom
+`torch.device("cuda" if torch.cuda.is_available() else "cpu")` to the CPU; the functions
+that need a GPU (`current_device`, `get_device_name`) raise an error that says what is
+missing. `MINIGRAD_CUDA_SIMULATOR=1` (or `simulate()`) simulates a GPU in host memory.
+
+The GPU runs asynchronously: an op returns once its work is queued, not done. Timing
+code must call `synchronize()` before reading the clock, as in PyTorch.
 """
+
+from minigrad.cuda import runtime
+from minigrad.cuda.runtime import simulate
+
+__all__ = ["simulate"]
 
 
 def is_available():
-    """False: no minigrad tensor can live on a GPU (see `mg.backends.use('cuda')`)."""
-    return False
+    """True when tensors can be placed on a GPU (CuPy and an NVIDIA GPU, or the simulator)."""
+    return runtime.cupy() is not None
 
 
 def device_count():
-    """0, the number of CUDA devices tensors can be placed on."""
-    return 0
+    """The number of GPUs CuPy sees (0 without CuPy or a GPU)."""
+    return runtime.device_count()
 
 
 def is_initialized():
-    """False: there is no CUDA context for tensors to initialise."""
-    return False
+    """True once a CUDA tensor may have been made in this process."""
+    return runtime.in_use
 
 
 def is_bf16_supported(including_emulation=True):
     """False: minigrad has no bfloat16 tensors on any device (NumPy has no bfloat16 type),
     which sends nanoGPT's `'bfloat16' if torch.cuda.is_available() and
-    torch.cuda.is_bf16_supported() else 'float16'` to float16, as torch without CUDA does."""
+    torch.cuda.is_bf16_supported() else 'float16'` to float16."""
     return False
 
 
 def manual_seed(seed):
-    """Accepted and ignored, as in PyTorch without CUDA (seed with `mg.manual_seed`)."""
-    int(seed)  # a bad seed still fails here, as it would on a machine with a GPU
+    """Seed the GPU's generator (what `mg.randn(..., device="cuda")` and dropout on CUDA
+    tensors draw from); `mg.manual_seed` seeds it too. Without a GPU it checks the seed
+    and changes nothing, as in PyTorch."""
+    runtime.seed_generator(seed)
 
 
 def manual_seed_all(seed):
-    """Accepted and ignored, as `manual_seed`."""
-    int(seed)
+    """As `manual_seed` (minigrad uses one GPU)."""
+    manual_seed(seed)
 
 
 def synchronize(device=None):
-    """Return at once: every minigrad op, GPU kernels included, has finished when it
-    returns (the kernels copy their results back to host memory), so there is nothing
-    to wait for. Timing code that calls it around a step therefore works unchanged."""
+    """Wait until every op queued on the GPU has finished (returns at once without one).
+
+    GPU ops return as soon as their work is queued, so a timer read right after a step
+    measures the queueing, not the step; PyTorch and minigrad timing code calls this first."""
+    module = runtime.cupy()
+    if module is not None:
+        module.cuda.Device(0).synchronize()
 
 
 def empty_cache():
-    """Nothing to free: there is no GPU memory cache (a no-op, as in PyTorch without CUDA)."""
+    """Give the GPU memory CuPy keeps for reuse back to the driver (no-op without a GPU)."""
+    module = runtime.cupy()
+    if module is not None:
+        module.get_default_memory_pool().free_all_blocks()
 
 
-def _no_gpu(op):
-    return RuntimeError(
-        f"mg.cuda.{op}: there is no CUDA device for tensors (mg.cuda.is_available() is False); "
-        "minigrad's GPU kernels are selected with mg.backends.use('cuda')"
-    )
+def memory_allocated(device=None):
+    """Bytes of GPU memory held by live arrays (CuPy's memory pool: its used bytes); 0
+    without a GPU."""
+    module = runtime.cupy()
+    return 0 if module is None else int(module.get_default_memory_pool().used_bytes())
+
+
+def memory_reserved(device=None):
+    """Bytes of GPU memory CuPy's pool holds, in use or kept for reuse; 0 without a GPU."""
+    module = runtime.cupy()
+    return 0 if module is None else int(module.get_default_memory_pool().total_bytes())
 
 
 def current_device():
-    """Raises: there is no current CUDA device."""
-    raise _no_gpu("current_device")
+    """0, the index of the GPU in use; raises without one."""
+    runtime.require("mg.cuda.current_device")
+    return 0
 
 
 def get_device_name(device=None):
-    """Raises: there is no CUDA device to name."""
-    raise _no_gpu("get_device_name")
+    """The GPU's name, as the driver reports it ('NVIDIA H100 80GB HBM3'); raises without one."""
+    module = runtime.require("mg.cuda.get_device_name")
+    name = module.cuda.runtime.getDeviceProperties(0)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)

@@ -11,7 +11,7 @@ input, because autograd may still need it.
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn.functional.activation import check_approximate
 from minigrad.nn.module import Module
@@ -356,7 +356,7 @@ class PReLU(Module):
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
-        host_device(device, "PReLU")
+        check_device(device, "PReLU")
         self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(empty(num_parameters, dtype=dtype))
         self.reset_parameters()

@@ -23,7 +23,7 @@ import math
 
 from minigrad._args import int_tuple
 from minigrad.creation import empty
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn import initializer as initializer_module
@@ -60,7 +60,7 @@ class _ConvNd(Module):
     ):
         super().__init__()
         name, n = type(self).__name__, self._dims
-        host_device(device, name)
+        check_device(device, name)
         self._weight_init = initializer_module.resolve(initializer, name)
         if groups <= 0:
             raise ValueError(f"{name}: groups must be a positive integer, got {groups}")

@@ -9,7 +9,7 @@ ever building them.
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.functional.sparse import normalize_padding_idx
@@ -28,7 +28,7 @@ class Embedding(Module):
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, *, device=None, dtype=None):
         super().__init__()
-        host_device(device, "Embedding")
+        check_device(device, "Embedding")
         if num_embeddings < 0 or embedding_dim < 0:
             raise ValueError(
                 f"Embedding: sizes must be non-negative, got num_embeddings={num_embeddings}, "
@@ -97,7 +97,7 @@ class EmbeddingBag(Module):
         dtype=None,
     ):
         super().__init__()
-        host_device(device, "EmbeddingBag")
+        check_device(device, "EmbeddingBag")
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got {mode!r}")
         if sparse:

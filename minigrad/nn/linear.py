@@ -10,7 +10,7 @@ import math
 import numbers
 
 from minigrad.creation import empty
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn import initializer as initializer_module
@@ -30,7 +30,7 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        host_device(device, type(self).__name__)
+        check_device(device, type(self).__name__)
         if in_features < 0 or out_features < 0:
             raise ValueError(f"Linear: features must be non-negative, got in={in_features}, out={out_features}")
         self.in_features, self.out_features = in_features, out_features
@@ -66,7 +66,7 @@ class Bilinear(Module):
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        host_device(device, "Bilinear")
+        check_device(device, "Bilinear")
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dtype))
         if bias:

@@ -24,6 +24,7 @@ import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
+from minigrad.array_module import array_module, to_device, to_host
 from minigrad.autograd import engine
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
@@ -448,14 +449,17 @@ class Module:
         loss.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     def to(self, *args, **kwargs):
-        """Convert floating-point parameters and buffers to a dtype in place; returns self.
+        """Move parameters and buffers to a device and/or convert the floating-point ones to
+        a dtype, in place; returns self.
 
         Takes the arguments of torch's `Module.to`: `to(dtype)`, `to(device)`,
-        `to(device, dtype)`, `to(tensor)`, with `non_blocking=`. The device can only be
-        the CPU, where the parameters already are (another device raises: the GPU
-        kernels are selected with `mg.backends.use('cuda')`).
+        `to(device, dtype)`, `to(tensor)`, with `non_blocking=`. The Parameter objects
+        stay the same (only their arrays move), so an optimizer made before still holds them.
         """
-        _, dtype, _ = _devices.parse_to(args, kwargs, "Module.to")
+        device, dtype, _ = _devices.parse_to(args, kwargs, "Module.to")
+        if device is not None:
+            move = to_device if device.type == "cuda" else to_host
+            self._apply(lambda a: a if (array_module(a) is not np) == (device.type == "cuda") else move(a))
         if dtype is None:
             return self
         if dtype.kind != "f":
@@ -464,16 +468,17 @@ class Module:
             if t.dtype.kind == "f" and t.dtype != dtype:
                 t.array = t.array.astype(dtype)
                 if t.grad is not None:
-                    t.grad = from_numpy(t.grad.array.astype(dtype))
+                    t.grad = Tensor._make(t.grad.array.astype(dtype))
         return self
 
     def cpu(self):
-        """Self: parameters and buffers are in host memory already."""
-        return self
+        """Move parameters and buffers to host memory, in place; returns self."""
+        return self.to(_devices.cpu)
 
     def cuda(self, device=None):
-        """Raises: minigrad tensors live in host memory (see `mg.backends.use('cuda')`)."""
-        _devices.refuse_cuda(device, "Module.cuda")
+        """Move parameters and buffers to the GPU, in place; returns self (raises, saying
+        what is missing, without a GPU)."""
+        return self.to(_devices.check_cuda(device, "Module.cuda"))
 
     def float(self):
         """Cast floating-point parameters and buffers to float32 in place; returns self."""
@@ -498,7 +503,7 @@ class Module:
                 seen.add(id(t))
                 t.array = fn(t.array)
                 if t.grad is not None:
-                    t.grad = from_numpy(fn(t.grad.array))
+                    t.grad = Tensor._make(fn(t.grad.array))
         return self
 
     def type(self, dst_type):

@@ -27,7 +27,7 @@ import numpy as np
 
 from minigrad._args import _is_int
 from minigrad.creation import empty, from_numpy, zeros
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.linear import Linear
@@ -79,7 +79,7 @@ class MultiheadAttention(Module):
         dtype=None,
     ):
         super().__init__()
-        host_device(device, OP)
+        check_device(device, OP)
         self._check_arguments(embed_dim, num_heads, dropout, kdim, vdim)
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim = kdim if kdim is not None else embed_dim

@@ -17,7 +17,7 @@ import numpy as np
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import from_numpy, ones, zeros
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -46,7 +46,7 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
-        host_device(device, "LayerNorm")
+        check_device(device, "LayerNorm")
         self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
@@ -83,7 +83,7 @@ class RMSNorm(Module):
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
-        host_device(device, "RMSNorm")
+        check_device(device, "RMSNorm")
         self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
@@ -112,7 +112,7 @@ class GroupNorm(Module):
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
-        host_device(device, "GroupNorm")
+        check_device(device, "GroupNorm")
         if num_groups <= 0 or num_channels % num_groups != 0:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
@@ -176,7 +176,7 @@ class _BatchNorm(Module):
         bias=True,
     ):
         super().__init__()
-        host_device(device, type(self).__name__)
+        check_device(device, type(self).__name__)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum

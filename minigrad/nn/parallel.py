@@ -22,11 +22,11 @@ class DataParallel(Module):
         super().__init__()
         if not isinstance(module, Module):
             raise TypeError(f"DataParallel: expected an nn.Module to wrap, got {type(module).__name__}")
-        from minigrad.devices import host_device
+        from minigrad.devices import check_device
 
         for d in list(device_ids or []) + ([] if output_device is None else [output_device]):
             # an int names a GPU in PyTorch; only the CPU can run minigrad modules
-            host_device(d, "DataParallel")
+            check_device(d, "DataParallel")
         self.module = module
         self.device_ids = []
         self.dim = dim

@@ -18,7 +18,7 @@ key/value cache, where the new tokens come after the cached ones.
 import numpy as np
 
 from minigrad.creation import empty, from_numpy
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.dtypes import get_default_dtype
 from minigrad.nn import init
 from minigrad.nn.module import Module
@@ -94,7 +94,7 @@ class LearnedPositionalEmbedding(Module):
 
     def __init__(self, max_len, d_model, *, device=None, dtype=None):
         super().__init__()
-        host_device(device, "LearnedPositionalEmbedding")
+        check_device(device, "LearnedPositionalEmbedding")
         if d_model <= 0 or max_len <= 0:
             raise ValueError(
                 f"LearnedPositionalEmbedding: max_len and d_model must be positive, got {max_len}, {d_model}"

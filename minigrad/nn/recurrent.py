@@ -26,7 +26,7 @@ import warnings
 
 from minigrad._args import _is_int
 from minigrad.creation import empty, zeros
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module
@@ -72,7 +72,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         op = type(self).__name__
-        host_device(device, op)
+        check_device(device, op)
         _check_size(input_size, "input_size", op, 0)
         _check_size(hidden_size, "hidden_size", op, 0)
         _check_flag(bias, "bias", op)
@@ -239,7 +239,7 @@ class RNNBase(Module):
     ):
         super().__init__()
         op = type(self).__name__
-        host_device(device, op)
+        check_device(device, op)
         if mode not in GATES:
             raise ValueError(f"{op}: Unrecognized RNN mode: {mode}")
         if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1:

@@ -24,7 +24,7 @@ import numpy as np
 
 from minigrad._args import _is_int
 from minigrad.creation import from_numpy
-from minigrad.devices import host_device
+from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.containers import ModuleList
@@ -78,7 +78,7 @@ class TransformerEncoderLayer(Module):
         dtype=None,
     ):
         super().__init__()
-        host_device(device, type(self).__name__)
+        check_device(device, type(self).__name__)
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
         )
@@ -150,7 +150,7 @@ class TransformerDecoderLayer(Module):
         dtype=None,
     ):
         super().__init__()
-        host_device(device, type(self).__name__)
+        check_device(device, type(self).__name__)
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
         )
@@ -329,7 +329,7 @@ class Transformer(Module):
         dtype=None,
     ):
         super().__init__()
-        host_device(device, type(self).__name__)
+        check_device(device, type(self).__name__)
         layer_args = dict(
             dim_feedforward=dim_feedforward,
             dropout=dropout,
@@ -402,7 +402,7 @@ class Transformer(Module):
         """The (sz, sz) causal mask as a float Tensor: 0 on and below the diagonal, -inf
         above it (position i may attend to positions j <= i). sz = 0 gives a (0, 0) mask."""
         op = "Transformer.generate_square_subsequent_mask"
-        host_device(device, op)
+        check_device(device, op)
         if not _is_int(sz):
             raise TypeError(f"{op}: sz (the sequence length) must be an int, got {sz!r} ({type(sz).__name__})")
         if sz < 0:  # RuntimeError, as PyTorch's "negative dimension"

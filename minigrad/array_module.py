@@ -1,0 +1,62 @@
+"""The array module of a tensor's data: NumPy on the CPU, CuPy on a GPU.
+
+An op's forward and backward are written once, with NumPy's names. Most of NumPy's
+functions and all its ufuncs (`np.exp`, `np.sum`, `np.where`, `x @ w`) already run on a
+CuPy array and return one, because CuPy takes part in NumPy's dispatch protocols
+(`__array_ufunc__`, `__array_function__`). What cannot dispatch is what has no array
+argument to dispatch on, or must produce one: `np.zeros(shape)`, `np.asarray(data)`,
+`np.arange(n)`. For those an op asks for the module of its inputs, DeZero's idea:
+
+    xp = array_module(x)            # numpy, or cupy when x is on the GPU
+    mask = xp.zeros(x.shape, bool)  # made where x lives
+
+and `scatter_add` stands in for `np.add.at`, which CuPy spells `cupyx.scatter_add`.
+"""
+
+import numpy as np
+
+from minigrad.cuda import runtime
+
+
+def array_module(*arrays):
+    """`numpy`, or the GPU's array module (CuPy, or the simulator) when any of `arrays`
+    lives there. Python numbers and NumPy scalars count as host data."""
+    for a in arrays:
+        if not isinstance(a, (np.ndarray, np.generic, int, float, complex, bool)) and on_device(a):
+            return runtime.cupy()
+    return np
+
+
+def on_device(array):
+    """True when `array` is a GPU (or simulated GPU) array."""
+    if isinstance(array, np.ndarray):
+        return False
+    module = runtime.cupy()
+    return module is not None and isinstance(array, module.ndarray)
+
+
+def to_host(array):
+    """A NumPy array with `array`'s data (a copy from the GPU; host data as it is)."""
+    if isinstance(array, np.ndarray):
+        return array
+    if on_device(array):
+        return array.get()
+    return np.asarray(array)
+
+
+def to_device(array):
+    """`array` copied into GPU memory (a GPU array is returned as it is)."""
+    return runtime.require("to('cuda')").asarray(array)
+
+
+def scatter_add(target, index, values):
+    """`target[index] += values`, where an index that repeats adds each time (NumPy's
+    `np.add.at`; a plain `+=` would keep only one of the repeats)."""
+    if isinstance(target, np.ndarray):
+        np.add.at(target, index, values)
+    elif runtime.simulated():
+        runtime.cupy().scatter_add(target, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(target, index, values)

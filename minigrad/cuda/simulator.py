@@ -1,0 +1,390 @@
+"""A simulated GPU: CuPy's rules on host memory, for machines without an NVIDIA GPU.
+
+Numba has a CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) that runs `@cuda.jit` kernels on
+the CPU; this is the same idea one level up, for the arrays that hold CUDA tensors. With
+`MINIGRAD_CUDA_SIMULATOR=1` (or `mg.cuda.simulate()`), `device="cuda"` works on any
+machine: a CUDA tensor's storage is a `SimulatedArray`, which keeps a NumPy array inside
+but behaves as a CuPy array does at the edges that matter for correctness:
+
+- NumPy functions and ufuncs called on it run "on the device" and return device arrays
+  (CuPy takes part in NumPy's `__array_function__` and `__array_ufunc__` protocols too);
+- mixing it with a NumPy array in one operation raises `TypeError`, as CuPy does;
+- turning it into a NumPy array implicitly (`np.asarray(x)`) raises `TypeError` with
+  CuPy's message: data reaches the host only through `.get()` / `asnumpy`, and
+- every trip to the host (`.get()`, `.item()`, `float(x)`, `bool(x)`) is counted in
+  `transfers`, and raises inside `forbid_transfers()`, which is how the tests prove that
+  a training step on the GPU copies nothing back.
+
+It is not fast and not a GPU: it is how the device-generic code of minigrad is tested in
+CI, and how a student without a GPU can watch where the data lives. The module-level
+functions (`asarray`, `zeros`, `random`, `cuda`, ...) are the part of CuPy's API minigrad
+calls; `minigrad/cuda/runtime.py` hands this module out in CuPy's place.
+"""
+
+import contextlib
+import types
+
+import numpy as np
+
+transfers = {"to_host": 0, "to_device": 0}
+"""How many times data crossed between host and simulated device (a test resets it)."""
+
+_forbidden = 0  # > 0 inside forbid_transfers()
+_bytes_in_use = [0]  # bytes of simulated device memory held by live arrays
+
+
+@contextlib.contextmanager
+def forbid_transfers():
+    """Inside the block, any copy between host and device raises RuntimeError."""
+    global _forbidden
+    _forbidden += 1
+    try:
+        yield
+    finally:
+        _forbidden -= 1
+
+
+def _count(direction):
+    if _forbidden:
+        raise RuntimeError(f"simulated GPU: a copy {direction.replace('_', ' ')} happened inside forbid_transfers()")
+    transfers[direction] += 1
+
+
+class SimulatedArray:
+    """An array on the simulated GPU: a NumPy array behind CuPy's walls."""
+
+    __slots__ = ("_host", "__weakref__")
+
+    def __init__(self, host):
+        self._host = host
+        if host.base is None:  # a new buffer (a view shares its base's memory)
+            _bytes_in_use[0] += host.nbytes
+
+    def __del__(self):
+        host = getattr(self, "_host", None)
+        if host is not None and host.base is None:
+            _bytes_in_use[0] -= host.nbytes
+
+    # -- NumPy's protocols: compute on the host copy, hand back device arrays ---------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "at":
+            raise TypeError(
+                f"simulated GPU: {ufunc.__name__}.at is not supported, as in CuPy; "
+                "use minigrad.array_module.scatter_add"
+            )
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_operand(o) for o in kwargs["out"])
+        result = getattr(ufunc, method)(*[_operand(x) for x in inputs], **kwargs)
+        return _wrap(result)
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = func(*_operands(args), **_operands(kwargs))
+        return _wrap(result)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "Implicit conversion to a NumPy array is not allowed. "
+            "Please use `.get()` to construct a NumPy array explicitly."
+        )
+
+    # -- leaving the device ------------------------------------------------------------
+    def get(self):
+        """A NumPy copy in host memory (CuPy's `ndarray.get`)."""
+        _count("to_host")
+        return self._host.copy()
+
+    def item(self):
+        _count("to_host")
+        return self._host.item()
+
+    def tolist(self):
+        _count("to_host")
+        return self._host.tolist()
+
+    def __bool__(self):
+        _count("to_host")
+        return bool(self._host)
+
+    def __float__(self):
+        _count("to_host")
+        return float(self._host)
+
+    def __int__(self):
+        _count("to_host")
+        return int(self._host)
+
+    def __index__(self):
+        _count("to_host")
+        return self._host.__index__()
+
+    def __complex__(self):
+        _count("to_host")
+        return complex(self._host)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __len__(self):
+        return len(self._host)
+
+    def __repr__(self):
+        return "simulated_" + repr(self._host)
+
+    __str__ = __repr__
+
+    # -- indexing --------------------------------------------------------------------
+    def __getitem__(self, key):
+        return _wrap(self._host[_index(key)])
+
+    def __setitem__(self, key, value):
+        self._host[_index(key)] = _operand(value)
+
+    # -- attributes and methods: those of the host array, with device results ---------
+    @property
+    def device(self):
+        return _Device(0)
+
+    @property
+    def __cuda_array_interface__(self):  # what a @cuda.jit kernel would take
+        raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
+
+    def __getattr__(self, name):
+        value = getattr(self._host, name)
+        if callable(value):
+
+            def method(*args, **kwargs):
+                return _wrap(value(*_operands(args), **_operands(kwargs)))
+
+            method.__name__ = name
+            return method
+        return _wrap(value)
+
+    def __setattr__(self, name, value):
+        if name == "_host":
+            object.__setattr__(self, name, value)
+        elif name == "shape":
+            self._host.shape = value
+        else:
+            raise AttributeError(f"SimulatedArray: cannot set {name!r}")
+
+    def __deepcopy__(self, memo):
+        return SimulatedArray(self._host.copy())
+
+    def __reduce__(self):
+        raise TypeError("simulated GPU: a device array cannot be pickled; copy it to the host first")
+
+
+def _arith(ufunc, reflected=False):
+    if reflected:
+        return lambda self, other: ufunc(other, self)
+    return lambda self, other: ufunc(self, other)
+
+
+def _inplace(ufunc):
+    def method(self, other):
+        ufunc(self._host, _operand(other), out=self._host)
+        return self
+
+    return method
+
+
+for _name, _ufunc in {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift,
+}.items():  # fmt: skip
+    setattr(SimulatedArray, f"__{_name}__", _arith(_ufunc))
+    setattr(SimulatedArray, f"__r{_name}__", _arith(_ufunc, reflected=True))
+    setattr(SimulatedArray, f"__i{_name}__", _inplace(_ufunc))
+for _name, _ufunc in {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}.items():  # fmt: skip
+    setattr(SimulatedArray, f"__{_name}__", _arith(_ufunc))
+SimulatedArray.__neg__ = lambda self: np.negative(self)
+SimulatedArray.__pos__ = lambda self: np.positive(self)
+SimulatedArray.__abs__ = lambda self: np.absolute(self)
+SimulatedArray.__invert__ = lambda self: np.invert(self)
+SimulatedArray.__hash__ = None
+
+
+def _operand(x):
+    """What the host computation takes for `x`: a device array's host copy; a NumPy
+    array is refused, as CuPy refuses to mix host and device arrays."""
+    if isinstance(x, SimulatedArray):
+        return x._host
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"Unsupported type {type(x)} (a host array mixed with a simulated GPU array)")
+    if isinstance(x, (list, tuple)):
+        return type(x)(_operand(v) for v in x)
+    return x
+
+
+def _operands(args):
+    if isinstance(args, dict):
+        return {k: _operand(v) for k, v in args.items()}
+    return [_operand(x) for x in args]
+
+
+def _index(key):
+    """Index keys may hold device arrays, or host index arrays (which CuPy copies over)."""
+    if isinstance(key, tuple):
+        return tuple(_index(k) for k in key)
+    if isinstance(key, SimulatedArray):
+        return key._host
+    return key
+
+
+def _wrap(x):
+    """Host results come back as device arrays; NumPy scalars as 0-d device arrays, as
+    CuPy's reductions return them."""
+    if isinstance(x, np.ndarray):
+        return SimulatedArray(x)
+    if isinstance(x, np.generic):
+        return SimulatedArray(np.asarray(x))
+    if isinstance(x, tuple):
+        return tuple(_wrap(v) for v in x)
+    if isinstance(x, list):
+        return [_wrap(v) for v in x]
+    return x
+
+
+# ---- the module: the part of CuPy's API that minigrad calls ---------------------------
+ndarray = SimulatedArray
+
+
+def asarray(a, dtype=None, order=None, *, blocking=False):
+    """Copy host data to the device (or return a device array as it is)."""
+    if isinstance(a, SimulatedArray):
+        return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+    _count("to_device")
+    return SimulatedArray(np.array(a, dtype=dtype, order=order or "K"))
+
+
+def array(a, dtype=None, copy=True, order="K", ndmin=0):
+    if isinstance(a, SimulatedArray):
+        return SimulatedArray(np.array(a._host, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
+    _count("to_device")
+    return SimulatedArray(np.array(a, dtype=dtype, order=order, ndmin=ndmin))
+
+
+ascontiguousarray = np.ascontiguousarray  # dispatches through __array_function__
+
+
+def asnumpy(a, stream=None, order="C", out=None, blocking=True):
+    """A host copy (CuPy's `asnumpy`); host data is returned as it is."""
+    if isinstance(a, SimulatedArray):
+        return a.get()
+    return np.asarray(a)
+
+
+def get_array_module(*args):
+    return _this if any(isinstance(a, SimulatedArray) for a in args) else np
+
+
+def scatter_add(a, indices, values):
+    """`a[indices] += values` with repeated indices accumulated (cupyx.scatter_add)."""
+    np.add.at(a._host, _index(indices), _operand(values))
+
+
+def __getattr__(name):
+    """Every other NumPy function, dtype and constant, with device results."""
+    value = getattr(np, name)
+    if isinstance(value, np.ufunc) or not callable(value) or isinstance(value, type):
+        return value  # ufuncs dispatch through __array_ufunc__; dtypes and constants as they are
+
+    def function(*args, **kwargs):
+        return _wrap(value(*_operands(args), **_operands(kwargs)))
+
+    function.__name__ = name
+    return function
+
+
+class _Namespace(types.SimpleNamespace):
+    """A NumPy submodule (linalg, fft) whose functions return device arrays."""
+
+    def __init__(self, module):
+        super().__init__(_module=module)
+
+    def __getattr__(self, name):
+        value = getattr(self._module, name)
+        if not callable(value) or isinstance(value, type):
+            return value
+        return lambda *args, **kwargs: _wrap(value(*_operands(args), **_operands(kwargs)))
+
+
+linalg = _Namespace(np.linalg)
+fft = _Namespace(np.fft)
+
+
+class _RandomState:
+    """A generator that lives on the device (CuPy's `random.RandomState`)."""
+
+    def __init__(self, seed=None):
+        self._state = np.random.RandomState(seed)
+
+    def seed(self, seed=None):
+        self._state.seed(seed)
+
+    def __getattr__(self, name):
+        value = getattr(self._state, name)
+        return lambda *args, **kwargs: _wrap(value(*_operands(args), **_operands(kwargs)))
+
+
+random = types.SimpleNamespace(RandomState=_RandomState)
+
+
+class _Device:
+    """CuPy's `cuda.Device`: the one simulated GPU, number 0."""
+
+    def __init__(self, id=0):  # noqa: A002  (CuPy's argument name)
+        self.id = int(id)
+
+    def synchronize(self):
+        """Nothing to wait for: the simulator runs each op to its end before returning."""
+
+    def use(self):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _MemoryPool:
+    def used_bytes(self):
+        return _bytes_in_use[0]
+
+    def total_bytes(self):
+        return _bytes_in_use[0]
+
+    def free_all_blocks(self):
+        pass
+
+
+_pool = _MemoryPool()
+
+
+def _device_count():
+    return 1
+
+
+def _properties(index):
+    return {"name": b"minigrad CUDA simulator (host memory)", "totalGlobalMem": 0, "major": 0, "minor": 0}
+
+
+cuda = types.SimpleNamespace(
+    Device=_Device,
+    runtime=types.SimpleNamespace(getDeviceCount=_device_count, getDeviceProperties=_properties),
+    get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None),
+)
+
+
+def get_default_memory_pool():
+    return _pool
+
+
+_this = __import__(__name__, fromlist=["_"])

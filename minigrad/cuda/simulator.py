@@ -149,6 +149,8 @@ class SimulatedArray:
         raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
 
     def __getattr__(self, name):
+        if name.startswith("__array"):  # __array_interface__, __array_struct__: NumPy would read
+            raise AttributeError(name)  # the host buffer through them, a copy that CuPy refuses
         value = getattr(self._host, name)
         if callable(value):
 

@@ -108,26 +108,20 @@ from minigrad.creation import (
 )
 from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from minigrad.ops.activation import log_softmax, softmax
-from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round shadow builtins here, as in torch)
+from minigrad.ops.choose import maximum, minimum, where
+from minigrad.ops.elementwise import add, div, divide, mul, multiply, pow, sub, subtract, true_divide  # noqa: A004  (mg.pow, as torch)
+from minigrad.ops.unary_functions import (  # noqa: A004  (mg.abs, mg.round shadow builtins here, as in torch)
     abs,
-    add,
     ceil,
     clamp,
     clamp_max,
     clamp_min,
     clip,
     cos,
-    div,
-    divide,
     erf,
     exp,
     floor,
     log,
-    maximum,
-    minimum,
-    mul,
-    multiply,
-    pow,
     reciprocal,
     relu,
     round,
@@ -137,11 +131,7 @@ from minigrad.ops.elementwise import (  # noqa: A004  (mg.abs, mg.pow, mg.round 
     sin,
     sqrt,
     square,
-    sub,
-    subtract,
     tanh,
-    true_divide,
-    where,
 )
 from minigrad.ops.calculus import cumulative_trapezoid, diff, gradient, trapezoid, trapz
 from minigrad.ops.cumulative import cummax, cummin, logcumsumexp

@@ -8,17 +8,17 @@ of, so every one is differentiable where its parts are.
 import math
 
 from minigrad.creation import as_tensor
-from minigrad.ops.elementwise import (
+from minigrad.ops.explog import exp2, expm1, log1p, logit, xlogy
+from minigrad.ops.reduce import logsumexp
+from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
+from minigrad.ops.trig import sinc
+from minigrad.ops.unary_functions import (
     erf,
     exp,
     log,
     round,  # noqa: A004  (torch.special.round)
     sigmoid,
 )
-from minigrad.ops.explog import exp2, expm1, log1p, logit, xlogy
-from minigrad.ops.reduce import logsumexp
-from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
-from minigrad.ops.trig import sinc
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",

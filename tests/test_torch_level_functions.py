@@ -122,7 +122,7 @@ HOMES = {
     **dict.fromkeys(
         "exp log sqrt rsqrt sin cos tanh sigmoid relu erf abs sign floor ceil round clamp clip "
         "clamp_min clamp_max square reciprocal".split(),
-        "minigrad.ops.elementwise",
+        "minigrad.ops.unary_functions",
     ),
     **dict.fromkeys("sum mean var std prod logsumexp amax amin argmax argmin max min".split(), "minigrad.ops.reduce"),
     **dict.fromkeys(

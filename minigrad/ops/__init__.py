@@ -13,6 +13,7 @@ from minigrad.ops import (
     bitwise,
     broadcast,
     calculus,
+    choose,
     compare,
     conv,
     cumulative,
@@ -47,6 +48,7 @@ from minigrad.ops import (
     statistics,
     strided,
     trig,
+    unary_functions,
     view_scatter,
 )
 
@@ -58,6 +60,7 @@ __all__ = [
     "bitwise",
     "broadcast",
     "calculus",
+    "choose",
     "compare",
     "conv",
     "cumulative",
@@ -92,5 +95,6 @@ __all__ = [
     "statistics",
     "strided",
     "trig",
+    "unary_functions",
     "view_scatter",
 ]

@@ -1,4 +1,5 @@
-"""Elementwise ops: arithmetic and the math functions.
+"""Elementwise ops: arithmetic and the math functions (their Functions, and the function
+forms of the arithmetic: `mg.add`, `mg.div`, ...).
 
 Every backward here is written with Tensor operations (`grad * b`, not
 `grad.array * b.array`), so running it with grad mode on records a graph of the
@@ -12,8 +13,12 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
-from minigrad.ops import special  # a module, so the name erf stays free for mg.erf below
-from minigrad.ops.broadcast import check_broadcast, unbroadcast
+from minigrad.ops import special  # a module: `erf` is the name of mg.erf (unary_functions.py)
+from minigrad.ops.broadcast import unbroadcast
+
+# where, maximum, minimum and clamp live in choose.py; their names stay reachable here
+# (`ops.elementwise.where`), where much of minigrad imports them from
+from minigrad.ops.choose import Clamp, Maximum, Minimum, Where, maximum, minimum, where  # noqa: F401
 from minigrad.ops.out import write_out
 from minigrad.ops.promotion import binary_operands
 from minigrad.tensor import Tensor
@@ -458,121 +463,7 @@ class NonZero(_ZeroGrad):
         return (x.array != 0).astype(x.dtype)
 
 
-class Clamp(Function):
-    """y = min(max(x, lo), hi);  dL/dx = dL/dy where lo <= x <= hi, else 0."""
-
-    @staticmethod
-    def forward(ctx, x, min=None, max=None):
-        ctx.save_for_backward(x)
-        ctx.bounds = min, max
-        return np.clip(x.array, min, max)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        lo, hi = ctx.bounds
-        inside = np.ones(x.shape, dtype=bool)
-        if lo is not None:
-            inside &= x.array >= lo
-        if hi is not None:
-            inside &= x.array <= hi
-        return grad * from_numpy(inside.astype(grad.dtype))
-
-
-class Maximum(Function):
-    """z = max(a, b) elementwise; the gradient goes to the larger input, split
-    evenly where they are equal (as PyTorch)."""
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return np.maximum(a.array, b.array)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        share_a = (a.array > b.array) + 0.5 * (a.array == b.array)
-        return _split_between(grad, share_a, a.shape, b.shape, ctx.needs_input_grad)
-
-
-class Minimum(Function):
-    """z = min(a, b) elementwise; the gradient goes to the smaller input, split
-    evenly where they are equal."""
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return np.minimum(a.array, b.array)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        share_a = (a.array < b.array) + 0.5 * (a.array == b.array)
-        return _split_between(grad, share_a, a.shape, b.shape, ctx.needs_input_grad)
-
-
-def _split_between(grad, share_a, a_shape, b_shape, needs):
-    share_a = from_numpy(np.asarray(share_a, dtype=grad.dtype))
-    return (
-        unbroadcast(grad * share_a, a_shape) if needs[0] else None,
-        unbroadcast(grad * (1.0 - share_a), b_shape) if needs[1] else None,
-    )
-
-
-class Where(Function):
-    """z = a where cond else b;  dL/da = dL/dz where cond (else 0), dL/db the rest.
-
-    Its backward is two more `where`s, so its second derivative is free.
-    """
-
-    @staticmethod
-    def forward(ctx, cond, a, b):
-        ctx.cond = cond
-        ctx.shapes = a.shape, b.shape
-        return np.where(cond.array, a.array, b.array)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a_shape, b_shape = ctx.shapes
-        zero = from_numpy(np.zeros((), dtype=grad.dtype))
-        _, need_a, need_b = ctx.needs_input_grad
-        grad_a = unbroadcast(Where.apply(ctx.cond, grad, zero), a_shape) if need_a else None
-        grad_b = unbroadcast(Where.apply(ctx.cond, zero, grad), b_shape) if need_b else None
-        return None, grad_a, grad_b
-
-
 # ---- the function forms: mg.add(input, other, *, alpha=1, out=None), ... -----------------
-def where(condition, input, other):
-    """Elementwise `input if condition else other`; gradients flow to the chosen side.
-
-    Either side may be a plain number (`where(x > 0, x, 0.0)`), as in torch.where; it
-    takes the other side's dtype by the usual promotion. Backward passes use it too.
-    """
-    condition = as_tensor(condition)
-    if condition.dtype.kind != "b":
-        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        input = as_tensor(input)
-    if isinstance(input, Tensor):
-        a, b = binary_operands(input, other, "where")
-    else:
-        b, a = binary_operands(other, input, "where")
-    check_broadcast("where", condition.shape, a.shape, b.shape, names=("condition", "input", "other"))
-    return Where.apply(condition, a, b)
-
-
-def maximum(input, other):
-    """The larger of the two, elementwise (see `Maximum` for the gradient at ties)."""
-    a, b = binary_operands(as_tensor(input), other, "maximum")
-    return Maximum.apply(a, b)
-
-
-def minimum(input, other):
-    """The smaller of the two, elementwise (see `Minimum` for the gradient at ties)."""
-    a, b = binary_operands(as_tensor(input), other, "minimum")
-    return Minimum.apply(a, b)
-
-
 def _result(y, out, op):
     return y if out is None else write_out(out, y, op)
 
@@ -635,111 +526,3 @@ def pow(input, exponent, *, out=None):  # noqa: A001  (torch.pow)
 
 
 multiply, subtract, divide, true_divide = mul, sub, div, div
-
-
-# ---- torch-level functions: mg.exp(x) is x.exp() ---------------------------------------
-# Each takes what torch's function of the same name takes (a list or a number becomes a
-# tensor first) and calls the Tensor method, whose Function is above.
-def exp(input):
-    """e^input elementwise; see Tensor.exp."""
-    return as_tensor(input).exp()
-
-
-def log(input):
-    """Natural logarithm elementwise; see Tensor.log."""
-    return as_tensor(input).log()
-
-
-def sqrt(input):
-    """Square root elementwise; see Tensor.sqrt."""
-    return as_tensor(input).sqrt()
-
-
-def rsqrt(input):
-    """1 / sqrt(input) elementwise; see Tensor.rsqrt."""
-    return as_tensor(input).rsqrt()
-
-
-def sin(input):
-    """Sine elementwise (radians); see Tensor.sin."""
-    return as_tensor(input).sin()
-
-
-def cos(input):
-    """Cosine elementwise (radians); see Tensor.cos."""
-    return as_tensor(input).cos()
-
-
-def tanh(input):
-    """Hyperbolic tangent elementwise; see Tensor.tanh."""
-    return as_tensor(input).tanh()
-
-
-def sigmoid(input):
-    """1 / (1 + e^-input) elementwise; see Tensor.sigmoid."""
-    return as_tensor(input).sigmoid()
-
-
-def erf(input):
-    """The Gauss error function elementwise; see Tensor.erf."""
-    return as_tensor(input).erf()
-
-
-def relu(input):
-    """max(input, 0) elementwise; see Tensor.relu."""
-    return as_tensor(input).relu()
-
-
-def abs(input):  # noqa: A001  (torch.abs)
-    """|input| elementwise; see Tensor.abs."""
-    return as_tensor(input).abs()
-
-
-def sign(input):
-    """-1, 0 or 1 by the sign of each element; see Tensor.sign."""
-    return as_tensor(input).sign()
-
-
-def floor(input):
-    """The largest integer <= each element; see Tensor.floor."""
-    return as_tensor(input).floor()
-
-
-def ceil(input):
-    """The smallest integer >= each element; see Tensor.ceil."""
-    return as_tensor(input).ceil()
-
-
-def round(input, *, decimals=0):  # noqa: A001  (torch.round)
-    """Each element rounded to `decimals` places, halves to even; see Tensor.round."""
-    return as_tensor(input).round(decimals=decimals)
-
-
-def clamp(input, min=None, max=None):
-    """Each element limited to [min, max] (either may be None); see Tensor.clamp."""
-    return as_tensor(input).clamp(min, max)
-
-
-def clip(input, min=None, max=None):
-    """Another name for clamp: each element limited to [min, max]; see Tensor.clamp."""
-    return as_tensor(input).clip(min, max)
-
-
-def clamp_min(input, min):
-    """Each element raised to at least `min`; see Tensor.clamp_min."""
-    return as_tensor(input).clamp_min(min)
-
-
-def clamp_max(input, max):
-    """Each element lowered to at most `max`; see Tensor.clamp_max."""
-    return as_tensor(input).clamp_max(max)
-
-
-def square(input):
-    """input * input elementwise; see Tensor.square."""
-    return as_tensor(input).square()
-
-
-def reciprocal(input):
-    """1 / input elementwise; see Tensor.reciprocal."""
-    return as_tensor(input).reciprocal()

@@ -115,7 +115,7 @@ class Fmin(Function):
 
 
 def _to_the_taken(grad, takes_a, a_shape, b_shape, needs):
-    takes_a = from_numpy(np.asarray(takes_a))
+    takes_a = from_numpy(takes_a)
     zero = from_numpy(np.zeros((), dtype=grad.dtype))
     return (
         unbroadcast(where(takes_a, grad, zero), a_shape) if needs[0] else None,
@@ -203,10 +203,10 @@ def _integers(input, other, op):
 def gcd(input, other):
     """The greatest common divisor elementwise (non-negative; gcd(0, 0) = 0); integer
     tensors; broadcasts."""
-    return from_numpy(np.asarray(np.gcd(*_integers(input, other, "gcd"))))
+    return from_numpy(np.gcd(*_integers(input, other, "gcd")))
 
 
 def lcm(input, other):
     """The least common multiple elementwise (non-negative; 0 if either is 0); integer
     tensors; broadcasts."""
-    return from_numpy(np.asarray(np.lcm(*_integers(input, other, "lcm"))))
+    return from_numpy(np.lcm(*_integers(input, other, "lcm")))

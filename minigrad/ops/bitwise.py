@@ -13,21 +13,29 @@
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import check_broadcast
 from minigrad.ops.promotion import binary_operands
 from minigrad.tensor import Tensor
 
 
-def _array(x):
-    return x.array if isinstance(x, Tensor) else np.asarray(x)
+def _arrays(*xs):
+    """The arrays of tensors, and of numbers or lists (a number as a NumPy scalar, which
+    mixes with host and GPU arrays alike; a list copied to the tensors' device)."""
+    xp = array_module(*[x.array for x in xs if isinstance(x, Tensor)])
+    return [x.array if isinstance(x, Tensor) else _host_value(np.asarray(x), xp) for x in xs]
+
+
+def _host_value(a, xp):
+    return a if xp is np else a[()] if a.ndim == 0 else xp.asarray(a)
 
 
 # ---- logical ---------------------------------------------------------------------------
 def _logical(test, input, other, op):
-    a, b = _array(input), _array(other)
+    a, b = _arrays(input, other)
     check_broadcast(op, a.shape, b.shape, names=("input", "other"))
-    return from_numpy(np.asarray(test(a, b)))
+    return from_numpy(test(a, b))
 
 
 def logical_and(input, other):
@@ -47,7 +55,7 @@ def logical_xor(input, other):
 
 def logical_not(input):
     """not input, elementwise: True where input is zero (a bool tensor)."""
-    return from_numpy(np.asarray(np.logical_not(_array(input))))
+    return from_numpy(np.logical_not(*_arrays(input)))
 
 
 # ---- bitwise ---------------------------------------------------------------------------
@@ -71,17 +79,17 @@ def _dtype(x):
 
 def bitwise_and(input, other):
     """The bits set in both input and other (for bools, logical and); broadcasts."""
-    return from_numpy(np.asarray(np.bitwise_and(*_bits(input, other, "bitwise_and"))))
+    return from_numpy(np.bitwise_and(*_bits(input, other, "bitwise_and")))
 
 
 def bitwise_or(input, other):
     """The bits set in input or other (for bools, logical or); broadcasts."""
-    return from_numpy(np.asarray(np.bitwise_or(*_bits(input, other, "bitwise_or"))))
+    return from_numpy(np.bitwise_or(*_bits(input, other, "bitwise_or")))
 
 
 def bitwise_xor(input, other):
     """The bits set in exactly one of input and other (for bools, logical xor); broadcasts."""
-    return from_numpy(np.asarray(np.bitwise_xor(*_bits(input, other, "bitwise_xor"))))
+    return from_numpy(np.bitwise_xor(*_bits(input, other, "bitwise_xor")))
 
 
 def bitwise_not(input):
@@ -89,18 +97,18 @@ def bitwise_not(input):
     x = as_tensor(input)
     if x.dtype.kind not in "iub":
         raise NotImplementedError(f"bitwise_not: not implemented for {x.dtype} tensors; it takes integer and bool")
-    return from_numpy(np.asarray(np.invert(x.array)))
+    return from_numpy(np.invert(x.array))
 
 
 def bitwise_left_shift(input, other):
     """input shifted left by other bits, input * 2^other (bits shifted out are lost, and a
     shift by the width or more gives 0); integer tensors; broadcasts."""
     a, b = _bits(input, other, "bitwise_left_shift", bools=False)
-    return from_numpy(np.asarray(np.left_shift(a, b)))
+    return from_numpy(np.left_shift(a, b))
 
 
 def bitwise_right_shift(input, other):
     """input shifted right by other bits, floor(input / 2^other) (the sign bit is copied
     in); integer tensors; broadcasts."""
     a, b = _bits(input, other, "bitwise_right_shift", bools=False)
-    return from_numpy(np.asarray(np.right_shift(a, b)))
+    return from_numpy(np.right_shift(a, b))

@@ -9,6 +9,7 @@ records that write as a step function of both operands, whose gradient is 0, and
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
@@ -37,7 +38,7 @@ def compared(input, other, test, op):
     """`test(input, other)` (a NumPy comparison such as np.equal) as a bool tensor, the
     operands promoted and broadcast as for any binary op."""
     a, b = binary_operands(as_tensor(input), other, op)
-    return from_numpy(np.asarray(test(a.array, b.array)))
+    return from_numpy(test(a.array, b.array))
 
 
 def compared_in(target, other, test, op):
@@ -84,26 +85,27 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 def isposinf(input):
     """True where an element is +inf (a bool tensor; integers are never infinite)."""
     x = as_tensor(input)
-    return from_numpy(np.asarray(x.array == np.inf))
+    return from_numpy(x.array == np.inf)
 
 
 def isneginf(input):
     """True where an element is -inf (a bool tensor; integers are never infinite)."""
     x = as_tensor(input)
-    return from_numpy(np.asarray(x.array == -np.inf))
+    return from_numpy(x.array == -np.inf)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """True where an element of `elements` is one of `test_elements` (a bool tensor of
     elements' shape; either may be a number). `invert=True` asks the opposite.
     `assume_unique` is accepted for torch's signature; the answer does not depend on it."""
+    xp = array_module(*[x.array for x in (elements, test_elements) if isinstance(x, Tensor)])
     arrays = []
     for x in (elements, test_elements):
-        array = x.array if isinstance(x, Tensor) else np.asarray(x)
+        array = x.array if isinstance(x, Tensor) else xp.asarray(x)  # a number or list: to x's device
         if array.dtype.kind == "b":
             raise RuntimeError("isin: Unsupported input type encountered for isin(): Bool")
         arrays.append(array)
-    return from_numpy(np.asarray(np.isin(arrays[0], arrays[1], invert=invert)))
+    return from_numpy(np.isin(arrays[0], arrays[1], invert=invert))
 
 
 # ---- questions about a tensor, as functions ----------------------------------------------

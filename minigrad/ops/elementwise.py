@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module, on_device
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops import special  # a module: `erf` is the name of mg.erf (unary_functions.py)
@@ -101,8 +102,9 @@ class Div(Function):
 def check_integer_divisor(x, y, op):
     """Raise torch's error for integers divided by zero (arrays x / y): an integer has no
     inf or nan to give, and NumPy would warn and answer 0. Floats are not checked: x / 0
-    is inf or nan for them, as in torch."""
-    if x.dtype.kind in "iub" and np.any(y == 0):
+    is inf or nan for them, as in torch. Device arrays are not checked either: the check
+    would copy a bool to the host at every division, and torch's CUDA kernels skip it too."""
+    if x.dtype.kind in "iub" and not on_device(y) and np.any(y == 0):
         raise RuntimeError(f"ZeroDivisionError: {op} of {x.dtype} values by 0 (integers have no inf or nan)")
 
 
@@ -132,7 +134,7 @@ class DivRounding(Function):
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        zeros = from_numpy(np.zeros(grad.shape, dtype=grad.dtype))
+        zeros = from_numpy(array_module(grad.array).zeros(grad.shape, dtype=grad.dtype))
         return (unbroadcast(zeros, a_shape) if need_a else None, unbroadcast(zeros, b_shape) if need_b else None)
 
 
@@ -218,7 +220,7 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = from_numpy(np.asarray(a.array**b.array))
+        out = from_numpy(array_module(a.array, b.array).asarray(a.array**b.array))  # 0-d: an array
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -472,7 +474,8 @@ def scaled(input, other, alpha, op):
     """alpha * other, checking alpha as PyTorch does (no float alpha for integer tensors)."""
     if alpha == 1 and not isinstance(alpha, float):
         return other
-    integral = input.dtype.kind in "iub" and np.asarray(getattr(other, "data", other)).dtype.kind in "iub"
+    other_kind = other.dtype.kind if isinstance(other, Tensor) else np.asarray(other).dtype.kind
+    integral = input.dtype.kind in "iub" and other_kind in "iub"
     if integral and isinstance(alpha, float):
         raise RuntimeError(f"{op}: for integral input tensors, argument alpha must not be a floating point number")
     return other * alpha

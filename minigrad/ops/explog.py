@@ -19,6 +19,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
@@ -277,5 +278,5 @@ def frexp(input):
     exponent = np.frexp(x.array)[1].astype(np.int32)
     # x * 2^-exponent is the mantissa exactly (a power of 2 only moves the binary point),
     # and as a product it carries the gradient
-    mantissa = x * from_numpy(np.ldexp(np.ones((), dtype=x.dtype), -exponent))
+    mantissa = x * from_numpy(np.ldexp(array_module(x.array).ones((), dtype=x.dtype), -exponent))
     return frexp_result(mantissa, from_numpy(exponent))

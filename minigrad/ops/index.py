@@ -390,7 +390,7 @@ def _fill_value(value, dtype, op):
                 f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)"
             )
         return value if value.dtype == dtype else value.to(dtype)
-    return from_numpy(np.asarray(value).astype(dtype))
+    return from_numpy(np.asarray(value, dtype=dtype))  # a number: a 0-d host tensor, a number to any device
 
 
 def masked_fill(input, mask, value):

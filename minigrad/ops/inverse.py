@@ -142,7 +142,7 @@ class Det(Function):
 
     @staticmethod
     def forward(ctx, A):
-        y = from_numpy(np.asarray(np.linalg.det(A.array)))
+        y = from_numpy(np.linalg.det(A.array))
         ctx.save_for_backward(A, y)
         return y
 

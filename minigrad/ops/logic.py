@@ -8,6 +8,7 @@ shape and exactly the same values. `all` and `any` reduce truth values over dims
 import numpy as np
 
 from minigrad._args import normalize_dims
+from minigrad.array_module import array_module
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.out import write_out
 from minigrad.tensor import Tensor
@@ -20,8 +21,10 @@ def _pair(input, other, op):
         if other.dtype != a.dtype:
             raise RuntimeError(f"{op}: expected both inputs to have the same dtype, got {a.dtype} and {other.dtype}")
         b = other.array
+    elif isinstance(other, (int, float, bool)):
+        b = np.asarray(other)[()]  # a NumPy scalar: it mixes with host and GPU arrays alike
     else:
-        b = np.asarray(other)
+        b = array_module(a.array).asarray(other)
     try:
         np.broadcast_shapes(a.shape, np.shape(b))
     except ValueError:
@@ -33,7 +36,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other| elementwise (a bool tensor); equal
     infinities are close, NaN is close to NaN only with equal_nan=True."""
     a, b = _pair(input, other, "isclose")
-    return from_numpy(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return from_numpy(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -50,7 +53,7 @@ def equal(input, other):
 
 def _truth_reduction(fn, name, input, dim, keepdim, out):
     x = as_tensor(input)
-    result = np.asarray(fn(x.array, axis=normalize_dims(dim, x.ndim, name), keepdims=keepdim))
+    result = array_module(x.array).asarray(fn(x.array, axis=normalize_dims(dim, x.ndim, name), keepdims=keepdim))
     if x.dtype == np.uint8:  # uint8 in, uint8 out: PyTorch keeps that old convention
         result = result.astype(np.uint8)
     y = from_numpy(result)

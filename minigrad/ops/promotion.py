@@ -41,7 +41,7 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
         # tensor's dtype wins (scalar_result_type's answer), nothing needs converting, and
         # a 0-d operand broadcasts with any shape. The array is made here, so from_numpy's
         # checks of it could not fail. (`type(...) is`, not isinstance: a bool is an int.)
-        return tensor, Tensor._make(np.asarray(other, dtype=dtype))
+        return tensor, _number(other, dtype, tensor.array)
     if isinstance(other, Tensor) and other.array.dtype == dtype and (dtype.kind == "f" or not true_division):
         # two tensors of one dtype (`a + b` inside a model): no promotion, no conversion;
         # only the shapes are left to check
@@ -55,7 +55,7 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
         dtype = dtypes.result_type(dtype, other.dtype, tensor.ndim == 0, other.ndim == 0)
     elif isinstance(other, (int, float, bool, np.number, np.bool_)):
         dtype = dtypes.scalar_result_type(dtype, other)
-        other = from_numpy(np.asarray(other, dtype=dtype))
+        other = _number(other, dtype, tensor.array)
     elif isinstance(other, np.ndarray):
         other = from_numpy(other)
         dtype = dtypes.result_type(dtype, other.dtype)
@@ -73,6 +73,14 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
     if other.dtype != dtype:
         other = other.to(dtype)
     return tensor, other
+
+
+def _number(value, dtype, beside):
+    """The number `value` as a 0-d tensor of `dtype`, to stand beside the array `beside`:
+    on the host a 0-d array; beside a GPU array a NumPy scalar, which CuPy hands to its
+    kernel as an argument (a host array, even a 0-d one, it refuses to mix with its own)."""
+    number = np.asarray(value, dtype=dtype)
+    return Tensor._make(number if type(beside) is np.ndarray else number[()])
 
 
 def _check_shapes(op, a, b):

@@ -162,7 +162,7 @@ class Prod(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.dim, ctx.keepdim, ctx.in_shape = dim, keepdim, x.shape
-        y = from_numpy(np.asarray(np.prod(x.array, axis=dim, keepdims=keepdim)))
+        y = from_numpy(np.prod(x.array, axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, y)
         return y
 

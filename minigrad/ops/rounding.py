@@ -178,7 +178,7 @@ def signbit(input):
     """True where the sign bit is set: negative numbers, -0.0 and NaNs with the sign set
     (a bool tensor, no gradient)."""
     x = as_tensor(input)
-    return from_numpy(np.asarray(np.signbit(x.array if x.dtype.kind == "f" else x.array.astype(np.float64))))
+    return from_numpy(np.signbit(x.array if x.dtype.kind == "f" else x.array.astype(np.float64)))
 
 
 def sgn(input):

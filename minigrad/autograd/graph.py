@@ -48,6 +48,8 @@ _NAMES_BY_MODULE = {
         "Floor": "FloorBackward0",
         "Ceil": "CeilBackward0",
         "Round": "RoundBackward0",
+    },
+    "minigrad.ops.choose": {
         "Clamp": "ClampBackward1",
         "Maximum": "MaximumBackward0",
         "Minimum": "MinimumBackward0",

@@ -145,6 +145,11 @@ class SimulatedArray:
         return _Device(0)
 
     @property
+    def data(self):
+        """Where the data is (CuPy's `MemoryPointer`, of which minigrad reads `.ptr`)."""
+        return types.SimpleNamespace(ptr=self._host.__array_interface__["data"][0])
+
+    @property
     def __cuda_array_interface__(self):  # what a @cuda.jit kernel would take
         raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
 
@@ -271,7 +276,11 @@ def array(a, dtype=None, copy=True, order="K", ndmin=0):
     return SimulatedArray(np.array(a, dtype=dtype, order=order, ndmin=ndmin))
 
 
-ascontiguousarray = np.ascontiguousarray  # dispatches through __array_function__
+def ascontiguousarray(a, dtype=None):
+    """A C-contiguous device array (NumPy's ascontiguousarray does not dispatch on its argument)."""
+    if isinstance(a, SimulatedArray):
+        return SimulatedArray(np.ascontiguousarray(a._host, dtype=dtype))
+    return asarray(np.ascontiguousarray(a, dtype=dtype))
 
 
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
@@ -318,6 +327,15 @@ class _Namespace(types.SimpleNamespace):
 
 linalg = _Namespace(np.linalg)
 fft = _Namespace(np.fft)
+
+
+def _as_strided(x, shape=None, strides=None):
+    """A view of `x`'s memory with `shape` and `strides` in bytes, unchecked (CuPy's
+    `lib.stride_tricks.as_strided`)."""
+    return SimulatedArray(np.lib.stride_tricks.as_strided(x._host, shape, strides))
+
+
+lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=_as_strided))
 
 
 class _RandomState:

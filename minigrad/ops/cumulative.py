@@ -11,6 +11,7 @@ gradients of all the places it was chosen for).
 import numpy as np
 
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import Gather
@@ -22,11 +23,12 @@ def running_extreme_indices(array, axis, largest):
     a later element equal to the running extreme takes its place (as PyTorch's does),
     and so does a NaN, which then stays (NaN counts as the extreme)."""
     a = np.moveaxis(array, axis, -1)
-    indices = np.zeros(a.shape, dtype=np.int64)
+    xp = array_module(array)
+    indices = xp.zeros(a.shape, dtype=np.int64)
     if a.shape[-1] == 0:
         return np.moveaxis(indices, -1, axis)
     floating = a.dtype.kind == "f"
-    best, best_at = a[..., 0], np.zeros(a.shape[:-1], dtype=np.int64)
+    best, best_at = a[..., 0], xp.zeros(a.shape[:-1], dtype=np.int64)
     for i in range(1, a.shape[-1]):
         value = a[..., i]
         better = value >= best if largest else value <= best
@@ -41,7 +43,7 @@ def _cumulative_extreme(input, dim, largest, op):
     x = as_tensor(input)
     d = normalize_dim(dim, x.ndim, op)
     if x.ndim == 0:
-        return ValuesIndices(x.clone(), from_numpy(np.zeros((), np.int64)))
+        return ValuesIndices(x.clone(), from_numpy(array_module(x.array).zeros((), np.int64)))
     indices = running_extreme_indices(x.array, d, largest)
     return ValuesIndices(Gather.apply(x, dim=d, index=indices), from_numpy(indices))
 

@@ -2,8 +2,13 @@
 
 `x[index]` picks elements; each picked element's gradient goes back to the place it
 was picked from. An integer-array index can pick the same element twice
-(`x[[0, 0]]`), and then both gradients must be *added* there: `np.add.at` does that,
-where a plain `g[index] += grad` would keep only one of them.
+(`x[[0, 0]]`), and then both gradients must be *added* there: `np.add.at` does that
+(`array_module.scatter_add`, which is `cupyx.scatter_add` on a GPU), where a plain
+`g[index] += grad` would keep only one of them.
+
+On CUDA tensors the index arrays live on the GPU too, and their bounds are not checked
+(that would copy the answer to the host at every index op; torch's CUDA kernels check
+inside the kernel instead).
 
 `GetItem` and `IndexAdd` are each other's backward, so indexing has second derivatives.
 `Gather` (read along one dim at an index tensor) and `ScatterAdd` (add along one dim at
@@ -13,6 +18,8 @@ an index tensor) are the same pair for the index-tensor style of `gather`/`scatt
 import numpy as np
 
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module, on_device, to_host
+from minigrad.array_module import scatter_add as add_at  # np.add.at on either device
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
@@ -46,10 +53,24 @@ def _normalize_one(i):
     return i
 
 
+_NOT_ARRAYS = (int, slice, type(None), type(Ellipsis), np.integer, np.bool_)
+
+
 def _is_basic(index):
-    """True when the index has no arrays: then no element can be picked twice."""
+    """True when the index has no arrays (host or GPU): then no element can be picked twice."""
     parts = index if isinstance(index, tuple) else (index,)
-    return not any(isinstance(p, np.ndarray) for p in parts)
+    return all(isinstance(p, _NOT_ARRAYS) for p in parts)
+
+
+def _on_device_of(array, index):
+    """`index` with its host arrays (a list index, an index built with NumPy) copied to
+    the GPU when `array` is there, as torch copies a CPU index for a CUDA tensor."""
+    if type(array) is np.ndarray:
+        return index
+    xp = array_module(array)
+    if isinstance(index, tuple):
+        return tuple(xp.asarray(p) if isinstance(p, np.ndarray) else p for p in index)
+    return xp.asarray(index) if isinstance(index, np.ndarray) else index
 
 
 class GetItem(Function):
@@ -63,6 +84,7 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx, x, index):
+        index = _on_device_of(x.array, index)
         ctx.in_shape, ctx.index = x.shape, index
         view_index = index
         if _is_basic(index):
@@ -88,13 +110,13 @@ class IndexAdd(Function):
     @staticmethod
     def forward(ctx, g, index, shape):
         ctx.index = index
-        out = np.zeros(shape, dtype=g.dtype)
+        out = array_module(g.array).zeros(shape, dtype=g.dtype)
         if _is_basic(index):
             out[index] += g.array
-        elif isinstance(index, np.ndarray) and index.dtype.kind in "iu":
+        elif type(out) is np.ndarray and isinstance(index, np.ndarray) and index.dtype.kind in "iu":
             _add_rows(out, index, g.array)
         else:
-            np.add.at(out, index, g.array)
+            add_at(out, index, g.array)
         return out
 
     @staticmethod
@@ -134,7 +156,7 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        zero = from_numpy(np.zeros((), dtype=grad.dtype))
+        zero = from_numpy(array_module(grad.array).zeros((), dtype=grad.dtype))
         grad_x = IndexPut.apply(grad, zero, index=ctx.index) if ctx.needs_input_grad[0] else None
         grad_v = None
         if ctx.needs_input_grad[1]:
@@ -185,8 +207,10 @@ def _describe(index):
 
 def _coords(index, dim):
     """The full coordinates the elements of `index` name: for dim=1, element (i, j)
-    names position (i, index[i, j]). Sparse aranges broadcast against `index`."""
-    coords = list(np.indices(index.shape, sparse=True))
+    names position (i, index[i, j]). Aranges, each along its own dim, broadcast against
+    `index` (NumPy's `np.indices(shape, sparse=True)`, made where `index` lives)."""
+    xp, ndim = array_module(index), index.ndim
+    coords = [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (ndim - k - 1)) for k, n in enumerate(index.shape)]
     coords[dim] = index
     return tuple(coords)
 
@@ -208,7 +232,7 @@ class Gather(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        zeros = from_numpy(np.zeros(ctx.in_shape, dtype=grad.dtype))
+        zeros = from_numpy(array_module(grad.array).zeros(ctx.in_shape, dtype=grad.dtype))
         return ScatterAdd.apply(zeros, grad, dim=ctx.dim, index=ctx.index)
 
 
@@ -220,7 +244,7 @@ class ScatterAdd(Function):
     def forward(ctx, x, src, dim, index):
         ctx.dim, ctx.index, ctx.src_shape = dim, index, src.shape
         out = x.array.copy()
-        np.add.at(out, _coords(index, dim), _leading(src.array, index.shape))
+        add_at(out, _coords(index, dim), _leading(src.array, index.shape))
         return out
 
     @staticmethod
@@ -248,7 +272,7 @@ class Scatter(Function):
         need_x, need_src = ctx.needs_input_grad
         grad_x = None
         if need_x:
-            zero = from_numpy(np.zeros((), dtype=grad.dtype))
+            zero = from_numpy(array_module(grad.array).zeros((), dtype=grad.dtype))
             grad_x = Scatter.apply(grad, zero, dim=ctx.dim, index=ctx.index)
         return grad_x, _src_grad(ctx, grad) if need_src else None
 
@@ -274,6 +298,8 @@ def index_array(index, op):
 
 
 def _check_bounds(index, size, dim, op, allow_negative=False):
+    if not isinstance(index, np.ndarray):  # on a GPU: not checked (see the module's docstring)
+        return
     low = -size if allow_negative else 0
     if index.size and (index.min() < low or index.max() >= size):
         bad = index.min() if index.min() < low else index.max()
@@ -350,7 +376,15 @@ def _scatter_reduce(op, x, src, d, idx, reduce):
         raise RuntimeError(f"{op}(): the derivative of scatter with reduce={reduce!r} is not implemented")
     out = x.array.copy()
     value = np.broadcast_to(src.array, idx.shape) if src.ndim == 0 else _leading(src.array, idx.shape)
-    (np.add if reduce == "add" else np.multiply).at(out, _coords(idx, d), value)
+    if reduce == "add":
+        add_at(out, _coords(idx, d), value)
+    elif type(out) is np.ndarray:
+        np.multiply.at(out, _coords(idx, d), value)
+    else:
+        raise NotImplementedError(
+            f"{op}(reduce='multiply') on a CUDA tensor: CuPy has no multiplying scatter; "
+            "scatter_reduce(..., reduce='prod') computes the same"
+        )
     return from_numpy(out)
 
 
@@ -419,7 +453,7 @@ def index_fill(input, dim, index, value):
         raise IndexError(f"index_fill(): index is supposed to be a vector, got shape {idx.shape}")
     size = (x.shape or (1,))[d]
     _check_bounds(idx, size, d, "index_fill", allow_negative=True)
-    selected = np.zeros(size, dtype=bool)
+    selected = array_module(idx).zeros(size, dtype=bool)
     selected[idx.reshape(-1)] = True
     mask = selected.reshape((size,) + (1,) * (x.ndim - d - 1)) if x.ndim else selected.reshape(())
     return masked_fill(x, from_numpy(mask), _fill_value(value, x.dtype, "index_fill"))
@@ -504,7 +538,7 @@ def take(input, index):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
     n = x.numel()
     idx = index.array
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if not on_device(idx) and idx.size and (idx.min() < -n or idx.max() >= n):  # see the docstring on top
         bad = idx.min() if idx.min() < -n else idx.max()
         raise IndexError(f"take(): out of range: tried to access index {bad} on a tensor of {n} elements.")
     return GetItem.apply(x.reshape(-1), index=idx)
@@ -560,7 +594,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     copies'."""
     if repeats is None:  # repeat_interleave(counts): the indices, repeated
         counts = _repeat_counts(input, None, "repeat_interleave")
-        return from_numpy(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        picks = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        return from_numpy(array_module(input.array).asarray(picks))  # on the counts' device
     x = input if isinstance(input, Tensor) else as_tensor(input)
     if dim is None:
         x, d = x.reshape(-1), 0
@@ -569,7 +604,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x = x.reshape(1) if x.ndim == 0 else x
     size = x.shape[d]
     counts = _repeat_counts(repeats, size, "repeat_interleave")
-    picks = np.repeat(np.arange(size, dtype=np.int64), counts)
+    if isinstance(repeats, Tensor):  # GetItem copies picks to a GPU
+        picks = np.repeat(np.arange(size, dtype=np.int64), counts)
+    else:  # one count for all: the picks made where x is
+        picks = np.repeat(array_module(x.array).arange(size, dtype=np.int64), int(counts[0]) if size else 0)
     if output_size is not None and output_size != picks.size:
         raise RuntimeError(
             f"repeat_interleave: allocated size does not match required size (output_size={output_size}, "
@@ -586,7 +624,8 @@ def _repeat_counts(repeats, size, op):
             raise NotImplementedError(f"{op}: repeats must be an integer tensor, got {repeats.dtype}")
         if repeats.ndim > 1:
             raise RuntimeError(f"{op}: repeats must be 0-dim or 1-dim tensor, got shape {tuple(repeats.shape)}")
-        counts = repeats.array.reshape(-1)
+        # the counts size the result, so a GPU's are read on the host (torch reads them too)
+        counts = to_host(repeats.array).reshape(-1)
     else:
         counts = np.array([int(repeats)])
     if size is not None:
@@ -609,7 +648,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size!r}")
     found = nonzero(input).array[:size]
-    pad = np.full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
+    pad = array_module(found).full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
     return from_numpy(np.concatenate([found, pad]))
 
 

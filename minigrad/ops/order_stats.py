@@ -16,6 +16,7 @@ PyTorch's rule, the smallest of the most frequent values at its last position.
 import numpy as np
 
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module, to_host
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import Gather
@@ -46,7 +47,10 @@ def _sorted_position(x, d, rank):
     """The input index of the element at sorted position `rank` (an int, or an array of
     one rank per lane) along d, in keepdim shape."""
     order = sort_indices(x.array, d, descending=False)
-    rank = np.broadcast_to(np.asarray(rank, dtype=np.int64), order.shape[:d] + (1,) + order.shape[d + 1 :])
+    shape = order.shape[:d] + (1,) + order.shape[d + 1 :]
+    if isinstance(rank, int):  # filled where order lives: no copy of the number to a GPU
+        rank = array_module(order).full(shape, rank, dtype=np.int64)
+    rank = np.broadcast_to(rank.astype(np.int64, copy=False), shape)
     return np.take_along_axis(order, rank, axis=d)
 
 
@@ -91,10 +95,13 @@ def _median(op, input, dim, keepdim, ignore_nan):
     if dim is None:
         flat = x0.reshape(-1)
         if flat.shape[0] == 0:
-            return from_numpy(np.asarray(np.nan, dtype=x0.dtype))
-        position = int(_sorted_position(flat, 0, _median_rank(flat, 0, ignore_nan))[0])
+            return from_numpy(array_module(x0.array).full((), np.nan, dtype=x0.dtype))
+        # position stays an array (a 0-d one on a GPU): reading it as an int would copy it
+        position = _sorted_position(flat, 0, _median_rank(flat, 0, ignore_nan))[0]
         v = x0.array.reshape(-1)[position]
-        same = np.isnan(x0.array) if x0.dtype.kind == "f" and np.isnan(v) else x0.array == v
+        same = x0.array == v
+        if x0.dtype.kind == "f":  # a NaN median is shared by the NaNs
+            same = same | (np.isnan(x0.array) & np.isnan(v))
         return SharedPick.apply(x0, position=position, same=same)
     x, d = _lanes(x0, dim, op)
     if x.shape[d] == 0:
@@ -119,7 +126,9 @@ def mode(input, dim=-1, keepdim=False):
     """(values, indices): the most frequent value along `dim` (the smallest of them on a
     tie) and its last position, as PyTorch's. Its gradient goes to that element."""
     x, d = _lanes(input, dim, "mode")
-    lanes = np.moveaxis(x.array, d, -1)
+    # counted lane by lane on the host: on a GPU the values are copied there, and the
+    # positions back
+    lanes = np.moveaxis(to_host(x.array), d, -1)
     flat = lanes.reshape(-1, lanes.shape[-1])
     where = np.zeros(flat.shape[0], dtype=np.int64)
     for i, lane in enumerate(flat):
@@ -127,6 +136,7 @@ def mode(input, dim=-1, keepdim=False):
         winner = values[np.argmax(counts)]  # np.unique sorts: the first of the most frequent is the smallest
         where[i] = np.flatnonzero(lane == winner)[-1]
     positions = np.expand_dims(where.reshape(lanes.shape[:-1]), d)
+    positions = positions if type(x.array) is np.ndarray else array_module(x.array).asarray(positions)
     return _pick(x, d, positions, keepdim, as_tensor(input))
 
 
@@ -143,7 +153,8 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
             f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {interpolation}"
         )
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0
-    qs = np.atleast_1d(np.asarray(q.array if isinstance(q, Tensor) else q, dtype=np.float64))
+    # q is checked on the host: a GPU's q tensor is copied there (torch reads it too)
+    qs = np.atleast_1d(np.asarray(to_host(q.array) if isinstance(q, Tensor) else q, dtype=np.float64))
     if isinstance(q, Tensor) and q.dtype != x0.dtype:
         raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor, got {q.dtype} and {x0.dtype}")
     if qs.ndim > 1:
@@ -157,6 +168,11 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     n = x.shape[d]
     if n == 0:
         raise IndexError(f"{op}() input tensor must be non-empty")
+    xp = array_module(x.array)
+    if isinstance(q, Tensor):  # q's own array, on x's device
+        qs = q.array.reshape(-1).astype(np.float64)
+    elif xp is not np:  # numbers: filled on the GPU, or copied over when there are several
+        qs = xp.full(1, qs[0]) if qs.size == 1 else xp.asarray(qs)
     # the sorted values, lanes last: (..., n)
     order = sort_indices(x.array, d, descending=False)
     ordered = Gather.apply(x, dim=d, index=order).movedim(d, -1)
@@ -178,7 +194,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     values = Gather.apply(ordered, dim=ordered.ndim - 1, index=below)
     if interpolation in ("linear", "midpoint"):
         above = np.ceil(ranks).astype(np.int64)
-        weight = np.full(ranks.shape, 0.5) if interpolation == "midpoint" else ranks - below
+        weight = xp.full(ranks.shape, 0.5) if interpolation == "midpoint" else ranks - below
         upper = Gather.apply(ordered, dim=ordered.ndim - 1, index=above)
         values = values + (upper - values) * from_numpy(weight.astype(x.dtype))
     values = values.movedim(-1, 0)  # (len(q), ...lanes)

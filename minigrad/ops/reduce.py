@@ -9,6 +9,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._args import normalize_dim, normalize_dims
+from minigrad.array_module import array_module, on_device
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import NonZero
@@ -89,8 +90,10 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        one_hot = np.zeros(ctx.in_shape, dtype=grad.dtype)
-        np.put_along_axis(one_hot, ctx.indices, 1, axis=ctx.dim)
+        # 1 at each lane's picked position: positions 0..n-1 along dim compared with it
+        n = ctx.in_shape[ctx.dim]
+        positions = array_module(grad.array).arange(n).reshape((n,) + (1,) * (len(ctx.in_shape) - ctx.dim - 1))
+        one_hot = (positions == ctx.indices).astype(grad.dtype)
         return _spread(grad, ctx.in_shape, (ctx.dim,)) * from_numpy(one_hot)
 
 
@@ -102,12 +105,13 @@ def max_or_min(x, dim, keepdim, largest):
         return Amax.apply(x, dim=None, keepdim=False, largest=largest)
     d = normalize_dim(dim, x.ndim, name)
     if x.ndim == 0:
-        return x.clone(), from_numpy(np.zeros((), np.int64))
+        return x.clone(), from_numpy(array_module(x.array).zeros((), np.int64))
     if x.shape[d] == 0:
         raise IndexError(f"{name}: cannot reduce over dim {d} of size 0 (shape {x.shape})")
-    # NaN counts as the extreme, as in PyTorch: argmax of NaN is its own index
+    # NaN counts as the extreme, as in PyTorch: argmax of NaN is its own index. On a GPU
+    # the NaN indices are merged in always: asking first would copy a bool to the host.
     indices = (np.argmax if largest else np.argmin)(x.array, axis=d)
-    if np.isnan(x.array).any() if x.dtype.kind == "f" else False:
+    if x.dtype.kind == "f" and (on_device(x.array) or np.isnan(x.array).any()):
         nan_at = np.isnan(x.array)
         indices = np.where(nan_at.any(axis=d), np.argmax(nan_at, axis=d), indices)
     values = MaxDim.apply(x, dim=d, keepdim=keepdim, indices=indices)
@@ -139,16 +143,17 @@ def arg_extreme(x, dim, keepdim, fn, name):
         raise IndexError(f"{name}: cannot take the {name} of an empty tensor (shape {x.shape}) without a dim")
     if dim is not None and x.ndim and x.shape[normalize_dim(dim, x.ndim, name)] == 0:
         raise IndexError(f"{name}: dim {dim} has size 0 in shape {x.shape}: there is no element to pick")
+    xp = array_module(x.array)
     if dim is None:
         out = fn(x.array.reshape(-1))
         if keepdim:
             out = np.reshape(out, (1,) * x.ndim)
-        return from_numpy(np.asarray(out, dtype=np.int64))
+        return from_numpy(xp.asarray(out, dtype=np.int64))
     d = normalize_dim(dim, x.ndim, name)
-    out = fn(x.array, axis=d) if x.ndim else np.asarray(0)
+    out = fn(x.array, axis=d) if x.ndim else xp.zeros((), np.int64)
     if keepdim and x.ndim:
         out = np.expand_dims(out, d)
-    return from_numpy(np.asarray(out, dtype=np.int64))
+    return from_numpy(xp.asarray(out, dtype=np.int64))
 
 
 class Prod(Function):
@@ -156,7 +161,8 @@ class Prod(Function):
 
     "Product of the others" is computed as y / x_i when no element is zero (which is
     differentiable again); with zeros it is built from exclusive cumulative products,
-    which is exact but treated as a constant by a second derivative.
+    which is exact but treated as a constant by a second derivative. On a GPU it is always
+    built that way: asking whether x has a zero would copy a bool to the host.
     """
 
     @staticmethod
@@ -171,10 +177,10 @@ class Prod(Function):
         x, y = ctx.saved_tensors
         axes = None if ctx.dim is None else (ctx.dim,)
         grad_full = _spread(grad, ctx.in_shape, axes)
-        if not np.any(x.array == 0):
+        if not on_device(x.array) and not np.any(x.array == 0):
             return grad_full * _spread(y, ctx.in_shape, axes) / x
         flat = x.array.reshape(-1) if ctx.dim is None else np.moveaxis(x.array, ctx.dim, -1)
-        ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
+        ones = array_module(flat).ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
         left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
         right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1)
         others = left * right
@@ -189,11 +195,11 @@ class LogSumExp(Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
-        m = np.max(x.array, axis=dim, keepdims=True) if x.array.size else np.zeros(())
+        m = np.max(x.array, axis=dim, keepdims=True) if x.array.size else array_module(x.array).zeros(())
         m = np.where(np.isfinite(m), m, 0)  # all -inf along an axis: log(0) = -inf, not NaN
         y = np.log(np.sum(np.exp(x.array - m), axis=dim, keepdims=True)) + m
         ctx.save_for_backward(x)
-        return y if keepdim else np.asarray(y).reshape(_reduced_shape(x.shape, dim))
+        return y if keepdim else y.reshape(_reduced_shape(x.shape, dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -213,7 +219,7 @@ class Norm2(Function):
         ctx.in_shape, ctx.axes = x.shape, dim
         y = np.sqrt(np.sum(x.array * x.array, axis=dim, keepdims=True))
         ctx.save_for_backward(x)
-        return y if keepdim else np.asarray(y).reshape(_reduced_shape(x.shape, dim))
+        return y if keepdim else y.reshape(_reduced_shape(x.shape, dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -293,7 +299,8 @@ class CumProd(Function):
     The sum over j >= i is a cumulative sum from the other end. Dividing by x_i is only
     possible where x_i != 0; a lane that holds a zero gets its exact gradient from
     `_cumprod_grad_with_zeros` instead (treated as a constant by a second derivative,
-    like `Prod`).
+    like `Prod`). Asking whether x has a zero copies one bool to the host, on a GPU too
+    (torch's prod backward asks as well).
     """
 
     @staticmethod

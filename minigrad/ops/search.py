@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._args import normalize_dims
+from minigrad.array_module import array_module
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.out import write_out
@@ -60,7 +61,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         rows = boundaries.reshape(-1, seq.shape[-1])
         wanted = values.array.reshape(rows.shape[0], -1)
         found = np.stack([np.searchsorted(r, w, side=side) for r, w in zip(rows, wanted)]).reshape(values.shape)
-    result = from_numpy(np.asarray(found, dtype=np.int32 if out_int32 else np.int64))
+    result = from_numpy(array_module(found).asarray(found, dtype=np.int32 if out_int32 else np.int64))
     return result if out is None else write_out(out, result, "searchsorted")
 
 
@@ -84,6 +85,7 @@ def bincount(input, weights=None, minlength=0):
     x = as_tensor(input)
     if x.dtype.kind not in "iu":
         raise NotImplementedError(f'"bincount" is not implemented for {x.dtype}: input must be an integer tensor')
+    # the largest value sizes the result, so it is read on the host (on a GPU too, as in torch)
     if x.ndim != 1 or (x.numel() and x.array.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
@@ -96,7 +98,7 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError(f"bincount: weights should be 1-d and have the same length as input, got {tuple(w.shape)}")
     if w.dtype.kind != "f":
         w = w.to(dtypes.float64)
-    bins = from_numpy(np.zeros(length, dtype=w.dtype))
+    bins = from_numpy(array_module(w.array).zeros(length, dtype=w.dtype))
     return ScatterAdd.apply(bins, w, dim=0, index=x.array.astype(np.int64))
 
 
@@ -115,7 +117,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (torch's argument names
     if bins <= 0:
         raise RuntimeError(f"histc: bins must be > 0, but got {bins}")
     low, high = float(min), float(max)
-    if low == high and x.numel():
+    if low == high and x.numel():  # the data's range: read on the host (on a GPU too, as in torch)
         low, high = float(x.array.min()), float(x.array.max())
     if low == high:  # one value (or no data): a range of width 2 around it, as torch
         low, high = low - 1, high + 1
@@ -142,16 +144,16 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
             low, high = float(range[0]), float(range[1])
         if low == high:
             low, high = low - 0.5, high + 0.5  # NumPy's (and torch's) range around one value
-        edges = np.linspace(low, high, int(bins) + 1).astype(x.dtype)
+        edges = array_module(x.array).linspace(low, high, int(bins) + 1).astype(x.dtype)
     hist, _ = np.histogram(x.array, bins=edges.astype(np.float64), weights=w, density=density)
-    return histogram_result(from_numpy(hist.astype(x.dtype)), from_numpy(np.asarray(edges, dtype=x.dtype)))
+    return histogram_result(from_numpy(hist.astype(x.dtype)), from_numpy(edges.astype(x.dtype)))
 
 
 def count_nonzero(input, dim=None):
     """The number of non-zero elements over `dim` (an int or a tuple; all by default), int64."""
     x = as_tensor(input)
     axes = normalize_dims(dim, x.ndim, "count_nonzero")
-    return from_numpy(np.asarray(np.count_nonzero(x.array, axis=axes), dtype=np.int64))
+    return from_numpy(array_module(x.array).asarray(np.count_nonzero(x.array, axis=axes), dtype=np.int64))
 
 
 histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
@@ -180,9 +182,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
             low, high = (float(points[:, d].min()), float(points[:, d].max())) if points.size else (0.0, 0.0)
         if low == high:
             low, high = low - 0.5, high + 0.5
-        edges.append(np.linspace(low, high, int(b) + 1).astype(x.dtype))
+        edges.append(array_module(points).linspace(low, high, int(b) + 1).astype(x.dtype))
     w = None if weight is None else as_tensor(weight).array.reshape(-1)
     hist, _ = np.histogramdd(points, bins=[e.astype(np.float64) for e in edges], weights=w, density=density)
-    return histogramdd_result(
-        from_numpy(hist.astype(x.dtype)), tuple(from_numpy(np.asarray(e, dtype=x.dtype)) for e in edges)
-    )
+    return histogramdd_result(from_numpy(hist.astype(x.dtype)), tuple(from_numpy(e.astype(x.dtype)) for e in edges))

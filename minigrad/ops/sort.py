@@ -12,6 +12,7 @@ NaN sorts as the largest value (last ascending, first descending), as in PyTorch
 import numpy as np
 
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import Gather
 from minigrad.ops.out import write_out
@@ -35,7 +36,7 @@ def sort_indices(array, axis, descending):
 def _sorted(x, dim, descending, op):
     """(values, indices) of `x` sorted along `dim`; a 0-d tensor is its own sort."""
     if x.ndim == 0:
-        return ValuesIndices(x.clone(), from_numpy(np.zeros((), np.int64)))
+        return ValuesIndices(x.clone(), from_numpy(array_module(x.array).zeros((), np.int64)))
     d = normalize_dim(dim, x.ndim, op)
     indices = sort_indices(x.array, d, descending)
     return ValuesIndices(Gather.apply(x, dim=d, index=indices), from_numpy(indices))
@@ -53,7 +54,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort `input` along `dim` (`sort(...).indices`)."""
     x = as_tensor(input)
     if x.ndim == 0:
-        return from_numpy(np.zeros((), np.int64))
+        return from_numpy(array_module(x.array).zeros((), np.int64))
     return from_numpy(sort_indices(x.array, normalize_dim(dim, x.ndim, "argsort"), descending))
 
 
@@ -79,7 +80,7 @@ def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
         result = _sorted(x, 0, largest, "topk")
     else:
         order = sort_indices(x.array, d, descending=largest)
-        indices = np.take(order, np.arange(k), axis=d)
+        indices = order[(slice(None),) * d + (slice(0, k),)].copy()
         result = ValuesIndices(Gather.apply(x, dim=d, index=indices), from_numpy(indices))
     return result if out is None else write_out(out, result, "topk")
 
@@ -116,22 +117,25 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     the two 1s). With `return_inverse`, the run each element belongs to; with
     `return_counts`, each run's length. A tensor, or a tuple when either flag is set."""
     x = as_tensor(input)
+    xp = array_module(x.array)
+    first = xp.ones(1, dtype=bool)  # the first element starts a run
     if dim is None:
         flat = x.array.reshape(-1)
-        starts = np.r_[True, flat[1:] != flat[:-1]] if flat.size else np.zeros(0, dtype=bool)
+        starts = np.concatenate([first, flat[1:] != flat[:-1]]) if flat.size else xp.zeros(0, dtype=bool)
         output, inverse_shape = flat[starts], x.shape
     else:
         if x.ndim == 0:
             raise IndexError(f"unique_consecutive: dim {dim} is out of range for a 0-d tensor")
         d = normalize_dim(dim, x.ndim, "unique_consecutive")
         moved = np.moveaxis(x.array, d, 0).reshape(x.shape[d], -1)
-        starts = np.r_[True, (moved[1:] != moved[:-1]).any(axis=1)] if x.shape[d] else np.zeros(0, dtype=bool)
+        changed = (moved[1:] != moved[:-1]).any(axis=1)
+        starts = np.concatenate([first, changed]) if x.shape[d] else xp.zeros(0, dtype=bool)
         output, inverse_shape = np.compress(starts, x.array, axis=d), (x.shape[d],)
     extras = []
     if return_inverse:
         extras.append(from_numpy((np.cumsum(starts) - 1).astype(np.int64).reshape(inverse_shape)))
     if return_counts:
-        edges = np.r_[np.flatnonzero(starts), starts.size]
+        edges = np.flatnonzero(np.concatenate([starts, first]))  # the run starts, and the end
         extras.append(from_numpy(np.diff(edges).astype(np.int64)))
-    output = from_numpy(np.ascontiguousarray(output))
+    output = from_numpy(xp.ascontiguousarray(output))
     return (output, *extras) if extras else output

@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._args import normalize_dims
+from minigrad.array_module import array_module
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.tensor import Tensor
 
@@ -46,7 +47,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     axes = normalize_dims(dim, x.ndim, "nanmean")
     count = (~np.isnan(x.array)).sum(axis=axes, keepdims=keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _without_nan(x).sum(axes, keepdim) / from_numpy(np.asarray(count, dtype=x.dtype))
+        return _without_nan(x).sum(axes, keepdim) / from_numpy(array_module(x.array).asarray(count, dtype=x.dtype))
 
 
 def _dim_and_correction(op, dim, correction, unbiased):
@@ -104,7 +105,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError(f"cov(): expected {name} to be a 1-D tensor with {observations} elements, got {w.shape}")
         if name == "fweights" and w.dtype.kind not in "iu":
             raise RuntimeError(f"cov(): expected fweights to have integral dtype, got {w.dtype}")
-        if (w.array < 0).any():
+        if (w.array < 0).any():  # one bool read on the host, on a GPU too (as torch reads it)
             raise RuntimeError(f"cov(): {name} cannot be negative")
         w = w.to(x.dtype)
         weights = w if weights is None else weights * w

@@ -17,6 +17,10 @@ Such a view shares storage with its input, so a write through it reaches the inp
 element of dL/dy back to the element of x it reads, adding where windows overlap. To
 find which element that is, the same view is taken of the numbers 0 .. n-1 laid out in
 x's shape: the view then holds, in place of each value, the index it was read from.
+
+A CUDA tensor's storage is GPU memory, and the same views are taken of it: CuPy's arrays
+have strides too (`xp.lib.stride_tricks.as_strided` makes the view, and `array.data.ptr`
+says where an array starts).
 """
 
 import math
@@ -24,6 +28,7 @@ import math
 import numpy as np
 
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module, on_device
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.ops.index import GetItem, IndexAdd
@@ -33,14 +38,17 @@ from minigrad.tensor import Tensor
 # ---- the storage under an array, and views of it ---------------------------------------------
 def storage_of(array):
     """The array that owns the memory `array` looks into (its storage): NumPy's `base` of
-    a view is the array it was taken from, itself a view or the owner."""
-    while isinstance(array.base, np.ndarray):
+    a view is the array it was taken from, itself a view or the owner (CuPy's alike)."""
+    while isinstance(array.base, (np.ndarray, type(array))):
         array = array.base
     return array
 
 
 def _address(array):
-    return array.__array_interface__["data"][0]
+    """Where `array`'s first element is in memory (host or GPU)."""
+    if type(array) is np.ndarray:
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
 
 
 def strided_view(array, shape, strides, offset=0, op="as_strided"):
@@ -59,6 +67,8 @@ def strided_view(array, shape, strides, offset=0, op="as_strided"):
         raise RuntimeError(f"{op}: the storage under this tensor is not one block of memory; clone() it first")
     itemsize = array.itemsize
     start = _address(array) - _address(storage) + offset * itemsize
+    if on_device(array):
+        return _device_view(array, storage, shape, strides, start // itemsize, op)
     try:
         view = np.ndarray(
             tuple(shape), array.dtype, buffer=storage, offset=start, strides=tuple(s * itemsize for s in strides)
@@ -72,6 +82,20 @@ def strided_view(array, shape, strides, offset=0, op="as_strided"):
     if overlaps or not array.flags.writeable:
         view.flags.writeable = False
     return view
+
+
+def _device_view(array, storage, shape, strides, start, op):
+    """`strided_view` on a GPU: CuPy's as_strided checks nothing, so the bounds are
+    checked here (as NumPy checks them for a host view)."""
+    last = start + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else start - 1
+    if start < 0 or last >= storage.size:
+        raise RuntimeError(
+            f"{op}: sizes {list(shape)}, strides {list(strides)} and storage offset "
+            f"{start} reach outside the storage of {storage.size} elements"
+        )
+    flat = storage.reshape(-1, order="A")[start:]  # the storage from the view's first element on
+    itemsize = array.itemsize
+    return array_module(array).lib.stride_tricks.as_strided(flat, tuple(shape), tuple(s * itemsize for s in strides))
 
 
 def element_strides(array):
@@ -99,7 +123,8 @@ class StridedView(Function):
     @classmethod
     def backward(cls, ctx, grad):
         n = math.prod(ctx.in_shape)
-        positions = np.array(cls.view(np.arange(n).reshape(ctx.in_shape), **ctx.kwargs))
+        numbers = array_module(grad.array).arange(n).reshape(ctx.in_shape)  # where grad lives
+        positions = cls.view(numbers, **ctx.kwargs).copy()
         return IndexAdd.apply(grad, index=positions, shape=(n,)).reshape(ctx.in_shape)
 
 
@@ -184,9 +209,10 @@ def storage_positions(array):
     """The storage index of each element of `array` (an int64 array of its shape)."""
     storage = storage_of(array)
     first = (_address(array) - _address(storage)) // array.itemsize
-    positions = np.full(array.shape, first, dtype=np.int64)
+    xp = array_module(array)
+    positions = xp.full(array.shape, first, dtype=np.int64)
     for axis, stride in enumerate(element_strides(array)):
-        steps = np.arange(array.shape[axis]) * stride
+        steps = xp.arange(array.shape[axis]) * stride
         positions += steps.reshape((-1,) + (1,) * (array.ndim - axis - 1))
     return positions
 
@@ -202,19 +228,30 @@ class AsStrided(Function):
     def forward(ctx, x, size, stride, storage_offset):
         y = strided_view(x.array, size, stride, storage_offset - _storage_offset(x.array), "as_strided")
         ctx.x_positions, ctx.y_positions = storage_positions(x.array), storage_positions(y)
+        ctx.reach = _reach(x.array), _reach(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
-        low = min(ctx.x_positions.min(initial=0), ctx.y_positions.min(initial=0))
+        # the lowest and highest positions, from the layouts (not read from the data)
+        low = min([0] + [r[0] for r in ctx.reach if r])
+        length = max([0] + [r[1] - low for r in ctx.reach if r]) + 1
         x_at, y_at = ctx.x_positions - low, ctx.y_positions - low
-        length = int(max(x_at.max(initial=0), y_at.max(initial=0))) + 1
         storage_grad = IndexAdd.apply(grad, index=y_at, shape=(length,))
         grad_x = GetItem.apply(storage_grad, index=x_at)
         sharing = np.bincount(x_at.reshape(-1), minlength=length)[x_at]
-        if sharing.size and sharing.max() > 1:
+        # on a GPU always divided (by 1 where x does not overlap): asking would copy a bool
+        if on_device(grad.array) or (sharing.size and sharing.max() > 1):
             grad_x = grad_x / Tensor._make(sharing.astype(grad.dtype))
         return grad_x
+
+
+def _reach(array):
+    """(lowest, highest) storage position `array` reads, from its layout; None if empty."""
+    if array.size == 0:
+        return None
+    first, steps = _storage_offset(array), [(n - 1) * s for n, s in zip(array.shape, element_strides(array))]
+    return first + sum(min(0, s) for s in steps), first + sum(max(0, s) for s in steps)
 
 
 def _storage_offset(array):

@@ -60,3 +60,25 @@ def scatter_add(target, index, values):
         import cupyx
 
         cupyx.scatter_add(target, index, values)
+
+
+def scatter_max(target, index, values):
+    """`target[index] = max(target[index], values)`, every repeat of an index taking part
+    (NumPy's `np.maximum.at`; `cupyx.scatter_max` on a GPU)."""
+    _scatter_extreme(target, index, values, "max")
+
+
+def scatter_min(target, index, values):
+    """`target[index] = min(target[index], values)`, every repeat taking part (`np.minimum.at`)."""
+    _scatter_extreme(target, index, values, "min")
+
+
+def _scatter_extreme(target, index, values, which):
+    if isinstance(target, np.ndarray):
+        (np.maximum if which == "max" else np.minimum).at(target, index, values)
+    elif runtime.simulated():
+        getattr(runtime.cupy(), f"scatter_{which}")(target, index, values)
+    else:
+        import cupyx
+
+        getattr(cupyx, f"scatter_{which}")(target, index, values)

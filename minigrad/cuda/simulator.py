@@ -23,6 +23,7 @@ calls; `minigrad/cuda/runtime.py` hands this module out in CuPy's place.
 
 import contextlib
 import types
+import weakref
 
 import numpy as np
 
@@ -31,6 +32,7 @@ transfers = {"to_host": 0, "to_device": 0}
 
 _forbidden = 0  # > 0 inside forbid_transfers()
 _bytes_in_use = [0]  # bytes of simulated device memory held by live arrays
+_owners = weakref.WeakValueDictionary()  # id of a host array owning its memory -> its device array
 
 
 @contextlib.contextmanager
@@ -59,6 +61,8 @@ class SimulatedArray:
         self._host = host
         if host.base is None:  # a new buffer (a view shares its base's memory)
             _bytes_in_use[0] += host.nbytes
+        if _host_base(host) is None:
+            _owners.setdefault(id(host), self)
 
     def __del__(self):
         host = getattr(self, "_host", None)
@@ -145,6 +149,21 @@ class SimulatedArray:
         return _Device(0)
 
     @property
+    def base(self):
+        """The device array that owns a view's memory (None for an owner), the same object
+        each time, as CuPy's `base` is: `view.base is x` tells a view of x."""
+        root = _host_base(self._host)
+        if root is None:
+            return None
+        while _host_base(root) is not None:
+            root = _host_base(root)
+        owner = _owners.get(id(root))
+        if owner is None or owner._host is not root:
+            owner = SimulatedArray(root)
+            _owners[id(root)] = owner
+        return owner
+
+    @property
     def data(self):
         """Where the data is (CuPy's `MemoryPointer`, of which minigrad reads `.ptr`)."""
         return types.SimpleNamespace(ptr=self._host.__array_interface__["data"][0])
@@ -179,6 +198,15 @@ class SimulatedArray:
 
     def __reduce__(self):
         raise TypeError("simulated GPU: a device array cannot be pickled; copy it to the host first")
+
+
+def _host_base(host):
+    """The host array `host` is a view of, or None (NumPy's as_strided puts a wrapper
+    object between a view and its base: it is looked through)."""
+    base = host.base
+    if not isinstance(base, np.ndarray) and isinstance(getattr(base, "base", None), np.ndarray):
+        base = base.base
+    return base if isinstance(base, np.ndarray) else None
 
 
 def _arith(ufunc, reflected=False):
@@ -297,6 +325,16 @@ def get_array_module(*args):
 def scatter_add(a, indices, values):
     """`a[indices] += values` with repeated indices accumulated (cupyx.scatter_add)."""
     np.add.at(a._host, _index(indices), _operand(values))
+
+
+def scatter_max(a, indices, values):
+    """`a[indices] = max(a[indices], values)` with repeats taking part (cupyx.scatter_max)."""
+    np.maximum.at(a._host, _index(indices), _operand(values))
+
+
+def scatter_min(a, indices, values):
+    """`a[indices] = min(a[indices], values)` with repeats taking part (cupyx.scatter_min)."""
+    np.minimum.at(a._host, _index(indices), _operand(values))
 
 
 def __getattr__(name):

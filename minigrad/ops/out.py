@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd import grad_mode
 from minigrad.tensor import Tensor
 
@@ -59,7 +60,7 @@ def write_out(out, result, op):
                 UserWarning,
                 stacklevel=3,
             )
-        out.array = np.empty(result.shape, dtype=out.dtype)
+        out.array = array_module(out.array).empty(result.shape, dtype=out.dtype)
     np.copyto(out.array, result.array, casting="unsafe")
     out._version_counter().value += 1
     return out

@@ -24,6 +24,7 @@ their gradient is 0.
 
 import numpy as np
 
+from minigrad.array_module import array_module, scatter_add, scatter_max, scatter_min
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import Gather, ScatterAdd, _check_gather_scatter, _coords, _leading
@@ -31,7 +32,19 @@ from minigrad.ops.index_write import _along_dim
 from minigrad.ops.shape import ConstantPad
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
-_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def _multiply_at(target, index, values):
+    if type(target) is not np.ndarray:
+        raise NotImplementedError(
+            "scatter_reduce(reduce='prod') and index_reduce(reduce='prod') on a CUDA tensor: CuPy has no "
+            "multiplying scatter (it has scatter_add, scatter_max and scatter_min); move the tensor to the CPU"
+        )
+    np.multiply.at(target, index, values)
+
+
+# np.add.at and its kin, as both devices run them (array_module.py)
+_AT = {"sum": scatter_add, "mean": scatter_add, "prod": _multiply_at, "amax": scatter_max, "amin": scatter_min}
 
 
 def _identity(reduce, dtype):
@@ -54,14 +67,15 @@ class ScatterReduce(Function):
         ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
         coords, values = _coords(index, dim), _leading(src.array, index.shape)
         out = x.array.copy()
-        written = np.zeros(x.shape, dtype=bool)
+        xp = array_module(out)
+        written = xp.zeros(x.shape, dtype=bool)
         written[coords] = True
         if not include_self:
             out[written] = _identity(reduce, out.dtype)
-        _UFUNC[reduce].at(out, coords, values)
+        _AT[reduce](out, coords, values)
         if reduce == "mean":
-            count = np.full(x.shape, 1 if include_self else 0, dtype=np.int64)
-            np.add.at(count, coords, 1)
+            count = xp.full(x.shape, 1 if include_self else 0, dtype=np.int64)
+            scatter_add(count, coords, xp.ones(index.shape, dtype=np.int64))
             count = np.maximum(count, 1)  # a place nothing was averaged into keeps its value
             out = out / count if out.dtype.kind == "f" else out // count
             ctx.count = count
@@ -111,8 +125,8 @@ def _prod_grads(ctx, grad, x, src, y, read):
     masked_self_y = ScatterReduce.apply(masked_self, src, dim=d, index=index, reduce="prod", include_self=include_self)
     grad_self = grad * masked_self_y / masked_self
     src_zero = src.array == 0
-    zeros_per_place = np.zeros(x.shape, dtype=np.int64)
-    np.add.at(zeros_per_place, _coords(index, d), src_zero.astype(np.int64))
+    zeros_per_place = array_module(x.array).zeros(x.shape, dtype=np.int64)
+    scatter_add(zeros_per_place, _coords(index, d), src_zero.astype(np.int64))
     if include_self:
         zeros_per_place += self_zero
     single_zero = src_zero & (np.take_along_axis(zeros_per_place, index, axis=d) == 1)
@@ -172,8 +186,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d, idx = _along_dim("index_reduce", x, dim, index, s)
     if x.ndim == 0:
-        y = ScatterReduce.apply(
-            x.reshape(1), s.reshape(1), dim=0, index=np.asarray(idx), reduce=reduce, include_self=include_self
-        )
+        y = ScatterReduce.apply(x.reshape(1), s.reshape(1), dim=0, index=idx, reduce=reduce, include_self=include_self)
         return y.reshape(())
-    return ScatterReduce.apply(x, s, dim=d, index=np.asarray(idx), reduce=reduce, include_self=include_self)
+    return ScatterReduce.apply(x, s, dim=d, index=idx, reduce=reduce, include_self=include_self)

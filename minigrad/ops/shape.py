@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from minigrad._args import distinct_dims, normalize_dim
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.dtypes import result_type
@@ -226,7 +227,7 @@ class Contiguous(Clone):
 
     @staticmethod
     def forward(ctx, x):
-        return np.ascontiguousarray(x.array)
+        return array_module(x.array).ascontiguousarray(x.array)
 
 
 class Relayout(Clone):
@@ -236,7 +237,7 @@ class Relayout(Clone):
 
     @staticmethod
     def forward(ctx, x, order):
-        return np.ascontiguousarray(x.array.transpose(order)).transpose(np.argsort(order))
+        return array_module(x.array).ascontiguousarray(x.array.transpose(order)).transpose(np.argsort(order))
 
 
 class Cast(Function):
@@ -602,7 +603,7 @@ def combinations(input, r=2, with_replacement=False):
         return x.new_empty(0)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = np.array(list(pick(range(x.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    return x[rows]
+    return x[rows]  # made on the host: a GPU tensor's index is copied over
 
 
 def split_with_sizes(input, split_sizes, dim=0):

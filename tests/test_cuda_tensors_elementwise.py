@@ -75,7 +75,7 @@ CASES = [
     Case("lerp tensor", lambda a, b, w: mg.lerp(a, b, w), (X, Y, ROW)),
     Case("fmax", mg.fmax, (WITH_NAN, TIES)),
     Case("fmin", mg.fmin, (WITH_NAN, TIES)),
-    Case("nan_to_num", lambda a: mg.nan_to_num(a, posinf=9.0), (WITH_NAN,)),
+    Case("nan_to_num", lambda a: mg.nan_to_num(a, posinf=9.0, neginf=-8.0), (WITH_NAN,)),
     Case("positive", mg.positive, (X,)),
     Case("rsub", lambda a, b: mg.rsub(a, b, alpha=2), (X, Y)),
     Case("gcd", mg.gcd, (INTS, INTS2)),

@@ -19,6 +19,7 @@ Both backwards are written with these two ops and matmul, so they differentiate 
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 from minigrad.ops.broadcast import unbroadcast
@@ -44,7 +45,7 @@ class Cholesky(Function):
     def backward(ctx, grad):
         (lower,) = ctx.saved_tensors
         n = lower.shape[-1]
-        eye = from_numpy(np.eye(n, dtype=lower.dtype))
+        eye = from_numpy(array_module(lower.array).eye(n, dtype=lower.dtype))
         phi = (lower.mT @ grad).tril()
         phi = phi - 0.5 * phi * eye  # halve the diagonal
         inverse = SolveTriangular.apply(lower, eye.expand(lower.shape), upper=False)  # L^-1

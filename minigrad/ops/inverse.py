@@ -15,6 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
@@ -138,7 +139,8 @@ class Det(Function):
 
     Where every A of the batch is invertible, that is written with Tensor ops (so a
     second derivative works); where one is singular, the cofactors are computed
-    directly, and a second derivative treats them as a constant."""
+    directly, and a second derivative treats them as a constant. Whether one is
+    singular is read on the host (one bool, from a GPU too)."""
 
     @staticmethod
     def forward(ctx, A):
@@ -167,7 +169,7 @@ class LogAbsDet(Function):
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
-        return np.asarray(np.linalg.slogdet(A.array)[1])
+        return array_module(A.array).asarray(np.linalg.slogdet(A.array)[1])  # 0-d: an array
 
     @staticmethod
     def backward(ctx, grad):
@@ -182,11 +184,11 @@ class DetSign(Function):
     @staticmethod
     def forward(ctx, A):
         ctx.shape = A.shape
-        return np.asarray(np.linalg.slogdet(A.array)[0], dtype=A.dtype)
+        return array_module(A.array).asarray(np.linalg.slogdet(A.array)[0], dtype=A.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        return from_numpy(np.zeros(ctx.shape, dtype=grad.dtype))
+        return from_numpy(array_module(grad.array).zeros(ctx.shape, dtype=grad.dtype))
 
 
 def slogdet(A, *, out=None):
@@ -213,7 +215,9 @@ class PInverse(Function):
 
     @staticmethod
     def forward(ctx, A, rcond):
-        p = from_numpy(np.linalg.pinv(A.array, rtol=rcond))
+        xp = array_module(A.array)
+        # CuPy's pinv names the cut-off rcond; NumPy 2 calls it rtol (rcond is deprecated there)
+        p = from_numpy(np.linalg.pinv(A.array, rtol=rcond) if xp is np else xp.linalg.pinv(A.array, rcond=rcond))
         ctx.save_for_backward(A, p)
         return p
 
@@ -221,8 +225,9 @@ class PInverse(Function):
     def backward(ctx, grad):
         A, p = ctx.saved_tensors
         m, n = A.shape[-2], A.shape[-1]
-        eye_m = from_numpy(np.eye(m, dtype=grad.dtype))
-        eye_n = from_numpy(np.eye(n, dtype=grad.dtype))
+        xp = array_module(grad.array)
+        eye_m = from_numpy(xp.eye(m, dtype=grad.dtype))
+        eye_n = from_numpy(xp.eye(n, dtype=grad.dtype))
         pt, gt = p.mT, grad.mT
         return (
             -matmul(matmul(pt, grad), pt)

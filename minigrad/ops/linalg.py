@@ -13,7 +13,9 @@ import warnings
 import numpy as np
 
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
+from minigrad.creation import _module as module_of_device  # numpy, or the GPU's module
 from minigrad.creation import as_tensor
 from minigrad.dtypes import to_dtype
 from minigrad.ops import matmul_split
@@ -239,10 +241,10 @@ def tensordot(a, b, dims=2, out=None):
 
 
 # ---- diagonals ---------------------------------------------------------------------------
-def _diagonal_positions(length, diagonal):
+def _diagonal_positions(length, diagonal, xp=np):
     """(rows, cols) of the `length` elements on the `diagonal`-th diagonal
-    (0: the main one, > 0: above it, < 0: below it)."""
-    steps = np.arange(length)
+    (0: the main one, > 0: above it, < 0: below it), made by the array module `xp`."""
+    steps = xp.arange(length)
     return steps + max(-diagonal, 0), steps + max(diagonal, 0)
 
 
@@ -260,8 +262,9 @@ class Diag(Function):
         if x.ndim == 2:
             return np.diagonal(x.array, offset=diagonal).copy()
         n = x.shape[0] + abs(diagonal)
-        out = np.zeros(shape or (n, n), dtype=x.dtype)
-        out[_diagonal_positions(x.shape[0], diagonal)] = x.array
+        xp = array_module(x.array)
+        out = xp.zeros(shape or (n, n), dtype=x.dtype)
+        out[_diagonal_positions(x.shape[0], diagonal, xp)] = x.array
         return out
 
     @staticmethod
@@ -295,7 +298,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = x.shape[-1] + abs(int(offset))
     rest = iter(x.shape[:-1])
     shape = tuple(n if k in (d1, d2) else next(rest) for k in range(ndim))
-    zeros = Tensor._make(np.zeros(shape, dtype=x.dtype))
+    zeros = Tensor._make(array_module(x.array).zeros(shape, dtype=x.dtype))
     return diagonal_scatter(zeros, x, offset, d1, d2)
 
 
@@ -329,7 +332,7 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.asarray(np.dot(a.array, b.array))
+        return array_module(a.array).asarray(np.dot(a.array, b.array))  # 0-d: an array
 
     @staticmethod
     def backward(ctx, grad):
@@ -463,9 +466,10 @@ def vander(x, N=None, increasing=False):
         raise RuntimeError(f"N must be non-negative, got {n}")
     if x.dtype.kind == "b":
         x = x.to(np.int64)
+    xp = array_module(x.array)
     if n == 0:
-        return Tensor._make(np.zeros((x.shape[0], 0), dtype=x.dtype))
-    ones = Tensor._make(np.ones((x.shape[0], 1), dtype=x.dtype))
+        return Tensor._make(xp.zeros((x.shape[0], 0), dtype=x.dtype))
+    ones = Tensor._make(xp.ones((x.shape[0], 1), dtype=x.dtype))
     powers = ones if n == 1 else cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1)], dim=1).cumprod(1)
     return powers if increasing else powers.flip(1)
 
@@ -474,14 +478,14 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the lower triangle of a row x col matrix (on and below
     the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order:
     `m[tuple(tril_indices(3, 3))]` reads the lower triangle."""
-    rows, cols = np.tril_indices(row, offset, col)
+    rows, cols = module_of_device(device, "tril_indices").tril_indices(row, offset, col)
     return Tensor._make(np.stack([rows, cols]).astype(to_dtype(dtype, "tril_indices") or np.int64).reshape(2, -1))
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the upper triangle of a row x col matrix (on and above
     the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order."""
-    rows, cols = np.triu_indices(row, offset, col)
+    rows, cols = module_of_device(device, "triu_indices").triu_indices(row, offset, col)
     return Tensor._make(np.stack([rows, cols]).astype(to_dtype(dtype, "triu_indices") or np.int64).reshape(2, -1))
 
 
@@ -547,7 +551,8 @@ class Einsum(Function):
         subs, out, sizes = parse_einsum(equation, [o.shape for o in operands])
         ctx.subs, ctx.out, ctx.sizes = subs, out, sizes
         ctx.save_for_backward(*operands)
-        return np.asarray(np.einsum(",".join(subs) + "->" + out, *[o.array for o in operands]))
+        xp = array_module(*[o.array for o in operands])
+        return xp.asarray(np.einsum(",".join(subs) + "->" + out, *[o.array for o in operands]))  # 0-d: an array
 
     @staticmethod
     def backward(ctx, grad):

@@ -96,7 +96,10 @@ def _worth_splitting(a, b, n):
 
 def matmul(a, b):
     """a @ b for NumPy arrays, as np.matmul; two large matrices are cut by rows of the
-    result over the cores (see the module's docstring)."""
+    result over the cores (see the module's docstring). GPU arrays are multiplied in
+    one call: the GPU spreads a product over its own cores."""
+    if type(a) is not np.ndarray:
+        return a @ b
     n = threads.MATMUL_SPLIT_THREADS
     if not _worth_splitting(a, b, n) or not _busy.acquire(blocking=False):
         return np.matmul(a, b)

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import Where
@@ -32,8 +33,9 @@ def matrix_power(input, n, *, out=None):
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
     if n == 0:  # I, whose gradient with respect to A is 0 (a Where that never picks A)
-        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape).copy()
-        y = Where.apply(from_numpy(np.ones(A.shape, dtype=bool)), from_numpy(eye), A)
+        xp = array_module(A.array)
+        eye = np.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape).copy()
+        y = Where.apply(from_numpy(xp.ones(A.shape, dtype=bool)), from_numpy(eye), A)
     else:
         base, n = (inverse(A), -n) if n < 0 else (A, n)
         y = None
@@ -56,16 +58,20 @@ def as_square(input, op):
 
 
 def expm(a):
-    """exp of each square matrix of `a` (NumPy), by scaling and squaring a Taylor series."""
-    norm = np.abs(a).sum(axis=-2).max() if a.size else 0.0  # the largest column sum, over the batch
+    """exp of each square matrix of `a` (NumPy or CuPy), by scaling and squaring a Taylor
+    series. The number of squarings follows from a's norm, which a GPU's array copies to
+    the host (one number); the series there runs its 18 terms without asking whether the
+    last one was negligible (each question would be another copy)."""
+    norm = float(np.abs(a).sum(axis=-2).max()) if a.size else 0.0  # the largest column sum, over the batch
     s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0  # scaled to a norm <= 1/2
     scaled = a / 2.0**s
-    term = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+    xp = array_module(a)
+    term = np.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
     total = term.copy()
-    for k in range(1, 30):  # ||A||^k / k! < 1e-17 well before k = 30 for ||A|| <= 1/2
+    for k in range(1, 30 if xp is np else 19):  # ||A||^k / k! < 1e-17 by k = 18 for ||A|| <= 1/2
         term = term @ scaled / k
         total = total + term
-        if np.abs(term).max(initial=0.0) <= np.finfo(a.dtype).eps * np.abs(total).max(initial=0.0):
+        if xp is np and np.abs(term).max(initial=0.0) <= np.finfo(a.dtype).eps * np.abs(total).max(initial=0.0):
             break
     for _ in range(s):
         total = total @ total
@@ -85,7 +91,7 @@ class MatrixExp(Function):
         (A,) = ctx.saved_tensors
         n = A.shape[-1]
         at = A.mT
-        zeros = from_numpy(np.zeros(A.shape, dtype=grad.dtype))
+        zeros = from_numpy(array_module(grad.array).zeros(A.shape, dtype=grad.dtype))
         block = cat([cat([at, grad], dim=-1), cat([zeros, at], dim=-1)], dim=-2)
         return MatrixExp.apply(block)[..., :n, n:]
 

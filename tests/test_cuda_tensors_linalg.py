@@ -32,6 +32,7 @@ CASES = [
     Case("matmul vectors", lambda a, v, w: (v @ a, a @ w, w @ w), (A, V3, V4)),
     Case("mm bmm", lambda a, b, c, d: (mg.mm(a, b), mg.bmm(c, d)), (A, B, BATCH, BATCH_B)),
     Case("addmm baddbmm", lambda c, a, b: mg.addmm(c, a, b, beta=0.5, alpha=2.0), (A[:, :2], A, B)),
+    Case("addmm beta 0", lambda c, a, b: mg.addmm(c, a, b, beta=0), (A[:, :2], A, B)),
     Case("baddbmm", lambda c, a, b: mg.baddbmm(c, a, b, alpha=0.5), (BATCH[:, :, :2], BATCH, BATCH_B)),
     Case("mv addmv addr", lambda a, v, w: (mg.mv(a, w), mg.addmv(v, a, w), mg.addr(a, v, w)), (A, V3, V4)),
     Case("addbmm", lambda c, a, b: mg.addbmm(c, a, b), (A[:, :2], BATCH, BATCH_B)),

@@ -9,6 +9,7 @@ differentiate, and the second derivative is free.
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
@@ -116,7 +117,7 @@ class Fmin(Function):
 
 def _to_the_taken(grad, takes_a, a_shape, b_shape, needs):
     takes_a = from_numpy(takes_a)
-    zero = from_numpy(np.zeros((), dtype=grad.dtype))
+    zero = from_numpy(array_module(grad.array).zeros((), dtype=grad.dtype))
     return (
         unbroadcast(where(takes_a, grad, zero), a_shape) if needs[0] else None,
         unbroadcast(where(takes_a, zero, grad), b_shape) if needs[1] else None,

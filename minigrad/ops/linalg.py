@@ -140,7 +140,9 @@ def _add_product(op, input, product, beta, alpha):
         if not c.requires_grad:
             return scaled
         # input's values are not read (a NaN in it does not leak), but its gradient is 0, as torch's
-        return Where.apply(Tensor._make(np.ones(scaled.shape, dtype=bool)), scaled, c.to(scaled.dtype))
+        return Where.apply(
+            Tensor._make(array_module(scaled.array).ones(scaled.shape, dtype=bool)), scaled, c.to(scaled.dtype)
+        )
     return scaled + (c if beta == 1 else c * beta)
 
 

@@ -41,7 +41,10 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
         # tensor's dtype wins (scalar_result_type's answer), nothing needs converting, and
         # a 0-d operand broadcasts with any shape. The array is made here, so from_numpy's
         # checks of it could not fail. (`type(...) is`, not isinstance: a bool is an int.)
-        return tensor, _number(other, dtype, tensor.array)
+        # Beside a GPU array the number is a NumPy scalar (see `_number`), written out here
+        # because this line runs for every `x * 0.5` of a model.
+        number = np.asarray(other, dtype=dtype)
+        return tensor, Tensor._make(number if type(tensor.array) is np.ndarray else number[()])
     if isinstance(other, Tensor) and other.array.dtype == dtype and (dtype.kind == "f" or not true_division):
         # two tensors of one dtype (`a + b` inside a model): no promotion, no conversion;
         # only the shapes are left to check

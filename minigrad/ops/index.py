@@ -207,10 +207,13 @@ def _describe(index):
 
 def _coords(index, dim):
     """The full coordinates the elements of `index` name: for dim=1, element (i, j)
-    names position (i, index[i, j]). Aranges, each along its own dim, broadcast against
-    `index` (NumPy's `np.indices(shape, sparse=True)`, made where `index` lives)."""
-    xp, ndim = array_module(index), index.ndim
-    coords = [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (ndim - k - 1)) for k, n in enumerate(index.shape)]
+    names position (i, index[i, j]). Sparse aranges broadcast against `index`; CuPy has
+    no sparse `indices`, so on a GPU each arange is shaped to lie along its own dim."""
+    if isinstance(index, np.ndarray):
+        coords = list(np.indices(index.shape, sparse=True))
+    else:
+        xp, ndim = array_module(index), index.ndim
+        coords = [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (ndim - k - 1)) for k, n in enumerate(index.shape)]
     coords[dim] = index
     return tuple(coords)
 

@@ -90,10 +90,13 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # 1 at each lane's picked position: positions 0..n-1 along dim compared with it
-        n = ctx.in_shape[ctx.dim]
-        positions = array_module(grad.array).arange(n).reshape((n,) + (1,) * (len(ctx.in_shape) - ctx.dim - 1))
-        one_hot = (positions == ctx.indices).astype(grad.dtype)
+        if type(grad.array) is np.ndarray:
+            one_hot = np.zeros(ctx.in_shape, dtype=grad.dtype)
+            np.put_along_axis(one_hot, ctx.indices, 1, axis=ctx.dim)
+        else:  # on a GPU: 1 where the positions 0..n-1 along dim meet each lane's index
+            n = ctx.in_shape[ctx.dim]
+            positions = array_module(grad.array).arange(n).reshape((n,) + (1,) * (len(ctx.in_shape) - ctx.dim - 1))
+            one_hot = (positions == ctx.indices).astype(grad.dtype)
         return _spread(grad, ctx.in_shape, (ctx.dim,)) * from_numpy(one_hot)
 
 

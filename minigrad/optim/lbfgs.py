@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.optim.optimizer import Optimizer
 
@@ -87,8 +88,12 @@ class LBFGS(Optimizer):
 
     # ---- the parameters as one flat vector -------------------------------------------------------
     def _gather_flat_grad(self):
-        return np.concatenate(
-            [np.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.array.reshape(-1) for p in self._params]
+        xp = array_module(self._params[0].array)  # zeros where the parameters live (CPU or GPU)
+        return xp.concatenate(
+            [
+                xp.zeros(p.numel(), dtype=p.array.dtype) if p.grad is None else p.grad.array.reshape(-1)
+                for p in self._params
+            ]
         )
 
     def _add_grad(self, step_size, direction):

@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad.array_module import array_module
 from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.creation import from_numpy
 from minigrad.optim.optimizer import Optimizer
 
 
@@ -109,7 +110,7 @@ class LBFGS(Optimizer):
 
     def _set_param(self, values):
         for p, value in zip(self._params, values):
-            p.copy_(value)
+            p.copy_(from_numpy(value))  # wrapped as a tensor where it lives (a GPU array stays there)
 
     def _directional_evaluate(self, closure, x, t, d):
         """The loss and the gradient at x + t·d, leaving the parameters at x."""

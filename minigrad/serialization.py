@@ -629,7 +629,7 @@ def _placement(map_location):
 
         return place
     if isinstance(map_location, dict):
-        table = {_location(key): _location(target) for key, target in map_location.items()}
+        table = {_saved_location(key): _location(target) for key, target in map_location.items()}
         return lambda array, saved: _put(array, table.get(saved, saved))
     target = _location(map_location)
     return lambda array, saved: _put(array, target)
@@ -638,12 +638,19 @@ def _placement(map_location):
 def _location(target):
     """A map_location target as 'cpu' or 'cuda:0', checked: a GPU on a machine without one,
     or a device minigrad has no tensors on, raises a RuntimeError that says so."""
-    if not isinstance(target, (str, int)) and not _devices._is_device(target):
+    if not isinstance(target, str) and not _devices._is_device(target):
         raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable, got {target!r}")
-    try:
-        return str(_devices.check_device(target, f"load: map_location={target!r}"))
-    except TypeError as err:
-        raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable: {err}") from None
+    device = _devices.check_device(target, f"load: map_location={target!r}")
+    return "cpu" if device.type == "cpu" else str(device)
+
+
+def _saved_location(key):
+    """A key of a map_location dict (a location tensors were saved from) as 'cpu' or
+    'cuda:0', unchecked: the file may come from a machine with a GPU this one lacks."""
+    device = _devices.as_device(key, "load: map_location")
+    if device.type == "cpu":
+        return "cpu"
+    return f"{device.type}:{device.index or 0}"
 
 
 def _put(array, location):

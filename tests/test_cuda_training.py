@@ -219,7 +219,9 @@ def test_a_layer_made_with_device_cuda_has_its_parameters_and_buffers_there(simu
     assert tensors and {t.device for t in tensors.values()} == {mg.device("cuda", 0)}
     for name, t in (dict(cpu.named_parameters()) | dict(cpu.named_buffers())).items():
         assert t.device.type == "cpu"
-        np.testing.assert_array_equal(tensors[name].detach().cpu().numpy(), t.detach().numpy(), err_msg=name)  # the same seed: same init
+        np.testing.assert_array_equal(
+            tensors[name].detach().cpu().numpy(), t.detach().numpy(), err_msg=name
+        )  # the same seed: same init
 
 
 def test_a_layer_asked_for_cuda_without_a_gpu_says_what_is_missing(no_gpu):

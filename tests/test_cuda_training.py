@@ -142,6 +142,35 @@ def test_every_optimizer_steps_on_the_gpu_as_on_the_cpu_without_copies(simulated
     np.testing.assert_allclose(weights["cuda"], weights["cpu"], rtol=1e-6, atol=1e-7)
 
 
+SCHEDULES = {
+    "StepLR": lambda opt: optim.lr_scheduler.StepLR(opt, 2, gamma=0.5),
+    "OneCycleLR": lambda opt: optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=6),
+    "CosineAnnealingLR": lambda opt: optim.lr_scheduler.CosineAnnealingLR(opt, T_max=6),
+    "cosine_with_warmup": lambda opt: optim.lr_scheduler.get_cosine_schedule_with_warmup(opt, 2, 6),
+}
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_learning_rate_schedules_step_with_gpu_parameters_without_copies(simulated_gpu, schedule):
+    # the schedule is host numbers: it gives the same rates (and weights) as on the CPU
+    runs = {}
+    for device in ("cpu", "cuda"):
+        w = mg.tensor([1.0, -2.0, 3.0], device=device, requires_grad=True)
+        optimizer = optim.SGD([w], lr=0.1, momentum=0.9)
+        scheduler = SCHEDULES[schedule](optimizer)
+        rates = []
+        with simulated_gpu.forbid_transfers() if device == "cuda" else contextlib.nullcontext():
+            for _ in range(6):
+                w.pow(2).sum().backward()
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+                rates.append(optimizer.param_groups[0]["lr"])
+        runs[device] = rates, w.detach().cpu().numpy()
+    assert runs["cuda"][0] == runs["cpu"][0] and len(set(runs["cpu"][0])) > 1
+    np.testing.assert_allclose(runs["cuda"][1], runs["cpu"][1], rtol=1e-6)
+
+
 def test_lbfgs_runs_on_the_gpu_as_on_the_cpu(simulated_gpu):
     # L-BFGS reads the loss and its tests back as numbers each iteration, as torch's does
     weights = {}

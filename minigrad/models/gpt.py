@@ -264,7 +264,8 @@ class GPT(nn.Module):
     @mg.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
         """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
-        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed);
+        (B, T + max_new_tokens), on idx's device. Sampling draws from the global generator
+        (mg.manual_seed; on a GPU the GPU's generator, which mg.manual_seed seeds too);
         temperature 0 is greedy (see `sample`). Every argument is checked before any work,
         and the model is back in the mode it was in (train or eval) however generate ends.
 

@@ -102,7 +102,7 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p.numel()
-            p.add_(direction[offset : offset + n].reshape(p.shape), alpha=step_size)
+            p.add_(from_numpy(direction[offset : offset + n].reshape(p.shape)), alpha=step_size)
             offset += n
 
     def _clone_param(self):

@@ -100,6 +100,7 @@ class LBFGS(Optimizer):
     def _add_grad(self, step_size, direction):
         """θ ← θ + step_size · direction, the flat vector cut back into the parameters."""
         offset = 0
+        step_size = float(step_size)  # a number (read back from the GPU, as torch's L-BFGS does)
         for p in self._params:
             n = p.numel()
             p.add_(from_numpy(direction[offset : offset + n].reshape(p.shape)), alpha=step_size)

@@ -93,8 +93,8 @@ def test_training_on_the_gpu_gives_the_cpu_losses(simulated_gpu, case):
     assert cpu_losses[-1] < cpu_losses[0]  # it trains
     np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gpu_norms, cpu_norms, rtol=1e-5, atol=1e-6)
-    for name in cpu_weights:
-        np.testing.assert_allclose(gpu_weights[name], cpu_weights[name], rtol=1e-4, atol=1e-5, err_msg=name)
+    for name in cpu_weights:  # Adam divides by √v: a near-zero gradient's rounding moves a weight by up to ~lr/100
+        np.testing.assert_allclose(gpu_weights[name], cpu_weights[name], rtol=1e-3, atol=1e-4, err_msg=name)
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -2,7 +2,8 @@
 
     python benchmarks/bench_gpu.py [--models gpt-baby,gpt-shakespeare,lenet,resnet]
         [--frameworks minigrad-cuda,minigrad-cpu,torch-cuda,torch-cpu]
-        [--warmup 3] [--repeat 5] [--steps N] [--profile] [--json PATH] [--quick]
+        [--warmup 3] [--repeat 5] [--steps 10] [--cpu-warmup 1] [--cpu-steps 2]
+        [--profile] [--json PATH] [--quick]
 
 The models (issue #21, point 6), each trained on random batches of its real shape:
 
@@ -26,7 +27,8 @@ AdamW. How it is timed, and why:
   the Numba kernels, CuPy's element-wise kernels, cuBLAS's handles: once per process, not
   the speed of a step;
 - then --warmup steps, untimed (memory pools fill, clocks rise);
-- then --repeat measurements of --steps steps each: ms per step, min / median / max;
+- then --repeat measurements of --steps steps each: ms per step, min / median / max (on
+  the CPU columns --cpu-warmup and --cpu-steps: a Shakespeare-char step takes seconds there);
 - the GPU runs asynchronously (an op returns once its work is queued), so the clock is
   read only after `synchronize()` (mg.cuda.synchronize, torch.cuda.synchronize): without
   it a GPU step would seem to cost only the time taken to queue it.
@@ -253,7 +255,9 @@ def parse_args(argv=None):
     parser.add_argument("--frameworks", default=",".join(FRAMEWORKS), help=f"of: {', '.join(FRAMEWORKS)}")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps after the first (default 3)")
     parser.add_argument("--repeat", type=int, default=5, help="timed measurements (default 5)")
-    parser.add_argument("--steps", type=int, default=None, help="steps per measurement (default 10; 2 on the CPU)")
+    parser.add_argument("--steps", type=int, default=10, help="steps per measurement (default 10)")
+    parser.add_argument("--cpu-warmup", type=int, default=1, help="--warmup of the CPU columns (default 1)")
+    parser.add_argument("--cpu-steps", type=int, default=2, help="--steps of the CPU columns (default 2)")
     parser.add_argument("--profile", action="store_true", help="profile minigrad CUDA's steps of each model")
     parser.add_argument("--json", default=None, help="write the figures to this file")
     parser.add_argument("--quick", action="store_true", help="tiny models, one timed step: checks that it runs")
@@ -266,7 +270,7 @@ def parse_args(argv=None):
         if name not in FRAMEWORKS:
             parser.error(f"unknown framework {name!r} (choose from {', '.join(FRAMEWORKS)})")
     if args.quick:
-        args.warmup, args.repeat, args.steps = 1, 1, 1
+        args.warmup = args.cpu_warmup = args.repeat = args.steps = args.cpu_steps = 1
     return args
 
 
@@ -281,7 +285,10 @@ def main(argv=None):
         else:
             runnable.append(framework)
     results = {}
-    print(f"\nms per training step (first step apart; then {args.repeat} x {args.steps or '10/2'} steps)")
+    print(
+        f"\nms per training step: the first step apart, then {args.repeat} x {args.steps} steps "
+        f"after {args.warmup} warm-up steps (on the CPU {args.repeat} x {args.cpu_steps} after {args.cpu_warmup})"
+    )
     print(f"{'model':16} {'framework':14} {'first':>9} {'min':>9} {'median':>9} {'max':>9}")
     for name in args.models:
         c = {**MODELS[name], **(QUICK[name] if args.quick else {})}
@@ -289,8 +296,8 @@ def main(argv=None):
         for framework in runnable:
             lib, device = framework.split("-")
             step, synchronize = training_step(lib, c, device)
-            steps = args.steps or (10 if device == "cuda" else 2)
-            r = measure(step, synchronize, args.warmup, args.repeat, steps)
+            steps, warmup = (args.steps, args.warmup) if device == "cuda" else (args.cpu_steps, args.cpu_warmup)
+            r = measure(step, synchronize, warmup, args.repeat, steps)
             results[name][framework] = r
             print(f"{name:16} {framework:14} {r['first']:9.1f} {span(r['ms'])}", flush=True)
             if args.profile and framework == "minigrad-cuda":

@@ -177,6 +177,7 @@ def training_step(framework, c, device):
     # --8<-- [end:step]
 
 
+# --8<-- [start:measure]
 def measure(step, synchronize, warmup, repeat, steps):
     """{'first': ms of the first step, 'ms': [ms per step of each repeat]}."""
     start = time.perf_counter()
@@ -194,6 +195,7 @@ def measure(step, synchronize, warmup, repeat, steps):
         synchronize()
         ms.append(1e3 * (time.perf_counter() - start) / steps)
     return {"first": first, "ms": ms}
+    # --8<-- [end:measure]
 
 
 def profile(step, synchronize, steps, out=sys.stdout):

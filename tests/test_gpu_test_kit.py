@@ -28,6 +28,7 @@ def fake_cupy(monkeypatch):
 def test_the_stand_in_counts_copies_and_forbids_them(monkeypatch, fake_cupy):
     gpu = real_gpu.real_gpu(monkeypatch)
     assert not runtime.simulated() and gpu.ndarray is simulator.ndarray  # CuPy's names, through the stand-in
+    assert gpu.SimulatedArray is gpu.ndarray  # the simulator's name for it, which tests use
     x = mg.tensor(np.arange(3.0), device="cuda")
     assert gpu.transfers == {"to_host": 0, "to_device": 1}
     assert x.cpu().tolist() == [0.0, 1.0, 2.0]

@@ -41,6 +41,11 @@ class RealGPU:
     def __getattr__(self, name):
         return getattr(self._cupy, name)
 
+    @property
+    def SimulatedArray(self):
+        """The device array type, under the simulator's name (tests check `isinstance` with it)."""
+        return self._cupy.ndarray
+
     def count(self, direction):
         """Count a copy; raise inside forbid_transfers(), as the simulator does."""
         if self._forbidden:

@@ -69,11 +69,13 @@ def encoder_step(lib, c=ENCODER):
 
 
 # ---- the GPT step ---------------------------------------------------------------------------
-def torch_gpt(vocab, d_model, n_layers, n_heads, max_len, bias=True):
+def torch_gpt(vocab, d_model, n_layers, n_heads, max_len, bias=True, device="cpu"):
     """models.GPT(vocab, d_model, n_layers, n_heads, max_len) in PyTorch: the same modules
     under the same names (so a minigrad state dict loads), rotary positions (rotate-half,
     base 10000) and the output layer tied to the token embedding; `bias=False` as the
-    training job's model (no biases in the Linears and LayerNorms)."""
+    training job's model (no biases in the Linears and LayerNorms). `device`: where the
+    rotary tables live (the model's parameters move with `.to(device)`; the tables, held
+    by a closure, do not; benchmarks/bench_gpu.py asks for 'cuda')."""
     import torch
     from torch import nn
     from torch.nn import functional as F
@@ -82,7 +84,7 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len, bias=True):
     inv_freq = 10000.0 ** (-np.arange(0, head_dim, 2) / head_dim)
     angles = np.outer(np.arange(max_len), inv_freq)
     angles = np.concatenate([angles, angles], axis=-1)
-    cos, sin = (torch.from_numpy(f(angles).astype(np.float32)) for f in (np.cos, np.sin))
+    cos, sin = (torch.from_numpy(f(angles).astype(np.float32)).to(device) for f in (np.cos, np.sin))
 
     def rotate(x):  # x (B, H, T, D): x * cos + rotate_half(x) * sin
         T, half = x.shape[-2], x.shape[-1] // 2

@@ -18,6 +18,7 @@ import numpy as np
 from minigrad.cuda import runtime
 
 
+# --8<-- [start:array_module]
 def array_module(*arrays):
     """`numpy`, or the GPU's array module (CuPy, or the simulator) when any of `arrays`
     lives there. Python numbers and NumPy scalars count as host data."""
@@ -33,6 +34,7 @@ def on_device(array):
         return False
     module = runtime.cupy()
     return module is not None and isinstance(array, module.ndarray)
+    # --8<-- [end:array_module]
 
 
 def to_host(array):

@@ -104,6 +104,7 @@ import numpy as np
 from minigrad import allowlist, module_records
 from minigrad import devices as _devices
 from minigrad.allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
+from minigrad.array_module import on_device, to_device, to_host
 from minigrad.creation import from_numpy
 from minigrad.module_records import named_globals
 from minigrad.nn.module import Module
@@ -155,7 +156,7 @@ class _Encoder:
             node = self.array_node(obj.array, where)
             node.update(type="parameter" if isinstance(obj, Parameter) else "tensor", requires_grad=obj.requires_grad)
             return node
-        if isinstance(obj, np.ndarray):
+        if isinstance(obj, np.ndarray) or on_device(obj):  # an optimizer's state holds GPU arrays
             return {"type": "ndarray", **self.array_node(obj, where)}
         if isinstance(obj, str):  # before np.generic: np.str_ is both, and loads back as a str
             return {"type": "str", "value": str(obj)}
@@ -204,7 +205,9 @@ class _Encoder:
         return {"type": "dict", "ordered": isinstance(obj, OrderedDict), "items": items}
 
     def array_node(self, array, where, shared=True):
-        """The fields naming `array`'s entry; it is added unless already stored (`shared`)."""
+        """The fields naming `array`'s entry; it is added unless already stored (`shared`).
+        A GPU array is copied to the host, and its node records where it came from, as
+        torch's files do ("device": "cuda:0"; a host array's node has no "device")."""
         if array.dtype.kind not in ARRAY_KINDS:
             raise TypeError(
                 f"save: cannot save the {array.dtype} array at {where}; only numeric, bool and string dtypes"
@@ -212,10 +215,13 @@ class _Encoder:
         name = self.names.get(id(array)) if shared else None
         if name is None:
             name = str(len(self.arrays))
-            self.arrays[name] = array
+            self.arrays[name] = to_host(array)
             if shared:
                 self.names[id(array)] = name
-        return {"array": name, "dtype": array.dtype.str, "shape": list(array.shape)}
+        node = {"array": name, "dtype": array.dtype.str, "shape": list(array.shape)}
+        if on_device(array):
+            node["device"] = str(_devices.cuda)
+        return node
 
 
 # ---- load -----------------------------------------------------------------------------------
@@ -250,16 +256,23 @@ def load(
     `pickle.UnpicklingError`, as torch's refusals), and no code is run from the file.
 
     The other arguments are torch.load's too, accepted so that PyTorch code runs
-    unchanged: `map_location` may be None, 'cpu', a CPU device, a dict or a callable
-    (minigrad tensors always load into host memory; a GPU location raises, as torch.load
-    does on a machine without CUDA). `pickle_module` and `pickle_load_args` have no
+    unchanged. `map_location` says where tensors load, as torch's: None puts each back on
+    the device it was saved from ('cpu' or 'cuda:0'); a device or a string ('cpu',
+    'cuda') puts them all there; a dict maps saved locations to new ones
+    ({'cuda:0': 'cpu'}); a callable `f(tensor, location)` gets each tensor, loaded on the
+    CPU, with the location it was saved from, and returns it where it should be (as torch's
+    `lambda storage, loc: storage.cuda()`; None keeps the saved location). The same
+    applies to GPU arrays of an optimizer's state; NumPy arrays load as NumPy arrays.
+    Asking for 'cuda' on a machine without a GPU raises, saying what is missing, as
+    torch.load does. `pickle_module` and `pickle_load_args` have no
     effect: the file holds no pickles. `mmap` has no effect either: the arrays are read
     into memory.
     """
     _check_load_options(map_location, weights_only, mmap)
+    place = _placement(map_location)
     if weights_only is None:
         weights_only = pickle_module is None  # torch.load's default
-    return _read(f, max_expansion, lambda archive, name: _decode_archive(archive, name, weights_only))
+    return _read(f, max_expansion, lambda archive, name: _decode_archive(archive, name, weights_only, place))
 
 
 def get_unsafe_globals_in_checkpoint(f):
@@ -373,7 +386,7 @@ def _structure(archive):
     return structure
 
 
-def _decode_archive(archive, name, weights_only):
+def _decode_archive(archive, name, weights_only, place):
     structure = _structure(archive)
     # every class and function the file names is checked before anything is built
     classes = {}
@@ -384,7 +397,7 @@ def _decode_archive(archive, name, weights_only):
             raise pickle.UnpicklingError(_refusal(name, path, what, weights_only)) from None
         except allowlist.NotFound as err:
             raise _Invalid(f"it names the {what} {path}, but {err}") from None
-    decoder = _Decoder(archive, classes)
+    decoder = _Decoder(archive, classes, place)
     try:
         if classes:  # building modules initialises their weights: keep the random stream as it was
             with module_records.random_stream_kept():
@@ -429,9 +442,11 @@ def _refusal(name, path, what, weights_only):
 class _Decoder:
     """Builds the objects a structure's nodes describe, from the archive's arrays."""
 
-    def __init__(self, archive, classes):
+    def __init__(self, archive, classes, place):
         self.archive = archive
         self.loaded = {}  # entry name -> array, each entry read once
+        self.place = place  # (host array, saved location) -> the array where map_location puts it
+        self.placed = {}  # entry name -> the placed array: tensors that shared one array still do
         self.classes = classes  # path -> the allowed class or function
         self.builder = module_records.Builder(self.decode, classes)
 
@@ -448,15 +463,15 @@ class _Decoder:
                 raise _Invalid(f"the {kind} at {where} has the value {value!r}")
             return float(value) if kind == "float" else value
         if kind in ("tensor", "parameter"):
-            array = self.array(node, where)
+            array = self.placed_array(node, where)
             requires_grad = node.get("requires_grad")
             if not isinstance(requires_grad, bool) or (requires_grad and array.dtype.kind != "f"):
                 raise _Invalid(f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype {array.dtype}")
             if kind == "parameter":
                 return Parameter(array, requires_grad=requires_grad)
             return from_numpy(array).requires_grad_(requires_grad)
-        if kind == "ndarray":
-            return self.array(node, where)
+        if kind == "ndarray":  # a NumPy array stays one; a GPU array goes where map_location says
+            return self.placed_array(node, where) if "device" in node else self.array(node, where)
         if kind == "numpy_scalar":
             array = self.array(node, where)
             if array.shape != ():
@@ -500,6 +515,16 @@ class _Decoder:
             key = self.decode(key_node, f"{where} key")
             result[key] = self.decode(value_node, f"{where}[{key!r}]")
         return result
+
+    def placed_array(self, node, where):
+        """The node's array on the device map_location gives for where it was saved."""
+        array = self.array(node, where)
+        saved = node.get("device", "cpu")
+        if saved not in ("cpu", str(_devices.cuda)):
+            raise _Invalid(f"the array at {where} was saved from the device {saved!r}")
+        if node["array"] not in self.placed:
+            self.placed[node["array"]] = self.place(array, saved)
+        return self.placed[node["array"]]
 
     def array(self, node, where):
         """The array entry a node names, checked against the dtype and shape the node records."""
@@ -588,16 +613,49 @@ def _check_load_options(map_location, weights_only, mmap):
     for option, value in (("weights_only", weights_only), ("mmap", mmap)):
         if value is not None and not isinstance(value, bool):
             raise TypeError(f"load: {option} must be True, False or None, got {value!r}")
-    if map_location is None or callable(map_location):
-        return  # a callable maps storages to devices; every minigrad storage is already on the CPU
-    targets = map_location.values() if isinstance(map_location, dict) else [map_location]
-    for target in targets:
-        if not isinstance(target, str) and not hasattr(target, "type"):
-            raise TypeError(
-                f"load: map_location must be None, a device, a string, a dict or a callable, got {target!r}"
-            )
-        if str(target).split(":")[0] != "cpu":
-            raise RuntimeError(
-                f"load: map_location={target!r} asks for a device other than the CPU, but minigrad tensors live in "
-                "host memory (mg.cuda.is_available() is False); use map_location='cpu' or leave it out"
-            )
+
+
+def _placement(map_location):
+    """torch.load's `map_location` as a function (host array, the location it was saved
+    from: 'cpu' or 'cuda:0') -> the array where it is to load. A target device is checked
+    here, before the file is read: 'cuda' without a GPU raises at once."""
+    if map_location is None:
+        return _put
+    if callable(map_location) and not isinstance(map_location, dict):
+
+        def place(array, saved):
+            moved = map_location(from_numpy(array), saved)
+            return _put(array, saved) if moved is None else getattr(moved, "array", moved)
+
+        return place
+    if isinstance(map_location, dict):
+        table = {_saved_location(key): _location(target) for key, target in map_location.items()}
+        return lambda array, saved: _put(array, table.get(saved, saved))
+    target = _location(map_location)
+    return lambda array, saved: _put(array, target)
+
+
+def _location(target):
+    """A map_location target as 'cpu' or 'cuda:0', checked: a GPU on a machine without one,
+    or a device minigrad has no tensors on, raises a RuntimeError that says so."""
+    if not isinstance(target, str) and not _devices._is_device(target):
+        raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable, got {target!r}")
+    device = _devices.check_device(target, f"load: map_location={target!r}")
+    return "cpu" if device.type == "cpu" else str(device)
+
+
+def _saved_location(key):
+    """A key of a map_location dict (a location tensors were saved from) as 'cpu' or
+    'cuda:0', unchecked: the file may come from a machine with a GPU this one lacks."""
+    device = _devices.as_device(key, "load: map_location")
+    if device.type == "cpu":
+        return "cpu"
+    return f"{device.type}:{device.index or 0}"
+
+
+def _put(array, location):
+    """A host array as it loads on `location` ('cpu', or 'cuda:0': copied to the GPU)."""
+    if location == "cpu":
+        return array
+    _devices.check_device(location, "load")  # a file saved on a GPU, loaded where there is none
+    return to_device(array)

@@ -1,17 +1,19 @@
-"""Tensor's methods about the runtime rather than the math, as torch's: what a program asks
-about where a tensor lives and how its memory is laid out, torch's legacy constructor
-`new`, the CPU-only in-place maps that run a Python function per element, `resize_`, and
-the hook that runs after a leaf's gradient is accumulated.
+"""Tensor's methods about the runtime rather than the math, as torch's: the probes
+device-agnostic programs make (`is_xpu`, `is_mps`, `is_sparse`, ...: each False, naming
+what a minigrad tensor is not), how its memory is laid out (`stride`, `data_ptr`,
+`is_contiguous`, ...), torch's legacy constructor `new`, the CPU-only in-place maps that
+run a Python function per element, `resize_`, and the hook that runs after a leaf's
+gradient is accumulated.
 
 `Tensor` inherits them (tensor.py); they are kept here so that the Tensor file holds the
-tensor and its math.
+tensor a student reads.
 """
 
 import numpy as np
 
 from minigrad import dtypes
 from minigrad import layouts as _layout
-from minigrad._args import size_args
+from minigrad._args import normalize_dim, size_args
 
 
 def _refuse_grad(op, *tensors):
@@ -42,7 +44,7 @@ class RuntimeMethods:
 
     __slots__ = ()
 
-    # ---- where the tensor lives: the probes device-agnostic programs make (all False here) ----
+    # ---- what device-agnostic programs probe: each says what minigrad's tensors are not ----
     @property
     def is_xla(self):
         """False: no tensor lives on a TPU (torch's `xla` device)."""
@@ -68,6 +70,46 @@ class RuntimeMethods:
         """False: no tensor lives on a Vulkan device."""
         return False
 
+    @property
+    def is_xpu(self):
+        """False: no tensor lives on an Intel GPU (torch's `xpu` device)."""
+        return False
+
+    @property
+    def is_mps(self):
+        """False: no tensor lives on Apple's GPU (torch's `mps` device)."""
+        return False
+
+    @property
+    def is_meta(self):
+        """False: every tensor holds its data (torch's `meta` tensors have only a shape)."""
+        return False
+
+    @property
+    def is_sparse(self):
+        """False: every tensor is dense, strided (torch's `sparse_coo` layout is not here)."""
+        return False
+
+    @property
+    def is_sparse_csr(self):
+        """False: every tensor is dense, strided (no compressed sparse rows)."""
+        return False
+
+    @property
+    def is_quantized(self):
+        """False: no tensor is quantized (torch.quint8 and the like are not here)."""
+        return False
+
+    @property
+    def is_nested(self):
+        """False: no tensor is a nested (ragged) tensor."""
+        return False
+
+    @property
+    def is_mkldnn(self):
+        """False: no tensor uses oneDNN's (MKL-DNN's) opaque layout."""
+        return False
+
     def get_device(self):
         """The index of the tensor's GPU, or -1 for a CPU tensor (every minigrad tensor)."""
         return -1
@@ -83,6 +125,53 @@ class RuntimeMethods:
         raise RuntimeError("Cannot access accelerator device when none is available.")
 
     # ---- memory layout ---------------------------------------------------------------------
+    # The storage is a NumPy array; NumPy counts strides in bytes and torch in elements,
+    # so each stride is divided by the element size.
+    def element_size(self):
+        """The size of one element in bytes (4 for float32)."""
+        return self.array.itemsize
+
+    @property
+    def itemsize(self):
+        """The size of one element in bytes (the same as `element_size()`)."""
+        return self.array.itemsize
+
+    @property
+    def nbytes(self):
+        """The bytes the elements take: `numel() * element_size()` (an expanded tensor
+        counts each element it shows, as torch's does)."""
+        return self.array.size * self.array.itemsize
+
+    def stride(self, dim=None):
+        """The step in elements from one index to the next along each dim (a tuple), or
+        along `dim`: (3, 1) for a contiguous (2, 3) tensor, (1, 3) for its transpose, 0
+        along an expanded dim."""
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[normalize_dim(dim, self.ndim, "stride")]
+
+    def storage_offset(self):
+        """Where the first element is in the storage, in elements: 0 for a tensor that
+        owns its memory, 1 for `x[1:]`. (The storage is the NumPy array the tensor's
+        array is a view of.)"""
+        storage = self.array
+        while isinstance(storage.base, np.ndarray):
+            storage = storage.base
+        return (_address(self.array) - _address(storage)) // self.array.itemsize
+
+    def data_ptr(self):
+        """The memory address of the first element (an int): two tensors that share
+        storage from the same element give the same number."""
+        return _address(self.array)
+
+    def is_contiguous(self, memory_format=None):
+        """True when the elements lie in memory in row-major order, with no gaps (sizes of
+        1 may have any stride, as in torch); with `memory_format=mg.channels_last` (or
+        `channels_last_3d`), in that format's order instead."""
+        order = _layout_order(memory_format, "is_contiguous")
+        if order is None:
+            return bool(self.array.flags.c_contiguous)
+        return self.ndim == len(order) and bool(self.array.transpose(order).flags.c_contiguous)
+
     @property
     def layout(self):
         """`mg.strided`: every minigrad tensor is a dense array indexed by strides."""
@@ -236,3 +325,28 @@ class RuntimeMethods:
         handle = hooks.RemovableHandle(registered)
         registered[handle.id] = hook
         return handle
+
+
+def _address(array):
+    """The memory address of an array's first element."""
+    return array.__array_interface__["data"][0]
+
+
+def _suggested_format(tensor):
+    """The memory format a tensor's strides suggest (torch's `suggest_memory_format`):
+    channels_last(_3d) for a 4-D (5-D) tensor laid out so, and not row-major too, else
+    contiguous_format."""
+    for memory_format in (_layout.channels_last, _layout.channels_last_3d):
+        if tensor.ndim == len(memory_format.order) and not tensor.array.flags.c_contiguous:
+            if tensor.is_contiguous(memory_format):
+                return memory_format
+    return _layout.contiguous_format
+
+
+def _layout_order(memory_format, op):
+    """The dim order of a memory format (None for row-major), or a clear error."""
+    if memory_format is None or memory_format is _layout.contiguous_format or memory_format is _layout.preserve_format:
+        return None
+    if not isinstance(memory_format, _layout.memory_format):
+        raise TypeError(f"{op}: memory_format must be a minigrad.memory_format, got {type(memory_format).__name__}")
+    return memory_format.order

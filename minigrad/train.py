@@ -84,12 +84,13 @@ def build_model(name):
     return MODELS[name]["build"]()
 
 
-def evaluate(model, loader):
+def evaluate(model, loader, device="cpu"):
     """Mean loss and accuracy over a loader, without recording a graph."""
     model.eval()
     total_loss, correct, count = 0.0, 0, 0
     with mg.no_grad():
         for images, labels in loader:
+            images, labels = images.to(device), labels.to(device)
             logits = model(images)
             total_loss += F.cross_entropy(logits, labels, reduction="sum").item()
             correct += (logits.argmax(dim=1) == labels).sum().item()
@@ -107,10 +108,11 @@ def build_scheduler(name, optimizer, lr, total_steps):
 
 
 # --8<-- [start:train_one_epoch]
-def train_one_epoch(model, loader, optimizer, scheduler, bar):
+def train_one_epoch(model, loader, optimizer, scheduler, bar, device="cpu"):
     model.train()
     total_loss, correct, count = 0.0, 0, 0
     for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)  # the batch goes where the model is
         optimizer.zero_grad()
         logits = model(images)
         loss = F.cross_entropy(logits, labels)
@@ -160,6 +162,32 @@ def prepare_out_dir(parser, path):
     return out
 
 
+def add_device_option(parser):
+    """--device {cpu,cuda,auto}: where the model trains (shared by both jobs)."""
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        choices=["cpu", "cuda", "auto"],
+        help="where to train: cpu, cuda (an NVIDIA GPU, with CuPy) or auto (the GPU when there is one) (default: cpu)",
+    )
+
+
+def pick_device(parser, choice):
+    """The device --device names ('auto': the GPU if mg.cuda.is_available(), else the CPU);
+    'cuda' on a machine without a GPU is a usage error that says what is missing."""
+    if choice == "auto":
+        choice = "cuda" if mg.cuda.is_available() else "cpu"
+    try:
+        return mg.devices.check_device(choice, "--device")
+    except RuntimeError as err:
+        parser.error(f"argument --device: {str(err).removeprefix('--device: ')}")
+
+
+def describe_device(device):
+    """'cpu', or 'cuda:0 (the GPU's name)': the line a run prints to say where it runs."""
+    return str(device) if device.type == "cpu" else f"{device} ({mg.cuda.get_device_name()})"
+
+
 def say_interrupted(out, saved, where):
     """Say on stderr that Ctrl-C stopped the run and what was saved where (before exit 130)."""
     print(f"\nminigrad-train: interrupted {where}; saved {', '.join(saved)} to {out}/", file=sys.stderr)
@@ -191,6 +219,7 @@ def build_parser():
         help="weight decay (AdamW: decoupled) (default: per model)",
     )
     parser.add_argument("--optimizer", default="adamw", choices=sorted(OPTIMIZERS), help="(default: adamw)")
+    add_device_option(parser)
     parser.add_argument(
         "--schedule",
         default="onecycle",
@@ -263,6 +292,7 @@ def run(argv=None):
         return train_gpt.run(argv)
     parser = build_parser()
     args = parse_args(argv, parser)
+    device = pick_device(parser, args.device)
     out = prepare_out_dir(parser, args.out)
     mg.manual_seed(args.seed)
     spec = MODELS[args.model]
@@ -270,7 +300,7 @@ def run(argv=None):
     test_set = Digits(train=False, transform=spec.get("test_transform"))
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
     test_loader = DataLoader(test_set, batch_size=256)
-    model = build_model(args.model)
+    model = build_model(args.model).to(device)  # before the optimizer: its state is made where they are
     optimizer = OPTIMIZERS[args.optimizer](model.parameters(), args.lr, args.weight_decay)
     scheduler = build_scheduler(args.schedule, optimizer, args.lr, args.epochs * len(train_loader))
     n_params = sum(p.numel() for p in model.parameters())
@@ -278,6 +308,7 @@ def run(argv=None):
         f"training {args.model} ({n_params:,} parameters) on digits: {len(train_set)} train / "
         f"{len(test_set)} test images, {args.optimizer} lr={args.lr} ({args.schedule} schedule), batch {args.batch_size}"
     )
+    print(f"device: {describe_device(device)}")
 
     history = {"train_loss": [], "train_accuracy": [], "test_loss": [], "test_accuracy": [], "epoch_seconds": []}
     start = time.perf_counter()
@@ -289,8 +320,9 @@ def run(argv=None):
             epoch_start = time.perf_counter()
             steps = min(len(train_loader), steps_left)
             bar = ProgressBar(steps, prefix=f"epoch {epoch:2d}/{args.epochs}")
-            train_loss, train_acc = train_one_epoch(model, islice(train_loader, steps), optimizer, scheduler, bar)
-            test_loss, test_acc = evaluate(model, test_loader)
+            batches = islice(train_loader, steps)
+            train_loss, train_acc = train_one_epoch(model, batches, optimizer, scheduler, bar, device)
+            test_loss, test_acc = evaluate(model, test_loader, device)
             bar.close(loss=train_loss, acc=train_acc, test_loss=test_loss, test_acc=test_acc)
             for key, value in (
                 ("train_loss", train_loss),

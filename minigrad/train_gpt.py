@@ -39,7 +39,15 @@ from minigrad.models import GPT
 from minigrad.nn.utils import clip_grad_norm_
 from minigrad.progress import ProgressBar
 from minigrad.text import CharTokenizer, TextDataset, train_val_split
-from minigrad.train import default_out, number, prepare_out_dir, say_interrupted
+from minigrad.train import (
+    add_device_option,
+    default_out,
+    describe_device,
+    number,
+    pick_device,
+    prepare_out_dir,
+    say_interrupted,
+)
 
 # nanoGPT's baby GPT on a CPU; --quick: a model 1/8 the size on half the context
 SETTINGS = {
@@ -129,12 +137,12 @@ def train_step(model, x, y, optimizer, scheduler):
 
 
 @mg.no_grad()
-def estimate_loss(model, dataset, batches, batch_size):
+def estimate_loss(model, dataset, batches, batch_size, device="cpu"):
     """The mean loss over `batches` random batches (a quick, noisy estimate)."""
     model.eval()
     losses = []
     for _ in range(batches):
-        x, y = dataset.random_batch(batch_size)
+        x, y = (t.to(device) for t in dataset.random_batch(batch_size))
         logits = model(x)
         losses.append(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).item())
     model.train()
@@ -142,7 +150,7 @@ def estimate_loss(model, dataset, batches, batch_size):
 
 
 @mg.no_grad()
-def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batch_size=128):
+def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batch_size=128, device="cpu"):
     """The mean loss over a fixed set of blocks: consecutive non-overlapping blocks of
     `ids` (all of them if there are at most max_blocks, else max_blocks evenly spaced).
     The same blocks every run, so final losses compare across runs and settings."""
@@ -154,8 +162,8 @@ def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batc
     total = 0.0
     for i in range(0, len(starts), batch_size):
         rows = starts[i : i + batch_size, None] + np.arange(block_size)
-        logits = model(mg.from_numpy(ids[rows]))
-        targets = mg.from_numpy(ids[rows + 1])
+        logits = model(mg.from_numpy(ids[rows]).to(device))
+        targets = mg.from_numpy(ids[rows + 1]).to(device)
         total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="sum").item()
     model.train()
     return total / (len(starts) * block_size)
@@ -189,6 +197,7 @@ def build_parser():
         choices=["rope", "learned", "sinusoidal"],
         help="positional encoding (default: rope; learned is nanoGPT's and GPT-2's)",
     )
+    add_device_option(parser)
     parser.add_argument("--seed", type=int, default=1337, help="seed for init, batches and sampling (default: 1337)")
     parser.add_argument(
         "--out", default=None, help="output folder (default: runs/gpt; --quick: runs/gpt-quick, to keep the full run's)"
@@ -272,6 +281,7 @@ def run(argv=None):
     Ctrl-C (KeyboardInterrupt) saves what was trained, then propagates."""
     parser = build_parser()
     args = parse_args(argv, parser)
+    device = pick_device(parser, args.device)
     text, source, tokenizer, train_ids, val_ids = read_text(parser, args)
     out = prepare_out_dir(parser, args.out)
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -285,7 +295,7 @@ def run(argv=None):
         max_len=args.block_size,
         pos=args.pos,
         bias=False,  # as nanoGPT's config: a little faster, no worse
-    )
+    ).to(device)
     optimizer = optim.AdamW(param_groups(model, WEIGHT_DECAY), lr=args.lr, betas=BETAS)
     scheduler = optim.lr_scheduler.get_cosine_schedule_with_warmup(
         optimizer, args.warmup, args.iters, min_lr_ratio=args.min_lr / args.lr
@@ -299,6 +309,7 @@ def run(argv=None):
     )
     print(f"AdamW lr {args.lr:g} (warm-up {args.warmup}, cosine to {args.min_lr:g}), batch {args.batch_size}")
     print(f"unigram baseline (entropy of the character frequencies): {baseline:.4f} nats")
+    print(f"device: {describe_device(device)}")
 
     history = {"iter": [], "train_loss": [], "val_loss": [], "step_loss": [], "lr": []}
     try:  # Ctrl-C anywhere before the files are written keeps what was trained (below)
@@ -309,20 +320,20 @@ def run(argv=None):
             bar = ProgressBar(segment, prefix=f"iter {it + segment:5d}/{args.iters}")
             for _ in range(segment):
                 history["lr"].append(optimizer.param_groups[0]["lr"])
-                x, y = train_set.random_batch(args.batch_size)
+                x, y = (t.to(device) for t in train_set.random_batch(args.batch_size))
                 loss = train_step(model, x, y, optimizer, scheduler)
                 history["step_loss"].append(loss)
                 bar.update(1, loss=loss)
             it += segment
-            train_loss = estimate_loss(model, train_set, args.eval_iters, args.batch_size)
-            val_loss = estimate_loss(model, val_set, args.eval_iters, args.batch_size)
+            train_loss = estimate_loss(model, train_set, args.eval_iters, args.batch_size, device)
+            val_loss = estimate_loss(model, val_set, args.eval_iters, args.batch_size, device)
             for key, value in (("iter", it), ("train_loss", train_loss), ("val_loss", val_loss)):
                 history[key].append(value)
             bar.close(train=train_loss, val=val_loss)
         train_seconds = time.perf_counter() - train_start
 
-        final_train = fixed_blocks_loss(model, train_ids, args.block_size)
-        final_val = fixed_blocks_loss(model, val_ids, args.block_size)
+        final_train = fixed_blocks_loss(model, train_ids, args.block_size, device=device)
+        final_val = fixed_blocks_loss(model, val_ids, args.block_size, device=device)
         history.update(final_train_loss=final_train, final_val_loss=final_val, unigram_baseline=baseline)
         # the result first: whatever is sampled, saved or drawn after it, the user has seen the losses
         print(
@@ -332,7 +343,7 @@ def run(argv=None):
 
         prompt = tokenizer.encode("\n") if "\n" in text else tokenizer.encode(text[0])
         sample_start = time.perf_counter()
-        tokens = model.generate(mg.tensor([prompt]), args.sample_tokens, temperature=args.temperature)
+        tokens = model.generate(mg.tensor([prompt], device=device), args.sample_tokens, temperature=args.temperature)
         sample = tokenizer.decode(tokens[0].tolist()[len(prompt) :])
         sample_seconds = time.perf_counter() - sample_start
     except KeyboardInterrupt:

@@ -45,10 +45,25 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)')
 
 
+REAL_GPU = os.environ.get("MINIGRAD_TEST_REAL_GPU") == "1"
+"""`MINIGRAD_TEST_REAL_GPU=1 pytest tests/test_cuda_tensors_*.py`, on a machine with an NVIDIA
+GPU and CuPy, runs the simulated-GPU tests on the real GPU (tests/gpu/real_gpu.py)."""
+
+
 @pytest.fixture
 def simulated_gpu(monkeypatch):
     """A simulated GPU for the test (minigrad/cuda/simulator.py): `device="cuda"` makes
-    tensors whose arrays obey CuPy's rules in host memory. Undone after the test."""
+    tensors whose arrays obey CuPy's rules in host memory. Undone after the test.
+
+    With MINIGRAD_TEST_REAL_GPU=1 it is the real GPU instead, through a stand-in with the
+    simulator's test hooks (`forbid_transfers()`, `transfers`): the same tests then check
+    CuPy on the hardware."""
+    if REAL_GPU:
+        import importlib
+
+        # imported by name: a student's exercise copy takes along every module of tests/
+        # that conftest imports (minigrad/exercises/student_copy.py), and has no GPU tests
+        return importlib.import_module("tests.gpu.real_gpu").real_gpu(monkeypatch)
     from minigrad.cuda import runtime, simulator
 
     monkeypatch.setattr(runtime, "_simulated", True)

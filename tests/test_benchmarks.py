@@ -90,3 +90,22 @@ def test_cuda_benchmark_runs_on_a_gpu_and_says_so_without_one(fork_server, tmp_p
         assert "cuda/torch-cuda" in stdout and "max_pool2d" in stdout, stdout
     else:
         assert "no CUDA GPU here" in stderr, stderr
+
+
+@pytest.mark.slow
+def test_gpu_benchmark_runs_the_cpu_columns_and_says_what_needs_a_gpu(fork_server, tmp_path):
+    """bench_gpu.py --quick on every framework this machine has; on one without a GPU (CI's)
+    the CUDA columns are left out with the reason, and the goals say 'not measured'. Two of
+    the four models: a GPT (the two GPTs differ only in size) and the ResNet (convolutions,
+    batch norm; LeNet's PyTorch twin is bench_load's, run above)."""
+    args = ["--quick", "--models", "gpt-baby,resnet"]
+    run, stdout, stderr = run_benchmark(fork_server, tmp_path, "bench_gpu.py", args)
+    assert run["returncode"] == 0, f"{run}\n{stderr}"
+    for model in ("gpt-baby", "resnet"):
+        assert f"{model:16} minigrad-cpu" in stdout and f"{model:16} torch-cpu" in stdout, stdout
+    assert "minigrad CPU / PyTorch CPU" in stdout and "issue #21's goals" in stdout, stdout
+    for framework in ("minigrad-cuda", "torch-cuda"):
+        if f"{framework}: left out, needs a GPU" not in stdout:  # a machine with a GPU: its rows are there
+            assert f"resnet           {framework}" in stdout, stdout
+    if "minigrad-cuda: left out" in stdout:
+        assert "not measured (needs minigrad-cuda" in stdout, stdout

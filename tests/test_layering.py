@@ -57,7 +57,15 @@ LAYERS = {
         "minigrad/creation.py",
         "minigrad/windows.py",  # hann_window, ...: creation functions of signal processing
         "minigrad/random.py",
-        "minigrad/tensor_runtime.py",  # Tensor's runtime and legacy methods (a mixin of Tensor)
+        # Tensor's methods by family, mixins of Tensor (tensor.py hands them ops at its bottom)
+        "minigrad/tensor_elementwise.py",
+        "minigrad/tensor_reductions.py",
+        "minigrad/tensor_shape.py",  # shape and indexing
+        "minigrad/tensor_linalg.py",
+        "minigrad/tensor_inplace.py",
+        "minigrad/tensor_random.py",
+        "minigrad/tensor_conversion.py",
+        "minigrad/tensor_runtime.py",  # torch's device probes, memory layout and legacy methods
         "minigrad/queries.py",  # typename, is_complex, is_inference, is_storage, get_device
         "minigrad/testing.py",  # assert_close
     ],

@@ -56,7 +56,7 @@ def _read(path):
 
 def test_the_tutorials_are_there():
     numbers = [p.name[:3] for p in NOTEBOOKS]
-    assert numbers == [f"{i:02d}_" for i in range(1, 8)], numbers
+    assert numbers == [f"{i:02d}_" for i in range(1, 9)], numbers
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

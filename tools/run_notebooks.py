@@ -12,7 +12,7 @@ every run, and each rewrite would add some 50 KB to the repository's history for
 Why the outputs are stored. The site shows each notebook as committed (mkdocs-jupyter,
 `execute: false`), and so do GitHub and Jupyter before a student runs anything. Executing
 the notebooks while the site is built would keep them current as well, but then every
-`mkdocs build` and every edit under `mkdocs serve` would run seven notebooks, and the test
+`mkdocs build` and every edit under `mkdocs serve` would run eight notebooks, and the test
 suite would run them twice: once in its site build, once in tests/test_tutorials.py.
 So they are run here, once, and tests/test_tutorials.py runs each of them again and
 compares what it prints with what is stored (`differences`): a stored output that the
@@ -29,7 +29,7 @@ student's Jupyter does, whether this is started by hand or by the test suite.
 
 What is stored: every output a cell makes, except what goes to stderr (Numba's one-time
 compile notes and warnings depend on the machine and its cache, not on the notebook). The
-figures are re-encoded as 8-bit palette PNGs, which keeps the seven notebooks' pictures
+figures are re-encoded as 8-bit palette PNGs, which keeps the eight notebooks' pictures
 to a few hundred KB (matplotlib's RGBA PNGs are about three times as large). The
 notebooks' own metadata is kept as it was (the kernel would add its Python version).
 

@@ -10,10 +10,14 @@ gradient). If the two disagree beyond `atol + rtol * |numerical|`, the backward 
 wrong (or the function is not differentiable there). This only works in float64:
 in float32, rounding error in f is about 1e-7 * |f|, which divided by 2 eps = 2e-6 is
 already larger than the tolerance.
+
+On a CUDA tensor the inputs are perturbed and the function run on the GPU; the columns and
+rows of the two Jacobians are copied to the host (`to_host`) to be compared.
 """
 
 import numpy as np
 
+from minigrad.array_module import array_module, to_host
 from minigrad.autograd.engine import grad as autograd_grad
 from minigrad.tensor import Tensor
 
@@ -43,9 +47,9 @@ def numerical_jacobian(fn, inputs, k, eps):
     for i in range(flat.size):
         orig = flat[i]
         flat[i] = orig + eps
-        plus = np.concatenate([o.array.reshape(-1) for o in _outputs(fn, inputs)])
+        plus = np.concatenate([to_host(o.array).reshape(-1) for o in _outputs(fn, inputs)])
         flat[i] = orig - eps
-        minus = np.concatenate([o.array.reshape(-1) for o in _outputs(fn, inputs)])
+        minus = np.concatenate([to_host(o.array).reshape(-1) for o in _outputs(fn, inputs)])
         flat[i] = orig
         columns.append((plus - minus) / (2 * eps))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
@@ -62,10 +66,11 @@ def analytical_jacobian(fn, inputs, k):
             rows.extend(np.zeros(inputs[k].array.size) for _ in range(out.numel()))
             continue
         for j in range(out.numel()):
-            seed = np.zeros(out.shape, dtype=out.dtype)
+            seed = array_module(out.array).zeros(out.shape, dtype=out.dtype)  # on out's device
             seed.reshape(-1)[j] = 1.0
             (g,) = autograd_grad(out, inputs[k], grad_outputs=Tensor._make(seed), retain_graph=True, allow_unused=True)
-            rows.append(np.zeros(inputs[k].array.size) if g is None else g.array.reshape(-1).astype(np.float64))
+            row = np.zeros(inputs[k].array.size) if g is None else to_host(g.array).reshape(-1)
+            rows.append(row.astype(np.float64))
     return np.stack(rows) if rows else np.zeros((0, inputs[k].array.size))
     # --8<-- [end:analytical_jacobian]
 

@@ -21,6 +21,7 @@ _simulated = os.environ.get("MINIGRAD_CUDA_SIMULATOR") == "1"
 in_use = False  # set once a CUDA tensor may exist; until then ops skip the device check
 
 
+# --8<-- [start:find]
 def _find():
     """Import CuPy and ask it for a GPU; remember the answer (and why not)."""
     global _module, _looked, _why_not
@@ -44,6 +45,7 @@ def _find():
         _why_not = "CuPy is installed but found no NVIDIA GPU"
         return
     _module = cupy
+    # --8<-- [end:find]
 
 
 def cupy():

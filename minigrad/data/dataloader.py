@@ -56,8 +56,10 @@ class DataLoader:
       batch; `persistent_workers=True` keeps the workers between epochs;
       `in_order=False` yields batches as soon as they are ready.
     - `pin_memory`, `pin_memory_device` and `multiprocessing_context` are accepted so
-      PyTorch code runs unchanged, and have no effect: minigrad tensors live in host
-      memory, and its workers are threads.
+      PyTorch code runs unchanged, and have no effect. PyTorch pins a batch (page-locked
+      host memory, which a GPU copies from faster and asynchronously); minigrad's
+      batches are ordinary host arrays, moved to the GPU by the training loop with
+      `x.to(device)`, one copy each. Its workers are threads.
     """
 
     __initialized = False

@@ -21,6 +21,7 @@ import numpy as np
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad import nn
+from minigrad.array_module import array_module
 
 POSITIONS = ("rope", "learned", "sinusoidal")
 
@@ -43,10 +44,11 @@ class KVCache:
     stay constants (they have no graph to keep).
     """
 
-    def __init__(self, n_layers, batch_size, n_kv_heads, max_len, head_dim, dtype):
+    def __init__(self, n_layers, batch_size, n_kv_heads, max_len, head_dim, dtype, xp=np):
         shape = (batch_size, n_kv_heads, max_len, head_dim)
-        self.keys = [np.zeros(shape, dtype) for _ in range(n_layers)]
-        self.values = [np.zeros(shape, dtype) for _ in range(n_layers)]
+        # xp: the array module of the model's weights, so the cache lives where they do
+        self.keys = [xp.zeros(shape, dtype) for _ in range(n_layers)]
+        self.values = [xp.zeros(shape, dtype) for _ in range(n_layers)]
         self.in_graph = [None] * n_layers  # per layer: (keys, values) so far, as graph tensors
         self.max_len = max_len
         self.length = 0
@@ -55,8 +57,8 @@ class KVCache:
         """Append the new tokens' keys and values (B, Hkv, T_new, D) of one layer; return
         all of that layer's keys and values so far, (B, Hkv, length + T_new, D)."""
         start, end = self.length, self.length + k.shape[-2]
-        self.keys[layer][:, :, start:end] = k.detach().numpy()
-        self.values[layer][:, :, start:end] = v.detach().numpy()
+        self.keys[layer][:, :, start:end] = k.detach().array
+        self.values[layer][:, :, start:end] = v.detach().array
         past = self.in_graph[layer]
         if not (k.requires_grad or v.requires_grad or past is not None):
             # nothing to differentiate (inference): views of the arrays, no copying
@@ -102,7 +104,7 @@ class CausalSelfAttention(nn.Module):
             q,
             k,
             v,
-            attn_mask=_causal_mask_after(past, T),
+            attn_mask=_causal_mask_after(past, T, array_module(q.array)),
             dropout_p=self.dropout if self.training else 0.0,
             is_causal=past == 0,  # no past: the usual square causal mask
             enable_gqa=Hkv != H,
@@ -113,13 +115,13 @@ class CausalSelfAttention(nn.Module):
     # --8<-- [end:attention]
 
 
-def _causal_mask_after(past, T):
+def _causal_mask_after(past, T, xp=np):
     """The mask for T new queries after `past` cached keys: query i (at position past + i)
     sees keys j <= past + i. None when there is no past (is_causal does it) or when a
-    single query sees every key."""
+    single query sees every key. Made with `xp`, where the queries live."""
     if past == 0 or T == 1:
         return None
-    return mg.from_numpy(np.tril(np.ones((T, past + T), dtype=bool), k=past))
+    return mg.from_numpy(xp.tril(xp.ones((T, past + T), dtype=bool), k=past))
 
 
 # --8<-- [start:block]
@@ -254,14 +256,16 @@ class GPT(nn.Module):
 
     def new_cache(self, batch_size):
         """An empty KVCache for `batch_size` sequences, as long as the context (max_len)."""
-        dtype = self.tok_emb.weight.dtype
-        return KVCache(self.n_layers, batch_size, self.n_kv_heads, self.max_len, self.head_dim, dtype)
+        weight = self.tok_emb.weight.array
+        xp = array_module(weight)  # on the GPU when the model is
+        return KVCache(self.n_layers, batch_size, self.n_kv_heads, self.max_len, self.head_dim, weight.dtype, xp)
 
     # --8<-- [start:generate]
     @mg.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
         """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
-        (B, T + max_new_tokens). Sampling draws from the global generator (mg.manual_seed);
+        (B, T + max_new_tokens), on idx's device. Sampling draws from the global generator
+        (mg.manual_seed; on a GPU the GPU's generator, which mg.manual_seed seeds too);
         temperature 0 is greedy (see `sample`). Every argument is checked before any work,
         and the model is back in the mode it was in (train or eval) however generate ends.
 
@@ -278,22 +282,24 @@ class GPT(nn.Module):
             raise ValueError(f"GPT.generate: max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
         _check_sampling(temperature, top_k, "GPT.generate")
         self._check_input(idx, None, limit=False)  # a prompt longer than max_len is cropped below
-        tokens = idx.numpy().astype(np.int64)
+        # the tokens stay where idx is (on the GPU with a model there): each step appends one
+        # token without a round trip through the host
+        tokens = idx.to(mg.int64, copy=True)
         was_training = self.training
         self.eval()
         try:
             cache = None
             for _ in range(max_new_tokens):
                 if cache is not None and cache.length < self.max_len:
-                    logits = self(mg.from_numpy(tokens[:, -1:]), cache=cache)  # one token: O(T)
+                    logits = self(tokens[:, -1:], cache=cache)  # one token: O(T)
                 else:
                     cache = self.new_cache(tokens.shape[0]) if use_cache else None
-                    logits = self(mg.from_numpy(tokens[:, -self.max_len :]), cache=cache)  # the window: O(T^2)
+                    logits = self(tokens[:, -self.max_len :], cache=cache)  # the window: O(T^2)
                 next_token = sample(logits[:, -1, :], temperature, top_k)  # (B, 1)
-                tokens = np.concatenate([tokens, next_token.numpy()], axis=1)
+                tokens = mg.cat([tokens, next_token], dim=1)
         finally:  # an error or Ctrl-C midway must not leave a training model in eval mode
             self.train(was_training)
-        return mg.from_numpy(tokens)
+        return tokens
 
     # --8<-- [end:generate]
 
@@ -305,8 +311,11 @@ class GPT(nn.Module):
         B, T = idx.shape
         if B == 0 or T == 0:
             raise ValueError(f"GPT: the input needs at least one row and one token per row, got shape {idx.shape}")
-        ids = idx.numpy()
-        if ids.min() < 0 or ids.max() >= self.vocab_size:
+        # The range check reads the ids on the host. On a GPU that would be a copy (and a wait)
+        # at every step, so it is skipped there: torch's CUDA embedding, likewise, reports a
+        # bad id only by a device-side assertion.
+        ids = None if idx.is_cuda else idx.numpy()
+        if ids is not None and (ids.min() < 0 or ids.max() >= self.vocab_size):
             bad = int(ids[(ids < 0) | (ids >= self.vocab_size)][0])
             raise IndexError(
                 f"GPT: token id {bad} is out of range for vocab_size {self.vocab_size} (ids 0..{self.vocab_size - 1})"

@@ -16,7 +16,7 @@ in `minigrad/ops/conv.py`.
 
 Each layer also takes a Keras-style keyword `initializer=` (a name such as
 'xavier_uniform' or a function applied to the weight; see initializer.py), and
-PyTorch's factory keywords `device` (which must be the CPU) and `dtype` (the parameters').
+PyTorch's factory keywords `device` ('cpu', or 'cuda' where there is a GPU) and `dtype` (the parameters').
 """
 
 import math

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from minigrad import random as _random
+from minigrad.array_module import on_device, to_device
 from minigrad.autograd.grad_mode import no_grad
 
 
@@ -68,6 +69,10 @@ def _fan(tensor, mode, op):
 
 
 def _fill(tensor, values):
+    # The values are drawn on the host (one seed gives the same weights on either device);
+    # a CUDA tensor gets them copied over, once, at initialisation.
+    if on_device(tensor.array) and not on_device(values):
+        values = to_device(np.asarray(values, dtype=tensor.array.dtype))
     with no_grad():
         tensor.array[...] = values
         tensor._version_counter().value += 1

@@ -24,7 +24,7 @@ import numpy as np
 
 from minigrad import devices as _devices
 from minigrad import dtypes
-from minigrad.array_module import array_module, to_device, to_host
+from minigrad.array_module import array_module, on_device, to_device, to_host
 from minigrad.autograd import engine
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
@@ -32,6 +32,18 @@ from minigrad.autograd.hooks import RemovableHandle
 from minigrad.creation import from_numpy
 from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import Tensor
+
+
+def _to_factory_device(module, arguments):
+    """torch's factory keyword `device=` of a layer (`nn.Linear(3, 4, device="cuda")`): the
+    layer checks the device and builds its parameters and buffers on the CPU; once its
+    outermost constructor has run (a subclass's, or a model's that passes `device` down),
+    they all move to the GPU here, in one place for every layer. So a seed gives the same
+    initial weights on either device (torch draws them on the GPU's generator instead)."""
+    device = arguments.get("device")
+    if device is not None and _devices.check_device(device, type(module).__name__).type == "cuda":
+        module.to(_devices.cuda)
+
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -114,6 +126,8 @@ class Module:
                 arguments.update(items)
                 object.__setattr__(self, "_config", (type(self), arguments))
             init(self, *args, **kwargs)
+            if outermost:
+                _to_factory_device(self, self._config[1])
 
         cls.__init__ = __init__
 
@@ -527,9 +541,15 @@ class Module:
         """Give every parameter and buffer fresh, uninitialised storage of the same shape
         and dtype on `device` (minigrad's empty storage is zeros); returns self. Then
         initialise it, e.g. with reset_parameters() or load_state_dict()."""
-        if device is not None and str(device).split(":")[0] != "cpu":
-            raise RuntimeError(f"Module.to_empty: minigrad tensors live on the CPU; device {device!r} is not supported")
-        return self._apply(lambda a: np.zeros_like(a), recurse=recurse)
+        target = None if device is None else _devices.check_device(device, "Module.to_empty")
+
+        def fresh(array):
+            zeros = array_module(array).zeros_like(array)  # made where the array lives
+            if target is None:
+                return zeros
+            return to_device(zeros) if target.type == "cuda" else to_host(zeros)
+
+        return self._apply(fresh, recurse=recurse)
 
     # ---- state dict -----------------------------------------------------------------------
     def get_extra_state(self):
@@ -612,7 +632,8 @@ class Module:
                     missing_keys.append(key)
                 continue
             value = state_dict[key]
-            array = np.asarray(value.array if isinstance(value, Tensor) else value)
+            array = value.array if isinstance(value, Tensor) else value
+            array = array if on_device(array) else np.asarray(array)
             if array.dtype.hasobject:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", expected a Tensor or NumPy array from the '
@@ -632,8 +653,8 @@ class Module:
                         self._parameters[name] = Parameter(new, requires_grad=target.requires_grad)
                     else:
                         self._buffers[name] = from_numpy(new)
-                else:
-                    target.array[...] = array
+                else:  # the values go where the parameter lives (torch's param.copy_ across devices)
+                    target.array[...] = to_device(array) if on_device(target.array) else to_host(array)
                     target._version_counter().value += 1
         extra_key = prefix + _EXTRA_STATE_KEY
         if type(self).set_extra_state is not Module.set_extra_state:

@@ -8,7 +8,7 @@ one call of `F.layer_norm`, `F.batch_norm`, ... (`minigrad/nn/functional/`), whi
 check the input, and the math is in `minigrad/ops/normalization.py`. BatchNorm decides
 which statistics to use. Parameter and buffer names, shapes, defaults and `repr` are
 PyTorch's, so PyTorch state dicts load unchanged. Each takes PyTorch's factory keywords
-`device` (which must be the CPU) and `dtype` (of the parameters and running statistics).
+`device` ('cpu', or 'cuda' where there is a GPU) and `dtype` (of the parameters and running statistics).
 """
 
 import warnings

@@ -9,6 +9,8 @@ one to a Module attribute (`self.weight = Parameter(...)`) registers it, so that
 
 import numpy as np
 
+from minigrad.array_module import on_device, to_device
+from minigrad.devices import check_device
 from minigrad.tensor import Tensor
 
 
@@ -78,11 +80,12 @@ class UninitializedTensorMixin:
 
     def materialize(self, shape, device=None, dtype=None):
         """Allocate storage of `shape` (its values are uninitialised: the layer
-        initialises them) and become a Parameter (or a Tensor)."""
-        if device is not None and str(device).split(":")[0] != "cpu":
-            raise RuntimeError(f"materialize: minigrad tensors live on the CPU, got device {device!r}")
+        initialises them) and become a Parameter (or a Tensor). The storage is made on
+        `device`, or where the placeholder lives (a layer made with device="cuda")."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        self.array = np.zeros(shape, dtype=self.array.dtype if dtype is None else np.dtype(dtype))
+        array = np.zeros(shape, dtype=self.array.dtype if dtype is None else np.dtype(dtype))
+        on_gpu = on_device(self.array) if device is None else check_device(device, "materialize").type == "cuda"
+        self.array = to_device(array) if on_gpu else array
         self.__class__ = self.cls_to_become
 
     def __repr__(self):

@@ -34,6 +34,7 @@ import numbers
 import numpy as np
 
 from minigrad._args import _is_int
+from minigrad.array_module import array_module, on_device, to_device
 from minigrad.autograd.function import Function
 from minigrad.dtypes import get_default_dtype
 from minigrad.nn.module import Module
@@ -70,7 +71,7 @@ class Rotate(Function):
     dL/dx = dL/dy * cos - rotate_half(dL/dy) * sin = Rotate(dL/dy, cos, -sin)
     (it needs cos and sin to hold the same angles in both halves, as RoPE's do). The
     backward is this op again, so a recorded backward can be differentiated too.
-    cos and sin are NumPy arrays that broadcast against x: constants, no gradient.
+    cos and sin are arrays (on x's device) that broadcast against x: constants, no gradient.
     """
 
     @staticmethod
@@ -80,7 +81,7 @@ class Rotate(Function):
         # then in-place products, so each pass below streams through contiguous memory
         # and no output-sized temporary is made for the sum (about 2.5x faster at the
         # baby GPT's (12, 4, 64, 32) than the one-line expression)
-        x = np.ascontiguousarray(x.array)
+        x = array_module(x.array).ascontiguousarray(x.array)  # NumPy's does not dispatch to CuPy
         y = x * cos
         turned = rotate_half(x)
         turned *= sin
@@ -261,7 +262,7 @@ class RotaryEmbedding(Module):
     # --8<-- [start:cos_sin]
     def cos_sin(self, length, dtype, offset=0):
         """cos and sin (length, head_dim) for positions offset .. offset + length - 1, as
-        NumPy arrays of `dtype`: rows of the cached table of positions 0, 1, ... when it
+        arrays of `dtype` on the model's device: rows of the cached table of positions 0, 1, ... when it
         holds them. Too short, it is grown to at least twice its size, so a generation loop
         recomputes it only log(T) times; but only while at least half of the new table is
         positions held or asked for: a few tokens far past its end (one token at 65,536)
@@ -270,11 +271,15 @@ class RotaryEmbedding(Module):
         cached = self.cos_cached.array
         if dtype == cached.dtype and end <= cached.shape[0]:
             return cached[offset:end], self.sin_cached.array[offset:end]
+        # the table is computed on the host; for a model on the GPU it is copied there once
+        # per growth, and later calls slice it where it lives
+        place = to_device if on_device(cached) else (lambda array: array)
         size = max(end, 2 * cached.shape[0])
         if dtype != cached.dtype or size > 2 * (cached.shape[0] + length):  # another precision, or far
-            return rope_cos_sin(self.inv_freq, np.arange(offset, end), self.attention_factor)
+            cos, sin = rope_cos_sin(self.inv_freq, np.arange(offset, end), self.attention_factor)
+            return place(cos), place(sin)
         cos, sin = rope_cos_sin(self.inv_freq, np.arange(size), self.attention_factor)
-        self.cos_cached.array, self.sin_cached.array = cos.astype(cached.dtype), sin.astype(cached.dtype)
+        self.cos_cached.array, self.sin_cached.array = place(cos.astype(cached.dtype)), place(sin.astype(cached.dtype))
         return self.cos_cached.array[offset:end], self.sin_cached.array[offset:end]
 
     # --8<-- [end:cos_sin]

@@ -30,6 +30,8 @@ class ASGD(Optimizer):
     PyTorch and change nothing (see `Optimizer`).
     """
 
+    _host_state = frozenset(("eta", "mu"))  # scalars read back as numbers each step
+
     def __init__(
         self,
         params,
@@ -82,8 +84,9 @@ class ASGD(Optimizer):
         param.mul_(1 - lambd * eta)
         param.sub_(eta * grad)
         ax = state["ax"]
-        if float(state["mu"]) != 1:
-            ax += (param.array - ax) * state["mu"]
+        mu = float(state["mu"])  # η and μ are host numbers (as torch's): no copy from the GPU
+        if mu != 1:
+            ax += (param.array - ax) * mu
         else:
             ax[...] = param.array  # before t0 the "average" is the last iterate
 

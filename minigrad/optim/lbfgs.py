@@ -18,7 +18,9 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.creation import from_numpy
 from minigrad.optim.optimizer import Optimizer
 
 
@@ -87,16 +89,21 @@ class LBFGS(Optimizer):
 
     # ---- the parameters as one flat vector -------------------------------------------------------
     def _gather_flat_grad(self):
-        return np.concatenate(
-            [np.zeros(p.numel(), dtype=p.dtype) if p.grad is None else p.grad.array.reshape(-1) for p in self._params]
+        xp = array_module(self._params[0].array)  # zeros where the parameters live (CPU or GPU)
+        return xp.concatenate(
+            [
+                xp.zeros(p.numel(), dtype=p.array.dtype) if p.grad is None else p.grad.array.reshape(-1)
+                for p in self._params
+            ]
         )
 
     def _add_grad(self, step_size, direction):
         """θ ← θ + step_size · direction, the flat vector cut back into the parameters."""
         offset = 0
+        step_size = float(step_size)  # a number (read back from the GPU, as torch's L-BFGS does)
         for p in self._params:
             n = p.numel()
-            p.add_(direction[offset : offset + n].reshape(p.shape), alpha=step_size)
+            p.add_(from_numpy(direction[offset : offset + n].reshape(p.shape)), alpha=step_size)
             offset += n
 
     def _clone_param(self):
@@ -104,7 +111,7 @@ class LBFGS(Optimizer):
 
     def _set_param(self, values):
         for p, value in zip(self._params, values):
-            p.copy_(value)
+            p.copy_(from_numpy(value))  # wrapped as a tensor where it lives (a GPU array stays there)
 
     def _directional_evaluate(self, closure, x, t, d):
         """The loss and the gradient at x + t·d, leaving the parameters at x."""

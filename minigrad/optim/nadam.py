@@ -30,6 +30,8 @@ class NAdam(Optimizer):
     change nothing (see `Optimizer`).
     """
 
+    _host_state = frozenset(("mu_product",))  # scalars read back as numbers each step
+
     def __init__(
         self,
         params,

@@ -32,6 +32,7 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
+from minigrad.array_module import array_module, on_device, to_host
 from minigrad.autograd import engine
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.autograd.hooks import RemovableHandle
@@ -54,6 +55,10 @@ class Optimizer:
     they change nothing, except `differentiable=True`, which is refused: the step runs
     under `no_grad` and cannot be differentiated.
     """
+
+    # entries of a parameter's state that the update rule keeps on the host even for a
+    # CUDA parameter (scalars it reads back as Python numbers); the rest live with the parameter
+    _host_state = frozenset()
 
     def __init__(self, params, defaults):
         name = type(self).__name__
@@ -242,7 +247,7 @@ class Optimizer:
             if int(index) not in param_at:
                 raise ValueError(f"{name}.load_state_dict: state for parameter {index}, which no group contains")
             p = param_at[int(index)]
-            state[p] = {key: _load_value(key, value, p) for key, value in saved_state.items()}
+            state[p] = {key: _load_value(key, value, p, self._host_state) for key, value in saved_state.items()}
         self.state = state
         self.param_groups = [_loaded_group(saved, group) for saved, group in zip(saved_groups, self.param_groups)]
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
@@ -384,14 +389,18 @@ def _loaded_group(saved, group):
     return {**loaded, "params": group["params"]}
 
 
-def _load_value(key, value, param):
+def _load_value(key, value, param, host_keys):
     """One entry of a parameter's saved state, copied so the snapshot stays independent.
-    Arrays take the parameter's float dtype; the step count becomes a Python number."""
+    Arrays take the parameter's float dtype and its device (as torch: a snapshot saved
+    on the CPU loads into an optimizer over CUDA parameters), except the numbers the
+    update rule keeps on the host (`host_keys`); the step count becomes a Python number."""
     if isinstance(value, Tensor):
         value = value.array
     if key == "step":
-        return np.asarray(value).item()
-    if isinstance(value, np.ndarray):
-        dtype = param.dtype if value.dtype.kind == "f" else value.dtype
-        return np.array(value, dtype=dtype)
+        return to_host(value).item()
+    if isinstance(value, np.ndarray) or on_device(value):
+        dtype = param.array.dtype if value.dtype.kind == "f" else value.dtype
+        if key in host_keys or not on_device(param.array):
+            return np.array(to_host(value), dtype=dtype)
+        return array_module(param.array).array(value, dtype=dtype)  # a copy, on the GPU
     return copy.deepcopy(value)

@@ -62,7 +62,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
             )
         # the 1e-6 keeps the factor finite when every gradient is 0
         scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
-        if scale.item() != 1.0:  # a factor of exactly 1 changes nothing (and NaN != 1)
+        # A factor of exactly 1 changes nothing (and NaN != 1), so the host skips it. On a GPU
+        # reading the factor would copy it to the host at every step: every gradient is
+        # scaled there (as torch does everywhere), and the total stays a tensor on the GPU.
+        if total.is_cuda or scale.item() != 1.0:
             for g in grads:
                 g.mul_(scale)
     return total

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The GPU checks of issue #21, in one script, for a lent GPU machine (one NVIDIA GPU, CUDA 13,
+# Python 3.12 with CuPy, PyTorch, Numba and numba-cuda installed, no network).
+#
+#   bash tools/gpu_check.sh fetch        HERE, on the development machine (it has the network):
+#                                        download into .whl/ the wheels the GPU machine may
+#                                        lack (NumPy 2.4: numba-cuda does not take NumPy 2.5)
+#   bash tools/gpu_check.sh run [PARTS]  THERE, from the repository's root, with OUT set: the
+#                                        checks, their logs written under $OUT
+#
+# PARTS (default: tests bench): any of
+#   tests   pytest tests/gpu (the GPU tests) and tests/cuda (the @cuda.jit kernels on the
+#           GPU), then tests/test_cuda_tensors_*.py with MINIGRAD_TEST_REAL_GPU=1 (the
+#           simulated-GPU op tables, on the real GPU: tests/gpu/real_gpu.py)
+#   bench   benchmarks/bench_gpu.py: every model on minigrad CUDA/CPU and PyTorch CUDA/CPU,
+#           with the profile of minigrad CUDA's steps
+#
+# With the device tool (15 minutes of device time in all, 10 per command), from the repository
+# whose checkout travels, after `fetch` (which also has git ignore .whl/):
+#   run(command="bash tools/gpu_check.sh run", carry=[".whl"], timeout_s=590)
+# (the parts' time limits add up to 560 s; a second call can rerun one part, e.g. `run bench`,
+# while the machine is still warm: it stays so 30 s after a call)
+# then copy $OUT's files (env.txt, tests.log, tests_real_gpu.log, bench_gpu.txt,
+# bench_gpu.json) out of files_at, and the figures into benchmarks/RESULTS.md.
+set -u
+
+NUMPY_WHEEL="numpy==2.4.6"  # the newest 2.4 in this repository's dev environment
+
+fetch() {
+    local exclude
+    exclude="$(git rev-parse --git-path info/exclude)"  # .git/info/exclude (a worktree's too)
+    mkdir -p "$(dirname "$exclude")"
+    grep -qx "/.whl/" "$exclude" 2>/dev/null || echo "/.whl/" >> "$exclude"
+    python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+        -d .whl "$NUMPY_WHEEL"
+    ls -l .whl
+}
+
+numba_cuda_works() {
+    python3 -c "import numba, numpy; from numba import cuda; assert cuda.is_available()" 2>/dev/null
+}
+
+setup() {
+    : "${OUT:=/tmp/gpu_check_out}"
+    mkdir -p "$OUT"
+    export PYTHONPATH="$PWD" PYTHONUNBUFFERED=1
+    if ! numba_cuda_works && ls .whl/*.whl >/dev/null 2>&1; then
+        echo "numba.cuda does not work with this NumPy: installing the carried wheels (.whl/)"
+        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+            --target /tmp/site .whl/*.whl || exit 1
+        export PYTHONPATH="/tmp/site:$PWD"
+    fi
+    {
+        date -u
+        nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+        nproc
+        python3 - <<'EOF'
+import sys
+print("python", sys.version.split()[0])
+for name in ("numpy", "numba", "numba_cuda", "cupy", "torch"):
+    try:
+        module = __import__(name)
+        print(name, getattr(module, "__version__", "?"), module.__file__)
+    except Exception as error:
+        print(name, "NOT IMPORTABLE:", error)
+import numba.cuda
+import minigrad as mg
+print("numba.cuda.is_available():", numba.cuda.is_available())
+print("mg.cuda.is_available():", mg.cuda.is_available(), "device:", mg.cuda.get_device_name())
+x = mg.randn(3, 4, device="cuda", requires_grad=True)
+(x * x).sum().backward()
+print("a CUDA tensor's step:", x.device, type(x.array).__module__, x.grad.device)
+EOF
+    } 2>&1 | tee "$OUT/env.txt"
+}
+
+run_tests() {
+    # one file per worker (the suite's --dist loadfile); 4 workers: each compiles the kernels
+    # it uses once (Numba caches them on disk) and holds a CUDA context
+    timeout 220 python3 -m pytest -p no:cacheprovider -n 4 tests/gpu tests/cuda -q -rfE --durations=15 \
+        2>&1 | tee "$OUT/tests.log"
+    MINIGRAD_TEST_REAL_GPU=1 timeout 100 python3 -m pytest -p no:cacheprovider -n 4 \
+        tests/test_cuda_tensors_*.py -q -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
+}
+
+run_bench() {
+    # the CUDA columns: 3 repeats of 5 steps after 3 warm-up steps; the CPU ones 3 of 2 after 1
+    # (minigrad's Shakespeare-char step takes about 5.5 s on 16 cores)
+    timeout 240 python3 benchmarks/bench_gpu.py --repeat 3 --steps 5 --profile --json "$OUT/bench_gpu.json" \
+        2>&1 | tee "$OUT/bench_gpu.txt"
+}
+
+case "${1:-}" in
+    fetch)
+        fetch
+        ;;
+    run)
+        shift
+        setup
+        parts=("$@")
+        [ ${#parts[@]} -eq 0 ] && parts=(tests bench)
+        for part in "${parts[@]}"; do
+            case "$part" in
+                tests) run_tests ;;
+                bench) run_bench ;;
+                *) echo "gpu_check.sh: unknown part '$part' (tests, bench)"; exit 2 ;;
+            esac
+        done
+        ls -l "$OUT"
+        ;;
+    *)
+        echo "usage: bash tools/gpu_check.sh fetch | run [tests] [bench]"
+        exit 2
+        ;;
+esac

@@ -27,6 +27,7 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import printing as _printing
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module as _array_module
 from minigrad.array_module import on_device as _on_device
 from minigrad.array_module import to_device as _to_device
 from minigrad.array_module import to_host as _to_host
@@ -444,7 +445,7 @@ class Tensor(
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
             return NotImplemented  # so `t == None` is False, as for any unrelated object
         a, b = ops.promotion.binary_operands(self, other, op.__name__)
-        return Tensor._make(np.asarray(op(a.array, b.array)))
+        return Tensor._make(_array_module(a.array).asarray(op(a.array, b.array)))  # 0-d: an array
 
     def __eq__(self, other):
         return self._compare(other, np.equal)

@@ -14,6 +14,7 @@ under `mg.no_grad()`: the optimizer's update.
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.array_module import array_module
 
 # Bound by tensor.py once they exist: the Tensor class, and the autograd and ops packages
 # that import it (the one break in the import circle is at the bottom of tensor.py).
@@ -52,7 +53,7 @@ class InplaceMethods:
     def _checked(self, op, result):
         """The result of an in-place op, checked as PyTorch does: it must keep self's
         shape (an operand may broadcast, not grow it) and cast to self's dtype."""
-        result = result if isinstance(result, Tensor) else Tensor._make(np.asarray(result))
+        result = result if isinstance(result, Tensor) else Tensor._make(array_module(self.array).asarray(result))
         self._check_shape(op, result.shape)
         ops.out.check_cast(result.dtype, self.dtype, op)
         return result
@@ -658,7 +659,7 @@ class InplaceMethods:
             raise RuntimeError(
                 f"fill_diagonal_: all dimensions of input must be of equal length, got {tuple(self.shape)}"
             )
-        on_diagonal = np.zeros(self.shape, dtype=bool)
+        on_diagonal = array_module(self.array).zeros(self.shape, dtype=bool)  # made where self is
         np.fill_diagonal(on_diagonal, True, wrap=wrap)
         mask = Tensor._make(on_diagonal)
         return self._inplace("fill_diagonal_", lambda t: ops.index.masked_fill(t, mask, fill_value))
@@ -672,7 +673,7 @@ def _replaced(t, values):
     """`values` (a Tensor, an array or a number, broadcast) in place of all of t: the
     result of fill_, copy_ and the random fills. In the graph t's gradient is 0 there
     (and a Tensor `values` gets the gradient), as PyTorch records those ops."""
-    everywhere = Tensor._make(np.ones(t.shape, dtype=bool))
+    everywhere = Tensor._make(array_module(t.array).ones(t.shape, dtype=bool))
     if isinstance(values, Tensor):
         values = values if values.dtype == t.dtype else values.to(t.dtype)
     else:

@@ -43,6 +43,7 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", None)
     monkeypatch.setattr(runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)')
+    monkeypatch.setattr(runtime, "in_use", False)  # no CUDA tensor was made (another test may have)
 
 
 REAL_GPU = os.environ.get("MINIGRAD_TEST_REAL_GPU") == "1"
@@ -70,6 +71,7 @@ def simulated_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", simulator)
     monkeypatch.setattr(runtime, "_generator", {"rng": None, "seed": None})
+    monkeypatch.setattr(runtime, "in_use", runtime.in_use)  # set by the test's CUDA tensors; undone after
     simulator.transfers.update(to_host=0, to_device=0)
     return simulator
 

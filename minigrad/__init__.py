@@ -109,8 +109,18 @@ from minigrad.creation import (
 from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from minigrad.ops.activation import log_softmax, softmax
 from minigrad.ops.choose import maximum, minimum, where
-from minigrad.ops.elementwise import add, div, divide, mul, multiply, pow, sub, subtract, true_divide  # noqa: A004  (mg.pow, as torch)
-from minigrad.ops.unary_functions import (  # noqa: A004  (mg.abs, mg.round shadow builtins here, as in torch)
+from minigrad.ops.elementwise import (  # noqa: A004  (mg.pow shadows a builtin here, as in torch)
+    add,
+    div,
+    divide,
+    mul,
+    multiply,
+    pow,
+    sub,
+    subtract,
+    true_divide,
+)
+from minigrad.ops.unary_functions import (  # noqa: A004  (mg.abs, mg.round: builtins, as torch)
     abs,
     ceil,
     clamp,

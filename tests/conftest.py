@@ -71,7 +71,8 @@ def simulated_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", simulator)
     monkeypatch.setattr(runtime, "_generator", {"rng": None, "seed": None})
-    monkeypatch.setattr(runtime, "in_use", runtime.in_use)  # set by the test's CUDA tensors; undone after
+    # the test's CUDA tensors set it: undone after the test
+    monkeypatch.setattr(runtime, "in_use", runtime.in_use)
     simulator.transfers.update(to_host=0, to_device=0)
     return simulator
 

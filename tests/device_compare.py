@@ -85,8 +85,9 @@ def _host(t):
 
 def check_case(case, dtype, simulator):
     """Run `case` on both devices (see the module's docstring); assert they agree."""
-    result, outs, graded, leaves = _run(case, dtype, "cpu", None, _nothing)
-    weights = [np.random.default_rng(7 + i).uniform(0.5, 1.5, o.shape).astype(o.dtype) for i, o in enumerate(graded)]
+    graded = _run(case, dtype, "cpu", None, _nothing)[2]  # which outputs have a gradient
+    rngs = [np.random.default_rng(7 + i) for i in range(len(graded))]
+    weights = [rng.uniform(0.5, 1.5, o.shape).astype(o.dtype) for rng, o in zip(rngs, graded)]
     cpu_result, cpu_outs, _, cpu_leaves = _run(case, dtype, "cpu", weights, _nothing)
     forbid = _nothing if case.host_value else simulator.forbid_transfers
     gpu_result, gpu_outs, _, gpu_leaves = _run(case, dtype, "cuda", weights, forbid)
@@ -96,16 +97,17 @@ def check_case(case, dtype, simulator):
         return
     assert len(gpu_outs) == len(cpu_outs), case.name
     for k, (g, c) in enumerate(zip(gpu_outs, cpu_outs)):
-        assert g.device.type == "cuda", f"{case.name}: output {k} is on {g.device}"
-        assert g.dtype == c.dtype and g.shape == c.shape, (
-            f"{case.name}: output {k} {g.dtype}{g.shape} != {c.dtype}{c.shape}"
-        )
-        _assert_equal(_host(g), _host(c), f"{case.name}: output {k}", dtype)
+        what = f"{case.name}: output {k}"
+        assert g.device.type == "cuda", f"{what} is on {g.device}"
+        layout = f"{what}: {g.dtype}{tuple(g.shape)} != {c.dtype}{tuple(c.shape)}"
+        assert (g.dtype, g.shape) == (c.dtype, c.shape), layout
+        _assert_equal(_host(g), _host(c), what, dtype)
     for k, (g, c) in enumerate(zip(gpu_leaves, cpu_leaves)):
-        assert (g.grad is None) == (c.grad is None), f"{case.name}: gradient of input {k}"
+        what = f"{case.name}: gradient of input {k}"
+        assert (g.grad is None) == (c.grad is None), what
         if c.grad is not None:
-            assert g.grad.device.type == "cuda", f"{case.name}: gradient of input {k} is on {g.grad.device}"
-            _assert_equal(_host(g.grad), _host(c.grad), f"{case.name}: gradient of input {k}", dtype)
+            assert g.grad.device.type == "cuda", f"{what} is on {g.grad.device}"
+            _assert_equal(_host(g.grad), _host(c.grad), what, dtype)
 
 
 def _assert_equal(gpu, cpu, what, dtype):

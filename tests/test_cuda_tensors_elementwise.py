@@ -89,7 +89,11 @@ CASES = [
     Case("bitwise_or", mg.bitwise_or, (INTS, INTS2)),
     Case("bitwise_xor", mg.bitwise_xor, (INTS, INTS2)),
     Case("bitwise_not", mg.bitwise_not, (INTS,)),
-    Case("shifts", lambda a, b: mg.bitwise_left_shift(a, b.abs()) + mg.bitwise_right_shift(a, 1), (INTS, INTS2)),
+    Case(
+        "shifts",
+        lambda a, b: mg.bitwise_left_shift(a, b.abs()) + mg.bitwise_right_shift(a, 1),
+        (INTS, INTS2),
+    ),
     Case("and operator", lambda a, b: (a > 0) & (b > 0) | (a > b), (X, Y)),
     # compare.py
     Case("eq ne", lambda a, b: (mg.eq(a, b), mg.ne(a, 0.5)), (TIES, TIES2)),
@@ -145,7 +149,11 @@ CASES = [
     Case("tan", mg.tan, (UNIT,)),
     Case("asin acos atan", lambda a: mg.asin(a) + mg.acos(a) * mg.atan(a), (UNIT,)),
     Case("sinh cosh", lambda a: mg.sinh(a) * mg.cosh(a), (X,)),
-    Case("asinh acosh atanh", lambda a, p: mg.asinh(a) + mg.atanh(a) + mg.acosh(p + 1), (UNIT, POS)),
+    Case(
+        "asinh acosh atanh",
+        lambda a, p: mg.asinh(a) + mg.atanh(a) + mg.acosh(p + 1),
+        (UNIT, POS),
+    ),
     Case("sinc", mg.sinc, (np.array([[0.0, 0.5, -1.5], [2.0, 0.25, 1.0]]),)),
     Case("deg2rad rad2deg", lambda a: mg.deg2rad(a) * mg.rad2deg(a), (X,)),
     Case("atan2", mg.atan2, (X, Y)),

@@ -33,12 +33,28 @@ CASES = [
     Case("mm bmm", lambda a, b, c, d: (mg.mm(a, b), mg.bmm(c, d)), (A, B, BATCH, BATCH_B)),
     Case("addmm baddbmm", lambda c, a, b: mg.addmm(c, a, b, beta=0.5, alpha=2.0), (A[:, :2], A, B)),
     Case("addmm beta 0", lambda c, a, b: mg.addmm(c, a, b, beta=0), (A[:, :2], A, B)),
-    Case("baddbmm", lambda c, a, b: mg.baddbmm(c, a, b, alpha=0.5), (BATCH[:, :, :2], BATCH, BATCH_B)),
-    Case("mv addmv addr", lambda a, v, w: (mg.mv(a, w), mg.addmv(v, a, w), mg.addr(a, v, w)), (A, V3, V4)),
+    Case(
+        "baddbmm",
+        lambda c, a, b: mg.baddbmm(c, a, b, alpha=0.5),
+        (BATCH[:, :, :2], BATCH, BATCH_B),
+    ),
+    Case(
+        "mv addmv addr",
+        lambda a, v, w: (mg.mv(a, w), mg.addmv(v, a, w), mg.addr(a, v, w)),
+        (A, V3, V4),
+    ),
     Case("addbmm", lambda c, a, b: mg.addbmm(c, a, b), (A[:, :2], BATCH, BATCH_B)),
     Case("kron", lambda a, b: mg.kron(a, b), (A[:2, :2], B)),
-    Case("tensordot", lambda a, b: (mg.tensordot(a, b, dims=1), mg.tensordot(a, a, dims=([0, 1], [0, 1]))), (A, B)),
-    Case("outer dot vdot inner", lambda v, w: (mg.outer(v, w), mg.dot(v, v), mg.vdot(w, w), mg.inner(v, v)), (V3, V4)),
+    Case(
+        "tensordot",
+        lambda a, b: (mg.tensordot(a, b, dims=1), mg.tensordot(a, a, dims=([0, 1], [0, 1]))),
+        (A, B),
+    ),
+    Case(
+        "outer dot vdot inner",
+        lambda v, w: (mg.outer(v, w), mg.dot(v, v), mg.vdot(w, w), mg.inner(v, v)),
+        (V3, V4),
+    ),
     Case(
         "cross",
         lambda a, b: (mg.cross(a, b, dim=1), mg.cross(a, b, dim=0)),
@@ -46,7 +62,11 @@ CASES = [
     ),
     Case(
         "einsum",
-        lambda a, b: (mg.einsum("ij,jk->ik", a, b), mg.einsum("bij->bji", a[None]), mg.einsum("ij->", a)),
+        lambda a, b: (
+            mg.einsum("ij,jk->ik", a, b),
+            mg.einsum("bij->bji", a[None]),
+            mg.einsum("ij->", a),
+        ),
         (A, B),
     ),
     # linalg.py: diagonals and triangles
@@ -59,16 +79,39 @@ CASES = [
         lambda a: (a[tuple(mg.tril_indices(3, 4, device="cuda" if a.is_cuda else "cpu"))],),
         (A,),
     ),
-    Case("vander", lambda v: mg.vander(v, 4), (V3,), host_value=True),  # a cumprod: its backward asks for zeros
+    Case(
+        "vander",
+        lambda v: mg.vander(v, 4),
+        (V3,),
+        host_value=True,
+    ),  # a cumprod: its backward asks for zeros
     # matmul_split.py: a product large enough to be cut over the cores on the CPU
     Case("large matmul", lambda a, b: a @ b, (rand(256, 200, seed=8), rand(200, 160, seed=9))),
     # matrix_powers.py
-    Case("matrix_power", lambda a: (mg.matrix_power(a, 3), mg.matrix_power(a, 0), mg.matrix_power(a, -2)), (SQ,)),
-    Case("matrix_exp", lambda a: mg.matrix_exp(a * 0.3), (SQ_BATCH,), host_value=True),  # its norm sets the squarings
+    Case(
+        "matrix_power",
+        lambda a: (mg.matrix_power(a, 3), mg.matrix_power(a, 0), mg.matrix_power(a, -2)),
+        (SQ,),
+    ),
+    Case(
+        "matrix_exp",
+        lambda a: mg.matrix_exp(a * 0.3),
+        (SQ_BATCH,),
+        host_value=True,
+    ),  # its norm sets the squarings
     # inverse.py
     Case("inverse", lambda a: (mg.inverse(a), mg.linalg.inv(a)), (SQ_BATCH,)),
-    Case("solve", lambda a, b: (mg.linalg.solve(a, b), mg.linalg.solve(a, b[:, 0], left=True)), (SQ, SPD)),
-    Case("det", lambda a: (mg.det(a), mg.linalg.det(a[0])), (SQ_BATCH,), host_value=True),  # singular? read on the host
+    Case(
+        "solve",
+        lambda a, b: (mg.linalg.solve(a, b), mg.linalg.solve(a, b[:, 0], left=True)),
+        (SQ, SPD),
+    ),
+    Case(
+        "det",
+        lambda a: (mg.det(a), mg.linalg.det(a[0])),
+        (SQ_BATCH,),
+        host_value=True,
+    ),  # singular? read on the host
     Case("slogdet logdet", lambda a, s: (*mg.slogdet(a), mg.logdet(s)), (SQ_BATCH, SPD)),
     Case("pinverse", lambda a: mg.pinverse(a), (A,)),
     Case(
@@ -85,11 +128,27 @@ CASES = [
         lambda a: (mg.linalg.vector_norm(a, 3), mg.linalg.matrix_norm(a), mg.linalg.norm(a, dim=1)),
         (A,),
     ),
-    Case("matrix_norm 1 inf", lambda a: (mg.linalg.matrix_norm(a, 1), mg.linalg.matrix_norm(a, float("inf"))), (A,)),
-    Case("dist", lambda a, b: (mg.dist(a, b), mg.dist(a, b, 1), mg.dist(a, b, float("inf"))), (A, A[::-1])),
+    Case(
+        "matrix_norm 1 inf",
+        lambda a: (mg.linalg.matrix_norm(a, 1), mg.linalg.matrix_norm(a, float("inf"))),
+        (A,),
+    ),
+    Case(
+        "dist",
+        lambda a, b: (mg.dist(a, b), mg.dist(a, b, 1), mg.dist(a, b, float("inf"))),
+        (A, A[::-1]),
+    ),
     Case("renorm", lambda a: mg.renorm(a, 2, 0, 0.9), (A,)),
-    Case("cdist", lambda a, b: (mg.cdist(a, b), mg.cdist(a, b, p=1), mg.cdist(a, b, p=float("inf"))), (A, A[:2] * 2)),
-    Case("cdist batched mm", lambda a, b: mg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"), (BATCH, BATCH[:, :2])),
+    Case(
+        "cdist",
+        lambda a, b: (mg.cdist(a, b), mg.cdist(a, b, p=1), mg.cdist(a, b, p=float("inf"))),
+        (A, A[:2] * 2),
+    ),
+    Case(
+        "cdist batched mm",
+        lambda a, b: mg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+        (BATCH, BATCH[:, :2]),
+    ),
 ]
 
 

@@ -107,14 +107,16 @@ def where(condition, input, other):
     """
     condition = as_tensor(condition)
     if condition.dtype.kind != "b":
-        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")  # as PyTorch
+        # as PyTorch
+        raise RuntimeError(f"where: condition must be a bool tensor, got {condition.dtype}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = as_tensor(input)
     if isinstance(input, Tensor):
         a, b = binary_operands(input, other, "where")
     else:
         b, a = binary_operands(other, input, "where")
-    check_broadcast("where", condition.shape, a.shape, b.shape, names=("condition", "input", "other"))
+    names = ("condition", "input", "other")
+    check_broadcast("where", condition.shape, a.shape, b.shape, names=names)
     return Where.apply(condition, a, b)
 
 

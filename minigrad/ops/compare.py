@@ -101,7 +101,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     xp = array_module(*[x.array for x in (elements, test_elements) if isinstance(x, Tensor)])
     arrays = []
     for x in (elements, test_elements):
-        array = x.array if isinstance(x, Tensor) else xp.asarray(x)  # a number or list: to x's device
+        # a number or a list goes where the tensor is
+        array = x.array if isinstance(x, Tensor) else xp.asarray(x)
         if array.dtype.kind == "b":
             raise RuntimeError("isin: Unsupported input type encountered for isin(): Bool")
         arrays.append(array)

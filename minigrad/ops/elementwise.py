@@ -19,7 +19,15 @@ from minigrad.ops.broadcast import unbroadcast
 
 # where, maximum, minimum and clamp live in choose.py; their names stay reachable here
 # (`ops.elementwise.where`), where much of minigrad imports them from
-from minigrad.ops.choose import Clamp, Maximum, Minimum, Where, maximum, minimum, where  # noqa: F401
+from minigrad.ops.choose import (  # noqa: F401
+    Clamp,
+    Maximum,
+    Minimum,
+    Where,
+    maximum,
+    minimum,
+    where,
+)
 from minigrad.ops.out import write_out
 from minigrad.ops.promotion import binary_operands
 from minigrad.tensor import Tensor

@@ -213,7 +213,8 @@ def _coords(index, dim):
         coords = list(np.indices(index.shape, sparse=True))
     else:
         xp, ndim = array_module(index), index.ndim
-        coords = [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (ndim - k - 1)) for k, n in enumerate(index.shape)]
+        shapes = [(1,) * k + (n,) + (1,) * (ndim - k - 1) for k, n in enumerate(index.shape)]
+        coords = [xp.arange(shape[k]).reshape(shape) for k, shape in enumerate(shapes)]
     coords[dim] = index
     return tuple(coords)
 
@@ -427,7 +428,7 @@ def _fill_value(value, dtype, op):
                 f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)"
             )
         return value if value.dtype == dtype else value.to(dtype)
-    return from_numpy(np.asarray(value, dtype=dtype))  # a number: a 0-d host tensor, a number to any device
+    return from_numpy(np.asarray(value, dtype=dtype))  # 0-d on the host: a number to any device
 
 
 def masked_fill(input, mask, value):
@@ -541,7 +542,8 @@ def take(input, index):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
     n = x.numel()
     idx = index.array
-    if not on_device(idx) and idx.size and (idx.min() < -n or idx.max() >= n):  # see the docstring on top
+    checked = not on_device(idx)  # not on a GPU: see the module's docstring
+    if checked and idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx.min() if idx.min() < -n else idx.max()
         raise IndexError(f"take(): out of range: tried to access index {bad} on a tensor of {n} elements.")
     return GetItem.apply(x.reshape(-1), index=idx)
@@ -610,7 +612,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(repeats, Tensor):  # GetItem copies picks to a GPU
         picks = np.repeat(np.arange(size, dtype=np.int64), counts)
     else:  # one count for all: the picks made where x is
-        picks = np.repeat(array_module(x.array).arange(size, dtype=np.int64), int(counts[0]) if size else 0)
+        positions = array_module(x.array).arange(size, dtype=np.int64)
+        picks = np.repeat(positions, int(counts[0]) if size else 0)
     if output_size is not None and output_size != picks.size:
         raise RuntimeError(
             f"repeat_interleave: allocated size does not match required size (output_size={output_size}, "
@@ -651,7 +654,8 @@ def nonzero_static(input, *, size, fill_value=-1):
     if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
         raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size!r}")
     found = nonzero(input).array[:size]
-    pad = array_module(found).full((size - found.shape[0], found.shape[1]), fill_value, dtype=np.int64)
+    pad_shape = (size - found.shape[0], found.shape[1])
+    pad = array_module(found).full(pad_shape, fill_value, dtype=np.int64)
     return from_numpy(np.concatenate([found, pad]))
 
 

@@ -55,7 +55,8 @@ def _along_dim(op, x, dim, index, source):
             "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
             f"self.shape = {list(x.shape)} source.shape = {list(source.shape)}"
         )
-    if isinstance(idx, np.ndarray) and idx.size and (idx.min() < 0 or idx.max() >= x_shape[d]):  # GPU: unchecked
+    checked = isinstance(idx, np.ndarray)  # a GPU's index is not checked (see ops/index.py)
+    if checked and idx.size and (idx.min() < 0 or idx.max() >= x_shape[d]):
         bad = idx.min() if idx.min() < 0 else idx.max()
         error = _BOUNDS_ERROR.get(op, IndexError)
         raise error(f"{op}(): index {bad} is out of bounds for dimension {d} with size {x_shape[d]}")
@@ -125,7 +126,8 @@ def put(input, index, source, accumulate=False):
             f"source.numel() = {src.numel()}, index.numel() = {idx.size}"
         )
     n = x.numel()
-    if isinstance(idx, np.ndarray) and idx.size and (idx.min() < -n or idx.max() >= n):  # GPU: unchecked
+    checked = isinstance(idx, np.ndarray)  # a GPU's index is not checked (see ops/index.py)
+    if checked and idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx.min() if idx.min() < -n else idx.max()
         raise IndexError(f"put(): out of range: tried to access index {bad} on a tensor of {n} elements.")
     flat = index_put(x.reshape(-1), (Tensor._make(idx.reshape(-1)),), src.reshape(-1), accumulate)

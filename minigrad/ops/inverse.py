@@ -217,7 +217,10 @@ class PInverse(Function):
     def forward(ctx, A, rcond):
         xp = array_module(A.array)
         # CuPy's pinv names the cut-off rcond; NumPy 2 calls it rtol (rcond is deprecated there)
-        p = from_numpy(np.linalg.pinv(A.array, rtol=rcond) if xp is np else xp.linalg.pinv(A.array, rcond=rcond))
+        if xp is np:
+            p = from_numpy(np.linalg.pinv(A.array, rtol=rcond))
+        else:
+            p = from_numpy(xp.linalg.pinv(A.array, rcond=rcond))
         ctx.save_for_backward(A, p)
         return p
 

@@ -141,7 +141,9 @@ def _add_product(op, input, product, beta, alpha):
             return scaled
         # input's values are not read (a NaN in it does not leak), but its gradient is 0, as torch's
         return Where.apply(
-            Tensor._make(array_module(scaled.array).ones(scaled.shape, dtype=bool)), scaled, c.to(scaled.dtype)
+            Tensor._make(array_module(scaled.array).ones(scaled.shape, dtype=bool)),
+            scaled,
+            c.to(scaled.dtype),
         )
     return scaled + (c if beta == 1 else c * beta)
 
@@ -554,7 +556,8 @@ class Einsum(Function):
         ctx.subs, ctx.out, ctx.sizes = subs, out, sizes
         ctx.save_for_backward(*operands)
         xp = array_module(*[o.array for o in operands])
-        return xp.asarray(np.einsum(",".join(subs) + "->" + out, *[o.array for o in operands]))  # 0-d: an array
+        y = np.einsum(",".join(subs) + "->" + out, *[o.array for o in operands])
+        return xp.asarray(y)  # a 0-d result: an array
 
     @staticmethod
     def backward(ctx, grad):

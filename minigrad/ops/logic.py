@@ -53,7 +53,8 @@ def equal(input, other):
 
 def _truth_reduction(fn, name, input, dim, keepdim, out):
     x = as_tensor(input)
-    result = array_module(x.array).asarray(fn(x.array, axis=normalize_dims(dim, x.ndim, name), keepdims=keepdim))
+    result = fn(x.array, axis=normalize_dims(dim, x.ndim, name), keepdims=keepdim)
+    result = array_module(x.array).asarray(result)  # a 0-d result: an array
     if x.dtype == np.uint8:  # uint8 in, uint8 out: PyTorch keeps that old convention
         result = result.astype(np.uint8)
     y = from_numpy(result)

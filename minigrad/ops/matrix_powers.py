@@ -62,16 +62,18 @@ def expm(a):
     series. The number of squarings follows from a's norm, which a GPU's array copies to
     the host (one number); the series there runs its 18 terms without asking whether the
     last one was negligible (each question would be another copy)."""
-    norm = float(np.abs(a).sum(axis=-2).max()) if a.size else 0.0  # the largest column sum, over the batch
+    # the largest column sum, over the batch
+    norm = float(np.abs(a).sum(axis=-2).max()) if a.size else 0.0
     s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0  # scaled to a norm <= 1/2
     scaled = a / 2.0**s
     xp = array_module(a)
     term = np.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
     total = term.copy()
+    eps = np.finfo(a.dtype).eps
     for k in range(1, 30 if xp is np else 19):  # ||A||^k / k! < 1e-17 by k = 18 for ||A|| <= 1/2
         term = term @ scaled / k
         total = total + term
-        if xp is np and np.abs(term).max(initial=0.0) <= np.finfo(a.dtype).eps * np.abs(total).max(initial=0.0):
+        if xp is np and np.abs(term).max(initial=0.0) <= eps * np.abs(total).max(initial=0.0):
             break
     for _ in range(s):
         total = total @ total

@@ -136,7 +136,8 @@ def mode(input, dim=-1, keepdim=False):
         winner = values[np.argmax(counts)]  # np.unique sorts: the first of the most frequent is the smallest
         where[i] = np.flatnonzero(lane == winner)[-1]
     positions = np.expand_dims(where.reshape(lanes.shape[:-1]), d)
-    positions = positions if type(x.array) is np.ndarray else array_module(x.array).asarray(positions)
+    if type(x.array) is not np.ndarray:
+        positions = array_module(x.array).asarray(positions)
     return _pick(x, d, positions, keepdim, as_tensor(input))
 
 
@@ -154,7 +155,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         )
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0
     # q is checked on the host: a GPU's q tensor is copied there (torch reads it too)
-    qs = np.atleast_1d(np.asarray(to_host(q.array) if isinstance(q, Tensor) else q, dtype=np.float64))
+    qs = np.atleast_1d(np.asarray(to_host(q.array) if isinstance(q, Tensor) else q, dtype=float))
     if isinstance(q, Tensor) and q.dtype != x0.dtype:
         raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor, got {q.dtype} and {x0.dtype}")
     if qs.ndim > 1:

@@ -95,7 +95,8 @@ class MaxDim(Function):
             np.put_along_axis(one_hot, ctx.indices, 1, axis=ctx.dim)
         else:  # on a GPU: 1 where the positions 0..n-1 along dim meet each lane's index
             n = ctx.in_shape[ctx.dim]
-            positions = array_module(grad.array).arange(n).reshape((n,) + (1,) * (len(ctx.in_shape) - ctx.dim - 1))
+            along = (n,) + (1,) * (len(ctx.in_shape) - ctx.dim - 1)  # lying along dim
+            positions = array_module(grad.array).arange(n).reshape(along)
             one_hot = (positions == ctx.indices).astype(grad.dtype)
         return _spread(grad, ctx.in_shape, (ctx.dim,)) * from_numpy(one_hot)
 
@@ -198,7 +199,8 @@ class LogSumExp(Function):
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
-        m = np.max(x.array, axis=dim, keepdims=True) if x.array.size else array_module(x.array).zeros(())
+        xp = array_module(x.array)
+        m = np.max(x.array, axis=dim, keepdims=True) if x.array.size else xp.zeros(())
         m = np.where(np.isfinite(m), m, 0)  # all -inf along an axis: log(0) = -inf, not NaN
         y = np.log(np.sum(np.exp(x.array - m), axis=dim, keepdims=True)) + m
         ctx.save_for_backward(x)

@@ -37,14 +37,21 @@ REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 def _multiply_at(target, index, values):
     if type(target) is not np.ndarray:
         raise NotImplementedError(
-            "scatter_reduce(reduce='prod') and index_reduce(reduce='prod') on a CUDA tensor: CuPy has no "
-            "multiplying scatter (it has scatter_add, scatter_max and scatter_min); move the tensor to the CPU"
+            "scatter_reduce(reduce='prod') and index_reduce(reduce='prod') on a CUDA tensor: "
+            "CuPy has no multiplying scatter (it has scatter_add, scatter_max and scatter_min); "
+            "move the tensor to the CPU"
         )
     np.multiply.at(target, index, values)
 
 
 # np.add.at and its kin, as both devices run them (array_module.py)
-_AT = {"sum": scatter_add, "mean": scatter_add, "prod": _multiply_at, "amax": scatter_max, "amin": scatter_min}
+_AT = {
+    "sum": scatter_add,
+    "mean": scatter_add,
+    "prod": _multiply_at,
+    "amax": scatter_max,
+    "amin": scatter_min,
+}
 
 
 def _identity(reduce, dtype):
@@ -171,7 +178,14 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype ({x.dtype} and {s.dtype})")
     d, idx = _check_gather_scatter("scatter_reduce", x, dim, index, s)
     if x.ndim == 0:
-        y = ScatterReduce.apply(x.reshape(1), s.reshape(1), dim=0, index=idx, reduce=reduce, include_self=include_self)
+        y = ScatterReduce.apply(
+            x.reshape(1),
+            s.reshape(1),
+            dim=0,
+            index=idx,
+            reduce=reduce,
+            include_self=include_self,
+        )
         return y.reshape(())
     return ScatterReduce.apply(x, s, dim=d, index=idx, reduce=reduce, include_self=include_self)
 
@@ -186,6 +200,13 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d, idx = _along_dim("index_reduce", x, dim, index, s)
     if x.ndim == 0:
-        y = ScatterReduce.apply(x.reshape(1), s.reshape(1), dim=0, index=idx, reduce=reduce, include_self=include_self)
+        y = ScatterReduce.apply(
+            x.reshape(1),
+            s.reshape(1),
+            dim=0,
+            index=idx,
+            reduce=reduce,
+            include_self=include_self,
+        )
         return y.reshape(())
     return ScatterReduce.apply(x, s, dim=d, index=idx, reduce=reduce, include_self=include_self)

@@ -61,7 +61,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         rows = boundaries.reshape(-1, seq.shape[-1])
         wanted = values.array.reshape(rows.shape[0], -1)
         found = np.stack([np.searchsorted(r, w, side=side) for r, w in zip(rows, wanted)]).reshape(values.shape)
-    result = from_numpy(array_module(found).asarray(found, dtype=np.int32 if out_int32 else np.int64))
+    result = from_numpy(found.astype(np.int32 if out_int32 else np.int64))
     return result if out is None else write_out(out, result, "searchsorted")
 
 
@@ -153,7 +153,8 @@ def count_nonzero(input, dim=None):
     """The number of non-zero elements over `dim` (an int or a tuple; all by default), int64."""
     x = as_tensor(input)
     axes = normalize_dims(dim, x.ndim, "count_nonzero")
-    return from_numpy(array_module(x.array).asarray(np.count_nonzero(x.array, axis=axes), dtype=np.int64))
+    count = np.count_nonzero(x.array, axis=axes)  # a Python int when axes is None
+    return from_numpy(array_module(x.array).asarray(count, dtype=np.int64))
 
 
 histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
@@ -185,4 +186,5 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
         edges.append(array_module(points).linspace(low, high, int(b) + 1).astype(x.dtype))
     w = None if weight is None else as_tensor(weight).array.reshape(-1)
     hist, _ = np.histogramdd(points, bins=[e.astype(np.float64) for e in edges], weights=w, density=density)
-    return histogramdd_result(from_numpy(hist.astype(x.dtype)), tuple(from_numpy(e.astype(x.dtype)) for e in edges))
+    edges = tuple(from_numpy(e.astype(x.dtype)) for e in edges)
+    return histogramdd_result(from_numpy(hist.astype(x.dtype)), edges)

@@ -237,7 +237,8 @@ class Relayout(Clone):
 
     @staticmethod
     def forward(ctx, x, order):
-        return array_module(x.array).ascontiguousarray(x.array.transpose(order)).transpose(np.argsort(order))
+        laid_out = array_module(x.array).ascontiguousarray(x.array.transpose(order))
+        return laid_out.transpose(np.argsort(order))
 
 
 class Cast(Function):

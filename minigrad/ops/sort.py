@@ -121,7 +121,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     first = xp.ones(1, dtype=bool)  # the first element starts a run
     if dim is None:
         flat = x.array.reshape(-1)
-        starts = np.concatenate([first, flat[1:] != flat[:-1]]) if flat.size else xp.zeros(0, dtype=bool)
+        changed = flat[1:] != flat[:-1]
+        starts = np.concatenate([first, changed]) if flat.size else xp.zeros(0, dtype=bool)
         output, inverse_shape = flat[starts], x.shape
     else:
         if x.ndim == 0:

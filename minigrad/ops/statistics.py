@@ -47,7 +47,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     axes = normalize_dims(dim, x.ndim, "nanmean")
     count = (~np.isnan(x.array)).sum(axis=axes, keepdims=keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _without_nan(x).sum(axes, keepdim) / from_numpy(array_module(x.array).asarray(count, dtype=x.dtype))
+        count = from_numpy(array_module(x.array).asarray(count, dtype=x.dtype))
+        return _without_nan(x).sum(axes, keepdim) / count
 
 
 def _dim_and_correction(op, dim, correction, unbiased):

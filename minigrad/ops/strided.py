@@ -95,7 +95,8 @@ def _device_view(array, storage, shape, strides, start, op):
         )
     flat = storage.reshape(-1, order="A")[start:]  # the storage from the view's first element on
     itemsize = array.itemsize
-    return array_module(array).lib.stride_tricks.as_strided(flat, tuple(shape), tuple(s * itemsize for s in strides))
+    byte_strides = tuple(s * itemsize for s in strides)
+    return array_module(array).lib.stride_tricks.as_strided(flat, tuple(shape), byte_strides)
 
 
 def element_strides(array):
@@ -250,7 +251,8 @@ def _reach(array):
     """(lowest, highest) storage position `array` reads, from its layout; None if empty."""
     if array.size == 0:
         return None
-    first, steps = _storage_offset(array), [(n - 1) * s for n, s in zip(array.shape, element_strides(array))]
+    first = _storage_offset(array)
+    steps = [(n - 1) * s for n, s in zip(array.shape, element_strides(array))]
     return first + sum(min(0, s) for s in steps), first + sum(max(0, s) for s in steps)
 
 

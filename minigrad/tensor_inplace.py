@@ -53,7 +53,8 @@ class InplaceMethods:
     def _checked(self, op, result):
         """The result of an in-place op, checked as PyTorch does: it must keep self's
         shape (an operand may broadcast, not grow it) and cast to self's dtype."""
-        result = result if isinstance(result, Tensor) else Tensor._make(array_module(self.array).asarray(result))
+        if not isinstance(result, Tensor):  # an array (or a number) the op computed
+            result = Tensor._make(array_module(self.array).asarray(result))
         self._check_shape(op, result.shape)
         ops.out.check_cast(result.dtype, self.dtype, op)
         return result

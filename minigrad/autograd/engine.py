@@ -63,8 +63,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                 continue  # no path from the roots carries a gradient here
             if tensor._hooks:
                 grad = _run_hooks(tensor, grad)  # tensor.register_hook(fn): may replace it
-            kept.take(tensor, grad)  # into a leaf's .grad, or kept for autograd.grad
             fn = tensor.grad_fn
+            if fn is None or tensor._retains_grad or kept.captured is not None:
+                kept.take(tensor, grad)  # into a leaf's .grad, or kept for autograd.grad
             if fn is None:
                 continue  # a leaf: the walk ends here
             for parent, g in _input_grads(fn, grad):  # fn's backward: the chain rule

@@ -149,6 +149,8 @@ class SimulatedArray:
         raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # NumPy's __array_interface__ & co. would hand the host data over
+            raise AttributeError(f"SimulatedArray has no attribute {name!r}")
         value = getattr(self._host, name)
         if callable(value):
 

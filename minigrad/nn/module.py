@@ -32,10 +32,10 @@ from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import Tensor
 
 
-def _to_factory_device(module, tensor):
+def _to_factory_device(module, item):
     """torch's factory keyword `device=` of a layer (`nn.Linear(3, 4, device="cuda")`): each
-    parameter and buffer the layer registers goes to that device as it is registered, in
-    this one place for every layer. Initial values are drawn on the host and copied over
+    parameter, buffer and submodule the layer registers goes to that device as it is
+    registered, in this one place for every layer. Initial values are drawn on the host and copied over
     (nn/init.py), so a seed gives the same weights on either device (torch draws them on
     the GPU's generator instead)."""
     if "_factory_device" not in module.__dict__:  # read once per module, from __new__'s note
@@ -48,8 +48,12 @@ def _to_factory_device(module, tensor):
             device = _devices.check_device(device, type(module).__name__)
         object.__setattr__(module, "_factory_device", device)
     device = module._factory_device
-    if device is not None and device.type == "cuda" and not on_device(tensor.array):
-        tensor.array = to_device(tensor.array)
+    if device is None or device.type != "cuda":
+        return
+    if isinstance(item, Module):
+        item.to(device)
+    elif not on_device(item.array):
+        item.array = to_device(item.array)
 
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -124,6 +128,7 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign a module before Module.__init__() call")
             self._remove_from(name, self.__dict__, self._parameters, self._buffers)
+            _to_factory_device(self, value)
             self._modules[name] = value
         elif params is not None and name in self._modules:
             if value is not None:
@@ -197,6 +202,8 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._check_name(name, "module")
+        if module is not None:
+            _to_factory_device(self, module)
         self._modules[name] = module
 
     register_module = add_module

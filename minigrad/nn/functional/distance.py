@@ -6,7 +6,6 @@ torch.nn.functional's "distance functions", composed of differentiable Tensor op
 `minigrad/ops/distance.py`.
 """
 
-
 from minigrad import dtypes
 from minigrad.array_module import array_module
 from minigrad.autograd import no_grad

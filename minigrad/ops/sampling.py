@@ -133,9 +133,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         dtype = (mean_t if mean_t is not None else std_t).dtype
     rng = (
-        _random.numpy_generator(generator, "normal")
-        if home is None
-        else generator_for(home.array, generator, "normal")
+        _random.numpy_generator(generator, "normal") if home is None else generator_for(home.array, generator, "normal")
     )
     z = rng.standard_normal(shape)
     result = from_numpy((m + sd * z).astype(dtype))

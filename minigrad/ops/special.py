@@ -109,6 +109,16 @@ def erf(x):
     return out.reshape(np.shape(x))
 
 
+def host_only(x, op, why):
+    """Raise the error of a special function with no GPU form here when x is a GPU array:
+    it names the op, says why, and what to do."""
+    if array_module(x) is not np:
+        raise RuntimeError(
+            f"{op}: runs on the CPU only ({why}); move the tensor to the CPU first (x.cpu()), "
+            "and back with .cuda() after"
+        )
+
+
 # ---- erf and erfc on a GPU array --------------------------------------------------------
 # A GPU cannot run the Numba CPU loops above, and a loop that stops when the terms stop
 # changing the sum would ask the host after every term. These formulas take a fixed

@@ -6,7 +6,7 @@ import pytest
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from tests.cuda_same_as_cpu import assert_same_as_cpu
+from tests.cuda_same_as_cpu import INDEXING, assert_same_as_cpu, table
 
 X = np.random.default_rng(0).normal(size=(3, 5)) * 2
 X[0, 0] = 0.0  # the kink of the piecewise ones
@@ -43,16 +43,14 @@ CASES = {
 }
 
 
-# The core math ops (ops/reduce.py, ops/index.py) are made device-generic in another
-# change of #21; until it lands these fail, and strict=True says so when it has
-WAITING = {"logsumexp": "LogSumExp (ops/reduce.py) returns a CPU tensor", "glu": "chunk's backward (ops/index.py)"}
+WAITING = {  # see tests/cuda_same_as_cpu.py
+    "logsumexp": "LogSumExp (ops/reduce.py) returns a CPU tensor",
+    "glu": "chunk's backward: " + INDEXING,
+}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.xfail(reason=WAITING[n], strict=True)) if n in WAITING else n for n in CASES],
-)
+@pytest.mark.parametrize("name", table(CASES, WAITING))
 def test_activation_on_cuda_equals_cpu(simulated_gpu, name, dtype):
     fn, arrays = CASES[name]
     assert_same_as_cpu(simulated_gpu, fn, arrays, dtype)

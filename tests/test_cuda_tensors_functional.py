@@ -31,11 +31,13 @@ CASES = {
     "pad_replicate": (lambda x: F.pad(x, (2, 3), mode="replicate"), [SIGNAL]),
     "pad_circular": (lambda x: F.pad(x, (1, 2, 2, 0), mode="circular"), [IMAGES]),
     "interpolate_nearest": (lambda x: F.interpolate(x, size=(7, 3)), [IMAGES]),
-    "interpolate_nearest_exact": (lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"), [SIGNAL]),
+    "interpolate_nearest_exact": (
+        lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"), [SIGNAL]),
     "interpolate_bilinear": (lambda x: F.interpolate(x, size=(6, 9), mode="bilinear"), [IMAGES]),
     "interpolate_bilinear_corners": (
         lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True), [IMAGES]),
-    "interpolate_trilinear": (lambda x: F.interpolate(x, size=(4, 5, 3), mode="trilinear"), [VOLUME]),
+    "interpolate_trilinear": (
+        lambda x: F.interpolate(x, size=(4, 5, 3), mode="trilinear"), [VOLUME]),
     "embedding": (F.embedding, [IDS, TABLE]),
     "embedding_padding_idx": (lambda i, w: F.embedding(i, w, padding_idx=2), [IDS, TABLE]),
     "one_hot": (lambda i: F.one_hot(i, 7), [IDS]),
@@ -46,17 +48,18 @@ CASES = {
     "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x, 2), [rng.normal(size=(1, 2, 4, 6))]),
     "linear": (F.linear, [X, W35, B3]),
     "bilinear": (F.bilinear, [X, Y, rng.normal(size=(3, 5, 5)), B3]),
-    "rnn_sequence": (lambda p, h, w, b: RNNSequence.apply(p, h, w, b), [PARTS[1], H0, W_HH[1], B_HH[1]]),
+    "rnn_sequence": (RNNSequence.apply, [PARTS[1], H0, W_HH[1], B_HH[1]]),
     "rnn_sequence_relu_reverse": (
         lambda p, h, w, b: RNNSequence.apply(p, h, w, b, nonlinearity="relu", reverse=True),
         [PARTS[1], H0, W_HH[1], B_HH[1]]),
-    "gru_sequence": (lambda p, h, w, b: GRUSequence.apply(p, h, w, b), [PARTS[3], H0, W_HH[3], B_HH[3]]),
-    "lstm_sequence": (lambda p, h, c, w, b: LSTMSequence.apply(p, h, c, w, b), [PARTS[4], H0, C0, W_HH[4], B_HH[4]]),
+    "gru_sequence": (GRUSequence.apply, [PARTS[3], H0, W_HH[3], B_HH[3]]),
+    "lstm_sequence": (LSTMSequence.apply, [PARTS[4], H0, C0, W_HH[4], B_HH[4]]),
 }  # fmt: skip
 
 
 WAITING = {  # see tests/cuda_same_as_cpu.py
-    **dict.fromkeys(["pad_crop", "pad_reflect", "pad_replicate", "pad_circular", "pdist"], INDEXING),
+    **dict.fromkeys(["pad_crop", "pad_reflect", "pad_replicate", "pad_circular"], INDEXING),
+    "pdist": INDEXING,
     **dict.fromkeys(["embedding", "embedding_padding_idx"], INDEXING),
     "pairwise_distance": NORM,
     "bilinear": "einsum returns a CPU tensor",

@@ -5,7 +5,14 @@ import numpy as np
 import pytest
 
 import minigrad.nn.functional as F
-from tests.cuda_same_as_cpu import CLAMP_BACKWARD, COMPARE_NUMBER, INDEXING, NORM, assert_same_as_cpu, table
+from tests.cuda_same_as_cpu import (
+    CLAMP_BACKWARD,
+    COMPARE_NUMBER,
+    INDEXING,
+    NORM,
+    assert_same_as_cpu,
+    table,
+)
 
 rng = np.random.default_rng(1)
 LOGITS = rng.normal(size=(4, 3)) * 2
@@ -36,9 +43,21 @@ CASES = {
         [LOGITS, CLASSES_IGNORED],
         (),
     ),
-    "cross_entropy_none_2d": (lambda x, t: F.cross_entropy(x, t, reduction="none"), [LOGITS_2D, CLASSES_2D], ()),
-    "cross_entropy_probs": (lambda x, p: F.cross_entropy(x, p, label_smoothing=0.2), [LOGITS, PROBS], ()),
-    "cross_entropy_all_ignored": (lambda x, t: F.cross_entropy(x, t * 0 - 100), [LOGITS, CLASSES], ()),
+    "cross_entropy_none_2d": (
+        lambda x, t: F.cross_entropy(x, t, reduction="none"),
+        [LOGITS_2D, CLASSES_2D],
+        (),
+    ),
+    "cross_entropy_probs": (
+        lambda x, p: F.cross_entropy(x, p, label_smoothing=0.2),
+        [LOGITS, PROBS],
+        (),
+    ),
+    "cross_entropy_all_ignored": (
+        lambda x, t: F.cross_entropy(x, t * 0 - 100),
+        [LOGITS, CLASSES],
+        (),
+    ),
     "nll_loss": (lambda x, t: F.nll_loss(x.log_softmax(1), t), [LOGITS, CLASSES_IGNORED], ()),
     "nll_loss_weight_2d": (
         lambda x, t, w: F.nll_loss(x, t, weight=w, reduction="none"),
@@ -50,14 +69,22 @@ CASES = {
     "smooth_l1_loss": (lambda x, y: F.smooth_l1_loss(x, y, beta=0.5), [X, Y], ()),
     "huber_loss": (lambda x, y: F.huber_loss(x, y, delta=0.7), [X, Y], ()),
     "binary_cross_entropy": (F.binary_cross_entropy, [P, BITS], ()),
-    "binary_cross_entropy_weight": (lambda p, y, w: F.binary_cross_entropy(p, y, weight=w), [P, P[::-1], X], (2,)),
+    "binary_cross_entropy_weight": (
+        lambda p, y, w: F.binary_cross_entropy(p, y, weight=w),
+        [P, P[::-1], X],
+        (2,),
+    ),
     "bce_with_logits": (F.binary_cross_entropy_with_logits, [X, BITS], ()),
     "bce_with_logits_pos_weight": (
         lambda x, y, p: F.binary_cross_entropy_with_logits(x, y, pos_weight=p),
         [X, P, WEIGHT],
         (),
     ),
-    "kl_div": (lambda x, y: F.kl_div(x.log_softmax(1), y, reduction="batchmean"), [LOGITS, PROBS], ()),
+    "kl_div": (
+        lambda x, y: F.kl_div(x.log_softmax(1), y, reduction="batchmean"),
+        [LOGITS, PROBS],
+        (),
+    ),
     "kl_div_log_target": (lambda x, y: F.kl_div(x, y, log_target=True), [X, Y], ()),
     "gaussian_nll_loss": (F.gaussian_nll_loss, [X, Y, POSITIVE], ()),
     "poisson_nll_loss": (lambda x, y: F.poisson_nll_loss(x, y, full=True), [X, POSITIVE * 2], ()),

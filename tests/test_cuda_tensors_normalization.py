@@ -29,12 +29,21 @@ def second_derivative(fn):
 CASES = {
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (5,), w, b), [X, W5, B5]),
     "layer_norm_2_dims": (lambda x: F.layer_norm(x, (4, 5)), [X]),
-    "layer_norm_create_graph": (second_derivative(lambda x, w, b: F.layer_norm(x, (5,), w, b)), [X, W5, B5]),
+    "layer_norm_create_graph": (
+        second_derivative(lambda x, w, b: F.layer_norm(x, (5,), w, b)),
+        [X, W5, B5],
+    ),
     "rms_norm": (lambda x, w: F.rms_norm(x, (5,), w), [X, W5]),
     "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b), [IMAGES, W4, B4]),
-    "batch_norm_training": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [IMAGES, W4, B4]),
+    "batch_norm_training": (
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        [IMAGES, W4, B4],
+    ),
     "batch_norm_eval": (lambda x, m, v: F.batch_norm(x, m, v, training=False), [IMAGES, MEAN, VAR]),
-    "batch_norm_create_graph": (second_derivative(lambda x: F.batch_norm(x, None, None, training=True)), [X]),
+    "batch_norm_create_graph": (
+        second_derivative(lambda x: F.batch_norm(x, None, None, training=True)),
+        [X],
+    ),
     "instance_norm": (F.instance_norm, [IMAGES]),
     "local_response_norm": (lambda x: F.local_response_norm(x, 3), [IMAGES]),
     "normalize": (lambda x: F.normalize(x, dim=2), [X]),
@@ -60,7 +69,10 @@ def test_batch_norm_running_statistics_on_cuda(simulated_gpu, dtype):
     results = {}
     for device in ("cpu", "cuda"):
         x = mg.tensor(IMAGES.astype(dtype), device=device)
-        mean, var = mg.tensor(MEAN.astype(dtype), device=device), mg.tensor(VAR.astype(dtype), device=device)
+        mean, var = (
+            mg.tensor(MEAN.astype(dtype), device=device),
+            mg.tensor(VAR.astype(dtype), device=device),
+        )
         guard = simulated_gpu.forbid_transfers() if device == "cuda" else mg.no_grad()
         with guard:
             F.batch_norm(x, mean, var, training=True, momentum=0.3)

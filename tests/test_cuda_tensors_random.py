@@ -16,13 +16,17 @@ CASES = {
     "dropout": (lambda x: F.dropout(x, 0.3), np.ones(N), 1.0),  # mean (1 - p) / (1 - p)
     "dropout_zeros": (lambda x: 1 - F.dropout(x, 0.3) * 0.7, np.ones(N), 0.3),
     "dropout2d": (lambda x: 1 - F.dropout2d(x, 0.25) * 0.75, np.ones((N, 2, 1, 1)), 0.25),
-    "alpha_dropout": (lambda x: F.alpha_dropout(x, 0.2, training=True), np.zeros(N), 0.0),  # keeps mean 0
-    "rrelu": (lambda x: F.rrelu(x, 0.1, 0.3, training=True), -np.ones(N), -0.2),  # slope U(0.1, 0.3)
-    "gumbel_softmax_hard": (lambda x: F.gumbel_softmax(x, hard=True)[:, 0], np.log([[0.7, 0.3]] * N), 0.7),
+    # alpha dropout keeps the mean 0; rrelu's slope is U(0.1, 0.3)
+    "alpha_dropout": (lambda x: F.alpha_dropout(x, 0.2, training=True), np.zeros(N), 0.0),
+    "rrelu": (lambda x: F.rrelu(x, 0.1, 0.3, training=True), -np.ones(N), -0.2),
+    "gumbel_softmax_hard": (
+        lambda x: F.gumbel_softmax(x, hard=True)[:, 0], np.log([[0.7, 0.3]] * N), 0.7),
     "bernoulli": (mg.bernoulli, np.full(N, 0.35), 0.35),
     "bernoulli_p": (lambda x: mg.bernoulli(x, 0.6), np.zeros(N), 0.6),
-    "multinomial": (lambda x: mg.multinomial(x, N, replacement=True).float(), np.array([0.2, 0.3, 0.5]), 1.3),
-    "multinomial_rows": (lambda x: mg.multinomial(x, 1).float(), np.tile([0.0, 0.5, 0.5], (N, 1)), 1.5),
+    "multinomial": (
+        lambda x: mg.multinomial(x, N, replacement=True).float(), np.array([0.2, 0.3, 0.5]), 1.3),
+    "multinomial_rows": (
+        lambda x: mg.multinomial(x, 1).float(), np.tile([0.0, 0.5, 0.5], (N, 1)), 1.5),
     "multinomial_without_replacement": (
         lambda x: mg.multinomial(x, 2)[:, 1].float(), np.tile([1.0, 0.0, 1.0], (N, 1)), 1.0),
     "normal": (lambda x: mg.normal(x, 2.0), np.full(N, 0.5), 0.5),
@@ -64,7 +68,8 @@ def test_dropout_gradient_on_the_device(simulated_gpu):
 
 def test_cpu_generator_refused_for_a_cuda_tensor(simulated_gpu):
     x = mg.tensor([0.5, 0.5], device="cuda")
-    with pytest.raises(RuntimeError, match="multinomial: Expected a 'cuda' device type for generator"):
+    expected = "multinomial: Expected a 'cuda' device type for generator"
+    with pytest.raises(RuntimeError, match=expected):
         mg.multinomial(x, 1, generator=mg.Generator())
 
 

@@ -11,7 +11,8 @@ import minigrad as mg
 from minigrad.ops import special
 from tests.cuda_same_as_cpu import assert_same_as_cpu
 
-WIDE = np.array([-7.0, -3.2, -2.0, -1.49, -0.6, -1e-3, 0.0, 2e-8, 0.3, 1.0, 1.5, 1.51, 2.4, 3.7, 5.9, 26.0])
+WIDE = np.array([-7.0, -3.2, -2.0, -1.49, -0.6, -1e-3, 0.0, 2e-8, 0.3, 1.0, 1.5, 1.51, 2.4, 3.7])
+WIDE = np.append(WIDE, [5.9, 26.0])
 PROBABILITIES = np.array([-0.999999, -0.9, -0.5, -0.1, 0.0, 0.05, 0.49, 0.51, 0.8, 0.99, 0.9999])
 POSITIVE = np.array([1e-3, 0.2, 0.5, 1.0, 2.5, 7.0, 12.0, 40.0])
 ANYWHERE = np.array([-3.5, -0.4, 0.3, 1.0, 2.5, 13.0])

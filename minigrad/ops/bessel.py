@@ -30,7 +30,7 @@ def i1(x):
     host_only(
         x,
         "i1 (the gradient of i0)",
-        "its series stops when the terms stop changing the sum: a GPU would ask the host after every term",
+        "its series stops when the terms stop changing the sum: a GPU would ask after each term",
     )
     x = np.asarray(x, dtype=np.float64)
     term = x / 2.0  # k = 0

@@ -209,13 +209,13 @@ _igamma = np.vectorize(_igamma_scalar, otypes=[np.float64])
 def igamma(a, x):
     """The regularized lower incomplete gamma function P(a, x) = (1 / Gamma(a)) *
     integral_0^x t^(a-1) e^-t dt, elementwise (a, x >= 0; broadcast)."""
-    host_only(x, "igamma", "it sums a series or a continued fraction element by element, in Python")
+    host_only(x, "igamma", "it sums a series or a continued fraction element by element")
     with np.errstate(invalid="ignore"):  # NaN outside the domain is the answer
         return _igamma(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64), False)
 
 
 def igammac(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-    host_only(x, "igammac", "it sums a series or a continued fraction element by element, in Python")
+    host_only(x, "igammac", "it sums a series or a continued fraction element by element")
     with np.errstate(invalid="ignore"):
         return _igamma(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64), True)

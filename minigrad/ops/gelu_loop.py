@@ -146,7 +146,8 @@ def formulas(x, slope, approximate):
     if approximate == "tanh":
         t = np.tanh(TANH_K * (x + TANH_C * x * x * x))
         cdf = 0.5 * (1.0 + t)
-        s = cdf + 0.5 * x * (1.0 - t * t) * (TANH_K * (1.0 + 3.0 * TANH_C * x * x)) if slope else None
+        du_dx = TANH_K * (1.0 + 3.0 * TANH_C * x * x)
+        s = cdf + 0.5 * x * (1.0 - t * t) * du_dx if slope else None
     else:
         cdf = 0.5 * (1.0 + erf(x * x.dtype.type(SQRT1_2)))
         s = cdf + x * (np.exp(-0.5 * x * x) * x.dtype.type(INV_SQRT_2PI)) if slope else None

@@ -46,6 +46,8 @@ class CrossEntropy(Function):
         # every position ignored: the mean is 0/0 = NaN, but nothing contributed, so the
         # gradient is 0 rather than NaN (both as PyTorch)
         ctx.scale = reciprocal_or_zero(denominator) if reduction == "mean" else 1.0
+        if not np.isscalar(ctx.scale):  # a 0-d GPU array: a 0-d CUDA tensor, for grad * scale
+            ctx.scale = from_numpy(ctx.scale.astype(x.dtype))
         ctx.weight, ctx.label_smoothing = weight, label_smoothing
         # a masked class (logit -inf) has log-probability -inf, and that 0/0 mean is NaN:
         # both are meant, so NumPy need not warn of them
@@ -71,8 +73,7 @@ class CrossEntropy(Function):
         else:  # probabilities: A rebuilt from the target, so create_graph sees it depend on it
             coeff = (target * (1.0 - ctx.label_smoothing) + ctx.label_smoothing / x.shape[dim]) * w
         # BEGIN SOLUTION hint: dL/dx = g * (softmax(x) * sum_c A - A), softmax(x) = log_probs.exp() and A = coeff; g is the upstream grad unsqueezed on the class dim for reduction='none', else grad * ctx.scale
-        scale = ctx.scale if np.isscalar(ctx.scale) else from_numpy(ctx.scale.astype(x.dtype))  # GPU: 0-d
-        g = grad.unsqueeze(dim) if ctx.reduction == "none" else grad * scale
+        g = grad.unsqueeze(dim) if ctx.reduction == "none" else grad * ctx.scale
         grad_x = g * (log_probs.exp() * coeff.sum(dim=dim, keepdim=True) - coeff)
         # END SOLUTION
         grad_target = None

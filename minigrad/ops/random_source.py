@@ -25,8 +25,8 @@ def generator_for(array, generator, where):
         return _random.numpy_generator(generator, where)
     if generator is not None:
         raise RuntimeError(
-            f"{where}: Expected a 'cuda' device type for generator but found 'cpu': a CUDA tensor draws "
-            "from the GPU's generator (seeded by mg.manual_seed); pass generator=None"
+            f"{where}: Expected a 'cuda' device type for generator but found 'cpu': a CUDA "
+            "tensor draws from the GPU's generator (seeded by mg.manual_seed); pass generator=None"
         )
     return _random.device_generator()
 

@@ -93,7 +93,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     else:  # a number: compared as it is, on either device
         probs = np.float64(p)
     if array_module(x.array) is np or np.isscalar(probs):  # on a GPU, a copy to the host
-        if np.any((probs < 0) | (probs > 1)) or (probs.dtype.kind == "f" and np.any(np.isnan(probs))):
+        nan = probs.dtype.kind == "f" and np.any(np.isnan(probs))
+        if np.any((probs < 0) | (probs > 1)) or nan:
             raise RuntimeError("bernoulli: expected all probabilities to be in [0, 1]")
     draws = uniform(generator_for(x.array, generator, "bernoulli"), x.shape) < probs
     result = from_numpy(draws.astype(x.dtype))
@@ -132,9 +133,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
         check_broadcast("normal", np.shape(m), np.shape(sd), names=("mean", "std"))
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         dtype = (mean_t if mean_t is not None else std_t).dtype
-    rng = (
-        _random.numpy_generator(generator, "normal") if home is None else generator_for(home.array, generator, "normal")
-    )
+    if home is None:  # two numbers: drawn on the CPU
+        rng = _random.numpy_generator(generator, "normal")
+    else:
+        rng = generator_for(home.array, generator, "normal")
     z = rng.standard_normal(shape)
     result = from_numpy((m + sd * z).astype(dtype))
     return result if out is None else write_out(out, result, "normal")
@@ -163,5 +165,6 @@ def binomial(count, prob, generator=None):
     on_cpu = array_module(n.array) is np
     if on_cpu and (np.any((p.array < 0) | (p.array > 1)) or np.any(n.array < 0)):
         raise RuntimeError("binomial: expected 0 <= prob <= 1 and count >= 0")
-    draws = generator_for(n.array, generator, "binomial").binomial(n.array.astype(np.int64), p.array)
+    rng = generator_for(n.array, generator, "binomial")
+    draws = rng.binomial(n.array.astype(np.int64), p.array)
     return from_numpy(draws.astype(n.dtype))

@@ -2,13 +2,7 @@
 mvlgamma, i0, igamma and igammac.
 
 Their values come from the array functions of special.py (erf's family), gamma.py and
-bessel.py, computed in float64 and rounded to the input's dtype.
-
-On CUDA tensors: erfc, erfinv, digamma, polygamma and i0 run on the GPU (array formulas
-with a fixed number of steps; polygamma copies one number, the smallest x, to the host to
-choose its number of terms). lgamma (and so mvlgamma and igamma's gradient), igamma,
-igammac and i1 (i0's gradient) raise an error naming the op: they run on the CPU only,
-because their loops decide element by element, in Python or after every term, when to stop. Their gradients are
+bessel.py, computed in float64 and rounded to the input's dtype. Their gradients are
 each other, which is what makes create_graph work through them:
 
     d/dx lgamma(x)       = digamma(x)
@@ -19,6 +13,13 @@ each other, which is what makes create_graph work through them:
 
 As in torch, igamma and igammac have no derivative with respect to a (backward raises
 if a requires grad): d/da has no closed form.
+
+On CUDA tensors, erfc, erfinv, digamma, polygamma and i0 run on the GPU (array formulas
+with a fixed number of steps; polygamma copies one number, the smallest x, to the host
+to choose its number of terms). lgamma (and so mvlgamma and igamma's gradient), igamma,
+igammac and i1 (i0's gradient) raise an error naming the op: they run on the CPU only,
+because their loops decide element by element, in Python or after every term, when to
+stop.
 """
 
 import math

@@ -65,7 +65,8 @@ class StandardGamma(Function):
 
     @staticmethod
     def forward(ctx, alpha):
-        draws = generator_for(alpha.array, None, "standard_gamma").standard_gamma(alpha.array.astype(np.float64))
+        rng = generator_for(alpha.array, None, "standard_gamma")
+        draws = rng.standard_gamma(alpha.array.astype(np.float64))
         x = np.maximum(draws, np.finfo(alpha.dtype).tiny).astype(alpha.dtype)
         ctx.x, ctx.alpha = x, alpha.array
         return x
@@ -74,10 +75,11 @@ class StandardGamma(Function):
     def backward(ctx, grad):
         if array_module(ctx.x) is not np:
             raise RuntimeError(
-                "standard_gamma: the gradient with respect to alpha (of Gamma.rsample, Beta.rsample, "
-                "Dirichlet.rsample) runs on the CPU only: its series stops when its terms stop changing "
-                "the sum, a question a GPU must send to the host at every term. Draw with alpha on the "
-                "CPU (alpha.cpu()), or sample without gradient (Gamma.sample) on the GPU"
+                "standard_gamma: the gradient with respect to alpha (of Gamma.rsample, "
+                "Beta.rsample, Dirichlet.rsample) runs on the CPU only: its series stops when "
+                "its terms stop changing the sum, a question a GPU must send to the host at "
+                "every term. Draw with alpha on the CPU (alpha.cpu()), or sample without "
+                "gradient (Gamma.sample) on the GPU"
             )
         alpha, x = ctx.alpha.astype(np.float64), ctx.x.astype(np.float64)
         _, dp_dalpha = lower_gamma_and_derivative(alpha, x)

@@ -131,7 +131,8 @@ def _alpha_dropout(input, p, training, mask_shape):
         return input
     if p == 1.0:
         return input * 0.0
-    keep = (uniform(generator_for(input.array, None, "alpha_dropout"), mask_shape) >= p).astype(input.dtype)
+    rng = generator_for(input.array, None, "alpha_dropout")
+    keep = (uniform(rng, mask_shape) >= p).astype(input.dtype)
     alpha = SELU_SATURATION
     a = 1.0 / np.sqrt((alpha * alpha * p + 1.0) * (1.0 - p))
     shift = (keep - 1.0) * alpha * a + alpha * a * p  # a * alpha' * (1 - m) + b, alpha' = -alpha

@@ -209,7 +209,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         index = (picked_class,)
     else:  # the positions of the target's dims, made where the target lives
         xp = array_module(target.array)
-        grids = [xp.arange(n).reshape((-1,) + (1,) * (target.ndim - 1 - d)) for d, n in enumerate(target.shape)]
+        ndim = target.ndim
+        sizes = target.shape
+        grids = [xp.arange(n).reshape((-1,) + (1,) * (ndim - 1 - d)) for d, n in enumerate(sizes)]
         index = (grids[0], picked_class, *grids[1:])
     picked = input[index]
     losses = where(from_numpy(valid), -picked * from_numpy(w_target.astype(input.dtype)), 0.0)
@@ -220,7 +222,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         total_weight = np.sum(w_target)
         nothing = total_weight == 0
         divisor = from_numpy(np.where(nothing, 1.0, total_weight).astype(input.dtype))
-        return losses.sum() / divisor + from_numpy(np.where(nothing, np.nan, 0.0).astype(input.dtype))
+        nan_if_nothing = from_numpy(np.where(nothing, np.nan, 0.0).astype(input.dtype))
+        return losses.sum() / divisor + nan_if_nothing
     return _reduce(losses, reduction)
 
 

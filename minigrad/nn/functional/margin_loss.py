@@ -227,7 +227,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     # position k of a row is listed if no -1 comes at or before it
     listed = np.cumprod(y != -1, axis=1).astype(bool)
     xp = array_module(y)
-    if xp is np and np.any(listed & ((y < 0) | (y >= C))):  # on a GPU, a copy to the host: not checked
+    # not checked on a GPU, where asking is a copy to the host
+    if xp is np and np.any(listed & ((y < 0) | (y >= C))):
         raise RuntimeError(f"{op}: argument #2 'target' is out of range: got {target.tolist()} for {C} classes")
     classes = np.where(listed, y, 0)
     # is_target[n, i]: class i is listed in row n (unlisted positions name class C, no class)

@@ -103,8 +103,11 @@ def update_running_stats(running_mean, running_var, mean, var, n, momentum):
     one, var * n / (n - 1), as in PyTorch.
     """
     unbiased_var = var * (n / (n - 1))
-    running_mean.copy_(from_numpy(running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum))
-    running_var.copy_(from_numpy(running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum))
+    # (arrays of the input's device; copy_ takes tensors)
+    new_mean = running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum
+    new_var = running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum
+    running_mean.copy_(from_numpy(new_mean))
+    running_var.copy_(from_numpy(new_var))
     # --8<-- [end:batch_norm_functional]
 
 

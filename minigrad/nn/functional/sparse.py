@@ -68,7 +68,8 @@ def one_hot(tensor, num_classes=-1):
         if num_classes == -1:
             num_classes = int(data.max()) + 1 if data.size else 0
         elif data.size and data.max() >= num_classes:
-            raise RuntimeError(f"one_hot: class value {int(data.max())} is out of range for num_classes={num_classes}")
+            bad, n = int(data.max()), num_classes
+            raise RuntimeError(f"one_hot: class value {bad} is out of range for num_classes={n}")
     return from_numpy((data[..., None] == xp.arange(num_classes)).astype(np.int64))
 
 

@@ -101,7 +101,8 @@ def interpolate(
     xp = array_module(input.array)  # the taps' index arrays are made where the input lives
     if mode.startswith("nearest"):
         exact = mode == "nearest-exact"
-        taps = tuple(nearest_taps(s, o, f, exact, opmath, xp) for s, o, f in zip(sizes, output_size, factors))
+        axes = zip(sizes, output_size, factors)
+        taps = tuple(nearest_taps(s, o, f, exact, opmath, xp) for s, o, f in axes)
         return UpsampleNearest.apply(input, taps_per_axis=taps)
     taps = tuple(
         tuple(

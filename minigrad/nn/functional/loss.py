@@ -216,10 +216,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     picked = input[index]
     losses = where(from_numpy(valid), -picked * from_numpy(w_target.astype(input.dtype)), 0.0)
     if reduction == "mean":
-        # every position ignored: the loss is 0/0 = NaN but the gradient is 0 (as PyTorch);
-        # dividing by the zero weight would make the gradient NaN as well. Chosen with
-        # np.where, not `if`, so that a GPU's weight is not copied to the host to decide
         total_weight = np.sum(w_target)
+        if array_module(total_weight) is np:
+            if total_weight == 0:
+                # every position ignored: the loss is 0/0 = NaN but the gradient is 0 (as
+                # PyTorch); dividing by the zero weight would make the gradient NaN as well
+                return losses.sum() * 0.0 + float("nan")
+            return losses.sum() / from_numpy(np.asarray(total_weight, dtype=input.dtype))
+        # the same on a GPU, chosen with np.where: an `if` would copy the weight to the host
         nothing = total_weight == 0
         divisor = from_numpy(np.where(nothing, 1.0, total_weight).astype(input.dtype))
         nan_if_nothing = from_numpy(np.where(nothing, np.nan, 0.0).astype(input.dtype))

@@ -271,7 +271,11 @@ def array(a, dtype=None, copy=True, order="K", ndmin=0):
     return SimulatedArray(np.array(a, dtype=dtype, order=order, ndmin=ndmin))
 
 
-ascontiguousarray = np.ascontiguousarray  # dispatches through __array_function__
+def ascontiguousarray(a, dtype=None):
+    """A C-ordered device array (a copy only if `a` is not C-ordered already)."""
+    if isinstance(a, SimulatedArray):
+        return _wrap(np.ascontiguousarray(a._host, dtype=dtype))
+    return asarray(np.ascontiguousarray(a, dtype=dtype))
 
 
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):

@@ -79,14 +79,16 @@ def test_additive_mask_reads_a_bool_mask_as_keep_and_keeps_a_float_one():
     bias = mg.tensor(rand(T_Q, T_K, seed=2).astype(np.float32), requires_grad=True)
     cast = additive_mask(bias, np.float64)
     cast.sum().backward()
-    assert cast.dtype == np.float64 and np.array_equal(bias.grad.numpy(), np.ones((T_Q, T_K), np.float32))
+    assert cast.dtype == np.float64
+    assert np.array_equal(bias.grad.numpy(), np.ones((T_Q, T_K), np.float32))
     assert additive_mask(None, np.float64) is None
 
 
 def test_check_mask_names_the_op_the_argument_and_the_convention():
     with pytest.raises(TypeError, match=r"^Op: m must be a Tensor \(bool or float\), got list"):
         check_mask([True], "Op", "m")
-    with pytest.raises(TypeError, match=r"^Op: .*m must be float .* or bool \(True = masked out\), got int64"):
+    words = r"m must be float .* or bool \(True = masked out\), got int64"
+    with pytest.raises(TypeError, match=r"^Op: .*" + words):
         check_mask(mg.tensor([1, 0]), "Op", "m", bool_means="True = masked out")
 
 
@@ -110,7 +112,8 @@ def test_attention_is_torchs_softmax_attention_with_its_weights(causal):
     mask = None if causal else additive_mask(mg.tensor(keep), np.float64)
     out, probs = attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), mask, is_causal=causal)
     tq, tk, tv = torch.tensor(q), torch.tensor(k), torch.tensor(v)
-    expected = TF.scaled_dot_product_attention(tq, tk, tv, None if causal else torch.tensor(keep), is_causal=causal)
+    t_mask = None if causal else torch.tensor(keep)
+    expected = TF.scaled_dot_product_attention(tq, tk, tv, t_mask, is_causal=causal)
     assert_close(out, expected, **TOL)
     allowed = torch.ones(T_Q, T_K, dtype=torch.bool).tril() if causal else torch.tensor(keep)
     scores = (tq @ tk.transpose(-1, -2) / D**0.5).masked_fill(~allowed, float("-inf"))
@@ -125,12 +128,13 @@ def test_attention_gradient_against_finite_differences():
     assert gradcheck(lambda q, k, v: attention(q, k, v, mask)[0], inputs)
 
 
-# ---- each class's bool convention, against PyTorch -------------------------------------------------
+# ---- each class's bool convention, against PyTorch ---------------------------------------
 def test_scaled_dot_product_attention_true_may_attend_as_torch():
     q, k, v = rand(B, H, T_Q, D, seed=13), rand(B, H, T_K, D, seed=14), rand(B, H, T_K, D, seed=15)
     keep = keep_mask((B, 1, T_Q, T_K), seed=16)
-    mine = F.scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), attn_mask=mg.tensor(keep))
-    theirs = TF.scaled_dot_product_attention(*map(torch.tensor, (q, k, v)), attn_mask=torch.tensor(keep))
+    mine = F.scaled_dot_product_attention(*map(mg.tensor, (q, k, v)), attn_mask=mg.tensor(keep))
+    tq, tk, tv = map(torch.tensor, (q, k, v))
+    theirs = TF.scaled_dot_product_attention(tq, tk, tv, attn_mask=torch.tensor(keep))
     assert_close(mine, theirs, **TOL)
 
 
@@ -143,9 +147,10 @@ def test_torch_style_multihead_attention_true_is_masked_out_as_torch(need_weight
     x = rand(B, T_K, H * D, seed=17)
     hidden, padding = ~keep_mask((T_K, T_K), seed=18), ~keep_mask((B, T_K), seed=19)
     padding[:, 0] = False  # (with the attn_mask's key 0 visible, no row is all hidden)
-    masks = dict(attn_mask=hidden, key_padding_mask=padding)
-    out, w = mine(*[mg.tensor(x)] * 3, need_weights=need_weights, **{n: mg.tensor(m) for n, m in masks.items()})
-    t_out, t_w = theirs(*[torch.tensor(x)] * 3, need_weights=need_weights, **{n: torch.tensor(m) for n, m in masks.items()})  # fmt: skip
+    m_masks = dict(attn_mask=mg.tensor(hidden), key_padding_mask=mg.tensor(padding))
+    t_masks = dict(attn_mask=torch.tensor(hidden), key_padding_mask=torch.tensor(padding))
+    out, w = mine(*[mg.tensor(x)] * 3, need_weights=need_weights, **m_masks)
+    t_out, t_w = theirs(*[torch.tensor(x)] * 3, need_weights=need_weights, **t_masks)
     assert_close(out, t_out.detach(), **TOL)
     if need_weights:
         assert_close(w, t_w.detach(), **TOL)
@@ -170,16 +175,19 @@ def test_seed_multi_head_attention_true_may_attend_as_torch_sdpa():
 @pytest.mark.parametrize("processor", [nn.AttnProcessor, nn.AttnProcessor2_0])
 def test_diffusers_attention_true_may_attend_as_torch_sdpa(processor):
     mg.manual_seed(0)
-    attn = nn.Attention(query_dim=6, heads=H, kv_heads=2, dim_head=D, bias=True, processor=processor()).double()
+    attn = nn.Attention(6, heads=H, kv_heads=2, dim_head=D, bias=True, processor=processor())
+    attn = attn.double()
     P = weights(attn)
     x = rand(B, T_K, 6, seed=23)
     keep = keep_mask((B, T_K, T_K), seed=24)
     mine = attn(mg.tensor(x), attention_mask=mg.tensor(keep))
 
     def project(name, heads):
-        return torch_heads(TF.linear(torch.tensor(x), P[f"{name}.weight"], P[f"{name}.bias"]), heads)
+        y = TF.linear(torch.tensor(x), P[f"{name}.weight"], P[f"{name}.bias"])
+        return torch_heads(y, heads)
 
     q, k, v = project("to_q", H), project("to_k", 2), project("to_v", 2)
     k, v = k.repeat_interleave(H // 2, dim=1), v.repeat_interleave(H // 2, dim=1)
     heads = TF.scaled_dot_product_attention(q, k, v, attn_mask=torch.tensor(keep).unsqueeze(1))
-    assert_close(mine, TF.linear(torch_merge(heads), P["to_out.0.weight"], P["to_out.0.bias"]), **TOL)
+    expected = TF.linear(torch_merge(heads), P["to_out.0.weight"], P["to_out.0.bias"])
+    assert_close(mine, expected, **TOL)

@@ -32,8 +32,9 @@ class MultiHeadAttention(Module):
     attn_mask: a float mask is added to the scores; a bool mask says **True = may
     attend** (as F.scaled_dot_product_attention; the opposite of nn.MultiheadAttention).
     Its shape is (T_q, T_k), (B, T_q, T_k) or (B, h, T_q, T_k), any of the leading dims
-    may be 1. is_causal: query i sees keys j <= i. Dropout acts on the attention weights, in training only. The gradient is
-    the chain rule through the four Linears and the attention function.
+    may be 1. is_causal: query i sees keys j <= i. Dropout acts on the attention
+    weights, in training only. The gradient is the chain rule through the four Linears
+    and the attention function.
     """
 
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True, dtype=None):

@@ -116,13 +116,13 @@ class CausalSelfAttention(nn.Module):
     # --8<-- [end:attention]
 
 
-def _causal_mask_after(past, T):
+def _causal_mask_after(past, T, xp=np):
     """The mask for T new queries after `past` cached keys: query i (at position past + i)
     sees keys j <= past + i. None when there is no past (is_causal does it) or when a
-    single query sees every key."""
+    single query sees every key. Made with the array module `xp`."""
     if past == 0 or T == 1:
         return None
-    return causal_mask(T, past + T, past)  # True = may attend, as F.scaled_dot_product_attention
+    return causal_mask(T, past + T, past, xp)  # True = may attend, as F.scaled_dot_product_attention
 
 
 # --8<-- [start:block]

@@ -57,10 +57,11 @@ def merge_heads(x):
 
 
 # --8<-- [start:masks]
-def causal_mask(T_q, T_k, past=0):
+def causal_mask(T_q, T_k, past=0, xp=np):
     """The keep mask (T_q, T_k) of causal attention: query i, at position past + i, may
-    attend to keys j <= past + i. With past = 0 and T_q = T_k, the lower triangle."""
-    return from_numpy(np.tril(np.ones((T_q, T_k), dtype=bool), k=past))
+    attend to keys j <= past + i. With past = 0 and T_q = T_k, the lower triangle. Made
+    with the array module `xp` (NumPy by default), where the queries live."""
+    return from_numpy(xp.tril(xp.ones((T_q, T_k), dtype=bool), k=past))
 
 
 def additive_mask(mask, dtype):

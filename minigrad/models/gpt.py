@@ -122,7 +122,7 @@ def _causal_mask_after(past, T, xp=np):
     single query sees every key. Made with the array module `xp`."""
     if past == 0 or T == 1:
         return None
-    return causal_mask(T, past + T, past, xp)  # True = may attend, as F.scaled_dot_product_attention
+    return causal_mask(T, past + T, past, xp)  # a keep mask: True = may attend
 
 
 # --8<-- [start:block]

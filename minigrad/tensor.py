@@ -30,10 +30,11 @@ from minigrad._args import normalize_dim
 from minigrad.array_module import on_device as _on_device
 from minigrad.array_module import to_device as _to_device
 from minigrad.array_module import to_host as _to_host
+from minigrad.cuda import runtime as _runtime
 from minigrad.size import Size
 from minigrad.tensor_conversion import ConversionMethods, _array_from_data
 from minigrad.tensor_elementwise import ElementwiseMethods
-from minigrad.tensor_inplace import InplaceMethods, _data
+from minigrad.tensor_inplace import InplaceMethods, _as_array, _data
 from minigrad.tensor_linalg import LinalgMethods
 from minigrad.tensor_random import RandomMethods
 from minigrad.tensor_reductions import ReductionMethods
@@ -444,7 +445,9 @@ class Tensor(
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
             return NotImplemented  # so `t == None` is False, as for any unrelated object
         a, b = ops.promotion.binary_operands(self, other, op.__name__)
-        return Tensor._make(np.asarray(op(a.array, b.array)))
+        if _runtime.in_use:  # a CUDA tensor exists: check the devices, as Function.apply does
+            a, b = autograd.function._same_device(op.__name__, (a, b))
+        return Tensor._make(_as_array(op(a.array, b.array)))  # a 0-d NumPy result is a scalar
 
     def __eq__(self, other):
         return self._compare(other, np.equal)
@@ -505,6 +508,8 @@ class Tensor(
         return ops.bitwise.bitwise_right_shift(other, self)
 
     def __setitem__(self, index, value):
+        if isinstance(value, Tensor) and value.device != self.device:
+            value = value.to(self.device)  # copied over, as torch's `t[i] = u` copies u
         index = ops.index.normalize_index(index)
         write = lambda: ops.index.assign(self, index, _data(value))  # noqa: E731
         self._inplace("setitem", lambda t: ops.index.index_put(t, index, value), (value,), write)

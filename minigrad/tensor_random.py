@@ -2,6 +2,12 @@
 `multinomial`) and the random fills (`uniform_`, `normal_`, ...), which write their
 samples in place as the other in-place methods do (tensor_inplace.py).
 
+A fill draws where the tensor lives: a CPU tensor from the global generator (or
+`generator=`), a CUDA tensor from the GPU's own generator (`random.device_generator()`,
+seeded by `mg.manual_seed`), so no sample crosses from the host. The two generators
+are NumPy's `Generator` and CuPy's `RandomState`, which name two draws differently
+(`integers`/`randint`, `random`/`random_sample`); `_integers` and `_uniform01` hide that.
+
 `Tensor` inherits them (tensor.py).
 """
 
@@ -12,7 +18,7 @@ from minigrad.tensor_inplace import _replaced
 
 # Bound by tensor.py once they exist: the Tensor class, and the autograd and ops packages
 # that import it (the one break in the import circle is at the bottom of tensor.py).
-ops = None
+Tensor = ops = None
 
 
 class RandomMethods:
@@ -30,18 +36,32 @@ class RandomMethods:
         """0 or 1 per element, 1 with probability self (or `p`), from the global generator."""
         return ops.sampling.bernoulli(self, p, generator=generator)
 
+    def _generator_for(self, generator, op):
+        """The generator `op` draws from for this tensor: the CPU's (the global one, or
+        `generator`, see random.numpy_generator), or for a CUDA tensor the GPU's. A CPU
+        generator given for a CUDA tensor raises, as torch."""
+        if isinstance(self.array, np.ndarray) or not self.is_cuda:
+            return _random.numpy_generator(generator, op)
+        if generator is not None:
+            raise RuntimeError(
+                f"{op}: Expected a 'cuda' device type for generator but found 'cpu' (minigrad's "
+                "generators live on the CPU; a CUDA tensor draws from the GPU's generator, seeded "
+                "by mg.manual_seed)"
+            )
+        return _random.device_generator()
+
     # The random fills draw from the global generator, or from `generator=` (a
     # mg.Generator, or a NumPy Generator), which leaves the global stream untouched.
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with samples from U(a, b), drawn from the global generator (or `generator`),
         in place; returns self."""
-        rng = _random.numpy_generator(generator, "uniform_")
+        rng = self._generator_for(generator, "uniform_")
         return self._inplace("uniform_", lambda t: _replaced(t, rng.uniform(a, b, size=t.shape)))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with samples from N(mean, std^2), drawn from the global generator (or
         `generator`), in place; returns self."""
-        rng = _random.numpy_generator(generator, "normal_")
+        rng = self._generator_for(generator, "normal_")
         return self._inplace("normal_", lambda t: _replaced(t, rng.normal(mean, std, size=t.shape)))
 
     def random_(self, from_=0, to=None, *, generator=None):
@@ -56,30 +76,36 @@ class RandomMethods:
             to = to if to is not None else (2 if self.dtype.kind == "b" else int(np.iinfo(self.dtype).max) + 1)
         if to <= from_:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-        rng = _random.numpy_generator(generator, "random_")
-        return self._inplace("random_", lambda t: _replaced(t, rng.integers(from_, to, size=t.shape)))
+        rng = self._generator_for(generator, "random_")
+        return self._inplace("random_", lambda t: _replaced(t, _integers(rng, from_, to, t.shape)))
 
     def bernoulli_(self, p=0.5, *, generator=None):
-        """Fill with 1 (probability p, a number or a tensor) or 0, in place; returns self."""
-        compute = lambda t: _replaced(t, ops.sampling.bernoulli(t, p, generator=generator).array)  # noqa: E731
-        return self._inplace("bernoulli_", compute)
+        """Fill with 1 (probability p, a number or a tensor) or 0, in place; returns self.
+        With a number p, 1 where a U(0, 1) sample is below p, drawn where self lives."""
+        if isinstance(p, Tensor):
+            draw = lambda t: ops.sampling.bernoulli(t, p, generator=generator).array  # noqa: E731
+            return self._inplace("bernoulli_", lambda t: _replaced(t, draw(t)))
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        rng = self._generator_for(generator, "bernoulli_")
+        return self._inplace("bernoulli_", lambda t: _replaced(t, _uniform01(rng, t.shape) < p))
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd),
         in place; returns self."""
-        rng = _random.numpy_generator(generator, "exponential_")
+        rng = self._generator_for(generator, "exponential_")
         return self._inplace("exponential_", lambda t: _replaced(t, rng.exponential(1.0 / lambd, size=t.shape)))
 
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         """Fill with samples of the Cauchy distribution, median + sigma * tan(pi (u - 1/2)),
         in place; returns self."""
-        rng = _random.numpy_generator(generator, "cauchy_")
+        rng = self._generator_for(generator, "cauchy_")
         return self._inplace("cauchy_", lambda t: _replaced(t, median + sigma * rng.standard_cauchy(t.shape)))
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         """Fill with samples of exp(N(mean, std^2)) (mean and std of the underlying normal),
         in place; returns self."""
-        rng = _random.numpy_generator(generator, "log_normal_")
+        rng = self._generator_for(generator, "log_normal_")
         return self._inplace("log_normal_", lambda t: _replaced(t, rng.lognormal(mean, std, size=t.shape)))
 
     def geometric_(self, p, *, generator=None):
@@ -87,5 +113,18 @@ class RandomMethods:
         in place; returns self."""
         if not 0 < p <= 1:
             raise RuntimeError(f"geometric_ expects p to be in (0, 1], but got p={p}")
-        rng = _random.numpy_generator(generator, "geometric_")
+        rng = self._generator_for(generator, "geometric_")
         return self._inplace("geometric_", lambda t: _replaced(t, rng.geometric(p, size=t.shape)))
+
+
+def _integers(rng, low, high, shape):
+    """Integers uniform in [low, high): NumPy's Generator calls it `integers`, CuPy's
+    RandomState `randint`."""
+    if isinstance(rng, np.random.Generator):
+        return rng.integers(low, high, size=shape)
+    return rng.randint(low, high, size=shape, dtype=np.int64)
+
+
+def _uniform01(rng, shape):
+    """Samples of U(0, 1): `random` of NumPy's Generator, `random_sample` of CuPy's RandomState."""
+    return rng.random(shape) if isinstance(rng, np.random.Generator) else rng.random_sample(shape)

@@ -96,9 +96,10 @@ class Tensor(
     def __init__(self, *args, dtype=None, requires_grad=False, device=None):
         device = _devices.check_device(device, "Tensor")
         data = args[0] if len(args) == 1 else None
-        self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor"))
+        xp = _runtime.require("Tensor") if device.type == "cuda" else np  # where zeros are made
+        self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor", xp))
         if device.type == "cuda" and not _on_device(self.array):
-            self.array = _to_device(self.array)
+            self.array = _to_device(self.array)  # data given on the host is copied over
         if isinstance(data, Tensor) and self.array is data.array:
             self._counter = data._version_counter()  # one storage: in-place changes show in both
         self._inference = autograd.grad_mode.is_inference_mode_enabled()
@@ -524,11 +525,11 @@ def _is_size(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _legacy_array(args, dtype, op):
+def _legacy_array(args, dtype, op, xp=np):
     """The array of PyTorch's legacy constructor `Tensor(*args)` (and of `mg.FloatTensor(...)`,
-    ...): nothing (empty), sizes (zeros), one Tensor (its own array, shared) or one
-    sequence of data (a copy). `dtype` None means the default float dtype, except for a
-    Tensor, which keeps its own."""
+    ...): nothing (empty), sizes (zeros, made by the array module `xp`), one Tensor (its
+    own array, shared) or one sequence of data (a copy). `dtype` None means the default
+    float dtype, except for a Tensor, which keeps its own."""
     if len(args) == 1 and isinstance(args[0], Tensor):
         data = args[0].array
         return data if dtype is None or dtype == data.dtype else data.astype(dtype)
@@ -537,7 +538,7 @@ def _legacy_array(args, dtype, op):
         shape = tuple(int(a) for a in args) or (0,)
         if min(shape) < 0:
             raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
-        return np.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
+        return xp.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
     if len(args) > 1:
         raise TypeError(f"{op}: expected sizes (ints) or one sequence of data, got {args!r}")
     if not isinstance(args[0], (list, tuple, np.ndarray)):

@@ -97,6 +97,15 @@ def test_new_tensor_copies_host_data_to_the_device_and_device_overrides(gpu):
     assert strided.device.type == "cuda" and strided.shape == (2, 3)
 
 
+def test_legacy_constructor_makes_sizes_on_the_device_and_copies_data_there(gpu):
+    with gpu.forbid_transfers():
+        zeros = mg.Tensor(2, 3, device="cuda")
+    assert zeros.device.type == "cuda" and zeros.shape == (2, 3) and not host(zeros).any()
+    data = mg.Tensor([1, 2], device="cuda")
+    assert data.device.type == "cuda" and data.dtype == mg.float32
+    np.testing.assert_array_equal(host(data), [1.0, 2.0])
+
+
 def test_new_full_reads_a_tensor_fill_value_as_a_number(gpu):
     _, cuda = both()
     made = cuda.new_full((2,), mg.tensor(3.0, device="cuda"))

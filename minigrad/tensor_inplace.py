@@ -73,7 +73,7 @@ class InplaceMethods:
 
     def _ufunc_(self, op, ufunc, other):
         """The plain write of add_/sub_/mul_/div_: straight into the storage, checked."""
-        if isinstance(other, Tensor) and _runtime.in_use and other.device != self.device:
+        if _runtime.in_use and isinstance(other, Tensor) and other.device != self.device:
             # torch's rule: a 0-d CPU tensor is a number to a CUDA tensor; other mixes raise
             other = autograd.function._same_device(op, (self, other))[1]
         other = other.array if isinstance(other, Tensor) else other
@@ -126,7 +126,7 @@ class InplaceMethods:
         the gradient flows to src. `src` may be on the other device: its values are copied
         between host and GPU memory (a differentiable move, as `to`), as torch's copy_."""
         src = src if isinstance(src, Tensor) else Tensor._from_data(src, self.dtype)
-        if src.device != self.device:
+        if _runtime.in_use and src.device != self.device:  # (no CUDA tensor yet: all on the CPU)
             src = src.to(self.device)
         self._check_shape("copy_", src.shape)
         write = lambda: np.copyto(self.array, src.array, casting="unsafe")  # noqa: E731

@@ -5,11 +5,16 @@ samples in place as the other in-place methods do (tensor_inplace.py).
 A fill draws where the tensor lives: a CPU tensor from the global generator (or
 `generator=`), a CUDA tensor from the GPU's own generator (`random.device_generator()`,
 seeded by `mg.manual_seed`), so no sample crosses from the host. The two generators
-are NumPy's `Generator` and CuPy's `RandomState`, which name two draws differently
-(`integers`/`randint`, `random`/`random_sample`); `_integers` and `_uniform01` hide that.
+are NumPy's `Generator` and CuPy's `RandomState`, which name some draws differently
+(`integers`/`randint`, `random`/`random_sample`); the helpers at the bottom hide that, and
+draw on the GPU in the ways that keep CuPy from copying an argument over or waiting for
+the GPU to check it (its `exponential` and `geometric` copy their parameter to the GPU,
+its `randint` reads a count back unless the range is a power of two).
 
 `Tensor` inherits them (tensor.py).
 """
+
+import math
 
 import numpy as np
 
@@ -94,7 +99,8 @@ class RandomMethods:
         """Fill with samples of the exponential distribution of rate `lambd` (mean 1/lambd),
         in place; returns self."""
         rng = self._generator_for(generator, "exponential_")
-        return self._inplace("exponential_", lambda t: _replaced(t, rng.exponential(1.0 / lambd, size=t.shape)))
+        draw = lambda t: _exponential(rng, 1.0 / lambd, t.shape)  # noqa: E731
+        return self._inplace("exponential_", lambda t: _replaced(t, draw(t)))
 
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         """Fill with samples of the Cauchy distribution, median + sigma * tan(pi (u - 1/2)),
@@ -114,15 +120,41 @@ class RandomMethods:
         if not 0 < p <= 1:
             raise RuntimeError(f"geometric_ expects p to be in (0, 1], but got p={p}")
         rng = self._generator_for(generator, "geometric_")
-        return self._inplace("geometric_", lambda t: _replaced(t, rng.geometric(p, size=t.shape)))
+        return self._inplace("geometric_", lambda t: _replaced(t, _geometric(rng, p, t.shape)))
 
 
 def _integers(rng, low, high, shape):
     """Integers uniform in [low, high): NumPy's Generator calls it `integers`, CuPy's
-    RandomState `randint`."""
+    RandomState `randint`. CuPy's rejects out-of-range draws with a count it reads back
+    from the GPU, unless the range is a power of two (then it masks bits); other ranges
+    up to 2**53 are drawn here as floor(u * span) from one U(0, 1) sample (a double has
+    53 bits: the bias is at most span / 2**53), larger ones by randint after all."""
     if isinstance(rng, np.random.Generator):
         return rng.integers(low, high, size=shape)
-    return rng.randint(low, high, size=shape, dtype=np.int64)
+    span = high - low
+    if span & (span - 1) == 0 or span > 2**53:  # a power of two, or too wide for a double
+        return rng.randint(low, high, size=shape, dtype=np.int64)
+    steps = np.minimum(np.floor(rng.random_sample(shape) * span), span - 1)  # u < 1 may round up
+    return steps.astype(np.int64) + low
+
+
+def _exponential(rng, scale, shape):
+    """Samples of the exponential distribution of mean `scale`."""
+    if isinstance(rng, np.random.Generator):
+        return rng.exponential(scale, size=shape)
+    return rng.standard_exponential(shape) * scale
+
+
+def _geometric(rng, p, shape):
+    """The number of Bernoulli(p) trials up to the first success: NumPy's own on the CPU;
+    on the GPU by inversion, floor(log(1 - u) / log(1 - p)) + 1 for u ~ U(0, 1) (the
+    floor of an exponential sample of rate -log(1 - p), counted from 1)."""
+    if isinstance(rng, np.random.Generator):
+        return rng.geometric(p, size=shape)
+    u = rng.random_sample(shape)
+    if p == 1:
+        return np.ones_like(u)  # the first trial succeeds (and log(1 - p) is -inf)
+    return np.floor(np.log1p(-u) / math.log1p(-p)) + 1
 
 
 def _uniform01(rng, shape):

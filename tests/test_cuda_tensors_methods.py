@@ -22,7 +22,12 @@ def gpu(simulated_gpu, monkeypatch):
     """The simulated GPU, held to two more of CuPy's edges that minigrad's code must
     respect: a CuPy array has no `__array_interface__` (NumPy must not read it as host
     memory) and its `flags` are only c_contiguous, f_contiguous and owndata (no
-    `writeable`); its address is `data.ptr`."""
+    `writeable`); its address is `data.ptr`. (On a real GPU, where `simulated_gpu` may
+    stand for CuPy itself, CuPy is held to its own rules: nothing to add.)"""
+    from minigrad.cuda import simulator
+
+    if simulated_gpu is not simulator:
+        return simulated_gpu
     array_type = simulated_gpu.SimulatedArray
     forward = array_type.__getattr__
 
@@ -279,6 +284,22 @@ def test_random_fill_of_an_integer_cuda_tensor_keeps_its_dtype(gpu):
     assert x.dtype == mg.int64 and set(np.unique(host(x))) == {0, 1, 2}
     big = mg.zeros(20, dtype=mg.int64, device="cuda").random_()  # the whole int64 range
     assert (host(big) >= 0).all() and len(np.unique(host(big))) == 20
+
+
+@pytest.mark.parametrize(
+    "fill, mean",
+    [
+        (lambda t: t.exponential_(4.0), 0.25),
+        (lambda t: t.geometric_(0.25), 4.0),
+        (lambda t: t.geometric_(1.0), 1.0),
+        (lambda t: t.random_(5), 2.0),  # not a power of two: drawn from U(0, 1) on the GPU
+        (lambda t: t.random_(10, 14), 11.5),  # a power of two: CuPy's randint masks bits
+    ],
+)
+def test_random_fills_drawn_on_the_gpu_have_their_distributions_mean(gpu, fill, mean):
+    mg.manual_seed(1)
+    values = host(fill(mg.zeros(20000, dtype=mg.float64, device="cuda")))
+    assert abs(values.mean() - mean) < 0.05 * mean  # the standard error is under 1% of it
 
 
 def test_random_fill_in_the_graph_gives_its_input_a_zero_gradient_on_the_device(gpu):

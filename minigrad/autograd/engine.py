@@ -177,6 +177,13 @@ class _Kept:
         return tuple(results)
 
 
+def _read_only(array):
+    """Whether NumPy marks `array` as not to be written (read-only, or expanded). CuPy's
+    flags have no `writeable`: all its arrays can be written (an expanded one is a view,
+    which the caller tells by its base)."""
+    return not getattr(array.flags, "writeable", True)
+
+
 def _accumulate_leaf(tensor, grad, create_graph, handed_out):
     """Add `grad` into `tensor.grad` (a leaf, or a non-leaf that called retain_grad)."""
     if grad.dtype != tensor.dtype:
@@ -185,7 +192,7 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
         tensor.grad = tensor.grad + grad
     elif create_graph:
         tensor.grad = grad
-    elif id(grad) in handed_out or grad.array.base is not None or not grad.array.flags.writeable:
+    elif id(grad) in handed_out or grad.array.base is not None or _read_only(grad.array):
         # `.grad` must own its storage: the same gradient tensor can be handed to
         # several inputs (a + b gives both the incoming gradient), and a view would
         # change when its base does. Fresh arrays (the common case) are kept as they are.

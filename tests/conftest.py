@@ -43,6 +43,7 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", None)
     monkeypatch.setattr(runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)')
+    monkeypatch.setattr(runtime, "in_use", False)  # as in a process that never made a CUDA tensor
 
 
 REAL_GPU = os.environ.get("MINIGRAD_TEST_REAL_GPU") == "1"

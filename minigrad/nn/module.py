@@ -18,6 +18,7 @@ backward_hooks.py for the full backward hooks), and Keras's spellings `is_built`
 import inspect
 import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -56,6 +57,8 @@ def _to_factory_device(module, item):
         item.array = to_device(item.array)
 
 
+_READ_ONCE = "<an iterator, read once by the constructor>"
+
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 _EXTRA_STATE_KEY = "_extra_state"
@@ -87,6 +90,10 @@ class Module:
         """Note the constructor's arguments (`__new__` sees what `__init__` will), for
         `get_config` and `mg.save`: see `_constructor_arguments`."""
         module = super().__new__(cls)
+        # an iterator (ModuleList(Block() for _ in range(n))) is read once, by __init__: keep
+        # a placeholder, so that copying or pickling the module never meets a generator
+        args = tuple([_READ_ONCE if isinstance(a, Iterator) else a for a in args])
+        kwargs = {k: _READ_ONCE if isinstance(v, Iterator) else v for k, v in kwargs.items()}
         object.__setattr__(module, "_config", (cls, args, kwargs))
         return module
 

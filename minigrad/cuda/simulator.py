@@ -149,6 +149,8 @@ class SimulatedArray:
         raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
 
     def __getattr__(self, name):
+        if name.startswith("__array"):  # NumPy's ways in (__array_interface__, __array_struct__):
+            raise AttributeError(name)  # handing them out would be a silent copy to the host
         value = getattr(self._host, name)
         if callable(value):
 
@@ -269,7 +271,14 @@ def array(a, dtype=None, copy=True, order="K", ndmin=0):
     return SimulatedArray(np.array(a, dtype=dtype, order=order, ndmin=ndmin))
 
 
-ascontiguousarray = np.ascontiguousarray  # dispatches through __array_function__
+def ascontiguousarray(a, dtype=None):
+    """`a` as a C-contiguous device array (a copy on the device only if it is not one);
+    host data is copied over."""
+    if isinstance(a, SimulatedArray):
+        host = np.ascontiguousarray(a._host, dtype=dtype)
+        return a if host is a._host else SimulatedArray(host)
+    _count("to_device")
+    return SimulatedArray(np.ascontiguousarray(a, dtype=dtype))
 
 
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
@@ -316,6 +325,15 @@ class _Namespace(types.SimpleNamespace):
 
 linalg = _Namespace(np.linalg)
 fft = _Namespace(np.fft)
+
+
+def _as_strided(x, shape=None, strides=None):
+    """A view with the given shape and strides in bytes (`cupy.lib.stride_tricks.as_strided`,
+    which, unlike NumPy's, has no `writeable` argument)."""
+    return _wrap(np.lib.stride_tricks.as_strided(_operand(x), shape=shape, strides=strides))
+
+
+lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=_as_strided))
 
 
 class _RandomState:

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from minigrad import random as _random
+from minigrad.array_module import on_device
 from minigrad.creation import from_numpy
 from minigrad.ops.attention import ScaledDotProductAttention, attention_scores, safe_softmax
 from minigrad.ops.promotion import check_same_dtype
@@ -82,11 +83,19 @@ def attention_math(q, k, v, mask, scale, is_causal, dropout_p):
     each weight with probability dropout_p and scales the rest by 1 / (1 - dropout_p)."""
     probs = safe_softmax(attention_scores(q, k, mask, scale, is_causal))
     if dropout_p > 0.0:
-        keep = _random.generator().random(probs.shape) >= dropout_p
+        keep = _uniform(probs.shape, probs.array) >= dropout_p
         survivor_scale = 1.0 / (1.0 - dropout_p) if dropout_p < 1.0 else 0.0  # p = 1 drops all
         probs = probs * from_numpy((keep * survivor_scale).astype(probs.dtype))
     return probs @ v
     # --8<-- [end:math]
+
+
+def _uniform(shape, like):
+    """Uniform draws in [0, 1) of `shape`, from the generator of the device of array `like`
+    (the GPU's own, for a CUDA tensor: no random numbers cross from the host)."""
+    if on_device(like):
+        return _random.device_generator().random_sample(shape)  # CuPy's RandomState
+    return _random.generator().random(shape)
 
 
 # ---- masks ------------------------------------------------------------------------------------

@@ -19,18 +19,27 @@ RNG = np.random.default_rng(21)
 X = RNG.standard_normal((2, 4, 7, 6))  # (N, C, H, W)
 W = RNG.standard_normal((6, 2, 3, 2))  # (O, C / groups, kH, kW), groups 2
 B = RNG.standard_normal(6)
-Q, K, V = RNG.standard_normal((2, 2, 5, 4)), RNG.standard_normal((2, 1, 6, 4)), RNG.standard_normal((2, 1, 6, 3))
+Q, K, V = (RNG.standard_normal(shape) for shape in [(2, 2, 5, 4), (2, 1, 6, 4), (2, 1, 6, 3)])
 ALLOWED = RNG.random((5, 6)) > 0.3
 
 # name -> (the host arrays of the inputs, the op as a function of a bool mask and the
 # input tensors); every input gets a gradient
 OPS = {
-    "conv2d": ((X, W, B), lambda m, x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2)),
-    "conv_transpose2d": ((X, W[:4]), lambda m, x, w: F.conv_transpose2d(x, w, stride=2, output_padding=1)),
+    "conv2d": (
+        (X, W, B),
+        lambda m, x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
+    ),
+    "conv_transpose2d": (
+        (X, W[:4]),
+        lambda m, x, w: F.conv_transpose2d(x, w, stride=2, output_padding=1),
+    ),
     "max_pool2d": ((X,), lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True)),
     "max_pool2d dilated": ((X,), lambda m, x: F.max_pool2d(x, 2, stride=1, dilation=2)),
-    "avg_pool2d": ((X,), lambda m, x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)),
-    "avg_pool2d divisor": ((X,), lambda m, x: F.avg_pool2d(x, (2, 3), stride=1, divisor_override=4)),
+    "avg_pool2d": (
+        (X,),
+        lambda m, x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False),
+    ),
+    "avg_pool2d divisor": ((X,), lambda m, x: F.avg_pool2d(x, (2, 3), 1, divisor_override=4)),
     "scaled_dot_product_attention causal": (
         (Q, K, V),
         lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
@@ -50,7 +59,8 @@ def _run(name, device, dtype, backend, simulated_gpu):
     inputs = [mg.tensor(a.astype(dtype), requires_grad=True, device=device) for a in arrays]
     mask = mg.tensor(ALLOWED, device=device)
     shape = op(mg.tensor(ALLOWED), *[mg.tensor(a.astype(dtype)) for a in arrays]).shape
-    grad_out = mg.tensor(np.random.default_rng(1).standard_normal(shape).astype(dtype), device=device)
+    grad_out = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+    grad_out = mg.tensor(grad_out, device=device)
     with mg.backends.use(backend):
         with simulated_gpu.forbid_transfers():  # counts (and forbids) copies of device arrays only
             out = op(mask, *inputs)
@@ -67,7 +77,8 @@ def test_the_op_on_cuda_tensors_equals_the_cpu(name, dtype, backend, simulated_g
     expected = _run(name, "cpu", dtype, backend, simulated_gpu)
     actual = _run(name, "cuda", dtype, backend, simulated_gpu)
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
-    for what, a, e in zip(["output"] + [f"grad {i}" for i in range(len(expected) - 1)], actual, expected):
+    names = ["output"] + [f"grad of input {i}" for i in range(len(expected) - 1)]
+    for what, a, e in zip(names, actual, expected):
         assert a.dtype == e.dtype == dtype, what
         np.testing.assert_allclose(a, e, **tol, err_msg=f"{name}: {what}")
 
@@ -77,7 +88,8 @@ def test_max_pool_indices_stay_on_the_device(simulated_gpu):
     with simulated_gpu.forbid_transfers():
         y, indices = F.max_pool2d(x, 2, return_indices=True)
     assert indices.device.type == "cuda" and indices.dtype == np.int64
-    np.testing.assert_array_equal(indices.cpu().numpy(), F.max_pool2d(mg.tensor(X), 2, return_indices=True)[1].numpy())
+    expected = F.max_pool2d(mg.tensor(X), 2, return_indices=True)[1]
+    np.testing.assert_array_equal(indices.cpu().numpy(), expected.numpy())
 
 
 def test_the_device_picks_the_kernels(simulated_gpu, monkeypatch):
@@ -93,11 +105,12 @@ def test_the_device_picks_the_kernels(simulated_gpu, monkeypatch):
             ("cuda", "cuda", gpu_kernels),
         ]:
             for family in ("conv", "pool", "attention"):
-                assert backends.kernels(family, backend, host).__name__ == f"minigrad.kernels.{on_host}.{family}"
-                assert backends.kernels(family, backend, device).__name__ == f"minigrad.kernels.{on_gpu}.{family}"
+                for array, kind in [(host, on_host), (device, on_gpu)]:
+                    module = backends.kernels(family, backend, array).__name__
+                    assert module == f"minigrad.kernels.{kind}.{family}", (backend, family)
         with mg.backends.use("numpy"):
             assert mg.backends.current() == "numpy"
-            assert backends.kernels("conv", array=device).__name__ == "minigrad.kernels.reference.conv"
+            assert backends.kernels("conv", array=device).__name__.endswith("reference.conv")
 
 
 def test_the_cuda_backend_without_a_gpu_says_what_is_missing(monkeypatch):
@@ -109,5 +122,5 @@ def test_the_cuda_backend_without_a_gpu_says_what_is_missing(monkeypatch):
 
 def test_a_mask_on_another_device_raises(simulated_gpu):
     q = mg.tensor(Q[:, :, :, :3], device="cuda")
-    with pytest.raises(RuntimeError, match="same device, but found at least two devices, cuda:0 and cpu"):
+    with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cpu"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=mg.tensor(ALLOWED[:, :5]))

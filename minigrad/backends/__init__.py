@@ -122,10 +122,9 @@ def check_available(name):
         raise RuntimeError(f"backends: the {name!r} backend needs Numba (pip install numba)")
     if name == "cuda" and not _numba_cuda_usable():
         simulated = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
-        raise RuntimeError(
-            "backends: the 'cuda' backend needs an NVIDIA GPU with a working driver"
-            + ("" if simulated else ", or Numba's simulator (set NUMBA_ENABLE_CUDASIM=1 before importing numba)")
-        )
+        hint = ", or Numba's simulator (set NUMBA_ENABLE_CUDASIM=1 before importing numba)"
+        needs = "backends: the 'cuda' backend needs an NVIDIA GPU with a working driver"
+        raise RuntimeError(needs + ("" if simulated else hint))
 
 
 def _numba_cuda_usable():

@@ -93,7 +93,8 @@ class ConvTranspose2d(Function):
 
     @staticmethod
     def forward(ctx, g, weight, bias, out_shape, stride, padding, dilation, groups, kernels=None):
-        ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels  # looked up once
+        # looked up once, for g's device
+        ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels
         ctx.save_for_backward(g, weight)
         # the backward applies the other two maps with the same settings, on the same kernels
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)
@@ -126,7 +127,8 @@ class Conv2dWeightGrad(Function):
 
     @staticmethod
     def forward(ctx, g, x, w_shape, stride, padding, dilation, groups, kernels=None):
-        ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels  # looked up once
+        # looked up once, for g's device
+        ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels
         ctx.save_for_backward(g, x)
         # the backward applies the other two maps with the same settings, on the same kernels
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)

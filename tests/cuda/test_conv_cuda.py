@@ -46,10 +46,9 @@ def _check(xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0)):
         gw = gpu.conv2d_backward_weight(g_d, x_d, ws, stride, padding, dilation, groups)
     assert y.dtype == gx.dtype == gw.dtype == dtype
     np.testing.assert_allclose(host(y), y_ref, **tol)
-    np.testing.assert_allclose(
-        host(gx), ref.conv2d_backward_input(g, w, x_shape, stride, padding, dilation, groups), **tol
-    )
-    np.testing.assert_allclose(host(gw), ref.conv2d_backward_weight(g, x, ws, stride, padding, dilation, groups), **tol)
+    settings = (stride, padding, dilation, groups)
+    np.testing.assert_allclose(host(gx), ref.conv2d_backward_input(g, w, x_shape, *settings), **tol)
+    np.testing.assert_allclose(host(gw), ref.conv2d_backward_weight(g, x, ws, *settings), **tol)
 
 
 @pytest.mark.parametrize("case", CASES + [LARGE_PATCH], ids=str)
@@ -83,7 +82,8 @@ def _conv_chain(device, backend, x, w, b):
 def test_functions_on_cuda_tensors_match_the_cpu(backend, monkeypatch):
     """On CUDA tensors the 'numba' backend launches the CUDA kernels (counted here), the
     'numpy' one runs the reference on the device; both give the CPU's numbers."""
-    x, w, b = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64), _rand((2,), 2, np.float64)
+    x, w = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64)
+    b = _rand((2,), 2, np.float64)
     calls = []
     for name in ("conv2d_forward", "conv2d_backward_input", "conv2d_backward_weight"):
         kernel = getattr(gpu, name)

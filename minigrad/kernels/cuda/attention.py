@@ -57,7 +57,24 @@ def _build_kernels(dtype, TILE):
     # --8<-- [start:forward_kernel]
     @cuda.jit
     def forward(
-        q, k, v, mask, has_mask, mask_b, mask_q, mask_k, scale, is_causal, all_finite, Tq, Tk, d, dv, n_tiles, out, lse
+        q,
+        k,
+        v,
+        mask,
+        has_mask,
+        mask_b,
+        mask_q,
+        mask_k,
+        scale,
+        is_causal,
+        all_finite,
+        Tq,
+        Tk,
+        d,
+        dv,
+        n_tiles,
+        out,
+        lse,
     ):
         b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
         finite = all_finite[0]  # a flag in GPU memory: reading it on the host would cost a copy
@@ -327,7 +344,8 @@ def _setup(name, q, k, v, mask):
     if mask is None:
         mask, has_mask = xp.zeros((1, 1, 1), q.dtype), False
     else:
-        mask, has_mask = mask.astype(q.dtype, copy=False).reshape((1,) * (3 - mask.ndim) + mask.shape), True
+        leading = (1,) * (3 - mask.ndim)  # a 2-d mask is (1, Tq, Tk)
+        mask, has_mask = mask.astype(q.dtype, copy=False).reshape(leading + mask.shape), True
     flags = tuple(int(s > 1) for s in mask.shape)  # index = position * flag: 0 where broadcast
     arrays = [kernel_view(xp.ascontiguousarray(a)) for a in (q, k, v, mask)]
     return arrays, has_mask, flags

@@ -90,8 +90,9 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     indices = xp.empty((N * C, OH, OW), dtype=np.int64)
     if N * C * OH * OW:  # a launch of zero blocks is an error
         planes = xp.ascontiguousarray(x).reshape(N * C, H, W)
+        window = (*kernel_size, *stride, *padding, *dilation)
         _max_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
-            kernel_view(planes), *kernel_size, *stride, *padding, *dilation, kernel_view(y), kernel_view(indices)
+            kernel_view(planes), *window, kernel_view(y), kernel_view(indices)
         )
     return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
 

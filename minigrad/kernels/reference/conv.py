@@ -35,8 +35,9 @@ from minigrad.array_module import array_module
 # --8<-- [start:im2col]
 def im2col(x, kernel_size, out_size, stride, padding, dilation):
     """Every window of x, without copying: a view (only ever read) of shape
-    (N, C, kH, kW, H_out, W_out) with windows[n, c, i, j, oh, ow] = x_pad[n, c, oh sh + i dh, ow sw + j dw],
-    x_pad being x padded with zeros.
+    (N, C, kH, kW, H_out, W_out) with
+    windows[n, c, i, j, oh, ow] = x_pad[n, c, oh sh + i dh, ow sw + j dw], x_pad being x
+    padded with zeros.
 
     A view works because moving one step in any of the six indices moves a fixed number
     of bytes in memory: a step in i moves dh rows, a step in oh moves sh rows, and so

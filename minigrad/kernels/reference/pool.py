@@ -54,7 +54,16 @@ def window_counts(size, kernel, stride, padding, out, count_include_pad, xp=np):
     return xp.minimum(end, size) - xp.maximum(start, 0)
 
 
-def avg_pool_divisor(input_hw, kernel_size, stride, padding, out_hw, count_include_pad, divisor_override, xp=np):
+def avg_pool_divisor(
+    input_hw,
+    kernel_size,
+    stride,
+    padding,
+    out_hw,
+    count_include_pad,
+    divisor_override,
+    xp=np,
+):
     """(OH, OW) array: what each window's sum is divided by, made with array module `xp`
     (where the sums are: dividing a GPU array by a host one would need a copy).
 
@@ -64,8 +73,8 @@ def avg_pool_divisor(input_hw, kernel_size, stride, padding, out_hw, count_inclu
     if divisor_override:
         return xp.full(out_hw, float(divisor_override))
     rows, cols = (
-        window_counts(input_hw[d], kernel_size[d], stride[d], padding[d], out_hw[d], count_include_pad, xp)
-        for d in (0, 1)
+        window_counts(size, k, s, p, out, count_include_pad, xp)
+        for size, k, s, p, out in zip(input_hw, kernel_size, stride, padding, out_hw)
     )
     return xp.outer(rows, cols).astype(np.float64)
     # --8<-- [end:divisor]
@@ -182,11 +191,11 @@ def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include
     N, C, H, W = x.shape
     no_dilation = (1, 1)
     out_hw = pool_output_shape((H, W), kernel_size, stride, padding, no_dilation, ceil_mode)
-    x_pad = padded(x, kernel_size, stride, padding, no_dilation, out_hw, fill=0.0)  # padding adds nothing
-    sums = windows(x_pad, kernel_size, stride, no_dilation, out_hw).sum(axis=(-2, -1))  # (N, C, OH, OW)
-    divisor = avg_pool_divisor(
-        (H, W), kernel_size, stride, padding, out_hw, count_include_pad, divisor_override, array_module(x)
-    )
+    x_pad = padded(x, kernel_size, stride, padding, no_dilation, out_hw, fill=0.0)  # padding adds 0
+    win = windows(x_pad, kernel_size, stride, no_dilation, out_hw)  # (N, C, OH, OW, kh, kw)
+    sums = win.sum(axis=(-2, -1))  # (N, C, OH, OW)
+    window = (kernel_size, stride, padding, out_hw, count_include_pad, divisor_override)
+    divisor = avg_pool_divisor((H, W), *window, array_module(x))
     return (sums / divisor).astype(x.dtype)  # divisor (OH, OW) broadcasts over N and C
     # --8<-- [end:avg_forward]
 
@@ -206,15 +215,18 @@ def avg_pool2d_backward(
     N, C, H, W = x_shape
     (kh, kw), (sh, sw), (ph, pw) = kernel_size, stride, padding
     OH, OW = out_hw = grad_y.shape[2:]
-    divisor = avg_pool_divisor((H, W), kernel_size, stride, padding, out_hw, count_include_pad, divisor_override, xp)
+    window = (kernel_size, stride, padding, out_hw, count_include_pad, divisor_override)
+    divisor = avg_pool_divisor((H, W), *window, xp)
     share = (grad_y / divisor).astype(grad_y.dtype)  # (N, C, OH, OW): each element's part
 
     # the gradient of the padded input, then cut to the input: padding gets no gradient
-    grad_x_pad = padded(xp.zeros(x_shape, dtype=grad_y.dtype), kernel_size, stride, padding, (1, 1), out_hw, 0.0)
+    zeros = xp.zeros(x_shape, dtype=grad_y.dtype)
+    grad_x_pad = padded(zeros, kernel_size, stride, padding, (1, 1), out_hw, 0.0)
     # BEGIN SOLUTION hint: every element of window (i, j) gets share[i, j]: for each offset (a, b) in the window, the elements at that offset of all windows are the strided slice of grad_x_pad starting at (a, b) with steps (sh, sw); add share there
     for a in range(kh):
         for b in range(kw):
-            grad_x_pad[:, :, a : a + (OH - 1) * sh + 1 : sh, b : b + (OW - 1) * sw + 1 : sw] += share
+            rows, cols = slice(a, a + (OH - 1) * sh + 1, sh), slice(b, b + (OW - 1) * sw + 1, sw)
+            grad_x_pad[:, :, rows, cols] += share
     # END SOLUTION
     return xp.ascontiguousarray(grad_x_pad[:, :, ph : ph + H, pw : pw + W])
     # --8<-- [end:avg_backward]

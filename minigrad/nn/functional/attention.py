@@ -168,6 +168,7 @@ def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
             )
         if attn_mask.device != query.device:  # the mask enters the kernels as an array: check here
             raise RuntimeError(
-                f"{OP}: Expected all tensors to be on the same device, but found at least two devices, "
-                f"{query.device} and {attn_mask.device}! (query on {query.device}, attn_mask on {attn_mask.device})"
+                f"{OP}: Expected all tensors to be on the same device, but found at least two "
+                f"devices, {query.device} and {attn_mask.device}! (query on {query.device}, "
+                f"attn_mask on {attn_mask.device})"
             )

@@ -76,7 +76,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     N, C, H, W = x.shape
     blocks = _blocks((H, W), kernel, dilation, padding, stride, op)
     x_pad = pad(x, (padding[1], padding[1], padding[0], padding[0]))
-    positions = window_positions(x_pad.shape[2:], kernel, blocks, dilation, stride, array_module(x.array))
+    xp = array_module(x.array)  # the positions index x where it is
+    positions = window_positions(x_pad.shape[2:], kernel, blocks, dilation, stride, xp)
     columns = x_pad.reshape(N, C, -1)[:, :, positions]  # (N, C, kh kw, L)
     columns = columns.reshape(N, C * kernel[0] * kernel[1], positions.shape[1])
     return columns if input.ndim == 4 else columns.squeeze(0)

@@ -124,3 +124,34 @@ def test_a_mask_on_another_device_raises(simulated_gpu):
     q = mg.tensor(Q[:, :, :, :3], device="cuda")
     with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cpu"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=mg.tensor(ALLOWED[:, :5]))
+
+
+# ---- what the kernels rely on in the array module and the simulated GPU ----------------------
+def test_kernel_view_is_the_host_buffer_on_the_simulated_gpu(simulated_gpu):
+    """A @cuda.jit kernel under Numba's simulator reads and writes NumPy arrays: on the
+    simulated GPU it is given the buffer behind the device array, without a copy."""
+    from minigrad.array_module import kernel_view
+
+    device = simulated_gpu.zeros((2, 3))
+    view = kernel_view(device)
+    assert isinstance(view, np.ndarray)
+    view[1, 2] = 5.0  # what a kernel writes lands in the device array
+    assert device[1, 2].get() == 5.0
+    host = np.ones(3)
+    assert kernel_view(host) is host  # host arrays are passed as they are
+
+
+def test_the_simulated_gpu_keeps_its_arrays_on_the_device(simulated_gpu):
+    x = simulated_gpu.asarray(np.arange(12.0).reshape(3, 4))
+    simulated_gpu.transfers.update(to_host=0, to_device=0)
+    with simulated_gpu.forbid_transfers():
+        contiguous = simulated_gpu.ascontiguousarray(x[:, ::2])
+        windows = simulated_gpu.lib.stride_tricks.as_strided(x, shape=(2, 3), strides=(32, 8))
+    assert isinstance(contiguous, simulated_gpu.ndarray) and isinstance(windows, simulated_gpu.ndarray)
+    np.testing.assert_array_equal(contiguous.get(), [[0, 2], [4, 6], [8, 10]])
+    np.testing.assert_array_equal(windows.get(), [[0, 1, 2], [4, 5, 6]])
+    with pytest.raises(TypeError):  # CuPy's as_strided has no writeable argument
+        simulated_gpu.lib.stride_tricks.as_strided(x, shape=(2, 3), strides=(32, 8), writeable=False)
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array"):
+        np.asarray(x)  # no way in through __array_interface__ either
+    assert simulated_gpu.transfers == {"to_host": 2, "to_device": 0}  # the two .get() above

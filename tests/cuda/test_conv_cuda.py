@@ -92,3 +92,17 @@ def test_functions_on_cuda_tensors_match_the_cpu(backend, monkeypatch):
     for mine, theirs in zip(_conv_chain("cuda", backend, x, w, b), expected):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
     assert len(set(calls)) == (3 if backend == "numba" else 0), calls
+
+
+def test_the_cuda_backend_on_cpu_tensors_is_a_demonstration(monkeypatch):
+    """mg.backends.use("cuda") on CPU tensors: the CUDA kernels on host arrays (Numba copies
+    them to the GPU and back around each launch), CPU tensors out, the reference's numbers."""
+    x, w = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64)
+    b = _rand((2,), 2, np.float64)
+    calls = []
+    kernel = gpu.conv2d_forward
+    monkeypatch.setattr(gpu, "conv2d_forward", lambda *a: calls.append(type(a[0])) or kernel(*a))
+    expected = _conv_chain("cpu", "numpy", x, w, b)
+    for mine, theirs in zip(_conv_chain("cpu", "cuda", x, w, b), expected):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
+    assert calls and all(t is np.ndarray for t in calls)

@@ -147,11 +147,12 @@ def test_the_simulated_gpu_keeps_its_arrays_on_the_device(simulated_gpu):
     with simulated_gpu.forbid_transfers():
         contiguous = simulated_gpu.ascontiguousarray(x[:, ::2])
         windows = simulated_gpu.lib.stride_tricks.as_strided(x, shape=(2, 3), strides=(32, 8))
-    assert isinstance(contiguous, simulated_gpu.ndarray) and isinstance(windows, simulated_gpu.ndarray)
+    assert all(isinstance(a, simulated_gpu.ndarray) for a in (contiguous, windows))
     np.testing.assert_array_equal(contiguous.get(), [[0, 2], [4, 6], [8, 10]])
     np.testing.assert_array_equal(windows.get(), [[0, 1, 2], [4, 5, 6]])
+    as_strided = simulated_gpu.lib.stride_tricks.as_strided
     with pytest.raises(TypeError):  # CuPy's as_strided has no writeable argument
-        simulated_gpu.lib.stride_tricks.as_strided(x, shape=(2, 3), strides=(32, 8), writeable=False)
+        as_strided(x, shape=(2, 3), strides=(32, 8), writeable=False)
     with pytest.raises(TypeError, match="Implicit conversion to a NumPy array"):
         np.asarray(x)  # no way in through __array_interface__ either
     assert simulated_gpu.transfers == {"to_host": 2, "to_device": 0}  # the two .get() above

@@ -149,8 +149,8 @@ class SimulatedArray:
         raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
 
     def __getattr__(self, name):
-        if name.startswith("__"):  # NumPy's __array_interface__ & co. would hand the host data over
-            raise AttributeError(f"SimulatedArray has no attribute {name!r}")
+        if name.startswith("__array"):  # NumPy's ways in (__array_interface__, __array_struct__):
+            raise AttributeError(name)  # handing them out would be a silent copy to the host
         value = getattr(self._host, name)
         if callable(value):
 
@@ -272,10 +272,13 @@ def array(a, dtype=None, copy=True, order="K", ndmin=0):
 
 
 def ascontiguousarray(a, dtype=None):
-    """A C-ordered device array (a copy only if `a` is not C-ordered already)."""
+    """`a` as a C-contiguous device array (a copy on the device only if it is not one);
+    host data is copied over."""
     if isinstance(a, SimulatedArray):
-        return _wrap(np.ascontiguousarray(a._host, dtype=dtype))
-    return asarray(np.ascontiguousarray(a, dtype=dtype))
+        host = np.ascontiguousarray(a._host, dtype=dtype)
+        return a if host is a._host else SimulatedArray(host)
+    _count("to_device")
+    return SimulatedArray(np.ascontiguousarray(a, dtype=dtype))
 
 
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
@@ -322,6 +325,15 @@ class _Namespace(types.SimpleNamespace):
 
 linalg = _Namespace(np.linalg)
 fft = _Namespace(np.fft)
+
+
+def _as_strided(x, shape=None, strides=None):
+    """A view with the given shape and strides in bytes (`cupy.lib.stride_tricks.as_strided`,
+    which, unlike NumPy's, has no `writeable` argument)."""
+    return _wrap(np.lib.stride_tricks.as_strided(_operand(x), shape=shape, strides=strides))
+
+
+lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=_as_strided))
 
 
 class _RandomState:

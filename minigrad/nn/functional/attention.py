@@ -123,3 +123,9 @@ def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
             raise RuntimeError(
                 f"{OP}: attn_mask must be bool, float32 or the query's dtype ({query.dtype}), got {attn_mask.dtype}"
             )
+        if attn_mask.device != query.device:  # the mask enters the kernels as an array: check here
+            raise RuntimeError(
+                f"{OP}: Expected all tensors to be on the same device, but found at least two "
+                f"devices, {query.device} and {attn_mask.device}! (query on {query.device}, "
+                f"attn_mask on {attn_mask.device})"
+            )

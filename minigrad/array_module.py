@@ -11,6 +11,7 @@ argument to dispatch on, or must produce one: `np.zeros(shape)`, `np.asarray(dat
     mask = xp.zeros(x.shape, bool)  # made where x lives
 
 and `scatter_add` stands in for `np.add.at`, which CuPy spells `cupyx.scatter_add`.
+`kernel_view` hands a device array to a Numba `@cuda.jit` kernel.
 """
 
 import numpy as np
@@ -84,3 +85,13 @@ def _scatter_extreme(target, index, values, which):
         import cupyx
 
         getattr(cupyx, f"scatter_{which}")(target, index, values)
+
+
+def kernel_view(array):
+    """What a Numba `@cuda.jit` kernel takes for `array`, without a copy on a GPU: a CuPy
+    array itself (Numba reads its device pointer, shape and strides from
+    `__cuda_array_interface__`). On the simulated GPU it is the host buffer behind the
+    `SimulatedArray`, which Numba's own simulator (NUMBA_ENABLE_CUDASIM=1) reads and
+    writes back; a NumPy array is returned as it is (Numba copies it to the GPU and back
+    around the launch)."""
+    return array._host if runtime.simulated() and on_device(array) else array

@@ -103,10 +103,9 @@ def constructor_call(module, where):
     """(args, kwargs) such that `type(module)(*args, **kwargs)` builds it again, from
     the arguments its constructor recorded (`Module._constructor_arguments`)."""
     cls = type(module)
-    recorded = module.__dict__.get("_config")
-    if recorded is None and cls.__init__ is Module.__init__:  # no constructor of its own: nothing to record
+    if cls.__init__ is Module.__init__:  # no constructor of its own: nothing to record
         return [], {}
-    if recorded is None or recorded[0] is not cls:  # made without its constructor, or its class changed since
+    if module._recorded_arguments() is None:  # made without its constructor, or its class changed
         raise TypeError(
             f"save: cannot save the {cls.__qualname__} at {where}: its constructor arguments were not recorded"
         )

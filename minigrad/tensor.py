@@ -27,14 +27,14 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import printing as _printing
 from minigrad._args import normalize_dim
-from minigrad.array_module import array_module as _array_module
 from minigrad.array_module import on_device as _on_device
 from minigrad.array_module import to_device as _to_device
 from minigrad.array_module import to_host as _to_host
+from minigrad.cuda import runtime as _runtime
 from minigrad.size import Size
 from minigrad.tensor_conversion import ConversionMethods, _array_from_data
 from minigrad.tensor_elementwise import ElementwiseMethods
-from minigrad.tensor_inplace import InplaceMethods, _data
+from minigrad.tensor_inplace import InplaceMethods, _as_array, _data
 from minigrad.tensor_linalg import LinalgMethods
 from minigrad.tensor_random import RandomMethods
 from minigrad.tensor_reductions import ReductionMethods
@@ -96,9 +96,10 @@ class Tensor(
     def __init__(self, *args, dtype=None, requires_grad=False, device=None):
         device = _devices.check_device(device, "Tensor")
         data = args[0] if len(args) == 1 else None
-        self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor"))
+        xp = _runtime.require("Tensor") if device.type == "cuda" else np  # where zeros are made
+        self._init_leaf(_legacy_array(args, dtypes.to_dtype(dtype, "Tensor"), "Tensor", xp))
         if device.type == "cuda" and not _on_device(self.array):
-            self.array = _to_device(self.array)
+            self.array = _to_device(self.array)  # data given on the host is copied over
         if isinstance(data, Tensor) and self.array is data.array:
             self._counter = data._version_counter()  # one storage: in-place changes show in both
         self._inference = autograd.grad_mode.is_inference_mode_enabled()
@@ -445,7 +446,9 @@ class Tensor(
         if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
             return NotImplemented  # so `t == None` is False, as for any unrelated object
         a, b = ops.promotion.binary_operands(self, other, op.__name__)
-        return Tensor._make(_array_module(a.array).asarray(op(a.array, b.array)))  # 0-d: an array
+        if _runtime.in_use:  # a CUDA tensor exists: check the devices, as Function.apply does
+            a, b = autograd.function._same_device(op.__name__, (a, b))
+        return Tensor._make(_as_array(op(a.array, b.array)))  # a 0-d NumPy result is a scalar
 
     def __eq__(self, other):
         return self._compare(other, np.equal)
@@ -506,6 +509,8 @@ class Tensor(
         return ops.bitwise.bitwise_right_shift(other, self)
 
     def __setitem__(self, index, value):
+        if isinstance(value, Tensor) and value.device != self.device:
+            value = value.to(self.device)  # copied over, as torch's `t[i] = u` copies u
         index = ops.index.normalize_index(index)
         write = lambda: ops.index.assign(self, index, _data(value))  # noqa: E731
         self._inplace("setitem", lambda t: ops.index.index_put(t, index, value), (value,), write)
@@ -520,11 +525,11 @@ def _is_size(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def _legacy_array(args, dtype, op):
+def _legacy_array(args, dtype, op, xp=np):
     """The array of PyTorch's legacy constructor `Tensor(*args)` (and of `mg.FloatTensor(...)`,
-    ...): nothing (empty), sizes (zeros), one Tensor (its own array, shared) or one
-    sequence of data (a copy). `dtype` None means the default float dtype, except for a
-    Tensor, which keeps its own."""
+    ...): nothing (empty), sizes (zeros, made by the array module `xp`), one Tensor (its
+    own array, shared) or one sequence of data (a copy). `dtype` None means the default
+    float dtype, except for a Tensor, which keeps its own."""
     if len(args) == 1 and isinstance(args[0], Tensor):
         data = args[0].array
         return data if dtype is None or dtype == data.dtype else data.astype(dtype)
@@ -533,7 +538,7 @@ def _legacy_array(args, dtype, op):
         shape = tuple(int(a) for a in args) or (0,)
         if min(shape) < 0:
             raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
-        return np.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
+        return xp.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
     if len(args) > 1:
         raise TypeError(f"{op}: expected sizes (ints) or one sequence of data, got {args!r}")
     if not isinstance(args[0], (list, tuple, np.ndarray)):

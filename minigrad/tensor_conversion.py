@@ -13,8 +13,10 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad import layouts as _layout
 from minigrad._args import size_args
+from minigrad.array_module import array_module
+from minigrad.array_module import to_device as _to_device
 from minigrad.array_module import to_host as _to_host
-from minigrad.tensor_inplace import _data
+from minigrad.cuda import runtime as _runtime
 from minigrad.tensor_runtime import _layout_order, _suggested_format
 
 # Bound by tensor.py once they exist: the Tensor class, and the autograd and ops packages
@@ -48,7 +50,7 @@ class ConversionMethods:
             raise RuntimeError(
                 f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
             )
-        return bool((self == element).any().item())
+        return bool((self == element).array.any())  # one number back from the GPU, as torch
 
     def item(self):
         """The value of a one-element tensor as a Python number (raises for more elements);
@@ -158,14 +160,19 @@ class ConversionMethods:
 
     def type(self, dtype=None, non_blocking=False):
         """Without an argument: torch's name of the tensor type, 'torch.FloatTensor' for
-        float32 ('torch.LongTensor' for int64, ...), so that a program's
-        `x.type() == 'torch.FloatTensor'` holds as in torch. With a dtype, such a name
-        ('torch.DoubleTensor', 'minigrad.DoubleTensor', 'DoubleTensor') or a type
-        (`mg.DoubleTensor`): the tensor converted to it, as `to(dtype)`."""
+        float32 ('torch.LongTensor' for int64, ...; 'torch.cuda.FloatTensor' on a GPU), so
+        that a program's `x.type() == 'torch.FloatTensor'` holds as in torch. With a dtype,
+        such a name ('torch.DoubleTensor', 'minigrad.DoubleTensor', 'DoubleTensor') or a
+        type (`mg.DoubleTensor`): the tensor converted to it, as `to(dtype)`; a name says
+        the device too, as in torch ('torch.cuda.DoubleTensor' is on the GPU, the others
+        on the CPU)."""
         if dtype is None:
-            return dtypes.tensor_type_name(self.dtype)
+            name = dtypes.tensor_type_name(self.dtype)
+            return name.replace("torch.", "torch.cuda.", 1) if self.is_cuda else name
         if isinstance(dtype, str):
-            return self.to(dtypes.dtype_from_type_name(dtype))
+            device = _devices.cuda if ".cuda." in f".{dtype}" else _devices.cpu
+            name = dtype.replace("cuda.", "", 1)
+            return self.to(device, dtypes.dtype_from_type_name(name))
         if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):  # torch.FloatTensor
             return self.to(dtypes.dtype_from_type_name(dtype.__name__))
         return self.to(dtype)
@@ -237,6 +244,11 @@ class ConversionMethods:
             t.requires_grad_(True)
         return t
 
+    # As torch's, they are made on this tensor's device unless `device=` says otherwise.
+    def _new_device(self, device, op):
+        """The device a new_* method makes its tensor on: `device` if given, else self's."""
+        return self.device if device is None else _devices.check_device(device, op)
+
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         """Zeros of shape `size` (`new_zeros(2, 3)` or `new_zeros((2, 3))`), of this tensor's
         dtype unless `dtype` is given."""
@@ -257,25 +269,30 @@ class ConversionMethods:
         from minigrad.creation import empty_strided  # creation.py imports this module
 
         dtype = dtypes.to_dtype(dtype, "new_empty_strided") or self.dtype
+        device = self._new_device(device, "new_empty_strided")
         return empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         """`fill_value` in a tensor of shape `size` (a tuple or list), of this tensor's dtype
         unless `dtype` is given (the value is cast to it: 7.5 becomes 7 in an int64 one)."""
-        _devices.check_device(device, "new_full")
+        device = self._new_device(device, "new_full")
         if not isinstance(size, (tuple, list)):
             raise TypeError(
                 f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
             )
         shape = _new_shape((tuple(size),), "new_full")
         dtype = dtypes.to_dtype(dtype, "new_full") or self.dtype
-        return self._new_leaf(np.full(shape, _data(fill_value), dtype=dtype), requires_grad)
+        if isinstance(fill_value, Tensor):  # a number, as torch reads it (from a GPU: a copy)
+            fill_value = fill_value.item()
+        xp = _runtime.require("new_full") if device.type == "cuda" else np  # made there, not copied
+        return self._new_leaf(xp.full(shape, fill_value, dtype=dtype), requires_grad)
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
         """A copy of `data` (a list, an array, a number or a Tensor) as a new leaf of this
         tensor's dtype unless `dtype` is given. A Tensor `data` is copied and cut from the
-        graph, with PyTorch's advice to write `data.detach().clone()` instead."""
-        _devices.check_device(device, "new_tensor")
+        graph, with PyTorch's advice to write `data.detach().clone()` instead. The data is
+        copied to this tensor's device (or `device`)."""
+        device = self._new_device(device, "new_tensor")
         if isinstance(data, Tensor):
             warnings.warn(
                 "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -283,8 +300,20 @@ class ConversionMethods:
                 UserWarning,
                 stacklevel=2,
             )
-        array = _array_from_data(_data(data), dtypes.to_dtype(dtype, "new_tensor") or self.dtype)
-        return self._new_leaf(array, requires_grad)
+        dtype = dtypes.to_dtype(dtype, "new_tensor") or self.dtype
+        if isinstance(data, Tensor):
+            array = data.array.astype(dtype)  # a copy, on data's device
+        else:
+            array = _array_from_data(data, dtype)
+        return self._new_leaf(_array_on(array, device), requires_grad)
+
+
+def _array_on(array, device):
+    """`array` on `device` (a copy between host and GPU where it is not there yet)."""
+    on_gpu = array_module(array) is not np
+    if device.type == "cuda":
+        return array if on_gpu else _to_device(array)
+    return _to_host(array) if on_gpu else array
 
 
 def _new_shape(size, op):

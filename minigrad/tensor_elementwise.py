@@ -12,7 +12,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._args import normalize_dim
-from minigrad.array_module import array_module
+from minigrad.tensor_inplace import _as_array
 
 # Bound by tensor.py once they exist: the Tensor class, and the autograd and ops packages
 # that import it (the one break in the import circle is at the bottom of tensor.py).
@@ -79,15 +79,15 @@ class ElementwiseMethods:
 
     def isnan(self):
         """Elementwise: True where the value is NaN (a bool tensor, no gradient)."""
-        return Tensor._make(array_module(self.array).asarray(np.isnan(self.array)))
+        return Tensor._make(_as_array(np.isnan(self.array)))
 
     def isinf(self):
         """Elementwise: True where the value is +inf or -inf (a bool tensor, no gradient)."""
-        return Tensor._make(array_module(self.array).asarray(np.isinf(self.array)))
+        return Tensor._make(_as_array(np.isinf(self.array)))
 
     def isfinite(self):
         """Elementwise: True where the value is neither inf nor NaN (a bool tensor, no gradient)."""
-        return Tensor._make(array_module(self.array).asarray(np.isfinite(self.array)))
+        return Tensor._make(_as_array(np.isfinite(self.array)))
 
     def any(self, dim=None, keepdim=False):
         """True if any element (along `dim`, or of all) is nonzero; a bool tensor, no gradient."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.array_module import array_module
+from minigrad.cuda import runtime as _runtime
 
 # Bound by tensor.py once they exist: the Tensor class, and the autograd and ops packages
 # that import it (the one break in the import circle is at the bottom of tensor.py).
@@ -35,7 +36,7 @@ class InplaceMethods:
                 f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. You can "
                 "make a clone to get a normal tensor before doing inplace update."
             )
-        if not self.array.flags.writeable:
+        if not _writeable(self.array):
             raise RuntimeError(
                 f"{op}: unsupported operation: more than one element of the written-to tensor refers to a "
                 f"single memory location (a read-only or expanded tensor of shape {self.shape}). Please "
@@ -53,8 +54,7 @@ class InplaceMethods:
     def _checked(self, op, result):
         """The result of an in-place op, checked as PyTorch does: it must keep self's
         shape (an operand may broadcast, not grow it) and cast to self's dtype."""
-        if not isinstance(result, Tensor):  # an array (or a number) the op computed
-            result = Tensor._make(array_module(self.array).asarray(result))
+        result = result if isinstance(result, Tensor) else Tensor._make(_as_array(result))
         self._check_shape(op, result.shape)
         ops.out.check_cast(result.dtype, self.dtype, op)
         return result
@@ -73,9 +73,14 @@ class InplaceMethods:
 
     def _ufunc_(self, op, ufunc, other):
         """The plain write of add_/sub_/mul_/div_: straight into the storage, checked."""
+        if _runtime.in_use and isinstance(other, Tensor) and other.device != self.device:
+            # torch's rule: a 0-d CPU tensor is a number to a CUDA tensor; other mixes raise
+            other = autograd.function._same_device(op, (self, other))[1]
         other = other.array if isinstance(other, Tensor) else other
-        self._check_shape(op, np.shape(other))
-        result_type = np.result_type(self.array, 1.0 if op == "div_" else other)  # div_ is true division
+        self._check_shape(op, np.shape(other) if not hasattr(other, "shape") else other.shape)
+        # dtypes, not arrays, go to result_type (same answer; a GPU array is not NumPy's)
+        operand = 1.0 if op == "div_" else getattr(other, "dtype", other)  # div_ is true division
+        result_type = np.result_type(self.dtype, operand)
         ops.out.check_cast(result_type, self.dtype, op)
         return lambda: ufunc(self.array, other, out=self.array, casting="unsafe")
 
@@ -118,19 +123,32 @@ class InplaceMethods:
 
     def copy_(self, src, non_blocking=False):
         """Copy src's values (broadcast to self's shape, cast to self's dtype) into self;
-        the gradient flows to src."""
+        the gradient flows to src. `src` may be on the other device: its values are copied
+        between host and GPU memory (a differentiable move, as `to`), as torch's copy_."""
         src = src if isinstance(src, Tensor) else Tensor._from_data(src, self.dtype)
+        if _runtime.in_use and src.device != self.device:  # (no CUDA tensor yet: all on the CPU)
+            src = src.to(self.device)
         self._check_shape("copy_", src.shape)
         write = lambda: np.copyto(self.array, src.array, casting="unsafe")  # noqa: E731
         return self._inplace("copy_", lambda t: _replaced(t, src.expand(t.shape).to(t.dtype)), (src,), write)
 
     def fill_(self, value):
-        """Set every element to `value` (a number or a 0-d tensor), in place; returns self."""
+        """Set every element to `value` (a number or a 0-d tensor), in place; returns self.
+        A 0-d tensor on the other device is read as a number, as torch does (one that
+        requires grad is moved over, so that its gradient reaches it)."""
         if isinstance(value, Tensor) and value.ndim != 0:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
-        write = lambda: self.array.fill(_data(value))  # noqa: E731
+        if isinstance(value, Tensor) and value.device != self.device:
+            value = value.to(self.device) if value.requires_grad else value.item()
+
+        def write():
+            if isinstance(value, Tensor):  # a 0-d array on self's device: no trip to the host
+                np.copyto(self.array, value.array, casting="unsafe")
+            else:
+                self.array.fill(value)
+
         return self._inplace("fill_", lambda t: _replaced(t, value), (value,), write)
 
     def zero_(self):
@@ -660,8 +678,9 @@ class InplaceMethods:
             raise RuntimeError(
                 f"fill_diagonal_: all dimensions of input must be of equal length, got {tuple(self.shape)}"
             )
-        on_diagonal = array_module(self.array).zeros(self.shape, dtype=bool)  # made where self is
-        np.fill_diagonal(on_diagonal, True, wrap=wrap)
+        xp = array_module(self.array)  # the mask is made where the tensor lives
+        on_diagonal = xp.zeros(self.shape, dtype=bool)
+        xp.fill_diagonal(on_diagonal, True, wrap=wrap)
         mask = Tensor._make(on_diagonal)
         return self._inplace("fill_diagonal_", lambda t: ops.index.masked_fill(t, mask, fill_value))
 
@@ -671,12 +690,33 @@ def _data(x):
 
 
 def _replaced(t, values):
-    """`values` (a Tensor, an array or a number, broadcast) in place of all of t: the
-    result of fill_, copy_ and the random fills. In the graph t's gradient is 0 there
-    (and a Tensor `values` gets the gradient), as PyTorch records those ops."""
-    everywhere = Tensor._make(array_module(t.array).ones(t.shape, dtype=bool))
+    """`values` (a Tensor, an array on t's device or a number, broadcast) in place of all
+    of t: the result of fill_, copy_ and the random fills. In the graph t's gradient is 0
+    there (and a Tensor `values` gets the gradient), as PyTorch records those ops."""
+    xp = array_module(t.array)  # NumPy, or CuPy for a CUDA tensor: the arrays are made there
+    everywhere = Tensor._make(xp.ones(t.shape, dtype=bool))
     if isinstance(values, Tensor):
         values = values if values.dtype == t.dtype else values.to(t.dtype)
-    else:
-        values = Tensor._make(np.asarray(values, dtype=t.dtype))
+    elif hasattr(values, "shape") and not isinstance(values, np.generic):  # an array of samples
+        values = Tensor._make(values.astype(t.dtype, copy=False))
+    else:  # a number: made on the device by a fill, not copied there from the host
+        values = Tensor._make(xp.full((), values, dtype=t.dtype))
     return ops.elementwise.Where.apply(everywhere, values, t)
+
+
+def _as_array(result):
+    """An op's raw result as an array: a NumPy scalar (what NumPy gives for 0-d results)
+    becomes a 0-d array; arrays, NumPy's or CuPy's, are returned as they are."""
+    if isinstance(result, np.generic) or not hasattr(result, "shape"):
+        return np.asarray(result)
+    return result
+
+
+def _writeable(array):
+    """Whether writing into `array` changes each of its elements alone. NumPy marks the
+    arrays that may not be written (read-only, or expanded: several elements on one
+    memory location) in `flags.writeable`; CuPy has no such flag, so for its arrays an
+    expanded one is told by a stride of 0 along a dimension of more than one element."""
+    if isinstance(array, np.ndarray):
+        return array.flags.writeable
+    return not any(step == 0 and n > 1 for step, n in zip(array.strides, array.shape))

@@ -14,6 +14,15 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import layouts as _layout
 from minigrad._args import normalize_dim, size_args
+from minigrad.array_module import array_module
+from minigrad.cuda import runtime as _runtime
+
+
+def _refuse_gpu(op, self):
+    """torch's error for a Python-callable map on a CUDA tensor: the callable runs on the
+    host, one element at a time, which would copy every element there and back."""
+    if self.is_cuda:
+        raise TypeError(f"{op} is only implemented on CPU tensors")
 
 
 def _refuse_grad(op, *tensors):
@@ -111,22 +120,30 @@ class RuntimeMethods:
         return False
 
     def get_device(self):
-        """The index of the tensor's GPU, or -1 for a CPU tensor (every minigrad tensor)."""
-        return -1
+        """The index of the tensor's GPU (0: minigrad uses one GPU), or -1 for a CPU tensor."""
+        return 0 if self.is_cuda else -1
 
     def is_pinned(self, device=None):
-        """False: pinned (page-locked) memory is for fast copies to a GPU; minigrad tensors
-        stay in ordinary host memory."""
+        """False: pinned (page-locked) memory is for fast copies to a GPU; minigrad's CPU
+        tensors stay in ordinary (pageable) host memory, and a CUDA tensor is not in host
+        memory at all, as in torch."""
         return False
 
     def pin_memory(self, device=None):
-        """Raises, as torch does on a machine without an accelerator: there is no device to
-        pin the memory for."""
-        raise RuntimeError("Cannot access accelerator device when none is available.")
+        """torch copies a CPU tensor into pinned (page-locked) host memory, from which the
+        GPU copies faster and without waiting. minigrad does not pin (a NumPy array lives in
+        pageable memory; CuPy copies from it just as well, only less fast), so this returns
+        a copy (differentiable, as torch's) in ordinary memory, and `is_pinned()` stays False.
+        As in torch, it raises on a machine without a GPU, and for a CUDA tensor."""
+        if self.is_cuda:
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if _runtime.cupy() is None:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self.clone()
 
     # ---- memory layout ---------------------------------------------------------------------
-    # The storage is a NumPy array; NumPy counts strides in bytes and torch in elements,
-    # so each stride is divided by the element size.
+    # The storage is a NumPy array (a CuPy array on a GPU); both count strides in bytes and
+    # torch in elements, so each stride is divided by the element size.
     def element_size(self):
         """The size of one element in bytes (4 for float32)."""
         return self.array.itemsize
@@ -151,16 +168,14 @@ class RuntimeMethods:
 
     def storage_offset(self):
         """Where the first element is in the storage, in elements: 0 for a tensor that
-        owns its memory, 1 for `x[1:]`. (The storage is the NumPy array the tensor's
-        array is a view of.)"""
-        storage = self.array
-        while isinstance(storage.base, np.ndarray):
-            storage = storage.base
-        return (_address(self.array) - _address(storage)) // self.array.itemsize
+        owns its memory, 1 for `x[1:]`. (The storage is the NumPy or CuPy array the
+        tensor's array is a view of.)"""
+        return (_address(self.array) - _address(_storage(self.array))) // self.array.itemsize
 
     def data_ptr(self):
         """The memory address of the first element (an int): two tensors that share
-        storage from the same element give the same number."""
+        storage from the same element give the same number. For a CUDA tensor it is an
+        address in GPU memory, as torch's."""
         return _address(self.array)
 
     def is_contiguous(self, memory_format=None):
@@ -199,27 +214,33 @@ class RuntimeMethods:
         """torch's legacy constructor, in this tensor's dtype: `new()` is empty, `new(2, 3)`
         a (2, 3) tensor (zeros here; torch leaves it uninitialised), `new([1, 2])` (a list
         or tuple) a copy of the data, `new(t)` a tensor sharing t's storage (t must have
-        this dtype). The result never requires grad."""
+        this dtype). The result never requires grad; it is on this tensor's device (or
+        `device`), as torch's."""
         from minigrad import devices
         from minigrad.tensor import Tensor
 
-        devices.check_device(device, "new")
+        device = self.device if device is None else devices.check_device(device, "new")
         if len(args) == 1 and isinstance(args[0], Tensor):
             other = args[0]
             if other.dtype != self.dtype:
                 raise TypeError(f"new(): expected a tensor of dtype {self.dtype} (this tensor's), got {other.dtype}")
+            if other.device != device:
+                where = f"on {device} (this tensor's device, or `device`)"
+                raise RuntimeError(f"new(): expected a tensor {where}, got one on {other.device}")
             return Tensor(other)
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            return Tensor._from_data(args[0], dtype=self.dtype)
+            return Tensor._from_data(args[0], dtype=self.dtype).to(device)
         if len(args) == 1 and isinstance(args[0], (float, bool, complex)):
             raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
-        return Tensor._make(np.zeros(size_args(args) if args else (0,), dtype=self.dtype))
+        xp = _runtime.require("new") if device.type == "cuda" else np  # made there, not copied
+        return Tensor._make(xp.zeros(size_args(args) if args else (0,), dtype=self.dtype))
 
     # ---- element-by-element Python functions (CPU only, as in torch) ----------------------------
     def apply_(self, callable):
         """self[i] = callable(self[i]) for every element, in place, with Python numbers in
         and out (slow: a Python call per element). Not differentiable: refused on a tensor
         that requires grad, as torch. Returns self."""
+        _refuse_gpu("apply_", self)
         _refuse_grad("apply_", self)
         flat = np.asarray([callable(v) for v in self.array.reshape(-1).tolist()])
         return self._write("apply_", flat.reshape(self.shape))
@@ -227,6 +248,7 @@ class RuntimeMethods:
     def map_(self, tensor, callable):
         """self[i] = callable(self[i], tensor[i]) for every element (`tensor` broadcast to
         self's shape, of self's dtype), in place. Returns self."""
+        _refuse_gpu("map_", self)
         _refuse_grad("map_", self, tensor)
         other = _map_operand("map_", self, tensor, "other")
         pairs = zip(self.array.reshape(-1).tolist(), other.reshape(-1).tolist())
@@ -234,6 +256,7 @@ class RuntimeMethods:
 
     def map2_(self, x, y, callable):
         """self[i] = callable(self[i], x[i], y[i]) for every element, in place. Returns self."""
+        _refuse_gpu("map2_", self)
         _refuse_grad("map2_", self, x, y)
         xs, ys = _map_operand("map2_", self, x, "x"), _map_operand("map2_", self, y, "y")
         triples = zip(self.array.reshape(-1).tolist(), xs.reshape(-1).tolist(), ys.reshape(-1).tolist())
@@ -262,9 +285,7 @@ class RuntimeMethods:
         shape = size_args(sizes)
         if any(s < 0 for s in shape):
             raise RuntimeError(f"resize_: trying to create a tensor with negative dimension: {list(shape)}")
-        root = self.array
-        while isinstance(root.base, np.ndarray):
-            root = root.base
+        root = _storage(self.array)
         if not root.flags.c_contiguous:
             raise RuntimeError(
                 "resize_: the tensor's storage is not one contiguous block (a NumPy array's strided view); "
@@ -281,7 +302,7 @@ class RuntimeMethods:
                     f"resize_: growing the tensor to {list(shape)} needs a larger storage, and other tensors may "
                     "view this one's storage (minigrad cannot move them along with it); clone() the tensor first"
                 )
-            bigger = np.zeros(needed, dtype=storage.dtype)
+            bigger = array_module(storage).zeros(needed, dtype=storage.dtype)
             bigger[: storage.size] = storage
             storage = bigger
         self.array = storage[offset:needed].reshape(shape)
@@ -328,8 +349,20 @@ class RuntimeMethods:
 
 
 def _address(array):
-    """The memory address of an array's first element."""
-    return array.__array_interface__["data"][0]
+    """The memory address of an array's first element: NumPy's says it in its
+    `__array_interface__`, CuPy's in its memory pointer `data.ptr` (an address on the GPU)."""
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
+
+
+def _storage(array):
+    """The array that owns `array`'s memory: the base of its base ... (NumPy's and CuPy's
+    views both name the array they look into as `base`)."""
+    kind = array_module(array).ndarray
+    while isinstance(array.base, kind):
+        array = array.base
+    return array
 
 
 def _suggested_format(tensor):

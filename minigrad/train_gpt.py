@@ -32,7 +32,6 @@ from pathlib import Path
 import numpy as np
 
 import minigrad as mg
-import minigrad.nn.functional as F
 import minigrad.optim as optim
 from minigrad import data
 from minigrad.models import GPT
@@ -125,8 +124,7 @@ def param_groups(model, weight_decay):
 # --8<-- [start:train_step]
 def train_step(model, x, y, optimizer, scheduler):
     """One AdamW step on a batch: x (B, T) token ids, y (B, T) the next tokens."""
-    logits = model(x)  # (B, T, vocab)
-    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    _, loss = model(x, y)  # the logits (B, T, vocab) and their mean cross-entropy against y
     optimizer.zero_grad()
     loss.backward()
     clip_grad_norm_(model.parameters(), GRAD_CLIP)  # one bad batch cannot throw the weights far
@@ -143,8 +141,8 @@ def estimate_loss(model, dataset, batches, batch_size, device="cpu"):
     losses = []
     for _ in range(batches):
         x, y = (t.to(device) for t in dataset.random_batch(batch_size))
-        logits = model(x)
-        losses.append(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).item())
+        _, loss = model(x, y)
+        losses.append(loss.item())
     model.train()
     return float(np.mean(losses))
 
@@ -162,9 +160,9 @@ def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batc
     total = 0.0
     for i in range(0, len(starts), batch_size):
         rows = starts[i : i + batch_size, None] + np.arange(block_size)
-        logits = model(mg.from_numpy(ids[rows]).to(device))
-        targets = mg.from_numpy(ids[rows + 1]).to(device)
-        total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="sum").item()
+        inputs, targets = (mg.from_numpy(ids[r]).to(device) for r in (rows, rows + 1))
+        _, loss = model(inputs, targets)
+        total += loss.item() * rows.size  # the mean over this batch's tokens, back to their sum
     model.train()
     return total / (len(starts) * block_size)
 

@@ -43,7 +43,7 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", None)
     monkeypatch.setattr(runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)')
-    monkeypatch.setattr(runtime, "in_use", False)  # no CUDA tensor was made (another test may have)
+    monkeypatch.setattr(runtime, "in_use", False)  # as in a process that never made a CUDA tensor
 
 
 REAL_GPU = os.environ.get("MINIGRAD_TEST_REAL_GPU") == "1"
@@ -71,8 +71,6 @@ def simulated_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", simulator)
     monkeypatch.setattr(runtime, "_generator", {"rng": None, "seed": None})
-    # the test's CUDA tensors set it: undone after the test
-    monkeypatch.setattr(runtime, "in_use", runtime.in_use)
     simulator.transfers.update(to_host=0, to_device=0)
     return simulator
 

@@ -1,5 +1,7 @@
 """Run the CUDA kernel tests (tests/cuda) on Numba's CUDA simulator, in a fresh process:
-NUMBA_ENABLE_CUDASIM must be set before Numba is first imported."""
+NUMBA_ENABLE_CUDASIM must be set before Numba is first imported. The kernels take the
+arrays of CUDA tensors, which live there on minigrad's simulated GPU
+(MINIGRAD_CUDA_SIMULATOR=1)."""
 
 import os
 import subprocess
@@ -13,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.slow
 def test_cuda_kernels_pass_on_the_simulator():
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "MINIGRAD_CUDA_SIMULATOR": "1"}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", str(ROOT / "tests" / "cuda")],
         cwd=ROOT,

@@ -470,3 +470,34 @@ def test_input_errors_name_the_id_and_the_length():
     for shape in [(0, 3), (2, 0)]:
         with pytest.raises(ValueError, match=re.escape(f"at least one row and one token per row, got shape {shape}")):
             model(mg.tensor(np.zeros(shape, dtype=np.int64)))
+
+
+# ---- the loss in the model (nanoGPT's forward(idx, targets)) ---------------------------
+def test_forward_with_targets_returns_the_logits_and_torchs_cross_entropy():
+    model = tiny("learned", n_kv_heads=2).double()
+    idx, targets = ids(2, 7), ids(2, 7, seed=5).numpy()
+    targets[0, :3] = -1  # skipped, as nanoGPT's ignore_index=-1
+    logits, loss = model(idx, mg.tensor(targets))
+    np.testing.assert_array_equal(logits.detach().numpy(), model(idx).detach().numpy())
+    expected, params = torch_gpt(model, idx)
+    flat_targets = torch.tensor(targets).reshape(-1)
+    flat_logits = expected.reshape(-1, 11)
+    torch_loss = torch.nn.functional.cross_entropy(flat_logits, flat_targets, ignore_index=-1)
+    np.testing.assert_allclose(loss.item(), torch_loss.item(), rtol=1e-10)
+    loss.backward()
+    torch_loss.backward()
+    grads = dict(model.named_parameters())
+    for name in ("tok_emb.weight", "blocks.1.attn.qkv.weight", "ln_f.bias"):
+        expected_grad = params[name].grad.numpy()
+        np.testing.assert_allclose(grads[name].grad.numpy(), expected_grad, rtol=1e-8, atol=1e-12)
+
+
+def test_targets_must_be_token_ids_of_idx_shape():
+    model = tiny()
+    shapes = "idx's shape (2, 5) (one per token), got (2, 4)"
+    with pytest.raises(ValueError, match=re.escape(f"targets must have {shapes}")):
+        model(ids(2, 5), ids(2, 4))
+    with pytest.raises(TypeError, match="targets must be an int64 tensor .* got a float32 tensor"):
+        model(ids(2, 5), mg.zeros(2, 5))
+    with pytest.raises(TypeError, match="targets must be an int64 tensor .* got a list"):
+        model(ids(2, 5), [[1] * 5] * 2)

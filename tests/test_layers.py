@@ -554,6 +554,18 @@ def test_conv2d_transpose_spellings_are_one_class():
     assert nn.Conv2dTranspose is nn.Conv2DTranspose is nn.ConvTranspose2d and nn.Conv2D is nn.Conv2d
 
 
+def test_the_keras_names_are_defined_in_one_module_and_not_in_the_pytorch_layer_files():
+    import minigrad.nn.keras as keras
+    from minigrad.nn import conv, linear, normalization, pooling
+
+    names = ["Dense", "Conv2D", "Conv2DTranspose", "Conv2dTranspose", "BatchNorm1D", "BatchNorm2D"]
+    names += ["MaxPool2D", "AvgPool2D", "GlobalAvgPool2D"]
+    for name in names:
+        assert getattr(nn, name) is getattr(keras, name), name
+        assert not any(hasattr(m, name) for m in (conv, linear, normalization, pooling)), name
+    assert nn.Dense.__module__ == "minigrad.nn.keras"
+
+
 def test_a_built_dense_round_trips_through_its_config():
     d = nn.Dense(4, initializer="xavier_uniform")
     assert not d.is_built and d.get_config()["in_features"] is None

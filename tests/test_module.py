@@ -695,6 +695,51 @@ def test_get_config_records_the_outermost_constructor_arguments():
     assert len(Model.from_config(m.get_config()).layers) == 2
 
 
+def test_a_subclass_keeps_the_init_written_in_its_class_body():
+    def init(self, width, depth=2):
+        super(Model, self).__init__()
+        self.fc = nn.Linear(width, width)
+
+    class Model(nn.Module):
+        __init__ = init
+
+    assert Model.__init__ is init  # nothing wraps it: the arguments are noted by Module.__new__
+    assert Model(3).get_config() == {"width": 3, "depth": 2}
+
+
+def test_sequential_get_config_lists_its_layers_and_from_config_rebuilds_them():
+    model = nn.Sequential(nn.Linear(2, 3, bias=False), nn.ReLU(), nn.Dense(4))
+    config = json.loads(json.dumps(model.get_config()))
+    linear = {"in_features": 2, "out_features": 3, "bias": False, "device": None, "dtype": None}
+    dense = {"out_features": 4, "bias": True, "device": None, "dtype": None}
+    dense.update(in_features=None, initializer=None)
+    relu = {"inplace": False}
+    assert config == {
+        "layers": [
+            {"name": "0", "module": "minigrad.nn.linear", "class_name": "Linear", "config": linear},
+            {"name": "1", "module": "minigrad.nn.activation", "class_name": "ReLU", "config": relu},
+            {"name": "2", "module": "minigrad.nn.keras", "class_name": "Dense", "config": dense},
+        ]
+    }
+    rebuilt = nn.Sequential.from_config(config)
+    assert repr(rebuilt) == repr(model) and not rebuilt.is_built
+    rebuilt(mg.ones(5, 2))  # builds the Dense: in_features 3
+    assert shapes(rebuilt.named_parameters()) == [
+        ("0.weight", (3, 2)),
+        ("2.weight", (4, 3)),
+        ("2.bias", (4,)),
+    ]
+    named = nn.Sequential(OrderedDict(fc=nn.Linear(2, 2), act=nn.Tanh()))
+    assert list(nn.Sequential.from_config(named.get_config())._modules) == ["fc", "act"]
+
+
+def test_sequential_from_config_builds_only_minigrad_nn_layers():
+    config = nn.Sequential(nn.ReLU()).get_config()
+    config["layers"][0].update(module="os", class_name="system")
+    with pytest.raises(ValueError, match=r"layer 0 is a os\.system, not a minigrad\.nn layer"):
+        nn.Sequential.from_config(config)
+
+
 def test_get_config_rejects_arguments_json_cannot_hold():
     class Holder(nn.Module):
         def __init__(self, inner):

@@ -45,102 +45,143 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+# --8<-- [start:backward_loop]
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, allow_unused=False):
-    """Propagate `root_grads` from `roots` to the leaves.
-
-    With `inputs=None` leaf gradients accumulate into `.grad` (that is `backward`);
-    otherwise the gradients of `inputs` are returned and no `.grad` is touched
-    (that is `autograd.grad`).
-    """
-    grads = {}
+    """Propagate `root_grads` from `roots` to the leaves: the walk, with its checks in
+    the helpers below. Finished gradients go to `kept` (the leaves' `.grad`, or the
+    `inputs` that `autograd.grad` asked about)."""
+    grads = {}  # id(tensor) -> the sum of the gradients that reached it so far
     for root, g in zip(roots, root_grads):
         grads[id(root)] = g if id(root) not in grads else grads[id(root)] + g
-    captured = None if inputs is None else {id(t): None for t in inputs}
-    handed_out = {id(g) for g in root_grads}  # gradient tensors something else may hold
-
-    # --8<-- [start:backward_loop]
+    kept = _Kept(inputs, create_graph, root_grads)
     previous_mode = grad_mode._set(create_graph)  # record the backward pass only if asked
     try:
         for tensor in reversed(topological_order(roots)):
             grad = grads.pop(id(tensor), None)
             if grad is None:
                 continue  # no path from the roots carries a gradient here
-            for hook in tensor._hooks.values() if tensor._hooks else ():
-                new = hook(grad)
-                if new is not None:
-                    if not isinstance(new, Tensor) or new.shape != grad.shape:
-                        # caught here, not as a confusing error (or a wrong .grad) further on
-                        got = f"shape {new.shape}" if isinstance(new, Tensor) else type(new).__name__
-                        raise RuntimeError(
-                            f"hook {getattr(hook, '__name__', hook)!r} returned {got}, but it must "
-                            f"return None or a Tensor of the gradient's shape {grad.shape}"
-                        )
-                    grad = new
+            if tensor._hooks:
+                grad = _run_hooks(tensor, grad)  # tensor.register_hook(fn): may replace it
             fn = tensor.grad_fn
-            if captured is not None:
-                if id(tensor) in captured:
-                    captured[id(tensor)] = grad
-            elif fn is None:
-                _accumulate_leaf(tensor, grad, create_graph, handed_out)
-                hooks.run_post_accumulate_grad_hooks(tensor)  # its .grad is complete now
-            elif tensor._retains_grad:
-                _accumulate_leaf(tensor, grad, create_graph, handed_out)
+            if fn is None or tensor._retains_grad or kept.captured is not None:
+                kept.take(tensor, grad)  # into a leaf's .grad, or kept for autograd.grad
             if fn is None:
-                continue
-            if fn._freed:
-                raise RuntimeError(
-                    f"{fn.name()}: trying to backward through the graph a second time. The graph "
-                    "is freed after backward; pass retain_graph=True to the first backward."
-                )
-            if anomaly._enabled:
-                # the ops inside a backward would report themselves ("forward of Div");
-                # the gradients are checked below under this op's name instead
-                anomaly._enabled = False
-                try:
-                    input_grads = _as_tuple(type(fn).backward(fn, grad))
-                finally:
-                    anomaly._enabled = True
-            else:
-                input_grads = _as_tuple(type(fn).backward(fn, grad))
-            if len(input_grads) < len(fn.inputs):
-                raise RuntimeError(
-                    f"{fn.name()}: backward returned {len(input_grads)} gradients but forward "
-                    f"had {len(fn.inputs)} inputs"
-                )
-            for i, (parent, g) in enumerate(zip(inputs_as_used(fn), input_grads)):
-                if parent is None or g is None or not parent.requires_grad:
-                    continue
-                if not isinstance(g, Tensor):  # a user backward returning an ndarray, say
-                    raise TypeError(
-                        f"{fn.name()}: backward must return Tensors (or None), but gradient {i} is a "
-                        f"{type(g).__name__}; wrap a NumPy array with mg.from_numpy(array)"
-                    )
-                if g.shape != parent.shape:
-                    raise RuntimeError(
-                        f"{fn.name()}: gradient {i} has shape {g.shape} but its input has shape {parent.shape}"
-                    )
-                if anomaly._enabled:
-                    anomaly.check_finite(g.array, f"{fn.name()} (gradient for input {i})")
-                key = id(parent)
-                grads[key] = g if key not in grads else grads[key] + g
+                continue  # a leaf: the walk ends here
+            for parent, g in _input_grads(fn, grad):  # fn's backward: the chain rule
+                grads[id(parent)] = g if id(parent) not in grads else grads[id(parent)] + g
             if not retain_graph:
                 fn.release()
     finally:
         grad_mode._set(previous_mode)
+    return kept.results(allow_unused)
     # --8<-- [end:backward_loop]
 
-    if captured is None:
-        return None
-    results = []
-    for i, t in enumerate(inputs):
-        g = captured[id(t)]
-        if g is None and not allow_unused:
+
+def _run_hooks(tensor, grad):
+    """The tensor's hooks, in order; each sees the gradient and may return a new one."""
+    for hook in tensor._hooks.values():
+        new = hook(grad)
+        if new is None:
+            continue
+        if not isinstance(new, Tensor) or new.shape != grad.shape:
+            # caught here, not as a confusing error (or a wrong .grad) further on
+            got = f"shape {new.shape}" if isinstance(new, Tensor) else type(new).__name__
             raise RuntimeError(
-                f"autograd.grad: input {i} (shape {t.shape}) was not used to compute the "
-                "outputs; pass allow_unused=True to get None for it"
+                f"hook {getattr(hook, '__name__', hook)!r} returned {got}, but it must "
+                f"return None or a Tensor of the gradient's shape {grad.shape}"
             )
-        results.append(g)
-    return tuple(results)
+        grad = new
+    return grad
+
+
+# --8<-- [start:input_grads]
+def _input_grads(fn, grad):
+    """[(input, its gradient)] for the inputs of `fn` that take one: `fn`'s backward run
+    with `fn` as ctx, and what it returned checked (count, type, shape; and the values
+    under detect_anomaly), so that a wrong backward is reported at the op, by name."""
+    if fn._freed:
+        raise RuntimeError(
+            f"{fn.name()}: trying to backward through the graph a second time. The graph "
+            "is freed after backward; pass retain_graph=True to the first backward."
+        )
+    if anomaly._enabled:
+        # the ops inside a backward would report themselves ("forward of Div");
+        # the gradients are checked below under this op's name instead
+        anomaly._enabled = False
+        try:
+            input_grads = _as_tuple(type(fn).backward(fn, grad))
+        finally:
+            anomaly._enabled = True
+    else:
+        input_grads = _as_tuple(type(fn).backward(fn, grad))
+    got, expected = len(input_grads), len(fn.inputs)
+    if got < expected:
+        counts = f"backward returned {got} gradients but forward had {expected} inputs"
+        raise RuntimeError(f"{fn.name()}: {counts}")
+    pairs = []
+    for i, (parent, g) in enumerate(zip(inputs_as_used(fn), input_grads)):
+        if parent is None or g is None or not parent.requires_grad:
+            continue
+        if not isinstance(g, Tensor):  # a user backward returning an ndarray, say
+            raise TypeError(
+                f"{fn.name()}: backward must return Tensors (or None), but gradient {i} is a "
+                f"{type(g).__name__}; wrap a NumPy array with mg.from_numpy(array)"
+            )
+        if g.shape != parent.shape:
+            shapes = f"gradient {i} has shape {g.shape} but its input has shape {parent.shape}"
+            raise RuntimeError(f"{fn.name()}: {shapes}")
+        if anomaly._enabled:
+            anomaly.check_finite(g.array, f"{fn.name()} (gradient for input {i})")
+        pairs.append((parent, g))
+    return pairs
+    # --8<-- [end:input_grads]
+
+
+class _Kept:
+    """Where the walk leaves each finished gradient.
+
+    `backward` (inputs=None): a leaf's gradient, and that of a non-leaf that called
+    `retain_grad()`, is added into its `.grad`; then a leaf's post-accumulate-grad hooks
+    run. `autograd.grad` (inputs given): the gradients of `inputs` are kept, to be
+    returned by `results`, and no `.grad` is touched.
+    """
+
+    def __init__(self, inputs, create_graph, root_grads):
+        self.inputs = inputs
+        self.captured = None if inputs is None else {id(t): None for t in inputs}
+        self.create_graph = create_graph
+        self.handed_out = {id(g) for g in root_grads}  # gradient tensors something else may hold
+
+    def take(self, tensor, grad):
+        if self.captured is not None:
+            if id(tensor) in self.captured:
+                self.captured[id(tensor)] = grad
+        elif tensor.grad_fn is None or tensor._retains_grad:
+            _accumulate_leaf(tensor, grad, self.create_graph, self.handed_out)
+            if tensor.grad_fn is None:
+                hooks.run_post_accumulate_grad_hooks(tensor)  # its .grad is complete now
+
+    def results(self, allow_unused):
+        """autograd.grad's answer, one gradient per input (None for backward)."""
+        if self.captured is None:
+            return None
+        results = []
+        for i, t in enumerate(self.inputs):
+            g = self.captured[id(t)]
+            if g is None and not allow_unused:
+                raise RuntimeError(
+                    f"autograd.grad: input {i} (shape {t.shape}) was not used to compute the "
+                    "outputs; pass allow_unused=True to get None for it"
+                )
+            results.append(g)
+        return tuple(results)
+
+
+def _read_only(array):
+    """Whether NumPy marks `array` as not to be written (read-only, or expanded). CuPy's
+    flags have no `writeable`: all its arrays can be written (an expanded one is a view,
+    which the caller tells by its base)."""
+    return not getattr(array.flags, "writeable", True)
 
 
 def _accumulate_leaf(tensor, grad, create_graph, handed_out):
@@ -151,7 +192,7 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
         tensor.grad = tensor.grad + grad
     elif create_graph:
         tensor.grad = grad
-    elif id(grad) in handed_out or grad.array.base is not None or not grad.array.flags.writeable:
+    elif id(grad) in handed_out or grad.array.base is not None or _read_only(grad.array):
         # `.grad` must own its storage: the same gradient tensor can be handed to
         # several inputs (a + b gives both the incoming gradient), and a view would
         # change when its base does. Fresh arrays (the common case) are kept as they are.

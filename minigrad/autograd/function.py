@@ -148,11 +148,9 @@ class Function:
     # --8<-- [start:apply]
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run `forward` and, if any input requires grad, record the op in the graph."""
-        # Every op of a model passes here, thousands per training step, so this body is
-        # written for speed where that costs no clarity: list comprehensions, not generator
-        # expressions (same result, but a generator costs ~0.4 us to set up), and the
-        # thread-local grad mode is read once (each access to it costs ~0.2 us).
+        """Run `forward` and, if any input requires grad, record the op in the graph.
+        (Every op passes here: why it is written as it is for speed is told in
+        benchmarks/RESULTS.md, "Per-op overhead since 11-21, traced".)"""
         ctx = cls()
         mode = grad_mode._state  # this thread's grad mode
         previous = mode.enabled
@@ -189,19 +187,8 @@ class Function:
             ctx.seq = next(_sequence)
             out.grad_fn = ctx
             out.requires_grad = True
-            if True in [getattr(t, "_inference", False) for t in ctx._saved]:
-                raise RuntimeError(
-                    f"{cls.__name__}: Inference tensors cannot be saved for backward. Please do not use "
-                    "Tensors created in inference mode in computation tracked by autograd. To work around "
-                    "this, you can make a clone to get a normal tensor and use it in autograd, or use "
-                    "`mg.no_grad()` instead of `mg.inference_mode()`."
-                )
-            if any([t is out for t in ctx._saved]):
-                # out -> ctx -> out would be a reference cycle: hold the output weakly.
-                # The engine reaches this node only through the output, so the output is
-                # alive whenever backward needs it (and it is the same tensor, so a
-                # recorded backward, create_graph=True, still differentiates through it).
-                ctx._saved = tuple([weakref.ref(t) if t is out else t for t in ctx._saved])
+            if ctx._saved:
+                _check_saved(ctx, out)  # no inference tensors; the output itself held weakly
         return out
 
     # --8<-- [end:apply]
@@ -228,6 +215,24 @@ def _as_device_number(a):
     if a.requires_grad:
         return a.to("cuda")
     return a if isinstance(a.array, np.generic) else Tensor._make(a.array[()])
+
+
+def _check_saved(ctx, out):
+    """What a recorded node saved: inference tensors are refused (as in torch), and the
+    op's own output is held through a weak reference. A strong one would close a loop,
+    out -> ctx -> out, that only Python's cycle collector frees (module docstring). The
+    engine reaches the node only through the output, so the output is alive whenever
+    backward needs it (and it is the same tensor, so a recorded backward,
+    create_graph=True, still differentiates through it)."""
+    if True in [getattr(t, "_inference", False) for t in ctx._saved]:
+        raise RuntimeError(
+            f"{type(ctx).__name__}: Inference tensors cannot be saved for backward. Please do not "
+            "use Tensors created in inference mode in computation tracked by autograd. To work "
+            "around this, you can make a clone to get a normal tensor and use it in autograd, or "
+            "use `mg.no_grad()` instead of `mg.inference_mode()`."
+        )
+    if any([t is out for t in ctx._saved]):
+        ctx._saved = tuple([weakref.ref(t) if t is out else t for t in ctx._saved])
 
 
 def _unpack(ctx, saved):

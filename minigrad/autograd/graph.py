@@ -116,8 +116,8 @@ _NAMES_BY_MODULE = {
         "BinaryCrossEntropy": "BinaryCrossEntropyBackward0",
         "BinaryCrossEntropyWithLogits": "BinaryCrossEntropyWithLogitsBackward0",
     },
-    "minigrad.nn.module": {
-        "_HookIdentity": "BackwardHookFunctionBackward",
+    "minigrad.nn.backward_hooks": {
+        "HookIdentity": "BackwardHookFunctionBackward",
     },
 }
 TORCH_NAMES = {f"{module}.{op}": name for module, names in _NAMES_BY_MODULE.items() for op, name in names.items()}

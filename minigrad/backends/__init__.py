@@ -3,19 +3,42 @@
 Convolution, pooling and attention each exist three times, with the same function
 names and array-in/array-out signatures:
 
-- ``"numpy"``: `minigrad/kernels/reference/`, readable NumPy, the lesson code;
-- ``"numba"``: `minigrad/kernels/cpu/`, Numba ``@njit(parallel=True, cache=True)`` kernels;
-- ``"cuda"``:  `minigrad/kernels/cuda/`, Numba ``@cuda.jit`` kernels (an NVIDIA GPU, or
-  Numba's simulator with ``NUMBA_ENABLE_CUDASIM=1``).
+- `minigrad/kernels/reference/`: readable NumPy, the lesson code. Written with the array
+  module of its inputs (`minigrad/array_module.py`), so it runs on CuPy arrays too;
+- `minigrad/kernels/cpu/`: Numba ``@njit(parallel=True, cache=True)`` kernels, for arrays
+  in host memory;
+- `minigrad/kernels/cuda/`: Numba ``@cuda.jit`` kernels, for arrays in GPU memory (CuPy
+  arrays, read in place through ``__cuda_array_interface__``).
+
+A program chooses the *backend*; the *device* of the data then picks the kernels:
+
+    backend      a CPU tensor                 a CUDA tensor
+    "numpy"      reference, in NumPy          reference, in CuPy (on the GPU)
+    "numba"      Numba CPU kernels            Numba CUDA kernels
+    "cuda"       Numba CUDA kernels on host   Numba CUDA kernels
+                 arrays (a demonstration)
 
     mg.backends.use("numpy")            # from now on
     with mg.backends.use("numba"): ...  # only inside the block
     mg.backends.current()               # -> "numba"
 
-The default is ``"numba"`` when Numba is installed, else ``"numpy"``. A backend's kernel
-modules are imported the first time they are asked for (`kernels`, through the function
-of that backend below), so choosing a backend compiles nothing (and ``import minigrad``
-does not import Numba, which alone takes longer than the rest).
+The default is ``"numba"`` when Numba is installed, else ``"numpy"``.
+
+``"cuda"`` is kept as a lesson demonstration of why tensors live on the GPU: on a CPU
+tensor it launches the GPU kernels on host arrays, so Numba copies every array to the GPU
+before each launch and back after it (slower than the CPU kernels, for all the copying);
+on CUDA tensors it is ``"numba"``. It needs an NVIDIA GPU, or Numba's simulator
+(``NUMBA_ENABLE_CUDASIM=1``).
+
+The CUDA kernels need Numba's CUDA target: an NVIDIA GPU, or Numba's simulator. Where
+CUDA tensors exist without either (minigrad's simulated GPU, ``MINIGRAD_CUDA_SIMULATOR=1``,
+in a process without ``NUMBA_ENABLE_CUDASIM=1``, as in the main test run; or a GPU whose
+driver Numba cannot use), the ``"numba"`` backend runs the reference on them, through
+the array module, and says nothing.
+
+A backend's kernel modules are imported the first time they are asked for (`kernels`),
+so choosing a backend compiles nothing (and ``import minigrad`` does not import Numba,
+which alone takes longer than the rest).
 
 The submodules ``cudnn``, ``mps`` and ``cuda`` hold the switches PyTorch programs set
 (``mg.backends.cudnn.benchmark = True``, ``mg.backends.mps.is_available()``): they are
@@ -25,17 +48,19 @@ accepted and stored, and change nothing, since minigrad runs neither cuDNN nor M
 import importlib.util
 import os
 
+from minigrad.array_module import on_device
 
-# One function per backend: each imports that backend's three kernel modules, inside the
-# function, so that nothing is imported before a kernel is needed (Python imports a
+
+# One function per set of kernels: each imports that set's three kernel modules, inside
+# the function, so that nothing is imported before a kernel is needed (Python imports a
 # module once; later calls only look it up).
-def _numpy_kernels():
+def _reference_kernels():
     from minigrad.kernels.reference import attention, conv, pool
 
     return {"attention": attention, "conv": conv, "pool": pool}
 
 
-def _numba_kernels():
+def _cpu_kernels():
     from minigrad.kernels.cpu import attention, conv, pool
 
     return {"attention": attention, "conv": conv, "pool": pool}
@@ -47,7 +72,12 @@ def _cuda_kernels():
     return {"attention": attention, "conv": conv, "pool": pool}
 
 
-BACKENDS = {"numpy": _numpy_kernels, "numba": _numba_kernels, "cuda": _cuda_kernels}
+# backend -> (kernels for host arrays, kernels for GPU arrays)
+BACKENDS = {
+    "numpy": (_reference_kernels, _reference_kernels),
+    "numba": (_cpu_kernels, _cuda_kernels),
+    "cuda": (_cuda_kernels, _cuda_kernels),
+}
 
 
 def _numba_available():
@@ -82,7 +112,7 @@ class use:
 
 
 def current():
-    """The name of the backend the kernels are taken from."""
+    """The name of the backend chosen: "numpy", "numba" or "cuda" (see the module docstring)."""
     return _current
 
 
@@ -90,21 +120,54 @@ def check_available(name):
     """Raise a clear error if backend `name` cannot run on this machine."""
     if name in ("numba", "cuda") and not _numba_available():
         raise RuntimeError(f"backends: the {name!r} backend needs Numba (pip install numba)")
-    if name == "cuda":
-        from numba import cuda
-
-        if not cuda.is_available():
-            simulated = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
-            raise RuntimeError(
-                "backends: the 'cuda' backend needs an NVIDIA GPU with a working driver"
-                + ("" if simulated else ", or Numba's simulator (set NUMBA_ENABLE_CUDASIM=1 before importing numba)")
-            )
+    if name == "cuda" and not _numba_cuda_usable():
+        simulated = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+        hint = ", or Numba's simulator (set NUMBA_ENABLE_CUDASIM=1 before importing numba)"
+        needs = "backends: the 'cuda' backend needs an NVIDIA GPU with a working driver"
+        raise RuntimeError(needs + ("" if simulated else hint))
 
 
-def kernels(family, backend=None):
-    """The kernel module for `family` ('conv', 'pool', 'attention') of a backend
-    (the current one by default)."""
-    return BACKENDS[backend or _current]()[family]
+def _numba_cuda_usable():
+    """Whether Numba can launch `@cuda.jit` kernels here: a GPU it can drive, or its simulator."""
+    import numba.cuda
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM) or numba.cuda.is_available()
+
+
+_cuda_kernels_run = {}  # (GPU simulated?) -> can the CUDA kernels run on CUDA tensors' arrays
+
+
+def cuda_kernels_run_on_device_arrays():
+    """Whether the Numba CUDA kernels can take CUDA tensors' arrays. On a real GPU: Numba's
+    CUDA target works (and is not its simulator, which cannot read GPU memory). On
+    minigrad's simulated GPU: Numba's simulator is on (or Numba drives a real GPU, which
+    then gets the host buffers copied per launch). Asked once per kind of GPU."""
+    from minigrad.cuda import runtime
+
+    simulated = runtime.simulated()
+    if simulated not in _cuda_kernels_run:
+        usable = False
+        if _numba_available():
+            from numba import config
+
+            usable = _numba_cuda_usable() and (simulated or not config.ENABLE_CUDASIM)
+        _cuda_kernels_run[simulated] = usable
+    return _cuda_kernels_run[simulated]
+
+
+def kernels(family, backend=None, array=None):
+    """The kernel module for `family` ('conv', 'pool', 'attention') of a backend (the
+    current one by default), for data like `array`: an array on the GPU gets the
+    backend's GPU kernels (the reference when the CUDA kernels cannot run here), any
+    other (or none) its host kernels."""
+    name = backend or _current
+    for_host, for_gpu = BACKENDS[name]
+    if array is None or not on_device(array):
+        return for_host()[family]
+    if for_gpu is _cuda_kernels and not cuda_kernels_run_on_device_arrays():
+        return _reference_kernels()[family]
+    return for_gpu()[family]
 
 
 # The PyTorch-shaped switches (see the module docstring); imported last, as they import

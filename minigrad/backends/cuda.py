@@ -1,8 +1,10 @@
 """`mg.backends.cuda`: the CUDA switches of `torch.backends.cuda`, accepted and stored.
 
-Not to be confused with the ``"cuda"`` kernel backend chosen by ``mg.backends.use("cuda")``,
-which runs minigrad's own Numba CUDA kernels. This module only exists so that lines like
-``torch.backends.cuda.matmul.allow_tf32 = True`` run unchanged; the values change nothing.
+Not to be confused with ``mg.backends.use("cuda")``, the lesson demonstration that runs
+minigrad's own Numba CUDA kernels on CPU tensors (see `minigrad.backends`; CUDA tensors
+get those kernels under the default ``"numba"`` backend). This module only exists so that
+lines like ``torch.backends.cuda.matmul.allow_tf32 = True`` run unchanged; the values
+change nothing.
 """
 
 

@@ -2,7 +2,7 @@
 
 PyTorch programs often start with `torch.backends.cudnn.benchmark = True` or, for
 reproducibility, `torch.backends.cudnn.deterministic = True`. minigrad never calls cuDNN
-(its GPU kernels are its own, see `mg.backends.use('cuda')`), so these are plain module
+(its GPU kernels are its own Numba ones, see `mg.backends`), so these are plain module
 attributes with PyTorch's defaults: setting them works and changes nothing.
 """
 

@@ -173,8 +173,8 @@ class SimulatedArray:
         raise TypeError("simulated GPU: pass array_module.kernel_view(x) to a simulated kernel")
 
     def __getattr__(self, name):
-        if name.startswith("__array"):  # __array_interface__, __array_struct__: NumPy would read
-            raise AttributeError(name)  # the host buffer through them, a copy that CuPy refuses
+        if name.startswith("__array"):  # NumPy's ways in (__array_interface__, __array_struct__):
+            raise AttributeError(name)  # handing them out would be a silent copy to the host
         value = getattr(self._host, name)
         if callable(value):
 
@@ -305,10 +305,13 @@ def array(a, dtype=None, copy=True, order="K", ndmin=0):
 
 
 def ascontiguousarray(a, dtype=None):
-    """A C-contiguous device array (NumPy's ascontiguousarray does not dispatch on its argument)."""
+    """`a` as a C-contiguous device array (a copy on the device only if it is not one);
+    host data is copied over."""
     if isinstance(a, SimulatedArray):
-        return SimulatedArray(np.ascontiguousarray(a._host, dtype=dtype))
-    return asarray(np.ascontiguousarray(a, dtype=dtype))
+        host = np.ascontiguousarray(a._host, dtype=dtype)
+        return a if host is a._host else SimulatedArray(host)
+    _count("to_device")
+    return SimulatedArray(np.ascontiguousarray(a, dtype=dtype))
 
 
 def asnumpy(a, stream=None, order="C", out=None, blocking=True):
@@ -368,9 +371,9 @@ fft = _Namespace(np.fft)
 
 
 def _as_strided(x, shape=None, strides=None):
-    """A view of `x`'s memory with `shape` and `strides` in bytes, unchecked (CuPy's
-    `lib.stride_tricks.as_strided`)."""
-    return SimulatedArray(np.lib.stride_tricks.as_strided(x._host, shape, strides))
+    """A view with the given shape and strides in bytes (`cupy.lib.stride_tricks.as_strided`,
+    which, unlike NumPy's, has no `writeable` argument)."""
+    return _wrap(np.lib.stride_tricks.as_strided(_operand(x), shape=shape, strides=strides))
 
 
 lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=_as_strided))

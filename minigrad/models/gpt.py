@@ -22,6 +22,7 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad import nn
 from minigrad.array_module import array_module
+from minigrad.nn.functional.attention_parts import causal_mask, merge_heads, split_heads
 
 POSITIONS = ("rope", "learned", "sinusoidal")
 
@@ -79,6 +80,9 @@ class CausalSelfAttention(nn.Module):
     One Linear makes the queries, keys and values together (one matrix product instead
     of three); with Hkv < H each key/value head serves H / Hkv query heads (grouped-query
     attention, Ainslie et al. 2023), which shrinks the KV cache by that factor.
+
+    Causal, with no mask argument: query t sees keys <= t (is_causal; after a KV cache,
+    the keep mask of causal_mask, True = may attend, as F.scaled_dot_product_attention).
     """
 
     def __init__(self, d_model, n_heads, n_kv_heads, dropout=0.0, bias=True):
@@ -89,12 +93,11 @@ class CausalSelfAttention(nn.Module):
         self.dropout = dropout
 
     def forward(self, x, rope=None, cache=None, layer=0):
-        B, T, C = x.shape
+        T = x.shape[1]
         H, Hkv, D = self.n_heads, self.n_kv_heads, self.head_dim
         q, k, v = self.qkv(x).split([H * D, Hkv * D, Hkv * D], dim=-1)
-        q = q.reshape(B, T, H, D).transpose(1, 2)  # (B, H, T, D): each head attends on its own
-        k = k.reshape(B, T, Hkv, D).transpose(1, 2)  # (B, Hkv, T, D)
-        v = v.reshape(B, T, Hkv, D).transpose(1, 2)
+        q = split_heads(q, H)  # (B, H, T, D): each head attends on its own
+        k, v = split_heads(k, Hkv), split_heads(v, Hkv)  # (B, Hkv, T, D)
         past = 0 if cache is None else cache.length  # the position of this chunk's first token
         if rope is not None:
             q, k = rope(q, k, offset=past)  # rotate by absolute position; scores see only j - i
@@ -109,7 +112,7 @@ class CausalSelfAttention(nn.Module):
             is_causal=past == 0,  # no past: the usual square causal mask
             enable_gqa=Hkv != H,
         )  # (B, H, T, D)
-        y = y.transpose(1, 2).reshape(B, T, C)  # the heads side by side again
+        y = merge_heads(y)  # (B, T, C): the heads side by side again
         return F.dropout(self.proj(y), self.dropout, self.training)
 
     # --8<-- [end:attention]
@@ -118,10 +121,10 @@ class CausalSelfAttention(nn.Module):
 def _causal_mask_after(past, T, xp=np):
     """The mask for T new queries after `past` cached keys: query i (at position past + i)
     sees keys j <= past + i. None when there is no past (is_causal does it) or when a
-    single query sees every key. Made with `xp`, where the queries live."""
+    single query sees every key. Made with the array module `xp`."""
     if past == 0 or T == 1:
         return None
-    return mg.from_numpy(xp.tril(xp.ones((T, past + T), dtype=bool), k=past))
+    return causal_mask(T, past + T, past, xp)  # a keep mask: True = may attend
 
 
 # --8<-- [start:block]
@@ -169,6 +172,9 @@ class GPT(nn.Module):
     vector per position (GPT-2), 'sinusoidal' adds Vaswani et al.'s fixed waves. With
     `tie_weights` the output layer is the token embedding itself. `bias=False` drops
     the biases of every Linear and LayerNorm, as nanoGPT's Shakespeare config does.
+
+    `model(idx)` gives the logits, `model(idx, targets)` (logits, loss) as nanoGPT's
+    forward. There is no mask argument: the attention is causal (see CausalSelfAttention).
     """
 
     def __init__(
@@ -232,11 +238,17 @@ class GPT(nn.Module):
         # --8<-- [end:init]
 
     # --8<-- [start:forward]
-    def forward(self, idx, cache=None):
+    def forward(self, idx, targets=None, cache=None):
         """idx (B, T) int64 token ids -> logits (B, T, vocab_size): row t scores every
-        possible token t + 1. With a `cache` (see `new_cache`), idx holds only the new
-        tokens: they sit at positions cache.length, ..., and the cache grows by T."""
+        possible token t + 1. With targets (B, T), the next tokens, it returns
+        (logits, loss) as nanoGPT does, loss the mean cross-entropy over the B * T
+        positions (a target of -1 is skipped, as nanoGPT's ignore_index=-1).
+        (nanoGPT returns (logits, None) without targets; here the logits alone, so that
+        `model(idx)` stays a map from tokens to logits, as every other layer is.)
+        With a `cache` (see `new_cache`), idx holds only the new tokens: they sit at
+        positions cache.length, ..., and the cache grows by T."""
         B, T = self._check_input(idx, cache)
+        self._check_targets(targets, idx)
         past = 0 if cache is None else cache.length
         x = self.tok_emb(idx)  # (B, T, C)
         if self.pos == "sinusoidal":
@@ -250,7 +262,12 @@ class GPT(nn.Module):
             x = block(x, self.rope, cache, layer)
         if cache is not None:
             cache.length += T
-        return self.lm_head(self.ln_f(x))  # (B, T, vocab)
+        logits = self.lm_head(self.ln_f(x))  # (B, T, vocab)
+        if targets is None:
+            return logits
+        # every position is a prediction: (B * T, vocab) scores against B * T next tokens
+        loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(-1), ignore_index=-1)
+        return logits, loss
 
     # --8<-- [end:forward]
 
@@ -327,6 +344,19 @@ class GPT(nn.Module):
         if cache is not None and cache.keys[0].shape[0] != B:
             raise ValueError(f"GPT: the cache was made for batch size {cache.keys[0].shape[0]}, got a batch of {B}")
         return B, T
+
+    def _check_targets(self, targets, idx):
+        """None, or a (B, T) integer tensor of next-token ids (-1 = skipped), as idx."""
+        if targets is None:
+            return
+        if not isinstance(targets, mg.Tensor) or targets.dtype.kind not in "iu":
+            what = type(targets).__name__
+            if isinstance(targets, mg.Tensor):
+                what = f"{targets.dtype} tensor"
+            raise TypeError(f"GPT: targets must be an int64 tensor of next-token ids, got a {what}")
+        if targets.shape != idx.shape:
+            shapes = f"idx's shape {idx.shape} (one per token), got {targets.shape}"
+            raise ValueError(f"GPT: targets must have {shapes}")
 
     def extra_repr(self):
         kv = f", n_kv_heads={self.n_kv_heads}" if self.n_kv_heads != self.n_heads else ""

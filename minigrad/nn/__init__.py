@@ -44,10 +44,7 @@ from minigrad.nn.containers import (
 )
 from minigrad.nn.conv import (
     Conv1d,
-    Conv2D,
     Conv2d,
-    Conv2DTranspose,
-    Conv2dTranspose,
     Conv3d,
     ConvTranspose1d,
     ConvTranspose2d,
@@ -72,6 +69,17 @@ from minigrad.nn.fold import (
     Fold,
     Unfold,
 )
+from minigrad.nn.keras import (  # Keras's spellings (seed 004)
+    AvgPool2D,
+    BatchNorm1D,
+    BatchNorm2D,
+    Conv2D,
+    Conv2DTranspose,
+    Conv2dTranspose,
+    Dense,
+    GlobalAvgPool2D,
+    MaxPool2D,
+)
 from minigrad.nn.lazy import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
@@ -88,7 +96,6 @@ from minigrad.nn.lazy import (
 )
 from minigrad.nn.linear import (
     Bilinear,
-    Dense,
     Linear,
 )
 from minigrad.nn.loss import (
@@ -117,9 +124,7 @@ from minigrad.nn.loss import (
 from minigrad.nn.module import Module
 from minigrad.nn.multihead_attention import MultiheadAttention
 from minigrad.nn.normalization import (
-    BatchNorm1D,
     BatchNorm1d,
-    BatchNorm2D,
     BatchNorm2d,
     BatchNorm3d,
     GroupNorm,
@@ -162,16 +167,13 @@ from minigrad.nn.pooling import (
     AdaptiveMaxPool2d,
     AdaptiveMaxPool3d,
     AvgPool1d,
-    AvgPool2D,
     AvgPool2d,
     AvgPool3d,
-    GlobalAvgPool2D,
     GlobalAvgPool2d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
     MaxPool1d,
-    MaxPool2D,
     MaxPool2d,
     MaxPool3d,
     MaxUnpool1d,

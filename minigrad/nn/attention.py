@@ -18,30 +18,36 @@ h = heads, h_kv = kv_heads, d = dim_head; hidden_states (B, T_q, query_dim) or a
 (B, query_dim, H, W) (flattened to T_q = H * W and back), encoder_hidden_states
 (B, T_k, cross_attention_dim).
 
+The head reshapes, the mask conversion, the repetition of key/value heads and the
+softmax are the shared pieces of `minigrad/nn/functional/attention_parts.py`.
+
 With the same weights (the state dict keys are diffusers'), both processors give
 diffusers' AttnProcessor2_0 outputs. Where minigrad differs: a bool attention_mask
 (True = may attend) is accepted and turned into 0 / -inf; a mask whose last dim is not
 T_k is an error (diffusers pads it); both processors apply qk_norm (diffusers'
 AttnProcessor skips it) and kv_heads < heads (diffusers' two raise a shape error; its
-processors for grouped-query models repeat the heads as `repeat_kv` here);
+processors for grouped-query models repeat the heads as `repeat_kv` does);
 `only_cross_attention=True` (which diffusers ties to its added key/value projections,
 not provided here) makes encoder_hidden_states required.
 """
 
-import math
 import numbers
 
-import numpy as np
-
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.creation import from_numpy
 from minigrad.nn import functional as F
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
+from minigrad.nn.functional.attention_parts import (
+    additive_mask,
+    attention_weights,
+    check_mask,
+    merge_heads,
+    repeat_kv,
+    split_heads,
+)
 from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm, RMSNorm
-from minigrad.ops.attention import safe_softmax
 from minigrad.ops.shape import cat
 from minigrad.tensor import Tensor
 
@@ -61,6 +67,10 @@ class Attention(Module):
     also sets inner width and heads = out_dim // dim_head), qk_norm (None, 'layer_norm'
     or 'rms_norm', over each head's d features of q and k), eps (of those norms),
     residual_connection, rescale_output_factor, only_cross_attention, processor.
+
+    attention_mask (see prepare_attention_mask): float, added to the scores (diffusers'
+    form), or bool with **True = may attend** (as F.scaled_dot_product_attention; the
+    opposite of nn.MultiheadAttention).
     """
 
     def __init__(
@@ -146,14 +156,13 @@ class Attention(Module):
         heads = self.heads if heads is None else heads
         if tensor.ndim != 3 or tensor.shape[-1] % heads:
             raise ValueError(f"{NAME}.head_to_batch_dim: expected (B, T, {heads} * d), got {tensor.shape}")
-        B, T, width = tensor.shape
-        tensor = tensor.reshape(B, T, heads, width // heads).permute(0, 2, 1, 3)  # (B, heads, T, d)
-        return tensor.reshape(B * heads, T, width // heads) if out_dim == 3 else tensor
+        tensor = split_heads(tensor, heads)  # (B, heads, T, d)
+        return tensor.reshape(-1, *tensor.shape[2:]) if out_dim == 3 else tensor
 
     def batch_to_head_dim(self, tensor):
         """(B * heads, T, d) -> (B, T, heads * d): the heads side by side (the concat)."""
         BH, T, d = tensor.shape
-        return tensor.reshape(BH // self.heads, self.heads, T, d).permute(0, 2, 1, 3).reshape(BH // self.heads, T, -1)
+        return merge_heads(tensor.reshape(BH // self.heads, self.heads, T, d))
 
     # --8<-- [end:heads]
 
@@ -165,10 +174,7 @@ class Attention(Module):
         broadcastable to (B * h, T_q, T_k) -> P (B * h, T_q, T_k), each row summing to 1
         (a row whose keys are all masked gets zeros, as F.scaled_dot_product_attention).
         """
-        scores = (query @ key.mT) * self.scale
-        if attention_mask is not None:
-            scores = scores + attention_mask
-        return safe_softmax(scores)
+        return attention_weights(query, key, attention_mask, self.scale)
 
     # --8<-- [end:scores]
 
@@ -183,7 +189,8 @@ class Attention(Module):
         """
         if attention_mask is None:
             return None
-        mask = _additive(attention_mask, self.to_q.weight.dtype)
+        check_mask(attention_mask, NAME, "attention_mask", hint=_KEEP_HINT)
+        mask = additive_mask(attention_mask, self.to_q.weight.dtype)  # True = may attend: 0
         if mask.ndim == 2:
             mask = mask.unsqueeze(1)  # (B, T_k): a padding mask, the same for every query
         if (
@@ -358,38 +365,14 @@ class AttnProcessor2_0:
         hidden_states = F.scaled_dot_product_attention(
             query, key, value, attn_mask=attention_mask, enable_gqa=attn.kv_heads != attn.heads
         )  # (B, h, T_q, d)
-        hidden_states = hidden_states.transpose(1, 2).reshape(B, -1, attn.heads * attn.dim_head)  # (B, T_q, h * d)
+        hidden_states = merge_heads(hidden_states)  # (B, T_q, h * d)
         return attn._output(hidden_states, residual, image_shape)
 
     # --8<-- [end:processor2_0]
 
 
-# --8<-- [start:repeat_kv]
-def repeat_kv(x, groups):
-    """(B, h_kv, T, d) -> (B, h_kv * groups, T, d): each key/value head repeated `groups`
-    times in a row, so query head j reads kv head j // groups (repeat_interleave). The
-    gradient sums the copies back onto the one head they came from."""
-    if groups == 1:
-        return x
-    B, h_kv, T, d = x.shape
-    return x.unsqueeze(2).expand(B, h_kv, groups, T, d).reshape(B, h_kv * groups, T, d)
-    # --8<-- [end:repeat_kv]
-
-
 # ---- helpers ------------------------------------------------------------------------------------
-def _additive(mask, dtype):
-    """A mask as numbers to add to the scores: bool True = may attend -> 0, False -> -inf;
-    a float mask as it is, in the weights' dtype."""
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"{NAME}: attention_mask must be a Tensor, got {type(mask).__name__}")
-    if mask.dtype.kind == "b":
-        return from_numpy(np.where(mask.array, 0.0, -math.inf).astype(dtype))
-    if mask.dtype.kind != "f":
-        raise TypeError(
-            f"{NAME}: attention_mask must be float (added to the scores) or bool (True = may attend), got "
-            f"{mask.dtype}; for a 0/1 keep mask use (1 - mask) * -10000.0, as diffusers' models do"
-        )
-    return mask.to(dtype)
+_KEEP_HINT = "; for a 0/1 keep mask use (1 - mask) * -10000.0, as diffusers' models do"
 
 
 def _check_config(query_dim, cross_attention_dim, heads, kv_heads, dim_head, out_dim, dropout, qk_norm):

@@ -6,6 +6,7 @@ where state-dict keys such as "layers.0.weight" come from.
 
 import operator
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -98,6 +99,9 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
+    def _constructor_arguments(self):
+        return _spent_iterator_as_contents(self, "modules", list(self._modules.values()))
+
     def _index(self, idx):
         return _position(idx, len(self._modules), "ModuleList", "modules")
 
@@ -171,6 +175,9 @@ class ModuleDict(Module):
         if modules is not None:
             self.update(modules)
 
+    def _constructor_arguments(self):
+        return _spent_iterator_as_contents(self, "modules", list(self._modules.items()))
+
     def __getitem__(self, key):
         return self._modules[key]
 
@@ -221,6 +228,9 @@ class ParameterList(Module):
         if values is not None:
             self.extend(values)
 
+    def _constructor_arguments(self):
+        return _spent_iterator_as_contents(self, "values", list(self._parameters.values()))
+
     def _index(self, idx):
         return _position(idx, len(self._parameters), "ParameterList", "parameters")
 
@@ -265,6 +275,9 @@ class ParameterDict(Module):
         super().__init__()
         if parameters is not None:
             self.update(parameters)
+
+    def _constructor_arguments(self):
+        return _spent_iterator_as_contents(self, "parameters", list(self._parameters.items()))
 
     def __getitem__(self, key):
         return self._parameters[key]
@@ -352,3 +365,14 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+def _spent_iterator_as_contents(container, name, contents):
+    """The container's constructor arguments (what `get_config` and `mg.save` record),
+    with the argument `name` replaced by `contents` if it was a one-shot iterator
+    (`ModuleList(Block() for _ in range(n))`): the constructor has spent it, and what it
+    held is now the container's contents."""
+    arguments = Module._constructor_arguments(container)
+    if isinstance(arguments.get(name), Iterator):
+        arguments[name] = contents
+    return arguments

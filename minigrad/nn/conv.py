@@ -1,5 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d (and the Keras-style aliases
-Conv2D, Conv2DTranspose and Conv2dTranspose).
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d.
 
 Each holds a weight of PyTorch's shape and a bias (out_channels,):
 
@@ -14,9 +13,9 @@ parameters and its settings (channels, groups, kernel size, padding, padding_mod
 rest of the checking is `F.conv2d`'s (`minigrad/nn/functional/conv.py`), and the math is
 in `minigrad/ops/conv.py`.
 
-Each layer also takes a Keras-style keyword `initializer=` (a name such as
-'xavier_uniform' or a function applied to the weight; see initializer.py), and
-PyTorch's factory keywords `device` ('cpu', or 'cuda' where there is a GPU) and `dtype` (the parameters').
+Each layer takes PyTorch's factory keywords `device` ('cpu', or 'cuda' where there is a
+GPU) and `dtype` (the parameters'). The keyword-only `initializer=` is Keras's, not
+PyTorch's: keras.py says what it does (it is here because `nn.Conv2D` is this very class).
 """
 
 import math
@@ -25,8 +24,7 @@ from minigrad._args import int_tuple
 from minigrad.creation import empty
 from minigrad.devices import check_device
 from minigrad.nn import functional as F
-from minigrad.nn import init
-from minigrad.nn import initializer as initializer_module
+from minigrad.nn import init, keras
 from minigrad.nn.functional.conv import _resolve_padding, _transposed_output_size
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -61,7 +59,7 @@ class _ConvNd(Module):
         super().__init__()
         name, n = type(self).__name__, self._dims
         check_device(device, name)
-        self._weight_init = initializer_module.resolve(initializer, name)
+        self._weight_init = keras.resolve_initializer(initializer, name)  # Keras's keyword
         if groups <= 0:
             raise ValueError(f"{name}: groups must be a positive integer, got {groups}")
         if in_channels % groups:
@@ -106,8 +104,7 @@ class _ConvNd(Module):
             if fan_in != 0:
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
-        if self._weight_init is not None:  # initializer=: the chosen scheme replaces the default W
-            self._weight_init(self.weight)
+        keras.initialize_weight(self)  # initializer= (Keras's), if given, replaces the default W
 
     def extra_repr(self):
         n = self._dims
@@ -268,8 +265,3 @@ class ConvTranspose1d(ConvTranspose2d):
         return F.conv_transpose1d(
             input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
         )
-
-
-# Keras-style names
-Conv2D = Conv2d
-Conv2DTranspose = Conv2dTranspose = ConvTranspose2d

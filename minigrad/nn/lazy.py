@@ -10,7 +10,7 @@ a Linear afterwards, type and repr included), as torch's lazy modules do. Run on
 through a model before making its optimizer, which must see the real parameters.
 
 Loading a state dict into a lazy layer materializes it with the loaded shapes instead.
-minigrad's own `Dense` is the Keras-style lazy Linear (it stays a Dense).
+minigrad's own `Dense` (keras.py) is the Keras-style lazy Linear (it stays a Dense).
 """
 
 import numpy as np

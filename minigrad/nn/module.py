@@ -10,12 +10,12 @@ A Module is a container with three registries filled by plain attribute assignme
 Everything else — `parameters()`, `state_dict()`, `train()`, `to()`, `zero_grad()`,
 the nested `repr` — is a walk over that tree. Names follow PyTorch exactly
 ("features.0.weight"), so a PyTorch state dict (as NumPy arrays) loads into the same
-minigrad model.
+minigrad model. Elsewhere: how `module(x)` runs the hooks (module_hooks.py, and
+backward_hooks.py for the full backward hooks), and Keras's spellings `is_built`,
+`get_config`, `from_config` (keras.py).
 """
 
-import functools
 import inspect
-import json
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Iterator
@@ -26,55 +26,42 @@ from minigrad import devices as _devices
 from minigrad import dtypes
 from minigrad.array_module import array_module, on_device, to_device, to_host
 from minigrad.autograd import engine
-from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.autograd.hooks import RemovableHandle
 from minigrad.creation import from_numpy
+from minigrad.nn.module_hooks import HOOK_REGISTRIES, add_hook, call_with_hooks
 from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import Tensor
 
 
-def _to_factory_device(module, arguments):
-    """torch's factory keyword `device=` of a layer (`nn.Linear(3, 4, device="cuda")`): the
-    layer checks the device and builds its parameters and buffers on the CPU; once its
-    outermost constructor has run (a subclass's, or a model's that passes `device` down),
-    they all move to the GPU here, in one place for every layer. So a seed gives the same
-    initial weights on either device (torch draws them on the GPU's generator instead)."""
-    device = arguments.get("device")
-    if device is not None and _devices.check_device(device, type(module).__name__).type == "cuda":
-        module.to(_devices.cuda)
+def _to_factory_device(module, item):
+    """torch's factory keyword `device=` of a layer (`nn.Linear(3, 4, device="cuda")`): each
+    parameter, buffer and submodule the layer registers goes to that device as it is
+    registered, in this one place for every layer. Initial values are drawn on the host and copied over
+    (nn/init.py), so a seed gives the same weights on either device (torch draws them on
+    the GPU's generator instead)."""
+    if "_factory_device" not in module.__dict__:  # read once per module, from __new__'s note
+        recorded = module.__dict__.get("_config")
+        if recorded is not None and "device" in recorded[2]:
+            device = recorded[2]["device"]
+        else:
+            device = (module._recorded_arguments() or {}).get("device")
+        if device is not None:
+            device = _devices.check_device(device, type(module).__name__)
+        object.__setattr__(module, "_factory_device", device)
+    device = module._factory_device
+    if device is None or device.type != "cuda":
+        return
+    if isinstance(item, Module):
+        item.to(device)
+    elif not on_device(item.array):
+        item.array = to_device(item.array)
 
+
+_READ_ONCE = "<an iterator, read once by the constructor>"
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 _EXTRA_STATE_KEY = "_extra_state"
-
-# Module.type accepts PyTorch's tensor type names as well as dtypes
-_TENSOR_TYPE_NAMES = {
-    "torch.FloatTensor": np.float32,
-    "torch.DoubleTensor": np.float64,
-    "torch.HalfTensor": np.float16,
-    "torch.LongTensor": np.int64,
-    "torch.IntTensor": np.int32,
-    "torch.ShortTensor": np.int16,
-    "torch.CharTensor": np.int8,
-    "torch.ByteTensor": np.uint8,
-    "torch.BoolTensor": np.bool_,
-}
-
-_HOOK_REGISTRIES = (
-    "_forward_pre_hooks",
-    "_forward_pre_hooks_with_kwargs",
-    "_forward_hooks",
-    "_forward_hooks_with_kwargs",
-    "_forward_hooks_always_called",
-    "_backward_pre_hooks",
-    "_backward_hooks",
-    "_state_dict_pre_hooks",
-    "_state_dict_hooks",
-    "_load_state_dict_pre_hooks",
-    "_load_state_dict_post_hooks",
-)
 
 
 class Module:
@@ -96,40 +83,19 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         # hooks: handle id -> hook, in call order (torch's attribute names); the flags of
         # each forward hook live in the *_with_kwargs / *_always_called dicts by the same id
-        for registry in _HOOK_REGISTRIES:
+        for registry in HOOK_REGISTRIES:
             object.__setattr__(self, registry, OrderedDict())
 
-    def __init_subclass__(cls, **kwargs):
-        """Record each model's constructor arguments (for get_config) by wrapping the
-        subclass's own __init__; only the outermost call records."""
-        super().__init_subclass__(**kwargs)
-        if "__init__" not in cls.__dict__:
-            return
-        init = cls.__dict__["__init__"]
-        signature = inspect.signature(init)
-
-        @functools.wraps(init)
-        def __init__(self, *args, **kwargs):
-            outermost = "_config" not in self.__dict__
-            if outermost:
-                bound = signature.bind(self, *args, **kwargs)
-                # a generator (ModuleList(Block() for _ in range(n))) can be read once:
-                # record its items, and hand the constructor a fresh iterator over them
-                items = {}
-                for name, value in bound.arguments.items():
-                    if isinstance(value, Iterator):
-                        items[name] = list(value)
-                        bound.arguments[name] = iter(items[name])
-                args, kwargs = bound.args[1:], bound.kwargs
-                bound.apply_defaults()
-                arguments = dict(list(bound.arguments.items())[1:])  # drop self
-                arguments.update(items)
-                object.__setattr__(self, "_config", (type(self), arguments))
-            init(self, *args, **kwargs)
-            if outermost:
-                _to_factory_device(self, self._config[1])
-
-        cls.__init__ = __init__
+    def __new__(cls, *args, **kwargs):
+        """Note the constructor's arguments (`__new__` sees what `__init__` will), for
+        `get_config` and `mg.save`: see `_constructor_arguments`."""
+        module = super().__new__(cls)
+        # an iterator (ModuleList(Block() for _ in range(n))) is read once, by __init__: keep
+        # a placeholder, so that copying or pickling the module never meets a generator
+        args = tuple([_READ_ONCE if isinstance(a, Iterator) else a for a in args])
+        kwargs = {k: _READ_ONCE if isinstance(v, Iterator) else v for k, v in kwargs.items()}
+        object.__setattr__(module, "_config", (cls, args, kwargs))
+        return module
 
     # ---- forward ----------------------------------------------------------------------
     def forward(self, *args, **kwargs):
@@ -139,64 +105,12 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        """forward(*args, **kwargs), with the hooks around it, in PyTorch's order:
-        forward pre-hooks (may replace the arguments), forward, forward hooks (may
-        replace the output); backward hooks are attached to the inputs and outputs."""
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
-            return self.forward(*args, **kwargs)
-        result = None
-        called = set()  # the always_call hooks that already ran
-        try:
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
-                if hook_id in self._forward_pre_hooks_with_kwargs:
-                    new = hook(self, args, kwargs)
-                    if new is not None:
-                        if not (isinstance(new, tuple) and len(new) == 2):
-                            raise RuntimeError(
-                                f"forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {new}."
-                            )
-                        args, kwargs = new
-                else:
-                    new = hook(self, args)
-                    if new is not None:
-                        args = new if isinstance(new, tuple) else (new,)
-            recorder = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                args, recorder = _BackwardHookRecorder.wrap_inputs(self, args)
-            result = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
-                    called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    new = hook(self, args, kwargs, result)
-                else:
-                    new = hook(self, args, result)
-                if new is not None:
-                    result = new
-            if recorder is not None:
-                result = recorder.wrap_outputs(result)
-            return result
-        except Exception:
-            # hooks registered with always_call=True run even when forward failed (to
-            # release what a pre-hook acquired, say); their own errors become warnings,
-            # so the original error is the one raised
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id not in self._forward_hooks_always_called or hook_id in called:
-                    continue
-                try:
-                    if hook_id in self._forward_hooks_with_kwargs:
-                        new = hook(self, args, kwargs, result)
-                    else:
-                        new = hook(self, args, result)
-                    if new is not None:
-                        result = new
-                except Exception as err:
-                    warnings.warn(
-                        "module forward hook with ``always_call=True`` raised an exception that was silenced as "
-                        f"another error was raised in forward: {err}",
-                        stacklevel=2,
-                    )
-            raise
+        """forward(*args, **kwargs), with the module's hooks around it if it has any
+        (their order, PyTorch's: nn/module_hooks.py)."""
+        hooked = self._forward_pre_hooks or self._forward_hooks
+        if hooked or self._backward_hooks or self._backward_pre_hooks:
+            return call_with_hooks(self, args, kwargs)
+        return self.forward(*args, **kwargs)
 
     # ---- registration -------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -221,6 +135,7 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign a module before Module.__init__() call")
             self._remove_from(name, self.__dict__, self._parameters, self._buffers)
+            _to_factory_device(self, value)
             self._modules[name] = value
         elif params is not None and name in self._modules:
             if value is not None:
@@ -270,6 +185,8 @@ class Module:
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' (a Parameter or None is "
                 "expected; wrap a tensor with nn.Parameter)"
             )
+        if param is not None:
+            _to_factory_device(self, param)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -279,6 +196,8 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists as a parameter")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (a Tensor or None)")
+        if tensor is not None:
+            _to_factory_device(self, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers.discard(name)
@@ -290,6 +209,8 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._check_name(name, "module")
+        if module is not None:
+            _to_factory_device(self, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -433,17 +354,6 @@ class Module:
         """
         return self.train(False)
 
-    @property
-    def is_built(self):
-        """False while a layer in this module still waits for its first input to learn
-        its shape (a lazy layer such as Dense); True otherwise (Keras's `built`)."""
-        return all(m.__dict__.get("_built", True) for m in self.modules())
-
-    @is_built.setter
-    def is_built(self, value):
-        # a lazy layer of your own marks itself (un)built; the property then reads the flag
-        object.__setattr__(self, "_built", bool(value))
-
     def requires_grad_(self, requires_grad=True):
         """Set `requires_grad` of every parameter (False freezes the module); returns self."""
         for p in self.parameters():
@@ -523,9 +433,8 @@ class Module:
     def type(self, dst_type):
         """Cast every parameter and buffer to `dst_type` (a dtype, or a PyTorch type
         name such as 'torch.DoubleTensor'), integer buffers included; returns self."""
-        dtype = _TENSOR_TYPE_NAMES.get(dst_type, dst_type) if isinstance(dst_type, str) else dst_type
         try:
-            dtype = dtypes.to_dtype(dtype)
+            dtype = dtypes.dtype_from_type_name(dst_type)
         except TypeError:
             raise ValueError(f"Module.type: invalid type: {dst_type!r}") from None
         if dtype is None:
@@ -723,27 +632,13 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
     # ---- hooks --------------------------------------------------------------------------
-    def _add_hook(self, registry, hook, prepend=False, flags=()):
-        """Store `hook` in `registry` (first if prepend) and return its handle; `flags`
-        are the registries (with_kwargs, always_call) that also record its id."""
-        if not callable(hook):
-            raise TypeError(f"{type(self).__name__}: a hook must be callable, got {type(hook).__name__}")
-        hooks = getattr(self, registry)
-        handle = _ModuleHookHandle(hooks, *(getattr(self, f) for f in flags))
-        hooks[handle.id] = hook
-        for f in flags:
-            getattr(self, f)[handle.id] = True
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
-
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) runs before forward and may return new args (a tuple, or
         a single value that becomes a 1-tuple). With with_kwargs=True it is
         hook(module, args, kwargs) and may return a new (args, kwargs) pair.
         prepend=True runs it before the hooks already registered."""
         flags = ("_forward_pre_hooks_with_kwargs",) if with_kwargs else ()
-        return self._add_hook("_forward_pre_hooks", hook, prepend, flags)
+        return add_hook(self, "_forward_pre_hooks", hook, prepend, flags)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) runs after forward and may return a new output;
@@ -753,7 +648,7 @@ class Module:
         flags = (("_forward_hooks_with_kwargs",) if with_kwargs else ()) + (
             ("_forward_hooks_always_called",) if always_call else ()
         )
-        return self._add_hook("_forward_hooks", hook, prepend, flags)
+        return add_hook(self, "_forward_hooks", hook, prepend, flags)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs when the gradients with respect to the module's
@@ -761,60 +656,76 @@ class Module:
         tuple (None for outputs that are not Tensors); the hook may return a new tuple
         of the same length to use instead (supported for modules with one output that
         requires grad)."""
-        return self._add_hook("_backward_pre_hooks", hook, prepend)
+        return add_hook(self, "_backward_pre_hooks", hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) runs when the gradients with respect to
         the module's tensor inputs are computed; it may return a new grad_input tuple
         (replacement is supported for modules with one input that requires grad)."""
-        return self._add_hook("_backward_hooks", hook, prepend)
+        return add_hook(self, "_backward_hooks", hook, prepend)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) runs before this module's entries are saved by
         state_dict() (also when a parent's state_dict reaches it)."""
-        return self._add_hook("_state_dict_pre_hooks", hook)
+        return add_hook(self, "_state_dict_pre_hooks", hook)
 
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata) runs after this module and
         its children are saved; it may change `state_dict` in place (and must return None)."""
-        return self._add_hook("_state_dict_hooks", hook)
+        return add_hook(self, "_state_dict_hooks", hook)
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs) runs before this module loads its entries; it may
         edit `state_dict` (a copy of the caller's), e.g. to rename old keys."""
-        return self._add_hook("_load_state_dict_pre_hooks", hook)
+        return add_hook(self, "_load_state_dict_pre_hooks", hook)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) runs after this module and its children are
         loaded; it may edit incompatible_keys.missing_keys / .unexpected_keys in place
         (clearing them keeps strict loading from raising) and must return None."""
-        return self._add_hook("_load_state_dict_post_hooks", hook)
+        return add_hook(self, "_load_state_dict_post_hooks", hook)
 
-    # ---- config -------------------------------------------------------------------------
-    def get_config(self):
-        """The constructor's arguments as a JSON-able dict, so `type(m).from_config(cfg)`
-        builds an identical (freshly initialised) module."""
-        config = {}
-        for name, value in self._constructor_arguments().items():
-            config[name] = _jsonable(value, f"{type(self).__name__}.get_config: argument '{name}'")
-        return config
-
+    # ---- constructor arguments ----------------------------------------------------------
     def _constructor_arguments(self):
-        """{argument name: value} that rebuild this module with `type(self)`: what the
-        constructor was called with, defaults filled in ({} if nothing was recorded).
-        get_config turns it into JSON; mg.save records it as it is (modules, tensors,
-        tuples and dtypes included). A layer whose shape is settled later (the lazy
-        Dense) overrides it to add what it learned."""
-        recorded = self.__dict__.get("_config")
-        if recorded is None or recorded[0] is not type(self):
-            return {}
-        return dict(recorded[1])
+        """{argument name: value} that rebuild this module with `type(self)`: the constructor's
+        arguments (noted by `__new__`), defaults filled in; {} if none were recorded. get_config
+        turns them into JSON; mg.save records them as they are. A layer whose shape is settled
+        later (the lazy Dense) overrides it to add what it learned."""
+        return self._recorded_arguments() or {}
+
+    def _recorded_arguments(self):
+        """The arguments `__new__` noted, bound to the constructor's parameters; None if
+        they were not a constructor call (`__new__` alone, as copy and pickle call it), the
+        module's class has changed since (a lazy layer's), or it has no constructor of its own."""
+        recorded, cls = self.__dict__.get("_config"), type(self)
+        if recorded is None or recorded[0] is not cls or cls.__init__ is Module.__init__:
+            return None
+        try:
+            bound = inspect.signature(cls.__init__).bind(self, *recorded[1], **recorded[2])
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return dict(list(bound.arguments.items())[1:])  # without self
+
+    # ---- Keras's spellings (seed 004): nn/keras.py ------------------------------------------
+    @property
+    def is_built(self):
+        """Keras's `built`: False while a lazy layer in it (a Dense) has not seen an input."""
+        return keras.is_built(self)
+
+    @is_built.setter
+    def is_built(self, value):
+        keras.set_built(self, value)  # a lazy layer of your own marks itself (un)built
+
+    def get_config(self):
+        """The constructor's arguments as JSON, for `type(m).from_config(cfg)` to rebuild it."""
+        return keras.get_config(self)
 
     @classmethod
     def from_config(cls, config):
         """A new module built from `get_config()`'s dict: `type(m).from_config(m.get_config())`."""
-        return cls(**config)
+        return keras.from_config(cls, config)
 
     # ---- printing -----------------------------------------------------------------------
     def extra_repr(self):
@@ -837,162 +748,4 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
 
 
-class _ModuleHookHandle(RemovableHandle):
-    """A hook's handle whose remove() also forgets the hook's flags (with_kwargs, ...)."""
-
-    def __init__(self, hooks, *flag_dicts):
-        super().__init__(hooks)
-        self.flag_dicts = flag_dicts
-
-    def remove(self):
-        super().remove()
-        for flags in self.flag_dicts:
-            flags.pop(self.id, None)
-
-
-def _jsonable(value, where):
-    """Convert constructor arguments to JSON types, or raise naming the argument."""
-    if isinstance(value, tuple):
-        value = list(value)
-    if isinstance(value, (np.integer, np.floating, np.bool_)):
-        value = value.item()
-    if isinstance(value, type) and issubclass(value, np.generic):
-        value = np.dtype(value).name
-    if isinstance(value, np.dtype):
-        value = value.name
-    if _devices._is_device(value):  # device('cpu') (or torch's) -> 'cpu', which constructors take too
-        value = str(value)
-    try:
-        json.dumps(value)
-    except TypeError:
-        raise TypeError(f"{where} of type {type(value).__name__} is not JSON-serialisable") from None
-    return value
-
-
-# ---- full backward hooks --------------------------------------------------------------------
-class _HookIdentity(Function):
-    """y = x;  dL/dx = dL/dy, after showing dL/dy to a callback (which may replace it)."""
-
-    @staticmethod
-    def forward(ctx, x, on_grad):
-        ctx.on_grad = on_grad
-        return x.array
-
-    @staticmethod
-    def backward(ctx, grad):
-        new = ctx.on_grad(grad)
-        return (grad if new is None else new), None
-
-
-class _BackwardHookRecorder:
-    """One call's backward hooks. The module's tensor inputs and outputs pass through
-    identity Functions whose backward reports the gradient flowing through them:
-
-    - output gradients arrive first (they are downstream): once all have arrived the
-      backward pre-hooks see grad_output, and may replace it (one output only: with
-      several, the earlier ones have already flowed on into the module);
-    - input gradients arrive last: once all have, the full backward hooks see
-      (grad_input, grad_output), and may replace grad_input (one input only, likewise).
-
-    If no input requires grad the full hooks run as soon as grad_output is complete.
-    The counters are reset after each backward pass, so retain_graph=True reruns them.
-    """
-
-    def __init__(self, module, n_args, input_slots):
-        self.module = module
-        self.n_args = n_args
-        self.input_slots = input_slots  # positions of the inputs that require grad
-        self.output_slots = []
-        self.n_outputs = 0
-        self._start_pass()
-
-    def _start_pass(self):
-        self.grad_inputs = [None] * self.n_args
-        self.grad_outputs = [None] * self.n_outputs
-        self.outputs_seen = 0
-        self.inputs_seen = 0
-        self.pre_hooks_done = False
-
-    @classmethod
-    def wrap_inputs(cls, module, args):
-        slots = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        recorder = cls(module, len(args), slots)
-        args = list(args)
-        for i in slots:
-            args[i] = _HookIdentity.apply(args[i], on_grad=functools.partial(recorder._on_input_grad, i))
-        return tuple(args), recorder
-
-    def wrap_outputs(self, output):
-        outputs = output if isinstance(output, tuple) else (output,)
-        self.n_outputs = len(outputs)
-        self.output_slots = [i for i, o in enumerate(outputs) if isinstance(o, Tensor) and o.requires_grad]
-        self.grad_outputs = [None] * self.n_outputs
-        wrapped = list(outputs)
-        for i in self.output_slots:
-            wrapped[i] = _HookIdentity.apply(outputs[i], on_grad=functools.partial(self._on_output_grad, i))
-        return tuple(wrapped) if isinstance(output, tuple) else wrapped[0]
-
-    def _on_output_grad(self, i, grad):
-        self.grad_outputs[i] = grad
-        self.outputs_seen += 1
-        replacement = None
-        if self.outputs_seen == len(self.output_slots):
-            replacement = self._run_pre_hooks(may_replace=len(self.output_slots) == 1)
-            if not self.input_slots:  # nothing upstream will report: grad_input is all None
-                self._run_full_hooks(may_replace=False)
-                self._start_pass()
-        return None if replacement is None else replacement[i]
-
-    def _on_input_grad(self, i, grad):
-        if not self.pre_hooks_done:  # an output took no part in the loss and never reported
-            self._run_pre_hooks(may_replace=False)
-        self.grad_inputs[i] = grad
-        self.inputs_seen += 1
-        if self.inputs_seen < len(self.input_slots):
-            return None
-        new = self._run_full_hooks(may_replace=len(self.input_slots) == 1)
-        self._start_pass()
-        return None if new is None else new[i]
-
-    def _run_pre_hooks(self, may_replace):
-        self.pre_hooks_done = True
-        replaced = None
-        for hook in list(self.module._backward_pre_hooks.values()):
-            result = hook(self.module, tuple(self.grad_outputs))
-            if result is None:
-                continue
-            result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-            if len(result) != len(self.grad_outputs):
-                raise RuntimeError(
-                    "Backward pre hook returned an invalid number of grad_output, "
-                    f"got {len(result)}, but expected {len(self.grad_outputs)}"
-                )
-            if not may_replace:
-                raise NotImplementedError(
-                    f"{type(self.module).__name__}: a full backward pre-hook may only replace grad_output "
-                    "for modules with one output that requires grad"
-                )
-            self.grad_outputs = list(result)
-            replaced = result
-        return replaced
-
-    def _run_full_hooks(self, may_replace):
-        replacement = None
-        for hook in list(self.module._backward_hooks.values()):
-            grad_input = tuple(self.grad_inputs) if replacement is None else replacement
-            result = hook(self.module, grad_input, tuple(self.grad_outputs))
-            if result is not None:
-                if not self.input_slots and all(r is None for r in result):
-                    continue
-                if not self.input_slots:
-                    raise RuntimeError(
-                        "Backward hook for Modules where no input requires gradient should always return None or "
-                        "None for all gradients."
-                    )
-                if not may_replace:
-                    raise NotImplementedError(
-                        f"{type(self.module).__name__}: a full backward hook may only replace grad_input "
-                        "for modules with one input that requires grad"
-                    )
-                replacement = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-        return replacement
+from minigrad.nn import keras  # noqa: E402  (it defines layers, which are Modules)

@@ -11,29 +11,38 @@ map, the output projection W_O:
 
 The H query projections W_q,h are the rows of one (E, E) matrix, and so on for keys and
 values: three matrix products make all the heads, and a reshape (B, T, E) ->
-(B, H, T, E/H) separates them. (Inputs come as (T, B, E) by default, PyTorch's layout;
-the forward pass moves the batch to the front first, and back at the end.) The attention itself is `F.scaled_dot_product_attention`
-(the fused kernel) when the caller does not want the attention weights back; with
-`need_weights=True` the softmax is spelt out so that its weights can be returned.
+(B, H, T, E/H) separates them (`split_heads`). (Inputs come as (T, B, E) by default,
+PyTorch's layout; the forward pass moves the batch to the front first, and back at the
+end.) The attention itself is `F.scaled_dot_product_attention` (the fused kernel) when
+the caller does not want the attention weights back; with `need_weights=True` the
+softmax is spelt out (`attention`) so that its weights can be returned. The pieces are
+the shared ones of `minigrad/nn/functional/attention_parts.py`.
+
+A bool mask here is PyTorch's MultiheadAttention's: **True = masked out**, the opposite
+of F.scaled_dot_product_attention's; it is flipped once, where it comes in.
 
 Parameter names, shapes, initialisation and masks are PyTorch's, so a PyTorch state
 dict loads unchanged and gives the same outputs and gradients.
 """
 
-import math
 import numbers
 
-import numpy as np
-
 from minigrad._args import _is_int
-from minigrad.creation import empty, from_numpy, zeros
+from minigrad.creation import empty, zeros
 from minigrad.devices import check_device
 from minigrad.nn import functional as F
 from minigrad.nn import init
+from minigrad.nn.functional.attention_parts import (
+    additive_mask,
+    attention,
+    causal_mask,
+    check_mask,
+    merge_heads,
+    split_heads,
+)
 from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
-from minigrad.ops.attention import safe_softmax
 from minigrad.ops.shape import cat
 from minigrad.tensor import Tensor
 
@@ -62,6 +71,10 @@ class MultiheadAttention(Module):
     one more key and value appended to every sequence. add_zero_attn=True appends a key
     and a value of zeros after the projections. Initialisation as PyTorch: Xavier-uniform
     projections, zero biases, Xavier-normal bias_k and bias_v.
+
+    Masks (see forward): a bool `attn_mask` or `key_padding_mask` says **True = masked
+    out** (PyTorch's MultiheadAttention convention, the opposite of
+    F.scaled_dot_product_attention's); a float one is added to the scores.
     """
 
     def __init__(
@@ -168,8 +181,9 @@ class MultiheadAttention(Module):
         B, L, E = query.shape
         S, H = key.shape[1], self.num_heads
 
-        padding = _additive(key_padding_mask, "key_padding_mask", query.dtype)
-        mask = _additive(attn_mask, "attn_mask", query.dtype)
+        # True = masked out, flipped into the keep mask (True = may attend) of the shared pieces
+        padding = additive_mask(_keep_mask(key_padding_mask, "key_padding_mask"), query.dtype)
+        mask = additive_mask(_keep_mask(attn_mask, "attn_mask"), query.dtype)
         self._check_masks(padding, mask, B, L, S, batched)
         if padding is not None and not batched:
             padding = padding.unsqueeze(0)  # (S,) -> (1, S)
@@ -179,14 +193,14 @@ class MultiheadAttention(Module):
         if kernel_causal:
             mask = None
         elif is_causal and mask is None:
-            mask = from_numpy(np.triu(np.full((L, S), -np.inf, dtype=query.dtype), k=1))
+            mask = additive_mask(causal_mask(L, S), query.dtype)
 
         q, k, v = self._in_projection(query, key, value)  # (B, L, E), (B, S, E), (B, S, E)
         if self.bias_k is not None:  # one more key and value, seen by every query
             k = cat([k, self.bias_k.expand(B, 1, E)], dim=1)
             v = cat([v, self.bias_v.expand(B, 1, E)], dim=1)
             mask, padding = _pad_key(mask), _pad_key(padding)
-        q, k, v = (t.reshape(B, t.shape[1], H, self.head_dim).transpose(1, 2) for t in (q, k, v))  # (B, H, T, d)
+        q, k, v = split_heads(q, H), split_heads(k, H), split_heads(v, H)  # (B, H, T, d)
         if self.add_zero_attn:  # a key and a value of zeros: somewhere to put weight
             zero = zeros(B, H, 1, self.head_dim, dtype=q.dtype)
             k, v = cat([k, zero], dim=2), cat([v, zero], dim=2)
@@ -197,16 +211,12 @@ class MultiheadAttention(Module):
         if not need_weights:  # the fused kernel: the (L, S) weights are never stored
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=kernel_causal)
             weights = None
-        else:  # the same math spelt out, keeping the weights to return them
-            scores = (q * (1.0 / math.sqrt(self.head_dim))) @ k.mT  # (B, H, L, S')
-            weights = safe_softmax(scores if mask is None else scores + mask)
-            if dropout_p > 0.0:
-                weights = F.dropout(weights, dropout_p, training=True)
-            out = weights @ v
+        else:  # the same math spelt out, keeping the weights (B, H, L, S') to return them
+            out, weights = attention(q, k, v, mask, dropout_p=dropout_p)
             if average_attn_weights:
                 weights = weights.mean(dim=1)  # (B, L, S')
 
-        out = self.out_proj(out.transpose(1, 2).reshape(B, L, E))  # heads side by side, then W_O
+        out = self.out_proj(merge_heads(out))  # heads side by side, then W_O
         if not batched:
             return out.squeeze(0), (None if weights is None else weights.squeeze(0))
         if not self.batch_first:
@@ -305,18 +315,16 @@ class MultiheadAttention(Module):
 
 
 # ---- masks ----------------------------------------------------------------------------------
-def _additive(mask, name, dtype):
-    """A mask as a float Tensor to add to the scores: bool True -> -inf (hidden), False ->
-    0; a float mask is kept (in the query's dtype, still differentiable)."""
+# --8<-- [start:keep_mask]
+def _keep_mask(mask, name):
+    """PyTorch's MultiheadAttention reads a bool mask as True = masked out: checked, and a
+    bool one flipped into a keep mask (True = may attend), the convention of
+    additive_mask. A float mask is already additive and passes unchanged."""
     if mask is None:
         return None
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"{OP}: {name} must be a Tensor (bool or float), got {type(mask).__name__}")
-    if mask.dtype.kind == "b":
-        return from_numpy(np.where(mask.array, -np.inf, 0.0).astype(dtype))
-    if mask.dtype.kind == "f":
-        return mask.to(dtype)
-    raise TypeError(f"{OP}: only bool and floating types of {name} are supported, got {mask.dtype}")
+    check_mask(mask, OP, name, bool_means="True = masked out")
+    return mask.logical_not() if mask.dtype.kind == "b" else mask
+    # --8<-- [end:keep_mask]
 
 
 def _pad_key(mask):

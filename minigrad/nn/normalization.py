@@ -273,11 +273,6 @@ class BatchNorm3d(_BatchNorm):
     expected_dims = (5,)
 
 
-# Keras spells them with a capital D
-BatchNorm1D = BatchNorm1d
-BatchNorm2D = BatchNorm2d
-
-
 class _InstanceNorm(_BatchNorm):
     """Instance normalization: each channel of each sample standardized over its own
     positions (F.instance_norm). Defaults as torch's: no affine parameters and no running

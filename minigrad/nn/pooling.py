@@ -130,12 +130,6 @@ class GlobalAvgPool2d(Module):
         return F.adaptive_avg_pool2d(input, 1)
 
 
-# Keras spells them with a capital D
-MaxPool2D = MaxPool2d
-AvgPool2D = AvgPool2d
-GlobalAvgPool2D = GlobalAvgPool2d
-
-
 class AdaptiveAvgPool1d(Module):
     """Average pooling of (N, C, L) or (C, L) whose windows are chosen to give length
     `output_size`, whatever the input length."""

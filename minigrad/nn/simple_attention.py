@@ -5,7 +5,8 @@ the inputs, the result is split into `num_heads` heads of width d_k = d_model /
 num_heads, every head attends on its own (F.scaled_dot_product_attention), the heads
 are concatenated again and W_o mixes them. The forward returns the output only, no
 weights; `nn.MultiheadAttention` (PyTorch's, with packed projections and key padding
-masks) is the full-featured sibling.
+masks) is the full-featured sibling. The split and merge of the heads are the shared
+pieces of `minigrad/nn/functional/attention_parts.py`.
 
 Shapes, in the notation of the lessons: B batch, T_q / T_k query / key lengths,
 d_mod = d_model, h = num_heads, d_k = d_v = d_mod / h.
@@ -14,6 +15,7 @@ d_mod = d_model, h = num_heads, d_k = d_v = d_mod / h.
 import numbers
 
 from minigrad.nn import functional as F
+from minigrad.nn.functional.attention_parts import merge_heads, split_heads
 from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module
 from minigrad.tensor import Tensor
@@ -27,11 +29,12 @@ class MultiHeadAttention(Module):
     head_i = softmax(Q W_q,i^T (K W_k,i^T)^T / sqrt(d_k) + mask) V W_v,i^T.
 
     query (B, T_q, d_mod), key and value (B, T_k, d_mod) -> (B, T_q, d_mod).
-    attn_mask: a float mask is added to the scores, a bool mask says True = may attend
-    (as F.scaled_dot_product_attention); its shape is (T_q, T_k), (B, T_q, T_k) or
-    (B, h, T_q, T_k), any of the leading dims may be 1. is_causal: query i sees keys
-    j <= i. Dropout acts on the attention weights, in training only. The gradient is
-    the chain rule through the four Linears and the attention function.
+    attn_mask: a float mask is added to the scores; a bool mask says **True = may
+    attend** (as F.scaled_dot_product_attention; the opposite of nn.MultiheadAttention).
+    Its shape is (T_q, T_k), (B, T_q, T_k) or (B, h, T_q, T_k), any of the leading dims
+    may be 1. is_causal: query i sees keys j <= i. Dropout acts on the attention
+    weights, in training only. The gradient is the chain rule through the four Linears
+    and the attention function.
     """
 
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True, dtype=None):
@@ -46,13 +49,11 @@ class MultiHeadAttention(Module):
 
     def split_heads(self, x):
         """(B, T, d_mod) -> (B, h, T, d_k): head i is the i-th slice of d_k features."""
-        B, T, _ = x.shape
-        return x.reshape(B, T, self.num_heads, self.d_k).transpose(1, 2)
+        return split_heads(x, self.num_heads)
 
     def merge_heads(self, x):
         """(B, h, T, d_k) -> (B, T, h * d_k): the heads side by side again (concat)."""
-        B, _, T, _ = x.shape
-        return x.transpose(1, 2).reshape(B, T, self.d_model)
+        return merge_heads(x)
 
     def forward(self, query, key, value, attn_mask=None, is_causal=False):
         self._check_inputs(query, key, value, attn_mask, is_causal)

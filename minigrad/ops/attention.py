@@ -7,10 +7,10 @@ For queries q (..., Tq, d), keys k (..., Tk, d) and values v (..., Tk, dv):
 
 `ScaledDotProductAttention` works on 3-D (B, T, d) arrays, B being every leading dim
 flattened, and hands the work to `backends.kernels("attention")`: the NumPy reference,
-the Numba CPU kernel or the CUDA kernel, chosen at forward time and kept in
-`ctx.kernels`, so that backward runs on the same one. Its backward gets dq, dk, dv from
-the same kernels, which rebuild P from the saved log-sum-exp of each row instead of
-keeping the (Tq, Tk) matrix.
+the Numba CPU kernel or the CUDA kernel (by the backend and the device of q), chosen at
+forward time and kept in `ctx.kernels`, so that backward runs on the same one. Its
+backward gets dq, dk, dv from the same kernels, which rebuild P from the saved
+log-sum-exp of each row instead of keeping the (Tq, Tk) matrix.
 
 The kernels' arrays would be constants to the graph, but each gradient depends on the
 output gradient dO and on q, k, v, and a second derivative (create_graph=True) has to
@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from minigrad import backends
+from minigrad.array_module import array_module, on_device
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 
@@ -49,7 +50,7 @@ class ScaledDotProductAttention(Function):
     def forward(ctx, q, k, v, mask, scale, is_causal):
         # backward uses the same kernels; the compiled ones take float32 and float64 only
         compiled = q.dtype in (np.float32, np.float64)
-        ctx.kernels = backends.kernels("attention", None if compiled else "numpy")
+        ctx.kernels = backends.kernels("attention", None if compiled else "numpy", array=q.array)
         out, lse = ctx.kernels.attention_forward(q.array, k.array, v.array, scale, is_causal, mask)
         ctx.save_for_backward(q, k, v)
         ctx.out, ctx.lse, ctx.mask, ctx.scale, ctx.is_causal = out, lse, mask, scale, is_causal
@@ -99,7 +100,9 @@ def safe_softmax(scores):
     """softmax along the last dim, with 0 (not NaN) for a row whose scores are all -inf.
     A row holding a NaN is not masked: its softmax is NaN, as in PyTorch."""
     seen = (scores != -math.inf).any(dim=-1, keepdim=True)  # has the row any key to look at?
-    if bool(seen.array.all()):
+    # (asked on the host only: on the GPU the answer would have to be copied over, and
+    # the general form below gives the same numbers)
+    if not on_device(scores.array) and bool(seen.array.all()):
         return scores.softmax(dim=-1)
     # exp(S - max) / sum as the reference kernel, with max -> 0 and sum -> 0 + 1 in masked
     # rows: their P is exp(-inf) = 0, and their gradient P * (...) is 0, or NaN when (...)
@@ -117,7 +120,8 @@ def attention_scores(q, k, mask, scale, is_causal):
         scores = scores + mask
     if is_causal:
         Tq, Tk = q.shape[-2], k.shape[-2]
-        allowed = from_numpy(np.tril(np.ones((Tq, Tk), dtype=bool)))
+        xp = array_module(q.array)  # the mask is made where q is
+        allowed = from_numpy(xp.tril(xp.ones((Tq, Tk), dtype=bool)))
         scores = scores.where(allowed, -math.inf)
     return scores
 

@@ -19,10 +19,11 @@ loss g and differentiating sum(g * map) gives the whole table:
     z = T(g, w):   dL/dg = C(gz, w)      dL/dw = W(g, gz)
     z = W(g, x):   dL/dg = C(x, gz)      dL/dx = T(g, gz)
 
-Each forward takes its kernels from the current backend (`mg.backends.use`) once and
-keeps the module on `ctx.kernels`; the backward hands it to the Functions it applies,
-so a forward and its backward (and a second backward) run on the same backend even if
-another one is chosen in between.
+Each forward takes its kernels from the current backend (`mg.backends.use`) once, for
+the device of its input (the GPU kernels for a CUDA tensor), and keeps the module on
+`ctx.kernels`; the backward hands it to the Functions it applies, so a forward and its
+backward (and a second backward) run on the same backend even if another one is chosen
+in between.
 
 The functional forms (`F.conv1d`, `F.conv2d`, `F.conv_transpose2d`, with
 torch.nn.functional's signatures) are in `minigrad/nn/functional/conv.py`: they check
@@ -59,7 +60,8 @@ class Conv2d(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride, padding, dilation, groups, kernels=None):
-        ctx.kernels = backends.kernels("conv") if kernels is None else kernels  # looked up once
+        # looked up once; the device of x picks the CPU or the GPU kernels
+        ctx.kernels = backends.kernels("conv", array=x.array) if kernels is None else kernels
         ctx.save_for_backward(x, weight)
         # the backward applies the other two maps with the same settings, on the same kernels
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)
@@ -91,7 +93,8 @@ class ConvTranspose2d(Function):
 
     @staticmethod
     def forward(ctx, g, weight, bias, out_shape, stride, padding, dilation, groups, kernels=None):
-        ctx.kernels = backends.kernels("conv") if kernels is None else kernels  # looked up once
+        # looked up once, for g's device
+        ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels
         ctx.save_for_backward(g, weight)
         # the backward applies the other two maps with the same settings, on the same kernels
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)
@@ -124,7 +127,8 @@ class Conv2dWeightGrad(Function):
 
     @staticmethod
     def forward(ctx, g, x, w_shape, stride, padding, dilation, groups, kernels=None):
-        ctx.kernels = backends.kernels("conv") if kernels is None else kernels  # looked up once
+        # looked up once, for g's device
+        ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels
         ctx.save_for_backward(g, x)
         # the backward applies the other two maps with the same settings, on the same kernels
         ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)

@@ -18,6 +18,9 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
+from minigrad.ops.special import host_only
+
 # ---- ln |Gamma(x)| ---------------------------------------------------------------------
 
 
@@ -32,6 +35,7 @@ _lgamma = np.vectorize(_lgamma_scalar, otypes=[np.float64])
 
 def lgamma(x):
     """ln |Gamma(x)|, elementwise (inf at the poles 0, -1, -2, ...)."""
+    host_only(x, "lgamma", "it is Python's math.lgamma, element by element")
     with np.errstate(invalid="ignore"):  # NumPy warns of the NaN that lgamma(NaN) is
         return _lgamma(np.asarray(x, dtype=np.float64))
 
@@ -55,16 +59,19 @@ def digamma(x):
     is exact to double precision. At 0 it is -inf (+inf at -0.0, the limit from the
     left), at the negative integers NaN, as in torch.
     """
-    x = np.asarray(x, dtype=np.float64)
+    xp = array_module(x)
+    x = x.astype(np.float64) if xp is not np else np.asarray(x, dtype=np.float64)
     result = np.zeros_like(x)
     negative = x < 0
     with np.errstate(divide="ignore", invalid="ignore"):
         fraction = np.modf(x)[0]
         result = np.where(negative, -math.pi / np.tan(math.pi * fraction), result)
         y = np.where(negative, 1.0 - x, x)
-        while True:
+        # y >= 0 here, so ten steps lift every y to 10: a GPU takes all ten rather than ask
+        # the host after each whether any y is still small; the CPU stops when none is
+        for _ in range(10):
             small = y < 10.0  # NaN is not small: it stays NaN
-            if not small.any():
+            if xp is np and not small.any():
                 break
             result = np.where(small, result - 1.0 / y, result)
             y = np.where(small, y + 1.0, y)
@@ -93,11 +100,18 @@ def zeta(s, q):
     half the first left-out term, and 12 derivative terms (each B_2j/(2j)! times the
     (2j-1)-th derivative of t^-s at q + N), which are exact to double precision there.
     At the poles q = 0, -1, -2, ... it is inf.
+
+    On a GPU array N needs the smallest q on the host: one copy of one number, made only
+    when q has elements.
     """
-    s, q = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    if array_module(q) is np:
+        s, q = np.broadcast_arrays(np.asarray(s, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    else:  # s is a number (polygamma's n + 1)
+        q = q.astype(np.float64)
+        s = np.full_like(q, s)
     finite = np.isfinite(q)
     q_ = np.where(finite, q, 1.0)  # +inf gives 0 and -inf NaN, set at the end
-    n = 10 if not q_.size else max(10, math.ceil(10.0 - q_.min()))
+    n = 10 if not q_.size else max(10, math.ceil(10.0 - float(q_.min())))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         total = np.zeros_like(q_)
         for k in range(n):
@@ -195,11 +209,13 @@ _igamma = np.vectorize(_igamma_scalar, otypes=[np.float64])
 def igamma(a, x):
     """The regularized lower incomplete gamma function P(a, x) = (1 / Gamma(a)) *
     integral_0^x t^(a-1) e^-t dt, elementwise (a, x >= 0; broadcast)."""
+    host_only(x, "igamma", "it sums a series or a continued fraction element by element")
     with np.errstate(invalid="ignore"):  # NaN outside the domain is the answer
         return _igamma(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64), False)
 
 
 def igammac(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    host_only(x, "igammac", "it sums a series or a continued fraction element by element")
     with np.errstate(invalid="ignore"):
         return _igamma(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64), True)

@@ -21,7 +21,8 @@ in one loop x is read once and y and s are written once.
 - float64 (and any other dtype, returned in it): `math.erf` and `math.exp`, exact to
   double precision, one call per element: the gradient checks run in float64.
 
-Without Numba, the same formulas run as NumPy expressions.
+Without Numba, the same formulas run as NumPy expressions, and so they do on a GPU
+array (a CUDA tensor's), in its own array module: a Numba CPU loop cannot read GPU memory.
 
 Numba is imported on the first call, not when this module is imported (as for erf).
 """
@@ -30,6 +31,7 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.ops.special import ERF_P, ERF_Q, erf
 
 SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -139,16 +141,22 @@ def _make_loops():
     return {("none", f4): single, ("none", f8): double, ("tanh", f4): single_tanh, ("tanh", f8): double_tanh}
 
 
+def formulas(x, slope, approximate):
+    """(y, s) as array expressions: for GPU arrays, and on the CPU without Numba."""
+    if approximate == "tanh":
+        t = np.tanh(TANH_K * (x + TANH_C * x * x * x))
+        cdf = 0.5 * (1.0 + t)
+        du_dx = TANH_K * (1.0 + 3.0 * TANH_C * x * x)
+        s = cdf + 0.5 * x * (1.0 - t * t) * du_dx if slope else None
+    else:
+        cdf = 0.5 * (1.0 + erf(x * x.dtype.type(SQRT1_2)))
+        s = cdf + x * (np.exp(-0.5 * x * x) * x.dtype.type(INV_SQRT_2PI)) if slope else None
+    return x * cdf, s
+
+
 def _numpy_loop(approximate):  # pragma: no cover - without numba
     def loop(x, y, s):
-        if approximate == "tanh":
-            t = np.tanh(TANH_K * (x + TANH_C * x * x * x))
-            cdf = 0.5 * (1.0 + t)
-            slope = cdf + 0.5 * x * (1.0 - t * t) * (TANH_K * (1.0 + 3.0 * TANH_C * x * x))
-        else:
-            cdf = 0.5 * (1.0 + erf(x * x.dtype.type(SQRT1_2)))
-            slope = cdf + x * (np.exp(-0.5 * x * x) * x.dtype.type(INV_SQRT_2PI))
-        y[...] = x * cdf
+        y[...], slope = formulas(x, s is not None, approximate)
         if s is not None:
             s[...] = slope
 
@@ -159,6 +167,10 @@ def gelu_and_slope(x, slope=True, approximate="none"):
     """(y, s) for the array x: y = GELU(x) and s = GELU'(x) (None unless `slope`), in
     x's shape and dtype; approximate='tanh' for the tanh form."""
     global _loops
+    if array_module(x) is not np:  # a GPU array: no CPU loop can read it
+        work = np.float32 if x.dtype in (np.float32, np.float16) else np.float64
+        y, s = formulas(x.astype(work, copy=False), slope, approximate)
+        return y.astype(x.dtype, copy=False), (s.astype(x.dtype, copy=False) if slope else None)
     if _loops is None:
         _loops = _make_loops()
     work = np.float32 if x.dtype in (np.float32, np.float16) else np.float64

@@ -22,6 +22,7 @@ arguments and builds A from the target and the options.
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 from minigrad.ops.activation import LogSoftmax, Softplus
@@ -44,7 +45,9 @@ class CrossEntropy(Function):
         ctx.coeff, ctx.class_dim, ctx.reduction = coeff.astype(x.dtype), class_dim, reduction
         # every position ignored: the mean is 0/0 = NaN, but nothing contributed, so the
         # gradient is 0 rather than NaN (both as PyTorch)
-        ctx.scale = (1.0 / denominator if denominator else 0.0) if reduction == "mean" else 1.0
+        ctx.scale = reciprocal_or_zero(denominator) if reduction == "mean" else 1.0
+        if not np.isscalar(ctx.scale):  # a 0-d GPU array: a 0-d CUDA tensor, for grad * scale
+            ctx.scale = from_numpy(ctx.scale.astype(x.dtype))
         ctx.weight, ctx.label_smoothing = weight, label_smoothing
         # a masked class (logit -inf) has log-probability -inf, and that 0/0 mean is NaN:
         # both are meant, so NumPy need not warn of them
@@ -56,7 +59,8 @@ class CrossEntropy(Function):
             if reduction == "none":
                 return losses.astype(x.dtype)
             total = np.sum(losses)
-            return np.asarray(total / denominator if reduction == "mean" else total, dtype=x.dtype)
+            xp = array_module(x.array)  # the sum is a NumPy scalar, or a 0-d GPU array
+            return xp.asarray(total / denominator if reduction == "mean" else total, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -78,6 +82,15 @@ class CrossEntropy(Function):
         return grad_x, grad_target
 
     # --8<-- [end:cross_entropy_function]
+
+
+def reciprocal_or_zero(denominator):
+    """1 / denominator, or 0 where it is 0. A GPU array (the sum of a target's class
+    weights) gets `np.where`, not `if`: an `if` on a GPU value is a copy to the host."""
+    if np.isscalar(denominator):
+        return 1.0 / denominator if denominator else 0.0
+    nonzero = denominator != 0
+    return np.where(nonzero, 1.0 / np.where(nonzero, denominator, 1.0), 0.0)
 
 
 # --8<-- [start:binary_cross_entropy]

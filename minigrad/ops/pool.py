@@ -1,8 +1,9 @@
 """Pooling as autograd Functions: max and average pooling over windows.
 
 The arithmetic is in the kernels (`minigrad/kernels/{reference,cpu,cuda}/pool.py`). A
-pooling Function runs its kernel in `forward`, on the backend chosen by `mg.backends`,
-and keeps that kernel module as `ctx.kernels`. Its backward hands the module on to the
+pooling Function runs its kernel in `forward`, on the backend chosen by `mg.backends`
+(the CPU or GPU kernels, by the device of its input), and keeps that kernel module as
+`ctx.kernels`. Its backward hands the module on to the
 Functions it applies, so a forward and every backward after it (second derivatives
 included) run on one backend, even if `mg.backends.use` switched in between. The
 functional forms, with PyTorch's signatures and argument checks (`F.max_pool2d`, ...),
@@ -24,6 +25,7 @@ on every backend, without any new kernel.
 import numpy as np
 
 from minigrad import backends
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 
 
@@ -44,7 +46,8 @@ class MaxPool2d(Function):
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride, padding, dilation, ceil_mode, indices_out=None):
-        ctx.kernels = backends.kernels("pool")  # looked up once: backward runs on the same backend
+        # looked up once (for x's device): backward runs on the same kernels
+        ctx.kernels = backends.kernels("pool", array=x.array)
         y, ctx.indices = ctx.kernels.max_pool2d_forward(x.array, kernel_size, stride, padding, dilation, ceil_mode)
         ctx.x_shape = x.shape
         if indices_out is not None:
@@ -81,7 +84,7 @@ class GatherPlanes(Function):
 
     @staticmethod
     def forward(ctx, x, indices, kernels=None):
-        kernels = backends.kernels("pool") if kernels is None else kernels
+        kernels = backends.kernels("pool", array=x.array) if kernels is None else kernels
         ctx.indices, ctx.x_shape, ctx.kernels = indices, x.shape, kernels
         N, C, H, W = x.shape
         planes = x.array.reshape(N * C, H * W)
@@ -111,7 +114,8 @@ class AvgPool2d(Function):
     def forward(ctx, x, args, kernels=None):
         # args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         ctx.args, ctx.x_shape = args, x.shape
-        ctx.kernels = backends.kernels("pool") if kernels is None else kernels  # looked up once
+        # looked up once, for x's device
+        ctx.kernels = backends.kernels("pool", array=x.array) if kernels is None else kernels
         return ctx.kernels.avg_pool2d_forward(x.array, *args)
 
     @staticmethod
@@ -147,9 +151,10 @@ class MaxUnpool2d(Function):
 
     @staticmethod
     def forward(ctx, x, indices, out_shape):
-        ctx.indices, ctx.kernels = indices, backends.kernels("pool")
+        ctx.indices, ctx.kernels = indices, backends.kernels("pool", array=x.array)
         N, C = x.shape[:2]
-        planes = np.zeros((N * C, out_shape[2] * out_shape[3]), dtype=x.dtype)
+        xp = array_module(x.array)  # the planes are made where x is
+        planes = xp.zeros((N * C, out_shape[2] * out_shape[3]), dtype=x.dtype)
         np.put_along_axis(planes, indices.reshape(N * C, -1), x.array.reshape(N * C, -1), axis=1)
         return planes.reshape(out_shape)
 

@@ -24,6 +24,7 @@ LSTM (i, f, g, o), GRU (r, z, n), each block of W_ih / W_hh / the biases one gat
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.engine import grad as autograd_grad
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
@@ -94,7 +95,7 @@ def _sigmoid(a):
 def _transposed(w):
     """W^T as a contiguous array, made once per sequence: OpenBLAS multiplies a small batch
     by it faster than by the transposed view of W, and the loop does it at every step."""
-    return np.ascontiguousarray(w.array.T)
+    return w.array.T.copy()  # a copy is C-contiguous (on the CPU and on a GPU)
 
 
 def _steps(length, reverse):
@@ -151,7 +152,8 @@ class RNNSequence(Function):
     def forward(ctx, x_part, h0, w_hh, b_hh=None, nonlinearity="tanh", reverse=False):
         ctx.nonlinearity, ctx.reverse = nonlinearity, reverse
         w_t, b = _transposed(w_hh), None if b_hh is None else b_hh.array
-        out = np.empty(x_part.shape[:2] + h0.shape[-1:], dtype=x_part.dtype)
+        xp = array_module(x_part.array)  # the outputs are made where the inputs live
+        out = xp.empty(x_part.shape[:2] + h0.shape[-1:], dtype=x_part.dtype)
         h = h0.array
         for t in _steps(len(out), reverse):
             a = x_part.array[t] + h @ w_t
@@ -213,8 +215,9 @@ class LSTMSequence(Function):
         T, B, G = x_part.shape
         H, P = G // 4, h0.shape[-1]
         w_t, b = _transposed(w_hh), None if b_hh is None else b_hh.array
-        gates = np.empty((T, B, G), dtype=x_part.dtype)  # i, f, g, o after their sigmoid / tanh
-        out = np.empty((T, B, P + H), dtype=x_part.dtype)
+        xp = array_module(x_part.array)  # the outputs are made where the inputs live
+        gates = xp.empty((T, B, G), dtype=x_part.dtype)  # i, f, g, o after their sigmoid / tanh
+        out = xp.empty((T, B, P + H), dtype=x_part.dtype)
         h, c = h0.array, c0.array
         for t in _steps(T, reverse):
             a = x_part.array[t] + h @ w_t
@@ -307,9 +310,10 @@ class GRUSequence(Function):
         T, B, G = x_part.shape
         H = G // 3
         w_t, b = _transposed(w_hh), None if b_hh is None else b_hh.array
-        gates = np.empty((T, B, G), dtype=x_part.dtype)  # r, z, n
-        hidden_n = np.empty((T, B, H), dtype=x_part.dtype)  # h_n = the n block of h W_hh^T + b_hh
-        out = np.empty((T, B, H), dtype=x_part.dtype)
+        xp = array_module(x_part.array)  # the outputs are made where the inputs live
+        gates = xp.empty((T, B, G), dtype=x_part.dtype)  # r, z, n
+        hidden_n = xp.empty((T, B, H), dtype=x_part.dtype)  # h_n = the n block of h W_hh^T + b_hh
+        out = xp.empty((T, B, H), dtype=x_part.dtype)
         h = h0.array
         for t in _steps(T, reverse):
             x_t, h_t = x_part.array[t], h @ w_t

@@ -3,6 +3,10 @@
 All draws come from minigrad's one global generator (`minigrad.random.generator()`),
 so `mg.manual_seed(s)` makes them repeatable; a `mg.Generator` (or a NumPy `Generator`)
 may be passed as `generator=` instead, and then the global stream is left untouched.
+CUDA tensors draw on the GPU, from its generator (seeded by `mg.manual_seed` too; see
+minigrad/ops/random_source.py). There, the checks of the values (probabilities in
+[0, 1], rates >= 0, ...) are not made: each would copy to the host at every call (PyTorch
+checks them inside its GPU kernels); a bad value gives meaningless draws.
 Samples are integers, 0/1 values or draws of a distribution, so nothing here has a
 gradient with respect to the probabilities or the distribution's parameters (as in
 PyTorch, where it is zero).
@@ -12,13 +16,15 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
+from minigrad.array_module import array_module
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import check_broadcast
 from minigrad.ops.out import write_out
+from minigrad.ops.random_source import generator_for, uniform
 from minigrad.tensor import Tensor
 
 
-def _check_distribution(weights, num_samples, replacement):
+def _check_distribution(weights, num_samples, replacement, values=True):
     """PyTorch's checks on multinomial's input, with its messages."""
     if weights.ndim not in (1, 2):
         raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got shape {weights.shape}")
@@ -32,6 +38,8 @@ def _check_distribution(weights, num_samples, replacement):
             f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
             f"({num_samples} > {categories})"
         )
+    if not values:  # on a GPU: asking would be a copy to the host
+        return
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
     if np.any(weights.sum(axis=-1) <= 0):
@@ -52,13 +60,17 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     """
     x = as_tensor(input)
     weights = x.array.astype(np.float64) if x.dtype.kind == "f" else x.array
-    _check_distribution(weights, num_samples, replacement)
+    on_cpu = array_module(weights) is np
+    _check_distribution(weights, num_samples, replacement, values=on_cpu)
     rows = weights.reshape(-1, weights.shape[-1])
-    rng = _random.numpy_generator(generator, "multinomial")
+    rng = generator_for(weights, generator, "multinomial")
     if replacement:
         cdf = np.cumsum(rows, axis=-1)
-        u = rng.random((rows.shape[0], num_samples)) * cdf[:, -1:]
-        samples = np.stack([np.searchsorted(c, v, side="right") for c, v in zip(cdf, u)])
+        u = uniform(rng, (rows.shape[0], num_samples)) * cdf[:, -1:]
+        if on_cpu:
+            samples = np.stack([np.searchsorted(c, v, side="right") for c, v in zip(cdf, u)])
+        else:  # the same count of cdf values <= u, for all rows at once (no loop over rows)
+            samples = np.sum(cdf[:, None, :] <= u[:, :, None], axis=-1)
         # u * total can round up to the total: clip to the last category with weight
         last = rows.shape[-1] - 1 - np.argmax(rows[:, ::-1] > 0, axis=-1)
         samples = np.minimum(samples, last[:, None])
@@ -74,10 +86,17 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples in `input`'s shape and dtype: 1 with probability input[i] (or with
     probability `p` when it is given)."""
     x = as_tensor(input)
-    probs = x.array if p is None else np.broadcast_to(np.asarray(p.array if isinstance(p, Tensor) else p), x.shape)
-    if np.any((probs < 0) | (probs > 1)) or (probs.dtype.kind == "f" and np.any(np.isnan(probs))):
-        raise RuntimeError("bernoulli: expected all probabilities to be in [0, 1]")
-    draws = _random.numpy_generator(generator, "bernoulli").random(x.shape) < probs
+    if p is None:
+        probs = x.array
+    elif isinstance(p, Tensor):
+        probs = np.broadcast_to(p.array, x.shape)
+    else:  # a number: compared as it is, on either device
+        probs = np.float64(p)
+    if array_module(x.array) is np or np.isscalar(probs):  # on a GPU, a copy to the host
+        nan = probs.dtype.kind == "f" and np.any(np.isnan(probs))
+        if np.any((probs < 0) | (probs > 1)) or nan:
+            raise RuntimeError("bernoulli: expected all probabilities to be in [0, 1]")
+    draws = uniform(generator_for(x.array, generator, "bernoulli"), x.shape) < probs
     result = from_numpy(draws.astype(x.dtype))
     return result if out is None else write_out(out, result, "bernoulli")
 
@@ -103,7 +122,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
         raise NotImplementedError(f"normal: not implemented for mean of dtype {mean_t.dtype} (floating point only)")
     m = mean_t.array if mean_t is not None else mean
     sd = std_t.array if std_t is not None else std
-    if np.any(np.asarray(sd) < 0):
+    home = mean_t if mean_t is not None else std_t  # the tensor whose device the draws are made on
+    on_cpu = home is None or array_module(home.array) is np
+    if (on_cpu or np.isscalar(sd)) and np.any(np.asarray(sd) < 0):  # on a GPU, not asked
         raise RuntimeError(f"normal expects all elements of std >= 0.0, but found std {np.min(sd)}")
     if numbers:
         shape = tuple(size)
@@ -112,7 +133,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
         check_broadcast("normal", np.shape(m), np.shape(sd), names=("mean", "std"))
         shape = np.broadcast_shapes(np.shape(m), np.shape(sd))
         dtype = (mean_t if mean_t is not None else std_t).dtype
-    z = _random.numpy_generator(generator, "normal").standard_normal(shape)
+    if home is None:  # two numbers: drawn on the CPU
+        rng = _random.numpy_generator(generator, "normal")
+    else:
+        rng = generator_for(home.array, generator, "normal")
+    z = rng.standard_normal(shape)
     result = from_numpy((m + sd * z).astype(dtype))
     return result if out is None else write_out(out, result, "normal")
 
@@ -123,9 +148,10 @@ def poisson(input, generator=None):
     rates = as_tensor(input)
     if rates.dtype.kind != "f":
         raise RuntimeError(f"poisson: expected a floating point tensor of rates, got {rates.dtype}")
-    if np.any(rates.array < 0) or np.any(np.isnan(rates.array)):
+    on_cpu = array_module(rates.array) is np
+    if on_cpu and (np.any(rates.array < 0) or np.any(np.isnan(rates.array))):
         raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
-    draws = _random.numpy_generator(generator, "poisson").poisson(rates.array)
+    draws = generator_for(rates.array, generator, "poisson").poisson(rates.array)
     return from_numpy(draws.astype(rates.dtype))
 
 
@@ -136,7 +162,9 @@ def binomial(count, prob, generator=None):
     if n.dtype.kind != "f" or p.dtype.kind != "f":
         raise RuntimeError(f"binomial: expected floating point count and prob, got {n.dtype} and {p.dtype}")
     check_broadcast("binomial", n.shape, p.shape, names=("count", "prob"))
-    if np.any((p.array < 0) | (p.array > 1)) or np.any(n.array < 0):
+    on_cpu = array_module(n.array) is np
+    if on_cpu and (np.any((p.array < 0) | (p.array > 1)) or np.any(n.array < 0)):
         raise RuntimeError("binomial: expected 0 <= prob <= 1 and count >= 0")
-    draws = _random.numpy_generator(generator, "binomial").binomial(n.array.astype(np.int64), p.array)
+    rng = generator_for(n.array, generator, "binomial")
+    draws = rng.binomial(n.array.astype(np.int64), p.array)
     return from_numpy(draws.astype(n.dtype))

@@ -16,11 +16,18 @@ Without Numba, NumPy's `vectorize` applies `math.erf` element by element.
 
 Numba is imported on the first call, not when this module is imported: importing Numba
 takes longer than importing all of minigrad, and most programs never call erf.
+
+On a GPU array (a CUDA tensor's) the compiled loops cannot run: erf and erfc are then
+array expressions of the array's own module (`_erf_on_device`), the same rational
+function in float32, and in float64 a series and a continued fraction with a fixed number
+of terms, accurate to a few units in the last place.
 """
 
 import math
 
 import numpy as np
+
+from minigrad.array_module import array_module
 
 # erf(x) ~ x P(x^2) / Q(x^2) on [-4, 4]: the coefficients of P and Q, highest power first
 # (the fused GELU loop, minigrad/ops/gelu_loop.py, evaluates the same function)
@@ -91,6 +98,8 @@ def _make_loops():
 def erf(x):
     """erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt, elementwise, in x's dtype."""
     global _loops
+    if array_module(x) is not np:
+        return _erf_on_device(x)
     if _loops is None:
         _loops = _make_loops()
     flat = np.ascontiguousarray(x).reshape(-1)
@@ -98,6 +107,71 @@ def erf(x):
     _loops.get(flat.dtype, _loops[np.dtype(np.float64)])(flat, out)
     # ascontiguousarray turns a 0-d array into shape (1,): restore the input's shape
     return out.reshape(np.shape(x))
+
+
+def host_only(x, op, why):
+    """Raise the error of a special function with no GPU form here when x is a GPU array:
+    it names the op, says why, and what to do."""
+    if array_module(x) is not np:
+        raise RuntimeError(
+            f"{op}: runs on the CPU only ({why}); move the tensor to the CPU first (x.cpu()), "
+            "and back with .cuda() after"
+        )
+
+
+# ---- erf and erfc on a GPU array --------------------------------------------------------
+# A GPU cannot run the Numba CPU loops above, and a loop that stops when the terms stop
+# changing the sum would ask the host after every term. These formulas take a fixed
+# number of terms, chosen (against math.erf and math.erfc) for double precision:
+SERIES_TERMS = 40  # erf(x) for |x| < 1.5: within 1e-15 relative
+FRACTION_TERMS = 80  # erfc(x) for x >= 1.5: within 4e-15 relative
+SERIES_LIMIT = 1.5
+
+
+def _erf_series(x):
+    """erf(x) = 2/sqrt(pi) e^(-x^2) sum_n x (2x^2)^n / (1 3 5 ... (2n+1)): every term has
+    x's sign, so nothing cancels (for |x| < 1.5 here)."""
+    x2 = x * x
+    term, total = x, x
+    for n in range(1, SERIES_TERMS):
+        term = term * (2.0 * x2) / (2 * n + 1)
+        total = total + term
+    return (2.0 / math.sqrt(math.pi)) * np.exp(-x2) * total
+
+
+def _erfc_fraction(x):
+    """erfc(x) = e^(-x^2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...)))), the
+    continued fraction, summed from its tail (for x >= 1.5 here; at inf it is 0)."""
+    tail = np.zeros_like(x)
+    for k in range(FRACTION_TERMS, 0, -1):
+        tail = (k / 2.0) / (x + tail)
+    return np.exp(-x * x) / math.sqrt(math.pi) / (x + tail)
+
+
+def _erf_on_device(x, complement=False):
+    """erf(x) (or erfc(x), with `complement`) as array expressions that run on x's device.
+    float32 (and float16): the rational function of the CPU loop, in float32. float64:
+    the series for |x| < 1.5, else 1 - the continued fraction (erfc there is under 0.04,
+    so the subtraction loses nothing)."""
+    if x.dtype in (np.float32, np.float16) and not complement:
+        v = np.clip(x.astype(np.float32), -4.0, 4.0)  # a NaN passes through clip as NaN
+        v2 = v * v
+        p, q = np.float32(ERF_P[0]), np.float32(ERF_Q[0])
+        for c in ERF_P[1:]:
+            p = p * v2 + np.float32(c)
+        for c in ERF_Q[1:]:
+            q = q * v2 + np.float32(c)
+        return np.clip(v * p / q, -1.0, 1.0).astype(x.dtype)
+    v = x.astype(np.float64)
+    a = np.abs(v)
+    small = a < SERIES_LIMIT
+    series = _erf_series(np.where(small, v, 0.0))  # each branch on values it is meant for
+    tail = _erfc_fraction(np.where(small, 2.0, a))  # erfc(|x|)
+    if complement:  # erfc(x) = 1 - erf(x); for x < 0, 2 - erfc(|x|)
+        result = np.where(small, 1.0 - series, np.where(v > 0, tail, 2.0 - tail))
+    else:
+        result = np.where(small, series, np.where(v > 0, 1.0 - tail, tail - 1.0))
+    return result.astype(x.dtype)
 
 
 # ---- erfc and erfinv ---------------------------------------------------------------------
@@ -121,6 +195,8 @@ _ERFINV_TAIL = (
 def erfc(x):
     """erfc(x) = 1 - erf(x), without the cancellation of 1 - erf(x) for large x
     (erfc(6) = 2.2e-17, which 1 - erf(6) rounds to 0), in x's dtype."""
+    if array_module(x) is not np:
+        return _erf_on_device(x, complement=True)
     x = np.asarray(x)
     return _erfc(x).astype(x.dtype, copy=False)
 
@@ -135,7 +211,8 @@ def erfinv(p):
     than erf(x) = |p|: 1 - |p| is exact there, and the small erfc(x) keeps the digits that
     erf(x), close to 1, would have rounded away.
     """
-    p = np.asarray(p)
+    on_device = array_module(p) is not np
+    p = p if on_device else np.asarray(p)
     a = np.abs(p.astype(np.float64))  # erfinv is odd: solve for |p|, give back p's sign
     with np.errstate(divide="ignore", invalid="ignore"):
         w = -np.log((1.0 - a) * (1.0 + a))
@@ -144,12 +221,15 @@ def erfinv(p):
         x = np.where(w < 5.0, centre, tail) * a
         x = np.where(a < 1.0, x, 0.0)  # the guesses at |p| >= 1 are replaced below
         near_one = a > 0.5
-        for _ in range(100):
+        # on a GPU, a fixed number of steps: asking whether to stop is a copy to the host
+        # after every step; the guess is within 1e-7 but in the far tails, and six steps
+        # from there reach double precision
+        for _ in range(6 if on_device else 100):
             slope = 2.0 / math.sqrt(math.pi) * np.exp(-x * x)  # d erf(x) / dx
             gap = np.where(near_one, (1.0 - a) - erfc(x), erf(x) - a)  # f(x); erfc's slope is -erf's
             step = np.where(a < 1.0, gap / slope, 0.0)
             x = x - step
-            if not np.any(np.abs(step) > 1e-16 * np.abs(x)):
+            if not on_device and not np.any(np.abs(step) > 1e-16 * np.abs(x)):
                 break
         x = np.where(a == 1.0, np.inf, np.where(a > 1.0, np.nan, x))
     return (np.sign(p) * x).astype(p.dtype if p.dtype.kind == "f" else np.float64, copy=False)

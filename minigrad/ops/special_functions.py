@@ -13,12 +13,20 @@ each other, which is what makes create_graph work through them:
 
 As in torch, igamma and igammac have no derivative with respect to a (backward raises
 if a requires grad): d/da has no closed form.
+
+On CUDA tensors, erfc, erfinv, digamma, polygamma and i0 run on the GPU (array formulas
+with a fixed number of steps; polygamma copies one number, the smallest x, to the host
+to choose its number of terms). lgamma (and so mvlgamma and igamma's gradient), igamma,
+igammac and i1 (i0's gradient) raise an error naming the op: they run on the CPU only,
+because their loops decide element by element, in Python or after every term, when to
+stop.
 """
 
 import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops import bessel, gamma, special
@@ -28,8 +36,9 @@ from minigrad.ops.promotion import float_operands, floating
 
 
 def _as(values, x):
-    """float64 values back in the dtype of tensor x."""
-    return np.asarray(values).astype(x.dtype, copy=False)
+    """float64 values back in the dtype of tensor x (a NumPy or a GPU array)."""
+    values = values if array_module(values) is not np else np.asarray(values)
+    return values.astype(x.dtype, copy=False)
 
 
 class Erfc(Function):

@@ -21,14 +21,20 @@ each term following from the last: t_n = t_(n-1) x / (a + n), and digamma(a + n 
 digamma(a + n) + 1 / (a + n). The terms grow while a + n < x, then shrink geometrically;
 the sum stops when the last term no longer changes it. All terms of P are positive, so no
 precision is lost to cancellation.
+
+On a GPU (alpha a CUDA tensor) the draws are made there, by the GPU's generator, but the
+gradient is computed on the CPU only: the series above takes as many terms as the largest
+draw needs, which a GPU would have to report to the host after every term, and ln Gamma
+is a CPU function here (see special_functions.py). Its backward says so.
 """
 
 import numpy as np
 
-from minigrad import random as _random
+from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 from minigrad.ops import gamma
+from minigrad.ops.random_source import generator_for
 
 
 def lower_gamma_and_derivative(a, x):
@@ -59,13 +65,22 @@ class StandardGamma(Function):
 
     @staticmethod
     def forward(ctx, alpha):
-        draws = _random.generator().standard_gamma(alpha.array.astype(np.float64))
+        rng = generator_for(alpha.array, None, "standard_gamma")
+        draws = rng.standard_gamma(alpha.array.astype(np.float64))
         x = np.maximum(draws, np.finfo(alpha.dtype).tiny).astype(alpha.dtype)
         ctx.x, ctx.alpha = x, alpha.array
         return x
 
     @staticmethod
     def backward(ctx, grad):
+        if array_module(ctx.x) is not np:
+            raise RuntimeError(
+                "standard_gamma: the gradient with respect to alpha (of Gamma.rsample, "
+                "Beta.rsample, Dirichlet.rsample) runs on the CPU only: its series stops when "
+                "its terms stop changing the sum, a question a GPU must send to the host at "
+                "every term. Draw with alpha on the CPU (alpha.cpu()), or sample without "
+                "gradient (Gamma.sample) on the GPU"
+            )
         alpha, x = ctx.alpha.astype(np.float64), ctx.x.astype(np.float64)
         _, dp_dalpha = lower_gamma_and_derivative(alpha, x)
         log_density = (alpha - 1.0) * np.log(x) - x - gamma.lgamma(alpha)

@@ -30,6 +30,7 @@ in the input's float type as PyTorch does, so the indices agree at every size):
 
 import numpy as np
 
+from minigrad.array_module import array_module, scatter_add
 from minigrad.autograd.function import Function
 
 
@@ -41,19 +42,21 @@ def _scale(size, out, scale_factor, dtype):
     return dtype.type(size) / dtype.type(out)
 
 
-def nearest_taps(size, out, scale_factor, exact, dtype):
-    """One tap per output position: the input position it copies (weight 1)."""
+def nearest_taps(size, out, scale_factor, exact, dtype, xp=np):
+    """One tap per output position: the input position it copies (weight 1). The index
+    arrays are made with `xp`, the array module of the input (on its device)."""
     scale = _scale(size, out, scale_factor, dtype)
-    o = np.arange(out).astype(dtype)
+    o = xp.arange(out).astype(dtype)
     position = (o + dtype.type(0.5)) * scale if exact else o * scale
     return ((np.minimum(np.floor(position).astype(np.int64), size - 1), None),)
 
 
-def linear_taps(size, out, scale_factor, align_corners, dtype):
-    """Two taps per output position: its left and right neighbours and their weights."""
+def linear_taps(size, out, scale_factor, align_corners, dtype, xp=np):
+    """Two taps per output position: its left and right neighbours and their weights
+    (arrays of `xp`, the input's array module)."""
     if size == out:  # PyTorch copies when the size does not change (whatever the scale factor)
-        return ((np.arange(out), None),)
-    o = np.arange(out).astype(dtype)
+        return ((xp.arange(out), None),)
+    o = xp.arange(out).astype(dtype)
     if align_corners:  # the first and last outputs sit on the first and last inputs
         scale = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
         x = scale * o
@@ -84,12 +87,13 @@ def resample_axis(x, axis, taps):
 
 def resample_axis_transposed(g, axis, taps, size):
     """W^T g along `axis`, back to `size` positions: each output's value added to the
-    inputs its taps name, times their weights (np.add.at adds repeated indices up)."""
+    inputs its taps name, times their weights (scatter_add, NumPy's np.add.at, adds
+    repeated indices up)."""
     shape = g.shape[:axis] + (size,) + g.shape[axis + 1 :]
-    x = np.zeros(shape, dtype=g.dtype)
+    x = array_module(g).zeros(shape, dtype=g.dtype)
     for index, weight in taps:
         term = g if weight is None else g * _along(weight, axis, g.ndim)
-        np.add.at(x, (slice(None),) * axis + (index,), term)
+        scatter_add(x, (slice(None),) * axis + (index,), term)
     return x
 
 

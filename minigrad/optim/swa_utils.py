@@ -27,7 +27,7 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import tensor
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import _BatchNorm
-from minigrad.optim.lr_scheduler import LRScheduler, _one_per_group
+from minigrad.optim.lr_scheduler.base import LRScheduler, _one_per_group
 
 __all__ = [
     "AveragedModel",

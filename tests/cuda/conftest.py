@@ -5,6 +5,11 @@ an NVIDIA GPU (`pytest tests/cuda`), or any machine with the simulator switched 
 before Numba is imported (`NUMBA_ENABLE_CUDASIM=1 pytest tests/cuda`). The main test
 session runs the latter in a subprocess (tests/test_cuda_simulator.py), because the
 simulator cannot be switched on once Numba has been imported.
+
+The kernels take the arrays CUDA tensors hold: CuPy arrays on a GPU. Under Numba's
+simulator, there is no GPU memory, so the tests run on minigrad's simulated GPU
+(`MINIGRAD_CUDA_SIMULATOR=1`, switched on below if it is not already): its device arrays
+are handed to the simulated kernels as their host buffers (`array_module.kernel_view`).
 """
 
 import os
@@ -27,6 +32,10 @@ collect_ignore_glob = [] if _cuda_usable() else ["test_*.py"]
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 if SIMULATED:
+    from minigrad.cuda import runtime
+
+    if not runtime.simulated():
+        runtime.simulate()
     # The simulator runs each thread of a block as a Python thread, and meanwhile polls
     # them from the main thread in a busy loop. Python hands the GIL from a busy thread
     # to a waiting one only every "switch interval" (5 ms by default), so every step of

@@ -1,6 +1,8 @@
-"""The CUDA attention kernels against the reference kernels, and the autograd Function on
-the 'cuda' backend, on tiny shapes: on Numba's simulator every GPU thread runs as
+"""The CUDA attention kernels, on device arrays, against the reference kernels, and the
+autograd Function on CUDA tensors, on tiny shapes: on Numba's simulator every GPU thread runs as
 Python (see tests/cuda/conftest.py for how and where these tests run)."""
+
+import contextlib
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cuda import attention as gpu
 from minigrad.kernels.reference import attention as ref
+from tests.cuda.device import dev, host, no_transfers
 
 T64, T32 = gpu.TILE_FLOAT64, gpu.TILE_FLOAT32  # queries per block (16 and 32; 4 and 8 on the simulator)
 
@@ -49,17 +52,19 @@ def test_kernels_match_reference(dims, is_causal, mask_layout, dtype):
     mask = _mask(mask_layout, dtype)
     scale = 0.7
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
-    out, lse = gpu.attention_forward(q, k, v, scale, is_causal, mask)
     out_ref, lse_ref = ref.attention_forward(q, k, v, scale, is_causal, mask)
+    g = _rand(out_ref.shape, 3, dtype)
+    q_d, k_d, v_d, mask_d, g_d = (dev(a) for a in (q, k, v, mask, g))
+    with no_transfers():  # device arrays in, device arrays out
+        out, lse = gpu.attention_forward(q_d, k_d, v_d, scale, is_causal, mask_d)
+        grads = gpu.attention_backward(g_d, q_d, k_d, v_d, out, lse, scale, is_causal, mask_d)
     assert out.dtype == lse.dtype == dtype
-    np.testing.assert_allclose(out, out_ref, **tol)
-    np.testing.assert_allclose(lse, lse_ref, **tol)
-    g = _rand(out.shape, 3, dtype)
-    grads = gpu.attention_backward(g, q, k, v, out, lse, scale, is_causal, mask)
+    np.testing.assert_allclose(host(out), out_ref, **tol)
+    np.testing.assert_allclose(host(lse), lse_ref, **tol)
     grads_ref = ref.attention_backward(g, q, k, v, out_ref, lse_ref, scale, is_causal, mask)
     for name, a, b in zip("qkv", grads, grads_ref):
         assert a.dtype == dtype
-        np.testing.assert_allclose(a, b, **tol, err_msg=f"d{name}")
+        np.testing.assert_allclose(host(a), b, **tol, err_msg=f"d{name}")
 
 
 def _assert_same_nan_inf(actual, expected, name, **tol):
@@ -101,42 +106,56 @@ def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, inde
     mask = arrays["mask"] if with_mask else None
     tol = dict(rtol=1e-12, atol=1e-13)
     with np.errstate(all="ignore"):
-        out, lse = gpu.attention_forward(q, k, v, 0.5, is_causal, mask)
+        q_d, k_d, v_d, mask_d, grad_out_d = (dev(a) for a in (q, k, v, mask, grad_out))
+        out, lse = gpu.attention_forward(q_d, k_d, v_d, 0.5, is_causal, mask_d)
         out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
-        grads = gpu.attention_backward(grad_out, q, k, v, out, lse, 0.5, is_causal, mask)
+        grads = gpu.attention_backward(grad_out_d, q_d, k_d, v_d, out, lse, 0.5, is_causal, mask_d)
         grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
-    _assert_same_nan_inf(out, out_ref, "out", **tol)
-    _assert_same_nan_inf(lse, lse_ref, "lse", **tol)
+    _assert_same_nan_inf(host(out), out_ref, "out", **tol)
+    _assert_same_nan_inf(host(lse), lse_ref, "lse", **tol)
     for n, g, g_ref in zip("qkv", grads, grads_ref):
-        _assert_same_nan_inf(g, g_ref, f"d{n}", **tol)
+        _assert_same_nan_inf(host(g), g_ref, f"d{n}", **tol)
     assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))  # the bad number got through
 
 
 @pytest.mark.parametrize("is_causal", [False, True])
 def test_an_empty_batch(is_causal):
     for dtype in (np.float32, np.float64):
-        q = np.zeros((0, 3, 2), dtype)
+        q = dev(np.zeros((0, 3, 2), dtype))
         out, lse = gpu.attention_forward(q, q, q, 1.0, is_causal, None)
-        assert out.shape == (0, 3, 2) and lse.shape == (0, 3)
+        assert host(out).shape == (0, 3, 2) and host(lse).shape == (0, 3)
         grads = gpu.attention_backward(out, q, q, q, out, lse, 1.0, is_causal, None)
-        assert [g.shape for g in grads] == [(0, 3, 2)] * 3
+        assert [host(g).shape for g in grads] == [(0, 3, 2)] * 3
 
 
-def test_function_on_the_cuda_backend_matches_numpy():
+def _attention(device, backend, arrays, allowed):
+    """F.scaled_dot_product_attention on `device` and its gradients, on the host."""
+    q, k, v = (mg.tensor(a, requires_grad=True, device=device) for a in arrays)
+    mask = mg.tensor(allowed, device=device)
+    with mg.backends.use(backend), no_transfers() if device == "cuda" else contextlib.nullcontext():
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+        (out * out).sum().backward()
+    assert out.device.type == q.grad.device.type == device
+    return [out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in (q, k, v)]
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_function_on_cuda_tensors_matches_the_cpu(backend, monkeypatch):
+    """The 'numba' backend launches the CUDA kernels on CUDA tensors (counted here); the
+    'numpy' one runs the reference on the device. Both give the CPU's numbers."""
     arrays = _rand((2, 2, 4, 3), 0, np.float64), _rand((2, 1, 5, 3), 1, np.float64), _rand((2, 1, 5, 2), 2, np.float64)
-    mask = mg.tensor(np.random.default_rng(4).random((4, 5)) > 0.3)
-    results = []
-    for backend in ("numpy", "cuda"):
-        q, k, v = (mg.tensor(a, requires_grad=True) for a in arrays)
-        with mg.backends.use(backend):
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
-            (out * out).sum().backward()
-        results.append([out.array] + [t.grad.array for t in (q, k, v)])
-    for a, b in zip(*results):
+    allowed = np.random.default_rng(4).random((4, 5)) > 0.3
+    calls = []
+    for name in ("attention_forward", "attention_backward"):
+        kernel = getattr(gpu, name)
+        monkeypatch.setattr(gpu, name, lambda *a, _k=kernel, _n=name: calls.append(_n) or _k(*a))
+    expected = _attention("cpu", "numpy", arrays, allowed)
+    for a, b in zip(_attention("cuda", backend, arrays, allowed), expected):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+    assert len(set(calls)) == (2 if backend == "numba" else 0), calls
 
 
 def test_head_dims_beyond_the_tile_limit_raise():
-    q = np.zeros((1, 2, gpu.MAX_DIM + 1))
+    q = dev(np.zeros((1, 2, gpu.MAX_DIM + 1)))
     with pytest.raises(ValueError, match=r"attention_forward \(cuda\).*129"):
         gpu.attention_forward(q, q, q, 1.0, False, None)

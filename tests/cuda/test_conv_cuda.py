@@ -1,8 +1,10 @@
-"""The CUDA convolution kernels against the reference kernels, and F.conv2d /
-F.conv_transpose2d through the autograd on the 'cuda' backend, on tiny shapes: on
+"""The CUDA convolution kernels, on device arrays, against the reference kernels, and
+F.conv2d / F.conv_transpose2d through the autograd on CUDA tensors, on tiny shapes: on
 Numba's simulator every GPU thread runs as Python (tests/cuda/conftest.py says how and
 where these tests run). The simulated blocks are 4 x 4 threads, so the shapes below
 also put tile boundaries inside the images."""
+
+import contextlib
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cuda import conv as gpu
 from minigrad.kernels.reference import conv as ref
+from tests.cuda.device import dev, host, no_transfers
 
 # (x shape, w shape, stride, padding, dilation, groups): size-1 dims, odd and
 # non-square sizes, strides, padding, dilation, groups and depthwise, and a window
@@ -33,22 +36,19 @@ def _rand(shape, seed, dtype):
 def _check(xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0)):
     x, w = _rand(xs, 0, dtype), _rand(ws, 1, dtype)
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-4)
-    y = gpu.conv2d_forward(x, w, stride, padding, dilation, groups)
     y_ref = ref.conv2d_forward(x, w, stride, padding, dilation, groups)
-    assert y.dtype == dtype
-    np.testing.assert_allclose(y, y_ref, **tol)
     g = _rand(y_ref.shape, 2, dtype)
     x_shape = xs[:2] + (xs[2] + extra[0], xs[3] + extra[1])  # as conv_transpose2d's output_padding
-    np.testing.assert_allclose(
-        gpu.conv2d_backward_input(g, w, x_shape, stride, padding, dilation, groups),
-        ref.conv2d_backward_input(g, w, x_shape, stride, padding, dilation, groups),
-        **tol,
-    )
-    np.testing.assert_allclose(
-        gpu.conv2d_backward_weight(g, x, ws, stride, padding, dilation, groups),
-        ref.conv2d_backward_weight(g, x, ws, stride, padding, dilation, groups),
-        **tol,
-    )
+    x_d, w_d, g_d = dev(x), dev(w), dev(g)
+    with no_transfers():  # device arrays in, device arrays out
+        y = gpu.conv2d_forward(x_d, w_d, stride, padding, dilation, groups)
+        gx = gpu.conv2d_backward_input(g_d, w_d, x_shape, stride, padding, dilation, groups)
+        gw = gpu.conv2d_backward_weight(g_d, x_d, ws, stride, padding, dilation, groups)
+    assert y.dtype == gx.dtype == gw.dtype == dtype
+    np.testing.assert_allclose(host(y), y_ref, **tol)
+    settings = (stride, padding, dilation, groups)
+    np.testing.assert_allclose(host(gx), ref.conv2d_backward_input(g, w, x_shape, *settings), **tol)
+    np.testing.assert_allclose(host(gw), ref.conv2d_backward_weight(g, x, ws, *settings), **tol)
 
 
 @pytest.mark.parametrize("case", CASES + [LARGE_PATCH], ids=str)
@@ -66,15 +66,43 @@ def test_input_gradient_for_a_larger_input_shape():
     _check((1, 2, 5, 5), (2, 2, 3, 3), (2, 2), (1, 1), (1, 1), 1, np.float64, extra=(1, 1))
 
 
-def test_functions_on_the_cuda_backend():
-    x, w, b = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64), _rand((2,), 2, np.float64)
-    results = {}
-    for backend in ("numpy", "cuda"):
-        with mg.backends.use(backend):
-            leaves = [mg.tensor(a, requires_grad=True) for a in (x, w, b)]
+def _conv_chain(device, backend, x, w, b):
+    """z = conv_transpose2d(conv2d(x, w, b), w) on `device`, and its gradients, on the host."""
+    with mg.backends.use(backend):
+        leaves = [mg.tensor(a, requires_grad=True, device=device) for a in (x, w, b)]
+        with no_transfers() if device == "cuda" else contextlib.nullcontext():
             y = F.conv2d(leaves[0], leaves[1], leaves[2], stride=(2, 1), padding=1)
             z = F.conv_transpose2d(y, leaves[1], stride=2, output_padding=1)
-            z.sum().backward()
-            results[backend] = [z.detach().numpy()] + [t.grad.numpy() for t in leaves]
-    for mine, theirs in zip(results["cuda"], results["numpy"]):
+            (z * z).sum().backward()
+    assert z.device.type == device
+    return [z.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in leaves]
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_functions_on_cuda_tensors_match_the_cpu(backend, monkeypatch):
+    """On CUDA tensors the 'numba' backend launches the CUDA kernels (counted here), the
+    'numpy' one runs the reference on the device; both give the CPU's numbers."""
+    x, w = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64)
+    b = _rand((2,), 2, np.float64)
+    calls = []
+    for name in ("conv2d_forward", "conv2d_backward_input", "conv2d_backward_weight"):
+        kernel = getattr(gpu, name)
+        monkeypatch.setattr(gpu, name, lambda *a, _k=kernel, _n=name: calls.append(_n) or _k(*a))
+    expected = _conv_chain("cpu", "numpy", x, w, b)
+    for mine, theirs in zip(_conv_chain("cuda", backend, x, w, b), expected):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
+    assert len(set(calls)) == (3 if backend == "numba" else 0), calls
+
+
+def test_the_cuda_backend_on_cpu_tensors_is_a_demonstration(monkeypatch):
+    """mg.backends.use("cuda") on CPU tensors: the CUDA kernels on host arrays (Numba copies
+    them to the GPU and back around each launch), CPU tensors out, the reference's numbers."""
+    x, w = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64)
+    b = _rand((2,), 2, np.float64)
+    calls = []
+    kernel = gpu.conv2d_forward
+    monkeypatch.setattr(gpu, "conv2d_forward", lambda *a: calls.append(type(a[0])) or kernel(*a))
+    expected = _conv_chain("cpu", "numpy", x, w, b)
+    for mine, theirs in zip(_conv_chain("cpu", "cuda", x, w, b), expected):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
+    assert calls and all(t is np.ndarray for t in calls)

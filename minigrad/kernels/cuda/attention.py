@@ -15,9 +15,13 @@ How the work maps onto the GPU:
   thread that walks all keys (as the forward does) and sums dS_ij k_j; `_grad_kv` gives
   each key row a thread that walks all queries and sums P_ij dO_i and dS_ij q_i.
 
-The functions take and return NumPy arrays: they copy the inputs to the device, launch
-and copy the results back (resident GPU tensors are a later step). Sizes are passed to
-the kernels as plain integer arguments: nothing but the data is copied per launch.
+The functions take and return device arrays (CuPy's, the storage of CUDA tensors): the
+kernels read and write them in GPU memory (`minigrad.array_module.kernel_view`), the
+outputs are allocated with CuPy, and nothing crosses to the host, not even the answer
+to "is everything finite?", which stays on the device as a flag the kernels read. Sizes
+are passed to the kernels as plain integer arguments. Given NumPy arrays (the ``"cuda"``
+backend's demonstration on CPU tensors), Numba copies them to the GPU and back around
+each launch.
 Shared and local arrays need sizes known when compiling, so head dims are limited to
 MAX_DIM and there is one set of kernels per dtype (float32 with tiles of 32, float64
 with tiles of 16, which keeps the shared memory of a block at 32 KiB; on the simulator
@@ -36,6 +40,8 @@ import numba
 import numpy as np
 from numba import cuda, float32, float64
 
+from minigrad.array_module import array_module, kernel_view
+
 MAX_DIM = 128  # the largest head dim d (and dv) the kernels accept
 # The tile (threads per block: a query or key each) of float32 and of float64. On the simulator every thread is a
 # Python thread, started and joined one by one: there the tiles are small (which also
@@ -51,9 +57,27 @@ def _build_kernels(dtype, TILE):
     # --8<-- [start:forward_kernel]
     @cuda.jit
     def forward(
-        q, k, v, mask, has_mask, mask_b, mask_q, mask_k, scale, is_causal, finite, Tq, Tk, d, dv, n_tiles, out, lse
+        q,
+        k,
+        v,
+        mask,
+        has_mask,
+        mask_b,
+        mask_q,
+        mask_k,
+        scale,
+        is_causal,
+        all_finite,
+        Tq,
+        Tk,
+        d,
+        dv,
+        n_tiles,
+        out,
+        lse,
     ):
         b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
+        finite = all_finite[0]  # a flag in GPU memory: reading it on the host would cost a copy
         tx = cuda.threadIdx.x
         i = tile * TILE + tx  # this thread's query
         k_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
@@ -138,7 +162,7 @@ def _build_kernels(dtype, TILE):
         mask_k,
         scale,
         is_causal,
-        finite,
+        all_finite,
         Tq,
         Tk,
         d,
@@ -149,6 +173,7 @@ def _build_kernels(dtype, TILE):
         """dq_i = scale * sum_j dS_ij k_j, one thread per query, keys by shared tiles.
         lse is +inf for a query that sees no key (P = exp(S - inf) = 0)."""
         b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
+        finite = all_finite[0]  # a flag in GPU memory: reading it on the host would cost a copy
         tx = cuda.threadIdx.x
         i = tile * TILE + tx
         k_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
@@ -212,7 +237,7 @@ def _build_kernels(dtype, TILE):
         mask_k,
         scale,
         is_causal,
-        finite,
+        all_finite,
         Tq,
         Tk,
         d,
@@ -224,6 +249,7 @@ def _build_kernels(dtype, TILE):
         """dk_j = scale * sum_i dS_ij q_i and dv_j = sum_i P_ij dO_i, one thread per key,
         queries (with their dO, lse and delta) by shared tiles."""
         b, tile = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles
+        finite = all_finite[0]  # a flag in GPU memory: reading it on the host would cost a copy
         tx = cuda.threadIdx.x
         j = tile * TILE + tx  # this thread's key
         q_tile = cuda.shared.array((TILE, MAX_DIM), dtype)
@@ -293,15 +319,21 @@ _KERNELS = {
 
 
 def _all_finite(*arrays):
-    """No NaN or Inf in any of the arrays (as in kernels/cpu/attention.py: a sum is NaN
-    or Inf when a term is; an overflowing sum only costs the skipping, never the result)."""
+    """A one-element bool array on the device of `arrays`: True when none holds a NaN or Inf
+    (as in kernels/cpu/attention.py: a sum is NaN or Inf when a term is; an overflowing sum
+    only costs the skipping, never the result). It stays on the GPU, where the kernels read
+    it: a Python bool would copy the answer to the host, and wait for the GPU to give it."""
+    xp = array_module(arrays[0])
     with np.errstate(over="ignore", invalid="ignore"):
-        return all(np.isfinite(np.sum(a)) for a in arrays)
+        total = sum(xp.sum(a) for a in arrays)  # one number: NaN or Inf if any term is
+    return xp.isfinite(total).reshape(1)
 
 
 def _setup(name, q, k, v, mask):
-    """Check what the kernels support; the device copies of q, k, v and the mask, and
-    the integer arguments that describe the mask's broadcasting (1 = varies, 0 = fixed)."""
+    """Check what the kernels support; the contiguous q, k, v and mask as the kernels take
+    them, and the integer arguments that describe the mask's broadcasting (1 = varies,
+    0 = fixed)."""
+    xp = array_module(q)
     if q.dtype not in _KERNELS:
         raise TypeError(f"{name} (cuda): float32 or float64 arrays expected, got {q.dtype}")
     if q.shape[2] > MAX_DIM or v.shape[2] > MAX_DIM:
@@ -310,26 +342,29 @@ def _setup(name, q, k, v, mask):
             "use the 'numba' or 'numpy' backend"
         )
     if mask is None:
-        mask, has_mask = np.zeros((1, 1, 1), q.dtype), False
+        mask, has_mask = xp.zeros((1, 1, 1), q.dtype), False
     else:
-        mask, has_mask = np.asarray(mask, q.dtype).reshape((1,) * (3 - np.ndim(mask)) + np.shape(mask)), True
+        leading = (1,) * (3 - mask.ndim)  # a 2-d mask is (1, Tq, Tk)
+        mask, has_mask = mask.astype(q.dtype, copy=False).reshape(leading + mask.shape), True
     flags = tuple(int(s > 1) for s in mask.shape)  # index = position * flag: 0 where broadcast
-    arrays = [cuda.to_device(np.ascontiguousarray(a)) for a in (q, k, v, mask)]
+    arrays = [kernel_view(xp.ascontiguousarray(a)) for a in (q, k, v, mask)]
     return arrays, has_mask, flags
 
 
 # --8<-- [start:forward]
 def attention_forward(q, k, v, scale, is_causal, mask):
-    """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, on the GPU."""
+    """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, on the GPU:
+    device arrays in, device arrays out."""
+    xp = array_module(q)
     B, Tq, d = q.shape
     Tk, dv = k.shape[1], v.shape[2]
     (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = _setup("attention_forward", q, k, v, mask)
     tile, (forward, _, _, _) = _KERNELS[q.dtype]
-    out = cuda.device_array((B, Tq, dv), q.dtype)
-    lse = cuda.device_array((B, Tq), q.dtype)
+    out = xp.empty((B, Tq, dv), q.dtype)  # every row is written by its thread
+    lse = xp.empty((B, Tq), q.dtype)
     n_tiles = -(-Tq // tile)
-    finite = _all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
     if B * n_tiles > 0:
+        finite = _all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
         forward[B * n_tiles, tile](
             q_d,
             k_d,
@@ -341,82 +376,87 @@ def attention_forward(q, k, v, scale, is_causal, mask):
             mk,
             scale,
             bool(is_causal),
-            finite,
+            kernel_view(finite),
             Tq,
             Tk,
             d,
             dv,
             n_tiles,
-            out,
-            lse,
+            kernel_view(out),
+            kernel_view(lse),
         )
-    return out.copy_to_host(), lse.copy_to_host()
+    return out, lse
     # --8<-- [end:forward]
 
 
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     """dq, dk, dv, as the reference, recomputing P from q, k and lse on the GPU."""
+    xp = array_module(q)
     B, Tq, d = q.shape
     Tk, dv = k.shape[1], v.shape[2]
     (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = _setup("attention_backward", q, k, v, mask)
     tile, (_, delta, grad_q, grad_kv) = _KERNELS[q.dtype]
-    do_d = cuda.to_device(np.ascontiguousarray(grad_out, dtype=q.dtype))
+    shapes = ((B, Tq, d), (B, Tk, d), (B, Tk, dv))
+    if B * Tq * Tk == 0:  # no pair of a query and a key: the gradients are 0, no launch
+        return tuple(xp.zeros(s, q.dtype) for s in shapes)
+    grad_out = xp.ascontiguousarray(grad_out, dtype=q.dtype)
+    do_d = kernel_view(grad_out)
     lse = np.where(lse == -np.inf, np.inf, lse).astype(q.dtype)  # a query that sees no key: P = exp(S - inf) = 0
-    lse_d = cuda.to_device(lse)
-    delta_d = cuda.device_array((B, Tq), q.dtype)
-    dq, dk, dvv = (cuda.device_array(s, q.dtype) for s in ((B, Tq, d), (B, Tk, d), (B, Tk, dv)))
+    lse_d = kernel_view(lse)
+    dlt = xp.empty((B, Tq), q.dtype)
+    dq, dk, dvv = (xp.empty(s, q.dtype) for s in shapes)  # every row is written by its thread
+    delta_d, dq_d, dk_d, dv_d = (kernel_view(a) for a in (dlt, dq, dk, dvv))
     causal = bool(is_causal)
-    finite = _all_finite(q, k, v, grad_out, out)  # else every (query, key) pair is walked, as the reference
-    if B * Tq > 0:
-        delta[-(-B * Tq // ROWS_PER_BLOCK), ROWS_PER_BLOCK](
-            do_d, cuda.to_device(np.ascontiguousarray(out)), B, Tq, dv, delta_d
-        )
-        n_q = -(-Tq // tile)
-        grad_q[B * n_q, tile](
-            q_d,
-            k_d,
-            v_d,
-            do_d,
-            lse_d,
-            delta_d,
-            mask_d,
-            has_mask,
-            mb,
-            mq,
-            mk,
-            scale,
-            causal,
-            finite,
-            Tq,
-            Tk,
-            d,
-            dv,
-            n_q,
-            dq,
-        )
-    if B * Tk > 0:
-        n_k = -(-Tk // tile)
-        grad_kv[B * n_k, tile](
-            q_d,
-            k_d,
-            v_d,
-            do_d,
-            lse_d,
-            delta_d,
-            mask_d,
-            has_mask,
-            mb,
-            mq,
-            mk,
-            scale,
-            causal,
-            finite,
-            Tq,
-            Tk,
-            d,
-            dv,
-            n_k,
-            dk,
-            dvv,
-        )
-    return dq.copy_to_host(), dk.copy_to_host(), dvv.copy_to_host()
+    # with a NaN or Inf anywhere, every (query, key) pair is walked, as the reference
+    finite = kernel_view(_all_finite(q, k, v, grad_out, out))
+    delta[-(-B * Tq // ROWS_PER_BLOCK), ROWS_PER_BLOCK](
+        do_d, kernel_view(xp.ascontiguousarray(out)), B, Tq, dv, delta_d
+    )
+    n_q = -(-Tq // tile)
+    grad_q[B * n_q, tile](
+        q_d,
+        k_d,
+        v_d,
+        do_d,
+        lse_d,
+        delta_d,
+        mask_d,
+        has_mask,
+        mb,
+        mq,
+        mk,
+        scale,
+        causal,
+        finite,
+        Tq,
+        Tk,
+        d,
+        dv,
+        n_q,
+        dq_d,
+    )
+    n_k = -(-Tk // tile)
+    grad_kv[B * n_k, tile](
+        q_d,
+        k_d,
+        v_d,
+        do_d,
+        lse_d,
+        delta_d,
+        mask_d,
+        has_mask,
+        mb,
+        mq,
+        mk,
+        scale,
+        causal,
+        finite,
+        Tq,
+        Tk,
+        d,
+        dv,
+        n_k,
+        dk_d,
+        dv_d,
+    )
+    return dq, dk, dvv

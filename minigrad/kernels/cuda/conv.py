@@ -17,12 +17,14 @@ scratch memory (shared memory). Each kernel below says what one thread computes:
   each keeps a partial sum, and the block adds the partial sums up in shared memory,
   halving the number of them at every step (a tree reduction).
 
-The functions take and return NumPy arrays: they copy the inputs to the device,
-launch, and copy the result back (an autograd Function therefore pays two transfers
-per call; tensors that stay on the GPU are a later step). Sizes and settings go to the
-kernels as plain int arguments: nothing but the arrays is copied per launch.
-On a machine without a GPU they run on Numba's simulator (NUMBA_ENABLE_CUDASIM=1),
-where every thread is a Python thread: correct, and very slow.
+The functions take and return device arrays, the storage of CUDA tensors (CuPy arrays):
+a kernel reads and writes them where they are, in GPU memory (Numba takes a CuPy array
+through `__cuda_array_interface__`, see `minigrad.array_module.kernel_view`), and the
+outputs are allocated with CuPy. Nothing crosses to the host. Sizes and settings go to
+the kernels as plain int arguments. Given NumPy arrays instead (the ``"cuda"`` backend's
+demonstration on CPU tensors), Numba copies each one to the GPU and back around every
+launch. On a machine without a GPU they run on Numba's simulator
+(NUMBA_ENABLE_CUDASIM=1), where every thread is a Python thread: correct, and very slow.
 """
 
 import math
@@ -32,6 +34,7 @@ import numpy as np
 from numba import cuda, from_dtype
 
 from minigrad._args import window_output_size as conv_output_size
+from minigrad.array_module import array_module, kernel_view
 
 # Block sizes. On the simulator every thread is a Python thread, so there the blocks
 # are made small (which also tests that a tile boundary falls inside small images).
@@ -181,46 +184,55 @@ def _blocks(count, per_block):
 
 # --8<-- [start:host]
 def conv2d_forward(x, w, stride, padding, dilation, groups):
-    """y = conv2d(x, w): copy x and w to the GPU, one thread per output, copy y back."""
+    """y = conv2d(x, w) on the GPU: x and w are device arrays (CuPy's), and so is y,
+    allocated here and filled by the kernel, one thread per output."""
+    xp = array_module(x)  # cupy for device arrays (numpy for host ones: see `kernel_view`)
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     n, _, h, width = x.shape
     o, _, kh, kw = w.shape
     ho, wo = conv_output_size(h, kh, sh, ph, dh), conv_output_size(width, kw, sw, pw, dw)
     if x.size == 0 or w.size == 0:  # an empty batch: no kernel to launch
-        return np.zeros((n, o, ho, wo), dtype=x.dtype)
+        return xp.zeros((n, o, ho, wo), dtype=x.dtype)
     forward_tiled, forward_global, _, _ = _kernels_for(x.dtype)
-    x_dev, w_dev = cuda.to_device(np.ascontiguousarray(x)), cuda.to_device(np.ascontiguousarray(w))
-    y_dev = cuda.device_array((n, o, ho, wo), dtype=x.dtype)
+    x, w = xp.ascontiguousarray(x), xp.ascontiguousarray(w)  # a copy on the device, if any
+    y = xp.empty((n, o, ho, wo), dtype=x.dtype)
     grid = (_blocks(wo, TILE), _blocks(ho, TILE), n * o)  # (tile columns, tile rows, planes)
     # the input a tile's windows span: (TILE - 1) strides plus one dilated kernel
     patch_h, patch_w = (TILE - 1) * sh + (kh - 1) * dh + 1, (TILE - 1) * sw + (kw - 1) * dw + 1
+    args = (kernel_view(x), kernel_view(w), kernel_view(y), sh, sw, ph, pw, dh, dw, groups)
     if patch_h <= PATCH and patch_w <= PATCH:
-        forward_tiled[grid, (TILE, TILE)](x_dev, w_dev, y_dev, sh, sw, ph, pw, dh, dw, groups, patch_h, patch_w)
+        forward_tiled[grid, (TILE, TILE)](*args, patch_h, patch_w)
     else:
-        forward_global[grid, (TILE, TILE)](x_dev, w_dev, y_dev, sh, sw, ph, pw, dh, dw, groups)
-    return y_dev.copy_to_host()
+        forward_global[grid, (TILE, TILE)](*args)
+    return y
     # --8<-- [end:host]
 
 
 def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups):
     """dL/dx (= conv_transpose2d of grad_y), of shape x_shape: one thread per pixel."""
+    xp = array_module(grad_y)
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     if grad_y.size == 0 or w.size == 0:
-        return np.zeros(x_shape, dtype=grad_y.dtype)
+        return xp.zeros(x_shape, dtype=grad_y.dtype)
     input_grad = _kernels_for(grad_y.dtype)[2]
-    gy_dev, w_dev = cuda.to_device(np.ascontiguousarray(grad_y)), cuda.to_device(np.ascontiguousarray(w))
-    gx_dev = cuda.device_array(tuple(x_shape), dtype=grad_y.dtype)
-    input_grad[_blocks(math.prod(x_shape), THREADS), THREADS](gy_dev, w_dev, gx_dev, sh, sw, ph, pw, dh, dw, groups)
-    return gx_dev.copy_to_host()
+    grad_y, w = xp.ascontiguousarray(grad_y), xp.ascontiguousarray(w)
+    grad_x = xp.empty(tuple(x_shape), dtype=grad_y.dtype)  # every pixel is written by its thread
+    input_grad[_blocks(math.prod(x_shape), THREADS), THREADS](
+        kernel_view(grad_y), kernel_view(w), kernel_view(grad_x), sh, sw, ph, pw, dh, dw, groups
+    )
+    return grad_x
 
 
 def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups):
     """dL/dw, of shape w_shape: one block per weight, a tree reduction in each."""
+    xp = array_module(grad_y)
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     if grad_y.size == 0 or x.size == 0:
-        return np.zeros(w_shape, dtype=grad_y.dtype)
+        return xp.zeros(w_shape, dtype=grad_y.dtype)
     weight_grad = _kernels_for(grad_y.dtype)[3]
-    gy_dev, x_dev = cuda.to_device(np.ascontiguousarray(grad_y)), cuda.to_device(np.ascontiguousarray(x))
-    gw_dev = cuda.device_array(tuple(w_shape), dtype=grad_y.dtype)
-    weight_grad[math.prod(w_shape), THREADS](gy_dev, x_dev, gw_dev, sh, sw, ph, pw, dh, dw, groups)
-    return gw_dev.copy_to_host()
+    grad_y, x = xp.ascontiguousarray(grad_y), xp.ascontiguousarray(x)
+    grad_w = xp.empty(tuple(w_shape), dtype=grad_y.dtype)  # every weight is written by its block
+    weight_grad[math.prod(w_shape), THREADS](
+        kernel_view(grad_y), kernel_view(x), kernel_view(grad_w), sh, sw, ph, pw, dh, dw, groups
+    )
+    return grad_w

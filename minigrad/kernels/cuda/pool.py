@@ -18,10 +18,12 @@ The threads are numbered along one axis, t = plane * (OH * OW) + i * OW + j for 
 output element (plane * (H * W) + h * W + w for an input element), in blocks of 128
 threads (8 on the simulator, below), as many blocks as that needs.
 
-These functions take and return NumPy arrays: each call copies its inputs to the
-device, launches, and copies the result back (tensors that stay on the GPU between ops
-are a later step). Sizes and window parameters are passed as plain integer arguments
-of the launch. On a machine without a GPU, the same code runs on Numba's simulator
+These functions take and return device arrays (CuPy's, the storage of CUDA tensors):
+the kernels read and write them in GPU memory (`minigrad.array_module.kernel_view`),
+the outputs are allocated with CuPy, and nothing crosses to the host. Sizes and window
+parameters are passed as plain integer arguments of the launch. Given NumPy arrays (the
+``"cuda"`` backend's demonstration on CPU tensors), Numba copies them to the GPU and
+back around each launch. On a machine without a GPU, the same code runs on Numba's simulator
 (NUMBA_ENABLE_CUDASIM=1), one Python thread per GPU thread: correct but slow, so the
 tests use tiny shapes.
 """
@@ -32,6 +34,7 @@ import numba
 import numpy as np
 from numba import cuda
 
+from minigrad.array_module import array_module, kernel_view
 from minigrad.kernels.reference.pool import pool_output_shape
 
 # On the simulator every thread is a Python thread, started and joined one by one: there
@@ -78,30 +81,23 @@ def _max_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
 
 
 def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
-    """(y, indices), both (N, C, OH, OW), as the reference: copy x to the device,
-    one thread per output, copy y and indices back."""
+    """(y, indices), both (N, C, OH, OW), as the reference, for a device array x: one
+    thread per output, writing into y and indices, allocated on the device."""
+    xp = array_module(x)
     N, C, H, W = x.shape
     OH, OW = pool_output_shape((H, W), kernel_size, stride, padding, dilation, ceil_mode)
-    if N * C * OH * OW == 0:
-        return np.empty((N, C, OH, OW), dtype=x.dtype), np.empty((N, C, OH, OW), dtype=np.int64)
-    d_x = cuda.to_device(np.ascontiguousarray(x).reshape(N * C, H, W))
-    d_y = cuda.device_array((N * C, OH, OW), dtype=x.dtype)
-    d_indices = cuda.device_array((N * C, OH, OW), dtype=np.int64)
-    _max_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
-        d_x, *kernel_size, *stride, *padding, *dilation, d_y, d_indices
-    )
-    return d_y.copy_to_host().reshape(N, C, OH, OW), d_indices.copy_to_host().reshape(N, C, OH, OW)
+    y = xp.empty((N * C, OH, OW), dtype=x.dtype)  # every element is written by its thread
+    indices = xp.empty((N * C, OH, OW), dtype=np.int64)
+    if N * C * OH * OW:  # a launch of zero blocks is an error
+        planes = xp.ascontiguousarray(x).reshape(N * C, H, W)
+        window = (*kernel_size, *stride, *padding, *dilation)
+        _max_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
+            kernel_view(planes), *window, kernel_view(y), kernel_view(indices)
+        )
+    return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
 
 
 # --8<-- [start:max_backward_kernel]
-@cuda.jit
-def _zero_kernel(out):
-    """out[t] = 0 for every element of the 1-D array out."""
-    t = cuda.grid(1)
-    if t < out.size:
-        out[t] = 0
-
-
 @cuda.jit
 def _max_pool2d_backward_kernel(grad_y, indices, grad_x):
     """grad_x (P, H * W), zeroed: thread t = output (p, i, j) adds its gradient at the
@@ -120,8 +116,8 @@ def _max_pool2d_backward_kernel(grad_y, indices, grad_x):
 
 
 def max_pool2d_backward(grad_y, indices, x_shape):
-    """dL/dx (x_shape), as the reference: zero the gradient on the device, then one
-    thread per output scatters its gradient.
+    """dL/dx (x_shape), as the reference: zeros on the device, then one thread per output
+    scatters its gradient.
 
     This backward scatters where the average one gathers: a gather needs to know which
     windows could contain an element, and this function is given only `indices`, not the
@@ -129,17 +125,17 @@ def max_pool2d_backward(grad_y, indices, x_shape):
     changes from run to run, so the last bit of a sum may too; with stride >= kernel
     size (no overlap) every element receives at most one gradient and the result is exact.
     """
+    xp = array_module(grad_y)
     N, C, H, W = x_shape
     OH, OW = grad_y.shape[2:]
-    if N * C * H * W == 0:
-        return np.zeros(x_shape, dtype=grad_y.dtype)
-    d_gx = cuda.device_array((N * C, H * W), dtype=grad_y.dtype)
-    _zero_kernel[_blocks(d_gx.size), THREADS_PER_BLOCK](d_gx.reshape(d_gx.size))
-    if N * C * OH * OW:
-        d_gy = cuda.to_device(np.ascontiguousarray(grad_y).reshape(N * C, OH, OW))
-        d_indices = cuda.to_device(np.ascontiguousarray(indices, dtype=np.int64).reshape(N * C, OH, OW))
-        _max_pool2d_backward_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](d_gy, d_indices, d_gx)
-    return d_gx.copy_to_host().reshape(x_shape)
+    grad_x = xp.zeros((N * C, H * W), dtype=grad_y.dtype)  # the threads only add to it
+    if N * C * OH * OW and H * W:
+        grad_y = xp.ascontiguousarray(grad_y).reshape(N * C, OH, OW)
+        indices = xp.ascontiguousarray(indices, dtype=np.int64).reshape(N * C, OH, OW)
+        _max_pool2d_backward_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
+            kernel_view(grad_y), kernel_view(indices), kernel_view(grad_x)
+        )
+    return grad_x.reshape(x_shape)
 
 
 # ---- average pooling ------------------------------------------------------------------------
@@ -186,16 +182,22 @@ def _avg_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_ove
 
 def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None):
     """y (N, C, OH, OW), as the reference: one thread per output."""
+    xp = array_module(x)
     N, C, H, W = x.shape
     OH, OW = pool_output_shape((H, W), kernel_size, stride, padding, (1, 1), ceil_mode)
-    if N * C * OH * OW == 0:
-        return np.empty((N, C, OH, OW), dtype=x.dtype)
-    d_x = cuda.to_device(np.ascontiguousarray(x).reshape(N * C, H, W))
-    d_y = cuda.device_array((N * C, OH, OW), dtype=x.dtype)
-    _avg_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
-        d_x, *kernel_size, *stride, *padding, int(bool(count_include_pad)), int(divisor_override or 0), d_y
-    )
-    return d_y.copy_to_host().reshape(N, C, OH, OW)
+    y = xp.empty((N * C, OH, OW), dtype=x.dtype)  # every element is written by its thread
+    if N * C * OH * OW:
+        planes = xp.ascontiguousarray(x).reshape(N * C, H, W)
+        _avg_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
+            kernel_view(planes),
+            *kernel_size,
+            *stride,
+            *padding,
+            int(bool(count_include_pad)),
+            int(divisor_override or 0),
+            kernel_view(y),
+        )
+    return y.reshape(N, C, OH, OW)
 
 
 # --8<-- [start:covering]
@@ -238,13 +240,20 @@ def avg_pool2d_backward(
     grad_y, x_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
 ):
     """dL/dx (x_shape), as the reference: one thread per input element."""
+    xp = array_module(grad_y)
     N, C, H, W = x_shape
     OH, OW = grad_y.shape[2:]
     if N * C * H * W == 0:
-        return np.zeros(x_shape, dtype=grad_y.dtype)
-    d_gy = cuda.to_device(np.ascontiguousarray(grad_y).reshape(N * C, OH, OW))
-    d_gx = cuda.device_array((N * C, H, W), dtype=grad_y.dtype)
+        return xp.zeros(x_shape, dtype=grad_y.dtype)
+    grad_y = xp.ascontiguousarray(grad_y).reshape(N * C, OH, OW)
+    grad_x = xp.empty((N * C, H, W), dtype=grad_y.dtype)  # every element is written by its thread
     _avg_pool2d_backward_kernel[_blocks(N * C * H * W), THREADS_PER_BLOCK](
-        d_gy, *kernel_size, *stride, *padding, int(bool(count_include_pad)), int(divisor_override or 0), d_gx
+        kernel_view(grad_y),
+        *kernel_size,
+        *stride,
+        *padding,
+        int(bool(count_include_pad)),
+        int(divisor_override or 0),
+        kernel_view(grad_x),
     )
-    return d_gx.copy_to_host().reshape(x_shape)
+    return grad_x.reshape(x_shape)

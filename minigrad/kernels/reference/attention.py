@@ -26,15 +26,21 @@ or Inf value v_j reaches every output row through P @ v, even a row with P_ij = 
 causal mask hides from a query does not reach it, as in PyTorch's fused kernels); an
 attn_mask is *added* (NaN + -inf is NaN). The CPU and CUDA kernels give the same
 NaN and Inf, and are tested for it.
+
+Written with NumPy's names, on NumPy or CuPy arrays (`minigrad/array_module.py`): the
+same code runs on CUDA tensors' arrays, on the GPU.
 """
 
 import numpy as np
 
+from minigrad.array_module import array_module
+
 
 # --8<-- [start:scores]
-def causal_mask(Tq, Tk):
-    """(Tq, Tk) bool, True where query i may see key j: j <= i (top-left aligned)."""
-    return np.tril(np.ones((Tq, Tk), dtype=bool))
+def causal_mask(Tq, Tk, xp=np):
+    """(Tq, Tk) bool, True where query i may see key j: j <= i (top-left aligned), made by
+    array module `xp` (numpy, or cupy for the GPU)."""
+    return xp.tril(xp.ones((Tq, Tk), dtype=bool))
 
 
 def attention_scores(q, k, scale, is_causal, mask):
@@ -43,7 +49,7 @@ def attention_scores(q, k, scale, is_causal, mask):
     if mask is not None:
         scores = scores + mask  # (B or 1, Tq or 1, Tk) broadcasts over the rows it lacks
     if is_causal:
-        scores = np.where(causal_mask(q.shape[1], k.shape[1]), scores, -np.inf)
+        scores = np.where(causal_mask(q.shape[1], k.shape[1], array_module(q)), scores, -np.inf)
     return scores
     # --8<-- [end:scores]
 

@@ -22,32 +22,37 @@ Shapes, used throughout:
 on both sides. With `groups` = G the channels split into G independent convolutions:
 input channels [g C_in/G, (g+1) C_in/G) meet only output channels [g C_out/G, ...).
 The bias is not the kernel's business: the autograd Function adds it.
-"""
 
-import numpy as np
-from numpy.lib.stride_tricks import as_strided
+Written with the array module of the inputs (`xp`: NumPy, or CuPy for CUDA tensors, see
+`minigrad/array_module.py`), this code runs on the GPU unchanged.
+"""
 
 # How many positions a kernel takes along one axis: the one formula, shared with pooling
 from minigrad._args import window_output_size as conv_output_size
+from minigrad.array_module import array_module
 
 
 # --8<-- [start:im2col]
 def im2col(x, kernel_size, out_size, stride, padding, dilation):
-    """Every window of x, without copying: a read-only view of shape
-    (N, C, kH, kW, H_out, W_out) with windows[n, c, i, j, oh, ow] = xp[n, c, oh sh + i dh, ow sw + j dw],
-    xp being x padded with zeros.
+    """Every window of x, without copying: a view (only ever read) of shape
+    (N, C, kH, kW, H_out, W_out) with
+    windows[n, c, i, j, oh, ow] = x_pad[n, c, oh sh + i dh, ow sw + j dw], x_pad being x
+    padded with zeros.
 
     A view works because moving one step in any of the six indices moves a fixed number
     of bytes in memory: a step in i moves dh rows, a step in oh moves sh rows, and so
     on. `as_strided` builds the array from exactly those steps (strides).
     """
-    # BEGIN SOLUTION hint: pad x with zeros (np.pad), then build the (N, C, kH, kW, H_out, W_out) view with numpy's as_strided: a step in i moves dh rows of xp, a step in oh moves sh rows (likewise j, ow with dw, sw); multiply xp.strides accordingly
+    xp = array_module(x)  # numpy, or cupy: both have lib.stride_tricks.as_strided
+    # BEGIN SOLUTION hint: pad x with zeros (xp.pad), then build the (N, C, kH, kW, H_out, W_out) view with xp.lib.stride_tricks.as_strided: a step in i moves dh rows of x_pad, a step in oh moves sh rows (likewise j, ow with dw, sw); multiply x_pad.strides accordingly
     (kh, kw), (ho, wo), (sh, sw), (ph, pw), (dh, dw) = kernel_size, out_size, stride, padding, dilation
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))  # (N, C, H + 2ph, W + 2pw)
-    s_n, s_c, s_h, s_w = xp.strides
+    x_pad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))  # (N, C, H + 2ph, W + 2pw)
+    s_n, s_c, s_h, s_w = x_pad.strides
     shape = (x.shape[0], x.shape[1], kh, kw, ho, wo)
     strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw)
-    return as_strided(xp, shape=shape, strides=strides, writeable=False)
+    # a fresh padded copy, and nothing writes to the view (which NumPy could enforce with
+    # writeable=False; CuPy's as_strided has no such argument)
+    return xp.lib.stride_tricks.as_strided(x_pad, shape=shape, strides=strides)
     # END SOLUTION
     # --8<-- [end:im2col]
 
@@ -57,21 +62,22 @@ def col2im(cols, x_shape, stride, padding, dilation):
     """The adjoint of im2col: add each window (N, C, kH, kW, H_out, W_out) back onto the
     pixels it was read from, and return the (N, C, H, W) sum.
 
-    For one tap (i, j) the windows read a strided grid of xp (rows i dh, i dh + sh, ...):
+    For one tap (i, j) the windows read a strided grid of x_pad (rows i dh, i dh + sh, ...):
     one slice assignment adds all of them at once, so the loop is over the kH kW taps
     only. The padding is cut off at the end: nothing flows into the zeros.
     """
-    # BEGIN SOLUTION hint: start from zeros of the padded shape; for each tap (i, j) add cols[:, :, i, j] onto the strided slice of rows i*dh, i*dh + sh, ... and columns j*dw, j*dw + sw, ... (+=, windows overlap); finally cut the padding off
+    xp = array_module(cols)
+    # BEGIN SOLUTION hint: start from zeros of the padded shape (xp.zeros); for each tap (i, j) add cols[:, :, i, j] onto the strided slice of rows i*dh, i*dh + sh, ... and columns j*dw, j*dw + sw, ... (+=, windows overlap); finally cut the padding off
     n, c, h, w = x_shape
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     _, _, kh, kw, ho, wo = cols.shape
-    xp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    x_pad = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
             rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
             columns = slice(j * dw, j * dw + sw * (wo - 1) + 1, sw)
-            xp[:, :, rows, columns] += cols[:, :, i, j]
-    return np.ascontiguousarray(xp[:, :, ph : ph + h, pw : pw + w])
+            x_pad[:, :, rows, columns] += cols[:, :, i, j]
+    return xp.ascontiguousarray(x_pad[:, :, ph : ph + h, pw : pw + w])
     # END SOLUTION
     # --8<-- [end:col2im]
 

@@ -14,6 +14,9 @@ Each file here checks a call's arguments and applies the differentiable Function
     shuffle.py        pixel_shuffle, ...             im2col.py    unfold, fold
     margin_loss.py    margin_ranking_loss, triplet_margin_loss, multi_margin_loss, ...
     ctc.py            ctc_loss
+
+attention_parts.py is not part of F's namespace: it holds the pieces the attention layers
+(and scaled_dot_product_attention) share, split/merge heads, masks, repeat_kv.
 """
 
 from minigrad.nn.functional.activation import (

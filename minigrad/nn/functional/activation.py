@@ -18,12 +18,13 @@ import warnings
 
 import numpy as np
 
-from minigrad import random as _random
 from minigrad._args import normalize_dim
+from minigrad.array_module import array_module
 from minigrad.creation import from_numpy
 from minigrad.ops import activation as _act
 from minigrad.ops import piecewise as _piecewise
 from minigrad.ops.promotion import floating as _floating
+from minigrad.ops.random_source import generator_for
 
 
 def relu(input, inplace=False):
@@ -160,7 +161,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     x = _floating(input)
     if not training:
         return leaky_relu(x, (lower + upper) / 2)
-    slope = _random.generator().uniform(lower, upper, size=x.shape)
+    slope = generator_for(x.array, None, "rrelu").uniform(lower, upper, size=x.shape)
     return _piecewise.RandomLeakyRelu.apply(x, slope=slope)
 
 
@@ -264,9 +265,11 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 # ---- sampling a category, differentiably ------------------------------------------------------
-def _gumbel_noise(shape, dtype):
-    """Standard Gumbel draws, -log(E) with E ~ Exp(1), from the global generator."""
-    return -np.log(_random.generator().exponential(1.0, size=shape)).astype(dtype)
+def _gumbel_noise(x):
+    """Standard Gumbel draws, -log(E) with E ~ Exp(1), in x's shape and dtype, from the
+    generator where x lives (the global one, or the GPU's for a CUDA tensor)."""
+    draws = generator_for(x.array, None, "gumbel_softmax").standard_exponential(x.shape)
+    return -np.log(draws).astype(x.dtype)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
@@ -280,12 +283,14 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     accepted for torch's signature and unused, as in torch.
     """
     x = _floating(logits)
-    gumbels = (x + from_numpy(_gumbel_noise(x.shape, x.dtype))) / tau
+    gumbels = (x + from_numpy(_gumbel_noise(x))) / tau
     y_soft = softmax(gumbels, dim)
     if not hard:
         return y_soft
     d = normalize_dim(dim, x.ndim, "gumbel_softmax")
     index = np.expand_dims(np.argmax(y_soft.array, axis=d), d)
-    y_hard = np.zeros(x.shape, dtype=x.dtype)
-    np.put_along_axis(y_hard, index, 1.0, axis=d)
+    # one-hot along d: position i is 1 where i is the argmax (compared, not scattered:
+    # the same code on the CPU and on a GPU)
+    positions = array_module(index).arange(x.shape[d]).reshape((-1,) + (1,) * (x.ndim - 1 - d))
+    y_hard = (positions == index).astype(x.dtype)
     return from_numpy(y_hard) - y_soft.detach() + y_soft

@@ -1,12 +1,13 @@
 """Attention as a function: F.scaled_dot_product_attention, exactly PyTorch's.
 
 It checks its arguments as PyTorch does, repeats the key and value heads for
-grouped-query attention (`enable_gqa`), turns a bool mask into an additive one,
-broadcasts the leading dims and hands 3-D arrays to the Function of
-`minigrad/ops/attention.py`, which runs the current backend's kernels.
+grouped-query attention (`enable_gqa`), turns a bool mask into an additive one (both
+with the shared pieces of `attention_parts.py`), broadcasts the leading dims and hands
+3-D arrays to the Function of `minigrad/ops/attention.py`, which runs the current
+backend's kernels.
 
 Two cases run as a composition of Tensor operations on every backend instead
-(`attention_math`, autograd doing the rest): dropout on the attention weights
+(`attention_parts.attention`, autograd doing the rest): dropout on the attention weights
 (`dropout_p > 0`), whose mask is drawn from the global generator (mg.manual_seed), and
 a float `attn_mask` that requires a gradient. Both keep the (Tq, Tk) weights in memory,
 as the reference does.
@@ -16,9 +17,8 @@ import math
 
 import numpy as np
 
-from minigrad import random as _random
-from minigrad.creation import from_numpy
-from minigrad.ops.attention import ScaledDotProductAttention, attention_scores, safe_softmax
+from minigrad.nn.functional.attention_parts import additive_mask, attention, repeat_kv
+from minigrad.ops.attention import ScaledDotProductAttention
 from minigrad.ops.promotion import check_same_dtype
 from minigrad.tensor import Tensor
 
@@ -55,48 +55,21 @@ def scaled_dot_product_attention(
 
     if Tq == 0 or Tk == 0:  # nothing to attend to (or from): zeros, connected to the inputs
         return ((query @ key.mT) * 0.0) @ value
-    if dropout_p > 0.0 or (attn_mask is not None and attn_mask.requires_grad and attn_mask.dtype.kind == "f"):
-        mask = None
-        if attn_mask is not None:
-            mask = (
-                attn_mask.to(query.dtype)
-                if attn_mask.dtype.kind == "f"
-                else from_numpy(_additive_mask(attn_mask, query.dtype))
-            )
-        return attention_math(query, key, value, mask, scale, is_causal, dropout_p)
+    mask = additive_mask(attn_mask, query.dtype)  # True = may attend: 0, False: -inf
+    if dropout_p > 0.0 or (mask is not None and mask.requires_grad):
+        # dropout, or a float mask that needs a gradient: the math spelt out in Tensor ops
+        return attention(query, key, value, mask, scale, is_causal, dropout_p)[0]
 
     B = math.prod(batch)
     q, k, v = (t.expand(*batch, *t.shape[-2:]).reshape(B, *t.shape[-2:]) for t in (query, key, value))
-    mask = None
-    if attn_mask is not None:
-        mask = _flat_mask(_additive_mask(attn_mask, query.dtype), batch, Tq, Tk)
+    if mask is not None:
+        mask = _flat_mask(mask.array, batch, Tq, Tk)
     out = ScaledDotProductAttention.apply(q, k, v, mask=mask, scale=scale, is_causal=bool(is_causal))
     return out.reshape(*batch, Tq, dv)
     # --8<-- [end:functional]
 
 
-# --8<-- [start:math]
-def attention_math(q, k, v, mask, scale, is_causal, dropout_p):
-    """The whole op as Tensor operations (autograd differentiates it, to any order):
-    the path for dropout and for a float mask that needs a gradient. Dropout zeroes
-    each weight with probability dropout_p and scales the rest by 1 / (1 - dropout_p)."""
-    probs = safe_softmax(attention_scores(q, k, mask, scale, is_causal))
-    if dropout_p > 0.0:
-        keep = _random.generator().random(probs.shape) >= dropout_p
-        survivor_scale = 1.0 / (1.0 - dropout_p) if dropout_p < 1.0 else 0.0  # p = 1 drops all
-        probs = probs * from_numpy((keep * survivor_scale).astype(probs.dtype))
-    return probs @ v
-    # --8<-- [end:math]
-
-
 # ---- masks ------------------------------------------------------------------------------------
-def _additive_mask(attn_mask, dtype):
-    """A bool mask (True = attend) as 0 / -inf, or a float mask in the query's dtype (arrays)."""
-    if attn_mask.dtype.kind == "b":
-        return np.where(attn_mask.array, 0.0, -np.inf).astype(dtype)
-    return attn_mask.array.astype(dtype, copy=False)
-
-
 def _flat_mask(mask, batch, Tq, Tk):
     """The mask (..., Tq or 1, Tk or 1) as the kernels take it: 3-D, (1 or B, Tq or 1, Tk or 1).
     Copied only where it varies over some leading dims and not others."""
@@ -108,13 +81,6 @@ def _flat_mask(mask, batch, Tq, Tk):
 
 
 # ---- grouped-query attention --------------------------------------------------------------------
-def _repeat_heads(x, groups):
-    """(..., H, T, d) -> (..., H * groups, T, d), each head repeated `groups` times in a
-    row (torch.repeat_interleave on dim -3); the gradient sums the copies back."""
-    lead, (H, T, d) = x.shape[:-3], x.shape[-3:]
-    return x.unsqueeze(-3).expand(*lead, H, groups, T, d).reshape(*lead, H * groups, T, d)
-
-
 def _grouped_query(query, key, value):
     """enable_gqa: key and value may have fewer heads (dim -3) than query, as long as
     their counts divide the query's; their heads are repeated to match."""
@@ -128,7 +94,7 @@ def _grouped_query(query, key, value):
         raise RuntimeError(
             f"{OP}: the number of heads of key ({hk}) and value ({hv}) must divide the number of heads of query ({hq})"
         )
-    return _repeat_heads(key, hq // hk) if hk != hq else key, _repeat_heads(value, hq // hv) if hv != hq else value
+    return repeat_kv(key, hq // hk), repeat_kv(value, hq // hv)
 
 
 # ---- argument checks ----------------------------------------------------------------------------
@@ -156,4 +122,10 @@ def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
         if attn_mask.dtype.kind != "b" and attn_mask.dtype not in (query.dtype, np.dtype(np.float32)):
             raise RuntimeError(
                 f"{OP}: attn_mask must be bool, float32 or the query's dtype ({query.dtype}), got {attn_mask.dtype}"
+            )
+        if attn_mask.device != query.device:  # the mask enters the kernels as an array: check here
+            raise RuntimeError(
+                f"{OP}: Expected all tensors to be on the same device, but found at least two "
+                f"devices, {query.device} and {attn_mask.device}! (query on {query.device}, "
+                f"attn_mask on {attn_mask.device})"
             )

@@ -6,9 +6,8 @@ torch.nn.functional's "distance functions", composed of differentiable Tensor op
 `minigrad/ops/distance.py`.
 """
 
-import numpy as np
-
 from minigrad import dtypes
+from minigrad.array_module import array_module
 from minigrad.autograd import no_grad
 from minigrad.creation import as_tensor
 from minigrad.ops.broadcast import check_broadcast
@@ -63,5 +62,5 @@ def pdist(input, p=2.0):
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
-    i, j = np.triu_indices(input.shape[0], k=1)
+    i, j = array_module(input.array).triu_indices(input.shape[0], k=1)  # made where input lives
     return (input[i] - input[j]).norm(p, dim=1)

@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
-from minigrad import random as _random
 from minigrad.creation import from_numpy
+from minigrad.ops.random_source import generator_for, uniform
 
 
 def check_dropout_probability(p, op):
@@ -28,13 +28,14 @@ def check_dropout_probability(p, op):
 def dropout(input, p=0.5, training=True, inplace=False):
     """Inverted dropout: zero each element with probability p and scale the survivors by
     1 / (1 - p), so the expected value is unchanged and evaluation needs no rescaling.
-    The mask comes from the global generator (`mg.manual_seed`)."""
+    The mask comes from the global generator (`mg.manual_seed`), or, for a CUDA tensor,
+    from the GPU's (minigrad/ops/random_source.py)."""
     check_dropout_probability(p, "dropout")
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return input * 0.0
-    keep = _random.generator().random(input.shape) >= p
+    keep = uniform(generator_for(input.array, None, "dropout"), input.shape) >= p
     return input * from_numpy((keep / (1.0 - p)).astype(input.dtype))
 
 
@@ -53,7 +54,7 @@ def _feature_dropout(input, p, training, op):
     shape = _feature_mask_shape(input.shape, op)
     if p == 1.0:
         return input * 0.0
-    keep = _random.generator().random(shape) >= p
+    keep = uniform(generator_for(input.array, None, op), shape) >= p
     return input * from_numpy((keep / (1.0 - p)).astype(input.dtype))
 
 
@@ -130,7 +131,8 @@ def _alpha_dropout(input, p, training, mask_shape):
         return input
     if p == 1.0:
         return input * 0.0
-    keep = (_random.generator().random(mask_shape) >= p).astype(input.dtype)
+    rng = generator_for(input.array, None, "alpha_dropout")
+    keep = (uniform(rng, mask_shape) >= p).astype(input.dtype)
     alpha = SELU_SATURATION
     a = 1.0 / np.sqrt((alpha * alpha * p + 1.0) * (1.0 - p))
     shift = (keep - 1.0) * alpha * a + alpha * a * p  # a * alpha' * (1 - m) + b, alpha' = -alpha

@@ -22,6 +22,7 @@ passes (and differentiable again).
 import numpy as np
 
 from minigrad._args import int_tuple, window_output_size
+from minigrad.array_module import array_module
 from minigrad.creation import zeros
 from minigrad.kernels.reference.conv import im2col
 from minigrad.nn.functional.shape import pad
@@ -54,11 +55,12 @@ def _blocks(spatial, kernel, dilation, padding, stride, op):
     return blocks
 
 
-def window_positions(padded_size, kernel, blocks, dilation, stride):
+def window_positions(padded_size, kernel, blocks, dilation, stride, xp=np):
     """(kh kw, L): positions[i kw + j, oh OW + ow] = (oh sh + i dh) Wp + (ow sw + j dw), the
-    flat position in the padded (Hp, Wp) image of tap (i, j) of window (oh, ow)."""
+    flat position in the padded (Hp, Wp) image of tap (i, j) of window (oh, ow). Made by
+    the array module `xp`: numpy, or cupy to index a CUDA tensor without a copy."""
     Hp, Wp = padded_size
-    position_image = np.arange(Hp * Wp).reshape(1, 1, Hp, Wp)
+    position_image = xp.arange(Hp * Wp).reshape(1, 1, Hp, Wp)
     windows = im2col(position_image, kernel, blocks, stride, (0, 0), dilation)  # (1, 1, kh, kw, OH, OW)
     return windows.reshape(kernel[0] * kernel[1], blocks[0] * blocks[1])
 
@@ -73,9 +75,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = input if input.ndim == 4 else input.unsqueeze(0)
     N, C, H, W = x.shape
     blocks = _blocks((H, W), kernel, dilation, padding, stride, op)
-    xp = pad(x, (padding[1], padding[1], padding[0], padding[0]))
-    positions = window_positions(xp.shape[2:], kernel, blocks, dilation, stride)
-    columns = xp.reshape(N, C, -1)[:, :, positions]  # (N, C, kh kw, L)
+    x_pad = pad(x, (padding[1], padding[1], padding[0], padding[0]))
+    xp = array_module(x.array)  # the positions index x where it is
+    positions = window_positions(x_pad.shape[2:], kernel, blocks, dilation, stride, xp)
+    columns = x_pad.reshape(N, C, -1)[:, :, positions]  # (N, C, kh kw, L)
     columns = columns.reshape(N, C * kernel[0] * kernel[1], positions.shape[1])
     return columns if input.ndim == 4 else columns.squeeze(0)
 
@@ -109,9 +112,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         )
     C = rows // taps
     (H, W), (ph, pw) = output_size, padding
-    positions = window_positions((H + 2 * ph, W + 2 * pw), kernel, blocks, dilation, stride)
+    xp = array_module(columns.array)  # positions and image are made where the columns are
+    positions = window_positions((H + 2 * ph, W + 2 * pw), kernel, blocks, dilation, stride, xp)
     index = np.broadcast_to(positions.reshape(1, 1, -1), (N, C, taps * L))
-    image = zeros(N, C, (H + 2 * ph) * (W + 2 * pw), dtype=columns.dtype)
+    image = zeros(N, C, (H + 2 * ph) * (W + 2 * pw), dtype=columns.dtype, device=columns.device)
     image = scatter_add(image, 2, index, columns.reshape(N, C, taps * L)).reshape(N, C, H + 2 * ph, W + 2 * pw)
     image = image[:, :, ph : ph + H, pw : pw + W]
     return image if input.ndim == 3 else image.squeeze(0)

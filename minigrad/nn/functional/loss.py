@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import where
@@ -91,7 +92,10 @@ def class_weights(weight, n_classes, op):
     per class or none, as PyTorch (a longer array would index without complaint)."""
     if weight is None:
         return None
-    w = np.asarray(weight.array if isinstance(weight, Tensor) else weight, dtype=np.float64)
+    if isinstance(weight, Tensor):  # where the weight tensor lives: on a GPU for CUDA logits
+        w = weight.array.astype(np.float64)
+    else:
+        w = np.asarray(weight, dtype=np.float64)
     if w.shape != (n_classes,):
         raise RuntimeError(
             f"{op}: weight should be defined either for all {n_classes} classes or no classes, "
@@ -108,18 +112,24 @@ def class_index_coefficients(x_shape, target, weight, ignore_index, label_smooth
     """
     class_dim = _class_dim(x_shape)
     n_classes = x_shape[class_dim]
+    xp = array_module(target)
     valid = target != ignore_index
-    safe = np.where(valid, target, 0)
     bad = valid & ((target < 0) | (target >= n_classes))
-    if bad.any():
+    if xp is np and bad.any():
         raise IndexError(
             f"{op}: target {int(target[bad].reshape(-1)[0])} is out of bounds for {n_classes} classes "
             f"(valid targets are 0..{n_classes - 1}, or ignore_index={ignore_index})"
         )
-    w = np.ones(n_classes) if weight is None else weight
+    # On a GPU, `bad.any()` would copy to the host at every step: an out-of-range class
+    # gives that position a NaN weight, and so a NaN loss, instead (PyTorch's CUDA kernels
+    # stop the program with a device-side assert there)
+    safe = np.where(valid & ~bad, target, 0)
+    w = xp.ones(n_classes) if weight is None else weight
     w_target = w[safe] * valid  # weight of each position's true class, 0 if ignored
+    if xp is not np:
+        w_target = np.where(bad, np.nan, w_target)
     class_shape = _class_shape(n_classes, len(x_shape), class_dim)
-    one_hot = np.expand_dims(safe, class_dim) == np.arange(n_classes).reshape(class_shape)
+    one_hot = np.expand_dims(safe, class_dim) == xp.arange(n_classes).reshape(class_shape)
     coeff = one_hot * np.expand_dims(w_target, class_dim)
     if label_smoothing > 0:
         smooth = w.reshape(class_shape) * np.expand_dims(valid, class_dim) / n_classes
@@ -162,7 +172,7 @@ def cross_entropy(
                 f"got {target.shape}"
             )
         coeff, w_target = class_index_coefficients(x.shape, target.array, w, ignore_index, label_smoothing, op)
-        denominator = np.float64(np.sum(w_target))  # 0 if all ignored: the mean is NaN, as PyTorch
+        denominator = np.sum(w_target)  # 0 if all ignored: the mean is NaN, as PyTorch
         target_arg = None  # indices are not differentiable
     return CrossEntropy.apply(
         x,
@@ -197,18 +207,27 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     picked_class = np.where(valid, target.array, 0)
     if input.ndim == 1:
         index = (picked_class,)
-    else:
-        grids = np.indices(target.shape, sparse=True)
+    else:  # the positions of the target's dims, made where the target lives
+        xp = array_module(target.array)
+        ndim = target.ndim
+        sizes = target.shape
+        grids = [xp.arange(n).reshape((-1,) + (1,) * (ndim - 1 - d)) for d, n in enumerate(sizes)]
         index = (grids[0], picked_class, *grids[1:])
     picked = input[index]
     losses = where(from_numpy(valid), -picked * from_numpy(w_target.astype(input.dtype)), 0.0)
     if reduction == "mean":
         total_weight = np.sum(w_target)
-        if total_weight == 0:
-            # every position ignored: the loss is 0/0 = NaN but the gradient is 0 (as
-            # PyTorch); dividing by the zero weight would make the gradient NaN as well
-            return losses.sum() * 0.0 + float("nan")
-        return losses.sum() / from_numpy(np.asarray(total_weight, dtype=input.dtype))
+        if array_module(total_weight) is np:
+            if total_weight == 0:
+                # every position ignored: the loss is 0/0 = NaN but the gradient is 0 (as
+                # PyTorch); dividing by the zero weight would make the gradient NaN as well
+                return losses.sum() * 0.0 + float("nan")
+            return losses.sum() / from_numpy(np.asarray(total_weight, dtype=input.dtype))
+        # the same on a GPU, chosen with np.where: an `if` would copy the weight to the host
+        nothing = total_weight == 0
+        divisor = from_numpy(np.where(nothing, 1.0, total_weight).astype(input.dtype))
+        nan_if_nothing = from_numpy(np.where(nothing, np.nan, 0.0).astype(input.dtype))
+        return losses.sum() / divisor + nan_if_nothing
     return _reduce(losses, reduction)
 
 
@@ -259,7 +278,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     op = "binary_cross_entropy"
     check_reduction(reduction, op)
     _same_shape(input, target, op)
-    if np.any((input.array < 0) | (input.array > 1)):
+    # checked on the CPU only: on a GPU the check is a copy to the host at every step, and
+    # a value outside [0, 1] gives a NaN loss there (log of a negative number)
+    if array_module(input.array) is np and np.any((input.array < 0) | (input.array > 1)):
         raise RuntimeError(
             f"{op}: all elements of input should be between 0 and 1 (probabilities; use "
             "binary_cross_entropy_with_logits for logits)"
@@ -322,7 +343,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if var < 0:
             raise ValueError(f"{op}: var has negative entry/entries, got var={var}")
         var = input.detach() * 0.0 + var
-    elif np.any(var.array < 0):
+    elif array_module(var.array) is np and np.any(var.array < 0):  # on a GPU: a copy per step
         raise ValueError(f"{op}: var has negative entry/entries")
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:  # one variance per row of the last dim

@@ -17,6 +17,7 @@ index arrays built here. Shapes broadcast where torch broadcasts them.
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.creation import from_numpy
 from minigrad.nn.functional.activation import logsigmoid
 from minigrad.nn.functional.distance import pairwise_distance
@@ -192,13 +193,14 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
             f"{op}: target tensor should be 1-D with size equal to the number of input samples (batch size). "
             f"Expected target size [{N}], but got {list(target.shape)}. Input has shape {list(input.shape)}."
         )
-    if np.any((y < 0) | (y >= C)):
+    xp = array_module(y)
+    if xp is np and np.any((y < 0) | (y >= C)):  # on a GPU, a copy to the host: not checked
         raise RuntimeError(f"{op}: target out of range: got {y.tolist()} for {C} classes")
     if weight is not None and weight.shape != (C,):
         raise RuntimeError(f"{op}: inconsistent weight size, expected {C} but got {list(weight.shape)}")
-    rows = np.arange(N)
+    rows = xp.arange(N)
     true_score = x[rows, y].unsqueeze(1)  # (N, 1)
-    others = from_numpy((np.arange(C) != y[:, None]).astype(x.dtype))  # 0 at the true class
+    others = from_numpy((xp.arange(C) != y[:, None]).astype(x.dtype))  # 0 at the true class
     z = _hinge(x - true_score + margin) * others
     if p == 2:
         z = z * z
@@ -224,14 +226,14 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     y = y.reshape(N, C)
     # position k of a row is listed if no -1 comes at or before it
     listed = np.cumprod(y != -1, axis=1).astype(bool)
-    if np.any(listed & ((y < 0) | (y >= C))):
+    xp = array_module(y)
+    # not checked on a GPU, where asking is a copy to the host
+    if xp is np and np.any(listed & ((y < 0) | (y >= C))):
         raise RuntimeError(f"{op}: argument #2 'target' is out of range: got {target.tolist()} for {C} classes")
     classes = np.where(listed, y, 0)
-    # mark the listed classes of each row; unlisted positions write to a spare column C
-    is_target = np.zeros((N, C + 1), dtype=bool)
-    np.put_along_axis(is_target, np.where(listed, y, C), True, axis=1)
-    is_target = is_target[:, :C]
-    listed_scores = x[np.arange(N)[:, None], classes]  # (N, C): x[j] for each listed position
+    # is_target[n, i]: class i is listed in row n (unlisted positions name class C, no class)
+    is_target = np.any(np.where(listed, y, C)[:, :, None] == xp.arange(C), axis=1)
+    listed_scores = x[xp.arange(N)[:, None], classes]  # (N, C): x[j] for each listed position
     # pairs (listed position k, class i not listed): 1 - (x[j_k] - x[i])
     pairs = from_numpy((listed[:, :, None] & ~is_target[:, None, :]).astype(x.dtype))
     z = _hinge(1.0 - listed_scores.unsqueeze(2) + x.unsqueeze(1)) * pairs

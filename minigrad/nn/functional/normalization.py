@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
+from minigrad.creation import from_numpy
 from minigrad.nn.functional.pool import avg_pool2d
 from minigrad.nn.functional.shape import pad
 from minigrad.ops.normalization import BatchNorm, GroupNorm, LayerNorm, RMSNorm, moments
@@ -85,7 +87,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         # copies: a later training step must not change what this output's backward uses
         mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
     else:  # an empty batch in training without running estimates: any constants will do
-        mean, var = np.zeros(stats_shape, input.dtype), np.ones(stats_shape, input.dtype)
+        xp = array_module(input.array)
+        mean, var = xp.zeros(stats_shape, input.dtype), xp.ones(stats_shape, input.dtype)
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
     return BatchNorm.apply(
         input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=batch_statistics, eps=eps
@@ -100,8 +103,11 @@ def update_running_stats(running_mean, running_var, mean, var, n, momentum):
     one, var * n / (n - 1), as in PyTorch.
     """
     unbiased_var = var * (n / (n - 1))
-    running_mean.copy_(running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum)
-    running_var.copy_(running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum)
+    # (arrays of the input's device; copy_ takes tensors)
+    new_mean = running_mean.array * (1 - momentum) + mean.reshape(-1) * momentum
+    new_var = running_var.array * (1 - momentum) + unbiased_var.reshape(-1) * momentum
+    running_mean.copy_(from_numpy(new_mean))
+    running_var.copy_(from_numpy(new_var))
     # --8<-- [end:batch_norm_functional]
 
 
@@ -214,8 +220,8 @@ def instance_norm(
     x = input.reshape((1, N * C) + input.shape[2:])
     y = batch_norm(x, means, variances, repeated(weight), repeated(bias), use_input_stats, momentum, eps)
     if running_mean is not None:
-        running_mean.copy_(means.array.reshape(N, C).mean(0))
-        running_var.copy_(variances.array.reshape(N, C).mean(0))
+        running_mean.copy_(from_numpy(means.array.reshape(N, C).mean(0)))
+        running_var.copy_(from_numpy(variances.array.reshape(N, C).mean(0)))
     return y.reshape(input.shape)
     # --8<-- [end:instance_norm]
 

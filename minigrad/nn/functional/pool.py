@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from minigrad._args import batched, int_tuple, window_output_size
+from minigrad.array_module import array_module
 from minigrad.creation import from_numpy
 from minigrad.ops.pool import AvgPool2d, GatherPlanes, MaxPool2d, MaxUnpool2d
 from minigrad.tensor import Tensor
@@ -125,21 +126,23 @@ def adaptive_avg_pool2d(input, output_size):
         tile = (H // OH, W // OW)
         y = _avg_pool(x, tile, tile, (0, 0), False, True, None)
     else:
-        A_h = from_numpy(averaging_matrix(H, OH, x.dtype))  # (OH, H)
-        A_w = from_numpy(averaging_matrix(W, OW, x.dtype))  # (OW, W)
+        xp = array_module(x.array)  # the matrices are made where x is
+        A_h = from_numpy(averaging_matrix(H, OH, x.dtype, xp))  # (OH, H)
+        A_w = from_numpy(averaging_matrix(W, OW, x.dtype, xp))  # (OW, W)
         y = A_h @ x @ A_w.T  # (OH, H) @ (N, C, H, W) @ (W, OW) -> (N, C, OH, OW)
     return y.squeeze(0) if unbatched else y
 
 
-def averaging_matrix(size, out, dtype):
+def averaging_matrix(size, out, dtype, xp=np):
     """(out, size): row i holds 1 / (its window's length) over the window
-    floor(i * size / out) <= k < ceil((i + 1) * size / out), zeros elsewhere."""
-    A = np.zeros((out, size), dtype=dtype)
-    for i in range(out):
-        start = (i * size) // out
-        end = -((-(i + 1) * size) // out)  # ceil division
-        A[i, start:end] = 1.0 / (end - start)
-    return A
+    floor(i * size / out) <= k < ceil((i + 1) * size / out), zeros elsewhere. Made by the
+    array module `xp` (numpy, or cupy for a CUDA tensor), all rows at once."""
+    i = xp.arange(out)[:, None]  # (out, 1): the row
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)  # ceil division
+    k = xp.arange(size)[None, :]  # (1, size): the column
+    length = xp.maximum(end - start, 1)  # >= 1 but for an empty input, which has no columns
+    return xp.where((start <= k) & (k < end), 1.0 / length, 0.0).astype(dtype)
     # --8<-- [end:adaptive]
 
 
@@ -296,7 +299,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     x, unbatched = _checked_input(input, 2, op)
     N, C, H, W = x.shape
     OH, OW = _adaptive_size(output_size, (H, W), op)
-    indices = np.zeros((N, C, OH, OW), dtype=np.int64)
+    indices = array_module(x.array).zeros((N, C, OH, OW), dtype=np.int64)  # where x is
     for i in range(OH):
         h0, h1 = (i * H) // OH, -((-(i + 1) * H) // OH)  # floor and ceil
         for j in range(OW):
@@ -396,7 +399,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     OH, OW = _unpool_output_size(x.shape[2:], kernel_size, stride, padding, output_size, op)
     index = indices.array.reshape(x.shape)
     bad = (index < 0) | (index >= OH * OW)
-    if bad.any():
+    if bad.any():  # on the GPU, one bool copied to the host: the op must know whether to raise
         raise RuntimeError(
             f"{op}: Found an invalid max index: {int(index[bad][0])} (output volumes are of size {OH}x{OW})"
         )

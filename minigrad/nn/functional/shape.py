@@ -2,7 +2,7 @@
 
 Constant padding is a Function of its own (ConstantPad in minigrad/ops/shape.py: its
 gradient is the slice of the upstream gradient that lies over the input). The other
-modes pick input elements by an index array built with np.pad, so they are ordinary
+modes pick input elements by an index array (`source_positions`), so they are ordinary
 indexing, and their gradient is indexing's scatter-add: an edge element that is
 copied three times receives three gradients.
 """
@@ -10,9 +10,10 @@ copied three times receives three gradients.
 import numpy as np
 
 from minigrad._args import int_sequence
+from minigrad.array_module import array_module
 from minigrad.ops.shape import ConstantPad
 
-_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_PAD_MODES = ("reflect", "replicate", "circular")
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -57,6 +58,21 @@ def pad(input, pad, mode="constant", value=None):
             raise ValueError(f"pad: circular padding ({lo}, {hi}) can be at most dim {d}'s size {size}")
         if lo < 0 or hi < 0:
             raise ValueError(f"pad: negative padding is only supported with mode='constant', got {pad}")
-        source = np.pad(np.arange(size), (lo, hi), mode=_PAD_MODES[mode])
+        source = source_positions(size, lo, hi, mode, array_module(input.array))
         out = out[(slice(None),) * d + (source,)]
     return out
+
+
+def source_positions(size, lo, hi, mode, xp=np):
+    """The input position each of the lo + size + hi padded positions copies, along one
+    dim: position j (from -lo to size + hi - 1) mirrored at the edges (reflect, without
+    repeating the edge), held at the edge (replicate) or wrapped around (circular). Made
+    with `xp`, the module of the input's array, so that a GPU tensor gets a GPU index."""
+    j = xp.arange(-lo, size + hi)
+    if mode == "replicate":
+        return np.clip(j, 0, size - 1)
+    if mode == "circular":
+        return j % size
+    period = 2 * (size - 1)  # reflect: ... 2 1 [0 1 2 ... size-1] size-2 ... repeats every period
+    m = np.abs(j) % period
+    return np.where(m < size, m, period - m)

@@ -7,6 +7,7 @@ gradient a scatter-add into the rows read), one_hot makes a constant.
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import as_tensor, from_numpy, zeros
 from minigrad.ops.elementwise import where
@@ -28,7 +29,10 @@ def embedding(input, weight, padding_idx=None):
     if weight.ndim != 2:
         raise ValueError(f"{op}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}")
     n = weight.shape[0]
-    if input.array.size and (input.array.min() < 0 or input.array.max() >= n):
+    # checked on the CPU; on a GPU the check would copy to the host at every step, and an
+    # index out of range reads the row it wraps around to (CuPy's rule for indexing)
+    on_cpu = array_module(input.array) is np
+    if on_cpu and input.array.size and (input.array.min() < 0 or input.array.max() >= n):
         bad = input.array[(input.array < 0) | (input.array >= n)].reshape(-1)[0]
         raise IndexError(
             f"{op}: index {int(bad)} is out of range for a weight with {n} rows (shape {weight.shape}); "
@@ -38,7 +42,7 @@ def embedding(input, weight, padding_idx=None):
     if padding_idx is not None:
         padding_idx = normalize_padding_idx(padding_idx, n, op)
         is_padding = input.array == padding_idx
-        if weight.requires_grad and is_padding.any():
+        if weight.requires_grad and (not on_cpu or is_padding.any()):  # on a GPU: no asking
             rows = where(from_numpy(~is_padding[..., None]), rows, rows.detach())
     return rows
 
@@ -55,13 +59,18 @@ def one_hot(tensor, num_classes=-1):
     if tensor.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expects an integer tensor of class indices, got {tensor.dtype}")
     data = tensor.array
-    if data.size and data.min() < 0:
-        raise RuntimeError(f"one_hot: class values must be non-negative, got {int(data.min())}")
-    if num_classes == -1:
-        num_classes = int(data.max()) + 1 if data.size else 0
-    elif data.size and data.max() >= num_classes:
-        raise RuntimeError(f"one_hot: class value {int(data.max())} is out of range for num_classes={num_classes}")
-    return from_numpy((data[..., None] == np.arange(num_classes)).astype(np.int64))
+    xp = array_module(data)
+    # The checks read values on the host: on a GPU that is a copy, made only when the
+    # number of classes must be found (the result's shape needs it, as in torch)
+    if xp is np or num_classes == -1:
+        if data.size and data.min() < 0:
+            raise RuntimeError(f"one_hot: class values must be non-negative, got {int(data.min())}")
+        if num_classes == -1:
+            num_classes = int(data.max()) + 1 if data.size else 0
+        elif data.size and data.max() >= num_classes:
+            bad, n = int(data.max()), num_classes
+            raise RuntimeError(f"one_hot: class value {bad} is out of range for num_classes={n}")
+    return from_numpy((data[..., None] == xp.arange(num_classes)).astype(np.int64))
 
 
 # --8<-- [start:embedding_bag]

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from minigrad.array_module import array_module
 from minigrad.nn.functional.pool import adaptive_avg_pool2d
 from minigrad.ops.upsample import UpsampleLinear, UpsampleNearest, linear_taps, nearest_taps
 
@@ -97,12 +98,17 @@ def interpolate(
     # and integer types), as PyTorch computes them, and the weights applied in its dtype
     opmath = np.promote_types(input.dtype, np.float32) if input.dtype.kind == "f" else np.dtype(np.float32)
     factors = scale_factors or [None] * dim
+    xp = array_module(input.array)  # the taps' index arrays are made where the input lives
     if mode.startswith("nearest"):
         exact = mode == "nearest-exact"
-        taps = tuple(nearest_taps(s, o, f, exact, opmath) for s, o, f in zip(sizes, output_size, factors))
+        axes = zip(sizes, output_size, factors)
+        taps = tuple(nearest_taps(s, o, f, exact, opmath, xp) for s, o, f in axes)
         return UpsampleNearest.apply(input, taps_per_axis=taps)
     taps = tuple(
-        tuple((i, None if w is None else w.astype(input.dtype)) for i, w in linear_taps(s, o, f, align_corners, opmath))
+        tuple(
+            (i, None if w is None else w.astype(input.dtype))
+            for i, w in linear_taps(s, o, f, align_corners, opmath, xp)
+        )
         for s, o, f in zip(sizes, output_size, factors)
     )
     return UpsampleLinear.apply(input, taps_per_axis=taps)

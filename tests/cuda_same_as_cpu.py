@@ -9,7 +9,6 @@ that require grad (unless listed in `constants`), integers stay integer tensors.
 import contextlib
 
 import numpy as np
-import pytest
 
 import minigrad as mg
 from minigrad.array_module import to_host
@@ -76,18 +75,3 @@ def assert_same_as_cpu(simulator, fn, arrays, dtype, constants=(), backward=True
             assert (c is None) == (g is None)
             if c is not None:
                 np.testing.assert_allclose(g, c, **tol)
-
-
-# What the other changes of #21 make device-generic (the core math ops, the Tensor class,
-# pooling). Until they land, a case that needs them fails; strict=True turns its xfail
-# into a failure the day it passes, so that its mark is taken off.
-INDEXING = "Tensor indexing on a GPU (ops/index.py: `Ellipsis in parts`, IndexAdd's np.zeros)"
-COMPARE_NUMBER = "a CUDA tensor compared with a number (Tensor._compare: a host 0-d array)"
-CLAMP_BACKWARD = "Clamp's backward (ops/elementwise.py: np.ones on the host)"
-NORM = "Tensor.norm returns a CPU tensor (ops/norms.py)"
-
-
-def table(cases, waiting):
-    """The case names, those in `waiting` marked as expected to fail for the reason given."""
-    marks = {name: pytest.mark.xfail(reason=why, strict=True) for name, why in waiting.items()}
-    return [pytest.param(name, marks=marks[name]) if name in marks else name for name in cases]

@@ -6,7 +6,7 @@ import pytest
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from tests.cuda_same_as_cpu import INDEXING, assert_same_as_cpu, table
+from tests.cuda_same_as_cpu import assert_same_as_cpu
 
 X = np.random.default_rng(0).normal(size=(3, 5)) * 2
 X[0, 0] = 0.0  # the kink of the piecewise ones
@@ -43,14 +43,8 @@ CASES = {
 }
 
 
-WAITING = {  # see tests/cuda_same_as_cpu.py
-    "logsumexp": "LogSumExp (ops/reduce.py) returns a CPU tensor",
-    "glu": "chunk's backward: " + INDEXING,
-}
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", table(CASES, WAITING))
+@pytest.mark.parametrize("name", CASES)
 def test_activation_on_cuda_equals_cpu(simulated_gpu, name, dtype):
     fn, arrays = CASES[name]
     assert_same_as_cpu(simulated_gpu, fn, arrays, dtype)

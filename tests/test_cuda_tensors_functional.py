@@ -8,7 +8,7 @@ import pytest
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.ops.recurrent import GRUSequence, LSTMSequence, RNNSequence
-from tests.cuda_same_as_cpu import INDEXING, NORM, assert_same_as_cpu, table
+from tests.cuda_same_as_cpu import assert_same_as_cpu
 
 rng = np.random.default_rng(3)
 IMAGES = rng.normal(size=(2, 3, 4, 5))
@@ -57,23 +57,13 @@ CASES = {
 }  # fmt: skip
 
 
-WAITING = {  # see tests/cuda_same_as_cpu.py
-    **dict.fromkeys(["pad_crop", "pad_reflect", "pad_replicate", "pad_circular"], INDEXING),
-    "pdist": INDEXING,
-    **dict.fromkeys(["embedding", "embedding_padding_idx"], INDEXING),
-    "pairwise_distance": NORM,
-    "bilinear": "einsum returns a CPU tensor",
-}
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", table(CASES, WAITING))
+@pytest.mark.parametrize("name", CASES)
 def test_functional_on_cuda_equals_cpu(simulated_gpu, name, dtype):
     fn, arrays = CASES[name]
     assert_same_as_cpu(simulated_gpu, fn, arrays, dtype)
 
 
-@pytest.mark.xfail(reason="x_part[t] in the recorded cells: " + INDEXING, strict=True)
 def test_rnn_layer_create_graph_on_cuda(simulated_gpu):
     """The recorded backward of a sequence (create_graph) runs the cells again, on the device."""
 

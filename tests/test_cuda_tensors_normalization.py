@@ -6,7 +6,7 @@ import pytest
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from tests.cuda_same_as_cpu import CLAMP_BACKWARD, assert_same_as_cpu, table
+from tests.cuda_same_as_cpu import assert_same_as_cpu
 
 rng = np.random.default_rng(2)
 X = rng.normal(size=(3, 4, 5)) * 2 + 1
@@ -50,14 +50,8 @@ CASES = {
 }
 
 
-WAITING = {  # see tests/cuda_same_as_cpu.py
-    "local_response_norm": "avg_pool2d returns a CPU tensor (nn/functional/pool.py)",
-    "normalize": CLAMP_BACKWARD,
-}
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", table(CASES, WAITING))
+@pytest.mark.parametrize("name", CASES)
 def test_normalization_on_cuda_equals_cpu(simulated_gpu, name, dtype):
     fn, arrays = CASES[name]
     assert_same_as_cpu(simulated_gpu, fn, arrays, dtype, constants=(1, 2) if "eval" in name else ())

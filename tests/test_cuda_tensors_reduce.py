@@ -93,13 +93,24 @@ CASES = [
     ),
     Case("argsort msort", lambda a: (mg.argsort(a, dim=1, stable=True), mg.msort(a)), (REPEATS,)),
     Case("topk", lambda a: (*mg.topk(a, 2, dim=1), *mg.topk(a, 1, dim=0, largest=False)), (X,)),
-    Case("unique", lambda a: mg.unique(a, return_inverse=True, return_counts=True), (REPEATS,)),
+    Case(
+        "unique",
+        lambda a: mg.unique(a, return_inverse=True, return_counts=True),
+        (REPEATS,),
+        sizes_from_data=True,
+    ),
     Case(
         "unique dim",
         lambda i: mg.unique(i, dim=0, return_counts=True),
         (np.array([[1, 2], [0, 5], [1, 2]]),),
+        sizes_from_data=True,
     ),
-    Case("unique_consecutive", lambda i: mg.unique_consecutive(i, return_counts=True), (COUNTS,)),
+    Case(
+        "unique_consecutive",
+        lambda i: mg.unique_consecutive(i, return_counts=True),
+        (COUNTS,),
+        sizes_from_data=True,
+    ),
     # search.py
     Case(
         "searchsorted",

@@ -105,7 +105,7 @@ CASES = [
         (X,),
         host_value=True,
     ),  # the list is copied over
-    Case("getitem mask", lambda a, m: a[m], (X, MASK)),
+    Case("getitem mask", lambda a, m: a[m], (X, MASK), sizes_from_data=True),
     Case("gather", lambda a, i: mg.gather(a, 1, i), (X, GATHER_IDX)),
     Case("scatter", lambda a, b, i: mg.scatter(a, 1, i[:, :1], b), (X, Y, GATHER_IDX)),
     Case("scatter value", lambda a, i: mg.scatter(a, 1, i, 2.5), (X, GATHER_IDX)),
@@ -135,13 +135,14 @@ CASES = [
         lambda a, i: (mg.take_along_dim(a, i, 1), mg.take_along_dim(a, i)),
         (X, GATHER_IDX),
     ),
-    Case("masked_select", lambda a, m: mg.masked_select(a, m), (X, MASK)),
+    Case("masked_select", lambda a, m: mg.masked_select(a, m), (X, MASK), sizes_from_data=True),
     Case(
         "nonzero argwhere",
         lambda m: (mg.nonzero(m), *mg.nonzero(m, as_tuple=True), mg.argwhere(m)),
         (MASK,),
+        sizes_from_data=True,
     ),
-    Case("nonzero_static", lambda m: mg.nonzero_static(m, size=8), (MASK,)),
+    Case("nonzero_static", lambda m: mg.nonzero_static(m, size=8), (MASK,), sizes_from_data=True),
     Case(
         "repeat_interleave",
         lambda a: (mg.repeat_interleave(a, 2, 0), a.repeat_interleave(3)),

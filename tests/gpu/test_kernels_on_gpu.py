@@ -1,8 +1,8 @@
 """The @cuda.jit kernels called on CuPy arrays, as CUDA tensors' ops call them: results on
 the device (no copy back), equal to the reference kernels run in NumPy on the host.
 
-tests/cuda checks the same kernels on host arrays (which Numba copies over and back around
-each launch); here the inputs already live on the GPU, which is the path training takes.
+tests/cuda checks the same kernels on device arrays too (CuPy on a GPU, the simulator
+elsewhere); here they run on a real GPU, the path training takes.
 """
 
 import numpy as np

@@ -14,7 +14,7 @@ from minigrad.tensor_runtime import _layout_order
 
 # Bound by tensor.py once they exist: the Tensor class, and the autograd and ops packages
 # that import it (the one break in the import circle is at the bottom of tensor.py).
-ops = None
+Tensor = autograd = ops = None
 
 
 class ShapeMethods:
@@ -428,3 +428,36 @@ class ShapeMethods:
     def argwhere(self):
         """The indices of the non-zero elements, one row each: `nonzero()`."""
         return ops.index.argwhere(self)
+
+    # In-place view ops change the shape (and strides) the tensor sees its storage with,
+    # not its values: the tensor becomes the view (autograd/inplace.py, change_view).
+    def _inplace_view(self, op, view):
+        if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed.")
+        try:
+            return autograd.inplace.change_view(self, view)
+        except RuntimeError as e:
+            raise RuntimeError(str(e).replace("in-place view op", op, 1)) from None
+
+    def squeeze_(self, dim=None):
+        """squeeze, in place: this tensor loses its size-1 dims (or only `dim`); returns self."""
+        return self._inplace_view("squeeze_", lambda t: t.squeeze(dim))
+
+    def unsqueeze_(self, dim):
+        """unsqueeze, in place: this tensor gains a size-1 dim at `dim`; returns self."""
+        return self._inplace_view("unsqueeze_", lambda t: t.unsqueeze(dim))
+
+    def transpose_(self, dim0, dim1):
+        """transpose, in place: this tensor's dims `dim0` and `dim1` swap; returns self."""
+        return self._inplace_view("transpose_", lambda t: t.transpose(dim0, dim1))
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def t_(self):
+        """t, in place: this matrix becomes its transpose; returns self."""
+        return self._inplace_view("t_", Tensor.t)
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        """as_strided, in place: this tensor sees its storage with new sizes and strides;
+        returns self."""
+        return self._inplace_view("as_strided_", lambda t: t.as_strided(size, stride, storage_offset))

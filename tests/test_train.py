@@ -474,11 +474,11 @@ def exits_130(call):
 def test_digits_job_interrupted_saves_the_model_and_the_history_and_exits_130(tmp_path, capsys, monkeypatch):
     real_epoch, models = train.train_one_epoch, []
 
-    def ctrl_c_in_epoch_2(model, loader, optimizer, scheduler, bar):
+    def ctrl_c_in_epoch_2(model, loader, optimizer, scheduler, bar, device="cpu"):
         models.append(model)
         if len(models) == 2:  # Ctrl-C after 3 steps of the second epoch
             loader = interrupted_after(loader, 3)
-        return real_epoch(model, loader, optimizer, scheduler, bar)
+        return real_epoch(model, loader, optimizer, scheduler, bar, device)
 
     monkeypatch.setattr(train, "train_one_epoch", ctrl_c_in_epoch_2)
     exits_130(lambda: train.main(["--epochs", "3", "--out", str(tmp_path)]))

@@ -150,7 +150,6 @@ def batches(c, n=4, seed=0):
     return out
 
 
-# --8<-- [start:step]
 def training_step(framework, c, device):
     """(step, synchronize): a closure running one training step of config `c` on `device`,
     and the function that waits for the device to finish what was queued."""
@@ -174,10 +173,8 @@ def training_step(framework, c, device):
             lib.cuda.synchronize()
 
     return step, synchronize
-    # --8<-- [end:step]
 
 
-# --8<-- [start:measure]
 def measure(step, synchronize, warmup, repeat, steps):
     """{'first': ms of the first step, 'ms': [ms per step of each repeat]}."""
     start = time.perf_counter()
@@ -195,7 +192,6 @@ def measure(step, synchronize, warmup, repeat, steps):
         synchronize()
         ms.append(1e3 * (time.perf_counter() - start) / steps)
     return {"first": first, "ms": ms}
-    # --8<-- [end:measure]
 
 
 def profile(step, synchronize, steps, out=sys.stdout):

@@ -94,7 +94,6 @@ def batched(input, unbatched_ndim, op, layout=None):
     return input, False
 
 
-# --8<-- [start:output_size]
 def window_output_size(size, kernel, stride, padding, dilation, ceil_mode=False):
     """How many positions a window (a conv kernel, a pooling window) takes along one axis
     of `size` input elements.
@@ -115,4 +114,3 @@ def window_output_size(size, kernel, stride, padding, dilation, ceil_mode=False)
     return out
 
 
-# --8<-- [end:output_size]

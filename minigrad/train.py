@@ -107,7 +107,6 @@ def build_scheduler(name, optimizer, lr, total_steps):
     return None
 
 
-# --8<-- [start:train_one_epoch]
 def train_one_epoch(model, loader, optimizer, scheduler, bar, device="cpu"):
     model.train()
     total_loss, correct, count = 0.0, 0, 0
@@ -125,7 +124,6 @@ def train_one_epoch(model, loader, optimizer, scheduler, bar, device="cpu"):
         count += len(labels)
         bar.update(1, loss=total_loss / count, acc=correct / count)
     return total_loss / count, correct / count
-    # --8<-- [end:train_one_epoch]
 
 
 # ---- the command line, checked before any work ----------------------------------------------------

@@ -110,7 +110,6 @@ def unigram_entropy(ids, vocab_size):
     return float(-(p * np.log(p)).sum())
 
 
-# --8<-- [start:param_groups]
 def param_groups(model, weight_decay):
     """Weight decay on the weight matrices and embeddings only (every 2-D parameter), not
     on biases and LayerNorm gains: those set scales and offsets, and pulling them towards
@@ -118,10 +117,8 @@ def param_groups(model, weight_decay):
     decay = [p for p in model.parameters() if p.ndim >= 2]
     no_decay = [p for p in model.parameters() if p.ndim < 2]
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    # --8<-- [end:param_groups]
 
 
-# --8<-- [start:train_step]
 def train_step(model, x, y, optimizer, scheduler):
     """One AdamW step on a batch: x (B, T) token ids, y (B, T) the next tokens."""
     _, loss = model(x, y)  # the logits (B, T, vocab) and their mean cross-entropy against y
@@ -131,7 +128,6 @@ def train_step(model, x, y, optimizer, scheduler):
     optimizer.step()
     scheduler.step()
     return loss.item()
-    # --8<-- [end:train_step]
 
 
 @mg.no_grad()

@@ -19,6 +19,7 @@ import html
 import html.parser
 import io
 import re
+import textwrap
 import urllib.parse
 from pathlib import Path
 
@@ -110,26 +111,111 @@ def test_examples_are_found():
 
 
 SNIPPET = re.compile(r'^--8<-- "(?P<path>[\w./-]+):(?P<section>[a-z][-_0-9a-z]*)"$')
+# a whole function or class by its name (overrides/hooks/definitions.py)
+DEFINITION = re.compile(r'^--8<-- "(?P<path>[\w./-]+)::(?P<name>[A-Za-z_][\w.]*)"$')
+
+
+def _hook(name):
+    """A hook module of overrides/hooks/, loaded from its file as mkdocs loads it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "overrides" / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def included_lines(include):
+    """The lines a canonical include line puts on the page (snippets dedents a section;
+    the definitions hook dedents a definition), or None when what it names is not there."""
+    if m := DEFINITION.match(include):
+        code = _hook("definitions").definition((ROOT / m["path"]).read_text(), m["name"])
+        return None if code is None else code.splitlines()
+    m = SNIPPET.match(include)
+    lines = (ROOT / m["path"]).read_text().splitlines()
+    marks = [line.strip() for line in lines]
+    start, end = f"# --8<-- [start:{m['section']}]", f"# --8<-- [end:{m['section']}]"
+    if start not in marks or end not in marks:
+        return None
+    inside = lines[marks.index(start) + 1 : marks.index(end)]
+    return textwrap.dedent("\n".join(line for line in inside if "# --8<-- [" not in line)).splitlines()
+
+
+def includes(page):
+    """(line number, include line) for every include of a listing on `page`."""
+    text = (ROOT / page).read_text()
+    return [
+        (text.count("\n", 0, start) + 1, include)
+        for _, body, start, _ in code_blocks(text)
+        if re.search(r"--\s*8\s*<", body)
+        for include in body.strip().splitlines()
+    ]
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_listings_are_well_formed(page):
     """Every include is one canonical line inside a ```{.python ...} fence, naming a
-    section that exists in the file."""
+    section or a definition that exists in the file."""
     text = (ROOT / page).read_text()
     for lang, body, start, _ in code_blocks(text):
         line = text.count("\n", 0, start) + 1
-        if not re.search(r"--\s*8\s*<", body):
-            continue
-        assert lang == "", f"{page}:{line}: fence a listing as ```{{.python title=...}} so ruff leaves it alone"
-        for include in body.strip().splitlines():
-            m = SNIPPET.match(include)
-            assert m, f'{page}:{line}: {include!r} is not of the form --8<-- "path:section"'
-            source = (ROOT / m["path"]).read_text()
-            assert f"# --8<-- [start:{m['section']}]" in source, (
-                f"{page}:{line}: no section {m['section']!r} in {m['path']}"
-            )
-            assert f"# --8<-- [end:{m['section']}]" in source, f"{page}:{line}: section {m['section']!r} has no end"
+        if re.search(r"--\s*8\s*<", body):
+            assert lang == "", f"{page}:{line}: fence a listing as ```{{.python title=...}} so ruff leaves it alone"
+    for line, include in includes(page):
+        assert SNIPPET.match(include) or DEFINITION.match(include), (
+            f'{page}:{line}: {include!r} is not of the form --8<-- "path:section" or "path::Name"'
+        )
+        assert included_lines(include) is not None, f"{page}:{line}: {include} names nothing in its file"
+
+
+SOURCE = """\
+import functools
+
+
+class Outer:
+    # --8<-- [start:method]
+    @functools.cache
+    @staticmethod
+    def method(x):
+        return x  # the body
+    # --8<-- [end:method]
+
+    class Inner:
+        pass
+"""
+
+
+def test_a_definition_is_found_by_its_name_with_its_decorators_and_dedented():
+    definitions = _hook("definitions")
+    assert definitions.definition(SOURCE, "Outer.method") == (
+        "@functools.cache\n@staticmethod\ndef method(x):\n    return x  # the body"
+    )
+    assert definitions.definition_lines(SOURCE, "Outer.method") == (6, 9)
+    assert definitions.definition(SOURCE, "Outer.Inner") == "class Inner:\n    pass"
+    assert definitions.definition(SOURCE, "Outer").splitlines()[:2] == ["class Outer:", "    @functools.cache"]
+    assert definitions.definition(SOURCE, "method") is None  # only a dotted name reaches it
+    assert definitions.definition(SOURCE, "Outer.missing") is None
+
+
+def test_an_include_by_name_is_replaced_and_a_wrong_one_fails_the_build(tmp_path):
+    from types import SimpleNamespace
+
+    from mkdocs.exceptions import PluginError
+
+    definitions = _hook("definitions")
+    (tmp_path / "student").mkdir()
+    (tmp_path / "student" / "m.py").write_text("def f():\n    raise NotImplementedError\n")
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
+    snippets = {"base_path": [str(tmp_path / "student"), str(tmp_path)]}  # the student edition's order
+    config = SimpleNamespace(mdx_configs={"pymdownx.snippets": snippets})
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="lessons/x.md"))
+    markdown = '- item\n\n    ```\n    --8<-- "m.py::f"\n    ```\n'
+    shown = definitions.on_page_markdown(markdown, page, config, None)
+    assert shown == "- item\n\n    ```\n    def f():\n        raise NotImplementedError\n    ```\n"
+    with pytest.raises(PluginError, match=r"lessons/x.md: --8<-- m.py::g: m.py defines no function or class .g."):
+        definitions.on_page_markdown('--8<-- "m.py::g"', page, config, None)
+    with pytest.raises(PluginError, match=r"no file n.py in the snippets' base_path"):
+        definitions.on_page_markdown('--8<-- "n.py::f"', page, config, None)
 
 
 @pytest.fixture
@@ -504,12 +590,7 @@ def test_lesson_pages_show_the_code_without_the_exercise_marks(site):
 
 
 def _repository_hook():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("repository_link", ROOT / "overrides/hooks/repository_link.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _hook("repository_link")
 
 
 @pytest.mark.parametrize(

@@ -373,7 +373,6 @@ def test_initialisation_scales_the_residual_projections_by_depth():
 
 
 # ---- gradients and learning -------------------------------------------------------------------------------
-# --8<-- [start:gradcheck]
 @pytest.mark.parametrize("pos, n_kv_heads, tie", [("rope", 1, True), ("learned", 2, False), ("sinusoidal", 2, True)])
 def test_float64_gradients_of_every_parameter(pos, n_kv_heads, tie):
     mg.manual_seed(0)
@@ -386,7 +385,6 @@ def test_float64_gradients_of_every_parameter(pos, n_kv_heads, tie):
         return mg.nn.functional.cross_entropy(model(idx).reshape(-1, 5), target.reshape(-1))
 
     assert gradcheck(loss, tuple(model.parameters()))
-    # --8<-- [end:gradcheck]
 
 
 def test_a_tiny_gpt_memorises_a_sequence():

@@ -297,7 +297,6 @@ def test_dropout_on_the_weights_in_training_only(need_weights):
 
 
 # ---- gradients against finite differences ---------------------------------------------------
-# --8<-- [start:gradcheck]
 @pytest.mark.parametrize("need_weights", [True, False])
 def test_gradcheck_inputs_parameters_and_float_mask(need_weights):
     mg.manual_seed(0)
@@ -313,7 +312,6 @@ def test_gradcheck_inputs_parameters_and_float_mask(need_weights):
         return (out, w) if need_weights else out
 
     assert gradcheck(f, [q, k, v, mask, *params])
-    # --8<-- [end:gradcheck]
 
 
 def test_gradcheck_self_attention_with_bias_kv_zero_attn_and_padding():

@@ -210,7 +210,6 @@ def test_gradient_is_the_inverse_rotation():
     np.testing.assert_allclose(rope.rotate(x.grad, offset=2).numpy(), g, atol=1e-12)
 
 
-# --8<-- [start:rope_gradcheck]
 @pytest.mark.parametrize(
     "scaling",
     [
@@ -231,7 +230,6 @@ def test_rope_gradcheck(scaling):
 
     assert gradcheck(f, (q, k))
     assert gradgradcheck(lambda x: rope.rotate(x, offset=1), (q,))
-    # --8<-- [end:rope_gradcheck]
 
 
 # ---- context extension --------------------------------------------------------------------

@@ -11,6 +11,7 @@ build of each edition would take a minute, and tests/test_docs.py builds the ins
 import ast
 import functools
 import html
+import importlib.util
 import re
 from pathlib import Path
 
@@ -28,7 +29,8 @@ from minigrad.exercises.student_copy import lesson_sources
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs" / "lessons").glob("*.md"))
 PAGES.append("exercises.md")
-INCLUDE = re.compile(r'^--8<-- "(?P<path>[\w./-]+):(?P<section>[-_0-9a-z]+)"$', re.M)
+# an include of a section, `path:section`, or of a definition by name, `path::Name`
+INCLUDE = re.compile(r'^--8<-- "(?P<path>[\w./-]+):(?:(?P<section>[-_0-9a-z]+)|:(?P<name>[\w.]+))"$', re.M)
 # the tags that end a line of the page's text (a listing's title is a <span> before its <pre>)
 BLOCK = re.compile(r"</?(?:pre|p|div|br|h[1-6]|li|tr|td|th)\b[^>]*>")
 
@@ -86,15 +88,29 @@ def regions():
 
 
 @functools.cache
+def definitions_hook():
+    """overrides/hooks/definitions.py, which finds a definition included by name."""
+    spec = importlib.util.spec_from_file_location("definitions", ROOT / "overrides/hooks/definitions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
 def shown_on(page):
-    """The regions whose code `page` includes: those inside one of its `--8<--` sections."""
+    """The regions whose code `page` includes: those inside one of its `--8<--` sections or
+    definitions."""
     text = (ROOT / "docs" / page).read_text()
     shown = []
     for match in INCLUDE.finditer(text):
-        lines = (ROOT / match["path"]).read_text().splitlines()
-        numbered = [(number, line.strip()) for number, line in enumerate(lines, start=1)]
-        start = next(number for number, line in numbered if line == f"# --8<-- [start:{match['section']}]")
-        end = next(number for number, line in numbered if line == f"# --8<-- [end:{match['section']}]")
+        source = (ROOT / match["path"]).read_text()
+        if match["name"]:  # the definition's lines (overrides/hooks/definitions.py)
+            first, last = definitions_hook().definition_lines(source, match["name"])
+            start, end = first - 1, last + 1
+        else:
+            numbered = [(number, line.strip()) for number, line in enumerate(source.splitlines(), start=1)]
+            start = next(n for n, line in numbered if line == f"# --8<-- [start:{match['section']}]")
+            end = next(n for n, line in numbered if line == f"# --8<-- [end:{match['section']}]")
         shown += [r for r in regions() if r[1].path == match["path"] and start < r[1].begin < r[1].end < end]
     return tuple(shown)
 

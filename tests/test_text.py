@@ -212,7 +212,6 @@ def shakespeare_bpe(shakespeare):
     return BPETokenizer.train(shakespeare[:100_000], 512)
 
 
-# --8<-- [start:bpe_round_trip]
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_bpe_round_trip_is_exact_on_any_string(shakespeare_bpe, text):
@@ -220,7 +219,6 @@ def test_bpe_round_trip_is_exact_on_any_string(shakespeare_bpe, text):
     assert all(0 <= i < 512 for i in ids)
     assert shakespeare_bpe.decode(ids) == text
     assert "".join(re.findall(GPT2_SPLIT_PATTERN, text)) == text  # the pre-split loses nothing
-    # --8<-- [end:bpe_round_trip]
 
 
 @settings(max_examples=50, deadline=None)

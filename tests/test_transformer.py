@@ -465,7 +465,6 @@ def test_callable_activation_and_unknown_name():
 
 
 # ---- gradients against finite differences -------------------------------------------------------
-# --8<-- [start:gradcheck_encoder]
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_gradcheck_encoder_layer(norm_first):
     mg.manual_seed(0)
@@ -474,10 +473,8 @@ def test_gradcheck_encoder_layer(norm_first):
     x = mg.tensor(rand(2, 3, 4), requires_grad=True)  # (batch, seq, d_model)
     padding = mg.tensor(np.array([[False, False, True], [False, False, False]]))
     assert gradcheck(lambda x, *_: layer(x, src_key_padding_mask=padding), [x, *layer.parameters()])
-    # --8<-- [end:gradcheck_encoder]
 
 
-# --8<-- [start:gradcheck_decoder]
 @pytest.mark.slow
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_gradcheck_decoder_layer(norm_first):
@@ -486,7 +483,6 @@ def test_gradcheck_decoder_layer(norm_first):
     x = mg.tensor(rand(2, 3, 4, seed=1), requires_grad=True)
     memory = mg.tensor(rand(2, 2, 4, seed=2), requires_grad=True)
     assert gradcheck(lambda x, m, *_: layer(x, m, tgt_is_causal=True), [x, memory, *layer.parameters()])
-    # --8<-- [end:gradcheck_decoder]
 
 
 # ---- errors ------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ from minigrad.autograd.function import inputs_as_used
 from minigrad.tensor import Tensor
 
 
-# --8<-- [start:topological_order]
 def topological_order(roots):
     """Tensors reachable from `roots` (through inputs that require grad), inputs first."""
     order, seen = [], set()
@@ -38,14 +37,12 @@ def topological_order(roots):
                 if parent is not None and parent.requires_grad and id(parent) not in seen:
                     stack.append((parent, False))
     return order
-    # --8<-- [end:topological_order]
 
 
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-# --8<-- [start:backward_loop]
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, allow_unused=False):
     """Propagate `root_grads` from `roots` to the leaves: the walk, with its checks in
     the helpers below. Finished gradients go to `kept` (the leaves' `.grad`, or the
@@ -74,7 +71,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     finally:
         grad_mode._set(previous_mode)
     return kept.results(allow_unused)
-    # --8<-- [end:backward_loop]
 
 
 def _run_hooks(tensor, grad):
@@ -94,7 +90,6 @@ def _run_hooks(tensor, grad):
     return grad
 
 
-# --8<-- [start:input_grads]
 def _input_grads(fn, grad):
     """[(input, its gradient)] for the inputs of `fn` that take one: `fn`'s backward run
     with `fn` as ctx, and what it returned checked (count, type, shape; and the values
@@ -134,7 +129,6 @@ def _input_grads(fn, grad):
             anomaly.check_finite(g.array, f"{fn.name()} (gradient for input {i})")
         pairs.append((parent, g))
     return pairs
-    # --8<-- [end:input_grads]
 
 
 class _Kept:
@@ -200,7 +194,6 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
     handed_out.add(id(grad))
 
 
-# --8<-- [start:zero_grad]
 def zero_grad(tensors, set_to_none=True):
     """Forget the gradients accumulated in the `.grad` of `tensors` (parameters), before
     the next backward accumulates new ones: `Optimizer.zero_grad` and `Module.zero_grad`.
@@ -219,7 +212,6 @@ def zero_grad(tensors, set_to_none=True):
             t.grad.zero_()
 
 
-# --8<-- [end:zero_grad]
 
 
 def _check_roots(outputs, grad_outputs, caller):

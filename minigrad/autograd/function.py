@@ -106,7 +106,6 @@ class Function:
     def __repr__(self):
         return f"<{self.name()}>"
 
-    # --8<-- [start:next_functions]
     @property
     def next_functions(self):
         """PyTorch's view of the graph: one `(node, 0)` pair per tensor input, the node
@@ -115,9 +114,7 @@ class Function:
         ends = self._ends if self._freed else (graph.end_of(t) for t in inputs_as_used(self) if t is not None)
         return tuple((graph.accumulate_grad(end) if isinstance(end, Tensor) else end, 0) for end in ends)
 
-    # --8<-- [end:next_functions]
 
-    # --8<-- [start:release]
     def release(self):
         """Free what backward needed; a later backward through this node raises.
 
@@ -129,7 +126,6 @@ class Function:
         # inputs, needs_input_grad and the saved tensors read as the class's empty defaults again
         self.__dict__ = {"_ends": ends, "_freed": True}  # _ends: what next_functions is made of
 
-    # --8<-- [end:release]
 
     # ---- graph building -----------------------------------------------------------
     @staticmethod
@@ -145,7 +141,6 @@ class Function:
     def backward(ctx, grad_output):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
-    # --8<-- [start:apply]
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` and, if any input requires grad, record the op in the graph.
@@ -191,7 +186,6 @@ class Function:
                 _check_saved(ctx, out)  # no inference tensors; the output itself held weakly
         return out
 
-    # --8<-- [end:apply]
 
 
 def _same_device(op, args):

@@ -35,7 +35,6 @@ def _differentiable(inputs):
     return [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
 
-# --8<-- [start:numerical_jacobian]
 def numerical_jacobian(fn, inputs, k, eps):
     """d(all outputs, flattened and concatenated)/d(inputs[k]) by central differences."""
     x = inputs[k].array
@@ -53,10 +52,8 @@ def numerical_jacobian(fn, inputs, k, eps):
         flat[i] = orig
         columns.append((plus - minus) / (2 * eps))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
-    # --8<-- [end:numerical_jacobian]
 
 
-# --8<-- [start:analytical_jacobian]
 def analytical_jacobian(fn, inputs, k):
     """The same Jacobian, one autograd pass per output element."""
     outs = [o for o in _outputs(fn, inputs)]
@@ -72,7 +69,6 @@ def analytical_jacobian(fn, inputs, k):
             row = np.zeros(inputs[k].array.size) if g is None else to_host(g.array).reshape(-1)
             rows.append(row.astype(np.float64))
     return np.stack(rows) if rows else np.zeros((0, inputs[k].array.size))
-    # --8<-- [end:analytical_jacobian]
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):

@@ -58,7 +58,6 @@ def is_recorded(op, target, operands):
     return target.requires_grad or any(isinstance(t, Tensor) and t.requires_grad for t in operands)
 
 
-# --8<-- [start:record]
 def record(target, compute):
     """Write `compute(target)` (the op, out of place, recorded as usual) into target's
     storage, and make the graph say so (see the module docstring)."""
@@ -82,10 +81,8 @@ def record(target, compute):
         _take_node(base, new_base)
         renew_view(target)
     return target
-    # --8<-- [end:record]
 
 
-# --8<-- [start:split_off]
 def split_off(t):
     """Move t's node (and the hooks registered so far) to a new tensor that shares t's
     storage, and note in t's history that nodes recorded until now used that one.
@@ -96,7 +93,6 @@ def split_off(t):
     before._hooks, t._hooks = t._hooks, None  # hooks see the gradient of the value they were put on
     t._history = (*(t._history or ()), (function.next_seq(split=True), before))
     return before
-    # --8<-- [end:split_off]
 
 
 def _take_node(t, result):

@@ -27,7 +27,6 @@ from minigrad.nn.functional.attention_parts import causal_mask, merge_heads, spl
 POSITIONS = ("rope", "learned", "sinusoidal")
 
 
-# --8<-- [start:cache]
 class KVCache:
     """The keys and values that every layer has computed so far, for generation.
 
@@ -70,10 +69,8 @@ class KVCache:
         self.in_graph[layer] = (k, v) if k.requires_grad or v.requires_grad else None
         return k, v
 
-    # --8<-- [end:cache]
 
 
-# --8<-- [start:attention]
 class CausalSelfAttention(nn.Module):
     """Multi-head causal self-attention with H query heads and Hkv <= H key/value heads.
 
@@ -115,7 +112,6 @@ class CausalSelfAttention(nn.Module):
         y = merge_heads(y)  # (B, T, C): the heads side by side again
         return F.dropout(self.proj(y), self.dropout, self.training)
 
-    # --8<-- [end:attention]
 
 
 def _causal_mask_after(past, T, xp=np):
@@ -237,7 +233,6 @@ class GPT(nn.Module):
                 nn.init.zeros_(p)
         # --8<-- [end:init]
 
-    # --8<-- [start:forward]
     def forward(self, idx, targets=None, cache=None):
         """idx (B, T) int64 token ids -> logits (B, T, vocab_size): row t scores every
         possible token t + 1. With targets (B, T), the next tokens, it returns
@@ -269,7 +264,6 @@ class GPT(nn.Module):
         loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(-1), ignore_index=-1)
         return logits, loss
 
-    # --8<-- [end:forward]
 
     def new_cache(self, batch_size):
         """An empty KVCache for `batch_size` sequences, as long as the context (max_len)."""
@@ -277,7 +271,6 @@ class GPT(nn.Module):
         xp = array_module(weight)  # on the GPU when the model is
         return KVCache(self.n_layers, batch_size, self.n_kv_heads, self.max_len, self.head_dim, weight.dtype, xp)
 
-    # --8<-- [start:generate]
     @mg.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
         """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
@@ -318,7 +311,6 @@ class GPT(nn.Module):
             self.train(was_training)
         return tokens
 
-    # --8<-- [end:generate]
 
     def _check_input(self, idx, cache, limit=True):
         """(B, T) of a valid batch of token ids, or a clear error naming what is wrong."""
@@ -363,7 +355,6 @@ class GPT(nn.Module):
         return f"pos={self.pos!r}, max_len={self.max_len}{kv}"
 
 
-# --8<-- [start:sample]
 def sample(logits, temperature=1.0, top_k=None):
     """One token per row of logits (B, vocab): (B, 1) int64.
 
@@ -384,7 +375,6 @@ def sample(logits, temperature=1.0, top_k=None):
     return mg.multinomial(probs, num_samples=1)  # the global generator: mg.manual_seed
 
 
-# --8<-- [end:sample]
 
 
 def _is_int(value):

@@ -61,7 +61,6 @@ class Seq2SeqTransformer(nn.Module):
         )
         self.generator = nn.Linear(d_model, tgt_vocab_size)
 
-    # --8<-- [start:embed]
     def _embed(self, ids, table, name):
         if ids.ndim != 2:
             raise ValueError(f"Seq2SeqTransformer: {name} must be token ids of shape (batch, length), got {ids.shape}")
@@ -69,7 +68,6 @@ class Seq2SeqTransformer(nn.Module):
             raise ValueError(f"Seq2SeqTransformer: {name} has length {ids.shape[1]} > max_len={self.max_len}")
         return self.pos_embed(table(ids))  # E[ids] + P[:T]
 
-    # --8<-- [end:embed]
 
     def _padding(self, ids):
         return None if self.pad_id is None else ids == self.pad_id
@@ -94,7 +92,6 @@ class Seq2SeqTransformer(nn.Module):
     def forward(self, src, tgt):
         return self.decode(tgt, self.encode(src), src)
 
-    # --8<-- [start:greedy]
     def greedy_decode(self, src, max_new_tokens, start_id):
         """Generate: start from start_id and append the most likely next token, max_new_tokens
         times. Returns the generated ids (B, max_new_tokens), without the start token."""
@@ -107,4 +104,3 @@ class Seq2SeqTransformer(nn.Module):
                 out = np.concatenate([out, next_id[:, None]], axis=1)
         return mg.tensor(out[:, 1:])
 
-    # --8<-- [end:greedy]

@@ -166,7 +166,6 @@ class Attention(Module):
 
     # --8<-- [end:heads]
 
-    # --8<-- [start:scores]
     def get_attention_scores(self, query, key, attention_mask=None):
         """P = softmax(scale * query @ key^T + attention_mask), one row per query.
 
@@ -176,9 +175,7 @@ class Attention(Module):
         """
         return attention_weights(query, key, attention_mask, self.scale)
 
-    # --8<-- [end:scores]
 
-    # --8<-- [start:mask]
     def prepare_attention_mask(self, attention_mask, target_length, batch_size, out_dim=3):
         """The mask, one per head, as an additive float tensor.
 
@@ -208,9 +205,7 @@ class Attention(Module):
         mask = mask.reshape(batch_size, self.heads, rows, length)
         return mask.reshape(batch_size * self.heads, rows, length) if out_dim == 3 else mask
 
-    # --8<-- [end:mask]
 
-    # --8<-- [start:project]
     def project(self, hidden_states, encoder_hidden_states=None):
         """query (B, T_q, h * d), key and value (B, T_k, h_kv * d): three Linears, or after
         fuse_projections() one wider Linear whose output is split in three (or two)."""
@@ -225,9 +220,7 @@ class Attention(Module):
             key, value = self.to_k(context), self.to_v(context)
         return query, key, value
 
-    # --8<-- [end:project]
 
-    # --8<-- [start:fuse]
     def fuse_projections(self, fuse=True):
         """Concatenate the weights of to_q, to_k, to_v into one Linear `to_qkv`
         (self-attention), or of to_k, to_v into `to_kv` (cross-attention), so that one
@@ -246,7 +239,6 @@ class Attention(Module):
             setattr(self, "to_kv" if self.is_cross_attention else "to_qkv", fused)
         self.fused_projections = fuse
 
-    # --8<-- [end:fuse]
 
     def _sequence(self, hidden_states):
         """An image (B, C, H, W) as a sequence (B, H * W, C) of its pixels; a sequence as is.
@@ -307,7 +299,6 @@ class Attention(Module):
 
 
 # ---- processors ---------------------------------------------------------------------------------
-# --8<-- [start:processor]
 class AttnProcessor:
     """Attention spelled out with Tensor operations, keeping the probabilities.
 
@@ -341,10 +332,8 @@ class AttnProcessor:
         hidden_states = attn.batch_to_head_dim(probs @ value)  # (B, T_q, h * d)
         return attn._output(hidden_states, residual, image_shape)
 
-    # --8<-- [end:processor]
 
 
-# --8<-- [start:processor2_0]
 class AttnProcessor2_0:
     """Attention by F.scaled_dot_product_attention: the fused kernel, which never holds
     the (T_q, T_k) weights, and repeats key/value heads itself (enable_gqa)."""
@@ -368,7 +357,6 @@ class AttnProcessor2_0:
         hidden_states = merge_heads(hidden_states)  # (B, T_q, h * d)
         return attn._output(hidden_states, residual, image_shape)
 
-    # --8<-- [end:processor2_0]
 
 
 # ---- helpers ------------------------------------------------------------------------------------

@@ -131,7 +131,6 @@ class _ConvNd(Module):
         return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), 0
 
 
-# --8<-- [start:conv2d_module]
 class Conv2d(_ConvNd):
     """2-d convolution layer: y = conv2d(x, W) + b for x (N, C_in, H, W) or (C_in, H, W).
 
@@ -144,7 +143,6 @@ class Conv2d(_ConvNd):
         x, padding = self._padded(input)
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
-    # --8<-- [end:conv2d_module]
 
 
 class Conv1d(_ConvNd):

@@ -22,7 +22,6 @@ from minigrad.array_module import on_device, to_device
 from minigrad.autograd.grad_mode import no_grad
 
 
-# --8<-- [start:calculate_gain]
 def calculate_gain(nonlinearity, param=None):
     """The factor that keeps activations' variance steady through `nonlinearity`
     (PyTorch's table: 1 for linear/sigmoid, 5/3 for tanh, sqrt(2) for relu,
@@ -45,10 +44,8 @@ def calculate_gain(nonlinearity, param=None):
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
-    # --8<-- [end:calculate_gain]
 
 
-# --8<-- [start:fans]
 def _calculate_fan_in_and_fan_out(tensor):
     """fan_in = in_features * receptive field, fan_out = out_features * receptive field,
     for a weight laid out (out, in, *kernel) as PyTorch's."""
@@ -58,7 +55,6 @@ def _calculate_fan_in_and_fan_out(tensor):
         )
     receptive_field = int(np.prod(tensor.shape[2:])) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
-    # --8<-- [end:fans]
 
 
 def _fan(tensor, mode, op):
@@ -156,7 +152,6 @@ def dirac_(tensor, groups=1):
 
 
 # ---- scaled by the fans (weights of layers) -------------------------------------------------
-# --8<-- [start:xavier_uniform]
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Fill with U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010),
     i.e. std = gain * sqrt(2 / (fan_in + fan_out)): the average of the variances that
@@ -167,7 +162,6 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # U(-b, b) has std b / sqrt(3)
     return uniform_(tensor, -bound, bound, generator)
-    # --8<-- [end:xavier_uniform]
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
@@ -178,7 +172,6 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
-# --8<-- [start:kaiming_uniform]
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """Fill with U(-bound, bound), bound = gain * sqrt(3 / fan) (He et al. 2015), with
     gain = calculate_gain(nonlinearity, a); fan_in keeps the forward pass steady,
@@ -188,7 +181,6 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
         return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(tensor, -bound, bound, generator)
-    # --8<-- [end:kaiming_uniform]
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):

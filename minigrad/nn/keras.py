@@ -99,7 +99,6 @@ def initialize_weight(layer):
 
 
 # ---- Dense ----------------------------------------------------------------------------------
-# --8<-- [start:dense]
 class Dense(Linear):
     """The lazy Linear: `Dense(out_features)` reads in_features from its first input.
 
@@ -169,7 +168,6 @@ class Dense(Linear):
             arguments["in_features"] = self.in_features
         return arguments
 
-    # --8<-- [end:dense]
 
 
 # ---- Module.is_built, Module.get_config, Module.from_config -----------------------------------

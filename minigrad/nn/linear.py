@@ -15,7 +15,6 @@ from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 
 
-# --8<-- [start:linear_module]
 class Linear(Module):
     """y = x W^T + b, W: (out_features, in_features), b: (out_features,).
 
@@ -54,7 +53,6 @@ class Linear(Module):
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
-    # --8<-- [end:linear_module]
 
 
 class Bilinear(Module):

@@ -315,7 +315,6 @@ class MultiheadAttention(Module):
 
 
 # ---- masks ----------------------------------------------------------------------------------
-# --8<-- [start:keep_mask]
 def _keep_mask(mask, name):
     """PyTorch's MultiheadAttention reads a bool mask as True = masked out: checked, and a
     bool one flipped into a keep mask (True = may attend), the convention of
@@ -324,7 +323,6 @@ def _keep_mask(mask, name):
         return None
     check_mask(mask, OP, name, bool_means="True = masked out")
     return mask.logical_not() if mask.dtype.kind == "b" else mask
-    # --8<-- [end:keep_mask]
 
 
 def _pad_key(mask):

@@ -26,7 +26,6 @@ from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
 
-# --8<-- [start:sinusoid]
 def sinusoidal_table(max_len, d_model, base=10000.0):
     """PE (max_len, d_model), float64: PE[t, 2i] = sin(t * w_i), PE[t, 2i+1] = cos(t * w_i)
     with w_i = base^(-2i / d_model), wavelengths 2 pi .. 2 pi * base."""
@@ -38,7 +37,6 @@ def sinusoidal_table(max_len, d_model, base=10000.0):
     return pe
 
 
-# --8<-- [end:sinusoid]
 
 
 def _positions(module, x, offset, size):

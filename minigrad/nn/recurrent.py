@@ -142,7 +142,6 @@ class RNNCellBase(Module):
         return text
 
 
-# --8<-- [start:rnn_cell_module]
 class RNNCell(RNNCellBase):
     """One step of an Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh).
 
@@ -164,7 +163,6 @@ class RNNCell(RNNCellBase):
         h = rnn_cell(x_part, h, self.weight_hh, self.bias_hh, self.nonlinearity)
         return h.squeeze(0) if unbatched else h
 
-    # --8<-- [end:rnn_cell_module]
 
 
 class LSTMCell(RNNCellBase):

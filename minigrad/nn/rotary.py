@@ -49,7 +49,6 @@ _SCALING_KEYS = {
 }
 
 
-# --8<-- [start:rotate_half]
 def rotate_half(x):
     """[x1, x2] -> [-x2, x1] over the last dim (x1, x2 its two halves): each pair
     (x_i, x_{i+d/2}) turned by 90 degrees. Works on NumPy arrays and Tensors."""
@@ -60,10 +59,8 @@ def rotate_half(x):
     return np.concatenate((-x2, x1), axis=-1)
 
 
-# --8<-- [end:rotate_half]
 
 
-# --8<-- [start:rotate]
 class Rotate(Function):
     """y = x * cos + rotate_half(x) * sin: each feature pair of x turned by its angle.
 
@@ -93,7 +90,6 @@ class Rotate(Function):
         return Rotate.apply(grad, cos=ctx.cos, sin=-ctx.sin)
 
 
-# --8<-- [end:rotate]
 
 
 def _is_number(value):
@@ -161,7 +157,6 @@ def _scaling_config(scaling):
     return kind, settings
 
 
-# --8<-- [start:frequencies]
 def rope_frequencies(head_dim, base=10000.0, scaling=None):
     """(inv_freq, attention_factor): the head_dim/2 angular speeds theta_i (radians per
     position, float64) and the factor cos and sin are multiplied by (1 but for YaRN)."""
@@ -205,7 +200,6 @@ def rope_frequencies(head_dim, base=10000.0, scaling=None):
     return inv_freq, float(attention_factor)
 
 
-# --8<-- [end:frequencies]
 
 
 def rope_cos_sin(inv_freq, positions, attention_factor=1.0):
@@ -259,7 +253,6 @@ class RotaryEmbedding(Module):
         self.register_buffer("cos_cached", Tensor._make(empty), persistent=False)
         self.register_buffer("sin_cached", Tensor._make(empty.copy()), persistent=False)
 
-    # --8<-- [start:cos_sin]
     def cos_sin(self, length, dtype, offset=0):
         """cos and sin (length, head_dim) for positions offset .. offset + length - 1, as
         arrays of `dtype` on the model's device: rows of the cached table of positions 0, 1, ... when it
@@ -282,7 +275,6 @@ class RotaryEmbedding(Module):
         self.cos_cached.array, self.sin_cached.array = place(cos.astype(cached.dtype)), place(sin.astype(cached.dtype))
         return self.cos_cached.array[offset:end], self.sin_cached.array[offset:end]
 
-    # --8<-- [end:cos_sin]
 
     def _check(self, x, name, offset):
         if not isinstance(x, Tensor):

@@ -46,7 +46,6 @@ def _activation(activation, op):
     return activation
 
 
-# --8<-- [start:encoder_layer]
 class TransformerEncoderLayer(Module):
     """Self-attention, then a feed-forward network, each added to the residual stream.
 
@@ -115,10 +114,8 @@ class TransformerEncoderLayer(Module):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
 
-    # --8<-- [end:encoder_layer]
 
 
-# --8<-- [start:decoder_layer]
 class TransformerDecoderLayer(Module):
     """Self-attention over the target, cross-attention to the encoder's output (memory),
     then the FFN; each added to the residual stream.
@@ -215,7 +212,6 @@ class TransformerDecoderLayer(Module):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout3(x)
 
-    # --8<-- [end:decoder_layer]
 
 
 def _clones(layer, n, op):
@@ -299,7 +295,6 @@ class TransformerDecoder(Module):
     # --8<-- [end:stacks]
 
 
-# --8<-- [start:transformer]
 class Transformer(Module):
     """The encoder-decoder of Vaswani et al. 2017, as PyTorch's nn.Transformer:
     `encoder` (a TransformerEncoder with a final LayerNorm) reads src (S, B, d_model);
@@ -410,4 +405,3 @@ class Transformer(Module):
         dtype = np.float32 if dtype is None else dtype
         return from_numpy(np.triu(np.full((sz, sz), -np.inf), k=1).astype(dtype))
 
-    # --8<-- [end:transformer]

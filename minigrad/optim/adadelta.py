@@ -60,7 +60,6 @@ class Adadelta(Optimizer):
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
         if group["maximize"]:
@@ -81,4 +80,3 @@ class Adadelta(Optimizer):
         u += (1 - rho) * delta * delta
         param.sub_(lr * delta)
 
-    # --8<-- [end:update]

@@ -79,7 +79,6 @@ class Adagrad(Optimizer):
         state["step"] = 0
         state["sum"] = np.full_like(param.array, group["initial_accumulator_value"])
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         if group["maximize"]:
             grad = -grad
@@ -93,4 +92,3 @@ class Adagrad(Optimizer):
         denom = np.sqrt(state["sum"]) + group["eps"]
         param.sub_(lr_t * (grad / denom))
 
-    # --8<-- [end:update]

@@ -222,7 +222,6 @@ class LBFGS(Optimizer):
         state.update(prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
         return orig_loss
 
-    # --8<-- [start:two_loop]
     @staticmethod
     def _two_loop(state, q, old_dirs, old_stps, ro, H_diag, history_size):
         """H·q for the L-BFGS approximation H of the inverse Hessian (Nocedal & Wright,
@@ -240,7 +239,6 @@ class LBFGS(Optimizer):
             r = r + (al[i] - be_i) * old_stps[i]
         return r
 
-    # --8<-- [end:two_loop]
 
 
 # ---- the strong-Wolfe line search ------------------------------------------------------------------

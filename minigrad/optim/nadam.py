@@ -68,7 +68,6 @@ class NAdam(Optimizer):
             f"Invalid momentum_decay value: {group['momentum_decay']} (expected momentum_decay >= 0)",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, eps, weight_decay, psi = group["lr"], group["eps"], group["weight_decay"], group["momentum_decay"]
         beta1, beta2 = group["betas"]
@@ -102,4 +101,3 @@ class NAdam(Optimizer):
         param.sub_(lr * (1 - mu) / (1 - mu_product) * (grad / denom))
         param.sub_(lr * mu_next / (1 - mu_product * mu_next) * (m / denom))
 
-    # --8<-- [end:update]

@@ -87,7 +87,6 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
-    # --8<-- [start:add_param_group]
     def add_param_group(self, param_group):
         """Add a group of parameters, with hyper-parameters of its own; whatever it
         leaves out is filled in from the optimizer's defaults. The parameters may come
@@ -133,7 +132,6 @@ class Optimizer:
         self._check_group(group)
         self.param_groups.append(group)
 
-    # --8<-- [end:add_param_group]
 
     def _check_group(self, group):
         """Raise ValueError for hyper-parameters the update rule cannot use."""
@@ -143,7 +141,6 @@ class Optimizer:
         if not ok:
             raise ValueError(f"{type(self).__name__}: {message}")
 
-    # --8<-- [start:step]
     def step(self, closure=None):
         """Update every parameter that has a gradient, once.
 
@@ -164,23 +161,19 @@ class Optimizer:
                         self.update(param, param.grad.array, self.state[param], group)
         return loss
 
-    # --8<-- [end:step]
 
     def update(self, param, grad, state, group):
         """Change `param` in place, given its gradient `grad` (a NumPy array, not to be
         modified), its `state` dict and its `group`'s hyper-parameters."""
         raise NotImplementedError(f"{type(self).__name__} must implement update(param, grad, state, group)")
 
-    # --8<-- [start:zero_grad]
     def zero_grad(self, set_to_none=True):
         """Forget the gradients, before the next backward accumulates new ones: drop each
         `.grad` (the default) or, with `set_to_none=False`, fill it with zeros."""
         engine.zero_grad((p for group in self.param_groups for p in group["params"]), set_to_none)
 
-    # --8<-- [end:zero_grad]
 
     # ---- saving and loading -------------------------------------------------------------
-    # --8<-- [start:state_dict]
     def state_dict(self):
         """A snapshot of the optimizer, in PyTorch's format:
 
@@ -209,7 +202,6 @@ class Optimizer:
                 state_dict = result
         return state_dict
 
-    # --8<-- [end:state_dict]
 
     def load_state_dict(self, state_dict):
         """Restore a snapshot made by `state_dict` (here or by PyTorch, with its tensors

@@ -62,7 +62,6 @@ class RAdam(Optimizer):
     def _check_group(self, group):
         _check_adam_family(self, group)
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
@@ -99,4 +98,3 @@ class RAdam(Optimizer):
         else:
             param.sub_(m_hat * lr)  # plain momentum SGD until v̂ is trustworthy
 
-    # --8<-- [end:update]

@@ -65,7 +65,6 @@ class RMSprop(Optimizer):
         )
         self._check(group["alpha"] >= 0, f"Invalid alpha value: {group['alpha']} (expected alpha >= 0)")
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
         if group["maximize"]:
@@ -99,4 +98,3 @@ class RMSprop(Optimizer):
         else:
             param.sub_(lr * (grad / denom))
 
-    # --8<-- [end:update]

@@ -60,7 +60,6 @@ class Rprop(Optimizer):
             f"Invalid eta values: {eta_minus}, {eta_plus} (expected 0 < etas[0] < 1 < etas[1])",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         eta_minus, eta_plus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
@@ -85,4 +84,3 @@ class Rprop(Optimizer):
         param.sub_(np.sign(grad) * step_size)
         state["prev"][...] = grad
 
-    # --8<-- [end:update]

@@ -63,7 +63,6 @@ class SGD(Optimizer):
             f"(got momentum={group['momentum']}, dampening={group['dampening']})",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
         if group["maximize"]:
@@ -86,4 +85,3 @@ class SGD(Optimizer):
                 grad = velocity
         param.sub_(lr * grad)  # in place, so the model's reference sees the new value
 
-    # --8<-- [end:update]

@@ -58,7 +58,6 @@ def _is_id(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# --8<-- [start:merge]
 def merge(ids, pair, new_id):
     """`ids` with every occurrence of `pair` (left to right, not overlapping) replaced
     by `new_id`: merge([1, 2, 2, 2], (2, 2), 9) == [1, 9, 2]."""
@@ -72,7 +71,6 @@ def merge(ids, pair, new_id):
             merged.append(ids[i])
             i += 1
     return merged
-    # --8<-- [end:merge]
 
 
 class BPETokenizer:
@@ -156,7 +154,6 @@ class BPETokenizer:
         return tokenizer
         # --8<-- [end:train]
 
-    # --8<-- [start:encode_chunk]
     def _encode_chunk(self, chunk):
         """The ids of one chunk: its bytes, then the learnt merges, earliest first."""
         ids = list(chunk.encode("utf-8"))
@@ -169,7 +166,6 @@ class BPETokenizer:
                 break  # no pair of this chunk was ever merged
             ids = merge(ids, pair, BYTES + rank[pair])
         return ids
-        # --8<-- [end:encode_chunk]
 
     def encode(self, text):
         """`text` as a list of ids: pre-split into chunks, each chunk's UTF-8 bytes merged."""

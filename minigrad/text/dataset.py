@@ -82,7 +82,6 @@ class TextDataset(Dataset):
         window = self.tokens[i : i + self.block_size + 1]
         return from_numpy(window[:-1].copy()), from_numpy(window[1:].copy())
 
-    # --8<-- [start:random_batch]
     def random_batch(self, batch_size, generator=None):
         """`(x, y)`, int64 Tensors of shape (batch_size, block_size): `batch_size` examples
         at random offsets, drawn with replacement (nanoGPT's get_batch).
@@ -97,7 +96,6 @@ class TextDataset(Dataset):
         # row b holds positions starts[b], starts[b] + 1, ...: one gather builds the batch
         positions = starts[:, None] + np.arange(self.block_size)
         return from_numpy(self.tokens[positions]), from_numpy(self.tokens[positions + 1])
-        # --8<-- [end:random_batch]
 
     def __repr__(self):
         return f"TextDataset({len(self.tokens)} tokens, block_size={self.block_size})"

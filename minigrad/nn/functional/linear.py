@@ -11,13 +11,11 @@ from minigrad.ops.linalg import einsum
 from minigrad.ops.promotion import check_same_dtype
 
 
-# --8<-- [start:linear]
 def linear(input, weight, bias=None):
     """x @ W^T + b, with W of shape (out_features, in_features)."""
     check_same_dtype("linear", input=input, weight=weight, bias=bias)
     out = input @ weight.mT if weight.ndim == 2 else input @ weight  # a 1-D W: one output, as PyTorch
     return out if bias is None else out + bias
-    # --8<-- [end:linear]
 
 
 def bilinear(input1, input2, weight, bias=None):

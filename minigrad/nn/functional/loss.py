@@ -104,7 +104,6 @@ def class_weights(weight, n_classes, op):
     return w
 
 
-# --8<-- [start:class_index_coefficients]
 def class_index_coefficients(x_shape, target, weight, ignore_index, label_smoothing, op):
     """A (shape of the input, class dim 1) and the per-position weights w[target].
 
@@ -135,7 +134,6 @@ def class_index_coefficients(x_shape, target, weight, ignore_index, label_smooth
         smooth = w.reshape(class_shape) * np.expand_dims(valid, class_dim) / n_classes
         coeff = (1.0 - label_smoothing) * coeff + label_smoothing * smooth
     return coeff, w_target
-    # --8<-- [end:class_index_coefficients]
 
 
 def cross_entropy(
@@ -291,7 +289,6 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
-# --8<-- [start:bce_with_logits]
 def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
@@ -307,7 +304,6 @@ def binary_cross_entropy_with_logits(
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
-    # --8<-- [end:bce_with_logits]
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

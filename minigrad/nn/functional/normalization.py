@@ -188,7 +188,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return y if out is None else out.copy_(y)
 
 
-# --8<-- [start:instance_norm]
 def instance_norm(
     input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
 ):
@@ -223,7 +222,6 @@ def instance_norm(
         running_mean.copy_(from_numpy(means.array.reshape(N, C).mean(0)))
         running_var.copy_(from_numpy(variances.array.reshape(N, C).mean(0)))
     return y.reshape(input.shape)
-    # --8<-- [end:instance_norm]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -33,7 +33,8 @@ def topological_order(roots):
         stack.append((tensor, True))  # revisit after all its inputs are placed
         fn = tensor.grad_fn
         if fn is not None:
-            for parent in inputs_as_used(fn):  # as fn used them (inputs changed in place since: inplace.py)
+            # as fn used them (inputs changed in place since: inplace.py)
+            for parent in inputs_as_used(fn):
                 if parent is not None and parent.requires_grad and id(parent) not in seen:
                     stack.append((parent, False))
     return order
@@ -212,8 +213,6 @@ def zero_grad(tensors, set_to_none=True):
             t.grad.zero_()
 
 
-
-
 def _check_roots(outputs, grad_outputs, caller):
     outputs = _as_tuple(outputs)
     if grad_outputs is None:
@@ -223,7 +222,11 @@ def _check_roots(outputs, grad_outputs, caller):
         raise ValueError(f"{caller}: got {len(outputs)} outputs but {len(grad_outputs)} gradients")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if out._view is not None and out._view.version != out._version and grad_mode.is_grad_enabled():
+        if (
+            out._view is not None
+            and out._view.version != out._version
+            and grad_mode.is_grad_enabled()
+        ):
             inplace.renew_view(out)  # a view whose base was changed in place since it was taken
         if not out.requires_grad:
             raise RuntimeError(
@@ -240,7 +243,9 @@ def _check_roots(outputs, grad_outputs, caller):
         elif not isinstance(g, Tensor):
             g = Tensor._make(array_module(out.array).asarray(g, dtype=out.dtype))
         if g.shape != out.shape:
-            raise RuntimeError(f"{caller}: gradient has shape {g.shape} but the output has shape {out.shape}")
+            raise RuntimeError(
+                f"{caller}: gradient has shape {g.shape} but the output has shape {out.shape}"
+            )
         grads.append(g)
     return outputs, grads
 
@@ -253,7 +258,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     run_backward(roots, grads, retain_graph, create_graph)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+def grad(
+    outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False
+):
     """Return d(outputs)/d(inputs) as a tuple, without touching any `.grad`.
 
     With `create_graph=True` the returned gradients are part of a graph and can be
@@ -266,4 +273,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError(f"autograd.grad: input {i} is not a Tensor that requires grad")
     if retain_graph is None:
         retain_graph = create_graph
-    return run_backward(roots, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused)
+    return run_backward(
+        roots, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused
+    )

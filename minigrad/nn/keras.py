@@ -169,7 +169,6 @@ class Dense(Linear):
         return arguments
 
 
-
 # ---- Module.is_built, Module.get_config, Module.from_config -----------------------------------
 def is_built(module):
     """False while a layer in `module` still waits for its first input to learn its shape

@@ -53,7 +53,9 @@ class Adadelta(Optimizer):
 
     def _check_group(self, group):
         self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
-        self._check(0 <= group["rho"] <= 1, f"Invalid rho value: {group['rho']} (expected 0 <= rho <= 1)")
+        self._check(
+            0 <= group["rho"] <= 1, f"Invalid rho value: {group['rho']} (expected 0 <= rho <= 1)"
+        )
         self._check(group["eps"] >= 0, f"Invalid epsilon value: {group['eps']} (expected eps >= 0)")
         self._check(
             group["weight_decay"] >= 0,
@@ -79,4 +81,3 @@ class Adadelta(Optimizer):
         u *= rho
         u += (1 - rho) * delta * delta
         param.sub_(lr * delta)
-

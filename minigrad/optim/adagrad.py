@@ -54,7 +54,10 @@ class Adagrad(Optimizer):
 
     def _check_group(self, group):
         self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
-        self._check(group["lr_decay"] >= 0, f"Invalid lr_decay value: {group['lr_decay']} (expected lr_decay >= 0)")
+        self._check(
+            group["lr_decay"] >= 0,
+            f"Invalid lr_decay value: {group['lr_decay']} (expected lr_decay >= 0)",
+        )
         self._check(
             group["weight_decay"] >= 0,
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
@@ -91,4 +94,3 @@ class Adagrad(Optimizer):
         state["sum"] += grad * grad
         denom = np.sqrt(state["sum"]) + group["eps"]
         param.sub_(lr_t * (grad / denom))
-

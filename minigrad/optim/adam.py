@@ -116,7 +116,6 @@ class Adam(Optimizer):
         param.sub_(work)
 
 
-
 class AdamW(Adam):
     """`AdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
     amsgrad=False, *, maximize=False, foreach=None, capturable=False, differentiable=False,

@@ -71,4 +71,3 @@ class Adamax(Optimizer):
         np.maximum(u * beta2, np.abs(grad) + eps, out=u)
         step_size = lr / (1 - beta1 ** state["step"])  # only m is biased towards 0; u is not
         param.sub_(step_size * (m / u))
-

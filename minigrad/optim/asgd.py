@@ -91,4 +91,3 @@ class ASGD(Optimizer):
 
         state["eta"][...] = lr / ((1 + lambd * lr * t) ** group["alpha"])
         state["mu"][...] = 1 / max(1, t - group["t0"])
-

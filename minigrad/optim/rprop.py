@@ -83,4 +83,3 @@ class Rprop(Optimizer):
         grad = np.where(agreement < 0, 0, grad)
         param.sub_(np.sign(grad) * step_size)
         state["prev"][...] = grad
-

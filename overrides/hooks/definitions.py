@@ -26,7 +26,9 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-INCLUDE = re.compile(r'^(?P<indent>[ \t]*)--8<-- "(?P<path>[^"\s:]+)::(?P<name>[\w.]+)"[ \t]*$', re.M)
+INCLUDE = re.compile(
+    r'^(?P<indent>[ \t]*)--8<-- "(?P<path>[^"\s:]+)::(?P<name>[\w.]+)"[ \t]*$', re.M
+)
 SECTION_MARKER = re.compile(r"^[ \t]*# --8<-- \[(?:start|end):[^\]]+\][ \t]*$")
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 

@@ -67,7 +67,11 @@ def test_input_gradient_for_a_larger_input_shape():
 
 
 def test_functions_on_the_cuda_backend():
-    x, w, b = _rand((1, 2, 5, 4), 0, np.float64), _rand((2, 2, 2, 2), 1, np.float64), _rand((2,), 2, np.float64)
+    x, w, b = (
+        _rand((1, 2, 5, 4), 0, np.float64),
+        _rand((2, 2, 2, 2), 1, np.float64),
+        _rand((2,), 2, np.float64),
+    )
     results = {}
     for backend in ("numpy", "cuda"):
         with mg.backends.use(backend):

@@ -29,7 +29,9 @@ def _rand(shape, seed, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, kernel, stride, padding, dilation, ceil_mode", CASES)
-def test_max_pool_kernels_match_reference(shape, kernel, stride, padding, dilation, ceil_mode, dtype):
+def test_max_pool_kernels_match_reference(
+    shape, kernel, stride, padding, dilation, ceil_mode, dtype
+):
     x = _rand(shape, 0, dtype)
     y, indices = gpu.max_pool2d_forward(x, kernel, stride, padding, dilation, ceil_mode)
     y_ref, indices_ref = ref.max_pool2d_forward(x, kernel, stride, padding, dilation, ceil_mode)
@@ -38,13 +40,17 @@ def test_max_pool_kernels_match_reference(shape, kernel, stride, padding, dilati
     np.testing.assert_array_equal(indices, indices_ref)
     g = _rand(y.shape, 1, dtype)
     np.testing.assert_allclose(
-        gpu.max_pool2d_backward(g, indices, x.shape), ref.max_pool2d_backward(g, indices, x.shape), rtol=1e-6
+        gpu.max_pool2d_backward(g, indices, x.shape),
+        ref.max_pool2d_backward(g, indices, x.shape),
+        rtol=1e-6,
     )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, kernel, stride, padding, _, ceil_mode", CASES)
-@pytest.mark.parametrize("count_include_pad, divisor_override", [(True, None), (False, None), (False, 3)])
+@pytest.mark.parametrize(
+    "count_include_pad, divisor_override", [(True, None), (False, None), (False, 3)]
+)
 def test_avg_pool_kernels_match_reference(
     shape, kernel, stride, padding, _, ceil_mode, count_include_pad, divisor_override, dtype
 ):
@@ -55,7 +61,10 @@ def test_avg_pool_kernels_match_reference(
     np.testing.assert_allclose(y, ref.avg_pool2d_forward(x, *args), rtol=1e-5, atol=1e-6)
     g = _rand(y.shape, 3, dtype)
     np.testing.assert_allclose(
-        gpu.avg_pool2d_backward(g, x.shape, *args), ref.avg_pool2d_backward(g, x.shape, *args), rtol=1e-5, atol=1e-6
+        gpu.avg_pool2d_backward(g, x.shape, *args),
+        ref.avg_pool2d_backward(g, x.shape, *args),
+        rtol=1e-5,
+        atol=1e-6,
     )
 
 
@@ -77,7 +86,9 @@ def test_a_nan_spoils_only_its_own_windows():
     np.testing.assert_allclose(y, ref.avg_pool2d_forward(x, *args))
     g = np.ones_like(y)
     g[0, 0, 0, 0] = np.nan
-    np.testing.assert_allclose(gpu.avg_pool2d_backward(g, x.shape, *args), ref.avg_pool2d_backward(g, x.shape, *args))
+    np.testing.assert_allclose(
+        gpu.avg_pool2d_backward(g, x.shape, *args), ref.avg_pool2d_backward(g, x.shape, *args)
+    )
 
 
 def test_empty_batch():

@@ -339,9 +339,8 @@ class AttnProcessor:
     def __call__(self, attn, hidden_states, encoder_hidden_states=None, attention_mask=None):
         residual = hidden_states
         hidden_states, image_shape = attn._sequence(hidden_states)
-        B, T_k = (hidden_states if encoder_hidden_states is None else encoder_hidden_states).shape[
-            :2
-        ]
+        context = hidden_states if encoder_hidden_states is None else encoder_hidden_states
+        B, T_k = context.shape[:2]
         # (B * h, 1 or T_q, T_k)
         attention_mask = attn.prepare_attention_mask(attention_mask, T_k, B)
 
@@ -369,9 +368,8 @@ class AttnProcessor2_0:
     def __call__(self, attn, hidden_states, encoder_hidden_states=None, attention_mask=None):
         residual = hidden_states
         hidden_states, image_shape = attn._sequence(hidden_states)
-        B, T_k = (hidden_states if encoder_hidden_states is None else encoder_hidden_states).shape[
-            :2
-        ]
+        context = hidden_states if encoder_hidden_states is None else encoder_hidden_states
+        B, T_k = context.shape[:2]
         # (B, h, 1 or T_q, T_k)
         attention_mask = attn.prepare_attention_mask(attention_mask, T_k, B, out_dim=4)
 

@@ -178,6 +178,59 @@ def test_listings_are_well_formed(page):
         )
 
 
+# The files other branches were editing when the lines were wrapped to 100 characters
+# (pyproject.toml leaves them out of ruff's line length and format for now): after
+# `python tools/fit_lines.py` on them, this set is emptied, with those lists.
+NOT_YET_WRAPPED = {
+    "minigrad/cuda/runtime.py",
+    "minigrad/kernels/cpu/attention.py",
+    "minigrad/kernels/cpu/conv.py",
+    "minigrad/kernels/cpu/gemm.py",
+    "minigrad/kernels/cpu/pool.py",
+    "minigrad/kernels/cuda/attention.py",
+    "minigrad/kernels/cuda/conv.py",
+    "minigrad/kernels/cuda/pool.py",
+    "minigrad/kernels/reference/attention.py",
+    "minigrad/kernels/reference/conv.py",
+    "minigrad/kernels/reference/pool.py",
+    "minigrad/nn/functional/attention.py",
+    "minigrad/nn/functional/conv.py",
+    "minigrad/ops/attention.py",
+    "minigrad/ops/conv.py",
+    "minigrad/ops/linalg.py",
+    "minigrad/ops/loss.py",
+    "minigrad/ops/normalization.py",
+    "minigrad/ops/pool.py",
+    "minigrad/optim/lr_scheduler.py",
+}
+# the exercise marks, which the site hides (overrides/hooks/solution_markers.py)
+SOLUTION_MARK = re.compile(r"^[ \t]*# (?:BEGIN|END) SOLUTION")
+WIDTH = 100  # characters a listing shows without scrolling sideways (and ruff's line-length)
+
+
+def test_listings_fit_the_page():
+    """No listing on the site is wider than the page: every line a listing includes is at
+    most WIDTH characters, so the reader never scrolls sideways to see the code."""
+    wide = {}
+    for page in PAGES:
+        for line, include in includes(page):
+            lines = included_lines(include) or []
+            shown = [code for code in lines if not SOLUTION_MARK.match(code)]  # the site hides them
+            too_long = [code for code in shown if len(code) > WIDTH]
+            if too_long:
+                path = include.split('"')[1].split(":")[0]
+                wide.setdefault(path, []).append(
+                    f"{page}:{line}: {len(too_long)} lines, {too_long[0]!r}"
+                )
+    unexpected = {path: found for path, found in wide.items() if path not in NOT_YET_WRAPPED}
+    assert not unexpected, "listings wider than the page:\n" + "\n".join(
+        sum(unexpected.values(), [])
+    )
+    assert not NOT_YET_WRAPPED - set(wide), (
+        f"these fit now; take them off NOT_YET_WRAPPED: {NOT_YET_WRAPPED - set(wide)}"
+    )
+
+
 SOURCE = """\
 import functools
 

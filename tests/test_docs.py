@@ -1,8 +1,9 @@
 """The documentation is tested like code, so it cannot rot.
 
 - The site must build with `mkdocs build --strict`. A broken link, a nav entry without
-  a page, or a snippet whose source file or section is gone (a lesson includes code from
-  `minigrad/` by section) fails the build.
+  a page, or a snippet whose source file, section or definition is gone (a lesson includes
+  code from `minigrad/` by section, `--8<-- "path:section"`, or a whole function or class
+  by name, `--8<-- "path::Name"`) fails the build. No listing is wider than 100 characters.
 - Every ```python block on the pages listed in PAGES runs. The blocks of one page share
   a namespace, in order, like the cells of a notebook. A ```text block directly after a
   python block is that block's expected output, and the printed output must match it.

@@ -165,7 +165,9 @@ def compile_seconds():
     """(forward, backward) seconds of the first call in a process with an empty cache."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        out = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env, capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", COMPILE_SNIPPET], env=env, capture_output=True, text=True
+        )
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
         return tuple(float(x) for x in out.stdout.split())
@@ -239,18 +241,24 @@ def peak_memory(framework, threads, cases=(MEMORY_CASE,)):
     env = {**os.environ, "BENCH_THREADS": str(threads)}
     command = [sys.executable, os.path.abspath(__file__), "--memory-child", framework]
     cases = ";".join(",".join(map(str, case)) for case in cases)
-    out = subprocess.run(command + ["--memory-cases", cases], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        command + ["--memory-cases", cases], env=env, capture_output=True, text=True
+    )
     if out.returncode != 0:
         raise RuntimeError(out.stderr)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-# ---- the report -------------------------------------------------------------------------------------
+# ---- the report ----------------------------------------------------------------------------------
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small cases, few repeats, no compile or memory runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="small cases, few repeats, no compile or memory runs"
+    )
     parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--no-memory", action="store_true", help="skip the T = 4096 memory measurement")
+    parser.add_argument(
+        "--no-memory", action="store_true", help="skip the T = 4096 memory measurement"
+    )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     parser.add_argument("--memory-cases", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -265,8 +273,8 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     print(
-        f"causal scaled_dot_product_attention, float32, {args.threads} threads; NumPy {np.__version__}, "
-        f"Numba {numba.__version__}, PyTorch {torch.__version__}"
+        f"causal scaled_dot_product_attention, float32, {args.threads} threads; NumPy "
+        f"{np.__version__}, Numba {numba.__version__}, PyTorch {torch.__version__}"
     )
     repeat = 3 if args.quick else 15
     cases = [(2, 2, 64, 16), (1, 2, 128, 32)] if args.quick else CASES
@@ -277,7 +285,8 @@ def main(argv=None):
         all_results[case] = results
         flops = causal_flops(*case)
         print(
-            f"\nB{B} H{H} T{T} d{d}        reference      numba    PyTorch   numba/PyTorch  numba/reference  GFLOP/s numba  PyTorch"
+            f"\nB{B} H{H} T{T} d{d}        reference      numba    PyTorch   numba/PyTorch  "
+            "numba/reference  GFLOP/s numba  PyTorch"
         )
         for i, label in enumerate(("forward", "fwd+bwd")):
             ref, nb, pt = results["numpy"][i], results["numba"][i], results["torch"][i]
@@ -286,25 +295,31 @@ def main(argv=None):
             if i == 1 and T in TARGET_T:
                 verdict = f"  target <= {TARGET}x: {'met' if ratio <= TARGET else 'MISSED'}"
             print(
-                f"  {label:14s} {ref:9.2f} ms {nb:8.2f} ms {pt:8.2f} ms {ratio:12.2f}x {ref / nb:14.1f}x "
-                f"{flops[i] / nb / 1e6:12.1f} {flops[i] / pt / 1e6:8.1f}{verdict}"
+                f"  {label:14s} {ref:9.2f} ms {nb:8.2f} ms {pt:8.2f} ms {ratio:12.2f}x "
+                f"{ref / nb:14.1f}x {flops[i] / nb / 1e6:12.1f} {flops[i] / pt / 1e6:8.1f}{verdict}"
             )
 
     if not args.quick:  # a cold compile takes tens of seconds: not for a smoke test
         fwd_s, bwd_s = compile_seconds()
-        print(f"\nNumba compile time, cold cache (float32): forward {fwd_s:.1f} s, backward {bwd_s:.1f} s")
+        print(
+            f"\nNumba compile time, cold cache (float32): forward {fwd_s:.1f} s, backward "
+            f"{bwd_s:.1f} s"
+        )
         all_results["compile"] = (fwd_s, bwd_s)
 
     if not args.no_memory and not args.quick:
         B, H, T, d = MEMORY_CASE
         square = H * T * T * 4
         print(
-            f"\nPeak extra memory, forward + backward, B{B} H{H} T{T} d{d} (one (H, T, T) float32 matrix: {square / 2**20:.0f} MiB)"
+            f"\nPeak extra memory, forward + backward, B{B} H{H} T{T} d{d} (one (H, T, T) float32 "
+            f"matrix: {square / 2**20:.0f} MiB)"
         )
         memory = {name: peak_memory(name, args.threads)[0] for name in ("numba", "torch", "numpy")}
         for name, label in (("numpy", "reference"), ("numba", "numba"), ("torch", "PyTorch")):
             m = memory[name]
-            traced = f", tracemalloc {m['tracemalloc'] / 2**20:8.1f} MiB" if "tracemalloc" in m else ""
+            traced = (
+                f", tracemalloc {m['tracemalloc'] / 2**20:8.1f} MiB" if "tracemalloc" in m else ""
+            )
             print(f"  {label:10s} peak RSS growth {m['rss'] / 2**20:8.1f} MiB{traced}")
         ratio = memory["numba"]["rss"] / max(memory["torch"]["rss"], 1)
         print(f"  numba / PyTorch {ratio:.2f}x (target <= 2x: {'met' if ratio <= 2 else 'MISSED'})")

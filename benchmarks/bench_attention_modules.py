@@ -37,8 +37,12 @@ def cases():
     mg.manual_seed(0)
     mine = mg.nn.MultiheadAttention(c["embed"], c["heads"], batch_first=True)
     theirs = torch.nn.MultiheadAttention(c["embed"], c["heads"], batch_first=True)
-    theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()})
-    x_np = np.random.default_rng(0).standard_normal((c["batch"], c["T"], c["embed"]), dtype=np.float32)
+    theirs.load_state_dict(
+        {k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()}
+    )
+    x_np = np.random.default_rng(0).standard_normal(
+        (c["batch"], c["T"], c["embed"]), dtype=np.float32
+    )
     hidden = np.triu(np.ones((c["T"], c["T"]), dtype=bool), k=1)  # True = masked: causal
     inputs = {
         "minigrad": (mine, mg.tensor(x_np, requires_grad=True), mg.tensor(hidden)),
@@ -72,7 +76,9 @@ def cases():
         a = found["minigrad, need_weights=False"][0]().numpy()
         b = found["torch, need_weights=False"][0]().numpy()
     if not np.allclose(a, b, atol=1e-4):
-        raise RuntimeError(f"bench_attention_modules: minigrad and PyTorch disagree by {np.abs(a - b).max():.2g}")
+        raise RuntimeError(
+            f"bench_attention_modules: minigrad and PyTorch disagree by {np.abs(a - b).max():.2g}"
+        )
     return found
 
 
@@ -92,9 +98,17 @@ def run(repeat=5, number=5):
             print(f"  {name:32s} {span(values):>22s}")
         for w in (False, True):
             for lib in ("torch", "torch-1"):
-                ratio = [a / b for a, b in zip(ms[f"minigrad, need_weights={w}"], ms[f"{lib}, need_weights={w}"])]
+                ratio = [
+                    a / b
+                    for a, b in zip(
+                        ms[f"minigrad, need_weights={w}"], ms[f"{lib}, need_weights={w}"]
+                    )
+                ]
                 print(f"  {f'minigrad / {lib}, weights={w}':32s} {span(ratio, '{:.2f}x'):>22s}")
-        ratio = [a / b for a, b in zip(ms["minigrad, need_weights=True"], ms["minigrad, need_weights=False"])]
+        ratio = [
+            a / b
+            for a, b in zip(ms["minigrad, need_weights=True"], ms["minigrad, need_weights=False"])
+        ]
         print(f"  {'minigrad: spelled out / kernel':32s} {span(ratio, '{:.2f}x'):>22s}")
     return results
 

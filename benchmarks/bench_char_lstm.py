@@ -79,7 +79,9 @@ def data(block):
     split = int(0.9 * len(ids))
     train, val = TextDataset(ids[:split], block), TextDataset(ids[split:], block)
     rng = np.random.default_rng(SEED + 1)
-    fixed = [tuple(t.numpy() for t in val.random_batch(32, generator=rng)) for _ in range(EVAL_BATCHES)]
+    fixed = [
+        tuple(t.numpy() for t in val.random_batch(32, generator=rng)) for _ in range(EVAL_BATCHES)
+    ]
     return tokenizer, train, fixed
 
 
@@ -90,8 +92,15 @@ class Trainer:
         if framework == "torch":
             import torch
 
-            self.lib, self.functional, self.clip = torch, torch.nn.functional, torch.nn.utils.clip_grad_norm_
-            self.optimizer, self.no_grad = torch.optim.Adam(model.parameters(), lr=lr), torch.no_grad
+            self.lib, self.functional, self.clip = (
+                torch,
+                torch.nn.functional,
+                torch.nn.utils.clip_grad_norm_,
+            )
+            self.optimizer, self.no_grad = (
+                torch.optim.Adam(model.parameters(), lr=lr),
+                torch.no_grad,
+            )
         else:
             import minigrad as mg
             import minigrad.nn.functional as F
@@ -177,8 +186,8 @@ def main(argv=None):
     import minigrad as mg
 
     print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, NumPy {np.__version__}, "
-        f"torch {torch.__version__}; {args.threads} thread(s)"
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, NumPy "
+        f"{np.__version__}, torch {torch.__version__}; {args.threads} thread(s)"
     )
     torch.set_num_threads(args.threads)
     tokenizer, train_set, fixed = data(args.block)
@@ -187,8 +196,14 @@ def main(argv=None):
     model = minigrad_model(V, args.hidden)
     initial = {k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()}
     n_params = sum(p.numel() for p in model.parameters())
-    print(f"CharLSTM: {n_params:,} parameters (embedding {EMBED}, LSTM hidden {args.hidden}), vocabulary {V}")
-    print(f"Adam lr {args.lr}, batch {args.batch} x {args.block} characters, {args.iters} iterations, clip 1.0")
+    print(
+        f"CharLSTM: {n_params:,} parameters (embedding {EMBED}, LSTM hidden {args.hidden}), "
+        f"vocabulary {V}"
+    )
+    print(
+        f"Adam lr {args.lr}, batch {args.batch} x {args.block} characters, {args.iters} "
+        "iterations, clip 1.0"
+    )
 
     trainers = {"minigrad": Trainer("minigrad", model, args.lr, V)}
     if not args.skip_torch:
@@ -199,14 +214,20 @@ def main(argv=None):
         final = train(trainers, train_set, fixed, args)
 
     mg.manual_seed(SEED)
-    print(f"--- minigrad's sample (400 characters, temperature 0.8) ---{sample(model, tokenizer, 400)}\n---")
+    print(
+        "--- minigrad's sample (400 characters, temperature 0.8) "
+        f"---{sample(model, tokenizer, 400)}\n---"
+    )
     for name, t in trainers.items():
         print(
             f"{name:8s} final val loss {final[name]:.4f}, {t.seconds:.1f}s training, "
             f"{1e3 * t.seconds / args.iters:.1f} ms per iteration"
         )
     if "PyTorch" in trainers:
-        print(f"time ratio minigrad / PyTorch: {trainers['minigrad'].seconds / trainers['PyTorch'].seconds:.2f}x")
+        print(
+            "time ratio minigrad / PyTorch: "
+            f"{trainers['minigrad'].seconds / trainers['PyTorch'].seconds:.2f}x"
+        )
     return final
 
 

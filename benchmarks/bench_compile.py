@@ -37,7 +37,12 @@ def conv_calls(rng):
     from minigrad.kernels.cpu import conv
 
     # (N, C, H, O, kernel, stride, padding): LeNet-5 on 32x32, the ResNet on 8x8 digits
-    layers = [(32, 1, 32, 6, 5, 1, 2), (32, 6, 16, 16, 5, 1, 0), (32, 1, 8, 16, 3, 1, 1), (32, 16, 8, 16, 3, 1, 1)]
+    layers = [
+        (32, 1, 32, 6, 5, 1, 2),
+        (32, 6, 16, 16, 5, 1, 0),
+        (32, 1, 8, 16, 3, 1, 1),
+        (32, 16, 8, 16, 3, 1, 1),
+    ]
     layers += [(32, 16, 8, 32, 3, 2, 1), (32, 16, 8, 32, 1, 2, 0)]
     for n, c, h, o, k, s, p in layers:
         x = rng.standard_normal((n, c, h, h), dtype="float32")
@@ -131,9 +136,24 @@ def children_cpu():
 def time_first_step(model, cache_dir):
     """Wall and CPU seconds of `python -m minigrad.train --model M --max-steps 1`."""
     with tempfile.TemporaryDirectory() as out:
-        command = [sys.executable, "-m", "minigrad.train", "--model", model, "--max-steps", "1", "--no-plot"]
+        command = [
+            sys.executable,
+            "-m",
+            "minigrad.train",
+            "--model",
+            model,
+            "--max-steps",
+            "1",
+            "--no-plot",
+        ]
         start, cpu = time.perf_counter(), children_cpu()
-        subprocess.run([*command, "--out", out], env=child_env(cache_dir), capture_output=True, text=True, check=True)
+        subprocess.run(
+            [*command, "--out", out],
+            env=child_env(cache_dir),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return time.perf_counter() - start, children_cpu() - cpu
 
 
@@ -146,9 +166,15 @@ def span(values, unit="s", digits=1):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="cold/cached pairs per figure (default: 3)")
-    parser.add_argument("--families", default=",".join(FAMILIES), help="kernel families to time (comma-separated)")
-    parser.add_argument("--models", default="cnn,resnet", help="minigrad-train models to time (comma-separated)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="cold/cached pairs per figure (default: 3)"
+    )
+    parser.add_argument(
+        "--families", default=",".join(FAMILIES), help="kernel families to time (comma-separated)"
+    )
+    parser.add_argument(
+        "--models", default="cnn,resnet", help="minigrad-train models to time (comma-separated)"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -156,7 +182,10 @@ def main():
 
     families = [f for f in args.families.split(",") if f]
     models = [m for m in args.models.split(",") if m]
-    print(f"{os.cpu_count()} CPUs; {args.repeat} cold/cached pair(s) each, every one in a fresh process")
+    print(
+        f"{os.cpu_count()} CPUs; {args.repeat} cold/cached pair(s) each, every one in a fresh "
+        "process"
+    )
     print(f"{'kernel family':<14} {'cold wall':>14} {'cold CPU':>14} {'cached wall':>14}")
     for family in families:
         cold, cached = [], []
@@ -165,13 +194,20 @@ def main():
                 cold.append(run_family(family, cache_dir))
                 cached.append(run_family(family, cache_dir))
         if not all(r["notice"] for r in cold) or any(r["notice"] for r in cached):
-            print(f"  {family}: the compile notice was missing from a cold start or printed by a cached one")
+            print(
+                f"  {family}: the compile notice was missing from a cold start or printed by a "
+                "cached one"
+            )
         print(
-            f"{family:<14} {span([r['wall'] for r in cold]):>14} {span([r['cpu'] for r in cold]):>14} "
+            f"{family:<14} {span([r['wall'] for r in cold]):>14} "
+            f"{span([r['cpu'] for r in cold]):>14} "
             f"{span([r['wall'] for r in cached], digits=2):>14}"
         )
 
-    print(f"\n{'first step':<14} {'cold wall':>14} {'cold CPU':>14} {'cached wall':>14} {'cached CPU':>14}")
+    print(
+        f"\n{'first step':<14} {'cold wall':>14} {'cold CPU':>14} {'cached wall':>14} "
+        f"{'cached CPU':>14}"
+    )
     for model in models:
         cold, cached = [], []
         for _ in range(args.repeat):

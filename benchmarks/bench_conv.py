@@ -80,7 +80,9 @@ def minigrad_runs(case, backend, seed=0):
     n, c, o, h, k, s, p, g = case
     rng = np.random.default_rng(seed)
     x = mg.tensor(rng.standard_normal((n, c, h, h), dtype=np.float32), requires_grad=True)
-    w = mg.tensor(rng.standard_normal((o, c // g, k, k), dtype=np.float32) * 0.1, requires_grad=True)
+    w = mg.tensor(
+        rng.standard_normal((o, c // g, k, k), dtype=np.float32) * 0.1, requires_grad=True
+    )
     b = mg.tensor(rng.standard_normal(o, dtype=np.float32), requires_grad=True)
 
     def forward():
@@ -102,7 +104,9 @@ def torch_runs(case, seed=0):
     n, c, o, h, k, s, p, g = case
     rng = np.random.default_rng(seed)
     x = torch.tensor(rng.standard_normal((n, c, h, h), dtype=np.float32), requires_grad=True)
-    w = torch.tensor(rng.standard_normal((o, c // g, k, k), dtype=np.float32) * 0.1, requires_grad=True)
+    w = torch.tensor(
+        rng.standard_normal((o, c // g, k, k), dtype=np.float32) * 0.1, requires_grad=True
+    )
     b = torch.tensor(rng.standard_normal(o, dtype=np.float32), requires_grad=True)
 
     def forward():
@@ -141,7 +145,11 @@ def compile_times():
         results = []
         for _ in range(2):  # the first run compiles, the second loads what it stored
             out = subprocess.run(
-                [sys.executable, "-c", _COMPILE_SCRIPT], env=env, capture_output=True, text=True, check=True
+                [sys.executable, "-c", _COMPILE_SCRIPT],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             results.append(float(out.stdout.split()[1]))
     return results
@@ -157,17 +165,20 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print):
     numba.set_num_threads(threads)
     out(
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Python "
-        f"{platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, torch {torch.__version__}; "
-        f"{threads} threads (PyTorch and Numba), float32, {repeat} runs per median"
+        f"{platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, torch "
+        f"{torch.__version__}; {threads} threads (PyTorch and Numba), float32, {repeat} runs per "
+        "median"
     )
     if measure_compile:
         cold, cached = compile_times()
         out(
-            f"Numba compile time, all conv kernels (first calls, empty cache): {cold:.1f} s; from the cache: {cached * 1e3:.0f} ms"
+            f"Numba compile time, all conv kernels (first calls, empty cache): {cold:.1f} s; from "
+            f"the cache: {cached * 1e3:.0f} ms"
         )
     header = (
-        f"{'case':10s} {'pass':8s} {'reference':>10s} {'numba':>9s} {'PyTorch':>9s} {'ratio numba/PyTorch':>20s} "
-        f"{'target':>7s} {'ref/numba':>10s} {'numba GFLOP/s':>14s} {'PyTorch GFLOP/s':>16s}"
+        f"{'case':10s} {'pass':8s} {'reference':>10s} {'numba':>9s} {'PyTorch':>9s} "
+        f"{'ratio numba/PyTorch':>20s} {'target':>7s} {'ref/numba':>10s} {'numba GFLOP/s':>14s} "
+        f"{'PyTorch GFLOP/s':>16s}"
     )
     out(header)
     rows = []
@@ -175,7 +186,11 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print):
         case = CASES[name]
         if batch is not None:
             case = (batch,) + case[1:]
-        ref_runs, numba_runs, th_runs = minigrad_runs(case, "numpy"), minigrad_runs(case, "numba"), torch_runs(case)
+        ref_runs, numba_runs, th_runs = (
+            minigrad_runs(case, "numpy"),
+            minigrad_runs(case, "numba"),
+            torch_runs(case),
+        )
         for i, label in enumerate(("fwd", "fwd+bwd")):
             work = flops(case) * (1 if i == 0 else 3) / 1e9
             t_ref = median_ms([ref_runs[i]], max(2, repeat // 4))[0]
@@ -183,9 +198,9 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print):
             row = dict(case=name, pass_=label, reference=t_ref, numba=t_numba, torch=t_torch)
             target = TARGETS[name] if i == 1 else None
             out(
-                f"{name:10s} {label:8s} {t_ref:8.2f}ms {t_numba:7.2f}ms {t_torch:7.2f}ms {t_numba / t_torch:19.2f}x "
-                f"{(f'{target:.1f}x' if target else ''):>7s} {t_ref / t_numba:9.1f}x {work / t_numba * 1e3:14.0f} "
-                f"{work / t_torch * 1e3:16.0f}"
+                f"{name:10s} {label:8s} {t_ref:8.2f}ms {t_numba:7.2f}ms {t_torch:7.2f}ms "
+                f"{t_numba / t_torch:19.2f}x {(f'{target:.1f}x' if target else ''):>7s} "
+                f"{t_ref / t_numba:9.1f}x {work / t_numba * 1e3:14.0f} {work / t_torch * 1e3:16.0f}"
             )
             rows.append(row)
     return rows
@@ -196,8 +211,12 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--cases", nargs="*", default=list(CASES), choices=list(CASES))
-    parser.add_argument("--quick", action="store_true", help=f"a smoke test: batch {QUICK_BATCH}, 2 runs")
-    parser.add_argument("--no-compile-time", action="store_true", help="skip the compile-time processes")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a smoke test: batch {QUICK_BATCH}, 2 runs"
+    )
+    parser.add_argument(
+        "--no-compile-time", action="store_true", help="skip the compile-time processes"
+    )
     args = parser.parse_args(argv)
     # NumPy's BLAS (the reference's matrix products) reads this when NumPy is imported
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))

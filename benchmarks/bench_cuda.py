@@ -120,7 +120,9 @@ def pool_case(kind):
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal(POOL_SHAPE, dtype=np.float32)
-    gy = rng.standard_normal(POOL_SHAPE[:2] + (POOL_SHAPE[2] // 2, POOL_SHAPE[3] // 2), dtype=np.float32)
+    gy = rng.standard_normal(
+        POOL_SHAPE[:2] + (POOL_SHAPE[2] // 2, POOL_SHAPE[3] // 2), dtype=np.float32
+    )
     xm, gm = mg.tensor(x, requires_grad=True), mg.tensor(gy)
 
     def minigrad_step():
@@ -162,7 +164,9 @@ def attention_case(shape):
         gt = torch.tensor(dout, device=device)
 
         def step():
-            torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=True).backward(gt)
+            torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=True).backward(
+                gt
+            )
             qt.grad = kt.grad = vt.grad = None
 
         return step
@@ -171,7 +175,13 @@ def attention_case(shape):
     lse = np.empty((B * H, T), np.float32)
     # forward: q, k, v in; out, lse out; backward: dout, q, k, v, out, lse in; dq, dk, dv out
     moved = ([q, k, v, dout, q, k, v, q, lse], [q, lse, q, k, v])
-    return f"attention (B,H,T,d)={shape}", minigrad_step, torch_step, moved, bench_attention.causal_flops(*shape)[1]
+    return (
+        f"attention (B,H,T,d)={shape}",
+        minigrad_step,
+        torch_step,
+        moved,
+        bench_attention.causal_flops(*shape)[1],
+    )
 
 
 def cases(families, quick):
@@ -200,7 +210,9 @@ def main(argv=None):
     import minigrad as mg
 
     if not cuda.is_available() or numba.config.ENABLE_CUDASIM:
-        raise SystemExit("bench_cuda: no CUDA GPU here (numba.cuda.is_available() is False); nothing to time")
+        raise SystemExit(
+            "bench_cuda: no CUDA GPU here (numba.cuda.is_available() is False); nothing to time"
+        )
     try:
         import torch
 
@@ -211,18 +223,24 @@ def main(argv=None):
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     gpu = cuda.get_current_device()
     print(
-        f"GPU: {gpu.name.decode() if isinstance(gpu.name, bytes) else gpu.name} (compute capability "
-        f"{'.'.join(map(str, gpu.compute_capability))}); CPU: {platform.machine()}, {os.cpu_count()} cores; "
-        f"Python {platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, "
-        f"torch {torch.__version__ if torch else '-'}; float32; median of {repeat} runs; forward + backward, ms"
+        f"GPU: {gpu.name.decode() if isinstance(gpu.name, bytes) else gpu.name} (compute "
+        f"capability {'.'.join(map(str, gpu.compute_capability))}); CPU: {platform.machine()}, "
+        f"{os.cpu_count()} cores; Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"Numba {numba.__version__}, torch {torch.__version__ if torch else '-'}; float32; median "
+        f"of {repeat} runs; forward + "
+        "backward, ms"
     )
-    print(f"minigrad: numba on {numba.get_num_threads()} threads; PyTorch CPU on {os.cpu_count()} threads\n")
+    print(
+        f"minigrad: numba on {numba.get_num_threads()} threads; PyTorch CPU on {os.cpu_count()} "
+        "threads\n"
+    )
 
     families = args.only.split(",")
     compiled = set()
     header = (
-        f"{'case':44s} {'reference':>9s} {'numba':>8s} {'cuda':>8s} {'copies':>7s} {'torch-cpu':>9s} "
-        f"{'torch-cuda':>10s} {'cuda/torch-cuda':>15s} {'numba/cuda':>10s} {'cuda GFLOP/s':>12s}"
+        f"{'case':44s} {'reference':>9s} {'numba':>8s} {'cuda':>8s} {'copies':>7s} "
+        f"{'torch-cpu':>9s} {'torch-cuda':>10s} {'cuda/torch-cuda':>15s} {'numba/cuda':>10s} "
+        f"{'cuda GFLOP/s':>12s}"
     )
     print(header)
     for family, make in cases(families, args.quick):
@@ -230,7 +248,10 @@ def main(argv=None):
         with mg.backends.use("cuda"):
             if family not in compiled:  # the first call compiles this family's kernels
                 compiled.add(family)
-                print(f"  ({family}: first cuda call, compiling its kernels: {first_call_s(minigrad_step):.1f} s)")
+                print(
+                    f"  ({family}: first cuda call, compiling its kernels: "
+                    f"{first_call_s(minigrad_step):.1f} s)"
+                )
             t_cuda = median_ms(minigrad_step, repeat)
         with mg.backends.use("numba"):
             t_numba = median_ms(minigrad_step, repeat)
@@ -239,11 +260,15 @@ def main(argv=None):
             t_ref = median_ms(minigrad_step, max(2, repeat // (10 if big else 4)))
         t_copies = copies_ms(ins, outs, repeat)
         t_tcpu = median_ms(torch_step("cpu"), repeat) if torch else float("nan")
-        t_tgpu = median_ms(torch_step("cuda"), repeat, sync=torch.cuda.synchronize) if torch_cuda else float("nan")
+        t_tgpu = (
+            median_ms(torch_step("cuda"), repeat, sync=torch.cuda.synchronize)
+            if torch_cuda
+            else float("nan")
+        )
         gflops = f"{flops / t_cuda / 1e6:12.0f}" if flops else f"{'':12s}"
         print(
-            f"{label:44s} {t_ref:9.2f} {t_numba:8.2f} {t_cuda:8.2f} {t_copies:7.2f} {t_tcpu:9.2f} {t_tgpu:10.3f} "
-            f"{t_cuda / t_tgpu:14.1f}x {t_numba / t_cuda:9.2f}x {gflops}"
+            f"{label:44s} {t_ref:9.2f} {t_numba:8.2f} {t_cuda:8.2f} {t_copies:7.2f} {t_tcpu:9.2f} "
+            f"{t_tgpu:10.3f} {t_cuda / t_tgpu:14.1f}x {t_numba / t_cuda:9.2f}x {gflops}"
         )
 
 

@@ -1,7 +1,8 @@
 """The whole `minigrad-train --model gpt` run against the same run in PyTorch: validation
 loss and time, same model, same data, same recipe, same machine.
 
-    python benchmarks/bench_gpt_shakespeare.py [--iters 2000] [--quick] [--skip-minigrad] [--skip-torch]
+    python benchmarks/bench_gpt_shakespeare.py [--iters 2000] [--quick] [--skip-minigrad]
+    [--skip-torch]
 
 - minigrad: `python -m minigrad.train --model gpt` in a child process (as a user runs
   it, under minigrad's thread policy), its figures read from the run.json it writes.
@@ -62,18 +63,29 @@ def run_torch(job_args):
     mg.manual_seed(args.seed)  # as the job: the seed, then the data, then the model
     text, _ = train_gpt.load_text(None)
     tokenizer, train_ids, val_ids = train_gpt.split_tokens(text, args.block_size)
-    train_set, val_set = TextDataset(train_ids, args.block_size), TextDataset(val_ids, args.block_size)
+    train_set, val_set = (
+        TextDataset(train_ids, args.block_size),
+        TextDataset(val_ids, args.block_size),
+    )
     V, T = tokenizer.vocab_size, args.block_size
     init = GPT(V, args.d_model, args.n_layers, args.n_heads, max_len=T, pos=args.pos, bias=False)
     model = torch_gpt(V, args.d_model, args.n_layers, args.n_heads, T, bias=False)
-    model.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in init.state_dict().items()})
+    model.load_state_dict(
+        {k: torch.from_numpy(v.numpy().copy()) for k, v in init.state_dict().items()}
+    )
 
     decay = [p for p in model.parameters() if p.ndim >= 2]
     no_decay = [p for p in model.parameters() if p.ndim < 2]
-    groups = [{"params": decay, "weight_decay": train_gpt.WEIGHT_DECAY}, {"params": no_decay, "weight_decay": 0.0}]
+    groups = [
+        {"params": decay, "weight_decay": train_gpt.WEIGHT_DECAY},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
     optimizer = torch.optim.AdamW(groups, lr=args.lr, betas=train_gpt.BETAS)
     schedule = mg.optim.lr_scheduler.get_cosine_schedule_with_warmup(
-        mg.optim.SGD([mg.zeros(1, requires_grad=True)], lr=1.0), args.warmup, args.iters, args.min_lr / args.lr
+        mg.optim.SGD([mg.zeros(1, requires_grad=True)], lr=1.0),
+        args.warmup,
+        args.iters,
+        args.min_lr / args.lr,
     ).lr_lambdas[0]
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
 
@@ -111,7 +123,9 @@ def run_torch(job_args):
                 rows = starts[i : i + batch_size, None] + np.arange(T)
                 logits = model(torch.from_numpy(ids[rows]))
                 target = torch.from_numpy(ids[rows + 1]).reshape(-1)
-                total += torch.nn.functional.cross_entropy(logits.reshape(-1, V), target, reduction="sum").item()
+                total += torch.nn.functional.cross_entropy(
+                    logits.reshape(-1, V), target, reduction="sum"
+                ).item()
         return total / (len(starts) * T)
 
     return {
@@ -126,7 +140,11 @@ def run_torch(job_args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iters", type=int, default=None, help="(default: 2000; --quick 4)")
-    parser.add_argument("--quick", action="store_true", help="the job's --quick model, a few iterations: does it run")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the job's --quick model, a few iterations: does it run",
+    )
     parser.add_argument("--skip-minigrad", action="store_true")
     parser.add_argument("--skip-torch", action="store_true")
     args = parser.parse_args()

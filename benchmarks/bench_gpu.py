@@ -55,8 +55,24 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 MODELS = {
-    "gpt-baby": {"kind": "gpt", "vocab": 65, "d_model": 128, "layers": 4, "heads": 4, "T": 64, "batch": 12},
-    "gpt-shakespeare": {"kind": "gpt", "vocab": 65, "d_model": 384, "layers": 6, "heads": 6, "T": 256, "batch": 64},
+    "gpt-baby": {
+        "kind": "gpt",
+        "vocab": 65,
+        "d_model": 128,
+        "layers": 4,
+        "heads": 4,
+        "T": 64,
+        "batch": 12,
+    },
+    "gpt-shakespeare": {
+        "kind": "gpt",
+        "vocab": 65,
+        "d_model": 384,
+        "layers": 6,
+        "heads": 6,
+        "T": 256,
+        "batch": 64,
+    },
     "lenet": {"kind": "lenet", "image": 32, "batch": 32},
     "resnet": {"kind": "resnet", "image": 8, "batch": 32},
 }
@@ -69,7 +85,13 @@ QUICK = {
 FRAMEWORKS = ["minigrad-cuda", "minigrad-cpu", "torch-cuda", "torch-cpu"]
 GOALS = [  # (model, description, numerator, denominator, bound): numerator / denominator <= bound
     ("gpt-shakespeare", "minigrad CUDA within 5x PyTorch CUDA", "minigrad-cuda", "torch-cuda", 5.0),
-    ("gpt-shakespeare", "minigrad CUDA at least 20x faster than minigrad CPU", "minigrad-cuda", "minigrad-cpu", 1 / 20),
+    (
+        "gpt-shakespeare",
+        "minigrad CUDA at least 20x faster than minigrad CPU",
+        "minigrad-cuda",
+        "minigrad-cpu",
+        1 / 20,
+    ),
     ("gpt-baby", "minigrad CUDA within 4x PyTorch CUDA", "minigrad-cuda", "torch-cuda", 4.0),
 ]
 
@@ -97,7 +119,10 @@ def torch_resnet(num_classes=10):
             return self.relu(self.bn2(self.conv2(self.relu(self.bn1(self.conv1(x))))) + identity)
 
     widths = (16, 32, 64)
-    blocks = [BasicBlock(16 if i == 0 else widths[i - 1], w, 1 if i == 0 else 2) for i, w in enumerate(widths)]
+    blocks = [
+        BasicBlock(16 if i == 0 else widths[i - 1], w, 1 if i == 0 else 2)
+        for i, w in enumerate(widths)
+    ]
     return nn.Sequential(
         nn.Conv2d(1, 16, 3, padding=1, bias=False),
         nn.BatchNorm2d(16),
@@ -119,7 +144,9 @@ def build(framework, c, device):
 
         lib.manual_seed(0)
         if c["kind"] == "gpt":
-            model = torch_gpt(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False, device=device)
+            model = torch_gpt(
+                c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False, device=device
+            )
         else:
             model = torch_lenet5() if c["kind"] == "lenet" else torch_resnet()
     else:
@@ -150,7 +177,6 @@ def batches(c, n=4, seed=0):
     return out
 
 
-# --8<-- [start:step]
 def training_step(framework, c, device):
     """(step, synchronize): a closure running one training step of config `c` on `device`,
     and the function that waits for the device to finish what was queued."""
@@ -174,10 +200,8 @@ def training_step(framework, c, device):
             lib.cuda.synchronize()
 
     return step, synchronize
-    # --8<-- [end:step]
 
 
-# --8<-- [start:measure]
 def measure(step, synchronize, warmup, repeat, steps):
     """{'first': ms of the first step, 'ms': [ms per step of each repeat]}."""
     start = time.perf_counter()
@@ -195,7 +219,6 @@ def measure(step, synchronize, warmup, repeat, steps):
         synchronize()
         ms.append(1e3 * (time.perf_counter() - start) / steps)
     return {"first": first, "ms": ms}
-    # --8<-- [end:measure]
 
 
 def profile(step, synchronize, steps, out=sys.stdout):
@@ -222,7 +245,10 @@ def why_not(framework):
         if not mg.cuda.is_available():
             return f"needs a GPU: {runtime._why_not or 'no CUDA device'}"
         if runtime.simulated():
-            return "needs a GPU: the simulated GPU (MINIGRAD_CUDA_SIMULATOR=1) runs in host memory, it has no speed"
+            return (
+                "needs a GPU: the simulated GPU (MINIGRAD_CUDA_SIMULATOR=1) runs in host "
+                "memory, it has no speed"
+            )
     if framework == "torch-cuda":
         import torch
 
@@ -239,7 +265,10 @@ def device_names():
 
     import minigrad as mg
 
-    parts = [f"{os.cpu_count()} CPU cores", f"PyTorch {torch.__version__} ({torch.get_num_threads()} threads)"]
+    parts = [
+        f"{os.cpu_count()} CPU cores",
+        f"PyTorch {torch.__version__} ({torch.get_num_threads()} threads)",
+    ]
     if torch.cuda.is_available():
         parts.append(f"GPU (PyTorch): {torch.cuda.get_device_name(0)}")
     if mg.cuda.is_available():
@@ -253,16 +282,30 @@ def span(values):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, of: {', '.join(MODELS)}")
-    parser.add_argument("--frameworks", default=",".join(FRAMEWORKS), help=f"of: {', '.join(FRAMEWORKS)}")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed steps after the first (default 3)")
+    parser.add_argument(
+        "--models", default=",".join(MODELS), help=f"comma-separated, of: {', '.join(MODELS)}"
+    )
+    parser.add_argument(
+        "--frameworks", default=",".join(FRAMEWORKS), help=f"of: {', '.join(FRAMEWORKS)}"
+    )
+    parser.add_argument(
+        "--warmup", type=int, default=3, help="untimed steps after the first (default 3)"
+    )
     parser.add_argument("--repeat", type=int, default=5, help="timed measurements (default 5)")
     parser.add_argument("--steps", type=int, default=10, help="steps per measurement (default 10)")
-    parser.add_argument("--cpu-warmup", type=int, default=1, help="--warmup of the CPU columns (default 1)")
-    parser.add_argument("--cpu-steps", type=int, default=2, help="--steps of the CPU columns (default 2)")
-    parser.add_argument("--profile", action="store_true", help="profile minigrad CUDA's steps of each model")
+    parser.add_argument(
+        "--cpu-warmup", type=int, default=1, help="--warmup of the CPU columns (default 1)"
+    )
+    parser.add_argument(
+        "--cpu-steps", type=int, default=2, help="--steps of the CPU columns (default 2)"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="profile minigrad CUDA's steps of each model"
+    )
     parser.add_argument("--json", default=None, help="write the figures to this file")
-    parser.add_argument("--quick", action="store_true", help="tiny models, one timed step: checks that it runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny models, one timed step: checks that it runs"
+    )
     args = parser.parse_args(argv)
     args.models, args.frameworks = args.models.split(","), args.frameworks.split(",")
     for name in args.models:
@@ -289,7 +332,8 @@ def main(argv=None):
     results = {}
     print(
         f"\nms per training step: the first step apart, then {args.repeat} x {args.steps} steps "
-        f"after {args.warmup} warm-up steps (on the CPU {args.repeat} x {args.cpu_steps} after {args.cpu_warmup})"
+        f"after {args.warmup} warm-up steps (on the CPU {args.repeat} x {args.cpu_steps} after "
+        f"{args.cpu_warmup})"
     )
     print(f"{'model':16} {'framework':14} {'first':>9} {'min':>9} {'median':>9} {'max':>9}")
     for name in args.models:
@@ -298,7 +342,9 @@ def main(argv=None):
         for framework in runnable:
             lib, device = framework.split("-")
             step, synchronize = training_step(lib, c, device)
-            steps, warmup = (args.steps, args.warmup) if device == "cuda" else (args.cpu_steps, args.cpu_warmup)
+            steps, warmup = (
+                (args.steps, args.warmup) if device == "cuda" else (args.cpu_steps, args.cpu_warmup)
+            )
             r = measure(step, synchronize, warmup, args.repeat, steps)
             results[name][framework] = r
             print(f"{name:16} {framework:14} {r['first']:9.1f} {span(r['ms'])}", flush=True)
@@ -307,7 +353,9 @@ def main(argv=None):
     print_ratios(results)
     print_goals(results, args.quick)
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": device_names(), "results": results}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"machine": device_names(), "results": results}, indent=1)
+        )
 
 
 def median(results, model, framework):
@@ -331,7 +379,10 @@ def print_ratios(results):
 
 
 def print_goals(results, quick):
-    print("\nissue #21's goals" + (" (--quick: tiny models, the verdicts mean nothing)" if quick else ""))
+    print(
+        "\nissue #21's goals"
+        + (" (--quick: tiny models, the verdicts mean nothing)" if quick else "")
+    )
     for model, text, a, b, bound in GOALS:
         ma, mb = median(results, model, a), median(results, model, b)
         if ma is None or mb is None:

@@ -78,7 +78,8 @@ def lenet_step(quick=False):
     results["torch"] = _median_ms(torch_step, repeat)
     print("\nLeNet-5 training step, batch 64, 28x28 (median ms)")
     print(
-        f"  numpy reference {results['numpy']:8.2f}   numba {results['numba']:8.2f}   PyTorch {results['torch']:8.2f}"
+        f"  numpy reference {results['numpy']:8.2f}   numba {results['numba']:8.2f}   PyTorch "
+        f"{results['torch']:8.2f}"
     )
     ratio = results["numba"] / results["torch"]
     print(
@@ -91,7 +92,9 @@ def lenet_step(quick=False):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few repeats, for a smoke test")
-    parser.add_argument("--only", default="conv,pool,attention,lenet", help="comma-separated subset")
+    parser.add_argument(
+        "--only", default="conv,pool,attention,lenet", help="comma-separated subset"
+    )
     args = parser.parse_args(argv)
     families = args.only.split(",")
     quick = ["--quick"] if args.quick else []

@@ -104,15 +104,23 @@ def run(repeat=10, threads=1, sizes=SIZES):
 
 
 def report(results, threads):
-    print(f"\nnn.Linear forward + backward, float32, {threads} thread(s): median ms [quartiles], GFLOP/s")
-    print(f"{'(batch, in, out)':20s} {'minigrad':>22s} {'NumPy by hand':>22s} {'PyTorch':>22s} {'minigrad/PT':>12s}")
+    print(
+        f"\nnn.Linear forward + backward, float32, {threads} thread(s): median ms [quartiles], "
+        "GFLOP/s"
+    )
+    print(
+        f"{'(batch, in, out)':20s} {'minigrad':>22s} {'NumPy by hand':>22s} {'PyTorch':>22s} "
+        f"{'minigrad/PT':>12s}"
+    )
     for row in results:
         cells = []
         for key in ("minigrad", "numpy", "torch"):
             med, q1, q3 = row[key]
             cells.append(f"{med:7.3f} [{q1:.3f}-{q3:.3f}] {row['flops'] / med / 1e6:5.1f}")
         ratio = row["minigrad"][0] / row["torch"][0]
-        print(f"{str(row['size']):20s} {cells[0]:>22s} {cells[1]:>22s} {cells[2]:>22s} {ratio:11.2f}x")
+        print(
+            f"{str(row['size']):20s} {cells[0]:>22s} {cells[1]:>22s} {cells[2]:>22s} {ratio:11.2f}x"
+        )
 
 
 def main(argv=None):

@@ -61,7 +61,8 @@ def digits_batches(batch_size, seed=0):
     x = (train.data / 16).astype(np.float32).reshape(-1, 64)
     order = np.random.default_rng(seed).permutation(len(x))
     return [
-        (x[order[i : i + batch_size]], train.targets[order[i : i + batch_size]]) for i in range(0, len(x), batch_size)
+        (x[order[i : i + batch_size]], train.targets[order[i : i + batch_size]])
+        for i in range(0, len(x), batch_size)
     ]
 
 
@@ -70,7 +71,10 @@ def random_batches(shape, classes, n=8, seed=0):
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal(shape, dtype=np.float32), rng.integers(0, classes, shape[0])) for _ in range(n)]
+    return [
+        (rng.standard_normal(shape, dtype=np.float32), rng.integers(0, classes, shape[0]))
+        for _ in range(n)
+    ]
 
 
 def token_batches(B, T, vocab, n=8, seed=0):
@@ -107,7 +111,11 @@ def char_transformer(lib, c=TRANSFORMER):
 
         def forward(self, x):
             B, T, d = x.shape
-            q, k, v = self.qkv(self.ln1(x)).reshape(B, T, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+            q, k, v = (
+                self.qkv(self.ln1(x))
+                .reshape(B, T, 3, self.heads, d // self.heads)
+                .permute(2, 0, 3, 1, 4)
+            )
             a = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, heads, T, d / heads)
             x = x + self.proj(a.transpose(1, 2).reshape(B, T, d))
             return x + self.out(F.gelu(self.fc(self.ln2(x))))
@@ -115,8 +123,13 @@ def char_transformer(lib, c=TRANSFORMER):
     class CharModel(nn.Module):
         def __init__(self):
             super().__init__()
-            self.tok, self.pos = nn.Embedding(c["vocab"], c["d_model"]), nn.Embedding(c["T"], c["d_model"])
-            self.blocks = nn.Sequential(*[Block(c["d_model"], c["heads"]) for _ in range(c["layers"])])
+            self.tok, self.pos = (
+                nn.Embedding(c["vocab"], c["d_model"]),
+                nn.Embedding(c["T"], c["d_model"]),
+            )
+            self.blocks = nn.Sequential(
+                *[Block(c["d_model"], c["heads"]) for _ in range(c["layers"])]
+            )
             self.ln, self.head = nn.LayerNorm(c["d_model"]), nn.Linear(c["d_model"], c["vocab"])
 
         def forward(self, ids):
@@ -165,7 +178,9 @@ def training_step(framework, workload, quick=False):
     config = {**TRANSFORMER, **QUICK} if quick else TRANSFORMER
     if workload == "mlp":
         if framework == "torch":
-            model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+            model = nn.Sequential(
+                nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)
+            )
         else:
             model = MLP(64, (256, 128), 10)
         batches = digits_batches(32)
@@ -184,7 +199,9 @@ def training_step(framework, workload, quick=False):
         state["i"] += 1
         opt.zero_grad()
         logits = model(x)
-        lib.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).backward()
+        lib.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), y.reshape(-1)
+        ).backward()
         opt.step()
 
     return step
@@ -227,7 +244,9 @@ class BusyLoops:
         self.looper = f"import os\nos.nice({nice})\n{LOOPER}"
 
     def __enter__(self):
-        self.procs = [subprocess.Popen([sys.executable, "-c", self.looper]) for _ in range(os.cpu_count())]
+        self.procs = [
+            subprocess.Popen([sys.executable, "-c", self.looper]) for _ in range(os.cpu_count())
+        ]
         time.sleep(0.3)  # let them start spinning
         return self
 
@@ -237,18 +256,36 @@ class BusyLoops:
             p.kill()
             p.wait()
         if ended_early and exc[0] is None:
-            raise RuntimeError(f"bench_load: a busy loop ended before the measurement (it lives {LOOPER_LIFETIME_S} s)")
+            raise RuntimeError(
+                "bench_load: a busy loop ended before the measurement (it lives "
+                f"{LOOPER_LIFETIME_S} s)"
+            )
         return False
 
 
 def variant_env(variant):
     """The environment a variant's worker runs in: this one without thread settings,
     so that each variant is what its name says, plus the variant's own."""
-    blas = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
-    env = {k: v for k, v in os.environ.items() if k not in (*blas, "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")}
+    blas = (
+        "OPENBLAS_NUM_THREADS",
+        "GOTO_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "BLIS_NUM_THREADS",
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in (*blas, "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")
+    }
     n = str(os.cpu_count())
     if variant == "minigrad-all":  # the policy before minigrad.threads: every pool on every core
-        env.update(OPENBLAS_NUM_THREADS=n, OMP_NUM_THREADS=n, NUMBA_NUM_THREADS=n, NUMBA_THREADING_LAYER="workqueue")
+        env.update(
+            OPENBLAS_NUM_THREADS=n,
+            OMP_NUM_THREADS=n,
+            NUMBA_NUM_THREADS=n,
+            NUMBA_THREADING_LAYER="workqueue",
+        )
     if variant == "minigrad-1":  # everything on one thread
         env.update(OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     if variant == "minigrad-unsplit":  # BLAS chosen by the user: one thread, and no product is cut
@@ -270,7 +307,9 @@ class Worker:
             cmd, env=variant_env(variant), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
         if self.proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"bench_load: the {variant} worker failed to start (its error is above)")
+            raise RuntimeError(
+                f"bench_load: the {variant} worker failed to start (its error is above)"
+            )
 
     def ms_per_step(self, workload, seconds):
         self.proc.stdin.write(f"{workload} {seconds}\n")
@@ -290,17 +329,29 @@ def span(values, fmt):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short round: checks that the script runs")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds, each idle then loaded (default: 3)")
     parser.add_argument(
-        "--turns", type=int, default=5, help="timed turns per variant, workload and load in a round (default: 5)"
+        "--quick", action="store_true", help="one short round: checks that the script runs"
     )
-    parser.add_argument("--seconds", type=float, default=0.5, help="length of a turn, whole steps (default: 0.5)")
-    parser.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma-separated, from {WORKLOADS}")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds, each idle then loaded (default: 3)"
+    )
+    parser.add_argument(
+        "--turns",
+        type=int,
+        default=5,
+        help="timed turns per variant, workload and load in a round (default: 5)",
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=0.5, help="length of a turn, whole steps (default: 0.5)"
+    )
+    parser.add_argument(
+        "--workloads", default=",".join(WORKLOADS), help=f"comma-separated, from {WORKLOADS}"
+    )
     parser.add_argument(
         "--variants",
         default=",".join(VARIANTS),
-        help=f"comma-separated, from {VARIANTS}, minigrad-1 and torch-1 (one thread), minigrad-unsplit",
+        help=f"comma-separated, from {VARIANTS}, minigrad-1 and torch-1 (one thread), "
+        "minigrad-unsplit",
     )
     parser.add_argument("--worker", choices=["minigrad", "torch"], help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -318,19 +369,26 @@ def main():
         for r in range(args.repeat):
             for load in ("idle", "loaded") if r % 2 == 0 else ("loaded", "idle"):
                 for w in workloads:
-                    with BusyLoops(19 if args.quick else 0) if load == "loaded" else contextlib.nullcontext():
+                    with (
+                        BusyLoops(19 if args.quick else 0)
+                        if load == "loaded"
+                        else contextlib.nullcontext()
+                    ):
                         turns = {v: [] for v in variants}
                         for t in range(args.turns):
-                            # the variants take turns, so that load from elsewhere falls on all alike
+                            # the variants take turns, so that load from elsewhere falls on all
+                            # alike
                             for worker_ in workers if t % 2 == 0 else workers[::-1]:
                                 turns[worker_.variant].append(worker_.ms_per_step(w, args.seconds))
-                                time.sleep(0.15)  # let the pool just used stop spinning (OpenBLAS: ~0.1 s)
+                                # let the pool just used stop spinning (OpenBLAS: ~0.1 s)
+                                time.sleep(0.15)
                         for v in variants:
                             ms[v, load, w].append(statistics.median(turns[v]))
                 print(
                     f"round {r + 1} {load:6s} "
                     + "  ".join(
-                        f"{w}: " + " ".join(f"{v} {ms[v, load, w][-1]:.1f}" for v in variants) for w in workloads
+                        f"{w}: " + " ".join(f"{v} {ms[v, load, w][-1]:.1f}" for v in variants)
+                        for w in workloads
                     ),
                     flush=True,
                 )
@@ -339,7 +397,10 @@ def main():
             worker_.close()
 
     n = os.cpu_count()
-    print(f"\n{n} cores; loaded = {n} busy loops; ms per training step; median (range) over {args.repeat} rounds")
+    print(
+        f"\n{n} cores; loaded = {n} busy loops; ms per training step; median (range) over "
+        f"{args.repeat} rounds"
+    )
     print(f"{'workload':12s} {'variant':13s} {'idle ms':>22s} {'loaded ms':>22s} {'slowdown':>22s}")
     slowdown = {}
     for w in workloads:
@@ -347,30 +408,45 @@ def main():
             idle, loaded = ms[v, "idle", w], ms[v, "loaded", w]
             slowdown[v, w] = [b / a for a, b in zip(idle, loaded)]
             print(
-                f"{w:12s} {v:13s} {span(idle, '{:.1f}'):>22s} {span(loaded, '{:.1f}'):>22s} {span(slowdown[v, w], '{:.2f}x'):>22s}"
+                f"{w:12s} {v:13s} {span(idle, '{:.1f}'):>22s} {span(loaded, '{:.1f}'):>22s} "
+                f"{span(slowdown[v, w], '{:.2f}x'):>22s}"
             )
     if "torch" in variants:
-        print("\nslowdown ratio, minigrad's / PyTorch's (target <= 1.5x), median (range) of the rounds':")
+        print(
+            "\nslowdown ratio, minigrad's / PyTorch's (target <= 1.5x), median (range) of the "
+            "rounds':"
+        )
         for v in (v for v in variants if v.startswith("minigrad")):
-            ratios = {w: [a / b for a, b in zip(slowdown[v, w], slowdown["torch", w])] for w in workloads}
+            ratios = {
+                w: [a / b for a, b in zip(slowdown[v, w], slowdown["torch", w])] for w in workloads
+            }
             print(f"  {v:13s} " + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
         print("\nloaded time ratio, minigrad / PyTorch:")
         for v in (v for v in variants if v.startswith("minigrad")):
-            ratios = {w: [a / b for a, b in zip(ms[v, "loaded", w], ms["torch", "loaded", w])] for w in workloads}
+            ratios = {
+                w: [a / b for a, b in zip(ms[v, "loaded", w], ms["torch", "loaded", w])]
+                for w in workloads
+            }
             print(f"  {v:13s} " + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
     if "minigrad" in variants and "minigrad-all" in variants:
         print("\nidle time ratio, minigrad / minigrad-all (the policy before minigrad.threads):")
         ratios = {
-            w: [a / b for a, b in zip(ms["minigrad", "idle", w], ms["minigrad-all", "idle", w])] for w in workloads
+            w: [a / b for a, b in zip(ms["minigrad", "idle", w], ms["minigrad-all", "idle", w])]
+            for w in workloads
         }
         print("  " + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
     if "minigrad" in variants and "minigrad-unsplit" in variants:
-        print("\ntime ratio, minigrad / minigrad-unsplit (large products cut over the cores, or not):")
+        print(
+            "\ntime ratio, minigrad / minigrad-unsplit (large products cut over the cores, or not):"
+        )
         for load in ("idle", "loaded"):
             ratios = {
-                w: [a / b for a, b in zip(ms["minigrad", load, w], ms["minigrad-unsplit", load, w])] for w in workloads
+                w: [a / b for a, b in zip(ms["minigrad", load, w], ms["minigrad-unsplit", load, w])]
+                for w in workloads
             }
-            print(f"  {load:7s}" + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads))
+            print(
+                f"  {load:7s}" + "  ".join(f"{w} {span(ratios[w], '{:.2f}x')}" for w in workloads)
+            )
 
 
 if __name__ == "__main__":

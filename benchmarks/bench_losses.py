@@ -50,13 +50,19 @@ def check_agree(logits_np, target_np):
     import minigrad.nn.functional as F
 
     values = []
-    for lib, fn in ((mg, F.cross_entropy), (mg, composed_cross_entropy), (torch, torch.nn.functional.cross_entropy)):
+    for lib, fn in (
+        (mg, F.cross_entropy),
+        (mg, composed_cross_entropy),
+        (torch, torch.nn.functional.cross_entropy),
+    ):
         x = lib.tensor(logits_np, requires_grad=True)
         loss = fn(x, lib.tensor(target_np))
         loss.backward()
         values.append((loss.item(), np.asarray(x.grad.numpy())))
     for loss, grad in values[1:]:
-        assert np.isclose(loss, values[0][0], rtol=1e-4) and np.allclose(grad, values[0][1], atol=1e-6)
+        assert np.isclose(loss, values[0][0], rtol=1e-4) and np.allclose(
+            grad, values[0][1], atol=1e-6
+        )
 
 
 def run(repeat=10, threads=1, sizes=SIZES):
@@ -92,12 +98,18 @@ def run(repeat=10, threads=1, sizes=SIZES):
 
 def report(results, threads):
     print(
-        f"\nCross-entropy (mean, class indices) forward + backward, float32, {threads} thread(s): median ms [quartiles]"
+        f"\nCross-entropy (mean, class indices) forward + backward, float32, {threads} thread(s): "
+        "median ms [quartiles]"
     )
-    header = " ".join(f"{name:>23s}" for name in ("minigrad fused", "minigrad composed", "PyTorch", "PyTorch composed"))
+    header = " ".join(
+        f"{name:>23s}"
+        for name in ("minigrad fused", "minigrad composed", "PyTorch", "PyTorch composed")
+    )
     print(f"{'(batch, classes)':17s} {header} {'composed/fused':>15s} {'minigrad/PT':>12s}")
     for row in results:
-        cells = " ".join(f"{row[k][0]:8.3f} [{row[k][1]:.3f}-{row[k][2]:.3f}]".rjust(23) for k in IMPLEMENTATIONS)
+        cells = " ".join(
+            f"{row[k][0]:8.3f} [{row[k][1]:.3f}-{row[k][2]:.3f}]".rjust(23) for k in IMPLEMENTATIONS
+        )
         fused_gain = row["minigrad_composed"][0] / row["minigrad"][0]
         ratio = row["minigrad"][0] / row["torch"][0]
         print(f"{str(row['size']):17s} {cells} {fused_gain:14.1f}x {ratio:11.2f}x")

@@ -36,10 +36,16 @@ def composed(x, weight, bias, dims, param_shape):
 def make_functions(lib, functional):
     """{case: f(x, weight, bias)} for one framework: the library's op and the composition."""
     return {
-        ("layer_norm", "op"): lambda x, w, b: functional.layer_norm(x, (x.shape[-1],), w, b, eps=EPS),
+        ("layer_norm", "op"): lambda x, w, b: functional.layer_norm(
+            x, (x.shape[-1],), w, b, eps=EPS
+        ),
         ("layer_norm", "composed"): lambda x, w, b: composed(x, w, b, (-1,), (x.shape[-1],)),
-        ("batch_norm", "op"): lambda x, w, b: functional.batch_norm(x, None, None, w, b, training=True, eps=EPS),
-        ("batch_norm", "composed"): lambda x, w, b: composed(x, w, b, (0, 2, 3), (1, x.shape[1], 1, 1)),
+        ("batch_norm", "op"): lambda x, w, b: functional.batch_norm(
+            x, None, None, w, b, training=True, eps=EPS
+        ),
+        ("batch_norm", "composed"): lambda x, w, b: composed(
+            x, w, b, (0, 2, 3), (1, x.shape[1], 1, 1)
+        ),
     }
 
 
@@ -72,7 +78,10 @@ def run(repeat=10, threads=1, cases=CASES):
 
     torch.set_num_threads(threads)
     rng = np.random.default_rng(0)
-    libs = {"minigrad": (mg, make_functions(mg, F)), "torch": (torch, make_functions(torch, torch.nn.functional))}
+    libs = {
+        "minigrad": (mg, make_functions(mg, F)),
+        "torch": (torch, make_functions(torch, torch.nn.functional)),
+    }
     results = []
     with blas_threads(threads):
         for case, shape in cases:
@@ -88,19 +97,27 @@ def run(repeat=10, threads=1, cases=CASES):
                     reference = grads
                 # the four compute the same gradients (else the times mean nothing)
                 for got, want in zip(grads, reference):
-                    assert np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.abs(want).max()), (case, key)
+                    assert np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.abs(want).max()), (
+                        case,
+                        key,
+                    )
             results.append(row)
     return results
 
 
 def report(results, threads):
-    print(f"\nNormalization forward + backward, float32, {threads} thread(s): median ms [quartiles]")
+    print(
+        f"\nNormalization forward + backward, float32, {threads} thread(s): median ms [quartiles]"
+    )
     header = " ".join(
-        f"{name:>23s}" for name in ("minigrad, one Function", "minigrad composed", "PyTorch", "PyTorch composed")
+        f"{name:>23s}"
+        for name in ("minigrad, one Function", "minigrad composed", "PyTorch", "PyTorch composed")
     )
     print(f"{'case':30s} {header} {'composed/one':>13s} {'minigrad/PT':>12s}")
     for row in results:
-        cells = " ".join(f"{row[k][0]:8.3f} [{row[k][1]:.3f}-{row[k][2]:.3f}]".rjust(23) for k in IMPLEMENTATIONS)
+        cells = " ".join(
+            f"{row[k][0]:8.3f} [{row[k][1]:.3f}-{row[k][2]:.3f}]".rjust(23) for k in IMPLEMENTATIONS
+        )
         gain = row["minigrad_composed"][0] / row["minigrad"][0]
         ratio = row["minigrad"][0] / row["torch"][0]
         print(f"{row['case'] + ' ' + str(row['shape']):30s} {cells} {gain:12.1f}x {ratio:11.2f}x")

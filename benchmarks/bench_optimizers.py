@@ -38,7 +38,10 @@ def parameter_arrays(sizes, seed=0):
     for n_in, n_out in zip(sizes[:-1], sizes[1:]):
         for shape in ((n_out, n_in), (n_out,)):
             arrays.append(
-                (rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32))
+                (
+                    rng.standard_normal(shape).astype(np.float32),
+                    rng.standard_normal(shape).astype(np.float32),
+                )
             )
     return arrays
 
@@ -87,7 +90,9 @@ def bench_minigrad(name, hyper, arrays, repeat):
 
 
 def bench_naive(name, hyper, arrays, repeat):
-    return quartiles_ms(NaiveStep(name, hyper, [(value.copy(), grad) for value, grad in arrays]), repeat)
+    return quartiles_ms(
+        NaiveStep(name, hyper, [(value.copy(), grad) for value, grad in arrays]), repeat
+    )
 
 
 def bench_torch(name, hyper, arrays, repeat, foreach):
@@ -120,7 +125,10 @@ def check_agree(name, hyper, arrays, steps=3):
         p.grad = torch.tensor(grad)
         pt_params.append(p)
     naive = NaiveStep(name, hyper, [(value.copy(), grad) for value, grad in arrays])
-    mg_opt, pt_opt = getattr(optim, name)(mg_params, **hyper), getattr(torch.optim, name)(pt_params, **hyper)
+    mg_opt, pt_opt = (
+        getattr(optim, name)(mg_params, **hyper),
+        getattr(torch.optim, name)(pt_params, **hyper),
+    )
     for _ in range(steps):
         mg_opt.step()
         pt_opt.step()
@@ -131,7 +139,8 @@ def check_agree(name, hyper, arrays, steps=3):
 
 
 def run(repeat=20, threads=1, models=MODELS):
-    """Time every (model, optimizer); returns one dict each with (median, q1, q3) in ms per implementation."""
+    """Time every (model, optimizer); returns one dict each with (median, q1, q3) in ms per
+    implementation."""
     import torch
 
     torch.set_num_threads(threads)
@@ -153,11 +162,18 @@ def run(repeat=20, threads=1, models=MODELS):
 
 def report(results, threads):
     print(f"\nOne optimizer step, float32, {threads} thread(s): median ms [quartiles]")
-    names = ("minigrad (in place)", "textbook, out of place", "PyTorch (foreach)", "PyTorch (for loop)")
+    names = (
+        "minigrad (in place)",
+        "textbook, out of place",
+        "PyTorch (foreach)",
+        "PyTorch (for loop)",
+    )
     header = " ".join(f"{name:>23s}" for name in names)
     print(f"{'model, optimizer':38s} {header} {'GB/s minigrad':>14s} {'minigrad/PT':>12s}")
     for row in results:
-        cells = " ".join(f"{row[k][0]:8.3f} [{row[k][1]:.3f}-{row[k][2]:.3f}]".rjust(23) for k in IMPLEMENTATIONS)
+        cells = " ".join(
+            f"{row[k][0]:8.3f} [{row[k][1]:.3f}-{row[k][2]:.3f}]".rjust(23) for k in IMPLEMENTATIONS
+        )
         rate = 4 * row["params"] / row["minigrad"][0] / 1e6  # parameter bytes per second
         ratio = row["minigrad"][0] / row["torch"][0]
         print(f"{row['model'] + ', ' + row['optimizer']:38s} {cells} {rate:14.1f} {ratio:11.2f}x")

@@ -135,10 +135,11 @@ def first_call(name, fn):
     out = fn()
     times[name] = time.perf_counter() - start
     return out
-y, i = first_call("max_pool2d forward", lambda: pool.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0), (1, 1), False))
+k, s, p, ceil, inc = (2, 2), (2, 2), (0, 0), False, True  # inc: count_include_pad
+y, i = first_call("max_pool2d forward", lambda: pool.max_pool2d_forward(x, k, s, p, (1, 1), ceil))
 first_call("max_pool2d backward", lambda: pool.max_pool2d_backward(y, i, x.shape))
-y = first_call("avg_pool2d forward", lambda: pool.avg_pool2d_forward(x, (2, 2), (2, 2), (0, 0), False, True))
-first_call("avg_pool2d backward", lambda: pool.avg_pool2d_backward(y, x.shape, (2, 2), (2, 2), (0, 0), False, True))
+y = first_call("avg_pool2d forward", lambda: pool.avg_pool2d_forward(x, k, s, p, ceil, inc))
+first_call("avg_pool2d backward", lambda: pool.avg_pool2d_backward(y, x.shape, k, s, p, ceil, inc))
 print(json.dumps({"import": imported, "first_calls": times}))
 """
 
@@ -152,38 +153,54 @@ def compile_times():
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         for label in ("cold cache (compile)", "warm cache (load)"):
             result = subprocess.run(
-                [sys.executable, "-c", _COMPILE_SCRIPT], cwd=root, env=env, capture_output=True, text=True, check=True
+                [sys.executable, "-c", _COMPILE_SCRIPT],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             out[label] = json.loads(result.stdout.strip().splitlines()[-1])
     return out
 
 
 def report(results, threads):
-    print(f"\nPooling 2x2, stride 2, on {results[0]['shape']} float32, {threads} threads (median ms)")
+    print(
+        f"\nPooling 2x2, stride 2, on {results[0]['shape']} float32, {threads} threads (median ms)"
+    )
     print(
         f"{'case':24s} {'reference':>10s} {'numba':>9s} {'PyTorch':>9s} {'numba/PT':>9s} "
         f"{'vs ref':>7s} {'GB/s numba':>11s} {'GB/s PT':>8s}  target"
     )
     for row in results:
         fwd_bytes, bwd_bytes = row["bytes"]
-        for k, (label, nbytes) in enumerate((("forward", fwd_bytes), ("forward+backward", fwd_bytes + bwd_bytes))):
+        for k, (label, nbytes) in enumerate(
+            (("forward", fwd_bytes), ("forward+backward", fwd_bytes + bwd_bytes))
+        ):
             ref, fast, theirs = row["numpy"][k], row["numba"][k], row["torch"][k]
             ratio = fast / theirs
             target = f"<= {TARGET:.1f}x {'met' if ratio <= TARGET else 'MISSED'}" if k == 1 else ""
             print(
-                f"{row['case'] + ' ' + label:24s} {ref:10.2f} {fast:9.2f} {theirs:9.2f} {ratio:8.2f}x "
-                f"{ref / fast:6.1f}x {nbytes / fast / 1e6:11.1f} {nbytes / theirs / 1e6:8.1f}  {target}"
+                f"{row['case'] + ' ' + label:24s} {ref:10.2f} {fast:9.2f} {theirs:9.2f} "
+                f"{ratio:8.2f}x {ref / fast:6.1f}x {nbytes / fast / 1e6:11.1f} "
+                f"{nbytes / theirs / 1e6:8.1f}  {target}"
             )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--quick", action="store_true", help=f"few repeats on a {QUICK_SHAPE} batch: a smoke test, not a measurement"
+        "--quick",
+        action="store_true",
+        help=f"few repeats on a {QUICK_SHAPE} batch: a smoke test, not a measurement",
     )
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=None, help="timed runs per case (default 30, quick 3)")
-    parser.add_argument("--no-compile-time", action="store_true", help="skip the cold-cache compile measurement")
+    parser.add_argument(
+        "--repeat", type=int, default=None, help="timed runs per case (default 30, quick 3)"
+    )
+    parser.add_argument(
+        "--no-compile-time", action="store_true", help="skip the cold-cache compile measurement"
+    )
     args = parser.parse_args(argv)
     repeat = args.repeat or (3 if args.quick else 30)
 
@@ -199,9 +216,14 @@ def main(argv=None):
     if not args.no_compile_time:
         print("\nNumba compile time, float32 kernels, first call in a fresh process:")
         for label, measured in compile_times().items():
-            calls = ", ".join(f"{name} {1e3 * t:.0f} ms" for name, t in measured["first_calls"].items())
+            calls = ", ".join(
+                f"{name} {1e3 * t:.0f} ms" for name, t in measured["first_calls"].items()
+            )
             total = 1e3 * sum(measured["first_calls"].values())
-            print(f"  {label}: {calls} (total {total:.0f} ms; import {1e3 * measured['import']:.0f} ms)")
+            print(
+                f"  {label}: {calls} (total {total:.0f} ms; import {1e3 * measured['import']:.0f} "
+                "ms)"
+            )
     return results
 
 

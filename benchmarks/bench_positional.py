@@ -95,7 +95,9 @@ def run(repeat=5, number=10):
     """{'forward': {case: [ms]}, 'forward + backward': {case: [ms]}}, printed as a table."""
     results = time_forward_backward(cases(), repeat, number)
     print(f"RoPE on q and k of {SHAPE} float32 each, positions 0..{SHAPE[-2] - 1}")
-    print_against(results, "minigrad, RotaryEmbedding", repeat, number, unit="ms per call (q and k)", width=28)
+    print_against(
+        results, "minigrad, RotaryEmbedding", repeat, number, unit="ms per call (q and k)", width=28
+    )
     return results
 
 

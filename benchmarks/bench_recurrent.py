@@ -36,7 +36,8 @@ def modules(lib_nn, layer, cell, state_dict):
 
         arrays = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in arrays.items()}
     the_layer.load_state_dict(arrays)
-    the_cell.load_state_dict({k[: -len("_l0")]: v for k, v in arrays.items()})  # weight_ih_l0 -> weight_ih
+    # weight_ih_l0 -> weight_ih
+    the_cell.load_state_dict({k[: -len("_l0")]: v for k, v in arrays.items()})
     return the_layer, the_cell
 
 
@@ -100,28 +101,37 @@ def run(repeat=10, threads=1, cases=CASES):
                 the_layer, the_cell = modules(lib_nn, layer, cell, state_dict)
                 for key, fn, params in (
                     (framework, run_layer(the_layer), list(the_layer.parameters())),
-                    (framework + "_cells", run_cells(the_cell, lib.stack), list(the_cell.parameters())),
+                    (
+                        framework + "_cells",
+                        run_cells(the_cell, lib.stack),
+                        list(the_cell.parameters()),
+                    ),
                 ):
                     row[key], grads = bench(lib, fn, params, x, g, repeat)
                     if reference is None:
                         reference = grads
                     # the four compute the same gradients (else the times mean nothing)
                     for got, want in zip(grads, reference):
-                        assert np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.abs(want).max()), (layer, key)
+                        assert np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.abs(want).max()), (
+                            layer,
+                            key,
+                        )
             results.append(row)
     return results
 
 
 def report(results, threads):
     print(
-        f"\nRecurrent layer forward + backward, {T} steps, batch {B}, input {I}, hidden {H}, float32, "
-        f"{threads} thread(s): median ms [quartiles]"
+        f"\nRecurrent layer forward + backward, {T} steps, batch {B}, input {I}, hidden {H}, "
+        f"float32, {threads} thread(s): median ms [quartiles]"
     )
     names = ("minigrad, one Function", "minigrad, cell loop", "PyTorch", "PyTorch, cell loop")
     header = " ".join(f"{name:>23s}" for name in names)
     print(f"{'layer':8s} {header} {'cells/layer':>12s} {'minigrad/PT':>12s}")
     for row in results:
-        cells = " ".join(f"{row[k][0]:8.2f} [{row[k][1]:.2f}-{row[k][2]:.2f}]".rjust(23) for k in IMPLEMENTATIONS)
+        cells = " ".join(
+            f"{row[k][0]:8.2f} [{row[k][1]:.2f}-{row[k][2]:.2f}]".rjust(23) for k in IMPLEMENTATIONS
+        )
         gain = row["minigrad_cells"][0] / row["minigrad"][0]
         ratio = row["minigrad"][0] / row["torch"][0]
         print(f"{row['case']:8s} {cells} {gain:11.1f}x {ratio:11.2f}x")

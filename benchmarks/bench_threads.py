@@ -51,7 +51,10 @@ def worker(variant, workloads, quick=False):
 
     if variant != "lock":
         jit.parallel_kernel_lock = contextlib.nullcontext()  # read at every call
-    steps = {w: (training_step("minigrad", w, quick), training_step("minigrad", w, quick)) for w in workloads}
+    steps = {
+        w: (training_step("minigrad", w, quick), training_step("minigrad", w, quick))
+        for w in workloads
+    }
     for pair in steps.values():
         for step in pair:
             step(), step()
@@ -78,7 +81,9 @@ def ms_per_step_side_by_side(pair, seconds):
     """The two steps in two threads, n steps each (as many as one step alone takes about
     `seconds` for, twice over): wall time / n."""
     n = max(2, int(seconds / ms_per_step(pair[0], 0) * 1e3 / 2))
-    threads = [threading.Thread(target=lambda step=step: [step() for _ in range(n)]) for step in pair]
+    threads = [
+        threading.Thread(target=lambda step=step: [step() for _ in range(n)]) for step in pair
+    ]
     start = time.perf_counter()
     for thread in threads:
         thread.start()
@@ -111,7 +116,11 @@ def us_per_call(seconds):
 
 def variant_env(variant):
     """This environment without Numba's thread settings, plus the variant's own."""
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")
+    }
     if variant == "omp":
         env["NUMBA_THREADING_LAYER"] = "omp"
     return env
@@ -128,7 +137,9 @@ class Worker:
             cmd, env=variant_env(variant), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
         if self.proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"bench_threads: the {variant} worker failed to start (its error is above)")
+            raise RuntimeError(
+                f"bench_threads: the {variant} worker failed to start (its error is above)"
+            )
 
     def ask(self, mode, workload, seconds):
         self.proc.stdin.write(f"{mode} {workload} {seconds}\n")
@@ -148,11 +159,19 @@ def span(values, fmt="{:.1f}"):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short round: checks that the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="one short round: checks that the script runs"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default: 3)")
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timing (default: 2)")
-    parser.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma-separated, from {WORKLOADS}")
-    parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, from {VARIANTS}")
+    parser.add_argument(
+        "--seconds", type=float, default=2.0, help="length of one timing (default: 2)"
+    )
+    parser.add_argument(
+        "--workloads", default=",".join(WORKLOADS), help=f"comma-separated, from {WORKLOADS}"
+    )
+    parser.add_argument(
+        "--variants", default=",".join(VARIANTS), help=f"comma-separated, from {VARIANTS}"
+    )
     parser.add_argument("--worker", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     workloads = args.workloads.split(",")
@@ -167,12 +186,16 @@ def main():
     results = {}
     try:
         for r in range(args.repeat):
-            for t, (mode, w) in enumerate([("call", "-")] + [(m, w) for w in workloads for m in ("one", "two")]):
+            for t, (mode, w) in enumerate(
+                [("call", "-")] + [(m, w) for w in workloads for m in ("one", "two")]
+            ):
                 for worker_ in workers if (r + t) % 2 == 0 else workers[::-1]:
                     if mode == "two" and worker_.variant == "nolock":
                         continue  # it would abort the worker: the crash this lock prevents
                     for i, value in enumerate(worker_.ask(mode, w, args.seconds)):
-                        results.setdefault((worker_.variant, mode + ("-straight" if i else ""), w), []).append(value)
+                        results.setdefault(
+                            (worker_.variant, mode + ("-straight" if i else ""), w), []
+                        ).append(value)
             print(f"round {r + 1} done", flush=True)
     finally:
         for worker_ in workers:
@@ -185,14 +208,20 @@ def main():
             f"  {v:8s} through the lock {span(results[v, 'call', '-'], '{:.2f}')}"
             f"   straight to Numba {span(results[v, 'call-straight', '-'], '{:.2f}')}"
         )
-    print("\nms per training step: one model on the main thread; two models in two threads (wall / steps)")
+    print(
+        "\nms per training step: one model on the main thread; two models in two threads (wall / "
+        "steps)"
+    )
     print(f"  {'workload':12s} {'variant':8s} {'one':>22s} {'two':>22s} {'two / (2 x one)':>16s}")
     for w in workloads:
         for v in variants:
             one = results[v, "one", w]
             two = results.get((v, "two", w))
             ratio = f"{statistics.median(two) / (2 * statistics.median(one)):.2f}" if two else "-"
-            print(f"  {w:12s} {v:8s} {span(one):>22s} {span(two) if two else 'crashes':>22s} {ratio:>16s}")
+            print(
+                f"  {w:12s} {v:8s} {span(one):>22s} {span(two) if two else 'crashes':>22s} "
+                f"{ratio:>16s}"
+            )
 
 
 if __name__ == "__main__":

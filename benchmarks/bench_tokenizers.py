@@ -61,7 +61,9 @@ def cases(quick=False):
         raise RuntimeError("bench_tokenizers: BPETokenizer.train and the textbook trainer disagree")
     train = {
         "minigrad BPETokenizer.train": lambda: BPETokenizer.train(train_text, vocab),
-        "textbook (recount every merge)": lambda: textbook_merges(re.findall(GPT2_SPLIT_PATTERN, train_text), vocab),
+        "textbook (recount every merge)": lambda: textbook_merges(
+            re.findall(GPT2_SPLIT_PATTERN, train_text), vocab
+        ),
     }
 
     n_encode = 10_000 if quick else 100_000
@@ -73,11 +75,16 @@ def cases(quick=False):
         return bpe.encode(unseen)
 
     def encode_uncached():
-        return [i for chunk in re.findall(GPT2_SPLIT_PATTERN, unseen) for i in bpe._encode_chunk(chunk)]
+        return [
+            i for chunk in re.findall(GPT2_SPLIT_PATTERN, unseen) for i in bpe._encode_chunk(chunk)
+        ]
 
     if encode_cached() != encode_uncached():
         raise RuntimeError("bench_tokenizers: the cached and uncached BPE encodings disagree")
-    encode = {"minigrad BPETokenizer.encode": encode_cached, "merges replayed per chunk": encode_uncached}
+    encode = {
+        "minigrad BPETokenizer.encode": encode_cached,
+        "merges replayed per chunk": encode_uncached,
+    }
 
     char_text = text[:100_000] if quick else text
     chars = CharTokenizer.train(text)
@@ -126,7 +133,9 @@ def run(repeat=3, quick=False):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small texts, one turn: checks that the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="small texts, one turn: checks that the script runs"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="turns per case (default: 3)")
     args = parser.parse_args()
     run(1 if args.quick else args.repeat, args.quick)

@@ -41,11 +41,17 @@ def main():
     mg.manual_seed(0)
     model = MLP(64, (256, 128), 10)
     t_model = torch.nn.Sequential(
-        torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
+        torch.nn.Linear(64, 256),
+        torch.nn.ReLU(),
+        torch.nn.Linear(256, 128),
+        torch.nn.ReLU(),
+        torch.nn.Linear(128, 10),
     )
     # identical starting weights: minigrad's layers.0.weight is torch's 0.weight, ...
     names = {f"{2 * i}.{p}": f"layers.{i}.{p}" for i in range(3) for p in ("weight", "bias")}
-    t_model.load_state_dict({k: torch.from_numpy(model.state_dict()[v].numpy().copy()) for k, v in names.items()})
+    t_model.load_state_dict(
+        {k: torch.from_numpy(model.state_dict()[v].numpy().copy()) for k, v in names.items()}
+    )
     opt = optim.AdamW(model.parameters(), lr=3e-3)
     t_opt = torch.optim.AdamW(t_model.parameters(), lr=3e-3)
 

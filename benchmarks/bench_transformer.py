@@ -52,11 +52,14 @@ def encoder_step(lib, c=ENCODER):
     layer = lib.nn.TransformerEncoderLayer(
         c["d_model"], c["heads"], c["ff"], dropout=0.0, batch_first=True, norm_first=True
     )
-    model = lib.nn.TransformerEncoder(layer, c["layers"], enable_nested_tensor=False)  # torch: no nested tensors
+    # torch: no nested tensors
+    model = lib.nn.TransformerEncoder(layer, c["layers"], enable_nested_tensor=False)
     opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(0)
     x = lib.from_numpy(rng.standard_normal((c["batch"], c["T"], c["d_model"]), dtype=np.float32))
-    target = lib.from_numpy(rng.standard_normal((c["batch"], c["T"], c["d_model"]), dtype=np.float32))
+    target = lib.from_numpy(
+        rng.standard_normal((c["batch"], c["T"], c["d_model"]), dtype=np.float32)
+    )
     mask = lib.from_numpy(np.triu(np.full((c["T"], c["T"]), -np.inf, dtype=np.float32), k=1))
 
     def step():
@@ -93,18 +96,27 @@ def torch_gpt(vocab, d_model, n_layers, n_heads, max_len, bias=True, device="cpu
     class Attention(nn.Module):
         def __init__(self):
             super().__init__()
-            self.qkv, self.proj = nn.Linear(d_model, 3 * d_model, bias=bias), nn.Linear(d_model, d_model, bias=bias)
+            self.qkv, self.proj = (
+                nn.Linear(d_model, 3 * d_model, bias=bias),
+                nn.Linear(d_model, d_model, bias=bias),
+            )
 
         def forward(self, x):
             B, T, C = x.shape
-            q, k, v = (t.reshape(B, T, n_heads, head_dim).transpose(1, 2) for t in self.qkv(x).split(C, dim=-1))
+            q, k, v = (
+                t.reshape(B, T, n_heads, head_dim).transpose(1, 2)
+                for t in self.qkv(x).split(C, dim=-1)
+            )
             y = F.scaled_dot_product_attention(rotate(q), rotate(k), v, is_causal=True)
             return self.proj(y.transpose(1, 2).reshape(B, T, C))
 
     class MLP(nn.Module):
         def __init__(self):
             super().__init__()
-            self.fc, self.proj = nn.Linear(d_model, 4 * d_model, bias=bias), nn.Linear(4 * d_model, d_model, bias=bias)
+            self.fc, self.proj = (
+                nn.Linear(d_model, 4 * d_model, bias=bias),
+                nn.Linear(4 * d_model, d_model, bias=bias),
+            )
 
         def forward(self, x):
             return self.proj(F.gelu(self.fc(x)))
@@ -149,12 +161,16 @@ def gpt_models(c=GPT):
     # bias=False on both sides: the model minigrad-train --model gpt builds
     mine = MinigradGPT(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False)
     theirs = torch_gpt(c["vocab"], c["d_model"], c["layers"], c["heads"], c["T"], bias=False)
-    theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()})
+    theirs.load_state_dict(
+        {k: torch.from_numpy(v.numpy().copy()) for k, v in mine.state_dict().items()}
+    )
     idx = np.random.default_rng(1).integers(0, c["vocab"], (2, c["T"]))
     with mg.no_grad(), torch.no_grad():
         gap = np.abs(mine(mg.from_numpy(idx)).numpy() - theirs(torch.from_numpy(idx)).numpy()).max()
     if not gap < 1e-4:
-        raise RuntimeError(f"bench_transformer: minigrad's and PyTorch's GPT disagree (logits differ by {gap:.2g})")
+        raise RuntimeError(
+            f"bench_transformer: minigrad's and PyTorch's GPT disagree (logits differ by {gap:.2g})"
+        )
     return mine, theirs
 
 
@@ -263,7 +279,10 @@ def generation(n_tokens, repeat, context):
             start = time.perf_counter()
             model.generate(prompt, n_tokens, use_cache=use_cache)
             rates[use_cache].append(n_tokens / (time.perf_counter() - start))
-    print(f"\ngenerate: {n_tokens} tokens after a 1-token prompt (context {context}), tokens/s, median (min-max)")
+    print(
+        f"\ngenerate: {n_tokens} tokens after a 1-token prompt (context {context}), tokens/s, "
+        "median (min-max)"
+    )
     print(f"  with the KV cache      {span(rates[True], '{:.0f}')}")
     print(f"  without (whole window) {span(rates[False], '{:.0f}')}")
     ratio = [a / b for a, b in zip(rates[True], rates[False])]
@@ -272,16 +291,34 @@ def generation(n_tokens, repeat, context):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="one short turn each: checks that the script runs"
+    )
     parser.add_argument("--repeat", type=int, default=5, help="turns per framework (default: 5)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of a turn, whole steps (default: 1)")
-    parser.add_argument("--cases", default="encoder,gpt,generate", help="comma-separated: encoder, gpt, generate")
-    parser.add_argument("--tokens", type=int, default=200, help="tokens generated per run (default: 200)")
-    parser.add_argument("--long-context", type=int, default=512, help="the second generation run's context")
-    parser.add_argument("--long-tokens", type=int, default=500, help="tokens generated in it (default: 500)")
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="length of a turn, whole steps (default: 1)"
+    )
+    parser.add_argument(
+        "--cases", default="encoder,gpt,generate", help="comma-separated: encoder, gpt, generate"
+    )
+    parser.add_argument(
+        "--tokens", type=int, default=200, help="tokens generated per run (default: 200)"
+    )
+    parser.add_argument(
+        "--long-context", type=int, default=512, help="the second generation run's context"
+    )
+    parser.add_argument(
+        "--long-tokens", type=int, default=500, help="tokens generated in it (default: 500)"
+    )
     args = parser.parse_args()
     if args.quick:
-        args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = 1, 0.01, 8, 16, 12
+        args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = (
+            1,
+            0.01,
+            8,
+            16,
+            12,
+        )
     cases = args.cases.split(",")
     enc, gpt = ({**ENCODER, **QUICK}, {**GPT, **QUICK}) if args.quick else (ENCODER, GPT)
 
@@ -293,16 +330,16 @@ def main():
 
     threads = mg.threads.info()
     print(
-        f"{os.cpu_count()} cores; minigrad: BLAS threads {threads['blas']}, large products cut over "
-        f"{threads['matmul_split']}, Numba threads {threads['numba']}; "
+        f"{os.cpu_count()} cores; minigrad: BLAS threads {threads['blas']}, large products cut "
+        f"over {threads['matmul_split']}, Numba threads {threads['numba']}; "
         f"PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
     )
     if "encoder" in cases:
         steps = {"minigrad": encoder_step(mg, enc), "torch": encoder_step(torch, enc)}
         steps["torch-1"] = with_torch_threads(encoder_step(torch, enc), 1)
         name = (
-            f"encoder ({enc['layers']} pre-norm layers, d {enc['d_model']}, {enc['heads']} heads, ff {enc['ff']}, "
-            f"T {enc['T']}, batch {enc['batch']}, causal)"
+            f"encoder ({enc['layers']} pre-norm layers, d {enc['d_model']}, {enc['heads']} heads, "
+            f"ff {enc['ff']}, T {enc['T']}, batch {enc['batch']}, causal)"
         )
         compare(name, steps, args.repeat, args.seconds)
     if "gpt" in cases:
@@ -311,8 +348,8 @@ def main():
         steps = {"minigrad": gpt_step(mg, mine, gpt), "torch": gpt_step(torch, theirs, gpt)}
         steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, gpt), 1)
         name = (
-            f"gpt (baby GPT: {gpt['layers']} layers, d {gpt['d_model']}, {gpt['heads']} heads, T {gpt['T']}, "
-            f"batch {gpt['batch']}, vocab {gpt['vocab']})"
+            f"gpt (baby GPT: {gpt['layers']} layers, d {gpt['d_model']}, {gpt['heads']} heads, T "
+            f"{gpt['T']}, batch {gpt['batch']}, vocab {gpt['vocab']})"
         )
         ms = compare(name, steps, args.repeat, args.seconds)
         print(
@@ -321,7 +358,8 @@ def main():
         )
     if "generate" in cases:
         generation(args.tokens, args.repeat, GPT["T"])  # the trained model's context
-        generation(args.long_tokens, args.repeat, args.long_context)  # where O(T) against O(T^2) shows
+        # where O(T) against O(T^2) shows
+        generation(args.long_tokens, args.repeat, args.long_context)
 
 
 if __name__ == "__main__":

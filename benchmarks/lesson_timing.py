@@ -51,7 +51,10 @@ def turns(fns, repeat, number):
 
 def span(values, fmt="{:.2f}"):
     """'median (min-max)' of `values`."""
-    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+    return (
+        f"{fmt.format(statistics.median(values))} "
+        f"({fmt.format(min(values))}-{fmt.format(max(values))})"
+    )
 
 
 def one_thread(fn):
@@ -91,10 +94,15 @@ def lesson_main(doc, run, report, argv=None, default_repeat=20):
     """The command line of a lesson benchmark: parse --quick/--threads/--repeat, print
     the machine, run(repeat=, threads=), print report(results, threads); the results."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke test, not a measurement")
+    parser.add_argument(
+        "--quick", action="store_true", help="few repeats: a smoke test, not a measurement"
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument(
-        "--repeat", type=int, default=None, help=f"timed runs per case (default {default_repeat}, quick 3)"
+        "--repeat",
+        type=int,
+        default=None,
+        help=f"timed runs per case (default {default_repeat}, quick 3)",
     )
     args = parser.parse_args(argv)
     repeat = args.repeat or (3 if args.quick else default_repeat)
@@ -133,12 +141,20 @@ def print_against(results, base, repeat, number, unit="ms per call", width=24):
 def turns_main(doc, run, default_repeat, default_number):
     """The command line of those benchmarks: --quick (one call: does it run), --repeat, --number."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one short turn each: checks that the script runs")
     parser.add_argument(
-        "--repeat", type=int, default=default_repeat, help=f"turns per case (default: {default_repeat})"
+        "--quick", action="store_true", help="one short turn each: checks that the script runs"
     )
     parser.add_argument(
-        "--number", type=int, default=default_number, help=f"calls per turn (default: {default_number})"
+        "--repeat",
+        type=int,
+        default=default_repeat,
+        help=f"turns per case (default: {default_repeat})",
+    )
+    parser.add_argument(
+        "--number",
+        type=int,
+        default=default_number,
+        help=f"calls per turn (default: {default_number})",
     )
     args = parser.parse_args()
     if args.quick:

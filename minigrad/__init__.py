@@ -18,7 +18,11 @@ from minigrad import memory  # isort: skip  (the allocator policy, before any ar
 from minigrad.tensor import Tensor  # isort: skip
 from minigrad.size import Size  # isort: skip
 from minigrad import accelerator, autograd, backends, cpu, cuda, distributed, linalg, special
-from minigrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from minigrad.autograd.anomaly import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -106,7 +110,13 @@ from minigrad.creation import (
     numel,
     scalar_tensor,
 )
-from minigrad.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
+from minigrad.windows import (
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
 from minigrad.ops.activation import log_softmax, softmax
 from minigrad.ops.choose import maximum, minimum, where
 from minigrad.ops.elementwise import (  # noqa: A004  (mg.pow shadows a builtin here, as in torch)
@@ -226,7 +236,15 @@ from minigrad.ops.index import (
     unravel_index,
 )
 from minigrad.ops.index_write import index_add, index_copy, index_put, masked_scatter, put
-from minigrad.ops.inverse import cholesky_inverse, cholesky_solve, det, inverse, logdet, pinverse, slogdet
+from minigrad.ops.inverse import (
+    cholesky_inverse,
+    cholesky_solve,
+    det,
+    inverse,
+    logdet,
+    pinverse,
+    slogdet,
+)
 from minigrad.ops.joining import (
     atleast_1d,
     atleast_2d,
@@ -331,11 +349,24 @@ from minigrad.ops.shape import (
     unflatten,
     unsqueeze,
 )
-from minigrad.ops.search import bincount, bucketize, count_nonzero, histc, histogram, histogramdd, searchsorted
+from minigrad.ops.search import (
+    bincount,
+    bucketize,
+    count_nonzero,
+    histc,
+    histogram,
+    histogramdd,
+    searchsorted,
+)
 from minigrad.ops.sort import argsort, msort, sort, topk, unique, unique_consecutive
 from minigrad.ops.statistics import aminmax, corrcoef, cov, nanmean, nansum, std_mean, var_mean
 from minigrad.ops.strided import as_strided, diagonal
-from minigrad.ops.view_scatter import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter
+from minigrad.ops.view_scatter import (
+    as_strided_scatter,
+    diagonal_scatter,
+    select_scatter,
+    slice_scatter,
+)
 from minigrad.ops.rounding import (
     copysign,
     fix,
@@ -349,7 +380,17 @@ from minigrad.ops.rounding import (
     signbit,
     trunc,
 )
-from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
+from minigrad.ops.special_functions import (
+    digamma,
+    erfc,
+    erfinv,
+    i0,
+    igamma,
+    igammac,
+    lgamma,
+    mvlgamma,
+    polygamma,
+)
 from minigrad.ops.trig import (
     acos,
     acosh,
@@ -393,9 +434,26 @@ from minigrad.tensor_types import (
     LongTensor,
     ShortTensor,
 )
-from minigrad.threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
+from minigrad.threads import (
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from minigrad.serialization import load, save
-from minigrad import amp, data, distributions, func, multiprocessing, nn, onnx, optim, testing, utils, viz
+from minigrad import (
+    amp,
+    data,
+    distributions,
+    func,
+    multiprocessing,
+    nn,
+    onnx,
+    optim,
+    testing,
+    utils,
+    viz,
+)
 from minigrad.amp import GradScaler
 from minigrad.amp.autocast_mode import autocast, is_autocast_enabled
 from minigrad.autograd import functional as _autograd_functional  # noqa: F401  (mg.autograd.functional)
@@ -404,7 +462,8 @@ from minigrad.func import vmap
 
 concat = concatenate = cat
 dtype = _np.dtype
-"""The type of dtypes (torch.dtype): minigrad's dtypes are NumPy's, so `isinstance(t.dtype, mg.dtype)`."""
+"""The type of dtypes (torch.dtype): minigrad's dtypes are NumPy's, so
+`isinstance(t.dtype, mg.dtype)`."""
 
 # the constants of torch's namespace (torch.inf is math.inf, ...)
 inf = math.inf

@@ -34,7 +34,9 @@ def init_layer(fan_in, fan_out):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Train a small MLP on two spirals with raw minigrad tensors.")
+    parser = argparse.ArgumentParser(
+        description="Train a small MLP on two spirals with raw minigrad tensors."
+    )
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--lr", type=float, default=0.1)
     parser.add_argument("--momentum", type=float, default=0.9)

@@ -49,7 +49,10 @@ def normalize_dim(dim, ndim, op):
         raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
     n = max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as PyTorch
     if not -n <= dim < n:
-        raise IndexError(f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(
+            f"{op}: dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+            f"{dim})"
+        )
     return int(dim) % n
 
 
@@ -60,7 +63,9 @@ def distinct_dims(dims, ndim, op):
     axes = tuple(normalize_dim(d, ndim, op) for d in dims)
     for i, axis in enumerate(axes):
         if axis in axes[:i]:
-            raise RuntimeError(f"{op}: dim {axis} appears multiple times in the list of dims {tuple(dims)}")
+            raise RuntimeError(
+                f"{op}: dim {axis} appears multiple times in the list of dims {tuple(dims)}"
+            )
     return axes
 
 
@@ -85,16 +90,20 @@ def batched(input, unbatched_ndim, op, layout=None):
     """
     if input.ndim not in (unbatched_ndim, unbatched_ndim + 1):
         unbatched = f"{unbatched_ndim}-D {layout}" if layout else f"{unbatched_ndim}-D (unbatched)"
-        with_batch = f"{unbatched_ndim + 1}-D (N, {layout[1:]}" if layout else f"{unbatched_ndim + 1}-D (batched)"
+        with_batch = (
+            f"{unbatched_ndim + 1}-D (N, {layout[1:]}"
+            if layout
+            else f"{unbatched_ndim + 1}-D (batched)"
+        )
         raise RuntimeError(
-            f"{op}: expected a {unbatched} or {with_batch} input, got input of shape {tuple(input.shape)}"
+            f"{op}: expected a {unbatched} or {with_batch} input, got input of shape "
+            f"{tuple(input.shape)}"
         )
     if input.ndim == unbatched_ndim:
         return input.unsqueeze(0), True
     return input, False
 
 
-# --8<-- [start:output_size]
 def window_output_size(size, kernel, stride, padding, dilation, ceil_mode=False):
     """How many positions a window (a conv kernel, a pooling window) takes along one axis
     of `size` input elements.
@@ -113,6 +122,3 @@ def window_output_size(size, kernel, stride, padding, dilation, ceil_mode=False)
     if (out - 1) * stride >= size + padding:  # the last window would start in the right padding
         out -= 1
     return out
-
-
-# --8<-- [end:output_size]

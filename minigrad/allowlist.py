@@ -77,14 +77,19 @@ def _path_of(item):
     if isinstance(item, tuple):
         if len(item) != 2:
             raise ValueError(
-                f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(item)}"
+                "Expected tuple of length 2 (global, str of callable full path), but got tuple of "
+                f"length: {len(item)}"
             )
         if type(item[1]) is not str:
-            raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(item[1])}")
+            raise TypeError(
+                "Expected second item in tuple to be str of callable full path, but got: "
+                f"{type(item[1])}"
+            )
         return item[1]
     if not hasattr(item, "__module__") or not hasattr(item, "__qualname__"):
         raise TypeError(
-            f"add_safe_globals: expected classes and functions (or (obj, 'module.name') pairs), got {item!r}"
+            "add_safe_globals: expected classes and functions (or (obj, 'module.name') pairs), "
+            f"got {item!r}"
         )
     return f"{item.__module__}.{item.__qualname__}"
 
@@ -117,7 +122,11 @@ def find(path, weights_only):
         raise NotFound(f"there is no module {module_name!r} in this minigrad") from None
     obj = getattr(module, name, None)
     # defined in that module: a name it merely imported (np, os, ...) is not minigrad's own
-    if obj is None or getattr(obj, "__module__", None) != module_name or getattr(obj, "__qualname__", None) != name:
+    if (
+        obj is None
+        or getattr(obj, "__module__", None) != module_name
+        or getattr(obj, "__qualname__", None) != name
+    ):
         raise NotFound(f"{module_name} defines no class or function {name!r}")
     return obj
 

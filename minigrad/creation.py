@@ -63,7 +63,11 @@ def as_tensor(data, dtype=None, device=None):
         return data.to(device=device, dtype=dtype)
     if device is not None and device.type == "cuda":
         return tensor(data, dtype=dtype, device=device)
-    if isinstance(data, np.ndarray) and (dtype is None or dtype == data.dtype) and data.dtype.kind in "biufc":
+    if (
+        isinstance(data, np.ndarray)
+        and (dtype is None or dtype == data.dtype)
+        and data.dtype.kind in "biufc"
+    ):
         return Tensor._make(data)
     return Tensor._from_data(data, dtype)
 
@@ -95,7 +99,9 @@ def _shape(size, op):
     PyTorch (NumPy's "negative dimensions are not allowed" would not name the op)."""
     shape = size_args(size)
     if any(s < 0 for s in shape):
-        raise RuntimeError(f"{op}: trying to create a tensor with negative dimension {min(shape)}: size {shape}")
+        raise RuntimeError(
+            f"{op}: trying to create a tensor with negative dimension {min(shape)}: size {shape}"
+        )
     return shape
 
 
@@ -126,10 +132,13 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
-    """A tensor of shape `size` filled with `fill_value`; its dtype follows the value (as PyTorch)."""
+    """A tensor of shape `size` filled with `fill_value`; its dtype follows the value (as
+    PyTorch)."""
     if dtype is None:  # the fill value decides, as in PyTorch
         dtype = dtypes.infer_dtype(fill_value)
-    return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device, requires_grad, "full")
+    return _filled(
+        fill_value, (size,) if isinstance(size, int) else size, dtype, device, requires_grad, "full"
+    )
 
 
 # The *_like functions take the shape (and, unless dtype= says otherwise, the dtype) of `t`.
@@ -149,7 +158,9 @@ def empty_like(t, dtype=None, device=None, requires_grad=False):
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     """`fill_value` with the shape (and, unless given, the dtype) of `t`."""
-    return _filled(fill_value, t.shape, dtype or t.dtype, device or t.device, requires_grad, "full_like")
+    return _filled(
+        fill_value, t.shape, dtype or t.dtype, device or t.device, requires_grad, "full_like"
+    )
 
 
 # The random functions draw from the global generator, or from `generator=` (a
@@ -182,13 +193,25 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Uniform [0, 1) samples with the shape (and, unless given, the dtype) of `t`."""
     device = t.device if device is None else check_device(device, "rand_like")
-    return rand(t.shape, generator=generator, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    return rand(
+        t.shape,
+        generator=generator,
+        dtype=dtype or t.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Standard normal samples with the shape (and, unless given, the dtype) of `t`."""
     device = t.device if device is None else check_device(device, "randn_like")
-    return randn(t.shape, generator=generator, dtype=dtype or t.dtype, device=device, requires_grad=requires_grad)
+    return randn(
+        t.shape,
+        generator=generator,
+        dtype=dtype or t.dtype,
+        device=device,
+        requires_grad=requires_grad,
+    )
 
 
 def _integers(low, high, shape, generator, op):
@@ -197,11 +220,15 @@ def _integers(low, high, shape, generator, op):
     return _random.numpy_generator(generator, op).integers(low, high, size=shape)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(
+    low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+):
     """Integers uniform in [low, high): randint(high, size) or randint(low, high, size)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
-            raise TypeError("randint: size is required, e.g. randint(10, (3,)) or randint(0, 10, (3,))")
+            raise TypeError(
+                "randint: size is required, e.g. randint(10, (3,)) or randint(0, 10, (3,))"
+            )
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
@@ -210,7 +237,9 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     return _new(out, dtype or np.int64, device, requires_grad, "randint")
 
 
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint_like(
+    input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False
+):
     """Integers uniform in [low, high) with the shape (and, unless given, the dtype) of
     `input`: randint_like(t, high) or randint_like(t, low, high)."""
     if high is None:
@@ -244,7 +273,13 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """`steps` evenly spaced values from `start` to `end`, both included."""
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
-    return _new(np.linspace(start, end, steps), dtype or dtypes.default_float, device, requires_grad, "linspace")
+    return _new(
+        np.linspace(start, end, steps),
+        dtype or dtypes.default_float,
+        device,
+        requires_grad,
+        "linspace",
+    )
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
@@ -279,7 +314,13 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     """A 0-d tensor holding the number `s`, of the default float dtype unless `dtype` says
     otherwise (an int or a bool becomes a float too, unlike `mg.tensor`)."""
-    return _new(np.asarray(s, dtype=np.float64), dtype or dtypes.default_float, device, requires_grad, "scalar_tensor")
+    return _new(
+        np.asarray(s, dtype=np.float64),
+        dtype or dtypes.default_float,
+        device,
+        requires_grad,
+        "scalar_tensor",
+    )
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
@@ -292,7 +333,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     dtype = dtypes.to_dtype(dtype, "asarray")
     shareable = isinstance(obj, (Tensor, np.ndarray)) and (dtype is None or dtype == obj.dtype)
     if copy is False and not shareable:
-        raise ValueError(f"asarray: can't share the memory of a {type(obj).__name__} (copy=False) with dtype {dtype}")
+        raise ValueError(
+            f"asarray: can't share the memory of a {type(obj).__name__} (copy=False) with dtype "
+            f"{dtype}"
+        )
     if isinstance(obj, Tensor):
         t = obj if dtype is None or dtype == obj.dtype else obj.to(dtype)
         t = t.clone() if copy and t is obj else t
@@ -311,7 +355,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     uninitialised)."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"empty_strided: mismatch in length of strides and shape ({len(stride)} != {len(size)})")
+        raise RuntimeError(
+            f"empty_strided: mismatch in length of strides and shape ({len(stride)} != {len(size)})"
+        )
     dtype = dtypes.to_dtype(dtype, "empty_strided") or dtypes.default_float
     length = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
     storage = np.zeros(length, dtype=dtype)
@@ -329,10 +375,16 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     length = memoryview(buffer).nbytes - offset
     if count == -1 and length % dtype.itemsize:
         raise ValueError(
-            f"buffer length ({length} bytes) after offset ({offset} bytes) must be a multiple of element size "
-            f"({dtype.itemsize})"
+            f"buffer length ({length} bytes) after offset ({offset} bytes) must be a multiple of "
+            f"element size ({dtype.itemsize})"
         )
-    return _new(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset), None, None, requires_grad, "frombuffer")
+    return _new(
+        np.frombuffer(buffer, dtype=dtype, count=count, offset=offset),
+        None,
+        None,
+        requires_grad,
+        "frombuffer",
+    )
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False):
@@ -342,8 +394,14 @@ def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_g
     (torch leaves it uninitialised)."""
     size, layout = tuple(int(s) for s in size), tuple(int(d) for d in physical_layout)
     if sorted(layout) != list(range(len(size))):
-        problem = "Duplicate dim not allowed" if len(set(layout)) != len(layout) else "not a permutation of the dims"
+        problem = (
+            "Duplicate dim not allowed"
+            if len(set(layout)) != len(layout)
+            else "not a permutation of the dims"
+        )
         raise RuntimeError(f"empty_permuted: {problem}: physical_layout {layout} for size {size}")
     dtype = dtypes.to_dtype(dtype, "empty_permuted") or dtypes.default_float
     storage = np.zeros(tuple(size[d] for d in layout), dtype=dtype)
-    return _new(storage.transpose(np.argsort(layout)), None, device, requires_grad, "empty_permuted")
+    return _new(
+        storage.transpose(np.argsort(layout)), None, device, requires_grad, "empty_permuted"
+    )

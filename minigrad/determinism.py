@@ -15,7 +15,9 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
     """Ask for deterministic algorithms (stored; minigrad's CPU ops are deterministic)."""
     global _deterministic, _warn_only
     if not isinstance(mode, bool):
-        raise TypeError(f"use_deterministic_algorithms: mode must be a bool, got {type(mode).__name__}")
+        raise TypeError(
+            f"use_deterministic_algorithms: mode must be a bool, got {type(mode).__name__}"
+        )
     _deterministic, _warn_only = mode, bool(warn_only)
 
 
@@ -38,13 +40,16 @@ def set_deterministic_debug_mode(debug_mode):
     if isinstance(debug_mode, str):
         if debug_mode not in _DEBUG_MODES:
             raise RuntimeError(
-                f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got {debug_mode}"
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                f"{debug_mode}"
             )
         debug_mode = _DEBUG_MODES[debug_mode]
     elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
         raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
     if debug_mode not in (0, 1, 2):
-        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+        raise RuntimeError(
+            f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"
+        )
     use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
 
 
@@ -60,7 +65,10 @@ def set_float32_matmul_precision(precision):
     """'highest' (the default), 'high' or 'medium' (stored; NumPy's matmul is float32)."""
     global _matmul_precision
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"set_float32_matmul_precision: expected 'highest', 'high' or 'medium', got {precision!r}")
+        raise RuntimeError(
+            "set_float32_matmul_precision: expected 'highest', 'high' or 'medium', got "
+            f"{precision!r}"
+        )
     _matmul_precision = precision
 
 

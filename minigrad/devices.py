@@ -18,7 +18,8 @@ from minigrad import dtypes
 
 # the device types torch.device accepts; only "cpu" can hold a minigrad tensor
 DEVICE_TYPES = (
-    "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu mtia privateuseone"
+    "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu "
+    "mtia privateuseone"
 ).split()
 
 
@@ -47,7 +48,8 @@ class device:
             type, parsed = _parse(type)
             if parsed is not None and index is not None:
                 raise RuntimeError(
-                    f"device: type (string) must not include an index because index was passed explicitly: {type}:{parsed}"
+                    "device: type (string) must not include an index because index was passed "
+                    f"explicitly: {type}:{parsed}"
                 )
             index = parsed if index is None else index
         else:
@@ -92,12 +94,16 @@ def _parse(text):
     """'cuda:1' -> ('cuda', 1); 'cpu' -> ('cpu', None); anything else raises."""
     type, colon, number = text.partition(":")
     if type not in DEVICE_TYPES:
-        raise RuntimeError(f"device: expected one of {', '.join(DEVICE_TYPES)} at the start of {text!r}")
+        raise RuntimeError(
+            f"device: expected one of {', '.join(DEVICE_TYPES)} at the start of {text!r}"
+        )
     if not colon:
         return type, None
     # digits only, no sign, no leading zero: PyTorch rejects 'cuda:-1' and 'cuda:01'
     if not number.isdigit() or not number.isascii() or (len(number) > 1 and number[0] == "0"):
-        raise RuntimeError(f"device: invalid device string {text!r} (expected e.g. 'cuda' or 'cuda:0')")
+        raise RuntimeError(
+            f"device: invalid device string {text!r} (expected e.g. 'cuda' or 'cuda:0')"
+        )
     return type, builtins.int(number)
 
 
@@ -120,7 +126,10 @@ def as_device(d, op="device"):
         return device(d.type, d.index)
     if isinstance(d, (str, int)) and not isinstance(d, builtins.bool):
         return device(d)
-    raise TypeError(f"{op}: expected a device (mg.device, 'cpu', 'cuda:0', ...), got {builtins.type(d).__name__}")
+    raise TypeError(
+        f"{op}: expected a device (mg.device, 'cpu', 'cuda:0', ...), got "
+        f"{builtins.type(d).__name__}"
+    )
 
 
 cuda = device("cuda", 0)
@@ -199,7 +208,8 @@ def parse_to(args, kwargs, op):
     if args:  # what is left is non_blocking (and copy), which may be positional
         if len(args) > 2 or not all(isinstance(a, builtins.bool) for a in args):
             raise TypeError(
-                f"{op}: expected (device, dtype, non_blocking, copy), (dtype, ...) or (tensor, ...), got extra {args!r}"
+                f"{op}: expected (device, dtype, non_blocking, copy), (dtype, ...) or (tensor, "
+                f"...), got extra {args!r}"
             )
     copy = args[1] if len(args) == 2 else builtins.bool(kwargs.get("copy", False))
     if dev is not None:

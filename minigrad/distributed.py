@@ -9,7 +9,9 @@ without a process group works here. A DistributedSampler given its `num_replicas
 `rank` needs no process group: it is `minigrad.utils.data.distributed.DistributedSampler`.
 """
 
-_NO_GROUP = "Default process group has not been initialized, please make sure to call init_process_group."
+_NO_GROUP = (
+    "Default process group has not been initialized, please make sure to call init_process_group."
+)
 
 
 def is_available():
@@ -33,15 +35,19 @@ def init_process_group(*args, **kwargs):
 
 
 def get_rank(group=None):
-    """Raises ValueError, as torch does when no process group was initialised (and none can be here)."""
+    """Raises ValueError, as torch does when no process group was initialised (and none can be
+    here)."""
     raise ValueError(f"{_NO_GROUP} (mg.distributed.get_rank: minigrad has no process groups)")
 
 
 def get_world_size(group=None):
-    """Raises ValueError, as torch does when no process group was initialised (and none can be here)."""
+    """Raises ValueError, as torch does when no process group was initialised (and none can be
+    here)."""
     raise ValueError(f"{_NO_GROUP} (mg.distributed.get_world_size: minigrad has no process groups)")
 
 
 def destroy_process_group(group=None):
     """Raises AssertionError, as torch does when there is no process group to destroy."""
-    raise AssertionError("Process group cannot be None (mg.distributed.destroy_process_group: none was initialised)")
+    raise AssertionError(
+        "Process group cannot be None (mg.distributed.destroy_process_group: none was initialised)"
+    )

@@ -18,7 +18,8 @@ import builtins
 import numpy as np
 
 float16 = half = np.dtype(np.float16)
-"""16-bit float (`torch.float16`, alias `mg.half`); NumPy computes in it, but slowly on most CPUs."""
+"""16-bit float (`torch.float16`, alias `mg.half`); NumPy computes in it, but slowly on most
+CPUs."""
 float32 = float = np.dtype(np.float32)  # noqa: A001  (mg.float, as torch.float)
 """32-bit float (`torch.float32`, alias `mg.float`): the default dtype of floating-point tensors."""
 float64 = double = np.dtype(np.float64)
@@ -30,7 +31,8 @@ int16 = short = np.dtype(np.int16)
 int32 = int = np.dtype(np.int32)  # noqa: A001  (mg.int, as torch.int)
 """32-bit signed integer (`torch.int32`, alias `mg.int`)."""
 int64 = long = np.dtype(np.int64)
-"""64-bit signed integer (`torch.int64`, alias `mg.long`): the dtype of indices and class targets."""
+"""64-bit signed integer (`torch.int64`, alias `mg.long`): the dtype of indices and class
+targets."""
 uint8 = np.dtype(np.uint8)
 """8-bit unsigned integer (`torch.uint8`), e.g. image pixels."""
 bool = np.dtype(np.bool_)  # noqa: A001  (the public name is mg.bool, as torch.bool)
@@ -48,7 +50,9 @@ class _UnsupportedDtype:
         return f"minigrad.{self.name}"
 
     def error(self, op):
-        return TypeError(f"{op}: {self!r} is not supported: NumPy has no {self.name} type; {self.advice}")
+        return TypeError(
+            f"{op}: {self!r} is not supported: NumPy has no {self.name} type; {self.advice}"
+        )
 
 
 bfloat16 = _UnsupportedDtype("bfloat16", "use mg.float32, or mg.float16 to save memory")
@@ -118,7 +122,9 @@ def is_floating(dtype):
 def is_floating_point(input):
     """True if tensor `input` has a floating point dtype (as `torch.is_floating_point`)."""
     if not hasattr(input, "dtype") or isinstance(input, (np.dtype, builtins.type)):
-        raise TypeError(f"is_floating_point: expected a Tensor, got {builtins.type(input).__name__}")
+        raise TypeError(
+            f"is_floating_point: expected a Tensor, got {builtins.type(input).__name__}"
+        )
     return np.dtype(input.dtype).kind == "f"
 
 
@@ -133,7 +139,10 @@ def set_default_dtype(d):
     global default_float
     dtype = to_dtype(d, "set_default_dtype")
     if dtype.kind != "f":
-        raise TypeError(f"set_default_dtype: only floating-point types are supported as the default type, got {dtype}")
+        raise TypeError(
+            "set_default_dtype: only floating-point types are supported as the default type, got "
+            f"{dtype}"
+        )
     default_float = dtype
 
 
@@ -212,7 +221,10 @@ class finfo:
     def __init__(self, type=None):  # noqa: A002  (torch's argument name)
         dtype = default_float if type is None else to_dtype(type, "finfo")
         if dtype.kind != "f":
-            raise TypeError(f"finfo: requires a floating point dtype, got {dtype}; use mg.iinfo for integer dtypes")
+            raise TypeError(
+                f"finfo: requires a floating point dtype, got {dtype}; use mg.iinfo for integer "
+                "dtypes"
+            )
         info = np.finfo(dtype)
         self.bits = info.bits
         self.eps = builtins.float(info.eps)
@@ -224,8 +236,9 @@ class finfo:
 
     def __repr__(self):
         return (
-            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
-            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
         )
 
 
@@ -235,7 +248,10 @@ class iinfo:
     def __init__(self, type):  # noqa: A002  (torch's argument name)
         dtype = to_dtype(type, "iinfo")
         if dtype.kind not in "iu":
-            raise TypeError(f"iinfo: requires an integer dtype, got {dtype}; use mg.finfo for floating point dtypes")
+            raise TypeError(
+                f"iinfo: requires an integer dtype, got {dtype}; use mg.finfo for floating point "
+                "dtypes"
+            )
         info = np.iinfo(dtype)
         self.bits, self.dtype = info.bits, dtype.name
         self.max, self.min = builtins.int(info.max), builtins.int(info.min)

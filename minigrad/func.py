@@ -51,9 +51,15 @@ def grad_and_value(func, argnums=0, has_aux=False):
             for n in numbers:
                 leaves, rebuild = _flatten(args[n])  # a tensor, or a tuple/list/dict of them
                 if not leaves or not all(isinstance(x, Tensor) for x in leaves):
-                    raise RuntimeError(f"grad_and_value(f)(*args): argument {n} must be a Tensor (or a nest of them)")
-                # in the caller's graph if it is differentiated itself (grad of grad), else new leaves
-                leaves = [x.view_as(x) if x.requires_grad else x.detach().requires_grad_() for x in leaves]
+                    raise RuntimeError(
+                        f"grad_and_value(f)(*args): argument {n} must be a Tensor (or a nest of "
+                        "them)"
+                    )
+                # in the caller's graph if it is differentiated itself (grad of grad), else new
+                # leaves
+                leaves = [
+                    x.view_as(x) if x.requires_grad else x.detach().requires_grad_() for x in leaves
+                ]
                 nests[n] = leaves, rebuild
                 args[n] = rebuild(leaves)
             output = func(*args, **kwargs)
@@ -61,20 +67,24 @@ def grad_and_value(func, argnums=0, has_aux=False):
             if has_aux:
                 if not (isinstance(output, tuple) and len(output) == 2):
                     raise RuntimeError(
-                        "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux is True"
+                        "grad_and_value(f)(*args): output of function f should be a tuple: "
+                        "(output, aux) if has_aux is True"
                     )
                 output, aux = output
             if not isinstance(output, Tensor):
                 raise RuntimeError(
-                    f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
+                    "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                    f"{type(output)}"
                 )
             if output.ndim != 0:
                 raise RuntimeError(
-                    f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
-                    f"{output.ndim} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+                    "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                    f"tensor with {output.ndim} dims. Maybe you wanted to use the vjp or jacrev "
+                    "APIs instead?"
                 )
             inputs = [x for n in numbers for x in nests[n][0]]
-            keep_graph = any(x.grad_fn is not None for x in inputs)  # an outer transform differentiates
+            # an outer transform differentiates
+            keep_graph = any(x.grad_fn is not None for x in inputs)
             if output.requires_grad:
                 grads = _autograd_grad(output, inputs, create_graph=keep_graph, allow_unused=True)
             else:
@@ -98,9 +108,10 @@ def grad(func, argnums=0, has_aux=False):
 
     `argnums` picks the argument(s) to differentiate (an int, or a tuple: then a tuple of
     gradients); an argument may be a tensor or a tuple, list or dict of them (a model's
-    parameters), and its gradient has the same structure; with `has_aux=True`, func returns (scalar, aux) and the new function
-    (gradient, aux). Applied to an argument that requires grad (inside another `grad`, or
-    a tensor of your graph), the gradient stays in the graph, so grad(grad(f)) works."""
+    parameters), and its gradient has the same structure; with `has_aux=True`, func returns
+    (scalar, aux) and the new function (gradient, aux). Applied to an argument that requires grad
+    (inside another `grad`, or a tensor of your graph), the gradient stays in the graph, so
+    grad(grad(f)) works."""
     with_value = grad_and_value(func, argnums, has_aux)
 
     def wrapper(*args, **kwargs):
@@ -117,7 +128,9 @@ def _owner(module, name):
     return (module.get_submodule(path) if path else module), attribute
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
+def functional_call(
+    module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False
+):
     """`module(*args, **kwargs)` with the named parameters and buffers replaced by the given
     tensors for this call only (the module is restored afterwards, even on an error).
 
@@ -132,24 +145,30 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     for d in dicts:
         if not isinstance(d, collections.abc.Mapping):
             raise ValueError(
-                f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got {type(d)}"
+                "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but "
+                f"got {type(d)}"
             )
         repeated = seen & set(d)
         if repeated:
             raise ValueError(
-                f"{sorted(repeated)} appeared in multiple dictionaries; behavior of functional call is ambiguous"
+                f"{sorted(repeated)} appeared in multiple dictionaries; behavior of functional "
+                "call is ambiguous"
             )
         seen |= set(d)
         replacements.update(d)
 
-    named = list(module.named_parameters(remove_duplicate=False)) + list(module.named_buffers(remove_duplicate=False))
+    named = list(module.named_parameters(remove_duplicate=False)) + list(
+        module.named_buffers(remove_duplicate=False)
+    )
     if strict:
         names = {name for name, _ in named}
         missing, unexpected = sorted(names - set(replacements)), sorted(set(replacements) - names)
         if missing or unexpected:
             lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
             if unexpected:
-                lines.append("\tUnexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
+                lines.append(
+                    "\tUnexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + "."
+                )
             if missing:
                 lines.append("\tMissing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
             raise RuntimeError("\n".join(lines))
@@ -166,10 +185,13 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     try:
         for name, value in replacements.items():
             owner, attribute = _owner(module, name)
-            registry = next((r for r in (owner._parameters, owner._buffers) if attribute in r), None)
+            registry = next(
+                (r for r in (owner._parameters, owner._buffers) if attribute in r), None
+            )
             if registry is not None:
                 saved.append((registry, owner, attribute, registry[attribute]))
-                registry[attribute] = value  # straight into the registry: a plain tensor may stand in for a Parameter
+                # straight into the registry: a plain tensor may stand in for a Parameter
+                registry[attribute] = value
             else:
                 saved.append((None, owner, attribute, owner.__dict__.get(attribute, _MISSING)))
                 object.__setattr__(owner, attribute, value)
@@ -216,15 +238,21 @@ def _broadcast_dims(dims, tree, name, describe):
     a tuple/list/dict must follow the tree's own structure."""
     if dims is None or isinstance(dims, int) and not isinstance(dims, bool):
         return [dims] * len(_flatten(tree)[0])
-    if isinstance(dims, (tuple, list)) and isinstance(tree, (tuple, list)) and len(dims) == len(tree):
-        return [d for sub, item in zip(dims, tree) for d in _broadcast_dims(sub, item, name, describe)]
+    if (
+        isinstance(dims, (tuple, list))
+        and isinstance(tree, (tuple, list))
+        and len(dims) == len(tree)
+    ):
+        return [
+            d for sub, item in zip(dims, tree) for d in _broadcast_dims(sub, item, name, describe)
+        ]
     if isinstance(dims, dict) and isinstance(tree, dict) and set(dims) == set(tree):
         return [d for key in tree for d in _broadcast_dims(dims[key], tree[key], name, describe)]
     if isinstance(dims, (tuple, list, dict)):
         raise ValueError(f"{describe}: {name} is not compatible with the structure of `inputs`.")
     raise ValueError(
-        f"{describe}: expected `{name}` to be int or a (potentially nested) tuple matching the structure of "
-        f"inputs, got: {type(dims)}."
+        f"{describe}: expected `{name}` to be int or a (potentially nested) tuple matching the "
+        f"structure of inputs, got: {type(dims)}."
     )
 
 
@@ -244,15 +272,18 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     "same" gives every call the same draws. `chunk_size` is accepted; every element is
     computed on its own here anyway."""
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+            f"{randomness}"
+        )
     name = getattr(func, "__name__", repr(func))
 
     def wrapper(*args, **kwargs):
         describe = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
         if not isinstance(in_dims, (int, tuple, list, dict)) or isinstance(in_dims, bool):
             raise ValueError(
-                f"{describe}: expected `in_dims` to be int or a (potentially nested) tuple matching the structure "
-                f"of inputs, got: {type(in_dims)}."
+                f"{describe}: expected `in_dims` to be int or a (potentially nested) tuple "
+                f"matching the structure of inputs, got: {type(in_dims)}."
             )
         leaves, rebuild = _flatten(list(args))
         dims = _broadcast_dims(in_dims, list(args), "in_dims", describe)
@@ -262,20 +293,25 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 continue
             if not isinstance(leaf, Tensor):
                 raise ValueError(
-                    f"{describe}: Got in_dim={dim} for an input but the input is of type {type(leaf)}. We cannot "
+                    f"{describe}: Got in_dim={dim} for an input but the input is of type "
+                    f"{type(leaf)}. We cannot "
                     "vmap over non-Tensor arguments, please use None as the respective in_dim"
                 )
             if not -leaf.ndim <= dim < leaf.ndim:
                 raise ValueError(
-                    f"{describe}: Got in_dim={dim} for some input, but that input is a Tensor of dimensionality "
-                    f"{leaf.ndim} so expected in_dim to satisfy -{leaf.ndim} <= in_dim < {leaf.ndim}."
+                    f"{describe}: Got in_dim={dim} for some input, but that input is a Tensor of "
+                    f"dimensionality {leaf.ndim} so expected in_dim to satisfy -{leaf.ndim} <= "
+                    f"in_dim < {leaf.ndim}."
                 )
             sizes.append(leaf.shape[dim % leaf.ndim])
         if not sizes:
-            raise ValueError(f"{describe}: at least one input must be mapped over (every in_dim is None)")
+            raise ValueError(
+                f"{describe}: at least one input must be mapped over (every in_dim is None)"
+            )
         if len(set(sizes)) != 1:
             raise ValueError(
-                f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes {sizes} for "
+                "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                f"sizes {sizes} for "
                 "the mapped dimension"
             )
         generator = _random._current()
@@ -285,12 +321,16 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             if randomness == "same":
                 generator.set_state(start)  # every element draws what the first draws
             before = generator.get_state() if randomness == "error" else None
-            sliced = [leaf if dim is None else _select(leaf, dim % leaf.ndim, b) for leaf, dim in zip(leaves, dims)]
+            sliced = [
+                leaf if dim is None else _select(leaf, dim % leaf.ndim, b)
+                for leaf, dim in zip(leaves, dims)
+            ]
             output = func(*rebuild(sliced), **kwargs)
             if before is not None and not _random_state_equal(before, generator.get_state()):
                 raise RuntimeError(
-                    "vmap: called random operation while in randomness error mode. Please either use the 'same' "
-                    "or 'different' randomness flags on vmap or perform the randomness operation out of vmap"
+                    "vmap: called random operation while in randomness error mode. Please either "
+                    "use the 'same' or 'different' randomness flags on vmap or perform the "
+                    "randomness operation out of vmap"
                 )
             results.append(output)
         return _stack_outputs(results, out_dims, name)
@@ -309,8 +349,8 @@ def _stack_outputs(results, out_dims, name):
         for leaf in leaves:
             if not isinstance(leaf, Tensor):
                 raise ValueError(
-                    f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(leaf)}. Did you mean to "
-                    "set out_dims= to None for output?"
+                    f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(leaf)}. "
+                    "Did you mean to set out_dims= to None for output?"
                 )
         leaves_per_call.append(leaves)
     dims = _broadcast_dims(out_dims, results[0], "out_dims", f"vmap({name}, ...)")
@@ -319,7 +359,10 @@ def _stack_outputs(results, out_dims, name):
         column = [leaves[i] for leaves in leaves_per_call]
         if dim is None:
             if any(not bool((c.array == column[0].array).all()) for c in column[1:]):
-                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
+                raise ValueError(
+                    f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is "
+                    "None"
+                )
             stacked.append(column[0])
         else:
             stacked.append(stack(column, dim))

@@ -61,7 +61,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple, got {dim!r}")
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: the input must have at least 2 dimensions, got shape {A.shape}")
+        raise RuntimeError(
+            f"linalg.matrix_norm: the input must have at least 2 dimensions, got shape {A.shape}"
+        )
     rows, cols = (normalize_dim(d, A.ndim, "linalg.matrix_norm") for d in dim)
     if rows == cols:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different, got {dim}")
@@ -76,10 +78,13 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             y = y.squeeze((rows, cols))
     elif ord in (2, -2, "nuc"):
         raise NotImplementedError(
-            f"linalg.matrix_norm: ord={ord!r} needs singular values (SVD), which minigrad does not implement"
+            f"linalg.matrix_norm: ord={ord!r} needs singular values (SVD), which minigrad does not "
+            "implement"
         )
     else:
-        raise RuntimeError(f"linalg.matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}")
+        raise RuntimeError(
+            f"linalg.matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}"
+        )
     return _result(y, out, "linalg.matrix_norm")
 
 
@@ -97,7 +102,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
     if dim is None:
         if x.ndim not in (1, 2):
             raise RuntimeError(
-                f"linalg.norm: if dim is not specified but ord is, the input must be 1D or 2D, got shape {x.shape}"
+                "linalg.norm: if dim is not specified but ord is, the input must be 1D or 2D, got "
+                f"shape {x.shape}"
             )
         dim = tuple(range(x.ndim))
     if len(dim) == 1:

@@ -61,19 +61,28 @@ def encode_module(module, encode, module_ids, where):
         "type": "module",
         "id": record_id,
         "class": import_path(cls, where),
-        "args": [encode(value, f"{where} (argument {i} of {name})") for i, value in enumerate(args)],
-        "kwargs": {key: encode(value, f"{where} (argument '{key}' of {name})") for key, value in kwargs.items()},
+        "args": [
+            encode(value, f"{where} (argument {i} of {name})") for i, value in enumerate(args)
+        ],
+        "kwargs": {
+            key: encode(value, f"{where} (argument '{key}' of {name})")
+            for key, value in kwargs.items()
+        },
         "training": bool(module.training),
         "parameters": {key: encode(p, f"{where}.{key}") for key, p in module._parameters.items()},
         "buffers": {key: encode(b, f"{where}.{key}") for key, b in module._buffers.items()},
         "non_persistent_buffers": sorted(module._non_persistent_buffers & set(module._buffers)),
         "modules": {
-            key: {"type": "none"} if child is None else encode_module(child, encode, module_ids, f"{where}.{key}")
+            key: {"type": "none"}
+            if child is None
+            else encode_module(child, encode, module_ids, f"{where}.{key}")
             for key, child in module._modules.items()
         },
     }
     if module._has_extra_state():
-        node["extra_state"] = encode(module.get_extra_state(), f"{where} (get_extra_state of {name})")
+        node["extra_state"] = encode(
+            module.get_extra_state(), f"{where} (get_extra_state of {name})"
+        )
     return node
 
 
@@ -82,7 +91,9 @@ def import_path(obj, where):
     no path finds (a lambda, one defined inside a function) raises pickle.PicklingError,
     as torch.save does for it."""
     module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-    found = sys.modules.get(module) if isinstance(module, str) and isinstance(qualname, str) else None
+    found = (
+        sys.modules.get(module) if isinstance(module, str) and isinstance(qualname, str) else None
+    )
     for part in qualname.split(".") if found is not None else []:
         found = getattr(found, part, None)
     if found is not obj:
@@ -92,9 +103,9 @@ def import_path(obj, where):
             else "it is not defined at the top level of a module, so it"
         )
         raise pickle.PicklingError(
-            f"save: cannot save {obj!r} at {where}: a file names classes and functions by their import path, and "
-            f"{what} has none; define it at the top level of a module (and allow it when loading, with "
-            "mg.serialization.add_safe_globals)"
+            f"save: cannot save {obj!r} at {where}: a file names classes and functions by their "
+            f"import path, and {what} has none; define it at the top level of a module (and allow "
+            "it when loading, with mg.serialization.add_safe_globals)"
         )
     return f"{module}.{qualname}"
 
@@ -107,7 +118,8 @@ def constructor_call(module, where):
         return [], {}
     if module._recorded_arguments() is None:  # made without its constructor, or its class changed
         raise TypeError(
-            f"save: cannot save the {cls.__qualname__} at {where}: its constructor arguments were not recorded"
+            f"save: cannot save the {cls.__qualname__} at {where}: its constructor arguments were "
+            "not recorded"
         )
     arguments = module._constructor_arguments()
     parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]  # without self
@@ -143,7 +155,8 @@ class Builder:
     def __init__(self, decode, classes):
         self.decode, self.classes = decode, classes
         self.modules = {}  # record id -> the module built from it
-        self.tensors = {}  # (id(array), type, requires_grad) -> the parameter or buffer made from it
+        # (id(array), type, requires_grad) -> the parameter or buffer made from it
+        self.tensors = {}
 
     def module(self, node, where, existing=None):
         """The module a record (or a module_ref) describes; `existing` is a child the
@@ -151,16 +164,26 @@ class Builder:
         if node.get("type") == "module_ref":
             if isinstance(node.get("id"), bool) or self.modules.get(node.get("id")) is None:
                 raise Invalid(
-                    f"the module at {where} refers to a module record {node.get('id')!r} the file has not defined"
+                    f"the module at {where} refers to a module record {node.get('id')!r} the file "
+                    "has not defined"
                 )
             return self.modules[node["id"]]
         record_id = node.get("id")
-        if not isinstance(record_id, int) or isinstance(record_id, bool) or record_id in self.modules:
-            raise Invalid(f"the module at {where} has the record id {record_id!r}, which is not a new one")
+        if (
+            not isinstance(record_id, int)
+            or isinstance(record_id, bool)
+            or record_id in self.modules
+        ):
+            raise Invalid(
+                f"the module at {where} has the record id {record_id!r}, which is not a new one"
+            )
         self.modules[record_id] = None  # taken; the module is filled in once it is built
         cls = self.classes.get(node.get("class")) if isinstance(node.get("class"), str) else None
         if not (isinstance(cls, type) and issubclass(cls, Module)):
-            raise Invalid(f"the module at {where} has the class {node.get('class')}, which is not an nn.Module")
+            raise Invalid(
+                f"the module at {where} has the class {node.get('class')}, which is not an "
+                "nn.Module"
+            )
         args, kwargs = self._arguments(node, where)
         if existing is not None and _same(existing, (cls, args, kwargs)):
             module = existing
@@ -169,7 +192,8 @@ class Builder:
                 module = cls(*args, **kwargs)
             except Exception as err:  # the file's arguments are the file's problem
                 raise Invalid(
-                    f"{node['class']}(...) at {where} failed with the file's arguments: {type(err).__name__}: {err}"
+                    f"{node['class']}(...) at {where} failed with the file's arguments: "
+                    f"{type(err).__name__}: {err}"
                 ) from None
         self.modules[record_id] = module
         self._restore(module, node, where)
@@ -180,8 +204,13 @@ class Builder:
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             raise Invalid(f"the module at {where} has no list of args and dict of kwargs")
         name = node["class"].rpartition(".")[2]
-        args = [self.decode(value, f"{where} (argument {i} of {name})") for i, value in enumerate(args)]
-        kwargs = {key: self.decode(value, f"{where} (argument '{key}' of {name})") for key, value in kwargs.items()}
+        args = [
+            self.decode(value, f"{where} (argument {i} of {name})") for i, value in enumerate(args)
+        ]
+        kwargs = {
+            key: self.decode(value, f"{where} (argument '{key}' of {name})")
+            for key, value in kwargs.items()
+        }
         return args, kwargs
 
     def _restore(self, module, node, where):
@@ -191,7 +220,10 @@ class Builder:
         children = _named(node, "modules", where)
         non_persistent = node.get("non_persistent_buffers")
         if not isinstance(non_persistent, list) or not set(non_persistent) <= set(buffers):
-            raise Invalid(f"the module at {where} lists non-persistent buffers {non_persistent!r} it does not have")
+            raise Invalid(
+                f"the module at {where} lists non-persistent buffers {non_persistent!r} it does "
+                "not have"
+            )
         if not isinstance(node.get("training"), bool):
             raise Invalid(f"the module at {where} has training={node.get('training')!r}")
         modules = OrderedDict()
@@ -199,13 +231,19 @@ class Builder:
             if child.get("type") == "none":
                 modules[key] = None
             else:
-                modules[key] = self.module(child, f"{where}.{key}", existing=module._modules.get(key))
+                modules[key] = self.module(
+                    child, f"{where}.{key}", existing=module._modules.get(key)
+                )
         names = [*parameters, *buffers, *modules]
         if len(set(names)) != len(names):
             raise Invalid(f"the module at {where} uses a name twice among {names}")
         for key in names:  # a plain attribute of the same name would hide the registered one
             module.__dict__.pop(key, None)
-        for registry, items in (("_parameters", parameters), ("_buffers", buffers), ("_modules", modules)):
+        for registry, items in (
+            ("_parameters", parameters),
+            ("_buffers", buffers),
+            ("_modules", modules),
+        ):
             getattr(module, registry).clear()
             getattr(module, registry).update(items)
         object.__setattr__(module, "_non_persistent_buffers", set(non_persistent))
@@ -222,9 +260,12 @@ class Builder:
             if value is not None:
                 if not isinstance(value, kind):
                     raise Invalid(
-                        f"the {registry[:-1]} {where}.{key} is a {type(value).__name__}, not a {kind.__name__}"
+                        f"the {registry[:-1]} {where}.{key} is a {type(value).__name__}, not a "
+                        f"{kind.__name__}"
                     )
-                value = self.tensors.setdefault((id(value.array), type(value), value.requires_grad), value)
+                value = self.tensors.setdefault(
+                    (id(value.array), type(value), value.requires_grad), value
+                )
             tensors[key] = value
         return tensors
 
@@ -292,7 +333,12 @@ def _same(a, b):
         return a is b
     if isinstance(a, (Tensor, np.ndarray)) or isinstance(b, (Tensor, np.ndarray)):
         a, b = (x.array if isinstance(x, Tensor) else x for x in (a, b))
-        return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+        return (
+            type(a) is type(b)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and np.array_equal(a, b)
+        )
     if _devices._is_device(a) or _devices._is_device(b):
         return str(a) == str(b)
     if isinstance(a, (list, tuple)):

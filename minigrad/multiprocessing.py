@@ -21,7 +21,12 @@ from multiprocessing import *  # noqa: F403  (torch.multiprocessing re-exports e
 _SHARING_STRATEGIES = {"file_descriptor", "file_system"}  # torch's, on Linux
 _sharing_strategy = "file_descriptor"
 
-__all__ = [*multiprocessing.__all__, "get_all_sharing_strategies", "get_sharing_strategy", "set_sharing_strategy"]
+__all__ = [
+    *multiprocessing.__all__,
+    "get_all_sharing_strategies",
+    "get_sharing_strategy",
+    "set_sharing_strategy",
+]
 
 
 def set_sharing_strategy(new_strategy):
@@ -30,12 +35,15 @@ def set_sharing_strategy(new_strategy):
     global _sharing_strategy
     if new_strategy not in _SHARING_STRATEGIES:
         # torch's check and its exception type
-        raise AssertionError(f"invalid sharing strategy {new_strategy!r}, expected one of {_SHARING_STRATEGIES}")
+        raise AssertionError(
+            f"invalid sharing strategy {new_strategy!r}, expected one of {_SHARING_STRATEGIES}"
+        )
     _sharing_strategy = new_strategy
 
 
 def get_sharing_strategy():
-    """The strategy last set with `set_sharing_strategy` ('file_descriptor' at first, as torch's on Linux)."""
+    """The strategy last set with `set_sharing_strategy` ('file_descriptor' at first, as torch's on
+    Linux)."""
     return _sharing_strategy
 
 

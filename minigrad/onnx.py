@@ -13,7 +13,8 @@ def export(model, args=(), f=None, **kwargs):
     """Raises NotImplementedError: minigrad cannot export to ONNX (`torch.onnx.export`)."""
     raise NotImplementedError(
         "mg.onnx.export: minigrad cannot export models to ONNX. Save the weights instead "
-        "(mg.save(model.state_dict(), path)): they load into the same PyTorch model, which torch.onnx can export"
+        "(mg.save(model.state_dict(), path)): they load into the same PyTorch model, which "
+        "torch.onnx can export"
     )
 
 

@@ -41,7 +41,9 @@ _PROFILES = {
 }
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+def set_printoptions(
+    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
+):
     """Set how tensors print, as torch.set_printoptions: `precision` digits after the
     point (4), `threshold` elements before a tensor is summarised (1000), `edgeitems` shown
     at each end of a summarised dim (3), `linewidth` characters per line (80), a `profile`
@@ -50,10 +52,14 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     except sci_mode, which is set (to None: automatic) on every call, as torch does."""
     if profile is not None:
         if profile not in _PROFILES:
-            raise ValueError(f"set_printoptions: profile must be one of {sorted(_PROFILES)}, got {profile!r}")
+            raise ValueError(
+                f"set_printoptions: profile must be one of {sorted(_PROFILES)}, got {profile!r}"
+            )
         for key, value in _PROFILES[profile].items():
             setattr(PRINT_OPTS, key, value)
-    for key, value in dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth).items():
+    for key, value in dict(
+        precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth
+    ).items():
         if value is not None:
             setattr(PRINT_OPTS, key, value)
     PRINT_OPTS.sci_mode = sci_mode
@@ -84,7 +90,9 @@ class Formatter:
         smallest, largest = magnitudes.min(), magnitudes.max()
         self.int_mode = bool(np.all(nonzero_finite == np.ceil(nonzero_finite)))
         if PRINT_OPTS.sci_mode is None:
-            self.sci_mode = bool(largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4)
+            self.sci_mode = bool(
+                largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+            )
         else:
             self.sci_mode = PRINT_OPTS.sci_mode
         for value in nonzero_finite.tolist():
@@ -121,7 +129,9 @@ def _summarized(array):
     if not edge:
         return array[(slice(0, 0),) * array.ndim]
     rows = (
-        list(range(edge)) + list(range(len(array) - edge, len(array))) if len(array) > 2 * edge else range(len(array))
+        list(range(edge)) + list(range(len(array) - edge, len(array)))
+        if len(array) > 2 * edge
+        else range(len(array))
     )
     return np.stack([_summarized(array[i]) for i in rows])
 
@@ -147,8 +157,13 @@ def _nested(array, indent, summarize, formatter):
         return _vector(array, indent, summarize, formatter)
     edge = PRINT_OPTS.edgeitems
     if summarize and len(array) > 2 * edge:
-        slices = [_nested(array[i], indent + 1, summarize, formatter) for i in range(edge)] + ["..."]
-        slices += [_nested(array[i], indent + 1, summarize, formatter) for i in range(len(array) - edge, len(array))]
+        slices = [_nested(array[i], indent + 1, summarize, formatter) for i in range(edge)] + [
+            "..."
+        ]
+        slices += [
+            _nested(array[i], indent + 1, summarize, formatter)
+            for i in range(len(array) - edge, len(array))
+        ]
     else:
         slices = [_nested(array[i], indent + 1, summarize, formatter) for i in range(len(array))]
     return "[" + ("," + "\n" * (array.ndim - 1) + " " * (indent + 1)).join(slices) + "]"

@@ -22,7 +22,9 @@ class ProgressBar:
     def _line(self, stats):
         done = int(self.width * self.count / max(self.total, 1))
         bar = "#" * done + "." * (self.width - done)
-        text = " ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items())
+        text = " ".join(
+            f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()
+        )
         elapsed = time.perf_counter() - self.start
         return f"{self.prefix} [{bar}] {self.count}/{self.total} {text} ({elapsed:.1f}s)"
 

@@ -6,7 +6,9 @@ from minigrad.tensor import Tensor
 
 def _tensor(op, value):
     if not isinstance(value, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}"
+        )
     return value
 
 

@@ -42,7 +42,10 @@ class Generator:
 
     def __init__(self, device="cpu"):
         if str(device).split(":")[0] != "cpu":
-            raise RuntimeError(f"Generator: minigrad generators live on the CPU; device {device!r} is not supported")
+            raise RuntimeError(
+                f"Generator: minigrad generators live on the CPU; device {device!r} is not "
+                "supported"
+            )
         self.device = "cpu"
         self.manual_seed(_TORCH_DEFAULT_SEED)
 
@@ -76,7 +79,9 @@ class Generator:
             state["has_uint32"],
             state["uinteger"],
         )
-        data = b"".join(value.to_bytes(size, "little") for value, (_, size) in zip(fields, _STATE_LAYOUT))
+        data = b"".join(
+            value.to_bytes(size, "little") for value, (_, size) in zip(fields, _STATE_LAYOUT)
+        )
         return Tensor._make(np.frombuffer(data, dtype=np.uint8).copy())
 
     def set_state(self, new_state):
@@ -84,14 +89,19 @@ class Generator:
         from minigrad.tensor import Tensor
 
         if not isinstance(new_state, Tensor):
-            raise TypeError(f"Generator.set_state: expected a ByteTensor, but got {type(new_state).__name__}")
+            raise TypeError(
+                f"Generator.set_state: expected a ByteTensor, but got {type(new_state).__name__}"
+            )
         if new_state.dtype != np.uint8:
-            raise TypeError(f"Generator.set_state: RNG state must be a ByteTensor (uint8), got {new_state.dtype}")
+            raise TypeError(
+                "Generator.set_state: RNG state must be a ByteTensor (uint8), got "
+                f"{new_state.dtype}"
+            )
         data = new_state.array.tobytes()
         if len(data) != _STATE_SIZE:
             raise RuntimeError(
-                f"Generator.set_state: expected a minigrad generator state of size {_STATE_SIZE} but found the "
-                f"input RNG state size to be {len(data)}"
+                f"Generator.set_state: expected a minigrad generator state of size {_STATE_SIZE} "
+                f"but found the input RNG state size to be {len(data)}"
             )
         values, start = {}, 0
         for name, size in _STATE_LAYOUT:
@@ -115,7 +125,8 @@ default_generator = Generator()
 """The global generator (torch.default_generator): what every random function draws from
 when given no `generator=`, and what `manual_seed` reseeds."""
 default_generator.seed()  # as torch, the global stream starts from a random seed until manual_seed
-_worker = threading.local()  # .generator: the Generator of the DataLoader worker running in this thread
+# .generator: the Generator of the DataLoader worker running in this thread
+_worker = threading.local()
 
 
 def manual_seed(seed):
@@ -188,5 +199,6 @@ def numpy_generator(source, where):
     if isinstance(source, np.random.Generator):
         return source
     raise TypeError(
-        f"{where}: generator must be a minigrad.Generator (or a NumPy Generator), got {type(source).__name__}"
+        f"{where}: generator must be a minigrad.Generator (or a NumPy Generator), got "
+        f"{type(source).__name__}"
     )

@@ -26,7 +26,8 @@ refused at save time, naming where it was.
 - One more entry, "__minigrad__", holds a JSON text describing the structure:
 
       {"format": "minigrad", "version": 1, "root": NODE}
-      NODE = {"type": "tensor", "array": "0", "dtype": "<f4", "shape": [2, 3], "requires_grad": false}
+      NODE = {"type": "tensor", "array": "0", "dtype": "<f4", "shape": [2, 3], "requires_grad":
+      false}
            | {"type": "parameter", ...same fields...}
            | {"type": "ndarray", "array": "1", "dtype": "<i8", "shape": [4]}
            | {"type": "numpy_scalar", "array": "2", "dtype": "<f8", "shape": []}
@@ -35,7 +36,7 @@ refused at save time, naming where it was.
            | {"type": "dict", "ordered": true, "items": [[KEY_NODE, NODE], ...]}
            | {"type": "dtype", "dtype": "<f8"} | {"type": "device", "device": "cpu"}
            | {"type": "global", "path": "minigrad.nn.functional.activation.gelu"}
-           | {"type": "module", ...} | {"type": "module_ref", "id": 3}   (minigrad/module_records.py)
+           | {"type": "module", ...} | {"type": "module_ref", "id": 3}  (module_records.py)
 
   Dicts are lists of pairs because JSON object keys can only be strings, and an
   optimizer's state is keyed by ints. The dtype and shape are recorded twice (in the
@@ -88,7 +89,8 @@ A minigrad model and the same PyTorch model have the same state_dict names and s
 
     # PyTorch -> minigrad
     mg.save({k: v.detach().cpu().numpy() for k, v in torch_model.state_dict().items()}, "model.npz")
-    model.load_state_dict(mg.load("model.npz"))  # the values come back as ndarrays, which it accepts
+    model.load_state_dict(mg.load("model.npz"))  # the values come back as ndarrays, which it
+    accepts
 """
 
 import inspect
@@ -154,7 +156,10 @@ class _Encoder:
             return {"type": "bool", "value": obj}
         if isinstance(obj, Tensor):
             node = self.array_node(obj.array, where)
-            node.update(type="parameter" if isinstance(obj, Parameter) else "tensor", requires_grad=obj.requires_grad)
+            node.update(
+                type="parameter" if isinstance(obj, Parameter) else "tensor",
+                requires_grad=obj.requires_grad,
+            )
             return node
         if isinstance(obj, np.ndarray) or on_device(obj):  # an optimizer's state holds GPU arrays
             return {"type": "ndarray", **self.array_node(obj, where)}
@@ -167,8 +172,12 @@ class _Encoder:
         if isinstance(obj, float):
             return {"type": "float", "value": float(obj)}
         if isinstance(obj, (list, tuple)):
-            kind = "list" if isinstance(obj, list) else "tuple"  # a namedtuple is saved as a plain tuple
-            return {"type": kind, "items": [self.encode(x, f"{where}[{i}]") for i, x in enumerate(obj)]}
+            # a namedtuple is saved as a plain tuple
+            kind = "list" if isinstance(obj, list) else "tuple"
+            return {
+                "type": kind,
+                "items": [self.encode(x, f"{where}[{i}]") for i, x in enumerate(obj)],
+            }
         if isinstance(obj, dict):
             return self.dict_node(obj, where)
         if isinstance(obj, Module):
@@ -176,7 +185,10 @@ class _Encoder:
         if isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic)):
             dtype = np.dtype(obj)
             if dtype.kind not in ARRAY_KINDS:
-                raise TypeError(f"save: cannot save the dtype {dtype} at {where}; only numeric, bool and string dtypes")
+                raise TypeError(
+                    f"save: cannot save the dtype {dtype} at {where}; only numeric, bool and "
+                    "string dtypes"
+                )
             return {"type": "dtype", "dtype": dtype.str}
         if _devices._is_device(obj):  # a minigrad or torch device; it loads as mg.device
             return {"type": "device", "device": str(obj)}
@@ -188,9 +200,10 @@ class _Encoder:
         elif hasattr(obj, "numpy"):
             hint = "; convert it to a NumPy array first (a PyTorch tensor: .detach().cpu().numpy())"
         raise TypeError(
-            f"save: cannot save a {type(obj).__module__}.{type(obj).__qualname__} at {where} (supported: Tensor, "
-            "np.ndarray, NumPy scalars, None, bool, int, float, str, lists, tuples and dicts of them, modules, "
-            f"dtypes, devices, and classes and functions defined at the top level of a module){hint}"
+            f"save: cannot save a {type(obj).__module__}.{type(obj).__qualname__} at {where} "
+            "(supported: Tensor, np.ndarray, NumPy scalars, None, bool, int, float, str, lists, "
+            "tuples and dicts of them, modules, dtypes, devices, and classes and functions defined "
+            f"at the top level of a module){hint}"
         )
 
     def dict_node(self, obj, where):
@@ -199,7 +212,8 @@ class _Encoder:
             key_node = self.encode(key, f"{where} key {key!r}")
             if key_node["type"] not in KEY_TYPES:
                 raise TypeError(
-                    f"save: dict key {key!r} at {where} is a {type(key).__name__}; keys must be str, int, float, bool or None"
+                    f"save: dict key {key!r} at {where} is a {type(key).__name__}; keys must be "
+                    "str, int, float, bool or None"
                 )
             items.append([key_node, self.encode(value, f"{where}[{key!r}]")])
         return {"type": "dict", "ordered": isinstance(obj, OrderedDict), "items": items}
@@ -210,7 +224,8 @@ class _Encoder:
         torch's files do ("device": "cuda:0"; a host array's node has no "device")."""
         if array.dtype.kind not in ARRAY_KINDS:
             raise TypeError(
-                f"save: cannot save the {array.dtype} array at {where}; only numeric, bool and string dtypes"
+                f"save: cannot save the {array.dtype} array at {where}; only numeric, bool and "
+                "string dtypes"
             )
         name = self.names.get(id(array)) if shared else None
         if name is None:
@@ -272,7 +287,9 @@ def load(
     place = _placement(map_location)
     if weights_only is None:
         weights_only = pickle_module is None  # torch.load's default
-    return _read(f, max_expansion, lambda archive, name: _decode_archive(archive, name, weights_only, place))
+    return _read(
+        f, max_expansion, lambda archive, name: _decode_archive(archive, name, weights_only, place)
+    )
 
 
 def get_unsafe_globals_in_checkpoint(f):
@@ -281,7 +298,9 @@ def get_unsafe_globals_in_checkpoint(f):
     (`torch.serialization.get_unsafe_globals_in_checkpoint`). Nothing is built."""
     allowed = allowlist.allowed_paths()
     return _read(
-        f, MAX_EXPANSION, lambda archive, name: [p for p in named_globals(_structure(archive)) if p not in allowed]
+        f,
+        MAX_EXPANSION,
+        lambda archive, name: [p for p in named_globals(_structure(archive)) if p not in allowed],
     )
 
 
@@ -302,15 +321,22 @@ def _read(f, max_expansion, read):
             head = file.read(HEAD)
             size = os.fstat(file.fileno()).st_size
     if head.startswith(b"\x93NUMPY"):
-        raise ValueError(f"load: {name} is a single .npy array, not a minigrad file; read it with np.load")
+        raise ValueError(
+            f"load: {name} is a single .npy array, not a minigrad file; read it with np.load"
+        )
     if not head.startswith(b"PK"):  # every zip, so every .npz, starts with "PK"
-        raise ValueError(f"load: {name} is not a minigrad file (mg.save writes a NumPy .npz archive): {_kind(head)}")
+        raise ValueError(
+            f"load: {name} is not a minigrad file (mg.save writes a NumPy .npz archive): "
+            f"{_kind(head)}"
+        )
     try:
         archive = np.load(source, allow_pickle=False)
     except OSError:
         raise
     except Exception as err:  # zipfile fails in many ways on a damaged archive
-        raise ValueError(f"load: {name} is not a minigrad file: it is a damaged zip archive ({_reason(err)})") from None
+        raise ValueError(
+            f"load: {name} is not a minigrad file: it is a damaged zip archive ({_reason(err)})"
+        ) from None
     with archive:
         try:
             _check_expansion(archive.zip, size, max_expansion)
@@ -325,8 +351,8 @@ def _kind(head):
         return "it is empty"
     if head[:1] == b"\x80":  # the PROTO opcode every pickle since protocol 2 starts with
         return (
-            "it is a Python pickle (torch.save wrote those before its zip format); minigrad does not read "
-            "pickles, because loading one runs whatever code it holds"
+            "it is a Python pickle (torch.save wrote those before its zip format); minigrad does "
+            "not read pickles, because loading one runs whatever code it holds"
         )
     text = head.decode("utf-8", errors="ignore")  # the last character may be cut short
     if len(text) >= len(head) - 3 and all(c.isprintable() or c in "\t\r\n" for c in text):
@@ -339,14 +365,19 @@ def _text_mode_error(f, fn, mode):
     fails to decode a checkpoint's bytes) and makes mg.save's bytes fail to write."""
     name = repr(getattr(f, "name", f"<{type(f).__name__}>"))
     return TypeError(
-        f"{fn}: {name} is open in text mode, but a minigrad file is binary: open it with open(path, {mode!r})"
+        f"{fn}: {name} is open in text mode, but a minigrad file is binary: open it with "
+        f"open(path, {mode!r})"
     )
 
 
 def _reason(err):
     """An error's text, unless it gives NumPy's advice to unpickle: never pass that on."""
     text = f"{type(err).__name__}: {err}"
-    return "it holds pickled Python objects, which mg.load never unpickles" if "pickle" in text else text
+    return (
+        "it holds pickled Python objects, which mg.load never unpickles"
+        if "pickle" in text
+        else text
+    )
 
 
 def _check_expansion(zip_file, size, max_expansion):
@@ -355,9 +386,10 @@ def _check_expansion(zip_file, size, max_expansion):
     claimed = sum(info.file_size for info in zip_file.infolist())
     if max_expansion is not None and claimed > ALWAYS_ALLOWED and claimed > max_expansion * size:
         raise _Invalid(
-            f"its entries would decompress to {claimed:,} bytes, {claimed / max(size, 1):,.0f} times the "
-            f"file's {size:,} bytes (a decompression bomb?); mg.save never compresses. If you trust the "
-            f"file, pass max_expansion= a larger number (now {max_expansion}) or None"
+            f"its entries would decompress to {claimed:,} bytes, {claimed / max(size, 1):,.0f} "
+            f"times the file's {size:,} bytes (a decompression bomb?); mg.save never compresses. "
+            f"If you trust the file, pass max_expansion= a larger number (now {max_expansion}) or "
+            "None"
         )
 
 
@@ -369,12 +401,19 @@ def _structure(archive):
     """The JSON structure of an archive written by save, its format checked."""
     if STRUCTURE_ENTRY not in archive.files:
         torch_hint = (
-            " (a PyTorch checkpoint? see the mg.save docs for converting one)" if _looks_like_torch(archive) else ""
+            " (a PyTorch checkpoint? see the mg.save docs for converting one)"
+            if _looks_like_torch(archive)
+            else ""
         )
-        raise _Invalid(f"it has no '{STRUCTURE_ENTRY}' entry, so it was not written by mg.save{torch_hint}")
+        raise _Invalid(
+            f"it has no '{STRUCTURE_ENTRY}' entry, so it was not written by mg.save{torch_hint}"
+        )
     text = _read_entry(archive, STRUCTURE_ENTRY)
     if text.dtype.kind != "U" or text.shape != ():
-        raise _Invalid(f"its '{STRUCTURE_ENTRY}' entry is a {text.dtype} array of shape {text.shape}, not a text")
+        raise _Invalid(
+            f"its '{STRUCTURE_ENTRY}' entry is a {text.dtype} array of shape {text.shape}, not a "
+            "text"
+        )
     try:
         structure = json.loads(text.item())
     except (json.JSONDecodeError, RecursionError) as err:
@@ -382,7 +421,10 @@ def _structure(archive):
     if not isinstance(structure, dict) or structure.get("format") != FORMAT:
         raise _Invalid(f"its structure does not start with the format name '{FORMAT}'")
     if structure.get("version") != VERSION:
-        raise _Invalid(f"it is format version {structure.get('version')!r}; this minigrad reads version {VERSION}")
+        raise _Invalid(
+            f"it is format version {structure.get('version')!r}; this minigrad reads version "
+            f"{VERSION}"
+        )
     return structure
 
 
@@ -419,23 +461,27 @@ def _refusal(name, path, what, weights_only):
     short = path.rpartition(".")[2]
     allow = (
         f"Please use `mg.serialization.add_safe_globals([{path}])` or the "
-        f"`mg.serialization.safe_globals([{path}])` context manager to allowlist this global if you trust this {what}."
+        f"`mg.serialization.safe_globals([{path}])` context manager to allowlist this global if "
+        f"you trust this {what}."
     )
     if weights_only:
         return (
-            f"load: {name}: Weights only load failed. This file can still be loaded, to do so you have two options, "
-            "do those steps only if you trust the source of the checkpoint.\n\t(1) The file holds a whole model (or "
-            "another object named by its class), not only tensors. Re-running `mg.load` with `weights_only` set to "
-            "`False` will likely succeed: minigrad's own classes may then be used too (a class of your own must still "
-            "be allowed, see (2)), and no code is run from the file.\n\t(2) Alternatively, to load with "
-            "`weights_only=True` please check the recommended steps in the following error message.\n\t"
-            f"Unsupported global: GLOBAL {path} was not an allowed global by default. {allow}"
+            f"load: {name}: Weights only load failed. This file can still be loaded, to do so you "
+            "have two options, do those steps only if you trust the source of the "
+            "checkpoint.\n\t(1) The file holds a whole model (or another object named by its "
+            "class), not only tensors. Re-running `mg.load` with `weights_only` set to `False` "
+            "will likely succeed: minigrad's own classes may then be used too (a class of your own "
+            "must still be allowed, see (2)), and no code is run from the file.\n\t(2) "
+            "Alternatively, to load with `weights_only=True` please check the recommended steps in "
+            f"the following error message.\n\tUnsupported global: GLOBAL {path} was not an allowed "
+            f"global by default. {allow}"
         )
     return (
-        f"load: {name} names the {what} {path}, which is neither minigrad's own nor allow-listed, so mg.load "
-        f"will not use it: it imports and calls nothing else. If you trust this file, allow it before loading, with "
-        f"`mg.serialization.add_safe_globals([{short}])` or inside `with mg.serialization.safe_globals([{short}]):`, "
-        f"where {short} is the {what} itself (defined or imported as in the script that saved the file)."
+        f"load: {name} names the {what} {path}, which is neither minigrad's own nor allow-listed, "
+        "so mg.load will not use it: it imports and calls nothing else. If you trust this file, "
+        f"allow it before loading, with `mg.serialization.add_safe_globals([{short}])` or inside "
+        f"`with mg.serialization.safe_globals([{short}]):`, where {short} is the {what} itself "
+        "(defined or imported as in the script that saved the file)."
     )
 
 
@@ -466,7 +512,10 @@ class _Decoder:
             array = self.placed_array(node, where)
             requires_grad = node.get("requires_grad")
             if not isinstance(requires_grad, bool) or (requires_grad and array.dtype.kind != "f"):
-                raise _Invalid(f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype {array.dtype}")
+                raise _Invalid(
+                    f"the {kind} at {where} has requires_grad={requires_grad!r} with dtype "
+                    f"{array.dtype}"
+                )
             if kind == "parameter":
                 return Parameter(array, requires_grad=requires_grad)
             return from_numpy(array).requires_grad_(requires_grad)
@@ -499,19 +548,25 @@ class _Decoder:
                 raise _Invalid(f"the device at {where} is {node.get('device')!r}") from None
         if kind == "global":
             path = node.get("path")
-            if not isinstance(path, str) or path not in self.classes:  # each was found before decoding began
+            # each was found before decoding began
+            if not isinstance(path, str) or path not in self.classes:
                 raise _Invalid(f"the global at {where} has the path {path!r}")
             return self.classes[path]
         raise _Invalid(f"the node at {where} has the unknown type {kind!r}")
 
     def dict(self, node, where):
         items = node.get("items")
-        if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
+        if not isinstance(items, list) or not all(
+            isinstance(p, list) and len(p) == 2 for p in items
+        ):
             raise _Invalid(f"the dict at {where} has no list of [key, value] pairs")
         result = OrderedDict() if node.get("ordered") else {}
         for key_node, value_node in items:
             if not isinstance(key_node, dict) or key_node.get("type") not in KEY_TYPES:
-                raise _Invalid(f"a key of the dict at {where} is {key_node!r}, not a str, int, float, bool or None")
+                raise _Invalid(
+                    f"a key of the dict at {where} is {key_node!r}, not a str, int, float, bool or "
+                    "None"
+                )
             key = self.decode(key_node, f"{where} key")
             result[key] = self.decode(value_node, f"{where}[{key!r}]")
         return result
@@ -548,7 +603,9 @@ class _Decoder:
 def _read_entry(archive, name):
     """One entry of the archive as an array; reading it checks its CRC and .npy header."""
     try:
-        _check_header(archive.zip, name + ".npy" if name + ".npy" in archive.zip.namelist() else name)
+        _check_header(
+            archive.zip, name + ".npy" if name + ".npy" in archive.zip.namelist() else name
+        )
         return archive[name]
     except _Invalid:
         raise
@@ -563,18 +620,25 @@ def _check_header(zip_file, member):
     entry_name = member.removesuffix(".npy")
     with zip_file.open(info) as entry:
         version = np.lib.format.read_magic(entry)
-        if version not in ((1, 0), (2, 0)):  # 3.0 only adds utf-8 field names, which mg.save never writes
+        # 3.0 only adds utf-8 field names, which mg.save never writes
+        if version not in ((1, 0), (2, 0)):
             raise _Invalid(f"its entry {entry_name!r} is a .npy file of version {version}")
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        read_header = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
         shape, _, dtype = read_header(entry)
         header_size = entry.tell()
     if dtype.hasobject:
-        raise _Invalid(f"its entry {entry_name!r} holds pickled Python objects, which mg.load never unpickles")
+        raise _Invalid(
+            f"its entry {entry_name!r} holds pickled Python objects, which mg.load never unpickles"
+        )
     nbytes = math.prod(shape) * dtype.itemsize
     if nbytes > info.file_size - header_size:
         raise _Invalid(
-            f"its entry {entry_name!r} claims a {dtype} array of shape {shape} ({nbytes:,} bytes) but holds "
-            f"{info.file_size - header_size:,} bytes of data"
+            f"its entry {entry_name!r} claims a {dtype} array of shape {shape} ({nbytes:,} bytes) "
+            f"but holds {info.file_size - header_size:,} bytes of data"
         )
 
 
@@ -594,7 +658,8 @@ def _fspath(f, fn):
         return os.fspath(f)
     except TypeError:
         raise TypeError(
-            f"{fn}: expected a path (str or os.PathLike) or a binary file object, got {type(f).__name__}"
+            f"{fn}: expected a path (str or os.PathLike) or a binary file object, got "
+            f"{type(f).__name__}"
         ) from None
 
 
@@ -639,7 +704,10 @@ def _location(target):
     """A map_location target as 'cpu' or 'cuda:0', checked: a GPU on a machine without one,
     or a device minigrad has no tensors on, raises a RuntimeError that says so."""
     if not isinstance(target, str) and not _devices._is_device(target):
-        raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable, got {target!r}")
+        raise TypeError(
+            "load: map_location must be None, a device, a string, a dict or a callable, got "
+            f"{target!r}"
+        )
     device = _devices.check_device(target, f"load: map_location={target!r}")
     return "cpu" if device.type == "cpu" else str(device)
 

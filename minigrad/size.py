@@ -28,7 +28,9 @@ class Size(tuple):
                     raise TypeError
                 values.append(operator.index(s))
             except TypeError:
-                raise TypeError(f"Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')") from None
+                raise TypeError(
+                    f"Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')"
+                ) from None
         return super().__new__(cls, values)
 
     def numel(self):

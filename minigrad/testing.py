@@ -48,7 +48,9 @@ class _Failure(Exception):
             return self.type(msg)
         message = self.message
         if self.path:
-            message += f"\n\nThe failure occurred for item {''.join(str([item]) for item in self.path)}"
+            message += (
+                f"\n\nThe failure occurred for item {''.join(str([item]) for item in self.path)}"
+            )
         return self.type(msg(message) if callable(msg) else message)
 
 
@@ -56,7 +58,9 @@ def _tolerances(dtypes, rtol, atol, path):
     if (rtol is None) != (atol is None):
         missing = "rtol" if rtol is None else "atol"
         raise _Failure(
-            ValueError, f"Both 'rtol' and 'atol' must be either specified or omitted, but got no {missing}.", path
+            ValueError,
+            f"Both 'rtol' and 'atol' must be either specified or omitted, but got no {missing}.",
+            path,
         )
     if rtol is not None:
         return rtol, atol
@@ -69,7 +73,10 @@ def _mismatch_message(identifier, extra, abs_diff, abs_index, atol, rel_diff, re
     lines = [f"{identifier} are not {'equal' if equality else 'close'}!", ""]
     if extra:
         lines.append(extra)
-    for kind, diff, index, tol in (("absolute", abs_diff, abs_index, atol), ("relative", rel_diff, rel_index, rtol)):
+    for kind, diff, index, tol in (
+        ("absolute", abs_diff, abs_index, atol),
+        ("relative", rel_diff, rel_index, rtol),
+    ):
         line = (
             f"{kind.title()} difference: {diff}"
             if index is None
@@ -83,7 +90,14 @@ def _scalar_message(actual, expected, rtol, atol):
     abs_diff = abs(actual - expected)
     rel_diff = float("inf") if expected == 0 else abs_diff / abs(expected)
     return _mismatch_message(
-        "Scalars", f"Expected {expected} but got {actual}.", abs_diff, None, atol, rel_diff, None, rtol
+        "Scalars",
+        f"Expected {expected} but got {actual}.",
+        abs_diff,
+        None,
+        atol,
+        rel_diff,
+        None,
+        rtol,
     )
 
 
@@ -99,7 +113,11 @@ def _tensor_message(actual, expected, matches, rtol, atol):
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         abs_diff = np.abs(a - e)
         abs_diff[m] = 0
-        rel_diff = abs_diff / np.abs(e) if a.dtype.kind == "f" else (abs_diff / np.abs(e)).astype(np.float32)
+        rel_diff = (
+            abs_diff / np.abs(e)
+            if a.dtype.kind == "f"
+            else (abs_diff / np.abs(e)).astype(np.float32)
+        )
     rel_diff[m] = 0
 
     def where(flat):
@@ -107,7 +125,14 @@ def _tensor_message(actual, expected, matches, rtol, atol):
 
     i, j = int(np.argmax(abs_diff)), int(np.argmax(rel_diff))  # the first NaN, if any, as torch.max
     return _mismatch_message(
-        "Tensor-likes", extra, abs_diff[i].item(), where(i), atol, rel_diff[j].item(), where(j), rtol
+        "Tensor-likes",
+        extra,
+        abs_diff[i].item(),
+        where(i),
+        atol,
+        rel_diff[j].item(),
+        where(j),
+        rtol,
     )
 
 
@@ -141,11 +166,19 @@ def _compare_tensors(actual, expected, options, path):
     a, e = _as_array(actual), _as_array(expected)
 
     def mismatch(attribute, x, y):
-        raise _Failure(AssertionError, f"The values for attribute '{attribute}' do not match: {x} != {y}.", path)
+        raise _Failure(
+            AssertionError,
+            f"The values for attribute '{attribute}' do not match: {x} != {y}.",
+            path,
+        )
 
     if a.shape != e.shape:
         mismatch("shape", a.shape, e.shape)
-    if options["check_stride"] and isinstance(actual, Tensor) and actual.stride() != expected.stride():
+    if (
+        options["check_stride"]
+        and isinstance(actual, Tensor)
+        and actual.stride() != expected.stride()
+    ):
         mismatch("stride()", actual.stride(), expected.stride())
     if options["check_dtype"] and a.dtype != e.dtype:
         mismatch("dtype", f"minigrad.{a.dtype}", f"minigrad.{e.dtype}")
@@ -165,13 +198,16 @@ def _compare_tensors(actual, expected, options, path):
 
 
 def _compare(actual, expected, options, path=()):
-    """Raise _Failure unless actual and expected are close, recursing into sequences and mappings."""
+    """Raise _Failure unless actual and expected are close, recursing into sequences and
+    mappings."""
     sequence = collections.abc.Sequence
     if isinstance(actual, sequence) and isinstance(expected, sequence):
         if not isinstance(actual, str) and not isinstance(expected, str):
             if len(actual) != len(expected):
                 raise _Failure(
-                    AssertionError, f"The length of the sequences mismatch: {len(actual)} != {len(expected)}", path
+                    AssertionError,
+                    f"The length of the sequences mismatch: {len(actual)} != {len(expected)}",
+                    path,
                 )
             for i, (a, e) in enumerate(zip(actual, expected)):
                 _compare(a, e, options, (*path, i))
@@ -201,14 +237,21 @@ def _compare(actual, expected, options, path=()):
         return
     if isinstance(actual, (bool, np.bool_)) and isinstance(expected, (bool, np.bool_)):
         if bool(actual) is not bool(expected):
-            raise _Failure(AssertionError, f"Booleans mismatch: {bool(actual)} is not {bool(expected)}", path)
+            raise _Failure(
+                AssertionError, f"Booleans mismatch: {bool(actual)} is not {bool(expected)}", path
+            )
         return
-    if _compare_numbers(actual, expected, options["rtol"], options["atol"], options["equal_nan"], path):
+    if _compare_numbers(
+        actual, expected, options["rtol"], options["atol"], options["equal_nan"], path
+    ):
         return
     if _compare_tensors(actual, expected, options, path):
         return
     raise _Failure(
-        TypeError, f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.", path
+        TypeError,
+        f"No comparison pair was able to handle inputs of type {type(actual)} and "
+        f"{type(expected)}.",
+        path,
     )
 
 

@@ -72,13 +72,20 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 # environment variables by which a user chooses the BLAS thread count (OpenBLAS reads the
 # first three, in this order; MKL reads its own and OMP_NUM_THREADS; BLIS its own)
-BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+BLAS_VARIABLES = (
+    "OPENBLAS_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+)
 BLAS_THREADS = 1
 NUMBA_THREADING_LAYER = "workqueue"
 
 
 def cores():
-    """The number of cores this process may run on (a container may allow fewer than the machine has)."""
+    """The number of cores this process may run on (a container may allow fewer than the machine
+    has)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call

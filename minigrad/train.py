@@ -68,12 +68,12 @@ MODELS = {
 
 
 FIRST_USE = (
-    "The first run of --model cnn or resnet compiles the convolution and pooling kernels with Numba, "
-    "and the first of --model gpt the attention kernels (a line on stderr says so; measured on 2 cores: "
-    "12-19 s of CPU time for cnn or resnet, 22-33 s for gpt, and up to three times that in wall time "
-    "when other programs share the cores). That happens once: the machine code is cached in "
-    "__pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and later runs start "
-    "in a second or two."
+    "The first run of --model cnn or resnet compiles the convolution and pooling kernels with "
+    "Numba, and the first of --model gpt the attention kernels (a line on stderr says so; measured "
+    "on 2 cores: 12-19 s of CPU time for cnn or resnet, 22-33 s for gpt, and up to three times "
+    "that in wall time when other programs share the cores). That happens once: the machine code "
+    "is cached in __pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and "
+    "later runs start in a second or two."
 )
 
 
@@ -107,7 +107,6 @@ def build_scheduler(name, optimizer, lr, total_steps):
     return None
 
 
-# --8<-- [start:train_one_epoch]
 def train_one_epoch(model, loader, optimizer, scheduler, bar, device="cpu"):
     model.train()
     total_loss, correct, count = 0.0, 0, 0
@@ -125,10 +124,9 @@ def train_one_epoch(model, loader, optimizer, scheduler, bar, device="cpu"):
         count += len(labels)
         bar.update(1, loss=total_loss / count, acc=correct / count)
     return total_loss / count, correct / count
-    # --8<-- [end:train_one_epoch]
 
 
-# ---- the command line, checked before any work ----------------------------------------------------
+# ---- the command line, checked before any work ---------------------------------------------------
 def number(kind, low, strict=False):
     """An argparse `type=`: the option's text as a finite `kind` (int or float) >= low (> low
     if strict). Anything else is argparse's usage error, exit status 2, a line that names the
@@ -141,7 +139,8 @@ def number(kind, low, strict=False):
             value = kind(text)
         except ValueError:
             value = math.nan
-        if not (math.isfinite(value) and (value > low if strict else value >= low)):  # NaN fails both
+        # NaN fails both
+        if not (math.isfinite(value) and (value > low if strict else value >= low)):
             raise argparse.ArgumentTypeError(f"must be {what} {bound}, got {text!r}")
         return value
 
@@ -168,7 +167,8 @@ def add_device_option(parser):
         "--device",
         default="cpu",
         choices=["cpu", "cuda", "auto"],
-        help="where to train: cpu, cuda (an NVIDIA GPU, with CuPy) or auto (the GPU when there is one) (default: cpu)",
+        help="where to train: cpu, cuda (an NVIDIA GPU, with CuPy) or auto (the GPU when there is "
+        "one) (default: cpu)",
     )
 
 
@@ -190,7 +190,10 @@ def describe_device(device):
 
 def say_interrupted(out, saved, where):
     """Say on stderr that Ctrl-C stopped the run and what was saved where (before exit 130)."""
-    print(f"\nminigrad-train: interrupted {where}; saved {', '.join(saved)} to {out}/", file=sys.stderr)
+    print(
+        f"\nminigrad-train: interrupted {where}; saved {', '.join(saved)} to {out}/",
+        file=sys.stderr,
+    )
 
 
 def build_parser():
@@ -203,14 +206,23 @@ def build_parser():
         "--model",
         default="mlp",
         choices=[*MODELS, "gpt"],
-        help="model to train (default: mlp); gpt trains a GPT on Tiny Shakespeare, with its own options",
+        help="model to train (default: mlp); gpt trains a GPT on Tiny Shakespeare, with its own "
+        "options",
     )
     parser.add_argument(
-        "--epochs", type=number(int, 1), default=None, help="passes over the training set (default: per model)"
+        "--epochs",
+        type=number(int, 1),
+        default=None,
+        help="passes over the training set (default: per model)",
     )
-    parser.add_argument("--batch-size", type=number(int, 1), default=32, help="examples per step (default: 32)")
     parser.add_argument(
-        "--lr", type=number(float, 0, strict=True), default=None, help="(peak) learning rate (default: per model)"
+        "--batch-size", type=number(int, 1), default=32, help="examples per step (default: 32)"
+    )
+    parser.add_argument(
+        "--lr",
+        type=number(float, 0, strict=True),
+        default=None,
+        help="(peak) learning rate (default: per model)",
     )
     parser.add_argument(
         "--weight-decay",
@@ -218,7 +230,9 @@ def build_parser():
         default=None,
         help="weight decay (AdamW: decoupled) (default: per model)",
     )
-    parser.add_argument("--optimizer", default="adamw", choices=sorted(OPTIMIZERS), help="(default: adamw)")
+    parser.add_argument(
+        "--optimizer", default="adamw", choices=sorted(OPTIMIZERS), help="(default: adamw)"
+    )
     add_device_option(parser)
     parser.add_argument(
         "--schedule",
@@ -226,11 +240,17 @@ def build_parser():
         choices=["onecycle", "cosine", "none"],
         help="learning-rate schedule, stepped every batch (default: onecycle)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for init, shuffling and dropout (default: 0)")
     parser.add_argument(
-        "--out", default=None, help="output folder (default: runs/MODEL: runs/mlp, runs/cnn, runs/resnet, runs/gpt)"
+        "--seed", type=int, default=0, help="seed for init, shuffling and dropout (default: 0)"
     )
-    parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the training curves")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: runs/MODEL: runs/mlp, runs/cnn, runs/resnet, runs/gpt)",
+    )
+    parser.add_argument(
+        "--no-plot", action="store_true", help="skip the PNG of the training curves"
+    )
     parser.add_argument(
         "--max-steps",
         type=number(int, 1),
@@ -269,7 +289,11 @@ def save_results(out, model, args, history, start, plot=True, interrupted=None):
     """Write the weights, the settings with the history (and where Ctrl-C `interrupted` the
     run) and, if plot, the curves to `out`; returns the names of the files written."""
     mg.save(model.state_dict(), out / "model.npz")
-    settings = {**vars(args), "model_config": model.get_config(), "seconds": time.perf_counter() - start}
+    settings = {
+        **vars(args),
+        "model_config": model.get_config(),
+        "seconds": time.perf_counter() - start,
+    }
     record = {"settings": settings, "history": history}
     if interrupted is not None:
         record["interrupted"] = interrupted
@@ -300,17 +324,25 @@ def run(argv=None):
     test_set = Digits(train=False, transform=spec.get("test_transform"))
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
     test_loader = DataLoader(test_set, batch_size=256)
-    model = build_model(args.model).to(device)  # before the optimizer: its state is made where they are
+    # before the optimizer: its state is made where they are
+    model = build_model(args.model).to(device)
     optimizer = OPTIMIZERS[args.optimizer](model.parameters(), args.lr, args.weight_decay)
     scheduler = build_scheduler(args.schedule, optimizer, args.lr, args.epochs * len(train_loader))
     n_params = sum(p.numel() for p in model.parameters())
     print(
         f"training {args.model} ({n_params:,} parameters) on digits: {len(train_set)} train / "
-        f"{len(test_set)} test images, {args.optimizer} lr={args.lr} ({args.schedule} schedule), batch {args.batch_size}"
+        f"{len(test_set)} test images, {args.optimizer} lr={args.lr} ({args.schedule} schedule), "
+        f"batch {args.batch_size}"
     )
     print(f"device: {describe_device(device)}")
 
-    history = {"train_loss": [], "train_accuracy": [], "test_loss": [], "test_accuracy": [], "epoch_seconds": []}
+    history = {
+        "train_loss": [],
+        "train_accuracy": [],
+        "test_loss": [],
+        "test_accuracy": [],
+        "epoch_seconds": [],
+    }
     start = time.perf_counter()
     # --max-steps cuts the run short; the learning-rate schedule still spans every epoch
     steps_left = args.max_steps or args.epochs * len(train_loader)
@@ -321,7 +353,9 @@ def run(argv=None):
             steps = min(len(train_loader), steps_left)
             bar = ProgressBar(steps, prefix=f"epoch {epoch:2d}/{args.epochs}")
             batches = islice(train_loader, steps)
-            train_loss, train_acc = train_one_epoch(model, batches, optimizer, scheduler, bar, device)
+            train_loss, train_acc = train_one_epoch(
+                model, batches, optimizer, scheduler, bar, device
+            )
             test_loss, test_acc = evaluate(model, test_loader, device)
             bar.close(loss=train_loss, acc=train_acc, test_loss=test_loss, test_acc=test_acc)
             for key, value in (

@@ -7,9 +7,9 @@ weight decay 0.1 on the weight matrices only), 100 iterations of linear warm-up,
 cosine decay to 1e-4, gradients clipped to norm 1. nanoGPT reaches a validation loss of
 about 1.88 with it. One thing differs: positions enter by RoPE (rotary embeddings), not
 nanoGPT's learned table; at the same cost it reaches about 1.79 instead of 1.90
-(`--pos learned` trains nanoGPT's model). The text is split 90/10 into training and validation, as nanoGPT does;
-`--text FILE` trains on any UTF-8 text file instead, and `--quick` trains a smaller model
-in well under a minute.
+(`--pos learned` trains nanoGPT's model). The text is split 90/10 into training and validation, as
+nanoGPT does; `--text FILE` trains on any UTF-8 text file instead, and `--quick` trains a smaller
+model in well under a minute.
 
 It prints the unigram baseline (the loss of a model that knows only how often each
 character occurs), the training and validation loss as it goes, the final losses on a
@@ -110,18 +110,18 @@ def unigram_entropy(ids, vocab_size):
     return float(-(p * np.log(p)).sum())
 
 
-# --8<-- [start:param_groups]
 def param_groups(model, weight_decay):
     """Weight decay on the weight matrices and embeddings only (every 2-D parameter), not
     on biases and LayerNorm gains: those set scales and offsets, and pulling them towards
     zero would fight the normalisation rather than regularise the model."""
     decay = [p for p in model.parameters() if p.ndim >= 2]
     no_decay = [p for p in model.parameters() if p.ndim < 2]
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    # --8<-- [end:param_groups]
+    return [
+        {"params": decay, "weight_decay": weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
 
 
-# --8<-- [start:train_step]
 def train_step(model, x, y, optimizer, scheduler):
     """One AdamW step on a batch: x (B, T) token ids, y (B, T) the next tokens."""
     _, loss = model(x, y)  # the logits (B, T, vocab) and their mean cross-entropy against y
@@ -131,7 +131,6 @@ def train_step(model, x, y, optimizer, scheduler):
     optimizer.step()
     scheduler.step()
     return loss.item()
-    # --8<-- [end:train_step]
 
 
 @mg.no_grad()
@@ -148,7 +147,9 @@ def estimate_loss(model, dataset, batches, batch_size, device="cpu"):
 
 
 @mg.no_grad()
-def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batch_size=128, device="cpu"):
+def fixed_blocks_loss(
+    model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batch_size=128, device="cpu"
+):
     """The mean loss over a fixed set of blocks: consecutive non-overlapping blocks of
     `ids` (all of them if there are at most max_blocks, else max_blocks evenly spaced).
     The same blocks every run, so final losses compare across runs and settings."""
@@ -170,18 +171,30 @@ def fixed_blocks_loss(model, ids, block_size, max_blocks=FINAL_EVAL_BLOCKS, batc
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="minigrad-train --model gpt",
-        description="Train a character-level GPT on Tiny Shakespeare (or any text file), then sample from it.",
+        description="Train a character-level GPT on Tiny Shakespeare (or any text file), then "
+        "sample from it.",
     )
     parser.add_argument("--model", default="gpt", choices=["gpt"], help="(this job trains the GPT)")
     parser.add_argument(
-        "--text", default=None, metavar="FILE", help="train on this UTF-8 text file (default: Tiny Shakespeare)"
+        "--text",
+        default=None,
+        metavar="FILE",
+        help="train on this UTF-8 text file (default: Tiny Shakespeare)",
     )
-    parser.add_argument("--quick", action="store_true", help="a smaller model that trains in well under a minute")
     parser.add_argument(
-        "--iters", type=number(int, 1), default=None, help="training iterations (default: 2000; --quick 300)"
+        "--quick", action="store_true", help="a smaller model that trains in well under a minute"
     )
     parser.add_argument(
-        "--batch-size", type=number(int, 1), default=None, help="blocks per step (default: 12; --quick 16)"
+        "--iters",
+        type=number(int, 1),
+        default=None,
+        help="training iterations (default: 2000; --quick 300)",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=number(int, 1),
+        default=None,
+        help="blocks per step (default: 12; --quick 16)",
     )
     parser.add_argument(
         "--lr",
@@ -196,16 +209,26 @@ def build_parser():
         help="positional encoding (default: rope; learned is nanoGPT's and GPT-2's)",
     )
     add_device_option(parser)
-    parser.add_argument("--seed", type=int, default=1337, help="seed for init, batches and sampling (default: 1337)")
     parser.add_argument(
-        "--out", default=None, help="output folder (default: runs/gpt; --quick: runs/gpt-quick, to keep the full run's)"
+        "--seed", type=int, default=1337, help="seed for init, batches and sampling (default: 1337)"
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: runs/gpt; --quick: runs/gpt-quick, to keep the full run's)",
     )
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG of the loss curves")
     parser.add_argument(
-        "--sample-tokens", type=number(int, 0), default=500, help="characters to generate at the end (default: 500)"
+        "--sample-tokens",
+        type=number(int, 0),
+        default=500,
+        help="characters to generate at the end (default: 500)",
     )
     parser.add_argument(
-        "--temperature", type=number(float, 0), default=0.8, help="sampling temperature, 0 = greedy (default: 0.8)"
+        "--temperature",
+        type=number(float, 0),
+        default=0.8,
+        help="sampling temperature, 0 = greedy (default: 0.8)",
     )
     return parser
 
@@ -217,7 +240,8 @@ def parse_args(argv=None, parser=None):
     for key, value in SETTINGS["quick" if args.quick else "default"].items():
         if getattr(args, key, None) is None:
             setattr(args, key, value)
-    if args.out is None:  # its own folder, as each model of minigrad-train (minigrad.train.default_out)
+    # its own folder, as each model of minigrad-train (minigrad.train.default_out)
+    if args.out is None:
         args.out = default_out("gpt-quick" if args.quick else "gpt")
     args.min_lr = args.lr / 10  # nanoGPT's rule of thumb: decay to a tenth of the peak
     args.warmup = min(args.warmup, args.iters)
@@ -284,7 +308,10 @@ def run(argv=None):
     out = prepare_out_dir(parser, args.out)
     start, cpu_start = time.perf_counter(), time.process_time()
     mg.manual_seed(args.seed)
-    train_set, val_set = TextDataset(train_ids, args.block_size), TextDataset(val_ids, args.block_size)
+    train_set, val_set = (
+        TextDataset(train_ids, args.block_size),
+        TextDataset(val_ids, args.block_size),
+    )
     model = GPT(
         tokenizer.vocab_size,
         args.d_model,
@@ -301,11 +328,15 @@ def run(argv=None):
     baseline = unigram_entropy(train_ids, tokenizer.vocab_size)
     n_params = sum(p.numel() for p in model.parameters())
     print(
-        f"training a GPT ({n_params:,} parameters: {args.n_layers} layers, {args.n_heads} heads, d_model "
-        f"{args.d_model}, context {args.block_size}, pos {args.pos}) on {source}: {len(text):,} characters, "
-        f"vocabulary {tokenizer.vocab_size}, {len(train_ids):,} train / {len(val_ids):,} validation"
+        f"training a GPT ({n_params:,} parameters: {args.n_layers} layers, {args.n_heads} heads, "
+        f"d_model {args.d_model}, context {args.block_size}, pos {args.pos}) on {source}: "
+        f"{len(text):,} characters, vocabulary {tokenizer.vocab_size}, {len(train_ids):,} train / "
+        f"{len(val_ids):,} validation"
     )
-    print(f"AdamW lr {args.lr:g} (warm-up {args.warmup}, cosine to {args.min_lr:g}), batch {args.batch_size}")
+    print(
+        f"AdamW lr {args.lr:g} (warm-up {args.warmup}, cosine to {args.min_lr:g}), batch "
+        f"{args.batch_size}"
+    )
     print(f"unigram baseline (entropy of the character frequencies): {baseline:.4f} nats")
     print(f"device: {describe_device(device)}")
 
@@ -332,8 +363,11 @@ def run(argv=None):
 
         final_train = fixed_blocks_loss(model, train_ids, args.block_size, device=device)
         final_val = fixed_blocks_loss(model, val_ids, args.block_size, device=device)
-        history.update(final_train_loss=final_train, final_val_loss=final_val, unigram_baseline=baseline)
-        # the result first: whatever is sampled, saved or drawn after it, the user has seen the losses
+        history.update(
+            final_train_loss=final_train, final_val_loss=final_val, unigram_baseline=baseline
+        )
+        # the result first: whatever is sampled, saved or drawn after it, the user has seen the
+        # losses
         print(
             f"final loss on fixed blocks: train {final_train:.4f}, validation {final_val:.4f} "
             f"(unigram baseline {baseline:.4f})"
@@ -341,12 +375,16 @@ def run(argv=None):
 
         prompt = tokenizer.encode("\n") if "\n" in text else tokenizer.encode(text[0])
         sample_start = time.perf_counter()
-        tokens = model.generate(mg.tensor([prompt], device=device), args.sample_tokens, temperature=args.temperature)
+        tokens = model.generate(
+            mg.tensor([prompt], device=device), args.sample_tokens, temperature=args.temperature
+        )
         sample = tokenizer.decode(tokens[0].tolist()[len(prompt) :])
         sample_seconds = time.perf_counter() - sample_start
     except KeyboardInterrupt:
         steps = len(history["step_loss"])
-        saved = save_results(out, model, tokenizer, args, source, history, interrupted={"iter": steps})
+        saved = save_results(
+            out, model, tokenizer, args, source, history, interrupted={"iter": steps}
+        )
         say_interrupted(out, saved, f"after {steps} of {args.iters} iterations")
         raise
     print(f"--- sample ({args.sample_tokens} characters, temperature {args.temperature}) ---")
@@ -354,14 +392,20 @@ def run(argv=None):
     print("---")
 
     seconds = time.perf_counter() - start
-    cpu_seconds = time.process_time() - cpu_start  # this process's CPU time: what a busy machine does not inflate
-    history.update(train_seconds=train_seconds, sample_seconds=sample_seconds, seconds=seconds, cpu_seconds=cpu_seconds)
+    # this process's CPU time: what a busy machine does not inflate
+    cpu_seconds = time.process_time() - cpu_start
+    history.update(
+        train_seconds=train_seconds,
+        sample_seconds=sample_seconds,
+        seconds=seconds,
+        cpu_seconds=cpu_seconds,
+    )
     saved = save_results(out, model, tokenizer, args, source, history, sample=sample)
     print(f"saved {', '.join(saved)} to {out}/")
     per_iter = 1000 * train_seconds / args.iters
     print(
-        f"wall time: {seconds:.1f}s ({train_seconds:.1f}s training, {per_iter:.0f} ms per iteration); "
-        f"CPU time of this process: {cpu_seconds:.1f}s"
+        f"wall time: {seconds:.1f}s ({train_seconds:.1f}s training, {per_iter:.0f} ms per "
+        f"iteration); CPU time of this process: {cpu_seconds:.1f}s"
     )
     return history
 

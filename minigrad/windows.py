@@ -19,7 +19,9 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, formula
     if dtype.kind != "f":
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
     if window_length < 0:
-        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+        raise RuntimeError(
+            f"{name} requires non-negative window_length, got window_length={window_length}"
+        )
     if window_length <= 1:
         return _new(np.ones(window_length), dtype, device, requires_grad, name)
     m = window_length + 1 if periodic else window_length
@@ -27,14 +29,24 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, formula
     return _new(values[:window_length], dtype, device, requires_grad, name)
 
 
-def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None):
+def hann_window(
+    window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None
+):
     """The Hann window: w[n] = 0.5 - 0.5 cos(2 pi n / (M - 1))."""
     formula = lambda n, m: 0.5 - 0.5 * np.cos(2 * np.pi * n / (m - 1))  # noqa: E731
     return _window("hann_window", window_length, periodic, dtype, device, requires_grad, formula)
 
 
 def hamming_window(
-    window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None, requires_grad=False, layout=None
+    window_length,
+    periodic=True,
+    alpha=0.54,
+    beta=0.46,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
 ):
     """The Hamming window: w[n] = alpha - beta cos(2 pi n / (M - 1)) (alpha = 0.54 and
     beta = 0.46 by default)."""
@@ -42,23 +54,38 @@ def hamming_window(
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, formula)
 
 
-def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None):
+def bartlett_window(
+    window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None
+):
     """The Bartlett (triangular) window: w[n] = 1 - |2n / (M - 1) - 1|."""
     formula = lambda n, m: 1 - np.abs(2 * n / (m - 1) - 1)  # noqa: E731
-    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, formula)
+    return _window(
+        "bartlett_window", window_length, periodic, dtype, device, requires_grad, formula
+    )
 
 
-def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None):
+def blackman_window(
+    window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None
+):
     """The Blackman window: w[n] = 0.42 - 0.5 cos(2 pi n / (M - 1)) + 0.08 cos(4 pi n / (M - 1))."""
 
     def formula(n, m):
         return 0.42 - 0.5 * np.cos(2 * np.pi * n / (m - 1)) + 0.08 * np.cos(4 * np.pi * n / (m - 1))
 
-    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, formula)
+    return _window(
+        "blackman_window", window_length, periodic, dtype, device, requires_grad, formula
+    )
 
 
 def kaiser_window(
-    window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False, layout=None
+    window_length,
+    periodic=True,
+    beta=12.0,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
 ):
     """The Kaiser window: w[n] = I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (M - 1) / 2
     and I0 the modified Bessel function of order 0; a larger beta, a narrower window."""

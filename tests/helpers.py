@@ -18,7 +18,8 @@ def tleaf(array, requires_grad=True):
 
 
 def assert_close(mine, theirs, rtol=1e-6, atol=1e-8):
-    """Compare a minigrad tensor (or array) with a torch tensor (or array): values, shape, dtype kind."""
+    """Compare a minigrad tensor (or array) with a torch tensor (or array): values, shape, dtype
+    kind."""
     a = mine.array if isinstance(mine, mg.Tensor) else np.asarray(mine)
     b = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else np.asarray(theirs)
     assert a.shape == b.shape, f"shape {a.shape} != {b.shape}"

@@ -102,14 +102,22 @@ def _dtype_name(dtype):
 def assert_same(mine, theirs, rtol, atol, values=True, where="result"):
     """minigrad's result `mine` is torch's `theirs`: types, shapes, dtypes and values."""
     if isinstance(theirs, torch.Tensor):
-        assert isinstance(mine, mg.Tensor), f"{where}: minigrad gave {type(mine).__name__}, torch a Tensor"
-        assert tuple(mine.shape) == tuple(theirs.shape), f"{where}: shape {tuple(mine.shape)} != {tuple(theirs.shape)}"
-        assert _dtype_name(mine.dtype) == _dtype_name(theirs.dtype), f"{where}: dtype {mine.dtype} != {theirs.dtype}"
+        assert isinstance(mine, mg.Tensor), (
+            f"{where}: minigrad gave {type(mine).__name__}, torch a Tensor"
+        )
+        assert tuple(mine.shape) == tuple(theirs.shape), (
+            f"{where}: shape {tuple(mine.shape)} != {tuple(theirs.shape)}"
+        )
+        assert _dtype_name(mine.dtype) == _dtype_name(theirs.dtype), (
+            f"{where}: dtype {mine.dtype} != {theirs.dtype}"
+        )
         if values:
             a, b = np.asarray(mine.detach().numpy()), theirs.detach().numpy()
             np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
     elif isinstance(theirs, (tuple, list)):  # torch.Size, named tuples (return_types) included
-        assert isinstance(mine, (tuple, list)), f"{where}: minigrad gave {type(mine).__name__}, torch a sequence"
+        assert isinstance(mine, (tuple, list)), (
+            f"{where}: minigrad gave {type(mine).__name__}, torch a sequence"
+        )
         assert len(mine) == len(theirs), f"{where}: {len(mine)} items != {len(theirs)}"
         for i, (m, t) in enumerate(zip(mine, theirs)):
             assert_same(m, t, rtol, atol, values, f"{where}[{i}]")
@@ -120,11 +128,17 @@ def assert_same(mine, theirs, rtol, atol, values=True, where="result"):
     elif isinstance(theirs, bool) or theirs is None or isinstance(theirs, str):
         assert mine == theirs, f"{where}: {mine!r} != {theirs!r}"
     elif isinstance(theirs, (int, float)):
-        assert isinstance(mine, (int, float, np.number)), f"{where}: minigrad gave {type(mine).__name__}"
+        assert isinstance(mine, (int, float, np.number)), (
+            f"{where}: minigrad gave {type(mine).__name__}"
+        )
         if values:
-            np.testing.assert_allclose(mine, theirs, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+            np.testing.assert_allclose(
+                mine, theirs, rtol=rtol, atol=atol, equal_nan=True, err_msg=where
+            )
     else:
-        raise TypeError(f"{where}: no comparison for torch's {type(theirs).__name__}; add one to assert_same")
+        raise TypeError(
+            f"{where}: no comparison for torch's {type(theirs).__name__}; add one to assert_same"
+        )
 
 
 def _float_tensors(result):
@@ -140,8 +154,12 @@ def check_gradients(row, arrays, mine_out, theirs_out, mine_in, theirs_in):
     theirs_f = [t for t in _float_tensors(theirs_out) if t.requires_grad]
     if not theirs_f:
         return
-    mine_f = [m for m, t in zip(_float_tensors(mine_out), _float_tensors(theirs_out)) if t.requires_grad]
-    assert all(m.requires_grad for m in mine_f), f"{row.name}: torch's result requires grad, minigrad's does not"
+    mine_f = [
+        m for m, t in zip(_float_tensors(mine_out), _float_tensors(theirs_out)) if t.requires_grad
+    ]
+    assert all(m.requires_grad for m in mine_f), (
+        f"{row.name}: torch's result requires grad, minigrad's does not"
+    )
     rng = np.random.default_rng(row.seed + 1)
     seeds = [rng.standard_normal(tuple(t.shape)) for t in theirs_f]
     torch.autograd.backward(theirs_f, [torch.tensor(g) for g in seeds])
@@ -150,7 +168,9 @@ def check_gradients(row, arrays, mine_out, theirs_out, mine_in, theirs_in):
         if not t.requires_grad:
             continue
         if t.grad is None:
-            assert m.grad is None or not np.any(m.grad.numpy()), f"{row.name}: input {i} has a gradient, torch's none"
+            assert m.grad is None or not np.any(m.grad.numpy()), (
+                f"{row.name}: input {i} has a gradient, torch's none"
+            )
         else:
             assert m.grad is not None, f"{row.name}: input {i} has no gradient, torch's has one"
             assert_same(m.grad, t.grad, row.rtol, row.atol, where=f"{row.name}: grad of input {i}")

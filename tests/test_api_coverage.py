@@ -66,7 +66,10 @@ def test_every_stub_is_present_and_tested(measured):
     by_name = {e.name: e for e in measured["entries"]}
     stubs = api_coverage.read_stubs()
     wrong = {name: by_name[name].status for name in stubs if by_name[name].status != "stub"}
-    assert not wrong, f"tools/api_stubs.txt declares these, but minigrad lacks them or no test proves them: {wrong}"
+    assert not wrong, (
+        "tools/api_stubs.txt declares these, but minigrad lacks them or no test proves them: "
+        f"{wrong}"
+    )
 
 
 def test_no_rule_takes_out_a_name_that_a_test_proves(measured):
@@ -78,7 +81,11 @@ def test_no_rule_takes_out_a_name_that_a_test_proves(measured):
 
 def test_no_most_used_name_is_out_of_scope(measured):
     by_name = {e.name: e for e in measured["entries"]}
-    out = {n: by_name[n].note for n in api_coverage.read_list(api_coverage.MOST_USED) if not by_name[n].in_scope}
+    out = {
+        n: by_name[n].note
+        for n in api_coverage.read_list(api_coverage.MOST_USED)
+        if not by_name[n].in_scope
+    }
     assert not out, f"most-used names that a rule of tools/api_scope.py takes out: {out}"
 
 
@@ -92,11 +99,15 @@ def test_the_most_used_names_still_missing_are_exactly_the_listed_ones(measured)
     listed = set(api_coverage.read_list(MOST_USED_MISSING))
     regressed = sorted(set(missing) - listed)
     landed = sorted(listed - set(missing))
-    assert not regressed, f"most-used names not present (add them, or see why they went): {regressed}"
-    assert not landed, f"these have landed: take them off {MOST_USED_MISSING.name} (then run {REGENERATE})"
+    assert not regressed, (
+        f"most-used names not present (add them, or see why they went): {regressed}"
+    )
+    assert not landed, (
+        f"these have landed: take them off {MOST_USED_MISSING.name} (then run {REGENERATE})"
+    )
 
 
-# ---- the tool's parts -----------------------------------------------------------------------------
+# ---- the tool's parts ----------------------------------------------------------------------------
 def test_declarations_are_read_without_importing_the_tests(tmp_path):
     (tmp_path / "test_a.py").write_text(
         textwrap.dedent(
@@ -117,7 +128,9 @@ def test_declarations_are_read_without_importing_the_tests(tmp_path):
 
 
 def test_a_torch_api_list_that_is_not_a_literal_is_refused(tmp_path):
-    (tmp_path / "test_c.py").write_text('NAMES = ["torch.abs"]\nTORCH_API = NAMES + ["torch.exp"]\n')
+    (tmp_path / "test_c.py").write_text(
+        'NAMES = ["torch.abs"]\nTORCH_API = NAMES + ["torch.exp"]\n'
+    )
     with pytest.raises(ValueError, match="TORCH_API must be a literal list of strings"):
         api_coverage.declared_tests(tmp_path)
 
@@ -149,9 +162,13 @@ def test_a_placeholder_counts_when_torchs_own_is_one():
 
     # Module.forward of the base class raises NotImplementedError in both libraries
     assert api_coverage.only_raises_not_implemented(torch.nn.Module.forward)
-    entry = api_coverage.classify("torch.nn.Module.forward", "torch.nn.Module", torch.nn.Module.forward,
-                                  {"torch.nn.Module.forward": ["tests/x.py"]}, {})  # fmt: skip
-    assert entry.status == "present" and api_coverage.only_raises_not_implemented(mg.nn.Module.forward)
+    name = "torch.nn.Module.forward"
+    entry = api_coverage.classify(
+        name, "torch.nn.Module", torch.nn.Module.forward, {name: ["tests/x.py"]}, {}
+    )
+    assert entry.status == "present" and api_coverage.only_raises_not_implemented(
+        mg.nn.Module.forward
+    )
 
 
 def test_names_map_to_minigrads_homes():
@@ -222,5 +239,6 @@ def test_imports_are_recognised_from_the_object():
     assert api_scope.imported("torch.nn.functional", Optional)
     assert api_scope.imported("torch.optim.lr_scheduler", torch.optim.Optimizer)
     assert not api_scope.imported("torch.nn.functional", torch.nn.functional.relu)
-    assert not api_scope.imported("torch.nn.functional", torch.nn.functional.conv2d)  # a builtin of torch
+    # a builtin of torch
+    assert not api_scope.imported("torch.nn.functional", torch.nn.functional.conv2d)
     assert not api_scope.imported("torch.nn", torch.nn.Linear)

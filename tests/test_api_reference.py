@@ -25,13 +25,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC_CANDIDATES = [ROOT / "SPEC.md", ROOT.parent / "shared" / "SPEC.md", ROOT.parents[1] / "shared" / "SPEC.md"]
+SPEC_CANDIDATES = [
+    ROOT / "SPEC.md",
+    ROOT.parent / "shared" / "SPEC.md",
+    ROOT.parents[1] / "shared" / "SPEC.md",
+]
 SPEC = next((p for p in SPEC_CANDIDATES if p.is_file()), None)
 
 # Where the bare names of each SPEC section live, tried in order. A name with a prefix
 # (`mg.`, `nn.`, `t.`, ...) is read through PREFIXES instead.
 SCOPES = {
-    "Tensor": ["minigrad.Tensor", "minigrad", "minigrad.cuda"],  # SPEC lists mg.cuda's functions bare
+    # SPEC lists mg.cuda's functions bare
+    "Tensor": ["minigrad.Tensor", "minigrad", "minigrad.cuda"],
     "Autograd": ["minigrad.autograd", "minigrad.autograd.Function", "minigrad.Tensor"],
     "nn": [
         "minigrad.nn",
@@ -117,7 +122,10 @@ def spec_sections(text):
     """(title, body) for each `##`/`###` section, code blocks removed."""
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     parts = re.split(r"^#{2,3} (.*)$", text, flags=re.M)
-    return [(re.sub(r"\s*\(.*\)$", "", title).strip(), body) for title, body in zip(parts[1::2], parts[2::2])]
+    return [
+        (re.sub(r"\s*\(.*\)$", "", title).strip(), body)
+        for title, body in zip(parts[1::2], parts[2::2])
+    ]
 
 
 def _strip_groups(span):
@@ -223,7 +231,9 @@ def spec_names(text, not_names=None, exists=None):
     exists = exists or _imports
     names, unresolved = {}, []
     for section, body in spec_sections(text):
-        assert section in SCOPES, f"SPEC has a new section {section!r}: say where its names live in SCOPES"
+        assert section in SCOPES, (
+            f"SPEC has a new section {section!r}: say where its names live in SCOPES"
+        )
         for span in re.findall(r"`([^`]+)`", body):
             for word in span_words(span):
                 if word in not_names or (section, word) in not_names:
@@ -255,7 +265,9 @@ def spec_names(text, not_names=None, exists=None):
 @pytest.fixture(scope="module")
 def griffe_package():
     griffe = pytest.importorskip("griffe")
-    return griffe.load("minigrad", search_paths=[str(ROOT)], resolve_aliases=True, resolve_external=False)
+    return griffe.load(
+        "minigrad", search_paths=[str(ROOT)], resolve_aliases=True, resolve_external=False
+    )
 
 
 def griffe_object(package, path):
@@ -274,7 +286,11 @@ def griffe_object(package, path):
         obj = None
     # `mg.tensor` is the function, but griffe finds the module minigrad/tensor.py under
     # that name (as the import system does, until minigrad/__init__ rebinds it)
-    if (obj is None or obj.is_module) and runtime is not None and not isinstance(runtime, type(importlib)):
+    if (
+        (obj is None or obj.is_module)
+        and runtime is not None
+        and not isinstance(runtime, type(importlib))
+    ):
         qualname = getattr(runtime, "__qualname__", None)
         module = getattr(runtime, "__module__", None)
         if qualname and module:
@@ -357,14 +373,19 @@ def public_names(package):
 
 def test_every_spec_word_names_something(griffe_package):
     if SPEC is None:
-        pytest.skip("SPEC.md is kept beside the repository; the names of tests/api_names.txt are checked instead")
+        pytest.skip(
+            "SPEC.md is kept beside the repository; the names of tests/api_names.txt are checked "
+            "instead"
+        )
     names, unresolved = spec_names(SPEC.read_text(), exists=known(griffe_package))
     assert len(names) > 250, f"only {len(names)} names read from SPEC: did its format change?"
     assert not unresolved, (
         f"SPEC names that resolve nowhere in minigrad (add the name, or list the word in NOT_NAMES "
         f"with the reason): {unresolved}"
     )
-    listed = "".join(f"{section}\t{path}\n" for path, section in sorted(names.items(), key=lambda kv: kv[0]))
+    listed = "".join(
+        f"{section}\t{path}\n" for path, section in sorted(names.items(), key=lambda kv: kv[0])
+    )
     assert NAMES_FILE.read_text() == listed, (
         f"{NAMES_FILE.name} is not what SPEC names: rewrite it with "
         "`python -c 'import tests.test_api_reference as t; t.write_names_file()'`"
@@ -374,9 +395,13 @@ def test_every_spec_word_names_something(griffe_package):
 def write_names_file():
     import griffe
 
-    package = griffe.load("minigrad", search_paths=[str(ROOT)], resolve_aliases=True, resolve_external=False)
+    package = griffe.load(
+        "minigrad", search_paths=[str(ROOT)], resolve_aliases=True, resolve_external=False
+    )
     names, _ = spec_names(SPEC.read_text(), exists=known(package))
-    NAMES_FILE.write_text("".join(f"{section}\t{path}\n" for path, section in sorted(names.items())))
+    NAMES_FILE.write_text(
+        "".join(f"{section}\t{path}\n" for path, section in sorted(names.items()))
+    )
 
 
 def test_every_public_name_resolves(griffe_package):
@@ -394,7 +419,9 @@ def test_every_public_name_has_a_docstring(griffe_package):
 def test_every_public_name_is_in_the_reference(griffe_package, built_site):
     ids = reference_ids(built_site)
     missing = missing_from_reference(griffe_package, sorted(public_names(griffe_package)), ids)
-    assert not missing, f"{len(missing)} public names are not in the API reference (docs/api/): {missing}"
+    assert not missing, (
+        f"{len(missing)} public names are not in the API reference (docs/api/): {missing}"
+    )
 
 
 FAKE_SPEC = """
@@ -424,16 +451,23 @@ def test_a_name_without_docstring_or_reference_entry_is_found(griffe_package, mo
     paths = sorted(names)
     ids = {p for p in paths}
     assert missing_from_reference(griffe_package, paths, ids) == []
-    assert missing_from_reference(griffe_package, paths, ids - {"minigrad.nn.Conv2d"}) == ["minigrad.nn.Conv2d"]
+    assert missing_from_reference(griffe_package, paths, ids - {"minigrad.nn.Conv2d"}) == [
+        "minigrad.nn.Conv2d"
+    ]
     # an alias is found under the path of what it names, or another alias of it
     canonical = griffe_object(griffe_package, "minigrad.nn.Linear").path
     assert missing_from_reference(griffe_package, ["minigrad.nn.Linear"], {canonical}) == []
-    assert missing_from_reference(griffe_package, ["minigrad.no_grad"], {"minigrad.autograd.no_grad"}) == []
+    assert (
+        missing_from_reference(griffe_package, ["minigrad.no_grad"], {"minigrad.autograd.no_grad"})
+        == []
+    )
 
     assert undocumented(griffe_package, ["minigrad.nn.Linear", "minigrad.zeros"]) == []
     linear = griffe_object(griffe_package, "minigrad.nn.Linear")
     monkeypatch.setattr(linear, "docstring", None)
-    assert undocumented(griffe_package, ["minigrad.nn.Linear", "minigrad.zeros"]) == ["minigrad.nn.Linear"]
+    assert undocumented(griffe_package, ["minigrad.nn.Linear", "minigrad.zeros"]) == [
+        "minigrad.nn.Linear"
+    ]
 
 
 def test_the_tensor_function_is_not_taken_for_its_module(griffe_package):
@@ -450,7 +484,11 @@ def test_no_directive_documents_a_module_for_a_function(griffe_package):
     wrong = []
     for page in sorted((ROOT / "docs" / "api").glob("*.md")):
         for path in re.findall(r"^::: (\S+)", page.read_text(), re.M):
-            obj = griffe_package[path.removeprefix("minigrad").lstrip(".")] if path != "minigrad" else griffe_package
+            obj = (
+                griffe_package[path.removeprefix("minigrad").lstrip(".")]
+                if path != "minigrad"
+                else griffe_package
+            )
             if obj.is_alias:
                 obj = obj.final_target
             runtime = resolve(path)

@@ -81,10 +81,19 @@ def backward_then_grad(lib, x):
 CASES = [
     # -- import paths: the module at torch's path is the one whose names are counted --
     case("torch.nn", lambda lib: imported(lib, "nn").Linear is lib.nn.Linear),
-    case("torch.nn.functional", lambda lib: imported(lib, "nn.functional").relu is lib.nn.functional.relu),
+    case(
+        "torch.nn.functional",
+        lambda lib: imported(lib, "nn.functional").relu is lib.nn.functional.relu,
+    ),
     case("torch.nn.init", lambda lib: imported(lib, "nn.init").normal_ is lib.nn.init.normal_),
-    case("torch.nn.utils", lambda lib: imported(lib, "nn.utils").clip_grad_norm_ is lib.nn.utils.clip_grad_norm_),
-    case("torch.nn.parameter", lambda lib: imported(lib, "nn.parameter").Parameter is lib.nn.Parameter),
+    case(
+        "torch.nn.utils",
+        lambda lib: imported(lib, "nn.utils").clip_grad_norm_ is lib.nn.utils.clip_grad_norm_,
+    ),
+    case(
+        "torch.nn.parameter",
+        lambda lib: imported(lib, "nn.parameter").Parameter is lib.nn.Parameter,
+    ),
     case("torch.optim", lambda lib: imported(lib, "optim").SGD is lib.optim.SGD),
     case(
         "torch.optim.lr_scheduler",
@@ -140,7 +149,8 @@ CASES = [
     ),
     # -- errors: both libraries raise the same exception type --
     case("torch.Tensor.item", lambda lib, x: x.item(), (2,), raises=RuntimeError),
-    # -- random functions: the draws differ, the shape and dtype must not, and some results do not depend on them --
+    # -- random functions: the draws differ, the shape and dtype must not, and some results do not
+    # depend on them --
     case("torch.rand", lambda lib: lib.rand(2, 3), values=False),
     case("torch.randperm", lambda lib: lib.randperm(7).sort().values),
     case("torch.Tensor.bernoulli", lambda lib: lib.tensor([0.0, 1.0, 1.0, 0.0]).bernoulli()),
@@ -150,7 +160,8 @@ CASES = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad=True to a scalar")  # torch's, on float(x)
+# torch's, on float(x)
+@pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad=True to a scalar")
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_behaves_as_torch(row):
     run(row)
@@ -185,13 +196,29 @@ def test_the_comparison_can_fail():
         assert_same((mg.tensor([1.0, 2.0]),), (t, t), 1e-6, 1e-8)
     # the right values with no gradient behind them (Case, not case: this row proves nothing)
     cut = Case(
-        "torch.Tensor.exp", lambda lib, x: x.exp() if lib is torch else x.exp().detach().requires_grad_(), [(3,)]
+        "torch.Tensor.exp",
+        lambda lib, x: x.exp() if lib is torch else x.exp().detach().requires_grad_(),
+        [(3,)],
     )
     with pytest.raises(AssertionError, match="no gradient"):
         run(cut)
     # only one library raising is a difference too
     with pytest.raises(pytest.fail.Exception):
-        run(Case("torch.Tensor.item", lambda lib, x: x.item() if lib is torch else 0.0, [(2,)], raises=RuntimeError))
+        run(
+            Case(
+                "torch.Tensor.item",
+                lambda lib, x: x.item() if lib is torch else 0.0,
+                [(2,)],
+                raises=RuntimeError,
+            )
+        )
     # values=False still compares shapes and dtypes
     with pytest.raises(AssertionError, match="shape"):
-        run(Case("torch.rand", lambda lib: lib.rand(2, 3) if lib is torch else lib.rand(3, 2), [], values=False))
+        run(
+            Case(
+                "torch.rand",
+                lambda lib: lib.rand(2, 3) if lib is torch else lib.rand(3, 2),
+                [],
+                values=False,
+            )
+        )

@@ -52,7 +52,8 @@ def augmented(op):
     def call(lib, x, other):
         t = copy = x.clone()
         namespace = {"t": t, "other": other}
-        exec(f"t {op}= other", namespace)  # an augmented assignment is a statement, not an expression
+        # an augmented assignment is a statement, not an expression
+        exec(f"t {op}= other", namespace)
         assert namespace["t"] is copy, f"`{op}=` made a new tensor"
         return namespace["t"]
 
@@ -92,16 +93,20 @@ CASES = [
     case("torch.Tensor.cosh_", twin("cosh_"), (2, 3)),
     case("torch.asinh", lambda lib, x: lib.asinh(x), (3, 4)),
     case("torch.Tensor.asinh", lambda lib, x: x.asinh(), (2, 3)),
-    case("torch.Tensor.asinh_", lambda lib, x: x.detach().clone().asinh_(), (2, 3)),  # no derivative in torch
+    # no derivative in torch
+    case("torch.Tensor.asinh_", lambda lib, x: x.detach().clone().asinh_(), (2, 3)),
     case("torch.acosh", lambda lib, x: lib.acosh(x + 1), pos(3, 4)),
     case("torch.acosh", lambda lib, x: lib.acosh(x.detach()), unit(3, 4)),  # NaN below 1
     case("torch.Tensor.acosh", lambda lib, x: (x + 1).acosh(), pos(2, 3)),
-    case("torch.Tensor.acosh_", lambda lib, x: (x.detach() + 1).acosh_(), pos(2, 3)),  # (nor for this)
+    # (nor for this)
+    case("torch.Tensor.acosh_", lambda lib, x: (x.detach() + 1).acosh_(), pos(2, 3)),
     case("torch.atanh", lambda lib, x: lib.atanh(x), unit(3, 4)),
     case("torch.Tensor.atanh", lambda lib, x: x.atanh(), unit(2, 3)),
-    case("torch.Tensor.atanh_", lambda lib, x: x.detach().clone().atanh_(), unit(2, 3)),  # (nor for this)
+    # (nor for this)
+    case("torch.Tensor.atanh_", lambda lib, x: x.detach().clone().atanh_(), unit(2, 3)),
     case("torch.atan2", lambda lib, a, b: lib.atan2(a, b), (3, 4), (4,)),
-    case("torch.atan2", lambda lib, a, b: lib.atan2(a, b), ints(2, 3), ints(3)),  # integers: float32
+    # integers: float32
+    case("torch.atan2", lambda lib, a, b: lib.atan2(a, b), ints(2, 3), ints(3)),
     case("torch.Tensor.atan2", lambda lib, a, b: a.atan2(b), (2, 1), (3,)),
     case("torch.Tensor.atan2_", twin("atan2_"), (2, 3), (3,)),
     case("torch.arcsin", lambda lib, x: lib.arcsin(x), unit(2, 3)),
@@ -126,11 +131,18 @@ CASES = [
     case("torch.Tensor.arccosh_", lambda lib, x: (x.detach() + 1).arccosh_(), pos(2, 3)),
     case("torch.Tensor.arctanh_", lambda lib, x: x.detach().clone().arctanh_(), unit(2, 3)),
     case("torch.hypot", lambda lib, a, b: lib.hypot(a, b), (3, 4), (4,)),
-    case("torch.hypot", lambda lib, a, b: lib.hypot(a, b), ints(3), ints(3), raises=NotImplementedError),
+    case(
+        "torch.hypot",
+        lambda lib, a, b: lib.hypot(a, b),
+        ints(3),
+        ints(3),
+        raises=NotImplementedError,
+    ),
     case("torch.Tensor.hypot", lambda lib, a, b: a.hypot(b), (2, 3), (2, 3)),
     case("torch.Tensor.hypot_", twin("hypot_"), (2, 3), (3,)),
     case("torch.sinc", lambda lib, x: lib.sinc(x), (3, 4)),
-    case("torch.sinc", lambda lib, x: lib.sinc(x), np.array([0.0, 0.5, -1.5, 2.25])),  # 1 at 0, slope 0
+    # 1 at 0, slope 0
+    case("torch.sinc", lambda lib, x: lib.sinc(x), np.array([0.0, 0.5, -1.5, 2.25])),
     case("torch.Tensor.sinc", lambda lib, x: x.sinc(), (2, 3)),
     case("torch.Tensor.sinc_", twin("sinc_"), (2, 3)),
     case("torch.deg2rad", lambda lib, x: lib.deg2rad(x * 90), (3, 4)),
@@ -142,13 +154,15 @@ CASES = [
     case("torch.Tensor.rad2deg_", twin("rad2deg_"), (2, 3)),
     case("torch.Tensor.sin_", twin("sin_"), (2, 3)),
     case("torch.Tensor.cos_", twin("cos_"), (2, 3)),
-    case("torch.Tensor.sin_", twin("sin_"), ints(3), raises=RuntimeError),  # a float into an int tensor
+    # a float into an int tensor
+    case("torch.Tensor.sin_", twin("sin_"), ints(3), raises=RuntimeError),
     case("torch.tan", lambda lib, x: lib.tan(x), bools(2, 3)),  # bools and integers: float32
     case("torch.cosh", lambda lib, x: lib.cosh(x), ints(2, 3)),
     # -- exponentials and logarithms --
     case("torch.log1p", lambda lib, x: lib.log1p(x), pos(3, 4)),
     case("torch.log1p", lambda lib, x: lib.log1p(x), np.array([1e-12, -1e-15, 0.0, 3.0])),
-    case("torch.log1p", lambda lib, x: lib.log1p(x.detach()), np.array([-1.0, -2.0, INF])),  # -inf, NaN, inf
+    # -inf, NaN, inf
+    case("torch.log1p", lambda lib, x: lib.log1p(x.detach()), np.array([-1.0, -2.0, INF])),
     case("torch.log1p", lambda lib, x: lib.log1p(x), ints(2, 3)),
     case("torch.Tensor.log1p", lambda lib, x: x.log1p(), pos(2, 3)),
     case("torch.Tensor.log1p_", twin("log1p_"), pos(2, 3)),
@@ -169,12 +183,19 @@ CASES = [
     case("torch.Tensor.exp2_", twin("exp2_"), (2, 3)),
     case("torch.logaddexp", lambda lib, a, b: lib.logaddexp(a, b), (3, 4), (4,)),
     case("torch.logaddexp", lambda lib, a, b: lib.logaddexp(a * 800, b), (3,), (3,)),  # no overflow
-    case("torch.logaddexp", lambda lib, a, b: lib.logaddexp(a, b), ints(3), ints(3), raises=NotImplementedError),
+    case(
+        "torch.logaddexp",
+        lambda lib, a, b: lib.logaddexp(a, b),
+        ints(3),
+        ints(3),
+        raises=NotImplementedError,
+    ),
     case("torch.Tensor.logaddexp", lambda lib, a, b: a.logaddexp(b), (2, 3), (2, 1)),
     case("torch.logaddexp2", lambda lib, a, b: lib.logaddexp2(a, b), (3, 4), (3, 1)),
     case("torch.Tensor.logaddexp2", lambda lib, a, b: a.logaddexp2(b), (2, 3), (3,)),
     case("torch.xlogy", lambda lib, x, y: lib.xlogy(x, y), (3, 4), pos(4)),
-    case("torch.xlogy", lambda lib, x, y: lib.xlogy(x, y), np.array([0, 0, 3, 2]), pos(4)),  # 0 ln y = 0
+    # 0 ln y = 0
+    case("torch.xlogy", lambda lib, x, y: lib.xlogy(x, y), np.array([0, 0, 3, 2]), pos(4)),
     case("torch.xlogy", lambda lib, x, y: lib.xlogy(x, y), np.array([0.0, 0.0, 1.5]), pos(3)),
     case(
         "torch.xlogy",
@@ -188,17 +209,24 @@ CASES = [
     case("torch.Tensor.xlogy", lambda lib, x, y: x.xlogy(y), (2, 3), pos(2, 3)),
     case("torch.Tensor.xlogy_", twin("xlogy_"), (2, 3), pos(3)),
     case("torch.logit", lambda lib, p: lib.logit(p * 0.5 + 0.5), unit(3, 4)),
-    case("torch.logit", lambda lib, p: lib.logit(p * 0.5 + 0.5, eps=0.3), unit(3, 4)),  # 0 slope where clamped
+    # 0 slope where clamped
+    case("torch.logit", lambda lib, p: lib.logit(p * 0.5 + 0.5, eps=0.3), unit(3, 4)),
     case("torch.logit", lambda lib, p: lib.logit(p.detach() * 2), unit(3, 4)),  # NaN outside [0, 1]
     case("torch.Tensor.logit", lambda lib, p: (p * 0.5 + 0.5).logit(), unit(2, 3)),
     case("torch.Tensor.logit_", lambda lib, p: (p * 0.5 + 0.5).logit_(0.1), unit(2, 3)),
     case("torch.float_power", lambda lib, x, e: lib.float_power(x, e), pos(3, 4), (4,)),
-    case("torch.float_power", lambda lib, x: lib.float_power(x.detach().float(), 2), (3,)),  # float64 result
+    # float64 result
+    case("torch.float_power", lambda lib, x: lib.float_power(x.detach().float(), 2), (3,)),
     case("torch.float_power", lambda lib, x: lib.float_power(x, 2), ints(2, 3)),
     case("torch.float_power", lambda lib, e: lib.float_power(2, e), (3,)),
     case("torch.Tensor.float_power", lambda lib, x: x.float_power(0.5), pos(2, 3)),
     case("torch.Tensor.float_power_", twin("float_power_", 3), (2, 3)),
-    case("torch.Tensor.float_power_", lambda lib, x: x.detach().float().float_power_(2), (3,), raises=RuntimeError),
+    case(
+        "torch.Tensor.float_power_",
+        lambda lib, x: x.detach().float().float_power_(2),
+        (3,),
+        raises=RuntimeError,
+    ),
     case("torch.ldexp", lambda lib, x, e: lib.ldexp(x, e), (3, 4), ints(4, high=8)),
     case("torch.ldexp", lambda lib, x, e: lib.ldexp(x, e), ints(3), ints(3)),
     case("torch.Tensor.ldexp", lambda lib, x, e: x.ldexp(e), (2, 3), (3,)),
@@ -209,12 +237,17 @@ CASES = [
     case("torch.Tensor.frexp", lambda lib, x: x.frexp(), (2, 3)),
     # -- special functions --
     case("torch.erfc", lambda lib, x: lib.erfc(x * 3), (3, 4)),
-    case("torch.erfc", lambda lib, x: lib.erfc(x), np.array([6.0, 10.0, -6.0, 0.0])),  # no 1 - erf cancellation
+    # no 1 - erf cancellation
+    case("torch.erfc", lambda lib, x: lib.erfc(x), np.array([6.0, 10.0, -6.0, 0.0])),
     case("torch.Tensor.erfc", lambda lib, x: x.erfc(), (2, 3)),
     case("torch.Tensor.erfc_", twin("erfc_"), (2, 3)),
     case("torch.Tensor.erf_", twin("erf_"), (2, 3)),
     case("torch.erfinv", lambda lib, x: lib.erfinv(x), unit(3, 4)),
-    case("torch.erfinv", lambda lib, x: lib.erfinv(x.detach()), np.array([-1.0, 1.0, 1.5, 0.0, 1 - 1e-12])),
+    case(
+        "torch.erfinv",
+        lambda lib, x: lib.erfinv(x.detach()),
+        np.array([-1.0, 1.0, 1.5, 0.0, 1 - 1e-12]),
+    ),
     case("torch.Tensor.erfinv", lambda lib, x: x.erfinv(), unit(2, 3)),
     case("torch.Tensor.erfinv_", twin("erfinv_"), unit(2, 3)),
     case("torch.lgamma", lambda lib, x: lib.lgamma(x), pos(3, 4)),
@@ -224,13 +257,18 @@ CASES = [
     case("torch.Tensor.lgamma_", twin("lgamma_"), pos(2, 3)),
     case("torch.digamma", lambda lib, x: lib.digamma(x), pos(3, 4)),
     case("torch.digamma", lambda lib, x: lib.digamma(x), OFF_THE_POLES),
-    case("torch.digamma", lambda lib, x: lib.digamma(x.detach()), np.array([0.0, -0.0, -1.0, -3.0, 1e-300])),
+    case(
+        "torch.digamma",
+        lambda lib, x: lib.digamma(x.detach()),
+        np.array([0.0, -0.0, -1.0, -3.0, 1e-300]),
+    ),
     case("torch.Tensor.digamma", lambda lib, x: x.digamma(), pos(2, 3)),
     case("torch.Tensor.digamma_", twin("digamma_"), pos(2, 3)),
     case("torch.polygamma", lambda lib, x: lib.polygamma(1, x), pos(3, 4)),
     case("torch.polygamma", lambda lib, x: lib.polygamma(3, x), OFF_THE_POLES),
     case("torch.polygamma", lambda lib, x: lib.polygamma(0, x), pos(3)),
-    case("torch.polygamma", lambda lib, x: lib.polygamma(2, x), ints(3), rtol=1e-5),  # float32; -inf at 0
+    # float32; -inf at 0
+    case("torch.polygamma", lambda lib, x: lib.polygamma(2, x), ints(3), rtol=1e-5),
     case("torch.polygamma", lambda lib, x: lib.polygamma(-1, x), pos(3), raises=RuntimeError),
     case("torch.Tensor.polygamma", lambda lib, x: x.polygamma(2), pos(2, 3)),
     case("torch.Tensor.polygamma_", twin("polygamma_", 1), pos(2, 3)),
@@ -244,33 +282,99 @@ CASES = [
     case("torch.i0", lambda lib, x: lib.i0(x), ints(3)),
     case("torch.Tensor.i0", lambda lib, x: x.i0(), (2, 3)),
     case("torch.Tensor.i0_", twin("i0_"), (2, 3)),
-    # (a = input from an integer tensor: torch has no gradient for it, and a row's float inputs require grad)
-    case("torch.igamma", lambda lib, a, x: lib.igamma(a.double() / 4 + 0.1, x), ints(3, 4), pos(3, 4)),
-    case("torch.igamma", lambda lib, a, x: lib.igamma(a.double() * 5 + 0.5, x * 20), ints(3, 4), pos(4)),
+    # (a = input from an integer tensor: torch has no gradient for it, and a row's float inputs
+    # require grad)
+    case(
+        "torch.igamma", lambda lib, a, x: lib.igamma(a.double() / 4 + 0.1, x), ints(3, 4), pos(3, 4)
+    ),
+    case(
+        "torch.igamma",
+        lambda lib, a, x: lib.igamma(a.double() * 5 + 0.5, x * 20),
+        ints(3, 4),
+        pos(4),
+    ),
     case(
         "torch.igamma",
         lambda lib, a, x: lib.igamma(a.detach(), x.detach()),
         np.array([0.0, 1.0, -1.0, 1.0, 2.0, INF]),
         np.array([1.0, 0.0, 1.0, -1.0, INF, 3.0]),
     ),
-    case("torch.igamma", backward_of(lambda lib, a, x: lib.igamma(a, x)), pos(3), pos(3), raises=NotImplementedError),
-    case("torch.igamma", lambda lib, a, x: lib.igamma(a, x), ints(3), ints(3), raises=NotImplementedError),
+    case(
+        "torch.igamma",
+        backward_of(lambda lib, a, x: lib.igamma(a, x)),
+        pos(3),
+        pos(3),
+        raises=NotImplementedError,
+    ),
+    case(
+        "torch.igamma",
+        lambda lib, a, x: lib.igamma(a, x),
+        ints(3),
+        ints(3),
+        raises=NotImplementedError,
+    ),
     case("torch.Tensor.igamma", lambda lib, a, x: (a.double() + 0.5).igamma(x), ints(2, 3), pos(3)),
-    case("torch.Tensor.igamma_", lambda lib, a, x: a.detach().clone().igamma_(x.detach()), pos(2, 3), pos(3)),
-    case("torch.igammac", lambda lib, a, x: lib.igammac(a.double() / 4 + 0.1, x), ints(3, 4), pos(3, 4)),
-    case("torch.igammac", lambda lib, a, x: lib.igammac(a.double() * 5 + 0.5, x * 20), ints(3, 4), pos(4)),
-    case("torch.igammac", backward_of(lambda lib, a, x: lib.igammac(a, x)), pos(3), pos(3), raises=NotImplementedError),
-    case("torch.Tensor.igammac", lambda lib, a, x: (a.double() + 0.5).igammac(x), ints(2, 3), pos(3)),
-    case("torch.Tensor.igammac_", lambda lib, a, x: a.detach().clone().igammac_(x.detach()), pos(2, 3), pos(3)),
+    case(
+        "torch.Tensor.igamma_",
+        lambda lib, a, x: a.detach().clone().igamma_(x.detach()),
+        pos(2, 3),
+        pos(3),
+    ),
+    case(
+        "torch.igammac",
+        lambda lib, a, x: lib.igammac(a.double() / 4 + 0.1, x),
+        ints(3, 4),
+        pos(3, 4),
+    ),
+    case(
+        "torch.igammac",
+        lambda lib, a, x: lib.igammac(a.double() * 5 + 0.5, x * 20),
+        ints(3, 4),
+        pos(4),
+    ),
+    case(
+        "torch.igammac",
+        backward_of(lambda lib, a, x: lib.igammac(a, x)),
+        pos(3),
+        pos(3),
+        raises=NotImplementedError,
+    ),
+    case(
+        "torch.Tensor.igammac", lambda lib, a, x: (a.double() + 0.5).igammac(x), ints(2, 3), pos(3)
+    ),
+    case(
+        "torch.Tensor.igammac_",
+        lambda lib, a, x: a.detach().clone().igammac_(x.detach()),
+        pos(2, 3),
+        pos(3),
+    ),
     # float32 in, float32 out: computed in float64 and rounded, torch in float32 (a few units apart)
     case("torch.erfc", lambda lib, x: lib.erfc(x.detach().float()), (3, 4), rtol=1e-5, atol=1e-7),
     case("torch.erfinv", lambda lib, x: lib.erfinv(x.detach().float()), unit(3, 4), rtol=1e-5),
-    case("torch.lgamma", lambda lib, x: lib.lgamma(x.detach().float()), pos(3, 4), rtol=1e-5, atol=1e-6),
-    case("torch.digamma", lambda lib, x: lib.digamma(x.detach().float()), pos(3, 4), rtol=1e-5, atol=1e-6),
-    case("torch.polygamma", lambda lib, x: lib.polygamma(1, x.detach().float()), pos(3, 4), rtol=1e-5),
+    case(
+        "torch.lgamma",
+        lambda lib, x: lib.lgamma(x.detach().float()),
+        pos(3, 4),
+        rtol=1e-5,
+        atol=1e-6,
+    ),
+    case(
+        "torch.digamma",
+        lambda lib, x: lib.digamma(x.detach().float()),
+        pos(3, 4),
+        rtol=1e-5,
+        atol=1e-6,
+    ),
+    case(
+        "torch.polygamma", lambda lib, x: lib.polygamma(1, x.detach().float()), pos(3, 4), rtol=1e-5
+    ),
     case("torch.i0", lambda lib, x: lib.i0(x.detach().float()), (3, 4), rtol=1e-5),
     case(
-        "torch.igamma", lambda lib, a, x: lib.igamma(a.detach().float(), x.detach().float()), pos(3), pos(3), rtol=1e-5
+        "torch.igamma",
+        lambda lib, a, x: lib.igamma(a.detach().float(), x.detach().float()),
+        pos(3),
+        pos(3),
+        rtol=1e-5,
     ),
     # -- rounding, remainders, signs --
     case("torch.trunc", lambda lib, x: lib.trunc(x * 3), (3, 4)),
@@ -288,23 +392,35 @@ CASES = [
     case("torch.fmod", lambda lib, a, b: lib.fmod(a * 5, b), (3, 4), pos(4)),
     case("torch.fmod", lambda lib, a, b: lib.fmod(a, b), SIGNED_INTS, DIVISORS),  # the sign of a
     case("torch.fmod", lambda lib, a: lib.fmod(a, 2.5), SIGNED_INTS),
-    case("torch.fmod", lambda lib, a: lib.fmod(a, 0), SIGNED_INTS, raises=RuntimeError),  # integer / 0
+    # integer / 0
+    case("torch.fmod", lambda lib, a: lib.fmod(a, 0), SIGNED_INTS, raises=RuntimeError),
     case("torch.Tensor.fmod", lambda lib, a, b: (a * 5).fmod(b), (2, 3), (3,)),
     case("torch.Tensor.fmod_", twin("fmod_", 0.7), (2, 3)),
     case("torch.remainder", lambda lib, a, b: lib.remainder(a * 5, b), (3, 4), pos(4)),
-    case("torch.remainder", lambda lib, a, b: lib.remainder(a, b), SIGNED_INTS, DIVISORS),  # the sign of b
+    # the sign of b
+    case("torch.remainder", lambda lib, a, b: lib.remainder(a, b), SIGNED_INTS, DIVISORS),
     case("torch.remainder", lambda lib, b: lib.remainder(7, b), DIVISORS),
     case("torch.Tensor.remainder", lambda lib, a: (a * 5).remainder(-1.5), (2, 3)),
     case("torch.Tensor.remainder_", twin("remainder_", 0.7), (2, 3)),
     case("torch.floor_divide", lambda lib, a, b: lib.floor_divide(a, b), SIGNED_INTS, DIVISORS),
-    case("torch.floor_divide", lambda lib, a, b: lib.floor_divide(a.detach() * 5, b.detach()), (3, 4), (4,)),
+    case(
+        "torch.floor_divide",
+        lambda lib, a, b: lib.floor_divide(a.detach() * 5, b.detach()),
+        (3, 4),
+        (4,),
+    ),
     case("torch.Tensor.floor_divide", lambda lib, a: a.floor_divide(-3), SIGNED_INTS),
     case("torch.Tensor.floor_divide_", twin("floor_divide_", 4), SIGNED_INTS),
     case("torch.true_divide", lambda lib, a, b: lib.true_divide(a, b), SIGNED_INTS, DIVISORS),
     case("torch.Tensor.true_divide", lambda lib, a, b: a.true_divide(b), (2, 3), pos(3)),
     case("torch.Tensor.true_divide_", twin("true_divide_"), (2, 3), pos(3)),
     case("torch.copysign", lambda lib, a, b: lib.copysign(a, b), (3, 4), (4,)),
-    case("torch.copysign", lambda lib, a, b: lib.copysign(a.detach(), b.detach()), WITH_EDGES, WITH_EDGES[::-1]),
+    case(
+        "torch.copysign",
+        lambda lib, a, b: lib.copysign(a.detach(), b.detach()),
+        WITH_EDGES,
+        WITH_EDGES[::-1],
+    ),
     case("torch.copysign", lambda lib, a: lib.copysign(a, -1), SIGNED_INTS),
     case("torch.Tensor.copysign", lambda lib, a, b: a.copysign(b), (2, 3), (2, 3)),
     case("torch.Tensor.copysign_", twin("copysign_"), (2, 3), (3,)),
@@ -318,15 +434,41 @@ CASES = [
     case("torch.Tensor.sgn_", twin("sgn_"), SIGNED_INTS),
     case("torch.Tensor.sign_", twin("sign_"), (2, 3)),
     case("torch.nextafter", lambda lib, a, b: lib.nextafter(a, b), (3, 4), (4,)),
-    case("torch.nextafter", lambda lib, a, b: lib.nextafter(a.detach().float(), b.detach().float()), (3,), (3,)),
+    case(
+        "torch.nextafter",
+        lambda lib, a, b: lib.nextafter(a.detach().float(), b.detach().float()),
+        (3,),
+        (3,),
+    ),
     case("torch.Tensor.nextafter", lambda lib, a, b: a.nextafter(b), (2, 3), (2, 3)),
     case("torch.Tensor.nextafter_", twin("nextafter_"), (2, 3), (3,)),
-    case("torch.heaviside", lambda lib, x, v: lib.heaviside(x.detach(), v.detach()), WITH_EDGES, (4,)),
+    case(
+        "torch.heaviside", lambda lib, x, v: lib.heaviside(x.detach(), v.detach()), WITH_EDGES, (4,)
+    ),
     case("torch.heaviside", lambda lib, x, v: lib.heaviside(x, v), SIGNED_INTS, ints(4)),
-    case("torch.heaviside", backward_of(lambda lib, x, v: lib.heaviside(x, v)), (3,), (3,), raises=RuntimeError),
-    case("torch.heaviside", lambda lib, x, v: lib.heaviside(x, v), SIGNED_INTS, (4,), raises=RuntimeError),
-    case("torch.Tensor.heaviside", lambda lib, x, v: x.detach().heaviside(v.detach()), (2, 3), (3,)),
-    case("torch.Tensor.heaviside_", lambda lib, x, v: x.detach().clone().heaviside_(v.detach()), (2, 3), (3,)),
+    case(
+        "torch.heaviside",
+        backward_of(lambda lib, x, v: lib.heaviside(x, v)),
+        (3,),
+        (3,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.heaviside",
+        lambda lib, x, v: lib.heaviside(x, v),
+        SIGNED_INTS,
+        (4,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.Tensor.heaviside", lambda lib, x, v: x.detach().heaviside(v.detach()), (2, 3), (3,)
+    ),
+    case(
+        "torch.Tensor.heaviside_",
+        lambda lib, x, v: x.detach().clone().heaviside_(v.detach()),
+        (2, 3),
+        (3,),
+    ),
     # -- comparisons --
     case("torch.eq", lambda lib, a, b: lib.eq(a, b), ints(3, 4, high=3), ints(4, high=3)),
     case("torch.eq", lambda lib, a: lib.eq(a, 2.0), ints(3, 4, high=3)),
@@ -344,10 +486,16 @@ CASES = [
     case("torch.Tensor.greater_equal", lambda lib, a, b: a.greater_equal(b), ints(2, 3), ints(3)),
     case("torch.Tensor.less", lambda lib, a, b: a.less(b), (2, 3), (2, 3)),
     case("torch.Tensor.less_equal", lambda lib, a, b: a.less_equal(b), ints(2, 3), ints(2, 3)),
-    case("torch.Tensor.not_equal", lambda lib, a, b: a.not_equal(b), ints(2, 3, high=2), ints(3, high=2)),
+    case(
+        "torch.Tensor.not_equal",
+        lambda lib, a, b: a.not_equal(b),
+        ints(2, 3, high=2),
+        ints(3, high=2),
+    ),
     case("torch.Tensor.eq_", twin("eq_"), ints(2, 3, high=2), ints(3, high=2)),
     case("torch.Tensor.eq_", twin("eq_", 2.5), ints(2, 3)),  # in the int tensor's dtype
-    case("torch.Tensor.eq_", twin("eq_"), (2, 3), (2, 3)),  # on floats: recorded, zero gradient to both
+    # on floats: recorded, zero gradient to both
+    case("torch.Tensor.eq_", twin("eq_"), (2, 3), (2, 3)),
     case("torch.Tensor.ne_", twin("ne_"), (2, 3), (3,)),
     case("torch.Tensor.lt_", twin("lt_"), (2, 3), (3,)),
     case("torch.Tensor.le_", twin("le_", 0.0), (2, 3)),
@@ -364,7 +512,12 @@ CASES = [
     case("torch.Tensor.isposinf", lambda lib, x: x.isposinf(), WITH_EDGES),
     case("torch.Tensor.isneginf", lambda lib, x: x.isneginf(), WITH_EDGES),
     case("torch.isin", lambda lib, a, b: lib.isin(a, b), ints(3, 4, high=6), ints(3, high=6)),
-    case("torch.isin", lambda lib, a, b: lib.isin(a, b, invert=True), ints(3, 4, high=6), ints(2, 2, high=6)),
+    case(
+        "torch.isin",
+        lambda lib, a, b: lib.isin(a, b, invert=True),
+        ints(3, 4, high=6),
+        ints(2, 2, high=6),
+    ),
     case("torch.isin", lambda lib, a: lib.isin(a, 2), ints(3, 4)),
     case("torch.isin", lambda lib, b: lib.isin(3, b), ints(4)),
     case("torch.isin", lambda lib, a, b: lib.isin(a, b), SIGNED_INTS, np.array([7.0, -1.5, 9.0])),
@@ -374,7 +527,9 @@ CASES = [
     case("torch.is_nonzero", lambda lib, x: lib.is_nonzero(x), np.array([0.0])),
     case("torch.is_nonzero", lambda lib, x: lib.is_nonzero(x), (2,), raises=RuntimeError),
     case("torch.Tensor.is_nonzero", lambda lib, x: x.is_nonzero(), ()),
-    case("torch.Tensor.is_nonzero", lambda lib, x: x.is_nonzero(), np.zeros(0), raises=RuntimeError),
+    case(
+        "torch.Tensor.is_nonzero", lambda lib, x: x.is_nonzero(), np.zeros(0), raises=RuntimeError
+    ),
     case("torch.is_signed", lambda lib, x: lib.is_signed(x), ints(2)),
     case("torch.is_signed", lambda lib, x: lib.is_signed(x.to(lib.uint8)), ints(2)),
     case("torch.Tensor.is_signed", lambda lib, x: x.is_signed(), bools(2)),
@@ -385,30 +540,66 @@ CASES = [
     case("torch.logical_and", lambda lib, a, b: lib.logical_and(a, b), bools(3, 4), bools(4)),
     case("torch.logical_and", lambda lib, a, b: lib.logical_and(a, b), ints(3, 4, high=2), (3, 4)),
     case("torch.logical_or", lambda lib, a, b: lib.logical_or(a, b), bools(3, 4), bools(3, 1)),
-    case("torch.logical_xor", lambda lib, a, b: lib.logical_xor(a, b), ints(3, 4, high=2), bools(4)),
+    case(
+        "torch.logical_xor", lambda lib, a, b: lib.logical_xor(a, b), ints(3, 4, high=2), bools(4)
+    ),
     case("torch.logical_not", lambda lib, a: lib.logical_not(a), WITH_EDGES),
     case("torch.Tensor.logical_and", lambda lib, a, b: a.logical_and(b), bools(2, 3), bools(3)),
-    case("torch.Tensor.logical_or", lambda lib, a, b: a.logical_or(b), ints(2, 3, high=2), ints(3, high=2)),
+    case(
+        "torch.Tensor.logical_or",
+        lambda lib, a, b: a.logical_or(b),
+        ints(2, 3, high=2),
+        ints(3, high=2),
+    ),
     case("torch.Tensor.logical_xor", lambda lib, a, b: a.logical_xor(b), bools(2, 3), bools(2, 3)),
     case("torch.Tensor.logical_and_", twin("logical_and_"), bools(2, 3), bools(3)),
-    case("torch.Tensor.logical_and_", twin("logical_and_"), ints(2, 3, high=2), bools(3)),  # 1 or 0 in int64
+    # 1 or 0 in int64
+    case("torch.Tensor.logical_and_", twin("logical_and_"), ints(2, 3, high=2), bools(3)),
     case("torch.Tensor.logical_or_", twin("logical_or_"), bools(2, 3), bools(2, 3)),
     case("torch.Tensor.logical_xor_", twin("logical_xor_"), bools(2, 3), bools(3)),
     case("torch.Tensor.logical_not_", twin("logical_not_"), ints(2, 3, high=2)),
     # -- bits: integer and bool tensors, and the operators --
-    case("torch.bitwise_and", lambda lib, a, b: lib.bitwise_and(a, b), ints(3, 4, high=16), ints(4, high=16)),
+    case(
+        "torch.bitwise_and",
+        lambda lib, a, b: lib.bitwise_and(a, b),
+        ints(3, 4, high=16),
+        ints(4, high=16),
+    ),
     case("torch.bitwise_and", lambda lib, a, b: lib.bitwise_and(a, b), bools(3, 4), bools(4)),
     case("torch.bitwise_and", lambda lib, a: lib.bitwise_and(a, 6), SIGNED_INTS),
-    case("torch.bitwise_and", lambda lib, a, b: lib.bitwise_and(a, b), (3,), (3,), raises=NotImplementedError),
+    case(
+        "torch.bitwise_and",
+        lambda lib, a, b: lib.bitwise_and(a, b),
+        (3,),
+        (3,),
+        raises=NotImplementedError,
+    ),
     case("torch.bitwise_or", lambda lib, a, b: lib.bitwise_or(a, b), SIGNED_INTS, ints(4, high=16)),
-    case("torch.bitwise_or", lambda lib, a, b: lib.bitwise_or(a, b), bools(3), ints(3)),  # promoted to int64
-    case("torch.bitwise_xor", lambda lib, a, b: lib.bitwise_xor(a, b), SIGNED_INTS, ints(2, 1, high=16)),
+    # promoted to int64
+    case("torch.bitwise_or", lambda lib, a, b: lib.bitwise_or(a, b), bools(3), ints(3)),
+    case(
+        "torch.bitwise_xor",
+        lambda lib, a, b: lib.bitwise_xor(a, b),
+        SIGNED_INTS,
+        ints(2, 1, high=16),
+    ),
     case("torch.bitwise_not", lambda lib, a: lib.bitwise_not(a), SIGNED_INTS),
     case("torch.bitwise_not", lambda lib, a: lib.bitwise_not(a), bools(2, 3)),
     case("torch.bitwise_not", lambda lib, a: lib.bitwise_not(a), (3,), raises=NotImplementedError),
-    case("torch.bitwise_left_shift", lambda lib, a, b: lib.bitwise_left_shift(a, b), SIGNED_INTS, ints(4, high=8)),
-    case("torch.bitwise_left_shift", lambda lib, a: lib.bitwise_left_shift(a, 70), SIGNED_INTS),  # past the width
-    case("torch.bitwise_right_shift", lambda lib, a, b: lib.bitwise_right_shift(a, b), SIGNED_INTS, ints(4)),
+    case(
+        "torch.bitwise_left_shift",
+        lambda lib, a, b: lib.bitwise_left_shift(a, b),
+        SIGNED_INTS,
+        ints(4, high=8),
+    ),
+    # past the width
+    case("torch.bitwise_left_shift", lambda lib, a: lib.bitwise_left_shift(a, 70), SIGNED_INTS),
+    case(
+        "torch.bitwise_right_shift",
+        lambda lib, a, b: lib.bitwise_right_shift(a, b),
+        SIGNED_INTS,
+        ints(4),
+    ),
     case(
         "torch.bitwise_right_shift",
         lambda lib, a, b: lib.bitwise_right_shift(a, b),
@@ -416,7 +607,12 @@ CASES = [
         bools(3),
         raises=NotImplementedError,
     ),
-    case("torch.Tensor.bitwise_and", lambda lib, a, b: a.bitwise_and(b), ints(2, 3, high=16), ints(3, high=16)),
+    case(
+        "torch.Tensor.bitwise_and",
+        lambda lib, a, b: a.bitwise_and(b),
+        ints(2, 3, high=16),
+        ints(3, high=16),
+    ),
     case("torch.Tensor.bitwise_or", lambda lib, a, b: a.bitwise_or(b), bools(2, 3), bools(3)),
     case("torch.Tensor.bitwise_xor", lambda lib, a: a.bitwise_xor(5), SIGNED_INTS),
     case("torch.Tensor.bitwise_not", lambda lib, a: a.bitwise_not(), SIGNED_INTS),
@@ -424,11 +620,17 @@ CASES = [
     case("torch.Tensor.bitwise_right_shift", lambda lib, a: a.bitwise_right_shift(1), SIGNED_INTS),
     case("torch.Tensor.bitwise_and_", twin("bitwise_and_"), ints(2, 3, high=16), ints(3, high=16)),
     case("torch.Tensor.bitwise_or_", twin("bitwise_or_"), bools(2, 3), bools(3)),
-    case("torch.Tensor.bitwise_or_", twin("bitwise_or_"), bools(3), ints(3), raises=RuntimeError),  # int64 into bool
+    # int64 into bool
+    case("torch.Tensor.bitwise_or_", twin("bitwise_or_"), bools(3), ints(3), raises=RuntimeError),
     case("torch.Tensor.bitwise_xor_", twin("bitwise_xor_", 3), SIGNED_INTS),
     case("torch.Tensor.bitwise_not_", twin("bitwise_not_"), SIGNED_INTS),
     case("torch.Tensor.bitwise_left_shift_", twin("bitwise_left_shift_", 2), SIGNED_INTS),
-    case("torch.Tensor.bitwise_right_shift_", twin("bitwise_right_shift_"), SIGNED_INTS, ints(4, high=3)),
+    case(
+        "torch.Tensor.bitwise_right_shift_",
+        twin("bitwise_right_shift_"),
+        SIGNED_INTS,
+        ints(4, high=3),
+    ),
     case("torch.Tensor.__and__", lambda lib, a, b: a & b, SIGNED_INTS, ints(4, high=16)),
     case("torch.Tensor.__and__", lambda lib, a, b: a & b, bools(3), ints(3)),  # int64, not bool
     case("torch.Tensor.__and__", lambda lib, a: a & 1, (3,), raises=NotImplementedError),
@@ -455,35 +657,83 @@ CASES = [
     case("torch.Tensor.__imod__", augmented("%"), SIGNED_INTS, DIVISORS),
     case("torch.Tensor.__ifloordiv__", augmented("//"), SIGNED_INTS, DIVISORS),
     # -- arithmetic helpers --
-    case("torch.addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.5), (3, 4), (4,), (3, 1)),
+    case(
+        "torch.addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.5), (3, 4), (4,), (3, 1)
+    ),
     case("torch.addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b), ints(3), ints(3), ints(3)),
-    case("torch.addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=2), ints(3), (3,), ints(3)),
-    case("torch.Tensor.addcmul", lambda lib, x, a, b: x.addcmul(a, b, value=-2), (2, 3), (2, 3), (3,)),
+    case(
+        "torch.addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=2), ints(3), (3,), ints(3)
+    ),
+    case(
+        "torch.Tensor.addcmul", lambda lib, x, a, b: x.addcmul(a, b, value=-2), (2, 3), (2, 3), (3,)
+    ),
     case("torch.Tensor.addcmul_", twin("addcmul_", value=0.1), (2, 3), (3,), (2, 3)),
-    case("torch.addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b, value=0.5), (3, 4), (4,), pos(3, 1)),
+    case(
+        "torch.addcdiv",
+        lambda lib, x, a, b: lib.addcdiv(x, a, b, value=0.5),
+        (3, 4),
+        (4,),
+        pos(3, 1),
+    ),
     case("torch.addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b), ints(3), (3,), pos(3)),
-    case("torch.addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b), (3,), ints(3), ints(3), raises=RuntimeError),
-    case("torch.Tensor.addcdiv", lambda lib, x, a, b: x.addcdiv(a, b, value=-2), (2, 3), (2, 3), pos(3)),
+    case(
+        "torch.addcdiv",
+        lambda lib, x, a, b: lib.addcdiv(x, a, b),
+        (3,),
+        ints(3),
+        ints(3),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.Tensor.addcdiv",
+        lambda lib, x, a, b: x.addcdiv(a, b, value=-2),
+        (2, 3),
+        (2, 3),
+        pos(3),
+    ),
     case("torch.Tensor.addcdiv_", twin("addcdiv_", value=0.1), (2, 3), (3,), pos(2, 3)),
     case("torch.lerp", lambda lib, a, b: lib.lerp(a, b, 0.3), (3, 4), (4,)),
     case("torch.lerp", lambda lib, a, b: lib.lerp(a, b, 0.8), (3, 4), (3, 4)),  # the other formula
     case("torch.lerp", lambda lib, a, b, w: lib.lerp(a, b, w), (3, 4), (3, 4), (4,)),
-    case("torch.lerp", lambda lib, a, b: lib.lerp(a, b.detach().float(), 0.5), (3,), (3,), raises=RuntimeError),
-    case("torch.lerp", lambda lib, a, b: lib.lerp(a, b, 0.5), ints(3), ints(3), raises=NotImplementedError),
+    case(
+        "torch.lerp",
+        lambda lib, a, b: lib.lerp(a, b.detach().float(), 0.5),
+        (3,),
+        (3,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.lerp",
+        lambda lib, a, b: lib.lerp(a, b, 0.5),
+        ints(3),
+        ints(3),
+        raises=NotImplementedError,
+    ),
     case("torch.Tensor.lerp", lambda lib, a, b, w: a.lerp(b, w), (2, 3), (2, 3), unit(2, 3)),
     case("torch.Tensor.lerp_", twin("lerp_", 0.25), (2, 3), (3,)),
     case("torch.fmax", lambda lib, a, b: lib.fmax(a, b), (3, 4), (4,)),
-    case("torch.fmax", lambda lib, a, b: lib.fmax(a, b), WITH_NAN[:, :3], np.array([0.5, 1.0, NAN])),
-    case("torch.fmax", lambda lib, a, b: lib.fmax(a.detach(), b.detach()), WITH_NAN, WITH_NAN[::-1]),
+    case(
+        "torch.fmax", lambda lib, a, b: lib.fmax(a, b), WITH_NAN[:, :3], np.array([0.5, 1.0, NAN])
+    ),
+    case(
+        "torch.fmax", lambda lib, a, b: lib.fmax(a.detach(), b.detach()), WITH_NAN, WITH_NAN[::-1]
+    ),
     case("torch.fmax", lambda lib, a, b: lib.fmax(a, b), ints(3, 4), ints(4)),
     case("torch.Tensor.fmax", lambda lib, a, b: a.fmax(b), (2, 3), (2, 3)),
     case("torch.fmin", lambda lib, a, b: lib.fmin(a, b), (3, 4), (3, 1)),
-    case("torch.fmin", lambda lib, a, b: lib.fmin(a, b), WITH_NAN[:, :3], np.array([0.5, 1.0, NAN])),
+    case(
+        "torch.fmin", lambda lib, a, b: lib.fmin(a, b), WITH_NAN[:, :3], np.array([0.5, 1.0, NAN])
+    ),
     case("torch.fmin", lambda lib, a, b: lib.fmin(a, b), bools(3), bools(3)),
     case("torch.Tensor.fmin", lambda lib, a, b: a.fmin(b), (2, 3), (3,)),
     case("torch.nan_to_num", lambda lib, x: lib.nan_to_num(x), WITH_NAN),
-    case("torch.nan_to_num", lambda lib, x: lib.nan_to_num(x, nan=-1.0, posinf=9.0, neginf=-9.0), WITH_NAN),
-    case("torch.nan_to_num", lambda lib, x: lib.nan_to_num(x.detach().float()), WITH_NAN),  # float32's limits
+    case(
+        "torch.nan_to_num",
+        lambda lib, x: lib.nan_to_num(x, nan=-1.0, posinf=9.0, neginf=-9.0),
+        WITH_NAN,
+    ),
+    # float32's limits
+    case("torch.nan_to_num", lambda lib, x: lib.nan_to_num(x.detach().float()), WITH_NAN),
     case("torch.nan_to_num", lambda lib, x: lib.nan_to_num(x), SIGNED_INTS),
     case("torch.Tensor.nan_to_num", lambda lib, x: x.nan_to_num(posinf=1.0), WITH_NAN),
     case("torch.Tensor.nan_to_num_", twin("nan_to_num_", 0.5), WITH_NAN),
@@ -521,13 +771,14 @@ CASES = [
 ]
 
 
-@pytest.mark.filterwarnings("error::RuntimeWarning")  # no NumPy warning on the way: NaN and inf are answers
+# no NumPy warning on the way: NaN and inf are answers
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_behaves_as_torch(row):
     run(row)
 
 
-# ---- what a row cannot state ----------------------------------------------------------------------
+# ---- what a row cannot state ---------------------------------------------------------------------
 TORCH_API = [
     "torch.fmax",
     "torch.fmin",
@@ -539,13 +790,14 @@ TORCH_API = [
 ]
 
 TORCH_LEVEL = """
-tan asin acos atan atan2 sinh cosh asinh acosh atanh hypot sinc deg2rad rad2deg arcsin arccos arctan arctan2
-arcsinh arccosh arctanh log1p expm1 log2 log10 exp2 logaddexp logaddexp2 xlogy logit float_power ldexp frexp
-erfc erfinv lgamma digamma polygamma mvlgamma i0 igamma igammac trunc fix frac fmod remainder floor_divide
-copysign signbit sgn nextafter heaviside neg negative positive absolute rsub addcmul addcdiv lerp fmax fmin
-nan_to_num gcd lcm eq ne lt le gt ge greater greater_equal less less_equal not_equal isin isposinf isneginf
-logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
-bitwise_left_shift bitwise_right_shift is_nonzero is_signed is_same_size
+tan asin acos atan atan2 sinh cosh asinh acosh atanh hypot sinc deg2rad rad2deg arcsin arccos arctan
+arctan2 arcsinh arccosh arctanh log1p expm1 log2 log10 exp2 logaddexp logaddexp2 xlogy logit
+float_power ldexp frexp erfc erfinv lgamma digamma polygamma mvlgamma i0 igamma igammac trunc fix
+frac fmod remainder floor_divide copysign signbit sgn nextafter heaviside neg negative positive
+absolute rsub addcmul addcdiv lerp fmax fmin nan_to_num gcd lcm eq ne lt le gt ge greater
+greater_equal less less_equal not_equal isin isposinf isneginf logical_and logical_or logical_xor
+logical_not bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift bitwise_right_shift
+is_nonzero is_signed is_same_size
 """.split()
 
 
@@ -576,7 +828,9 @@ def test_xlogy_gradient_at_zero_like_torch():
     torch.xlogy(tx, ty).sum().backward()
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-15)
     np.testing.assert_allclose(my.grad.numpy(), ty.grad.numpy(), rtol=1e-15)
-    np.testing.assert_allclose(mx.grad.numpy(), [math.log(0.5), math.log(3.0), math.log(4.0), 0.0], rtol=1e-15)
+    np.testing.assert_allclose(
+        mx.grad.numpy(), [math.log(0.5), math.log(3.0), math.log(4.0), 0.0], rtol=1e-15
+    )
 
 
 SECOND_ORDER = {

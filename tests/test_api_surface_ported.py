@@ -9,7 +9,10 @@ CASES = [
     # nanoGPT's train.py and sample.py: dtype = 'bfloat16' if torch.cuda.is_available() and
     # torch.cuda.is_bf16_supported() else 'float16'
     case("torch.cuda.is_bf16_supported", lambda lib: lib.cuda.is_bf16_supported()),
-    case("torch.cuda.is_bf16_supported", lambda lib: lib.cuda.is_bf16_supported(including_emulation=False)),
+    case(
+        "torch.cuda.is_bf16_supported",
+        lambda lib: lib.cuda.is_bf16_supported(including_emulation=False),
+    ),
     case("torch.cuda.is_bf16_supported", lambda lib: lib.cuda.is_bf16_supported(False)),
     # minGPT's NewGELU: torch.pow(x, 3.0). torch's CPU kernel computes the powers 3, -2 and
     # -0.5 as x*x*x, 1/(x*x) and 1/sqrt(x), to the last bit (rtol=0), in float32 and float64
@@ -27,7 +30,8 @@ CASES = [
     case("torch.pow", lambda lib, x: lib.pow(x, -0.5), pos(4, 5)),
     case("torch.pow", lambda lib, x: lib.pow(x, 2.5), pos(4, 5)),
     # makemore part 3: hy, hx = torch.histogram(t, density=True), 100 bins by default
-    # (float32 densities and edges to float32's precision: torch computes them in float32, NumPy in float64)
+    # (float32 densities and edges to float32's precision: torch computes them in float32, NumPy in
+    # float64)
     case(
         "torch.histogram",
         lambda lib, x: lib.histogram(x.detach().float(), density=True),

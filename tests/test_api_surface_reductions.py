@@ -64,22 +64,34 @@ def lower_factor(x):
 
 CASES = [
     # -- searching among sorted boundaries --
-    case("torch.searchsorted", lambda lib, v: lib.searchsorted(idx(lib, 1.0, 3.0, 5.0, 7.0), v), (2, 3)),
     case(
         "torch.searchsorted",
-        lambda lib: lib.searchsorted(idx(lib, 1.0, 3.0, 3.0, 7.0), idx(lib, 3.0, 0.0, 9.0), side="right"),
+        lambda lib, v: lib.searchsorted(idx(lib, 1.0, 3.0, 5.0, 7.0), v),
+        (2, 3),
     ),
     case(
         "torch.searchsorted",
-        lambda lib: lib.searchsorted(idx(lib, 1.0, 3.0, 3.0, 7.0), idx(lib, 3.0), right=True, out_int32=True),
+        lambda lib: lib.searchsorted(
+            idx(lib, 1.0, 3.0, 3.0, 7.0), idx(lib, 3.0, 0.0, 9.0), side="right"
+        ),
     ),
     case(
         "torch.searchsorted",
-        lambda lib: lib.searchsorted(idx(lib, [1.0, 3.0, 5.0], [2.0, 4.0, 6.0]), idx(lib, [3.0, 6.0], [1.0, 7.0])),
+        lambda lib: lib.searchsorted(
+            idx(lib, 1.0, 3.0, 3.0, 7.0), idx(lib, 3.0), right=True, out_int32=True
+        ),
     ),
     case(
         "torch.searchsorted",
-        lambda lib: lib.searchsorted(idx(lib, 5.0, 1.0, 3.0), idx(lib, 3.0, 6.0), sorter=idx(lib, 1, 2, 0)),
+        lambda lib: lib.searchsorted(
+            idx(lib, [1.0, 3.0, 5.0], [2.0, 4.0, 6.0]), idx(lib, [3.0, 6.0], [1.0, 7.0])
+        ),
+    ),
+    case(
+        "torch.searchsorted",
+        lambda lib: lib.searchsorted(
+            idx(lib, 5.0, 1.0, 3.0), idx(lib, 3.0, 6.0), sorter=idx(lib, 1, 2, 0)
+        ),
     ),
     case("torch.searchsorted", lambda lib: lib.searchsorted(idx(lib, 1, 3, 5), 4)),
     case(
@@ -93,34 +105,53 @@ CASES = [
         raises=RuntimeError,
     ),  # fmt: skip
     case("torch.bucketize", lambda lib, v: lib.bucketize(v, idx(lib, -1.0, 0.0, 0.5)), (2, 3)),
-    case("torch.bucketize", lambda lib: lib.bucketize(idx(lib, [3, 6], [9, 1]), idx(lib, 1, 3, 5, 7), right=True)),
-    case("torch.bucketize", lambda lib: lib.bucketize(3.0, idx(lib, 1.0, 3.0, 5.0), out_int32=True)),
+    case(
+        "torch.bucketize",
+        lambda lib: lib.bucketize(idx(lib, [3, 6], [9, 1]), idx(lib, 1, 3, 5, 7), right=True),
+    ),
+    case(
+        "torch.bucketize", lambda lib: lib.bucketize(3.0, idx(lib, 1.0, 3.0, 5.0), out_int32=True)
+    ),
     # -- counting --
     case("torch.bincount", lambda lib, x: lib.bincount(x), ints(10, high=6)),
     case("torch.bincount", lambda lib, x: lib.bincount(x, minlength=9), ints(10, high=6)),
     case("torch.bincount", lambda lib, x, w: lib.bincount(x, w.detach()), ints(6, high=4), (6,)),
-    case("torch.bincount", lambda lib, x, w: lib.bincount(x, w), ints(5, high=4), ints(5)),  # int weights: float64
+    # int weights: float64
+    case("torch.bincount", lambda lib, x, w: lib.bincount(x, w), ints(5, high=4), ints(5)),
     case("torch.bincount", lambda lib: lib.bincount(lib.tensor([], dtype=lib.long))),
     case("torch.bincount", lambda lib: lib.bincount(idx(lib, 0, -1)), raises=RuntimeError),
     case("torch.bincount", lambda lib: lib.bincount(idx(lib, [0, 1])), raises=RuntimeError),
-    case("torch.bincount", lambda lib: lib.bincount(idx(lib, 1.0, 2.0)), raises=NotImplementedError),
+    case(
+        "torch.bincount", lambda lib: lib.bincount(idx(lib, 1.0, 2.0)), raises=NotImplementedError
+    ),
     case("torch.Tensor.bincount", lambda lib, x: x.bincount(minlength=2), ints(7, high=5)),
     case("torch.histc", lambda lib, x: lib.histc(x.detach(), bins=4, min=-1, max=1), (20,)),
     case("torch.histc", lambda lib, x: lib.histc(x.detach(), bins=5), (3, 7)),
     case("torch.histc", lambda lib: lib.histc(idx(lib, 1.0, 1.0), bins=4)),
     case("torch.histc", lambda lib: lib.histc(idx(lib, 1, 2), bins=4), raises=NotImplementedError),
     case("torch.Tensor.histc", lambda lib, x: x.detach().histc(3, 0, 2), pos(10)),
-    case("torch.histogram", lambda lib, x: lib.histogram(x.detach(), bins=4, range=(-2.0, 2.0)), (20,)),
+    case(
+        "torch.histogram",
+        lambda lib, x: lib.histogram(x.detach(), bins=4, range=(-2.0, 2.0)),
+        (20,),
+    ),
     case(
         "torch.histogram",
         lambda lib, x, w: lib.histogram(x.detach(), 3, weight=w.detach(), density=True),
         (12,),
         pos(12),
     ),
-    case("torch.histogram", lambda lib, x: lib.histogram(x.detach(), idx(lib, -1.0, 0.0, 0.5, 2.0).double()), (3, 4)),
+    case(
+        "torch.histogram",
+        lambda lib, x: lib.histogram(x.detach(), idx(lib, -1.0, 0.0, 0.5, 2.0).double()),
+        (3, 4),
+    ),
     case("torch.Tensor.histogram", lambda lib, x: x.detach().histogram(5), (9,)),
     case(
-        "torch.histogramdd", lambda lib, x, w: lib.histogramdd(x.detach(), [3, 2], weight=w.detach()), (10, 2), pos(10)
+        "torch.histogramdd",
+        lambda lib, x, w: lib.histogramdd(x.detach(), [3, 2], weight=w.detach()),
+        (10, 2),
+        pos(10),
     ),
     case(
         "torch.histogramdd",
@@ -129,30 +160,54 @@ CASES = [
     ),
     case(
         "torch.histogramdd",
-        lambda lib, x: lib.histogramdd(x.detach(), [idx(lib, -2.0, 0.0, 2.0).double(), idx(lib, -1.0, 1.0).double()]),
+        lambda lib, x: lib.histogramdd(
+            x.detach(), [idx(lib, -2.0, 0.0, 2.0).double(), idx(lib, -1.0, 1.0).double()]
+        ),
         (8, 2),
     ),
     case("torch.count_nonzero", lambda lib, x: lib.count_nonzero(x), ints(3, 4, high=3)),
-    case("torch.count_nonzero", lambda lib, x: lib.count_nonzero(x, dim=(0, -1)), ints(2, 3, 4, high=2)),
+    case(
+        "torch.count_nonzero",
+        lambda lib, x: lib.count_nonzero(x, dim=(0, -1)),
+        ints(2, 3, 4, high=2),
+    ),
     case("torch.Tensor.count_nonzero", lambda lib, x: x.count_nonzero(1), bools(3, 4)),
-    case("torch.unique_consecutive", lambda lib: lib.unique_consecutive(idx(lib, 1, 1, 2, 2, 3, 1, 1, 2))),
     case(
         "torch.unique_consecutive",
-        lambda lib: lib.unique_consecutive(idx(lib, [1, 1], [1, 1], [2, 3]), return_inverse=True, return_counts=True),
+        lambda lib: lib.unique_consecutive(idx(lib, 1, 1, 2, 2, 3, 1, 1, 2)),
     ),
-    case("torch.unique_consecutive", lambda lib: lib.unique_consecutive(idx(lib, [1, 1], [1, 1], [2, 3]), dim=0)),
+    case(
+        "torch.unique_consecutive",
+        lambda lib: lib.unique_consecutive(
+            idx(lib, [1, 1], [1, 1], [2, 3]), return_inverse=True, return_counts=True
+        ),
+    ),
+    case(
+        "torch.unique_consecutive",
+        lambda lib: lib.unique_consecutive(idx(lib, [1, 1], [1, 1], [2, 3]), dim=0),
+    ),
     case(
         "torch.unique_consecutive",
         lambda lib: lib.unique_consecutive(
             idx(lib, [1, 1, 2], [1, 1, 3]), return_counts=True, return_inverse=True, dim=1
         ),
     ),
-    case("torch.Tensor.unique_consecutive", lambda lib, x: x.detach().round().unique_consecutive(), (12,)),
+    case(
+        "torch.Tensor.unique_consecutive",
+        lambda lib, x: x.detach().round().unique_consecutive(),
+        (12,),
+    ),
     # -- running extremes and log-sum-exp --
     case("torch.cummax", lambda lib, x: lib.cummax(x, 1), (3, 5)),
-    case("torch.cummax", lambda lib: lib.cummax(idx(lib, [1, 3, 3, 2, 3, 5, 5]), 1)),  # ties: the latest
-    case("torch.cummax", lambda lib, x: lib.cummax(x.detach(), 0), np.array([1.0, 3.0, 3.0, 2.0])),  # ties: see below
-    case("torch.cummax", lambda lib, x: lib.cummax(x.detach(), 0), np.array([1.0, NAN, 2.0, NAN, 5.0])),
+    # ties: the latest
+    case("torch.cummax", lambda lib: lib.cummax(idx(lib, [1, 3, 3, 2, 3, 5, 5]), 1)),
+    # ties: see below
+    case("torch.cummax", lambda lib, x: lib.cummax(x.detach(), 0), np.array([1.0, 3.0, 3.0, 2.0])),
+    case(
+        "torch.cummax",
+        lambda lib, x: lib.cummax(x.detach(), 0),
+        np.array([1.0, NAN, 2.0, NAN, 5.0]),
+    ),
     case("torch.cummax", lambda lib, x: lib.cummax(x, 0), ()),
     case("torch.Tensor.cummax", lambda lib, x: x.cummax(-1), (2, 4)),
     case("torch.cummin", lambda lib, x: lib.cummin(x, 0), (4, 3)),
@@ -170,8 +225,12 @@ CASES = [
     case("torch.kthvalue", lambda lib, x: lib.kthvalue(x, 1), ()),
     case("torch.kthvalue", lambda lib, x: lib.kthvalue(x, 6), (5,), raises=RuntimeError),
     case("torch.Tensor.kthvalue", lambda lib, x: x.kthvalue(4, dim=-1), (2, 6)),
-    case("torch.median", lambda lib, x: lib.median(x), (3, 4)),  # even count: the lower middle value
-    case("torch.median", lambda lib, x: lib.median(x.detach()), np.array([2.0, 1.0, 2.0, 3.0, 2.0])),  # ties: below
+    # even count: the lower middle value
+    case("torch.median", lambda lib, x: lib.median(x), (3, 4)),
+    # ties: below
+    case(
+        "torch.median", lambda lib, x: lib.median(x.detach()), np.array([2.0, 1.0, 2.0, 3.0, 2.0])
+    ),
     case("torch.median", lambda lib, x: lib.median(x, 1), (3, 5)),
     case("torch.median", lambda lib, x: lib.median(x, 0, keepdim=True), (4, 2)),
     case("torch.median", lambda lib, x: lib.median(x.detach(), 0), np.array([4.0, NAN, 2.0, 3.0])),
@@ -180,10 +239,19 @@ CASES = [
     case("torch.Tensor.median", lambda lib, x: x.median(-1), (2, 3)),
     case("torch.nanmedian", lambda lib, x: lib.nanmedian(x, 0), np.array([4.0, NAN, 2.0, 3.0])),
     case("torch.nanmedian", lambda lib, x: lib.nanmedian(x), np.array([NAN, 1.0, 5.0, NAN, 2.0])),
-    case("torch.nanmedian", lambda lib, x: lib.nanmedian(x.detach(), 1), np.array([[NAN, NAN], [1.0, NAN]])),
+    case(
+        "torch.nanmedian",
+        lambda lib, x: lib.nanmedian(x.detach(), 1),
+        np.array([[NAN, NAN], [1.0, NAN]]),
+    ),
     case("torch.Tensor.nanmedian", lambda lib, x: x.nanmedian(1, keepdim=True), (2, 5)),
-    case("torch.mode", lambda lib: lib.mode(idx(lib, [2, 1, 2, 1, 3], [5, 5, 4, 4, 4]), 1)),  # ties: smallest, last
-    case("torch.mode", lambda lib, x: lib.mode(x.detach(), 0), np.array([[2.0, 1.0], [1.0, 1.0], [2.0, 3.0]])),
+    # ties: smallest, last
+    case("torch.mode", lambda lib: lib.mode(idx(lib, [2, 1, 2, 1, 3], [5, 5, 4, 4, 4]), 1)),
+    case(
+        "torch.mode",
+        lambda lib, x: lib.mode(x.detach(), 0),
+        np.array([[2.0, 1.0], [1.0, 1.0], [2.0, 3.0]]),
+    ),
     case("torch.mode", lambda lib, x: lib.mode(x), (4,)),  # all distinct: the smallest
     case("torch.Tensor.mode", lambda lib, x: x.mode(keepdim=True), ints(3, 6, high=3)),
     *[
@@ -198,9 +266,15 @@ CASES = [
     ],
     case("torch.quantile", lambda lib, x: lib.quantile(x, 0.3), (3, 4)),
     case("torch.quantile", lambda lib, x: lib.quantile(x, 0.75, dim=0, keepdim=True), (4, 3)),
-    case("torch.quantile", lambda lib, x: lib.quantile(x, idx(lib, 0.5, 0.9).double(), keepdim=True), (2, 3)),
     case(
-        "torch.quantile", lambda lib, x: lib.quantile(x, 0.375, interpolation="nearest"), np.arange(5.0)
+        "torch.quantile",
+        lambda lib, x: lib.quantile(x, idx(lib, 0.5, 0.9).double(), keepdim=True),
+        (2, 3),
+    ),
+    case(
+        "torch.quantile",
+        lambda lib, x: lib.quantile(x, 0.375, interpolation="nearest"),
+        np.arange(5.0),
     ),  # half to even
     case(
         "torch.quantile",
@@ -209,22 +283,45 @@ CASES = [
     ),
     case("torch.quantile", lambda lib, x: lib.quantile(x, 1.5), (3,), raises=RuntimeError),
     case("torch.quantile", lambda lib, x: lib.quantile(x, 0.5), ints(3), raises=RuntimeError),
-    case("torch.quantile", lambda lib, x: lib.quantile(x, 0.5, interpolation="cubic"), (3,), raises=RuntimeError),
+    case(
+        "torch.quantile",
+        lambda lib, x: lib.quantile(x, 0.5, interpolation="cubic"),
+        (3,),
+        raises=RuntimeError,
+    ),
     case("torch.Tensor.quantile", lambda lib, x: x.quantile(0.6, -1), (2, 4)),
-    case("torch.nanquantile", lambda lib, x: lib.nanquantile(x, 0.4), np.array([0.0, NAN, 2.0, 3.0])),
+    case(
+        "torch.nanquantile", lambda lib, x: lib.nanquantile(x, 0.4), np.array([0.0, NAN, 2.0, 3.0])
+    ),
     case(
         "torch.nanquantile",
         lambda lib, x: lib.nanquantile(x.detach(), idx(lib, 0.2, 0.8).double(), dim=1),
         np.array([[0.0, NAN, 2.0], [NAN, NAN, NAN]]),
     ),
-    case("torch.Tensor.nanquantile", lambda lib, x: x.nanquantile(0.5, 0, interpolation="higher"), (5, 2)),
+    case(
+        "torch.Tensor.nanquantile",
+        lambda lib, x: x.nanquantile(0.5, 0, interpolation="higher"),
+        (5, 2),
+    ),
     # -- sums and means that skip NaN, spread and centre, both extremes --
     case("torch.nansum", lambda lib, x: lib.nansum(x), np.array([[1.0, NAN], [2.0, 4.0]])),
-    case("torch.nansum", lambda lib, x: lib.nansum(x, 1, keepdim=True), np.array([[1.0, NAN], [NAN, 4.0]])),
+    case(
+        "torch.nansum",
+        lambda lib, x: lib.nansum(x, 1, keepdim=True),
+        np.array([[1.0, NAN], [NAN, 4.0]]),
+    ),
     case("torch.nansum", lambda lib, x: lib.nansum(x), ints(3, 2)),
     case("torch.Tensor.nansum", lambda lib, x: x.nansum(dim=0), np.array([[1.0, NAN], [2.0, 4.0]])),
-    case("torch.nanmean", lambda lib, x: lib.nanmean(x, 1), np.array([[1.0, NAN, 3.0], [2.0, 4.0, NAN]])),
-    case("torch.nanmean", lambda lib, x: lib.nanmean(x.detach(), 0), np.array([[NAN, 1.0], [NAN, 2.0]])),
+    case(
+        "torch.nanmean",
+        lambda lib, x: lib.nanmean(x, 1),
+        np.array([[1.0, NAN, 3.0], [2.0, 4.0, NAN]]),
+    ),
+    case(
+        "torch.nanmean",
+        lambda lib, x: lib.nanmean(x.detach(), 0),
+        np.array([[NAN, 1.0], [NAN, 2.0]]),
+    ),
     case("torch.nanmean", lambda lib, x: lib.nanmean(x), ints(3), raises=RuntimeError),
     case("torch.Tensor.nanmean", lambda lib, x: x.nanmean(), (3, 4)),
     case("torch.std_mean", lambda lib, x: lib.std_mean(x), (3, 4)),
@@ -232,10 +329,13 @@ CASES = [
     case("torch.std_mean", lambda lib, x: lib.std_mean(x, (0, -1), unbiased=False), (2, 3, 4)),
     case("torch.var_mean", lambda lib, x: lib.var_mean(x, 1), (3, 4)),
     case("torch.var_mean", lambda lib, x: lib.var_mean(x, False), (3, 4)),
-    case("torch.var_mean", lambda lib, x: lib.var_mean(x, dim=-1, correction=2, keepdim=True), (2, 5)),
+    case(
+        "torch.var_mean", lambda lib, x: lib.var_mean(x, dim=-1, correction=2, keepdim=True), (2, 5)
+    ),
     case("torch.aminmax", lambda lib, x: lib.aminmax(x), (3, 4)),
     case("torch.aminmax", lambda lib, x: lib.aminmax(x, dim=0, keepdim=True), (3, 4)),
-    case("torch.aminmax", lambda lib, x: lib.aminmax(x), np.array([1.0, 1.0, 2.0, 2.0])),  # ties share
+    # ties share
+    case("torch.aminmax", lambda lib, x: lib.aminmax(x), np.array([1.0, 1.0, 2.0, 2.0])),
     case("torch.aminmax", lambda lib, x: lib.aminmax(x, dim=1), ints(2, 5)),
     case("torch.Tensor.aminmax", lambda lib, x: x.aminmax(dim=-1), (2, 3)),
     # -- differences, derivatives, integrals --
@@ -253,12 +353,23 @@ CASES = [
     case("torch.trapezoid", lambda lib, y, x: lib.trapezoid(y, x), (2, 5), (5,)),
     case("torch.trapezoid", lambda lib, y, x: lib.trapezoid(y, x), (2, 5), (1, 5)),
     case("torch.trapezoid", lambda lib, y: lib.trapezoid(y), ints(4)),
-    case("torch.trapezoid", lambda lib, y, x: lib.trapezoid(y, x), (2, 2), (3,), raises=RuntimeError),
+    case(
+        "torch.trapezoid", lambda lib, y, x: lib.trapezoid(y, x), (2, 2), (3,), raises=RuntimeError
+    ),
     case("torch.trapz", lambda lib, y, x: lib.trapz(y, x), (3, 4), (4,)),
     case("torch.trapz", lambda lib, y: lib.trapz(y, dx=2.0, dim=0), (3, 4)),
     case("torch.cumulative_trapezoid", lambda lib, y: lib.cumulative_trapezoid(y), (2, 5)),
-    case("torch.cumulative_trapezoid", lambda lib, y, x: lib.cumulative_trapezoid(y, x, dim=0), (4, 2), (4,)),
-    case("torch.cumulative_trapezoid", lambda lib, y: lib.cumulative_trapezoid(y, dx=2, dim=0), (1, 3)),
+    case(
+        "torch.cumulative_trapezoid",
+        lambda lib, y, x: lib.cumulative_trapezoid(y, x, dim=0),
+        (4, 2),
+        (4,),
+    ),
+    case(
+        "torch.cumulative_trapezoid",
+        lambda lib, y: lib.cumulative_trapezoid(y, dx=2, dim=0),
+        (1, 3),
+    ),
     # -- norms of differences and of slices --
     case("torch.dist", lambda lib, a, b: lib.dist(a, b), (2, 3), (3,)),
     case("torch.dist", lambda lib, a, b: lib.dist(a, b, 3), (3,), (2, 1)),
@@ -272,7 +383,12 @@ CASES = [
     # -- covariance and correlation --
     case("torch.cov", lambda lib, x: lib.cov(x), (3, 6)),
     case("torch.cov", lambda lib, x: lib.cov(x, correction=0), (5,)),
-    case("torch.cov", lambda lib, x, w: lib.cov(x, fweights=idx(lib, 1, 2, 1, 3), aweights=w), (2, 4), pos(4)),
+    case(
+        "torch.cov",
+        lambda lib, x, w: lib.cov(x, fweights=idx(lib, 1, 2, 1, 3), aweights=w),
+        (2, 4),
+        pos(4),
+    ),
     case("torch.cov", lambda lib, x: lib.cov(x), ints(2, 5)),
     case("torch.cov", lambda lib, x: lib.cov(x), (2, 2, 2), raises=RuntimeError),
     case("torch.Tensor.cov", lambda lib, x, w: x.cov(aweights=w), (3, 5), pos(5)),
@@ -284,34 +400,83 @@ CASES = [
     case("torch.mv", lambda lib, a, v: lib.mv(a, v), (2, 3), (2,), raises=RuntimeError),
     case("torch.mv", lambda lib, a, v: lib.mv(a, v.float()), (2, 3), (3,), raises=RuntimeError),
     case("torch.Tensor.mv", lambda lib, a, v: a.mv(v), (4, 2), (2,)),
-    case("torch.addmv", lambda lib, c, a, v: lib.addmv(c, a, v, beta=0.5, alpha=2), (2,), (2, 3), (3,)),
+    case(
+        "torch.addmv",
+        lambda lib, c, a, v: lib.addmv(c, a, v, beta=0.5, alpha=2),
+        (2,),
+        (2, 3),
+        (3,),
+    ),
     case("torch.addmv", lambda lib, c, a, v: lib.addmv(c, a, v), (1,), (2, 3), (3,)),
     case("torch.Tensor.addmv", lambda lib, c, a, v: c.addmv(a, v, beta=0), (2,), (2, 3), (3,)),
-    case("torch.Tensor.addmv_", lambda lib, c, a, v: (c * 1).addmv_(a, v, alpha=-1), (2,), (2, 3), (3,)),
+    case(
+        "torch.Tensor.addmv_",
+        lambda lib, c, a, v: (c * 1).addmv_(a, v, alpha=-1),
+        (2,),
+        (2, 3),
+        (3,),
+    ),
     case("torch.addr", lambda lib, c, a, b: lib.addr(c, a, b, beta=2), (2, 3), (2,), (3,)),
     case("torch.addr", lambda lib, c, a, b: lib.addr(c, a, b), (3,), (2,), (3,)),
     case("torch.Tensor.addr", lambda lib, c, a, b: c.addr(a, b, alpha=0.5), (2, 3), (2,), (3,)),
     case("torch.Tensor.addr_", lambda lib, c, a, b: (c * 1).addr_(a, b), (2, 3), (2,), (3,)),
     case("torch.addbmm", lambda lib, c, a, b: lib.addbmm(c, a, b), (2, 4), (5, 2, 3), (5, 3, 4)),
-    case("torch.addbmm", lambda lib, c, a, b: lib.addbmm(c, a, b, beta=0.5, alpha=3), (4,), (2, 2, 3), (2, 3, 4)),
-    case("torch.Tensor.addbmm", lambda lib, c, a, b: c.addbmm(a, b), (2, 2), (3, 2, 1), (3, 1, 2)),
-    case("torch.Tensor.addbmm_", lambda lib, c, a, b: (c * 1).addbmm_(a, b, beta=2), (2, 2), (3, 2, 1), (3, 1, 2)),
-    case("torch.Tensor.addmm_", lambda lib, c, a, b: (c * 1).addmm_(a, b, beta=0.5), (2, 4), (2, 3), (3, 4)),
     case(
-        "torch.Tensor.baddbmm_", lambda lib, c, a, b: (c * 1).baddbmm_(a, b, alpha=2), (2, 2, 4), (2, 2, 3), (2, 3, 4)
+        "torch.addbmm",
+        lambda lib, c, a, b: lib.addbmm(c, a, b, beta=0.5, alpha=3),
+        (4,),
+        (2, 2, 3),
+        (2, 3, 4),
+    ),
+    case("torch.Tensor.addbmm", lambda lib, c, a, b: c.addbmm(a, b), (2, 2), (3, 2, 1), (3, 1, 2)),
+    case(
+        "torch.Tensor.addbmm_",
+        lambda lib, c, a, b: (c * 1).addbmm_(a, b, beta=2),
+        (2, 2),
+        (3, 2, 1),
+        (3, 1, 2),
+    ),
+    case(
+        "torch.Tensor.addmm_",
+        lambda lib, c, a, b: (c * 1).addmm_(a, b, beta=0.5),
+        (2, 4),
+        (2, 3),
+        (3, 4),
+    ),
+    case(
+        "torch.Tensor.baddbmm_",
+        lambda lib, c, a, b: (c * 1).baddbmm_(a, b, alpha=2),
+        (2, 2, 4),
+        (2, 2, 3),
+        (2, 3, 4),
     ),
     case("torch.kron", lambda lib, a, b: lib.kron(a, b), (2, 3), (2, 2)),
     case("torch.kron", lambda lib, a, b: lib.kron(a, b), (2,), (3, 2, 2)),
     case("torch.kron", lambda lib, a, b: lib.kron(a, b), ints(2, 2), ints(3)),
     case("torch.Tensor.kron", lambda lib, a, b: a.kron(b), (3,), (2,)),
     case("torch.tensordot", lambda lib, a, b: lib.tensordot(a, b), (2, 3, 4), (3, 4, 5)),
-    case("torch.tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [1, 0])), (2, 3, 4), (4, 3, 5)),
+    case(
+        "torch.tensordot",
+        lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [1, 0])),
+        (2, 3, 4),
+        (4, 3, 5),
+    ),
     case("torch.tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=0), (2, 3), (2,)),
     case("torch.tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=[[1], [0]]), (2, 3), (3, 5)),
-    case("torch.tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=1), (2, 3), (4, 5), raises=RuntimeError),
+    case(
+        "torch.tensordot",
+        lambda lib, a, b: lib.tensordot(a, b, dims=1),
+        (2, 3),
+        (4, 5),
+        raises=RuntimeError,
+    ),
     # (torch's gradient of vander fails: its cumprod_ overwrites a saved tensor; see the test below)
     case("torch.vander", lambda lib, x: lib.vander(x.detach()), (4,)),
-    case("torch.vander", lambda lib, x: lib.vander(x.detach(), N=3, increasing=True), np.array([0.0, 1.5, -2.0])),
+    case(
+        "torch.vander",
+        lambda lib, x: lib.vander(x.detach(), N=3, increasing=True),
+        np.array([0.0, 1.5, -2.0]),
+    ),
     case("torch.vander", lambda lib, x: lib.vander(x, N=2), ints(3)),
     case("torch.vander", lambda lib, x: lib.vander(x, N=0), (3,)),
     case("torch.tril_indices", lambda lib: lib.tril_indices(3, 4, 1)),
@@ -321,18 +486,24 @@ CASES = [
     # -- inverses and determinants --
     case("torch.inverse", lambda lib, a: lib.inverse(well_conditioned(a)), (3, 3)),
     case("torch.inverse", lambda lib, a: lib.inverse(well_conditioned(a)), (2, 3, 3)),
-    case("torch.inverse", lambda lib: lib.inverse(idx(lib, [1.0, 2.0], [2.0, 4.0])), raises=RuntimeError),
+    case(
+        "torch.inverse",
+        lambda lib: lib.inverse(idx(lib, [1.0, 2.0], [2.0, 4.0])),
+        raises=RuntimeError,
+    ),
     case("torch.inverse", lambda lib, a: lib.inverse(a), ints(2, 2), raises=RuntimeError),
     case("torch.inverse", lambda lib, a: lib.inverse(a), (2, 3), raises=RuntimeError),
     case("torch.Tensor.inverse", lambda lib, a: well_conditioned(a).inverse(), (4, 4)),
     case("torch.det", lambda lib, a: lib.det(a), (3, 3)),
     case("torch.det", lambda lib, a: lib.det(a), (2, 4, 4)),
-    case("torch.det", lambda lib, a: lib.det(a.detach()), np.array([[1.0, 2.0], [2.0, 4.0]])),  # singular: below
+    # singular: below
+    case("torch.det", lambda lib, a: lib.det(a.detach()), np.array([[1.0, 2.0], [2.0, 4.0]])),
     case("torch.det", lambda lib, a: lib.det(a), (1, 1)),
     case("torch.det", lambda lib, a: lib.det(a), (2, 3), raises=RuntimeError),
     case("torch.Tensor.det", lambda lib, a: a.det(), (3, 3)),
     case("torch.logdet", lambda lib, a: lib.logdet(a @ a.mT + 0.1 * a.new_ones(3).diag()), (3, 3)),
-    case("torch.logdet", lambda lib, a: lib.logdet(a.detach()), np.array([[1.0, 2.0], [3.0, 4.0]])),  # det < 0: NaN
+    # det < 0: NaN
+    case("torch.logdet", lambda lib, a: lib.logdet(a.detach()), np.array([[1.0, 2.0], [3.0, 4.0]])),
     case("torch.Tensor.logdet", lambda lib, a: well_conditioned(a).logdet(), (2, 2, 2)),
     case("torch.slogdet", lambda lib, a: lib.slogdet(a), (3, 3)),
     case("torch.slogdet", lambda lib, a: lib.slogdet(a), (2, 2, 2)),
@@ -347,23 +518,66 @@ CASES = [
     case("torch.matrix_power", lambda lib, a: lib.matrix_power(a, 2), ints(2, 2)),
     case("torch.matrix_power", lambda lib, a: lib.matrix_power(a, 2), (2, 3), raises=RuntimeError),
     case("torch.matrix_exp", lambda lib, a: lib.matrix_exp(a), (3, 3)),
-    case("torch.matrix_exp", lambda lib, a: lib.matrix_exp(a * 4), (2, 2, 2)),  # large: scaled and squared
-    case("torch.matrix_exp", lambda lib, a: lib.matrix_exp(a - a.mT), (3, 3)),  # skew-symmetric: a rotation
+    # large: scaled and squared
+    case("torch.matrix_exp", lambda lib, a: lib.matrix_exp(a * 4), (2, 2, 2)),
+    # skew-symmetric: a rotation
+    case("torch.matrix_exp", lambda lib, a: lib.matrix_exp(a - a.mT), (3, 3)),
     case("torch.Tensor.matrix_exp", lambda lib, a: a.matrix_exp(), (1, 1)),
     case("torch.cholesky_inverse", lambda lib, a: lib.cholesky_inverse(lower_factor(a)), (3, 3)),
-    case("torch.cholesky_inverse", lambda lib, a: lib.cholesky_inverse(lower_factor(a).mT, upper=True), (3, 3)),
-    case("torch.Tensor.cholesky_inverse", lambda lib, a: lower_factor(a).cholesky_inverse(), (2, 2)),
-    case("torch.cholesky_solve", lambda lib, b, a: lib.cholesky_solve(b, lower_factor(a)), (3, 2), (3, 3)),
-    case("torch.cholesky_solve", lambda lib, b, a: lib.cholesky_solve(b, lower_factor(a).mT, True), (3, 1), (3, 3)),
-    case("torch.Tensor.cholesky_solve", lambda lib, b, a: b.cholesky_solve(lower_factor(a)), (2, 3), (2, 2)),
+    case(
+        "torch.cholesky_inverse",
+        lambda lib, a: lib.cholesky_inverse(lower_factor(a).mT, upper=True),
+        (3, 3),
+    ),
+    case(
+        "torch.Tensor.cholesky_inverse", lambda lib, a: lower_factor(a).cholesky_inverse(), (2, 2)
+    ),
+    case(
+        "torch.cholesky_solve",
+        lambda lib, b, a: lib.cholesky_solve(b, lower_factor(a)),
+        (3, 2),
+        (3, 3),
+    ),
+    case(
+        "torch.cholesky_solve",
+        lambda lib, b, a: lib.cholesky_solve(b, lower_factor(a).mT, True),
+        (3, 1),
+        (3, 3),
+    ),
+    case(
+        "torch.Tensor.cholesky_solve",
+        lambda lib, b, a: b.cholesky_solve(lower_factor(a)),
+        (2, 3),
+        (2, 2),
+    ),
     # torch.linalg, whose functions the torch-level ones alias
     case("torch.linalg.inv", lambda lib, a: lib.linalg.inv(well_conditioned(a)), (3, 3)),
     case("torch.linalg.det", lambda lib, a: lib.linalg.det(a), (2, 2)),
     case("torch.linalg.slogdet", lambda lib, a: lib.linalg.slogdet(a), (3, 3)),
-    case("torch.linalg.solve", lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b), (3, 3), (3, 2)),
-    case("torch.linalg.solve", lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b), (2, 3, 3), (2, 3)),
-    case("torch.linalg.solve", lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b), (3, 3), (3,)),
-    case("torch.linalg.solve", lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b, left=False), (3, 3), (2, 3)),
+    case(
+        "torch.linalg.solve",
+        lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b),
+        (3, 3),
+        (3, 2),
+    ),
+    case(
+        "torch.linalg.solve",
+        lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b),
+        (2, 3, 3),
+        (2, 3),
+    ),
+    case(
+        "torch.linalg.solve",
+        lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b),
+        (3, 3),
+        (3,),
+    ),
+    case(
+        "torch.linalg.solve",
+        lambda lib, a, b: lib.linalg.solve(well_conditioned(a), b, left=False),
+        (3, 3),
+        (2, 3),
+    ),
     case("torch.linalg.matrix_power", lambda lib, a: lib.linalg.matrix_power(a, 2), (3, 3)),
     case("torch.linalg.matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a), (2, 2)),
     # -- creation --
@@ -383,23 +597,45 @@ CASES = [
     case("torch.asarray", lambda lib, x: lib.asarray(x * 2, dtype=lib.float64), ints(2)),
     case("torch.asarray", lambda lib: lib.asarray([1.0, 2.0], requires_grad=True).requires_grad),
     case("torch.asarray", lambda lib: lib.asarray([1, 2], requires_grad=True), raises=RuntimeError),
-    case("torch.frombuffer", lambda lib: lib.frombuffer(bytearray(b"\x01\x02\x03\x04"), dtype=lib.uint8)),
     case(
         "torch.frombuffer",
-        lambda lib: lib.frombuffer(array.array("f", [1, 2, 3]), dtype=lib.float32, offset=4, count=1),
+        lambda lib: lib.frombuffer(bytearray(b"\x01\x02\x03\x04"), dtype=lib.uint8),
     ),
-    case("torch.frombuffer", lambda lib: lib.frombuffer(bytearray(3), dtype=lib.int16), raises=ValueError),
+    case(
+        "torch.frombuffer",
+        lambda lib: lib.frombuffer(
+            array.array("f", [1, 2, 3]), dtype=lib.float32, offset=4, count=1
+        ),
+    ),
+    case(
+        "torch.frombuffer",
+        lambda lib: lib.frombuffer(bytearray(3), dtype=lib.int16),
+        raises=ValueError,
+    ),
     case("torch.frombuffer", shared_buffer),
-    case("torch.empty_permuted", lambda lib: lib.empty_permuted((2, 3, 4), (0, 2, 1)), values=False),
-    case("torch.empty_permuted", lambda lib: lib.empty_permuted((2, 3, 4), (2, 0, 1), dtype=lib.int64).stride()),
-    case("torch.empty_permuted", lambda lib: lib.empty_permuted((2, 3), (0, 0)), raises=RuntimeError),
+    case(
+        "torch.empty_permuted", lambda lib: lib.empty_permuted((2, 3, 4), (0, 2, 1)), values=False
+    ),
+    case(
+        "torch.empty_permuted",
+        lambda lib: lib.empty_permuted((2, 3, 4), (2, 0, 1), dtype=lib.int64).stride(),
+    ),
+    case(
+        "torch.empty_permuted", lambda lib: lib.empty_permuted((2, 3), (0, 0)), raises=RuntimeError
+    ),
     case("torch.empty_strided", lambda lib: lib.empty_strided((2, 3), (1, 2)), values=False),
     case("torch.empty_strided", lambda lib: lib.empty_strided((2, 3), (1, 2)).stride()),
-    case("torch.empty_strided", lambda lib: lib.empty_strided((2, 0, 4), (4, 4, 1), dtype=lib.int64).stride()),
+    case(
+        "torch.empty_strided",
+        lambda lib: lib.empty_strided((2, 0, 4), (4, 4, 1), dtype=lib.int64).stride(),
+    ),
     # each window at an odd and an even length, periodic and symmetric, one point and none
     *[
         case(
-            name, lambda lib, name=name, n=n, periodic=periodic: getattr(lib, name[6:])(n, periodic, dtype=lib.float64)
+            name,
+            lambda lib, name=name, n=n, periodic=periodic: getattr(lib, name[6:])(
+                n, periodic, dtype=lib.float64
+            ),
         )
         for name in (
             "torch.hann_window",
@@ -413,7 +649,10 @@ CASES = [
     case("torch.bartlett_window", lambda lib: lib.bartlett_window(4, dtype=lib.float64)),
     case("torch.blackman_window", lambda lib: lib.blackman_window(4, False, dtype=lib.float64)),
     case("torch.hann_window", lambda lib: lib.hann_window(7), atol=1e-6),  # float32
-    case("torch.hamming_window", lambda lib: lib.hamming_window(6, False, 0.5, 0.5, dtype=lib.float64)),
+    case(
+        "torch.hamming_window",
+        lambda lib: lib.hamming_window(6, False, 0.5, 0.5, dtype=lib.float64),
+    ),
     case("torch.kaiser_window", lambda lib: lib.kaiser_window(5, False, 5.0, dtype=lib.float64)),
     case("torch.hann_window", lambda lib: lib.hann_window(5, dtype=lib.int64), raises=RuntimeError),
     # -- dtypes: PyTorch's promotion tables --
@@ -423,7 +662,8 @@ CASES = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore:torch.asarray. unspecified requires_grad")  # torch's, of its new default
+# torch's, of its new default
+@pytest.mark.filterwarnings("ignore:torch.asarray. unspecified requires_grad")
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_behaves_as_torch(row):
     run(row)
@@ -455,7 +695,10 @@ def test_gradient_matches_torch():
     with pytest.raises(RuntimeError):
         torch.gradient(torch.tensor([1.0, 2.0]), edge_order=2)
     ints_grad = mg.gradient(mg.tensor([1, 2, 4]))[0]
-    assert ints_grad.dtype == mg.float32 and ints_grad.tolist() == torch.gradient(torch.tensor([1, 2, 4]))[0].tolist()
+    assert (
+        ints_grad.dtype == mg.float32
+        and ints_grad.tolist() == torch.gradient(torch.tensor([1, 2, 4]))[0].tolist()
+    )
 
 
 def test_bincount_weights_have_a_gradient():

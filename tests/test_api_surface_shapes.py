@@ -50,14 +50,24 @@ def resized(lib):
     grown = lib.arange(4.0)
     kept = grown[1:]
     grown.resize_(2)
-    longer = lib.arange(4.0).resize_(2, 3)  # a new storage: the old values first (the rest is not compared)
+    # a new storage: the old values first (the rest is not compared)
+    longer = lib.arange(4.0).resize_(2, 3)
     return v, v.stride(), v.storage_offset(), x, kept, grown, longer.shape, longer.reshape(-1)[:4]
 
 
 def sizes(lib, x):
     """What programs do with a shape: index it, slice it, count it, add to it."""
     s = x.shape
-    return s, x.size(), s[1:], s[-1], s.numel(), s[1:].numel(), lib.Size([2, 3]) + s[:1], lib.Size([]).numel()
+    return (
+        s,
+        x.size(),
+        s[1:],
+        s[-1],
+        s.numel(),
+        s[1:].numel(),
+        lib.Size([2, 3]) + s[:1],
+        lib.Size([]).numel(),
+    )
 
 
 # ---- the table ------------------------------------------------------------------------------
@@ -68,10 +78,19 @@ CASES = [
     # -- moving and swapping dims: views --
     case("torch.movedim", lambda lib, x: lib.movedim(x, (0, 1), (2, 0)), (2, 3, 4)),
     case("torch.movedim", lambda lib, x: lib.movedim(x, -1, 0), (2, 3, 4)),
-    case("torch.movedim", lambda lib, x: lib.movedim(x, (0, 0), (1, 2)), (2, 3, 4), raises=RuntimeError),
-    case("torch.movedim", lambda lib, x: lib.movedim(x, (0, 1), (2,)), (2, 3, 4), raises=RuntimeError),
+    case(
+        "torch.movedim",
+        lambda lib, x: lib.movedim(x, (0, 0), (1, 2)),
+        (2, 3, 4),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.movedim", lambda lib, x: lib.movedim(x, (0, 1), (2,)), (2, 3, 4), raises=RuntimeError
+    ),
     case("torch.Tensor.movedim", lambda lib, x: x.movedim(1, -1), (2, 3, 4)),
-    case("torch.Tensor.movedim", lambda lib: through_view(lib, lambda b: b.movedim(0, 1)[1], (2, 3))),
+    case(
+        "torch.Tensor.movedim", lambda lib: through_view(lib, lambda b: b.movedim(0, 1)[1], (2, 3))
+    ),
     case("torch.moveaxis", lambda lib, x: lib.moveaxis(x, [2, 0], [0, 1]), (2, 3, 4)),
     case("torch.Tensor.moveaxis", lambda lib, x: x.moveaxis(0, 2), (2, 3, 4)),
     case("torch.swapaxes", lambda lib, x: lib.swapaxes(x, 0, -1), (2, 3, 4)),
@@ -107,11 +126,26 @@ CASES = [
     case("torch.Tensor.flipud", lambda lib, x: x.flipud(), (2, 3)),
     # -- broadcasting as functions --
     case("torch.broadcast_to", lambda lib, x: lib.broadcast_to(x, (2, 3, 4)), (3, 1)),
-    case("torch.broadcast_to", lambda lib, x: lib.broadcast_to(x, (2, 4)), (3, 1), raises=RuntimeError),
+    case(
+        "torch.broadcast_to",
+        lambda lib, x: lib.broadcast_to(x, (2, 4)),
+        (3, 1),
+        raises=RuntimeError,
+    ),
     case("torch.broadcast_tensors", lambda lib, a, b: lib.broadcast_tensors(a, b), (2, 1), (3,)),
-    case("torch.broadcast_tensors", lambda lib, a, b: lib.broadcast_tensors(a, b), (2, 1), (3, 2), raises=RuntimeError),
+    case(
+        "torch.broadcast_tensors",
+        lambda lib, a, b: lib.broadcast_tensors(a, b),
+        (2, 1),
+        (3, 2),
+        raises=RuntimeError,
+    ),
     case("torch.broadcast_shapes", lambda lib: lib.broadcast_shapes((2, 1), (3,), 1)),
-    case("torch.broadcast_shapes", lambda lib: lib.broadcast_shapes((2, 1), (3, 2)), raises=RuntimeError),
+    case(
+        "torch.broadcast_shapes",
+        lambda lib: lib.broadcast_shapes((2, 1), (3, 2)),
+        raises=RuntimeError,
+    ),
     # -- at least n dims, stacks --
     case("torch.atleast_1d", lambda lib, x: lib.atleast_1d(x), ()),
     case("torch.atleast_1d", lambda lib, a, b: lib.atleast_1d(a, b), (), (2, 3)),
@@ -125,9 +159,12 @@ CASES = [
     case("torch.row_stack", lambda lib, a, b: lib.row_stack([a, b]), (3,), (3,)),
     case("torch.dstack", lambda lib, a, b: lib.dstack([a, b]), (3,), (1, 3, 2)),
     case("torch.dstack", lambda lib, a, b: lib.dstack([a, b]), (2, 3), (2, 3)),
-    case("torch.column_stack", lambda lib, a, b, c: lib.column_stack([a, b, c]), (3,), (3, 2), (3,)),
+    case(
+        "torch.column_stack", lambda lib, a, b, c: lib.column_stack([a, b, c]), (3,), (3, 2), (3,)
+    ),
     case("torch.block_diag", lambda lib, a, b, c: lib.block_diag(a, b, c), (2, 2), (3,), ()),
-    case("torch.block_diag", lambda lib, a, b: lib.block_diag(a, b), (2, 3), ints(1, 2)),  # dtypes promote
+    # dtypes promote
+    case("torch.block_diag", lambda lib, a, b: lib.block_diag(a, b), (2, 3), ints(1, 2)),
     case("torch.block_diag", lambda lib: lib.block_diag()),
     case("torch.block_diag", lambda lib, x: lib.block_diag(x), (2, 2, 2), raises=RuntimeError),
     # -- splits: views --
@@ -138,7 +175,10 @@ CASES = [
     case("torch.tensor_split", lambda lib, x: lib.tensor_split(x, lib.tensor(2), -1), (3, 5)),
     case("torch.tensor_split", lambda lib, x: lib.tensor_split(x, 0), (7,), raises=RuntimeError),
     case("torch.Tensor.tensor_split", lambda lib, x: x.tensor_split([2]), (5, 2)),
-    case("torch.Tensor.tensor_split", lambda lib: through_view(lib, lambda b: b.tensor_split(2, 1)[1])),
+    case(
+        "torch.Tensor.tensor_split",
+        lambda lib: through_view(lib, lambda b: b.tensor_split(2, 1)[1]),
+    ),
     case("torch.hsplit", lambda lib, x: lib.hsplit(x, 3), (2, 6)),
     case("torch.hsplit", lambda lib, x: lib.hsplit(x, [1, 4]), (6,)),
     case("torch.hsplit", lambda lib, x: lib.hsplit(x, 4), (2, 6), raises=RuntimeError),
@@ -150,7 +190,12 @@ CASES = [
     case("torch.Tensor.dsplit", lambda lib, x: x.dsplit([1, 3]), (1, 2, 4)),
     case("torch.split_with_sizes", lambda lib, x: lib.split_with_sizes(x, [2, 3], dim=-1), (2, 5)),
     case("torch.Tensor.split_with_sizes", lambda lib, x: x.split_with_sizes([1, 2]), (3, 2)),
-    case("torch.Tensor.split_with_sizes", lambda lib, x: x.split_with_sizes([2, 2]), (5,), raises=RuntimeError),
+    case(
+        "torch.Tensor.split_with_sizes",
+        lambda lib, x: x.split_with_sizes([2, 2]),
+        (5,),
+        raises=RuntimeError,
+    ),
     # -- combinations: rows picked by index, so repeated elements add their gradients --
     case("torch.combinations", lambda lib, x: lib.combinations(x), (4,)),
     case("torch.combinations", lambda lib, x: lib.combinations(x, 3, with_replacement=True), (3,)),
@@ -160,20 +205,40 @@ CASES = [
     # -- shapes as questions and answers --
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(1, 3), (2, 3)),
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size((4, 1)), (2, 4, 3)),
-    case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 2), (2, 3), raises=RuntimeError),
-    case("torch.Tensor.new_empty_strided", lambda lib, x: x.new_empty_strided((2, 3), (1, 2)), (2,), values=False),
-    case("torch.Tensor.new_empty_strided", lambda lib, x: x.new_empty_strided((2, 3), (1, 2)).stride(), ints(2)),
+    case(
+        "torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 2), (2, 3), raises=RuntimeError
+    ),
+    case(
+        "torch.Tensor.new_empty_strided",
+        lambda lib, x: x.new_empty_strided((2, 3), (1, 2)),
+        (2,),
+        values=False,
+    ),
+    case(
+        "torch.Tensor.new_empty_strided",
+        lambda lib, x: x.new_empty_strided((2, 3), (1, 2)).stride(),
+        ints(2),
+    ),
     case("torch.unravel_index", lambda lib: lib.unravel_index(idx(lib, 4, 1, 11, -1, 13), (3, 4))),
     case("torch.unravel_index", lambda lib: lib.unravel_index(lib.tensor(5), lib.Size([2, 3]))),
     case("torch.unravel_index", lambda lib: lib.unravel_index(idx(lib, [1, 2]), 5)),
-    case("torch.unravel_index", lambda lib: lib.unravel_index(lib.tensor([1.0]), (2, 3)), raises=TypeError),
+    case(
+        "torch.unravel_index",
+        lambda lib: lib.unravel_index(lib.tensor([1.0]), (2, 3)),
+        raises=TypeError,
+    ),
     # -- resizing in place, reversing, membership --
     case("torch.Tensor.resize_", resized),
-    case("torch.Tensor.resize_", lambda lib, x: x.resize_(3), (2,), raises=RuntimeError),  # requires grad
+    # requires grad
+    case("torch.Tensor.resize_", lambda lib, x: x.resize_(3), (2,), raises=RuntimeError),
     case("torch.Tensor.resize_as_", lambda lib, x: x.detach().resize_as_(lib.zeros(3, 2)), (2, 3)),
     case("torch.Tensor.__reversed__", lambda lib, x: list(reversed(x)), (3, 2)),
     case("torch.Tensor.__reversed__", lambda lib, x: reversed(x), ()),
-    case("torch.Tensor.__contains__", lambda lib, x: (2 in x, 7 in x, lib.tensor(1) in x), ints(3, 4, high=4)),
+    case(
+        "torch.Tensor.__contains__",
+        lambda lib, x: (2 in x, 7 in x, lib.tensor(1) in x),
+        ints(3, 4, high=4),
+    ),
     case("torch.Tensor.__contains__", lambda lib, x: "a" in x, (3,), raises=RuntimeError),
     # -- copies and detached aliases as functions --
     case("torch.clone", lambda lib, x: lib.clone(x), (2, 3)),
@@ -186,7 +251,11 @@ CASES = [
     case("torch.Tensor.unfold", lambda lib, x: x.unfold(1, 5, 1), (3, 4), raises=RuntimeError),
     case("torch.Tensor.unfold", lambda lib, x: x.unfold(1, 2, 0), (3, 4), raises=RuntimeError),
     case("torch.Tensor.unfold", lambda lib: through_view(lib, lambda b: b.unfold(1, 2, 2)[1])),
-    case("torch.Tensor.unfold", lambda lib, x: scaled_through_view(lib, x, lambda y: y.unfold(0, 2, 2)), (5, 2)),
+    case(
+        "torch.Tensor.unfold",
+        lambda lib, x: scaled_through_view(lib, x, lambda y: y.unfold(0, 2, 2)),
+        (5, 2),
+    ),
     case("torch.diagonal", lambda lib, x: lib.diagonal(x), (3, 4)),
     case("torch.diagonal", lambda lib, x: lib.diagonal(x, 1, -1, 0), (2, 3, 4)),
     case("torch.diagonal", lambda lib, x: lib.diagonal(x, -2), (4, 3)),
@@ -195,14 +264,29 @@ CASES = [
     case("torch.diagonal", lambda lib, x: lib.diagonal(x), (3,), raises=IndexError),
     case("torch.Tensor.diagonal", lambda lib, x: x.diagonal(dim1=-2, dim2=-1), (2, 3, 3)),
     case("torch.Tensor.diagonal", lambda lib: through_view(lib, lambda b: b.diagonal(1))),
-    case("torch.Tensor.diagonal", lambda lib, x: scaled_through_view(lib, x, lambda y: y.diagonal(-1)), (4, 3)),
+    case(
+        "torch.Tensor.diagonal",
+        lambda lib, x: scaled_through_view(lib, x, lambda y: y.diagonal(-1)),
+        (4, 3),
+    ),
     case("torch.as_strided", lambda lib, x: lib.as_strided(x, (2, 2), (1, 2)), (3, 4)),
-    case("torch.as_strided", lambda lib, x: lib.as_strided(x, (3, 3), (1, 1), 2), (3, 4)),  # overlapping windows
-    case("torch.as_strided", lambda lib, x: lib.as_strided(x[1:], (2,), (4,)), (3, 4)),  # offset of the view kept
-    case("torch.as_strided", lambda lib, x: lib.as_strided(x.expand(3, 4), (2, 2), (1, 1)), (4,)),  # x overlaps
-    case("torch.as_strided", lambda lib, x: lib.as_strided(x, (2, 2), (1, 2), 100), (3, 4), raises=RuntimeError),
+    # overlapping windows
+    case("torch.as_strided", lambda lib, x: lib.as_strided(x, (3, 3), (1, 1), 2), (3, 4)),
+    # offset of the view kept
+    case("torch.as_strided", lambda lib, x: lib.as_strided(x[1:], (2,), (4,)), (3, 4)),
+    # x overlaps
+    case("torch.as_strided", lambda lib, x: lib.as_strided(x.expand(3, 4), (2, 2), (1, 1)), (4,)),
+    case(
+        "torch.as_strided",
+        lambda lib, x: lib.as_strided(x, (2, 2), (1, 2), 100),
+        (3, 4),
+        raises=RuntimeError,
+    ),
     case("torch.Tensor.as_strided", lambda lib, x: x.as_strided((2, 3), (3, 1), 3), (12,)),
-    case("torch.Tensor.as_strided", lambda lib: through_view(lib, lambda b: b.as_strided((2,), (5,), 1))),
+    case(
+        "torch.Tensor.as_strided",
+        lambda lib: through_view(lib, lambda b: b.as_strided((2,), (5,), 1)),
+    ),
     case(
         "torch.Tensor.as_strided",
         lambda lib, x: scaled_through_view(lib, x, lambda y: y.as_strided((2, 2), (4, 2), 1)),
@@ -211,7 +295,9 @@ CASES = [
     case("torch.diag_embed", lambda lib, x: lib.diag_embed(x), (2, 3)),
     case("torch.diag_embed", lambda lib, x: lib.diag_embed(x, 1, 0, 2), (2, 3)),
     case("torch.diag_embed", lambda lib, x: lib.diag_embed(x, -2), (3,)),
-    case("torch.diag_embed", lambda lib, x: lib.diag_embed(x, 0, 1, 1), (2, 3), raises=RuntimeError),
+    case(
+        "torch.diag_embed", lambda lib, x: lib.diag_embed(x, 0, 1, 1), (2, 3), raises=RuntimeError
+    ),
     case("torch.Tensor.diag_embed", lambda lib, x: x.diag_embed(dim1=0, dim2=-1), (2, 3)),
     case("torch.diagflat", lambda lib, x: lib.diagflat(x, 1), (2, 2)),
     case("torch.diagflat", lambda lib, x: lib.diagflat(x), ()),
@@ -222,25 +308,69 @@ CASES = [
     case("torch.select", lambda lib, x: lib.select(x, 0, 0), (), raises=IndexError),
     case("torch.Tensor.select", lambda lib, x: x.select(0, 1), (2, 3, 4)),
     case("torch.Tensor.select", lambda lib: through_view(lib, lambda b: b.select(1, 2))),
-    case("torch.Tensor.select", lambda lib, x: scaled_through_view(lib, x, lambda y: y.select(-1, 0)), (3, 4)),
+    case(
+        "torch.Tensor.select",
+        lambda lib, x: scaled_through_view(lib, x, lambda y: y.select(-1, 0)),
+        (3, 4),
+    ),
     case("torch.narrow_copy", lambda lib, x: lib.narrow_copy(x, 1, 1, 2), (3, 4)),
     case("torch.Tensor.narrow_copy", lambda lib, x: x.narrow_copy(-1, 2, 2), (3, 4)),
-    case("torch.Tensor.narrow_copy", lambda lib: through_view(lib, lambda b: b.narrow_copy(1, 0, 2))),  # a copy
+    # a copy
+    case(
+        "torch.Tensor.narrow_copy", lambda lib: through_view(lib, lambda b: b.narrow_copy(1, 0, 2))
+    ),
     # -- the scatter twins of views --
     case("torch.select_scatter", lambda lib, x, s: lib.select_scatter(x, s, 0, 1), (3, 4), (4,)),
-    case("torch.select_scatter", lambda lib, x, s: lib.select_scatter(x, s, 0, 1), (3, 4), (3,), raises=RuntimeError),
-    case("torch.Tensor.select_scatter", lambda lib, x, s: x.select_scatter(s, -1, -2), (3, 4), (3,)),
-    case("torch.slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s, 1, 0, 4, 2), (3, 4), (3, 2)),
-    case("torch.slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s.double(), start=1), (3, 4), (2, 4)),
     case(
-        "torch.slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s, 1, 0, 2), (3, 4), (1, 2), raises=RuntimeError
+        "torch.select_scatter",
+        lambda lib, x, s: lib.select_scatter(x, s, 0, 1),
+        (3, 4),
+        (3,),
+        raises=RuntimeError,
     ),
-    case("torch.Tensor.slice_scatter", lambda lib, x, s: x.slice_scatter(s, 0, None, -1), (3, 4), (2, 4)),
+    case(
+        "torch.Tensor.select_scatter", lambda lib, x, s: x.select_scatter(s, -1, -2), (3, 4), (3,)
+    ),
+    case(
+        "torch.slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s, 1, 0, 4, 2), (3, 4), (3, 2)
+    ),
+    case(
+        "torch.slice_scatter",
+        lambda lib, x, s: lib.slice_scatter(x, s.double(), start=1),
+        (3, 4),
+        (2, 4),
+    ),
+    case(
+        "torch.slice_scatter",
+        lambda lib, x, s: lib.slice_scatter(x, s, 1, 0, 2),
+        (3, 4),
+        (1, 2),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.Tensor.slice_scatter",
+        lambda lib, x, s: x.slice_scatter(s, 0, None, -1),
+        (3, 4),
+        (2, 4),
+    ),
     case("torch.diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s), (3, 4), (3,)),
     case("torch.diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s, 2), (3, 4), (2,)),
-    case("torch.diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s, 0, 0, 2), (3, 2, 3), (2, 3)),
-    case("torch.diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s), (3, 4), (4,), raises=RuntimeError),
-    case("torch.Tensor.diagonal_scatter", lambda lib, x, s: x.diagonal_scatter(s, -1), (3, 3), (2,)),
+    case(
+        "torch.diagonal_scatter",
+        lambda lib, x, s: lib.diagonal_scatter(x, s, 0, 0, 2),
+        (3, 2, 3),
+        (2, 3),
+    ),
+    case(
+        "torch.diagonal_scatter",
+        lambda lib, x, s: lib.diagonal_scatter(x, s),
+        (3, 4),
+        (4,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.Tensor.diagonal_scatter", lambda lib, x, s: x.diagonal_scatter(s, -1), (3, 3), (2,)
+    ),
     # (input's values are integers here: torch's gradient for input is wrong, see the test below)
     case(
         "torch.as_strided_scatter",
@@ -256,7 +386,11 @@ CASES = [
     ),
     # -- repeat_interleave --
     case("torch.repeat_interleave", lambda lib, x: lib.repeat_interleave(x, 2), (2, 3)),
-    case("torch.repeat_interleave", lambda lib, x: lib.repeat_interleave(x, idx(lib, 1, 0, 2), dim=1), (2, 3)),
+    case(
+        "torch.repeat_interleave",
+        lambda lib, x: lib.repeat_interleave(x, idx(lib, 1, 0, 2), dim=1),
+        (2, 3),
+    ),
     case(
         "torch.repeat_interleave",
         lambda lib, x: lib.repeat_interleave(x, idx(lib, 1, 2), dim=0, output_size=3),
@@ -282,33 +416,86 @@ CASES = [
         (2, 3),
         raises=RuntimeError,
     ),  # fmt: skip
-    case("torch.Tensor.repeat_interleave", lambda lib, x: x.repeat_interleave(idx(lib, 2), dim=-1), (2, 3)),
+    case(
+        "torch.Tensor.repeat_interleave",
+        lambda lib, x: x.repeat_interleave(idx(lib, 2), dim=-1),
+        (2, 3),
+    ),
     # -- reads at indices --
     case("torch.take", lambda lib, x: lib.take(x, idx(lib, [0, 5], [-1, 5])), (2, 3)),
     case("torch.take", lambda lib, x: lib.take(x, idx(lib, 6)), (2, 3), raises=IndexError),
     case("torch.take", lambda lib, x: lib.take(x, lib.tensor([1.0])), (2, 3), raises=RuntimeError),
     case("torch.Tensor.take", lambda lib, x: x.t().take(idx(lib, 1, 4, 1)), (2, 3)),
-    case("torch.take_along_dim", lambda lib, x: lib.take_along_dim(x, x.argsort(dim=1), dim=1), (3, 4)),
-    case("torch.take_along_dim", lambda lib, x: lib.take_along_dim(x, x.argmax(0, keepdim=True), 0), (3, 4)),
-    case("torch.take_along_dim", lambda lib, x: lib.take_along_dim(x, idx(lib, [0, 2, 1]), 1), (2, 3)),  # broadcast
+    case(
+        "torch.take_along_dim",
+        lambda lib, x: lib.take_along_dim(x, x.argsort(dim=1), dim=1),
+        (3, 4),
+    ),
+    case(
+        "torch.take_along_dim",
+        lambda lib, x: lib.take_along_dim(x, x.argmax(0, keepdim=True), 0),
+        (3, 4),
+    ),
+    # broadcast
+    case(
+        "torch.take_along_dim", lambda lib, x: lib.take_along_dim(x, idx(lib, [0, 2, 1]), 1), (2, 3)
+    ),
     case("torch.take_along_dim", lambda lib, x: lib.take_along_dim(x, idx(lib, 5, 0, 5)), (2, 3)),
     case(
-        "torch.take_along_dim", lambda lib, x: lib.take_along_dim(x, idx(lib, [[[1]]]), 1), (2, 3), raises=RuntimeError
+        "torch.take_along_dim",
+        lambda lib, x: lib.take_along_dim(x, idx(lib, [[[1]]]), 1),
+        (2, 3),
+        raises=RuntimeError,
     ),  # fmt: skip
-    case("torch.Tensor.take_along_dim", lambda lib, x: x.take_along_dim(idx(lib, [1], [0]), dim=-1), (2, 3)),
+    case(
+        "torch.Tensor.take_along_dim",
+        lambda lib, x: x.take_along_dim(idx(lib, [1], [0]), dim=-1),
+        (2, 3),
+    ),
     case("torch.masked_select", lambda lib, x, m: lib.masked_select(x, m), (2, 3), bools(3)),
     case("torch.masked_select", lambda lib, x, m: lib.masked_select(x, m), (3,), bools(2, 3)),
-    case("torch.masked_select", lambda lib, x: lib.masked_select(x, lib.ones(3)), (2, 3), raises=RuntimeError),
+    case(
+        "torch.masked_select",
+        lambda lib, x: lib.masked_select(x, lib.ones(3)),
+        (2, 3),
+        raises=RuntimeError,
+    ),
     case("torch.Tensor.masked_select", lambda lib, x: x.masked_select(x > 0), (3, 4)),
     case("torch.nonzero_static", lambda lib, x: lib.nonzero_static(x, size=6), ints(2, 3, high=2)),
-    case("torch.nonzero_static", lambda lib, x: lib.nonzero_static(x, size=1, fill_value=-5), ints(2, 3, high=2)),
-    case("torch.nonzero_static", lambda lib, x: lib.nonzero_static(x, size=-1), ints(3), raises=RuntimeError),
+    case(
+        "torch.nonzero_static",
+        lambda lib, x: lib.nonzero_static(x, size=1, fill_value=-5),
+        ints(2, 3, high=2),
+    ),
+    case(
+        "torch.nonzero_static",
+        lambda lib, x: lib.nonzero_static(x, size=-1),
+        ints(3),
+        raises=RuntimeError,
+    ),
     case("torch.Tensor.nonzero_static", lambda lib, x: x.nonzero_static(size=4), bools(5)),
     # -- writes at indices, out of place and in place --
-    case("torch.index_add", lambda lib, x, s: lib.index_add(x, 1, idx(lib, 0, 3, 0), s, alpha=2), (3, 4), (3, 3)),
+    case(
+        "torch.index_add",
+        lambda lib, x, s: lib.index_add(x, 1, idx(lib, 0, 3, 0), s, alpha=2),
+        (3, 4),
+        (3, 3),
+    ),
     case("torch.index_add", lambda lib, x, s: lib.index_add(x, 0, idx(lib, 2), s), (3, 4), (1, 4)),
-    case("torch.index_add", lambda lib, x, s: lib.index_add(x, 1, idx(lib, 0), s), (3, 4), (3, 2), raises=RuntimeError),
-    case("torch.index_add", lambda lib, x, s: lib.index_add(x, 1, idx(lib, 4), s), (3, 4), (3, 1), raises=RuntimeError),
+    case(
+        "torch.index_add",
+        lambda lib, x, s: lib.index_add(x, 1, idx(lib, 0), s),
+        (3, 4),
+        (3, 2),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.index_add",
+        lambda lib, x, s: lib.index_add(x, 1, idx(lib, 4), s),
+        (3, 4),
+        (3, 1),
+        raises=RuntimeError,
+    ),
     case(
         "torch.index_add",
         lambda lib, x, s: lib.index_add(x, 1, idx(lib, 0), s.float()),
@@ -316,12 +503,43 @@ CASES = [
         (3, 1),
         raises=RuntimeError,
     ),  # fmt: skip
-    case("torch.Tensor.index_add", lambda lib, x, s: x.index_add(-1, idx(lib, 1, 1), s), (2, 3), (2, 2)),
-    case("torch.Tensor.index_add_", lambda lib, x, s: (x * 1).index_add_(0, idx(lib, 1, 0, 1), s), (2, 3), (3, 3)),
-    case("torch.index_copy", lambda lib, x, s: lib.index_copy(x, 1, idx(lib, 0, 2), s), (3, 4), (3, 2)),
-    case("torch.index_copy", lambda lib, x, s: lib.index_copy(x, 1, idx(lib, 0), s), (3, 4), (3, 2), raises=IndexError),
-    case("torch.Tensor.index_copy", lambda lib, x, s: x.index_copy(0, idx(lib, 2, 0), s), (3, 2), (2, 2)),
-    case("torch.Tensor.index_copy_", lambda lib, x, s: (x * 1).index_copy_(1, idx(lib, 1), s), (2, 3), (2, 1)),
+    case(
+        "torch.Tensor.index_add",
+        lambda lib, x, s: x.index_add(-1, idx(lib, 1, 1), s),
+        (2, 3),
+        (2, 2),
+    ),
+    case(
+        "torch.Tensor.index_add_",
+        lambda lib, x, s: (x * 1).index_add_(0, idx(lib, 1, 0, 1), s),
+        (2, 3),
+        (3, 3),
+    ),
+    case(
+        "torch.index_copy",
+        lambda lib, x, s: lib.index_copy(x, 1, idx(lib, 0, 2), s),
+        (3, 4),
+        (3, 2),
+    ),
+    case(
+        "torch.index_copy",
+        lambda lib, x, s: lib.index_copy(x, 1, idx(lib, 0), s),
+        (3, 4),
+        (3, 2),
+        raises=IndexError,
+    ),
+    case(
+        "torch.Tensor.index_copy",
+        lambda lib, x, s: x.index_copy(0, idx(lib, 2, 0), s),
+        (3, 2),
+        (2, 2),
+    ),
+    case(
+        "torch.Tensor.index_copy_",
+        lambda lib, x, s: (x * 1).index_copy_(1, idx(lib, 1), s),
+        (2, 3),
+        (2, 1),
+    ),
     case(
         "torch.index_put",
         lambda lib, x, v: lib.index_put(x, (idx(lib, 0, 2), idx(lib, 1, 1)), v),
@@ -330,13 +548,24 @@ CASES = [
     ),
     case(
         "torch.index_put",
-        lambda lib, x, v: lib.index_put(x, (idx(lib, 0, 0, 2), idx(lib, 1, 1, 3)), v, accumulate=True),
+        lambda lib, x, v: lib.index_put(
+            x, (idx(lib, 0, 0, 2), idx(lib, 1, 1, 3)), v, accumulate=True
+        ),
         (3, 4),
         (),
     ),
-    case("torch.index_put", lambda lib, x, v: lib.index_put(x, (idx(lib, True, False, True),), v), (3, 4), (4,)),
     case(
-        "torch.index_put", lambda lib, x, v: lib.index_put(x, (idx(lib, 0, 0),), v), (3, 4), (3,), raises=RuntimeError
+        "torch.index_put",
+        lambda lib, x, v: lib.index_put(x, (idx(lib, True, False, True),), v),
+        (3, 4),
+        (4,),
+    ),
+    case(
+        "torch.index_put",
+        lambda lib, x, v: lib.index_put(x, (idx(lib, 0, 0),), v),
+        (3, 4),
+        (3,),
+        raises=RuntimeError,
     ),  # fmt: skip
     case(
         "torch.index_put",
@@ -345,15 +574,50 @@ CASES = [
         (4,),
         raises=RuntimeError,
     ),  # fmt: skip
-    case("torch.Tensor.index_put", lambda lib, x, v: x.index_put([idx(lib, 1, 1)], v, True), (3, 2), (2, 2)),
-    case("torch.Tensor.index_put_", lambda lib, x, v: (x * 1).index_put_((idx(lib, 0), idx(lib, 2)), v), (2, 3), ()),
+    case(
+        "torch.Tensor.index_put",
+        lambda lib, x, v: x.index_put([idx(lib, 1, 1)], v, True),
+        (3, 2),
+        (2, 2),
+    ),
+    case(
+        "torch.Tensor.index_put_",
+        lambda lib, x, v: (x * 1).index_put_((idx(lib, 0), idx(lib, 2)), v),
+        (2, 3),
+        (),
+    ),
     case("torch.put", lambda lib, x, s: lib.put(x, idx(lib, 0, -1), s), (3, 4), (2,)),
-    case("torch.put", lambda lib, x, s: lib.put(x, idx(lib, 12), s), (3, 4), (1,), raises=IndexError),
-    case("torch.put", lambda lib, x, s: lib.put(x, idx(lib, 0, 1), s), (3, 4), (3,), raises=IndexError),
-    case("torch.Tensor.put", lambda lib, x, s: x.put(idx(lib, [1, 1], [4, 0]), s, accumulate=True), (2, 3), (2, 2)),
+    case(
+        "torch.put", lambda lib, x, s: lib.put(x, idx(lib, 12), s), (3, 4), (1,), raises=IndexError
+    ),
+    case(
+        "torch.put",
+        lambda lib, x, s: lib.put(x, idx(lib, 0, 1), s),
+        (3, 4),
+        (3,),
+        raises=IndexError,
+    ),
+    case(
+        "torch.Tensor.put",
+        lambda lib, x, s: x.put(idx(lib, [1, 1], [4, 0]), s, accumulate=True),
+        (2, 3),
+        (2, 2),
+    ),
     case("torch.Tensor.put_", lambda lib, x, s: (x * 1).put_(idx(lib, 5, 2), s), (2, 3), (2,)),
-    case("torch.masked_scatter", lambda lib, x, m, s: lib.masked_scatter(x, m, s), (3, 4), bools(4), (4, 4)),
-    case("torch.masked_scatter", lambda lib, x, m, s: lib.masked_scatter(x, m, s), (4,), bools(3, 4), (13,)),
+    case(
+        "torch.masked_scatter",
+        lambda lib, x, m, s: lib.masked_scatter(x, m, s),
+        (3, 4),
+        bools(4),
+        (4, 4),
+    ),
+    case(
+        "torch.masked_scatter",
+        lambda lib, x, m, s: lib.masked_scatter(x, m, s),
+        (4,),
+        bools(3, 4),
+        (13,),
+    ),
     case(
         "torch.masked_scatter",
         lambda lib, x, s: lib.masked_scatter(x, lib.ones(4, dtype=lib.bool), s),
@@ -369,14 +633,28 @@ CASES = [
         raises=RuntimeError,
     ),  # fmt: skip
     case("torch.Tensor.masked_scatter", lambda lib, x, s: x.masked_scatter(x > 0, s), (2, 3), (6,)),
-    case("torch.Tensor.masked_scatter_", lambda lib, x, s: (x * 1).masked_scatter_(x < 0, s), (2, 3), (7,)),
+    case(
+        "torch.Tensor.masked_scatter_",
+        lambda lib, x, s: (x * 1).masked_scatter_(x < 0, s),
+        (2, 3),
+        (7,),
+    ),
     case("torch.Tensor.tril_", lambda lib, x: (x * 1).tril_(), (3, 4)),
     case("torch.Tensor.tril_", lambda lib, x: (x * 1).tril_(-1), (2, 3, 3)),
     case("torch.Tensor.triu_", lambda lib, x: (x * 1).triu_(1), (4, 3)),
     case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(2.5), (3, 4)),
-    case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(-1.0, wrap=True), (7, 3)),
+    case(
+        "torch.Tensor.fill_diagonal_",
+        lambda lib, x: (x * 1).fill_diagonal_(-1.0, wrap=True),
+        (7, 3),
+    ),
     case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(0.0), (3, 3, 3)),
-    case("torch.Tensor.fill_diagonal_", lambda lib, x: (x * 1).fill_diagonal_(0.0), (3, 3, 4), raises=RuntimeError),
+    case(
+        "torch.Tensor.fill_diagonal_",
+        lambda lib, x: (x * 1).fill_diagonal_(0.0),
+        (3, 3, 4),
+        raises=RuntimeError,
+    ),
     # -- reducing writes: every reduction, with and without input's values --
     *[
         case(
@@ -396,7 +674,8 @@ CASES = [
         ints(5, high=4),
     ),
     case(
-        "torch.scatter_reduce",  # zeros in the product: the gradient of a lone zero is the rest's product
+        # zeros in the product: the gradient of a lone zero is the rest's product
+        "torch.scatter_reduce",
         lambda lib, x, s: lib.scatter_reduce(x, 0, idx(lib, 0, 0, 1, 1, 1), s, "prod"),
         np.array([2.0, 0.0, 3.0]),
         np.array([0.0, 5.0, 0.0, 2.0, 4.0]),
@@ -410,7 +689,9 @@ CASES = [
     ),  # fmt: skip
     case(
         "torch.Tensor.scatter_reduce",
-        lambda lib, x, s: x.scatter_reduce(0, idx(lib, [2, 0], [2, 2]), s, "amax", include_self=False),
+        lambda lib, x, s: x.scatter_reduce(
+            0, idx(lib, [2, 0], [2, 2]), s, "amax", include_self=False
+        ),
         (3, 2),
         (2, 2),
     ),
@@ -439,7 +720,12 @@ CASES = [
         (1, 2),
         raises=RuntimeError,
     ),  # fmt: skip
-    case("torch.Tensor.index_reduce", lambda lib, x, s: x.index_reduce(1, idx(lib, 1, 1), s, "amin"), (2, 3), (2, 2)),
+    case(
+        "torch.Tensor.index_reduce",
+        lambda lib, x, s: x.index_reduce(1, idx(lib, 1, 1), s, "amin"),
+        (2, 3),
+        (2, 2),
+    ),
     case(
         "torch.Tensor.index_reduce_",
         lambda lib, x, s: (x * 1).index_reduce_(0, idx(lib, 1), s, "mean", include_self=False),
@@ -471,7 +757,15 @@ def test_behaves_as_torch(row):
 # ---- what a row cannot say --------------------------------------------------------------------
 def test_the_shape_is_a_size():
     x = mg.zeros(2, 3, 4)
-    for shape in (x.shape, x.size(), x.shape[1:], x.shape + (5,), (5,) + x.shape, x.shape * 2, mg.broadcast_shapes(3)):
+    for shape in (
+        x.shape,
+        x.size(),
+        x.shape[1:],
+        x.shape + (5,),
+        (5,) + x.shape,
+        x.shape * 2,
+        mg.broadcast_shapes(3),
+    ):
         assert type(shape) is mg.Size, type(shape)
     assert x.shape == (2, 3, 4) and hash(x.shape) == hash((2, 3, 4)) and isinstance(x.shape, tuple)
     assert repr(x.shape) == repr(torch.zeros(2, 3, 4).shape).replace("torch", "minigrad")

@@ -46,7 +46,8 @@ def compiled_attention_kernels():
     """Compile (or load from Numba's cache) the CPU attention kernels for both float
     dtypes once, so that no test pays for it."""
     if mg.backends.current() != "numba":
-        return  # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
+        # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
+        return
     for dtype in (np.float32, np.float64):
         q = np.ones((1, 3, 2), dtype=dtype)
         out, lse = cpu.attention_forward(q, q, q, 1.0, True, None)
@@ -98,19 +99,26 @@ CASES = [  # (query, key, value shapes), mask, keyword arguments
     (((1, 2, 7, 4), (1, 2, 3, 4), (1, 2, 3, 2)), None, dict(is_causal=True)),  # Tq > Tk
     (((5, 4), (6, 4), (6, 3)), None, {}),  # no batch dims
     (((3, 5, 4), (3, 6, 4), (3, 6, 2)), None, dict(scale=0.3)),
-    (((2, 1, 2, 3, 4), (2, 1, 2, 5, 4), (2, 1, 2, 5, 3)), None, dict(is_causal=True)),  # 3 batch dims
-    (((2, 3, 4, 5), (1, 1, 6, 5), (1, 1, 6, 3)), None, {}),  # key and value broadcast over the batch
+    # 3 batch dims
+    (((2, 1, 2, 3, 4), (2, 1, 2, 5, 4), (2, 1, 2, 5, 3)), None, dict(is_causal=True)),
+    # key and value broadcast over the batch
+    (((2, 3, 4, 5), (1, 1, 6, 5), (1, 1, 6, 3)), None, {}),
     (((2, 4, 5), (6, 5), (6, 2)), None, {}),  # 2-D key and value
     (((1, 1, 1), (1, 1, 1), (1, 1, 1)), None, {}),
     (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), _bool_mask((5, 7), 0, masked_rows=(1,)), {}),
     (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), _bool_mask((2, 1, 1, 7), 1), {}),  # key padding
-    (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), _bool_mask((2, 2, 5, 7), 2, masked_rows=(0, 4)), {}),
+    (
+        ((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)),
+        _bool_mask((2, 2, 5, 7), 2, masked_rows=(0, 4)),
+        {},
+    ),
     (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), rand(2, 2, 5, 7, seed=3), {}),  # float mask
     (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), rand(5, 1, seed=4), dict(scale=2.0)),  # per-query
     (((2, 2, 5, 3), (2, 2, 7, 3), (2, 2, 7, 4)), rand(1, 7, seed=5).astype(np.float32), {}),
     (((2, 4, 5, 8), (2, 2, 6, 8), (2, 1, 6, 3)), None, dict(enable_gqa=True)),
     (((2, 4, 5, 8), (2, 2, 6, 8), (2, 2, 6, 3)), None, dict(enable_gqa=True, is_causal=True)),
-    (((1, 2, 150, 16), (1, 2, 150, 16), (1, 2, 150, 9)), None, dict(is_causal=True)),  # several blocks
+    # several blocks
+    (((1, 2, 150, 16), (1, 2, 150, 16), (1, 2, 150, 9)), None, dict(is_causal=True)),
     (((2, 131, 7), (2, 67, 7), (2, 67, 5)), _bool_mask((2, 131, 67), 6, masked_rows=(3, 130)), {}),
 ]
 
@@ -141,7 +149,9 @@ def test_fully_masked_rows_give_zeros_as_pytorch(backend):
 
 def test_float16_runs_on_the_reference_kernels_on_every_backend():
     arrays = [rand(2, 4, 3, seed=i, dtype=np.float16) for i in range(3)]
-    expected = TF.scaled_dot_product_attention(*(torch.tensor(a, dtype=torch.float32) for a in arrays), is_causal=True)
+    expected = TF.scaled_dot_product_attention(
+        *(torch.tensor(a, dtype=torch.float32) for a in arrays), is_causal=True
+    )
     for backend in BACKENDS:
         with mg.backends.use(backend):
             out = F.scaled_dot_product_attention(*(mg.tensor(a) for a in arrays), is_causal=True)
@@ -157,7 +167,12 @@ def test_empty_dims_as_pytorch(Tq, Tk, d):
 
 
 def test_float_mask_that_requires_grad_gets_its_gradient():
-    q, k, v, m = rand(2, 4, 3, seed=0), rand(2, 5, 3, seed=1), rand(2, 5, 2, seed=2), rand(4, 5, seed=3)
+    q, k, v, m = (
+        rand(2, 4, 3, seed=0),
+        rand(2, 5, 3, seed=1),
+        rand(2, 5, 2, seed=2),
+        rand(4, 5, seed=3),
+    )
     mine = [mg.tensor(a, requires_grad=True) for a in (q, k, v, m)]
     theirs = [torch.tensor(a, requires_grad=True) for a in (q, k, v, m)]
     out = F.scaled_dot_product_attention(*mine[:3], attn_mask=mine[3])
@@ -181,7 +196,9 @@ def test_dropout_uses_the_global_generator():
     assert np.array_equal(run(0), run(0))
     assert not np.allclose(run(0), run(1))
     # the same numbers by hand: softmax, then drop with a generator seeded the same way
-    probs, _ = ref.attention_forward(q.array, k.array, np.eye(5)[None].repeat(2, 0), 0.5, False, None)
+    probs, _ = ref.attention_forward(
+        q.array, k.array, np.eye(5)[None].repeat(2, 0), 0.5, False, None
+    )
     keep = np.random.default_rng(0).random(probs.shape) >= 0.4
     np.testing.assert_allclose(run(0), (probs * keep / 0.6) @ v.array, rtol=1e-6)
 
@@ -194,7 +211,9 @@ def test_dropout_of_one_gives_zeros_and_gradients_flow():
         mg.manual_seed(3)  # the same dropout mask on every call of gradcheck
         return F.scaled_dot_product_attention(q, k, v, dropout_p=0.3, is_causal=True)
 
-    check_grads(attention_with_dropout, rand(2, 3, 4, seed=0), rand(2, 3, 4, seed=1), rand(2, 3, 2, seed=2))
+    check_grads(
+        attention_with_dropout, rand(2, 3, 4, seed=0), rand(2, 3, 4, seed=1), rand(2, 3, 2, seed=2)
+    )
 
 
 # ---- finite differences -------------------------------------------------------------------------
@@ -241,12 +260,16 @@ def _torch_attention(q, k, v, mask, is_causal):
     if mask is not None:
         scores = scores + torch.tensor(mask)
     if is_causal:
-        scores = scores.masked_fill(~torch.ones(scores.shape[-2:], dtype=torch.bool).tril(), -torch.inf)
+        scores = scores.masked_fill(
+            ~torch.ones(scores.shape[-2:], dtype=torch.bool).tril(), -torch.inf
+        )
     return scores.softmax(dim=-1) @ v
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("mask, is_causal", [(None, False), (None, True), (rand(4, 5, seed=3), False)])
+@pytest.mark.parametrize(
+    "mask, is_causal", [(None, False), (None, True), (rand(4, 5, seed=3), False)]
+)
 def test_third_derivatives_match_a_torch_composition(backend, mask, is_causal):
     """A penalty on the second derivatives, differentiated once more: each order goes
     through the derivative of the kernels' gradients (AttentionGradient), with respect
@@ -264,7 +287,9 @@ def test_third_derivatives_match_a_torch_composition(backend, mask, is_causal):
     attn_mask = None if mask is None else mg.tensor(mask)
     with mg.backends.use(backend):
         third(
-            mg, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal), mine
+            mg,
+            lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask, is_causal=is_causal),
+            mine,
         ).backward()
     third(torch, lambda q, k, v: _torch_attention(q, k, v, mask, is_causal), theirs).backward()
     for x, t in zip(mine, theirs):
@@ -299,7 +324,13 @@ def test_mask_gradient_matches_finite_differences():
     def attention(q, k, v, m):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
 
-    check_grads(attention, rand(2, 3, 2, seed=0), rand(2, 4, 2, seed=1), rand(2, 4, 2, seed=2), rand(3, 4, seed=3))
+    check_grads(
+        attention,
+        rand(2, 3, 2, seed=0),
+        rand(2, 4, 2, seed=1),
+        rand(2, 4, 2, seed=2),
+        rand(3, 4, seed=3),
+    )
 
 
 # ---- the Numba kernels against the reference ----------------------------------------------------
@@ -309,7 +340,13 @@ MASKS = ["none", "full", "keys", "queries", "batch keys"]
 
 def _kernel_mask(kind, B, Tq, Tk, rng, dtype):
     """An additive mask in each layout the Function passes to the kernels."""
-    shape = {"none": None, "full": (B, Tq, Tk), "keys": (1, 1, Tk), "queries": (1, Tq, 1), "batch keys": (B, 1, Tk)}
+    shape = {
+        "none": None,
+        "full": (B, Tq, Tk),
+        "keys": (1, 1, Tk),
+        "queries": (1, Tq, 1),
+        "batch keys": (B, 1, Tk),
+    }
     if shape[kind] is None:
         return None
     if kind == "queries":  # a float mask: an additive bias per query
@@ -330,7 +367,9 @@ def _kernel_mask(kind, B, Tq, Tk, rng, dtype):
     seed=st.integers(0, 2**16),
     blocked=st.booleans(),
 )
-def test_numba_kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed, blocked):
+def test_numba_kernels_match_reference(
+    B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed, blocked
+):
     """Both CPU paths: the short-sequence kernel (Tq, Tk <= SHORT_T) and, with `blocked`,
     the FlashAttention kernel at every length (SHORT_T = 0 sends everything to it)."""
     with short_path_limit(0 if blocked else short.SHORT_T):
@@ -356,7 +395,11 @@ def _kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed
     out, lse = cpu.attention_forward(q, k, v, scale, is_causal, mask)
     out_ref, lse_ref = ref.attention_forward(q, k, v, scale, is_causal, mask)
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
-    assert out.dtype == lse.dtype == dtype and out.shape == out_ref.shape and lse.shape == lse_ref.shape
+    assert (
+        out.dtype == lse.dtype == dtype
+        and out.shape == out_ref.shape
+        and lse.shape == lse_ref.shape
+    )
     np.testing.assert_allclose(out, out_ref, **tol)
     np.testing.assert_allclose(lse, lse_ref, **tol)  # -inf where a query sees no key, in both
     grad_out = rng.standard_normal(out.shape).astype(dtype)
@@ -375,14 +418,21 @@ def _kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed
 # ---- NaN and Inf propagate, as in the reference and PyTorch -------------------------------------
 def assert_same_nan_inf(actual, expected, err_msg="", **tol):
     """NaN where expected has NaN, the same +-Inf, and the finite numbers close."""
-    np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected), err_msg=f"{err_msg}: NaN positions")
-    np.testing.assert_array_equal(np.isposinf(actual), np.isposinf(expected), err_msg=f"{err_msg}: +inf positions")
-    np.testing.assert_array_equal(np.isneginf(actual), np.isneginf(expected), err_msg=f"{err_msg}: -inf positions")
+    np.testing.assert_array_equal(
+        np.isnan(actual), np.isnan(expected), err_msg=f"{err_msg}: NaN positions"
+    )
+    np.testing.assert_array_equal(
+        np.isposinf(actual), np.isposinf(expected), err_msg=f"{err_msg}: +inf positions"
+    )
+    np.testing.assert_array_equal(
+        np.isneginf(actual), np.isneginf(expected), err_msg=f"{err_msg}: -inf positions"
+    )
     finite = np.isfinite(expected)
     np.testing.assert_allclose(actual[finite], expected[finite], err_msg=err_msg, **tol)
 
 
-# (array, index, value): one bad number in q (B, Tq, d), k or v (B, Tk, d), or the float mask (B, Tq, Tk)
+# (array, index, value): one bad number in q (B, Tq, d), k or v (B, Tk, d), or the float mask (B,
+# Tq, Tk)
 NON_FINITE = [
     (name, index, value)
     for name, index in (("q", (0, 1, 0)), ("k", (1, 2, 1)), ("v", (0, 3, 2)), ("mask", (1, 2, 0)))
@@ -399,16 +449,25 @@ def test_nan_and_inf_propagate_as_in_pytorch(name, index, value, backend):
     kernels of each backend, and on the Tensor-ops path (a mask that requires grad)."""
     mask_grad = backend == "tensor ops"
     backend = "numpy" if mask_grad else backend
-    arrays = dict(q=rand(2, 3, 2, seed=0), k=rand(2, 4, 2, seed=1), v=rand(2, 4, 3, seed=2), mask=rand(2, 3, 4, seed=3))
+    arrays = dict(
+        q=rand(2, 3, 2, seed=0),
+        k=rand(2, 4, 2, seed=1),
+        v=rand(2, 4, 3, seed=2),
+        mask=rand(2, 3, 4, seed=3),
+    )
     arrays["mask"][0, 2, :] = -np.inf  # a query that sees no key: zeros, not NaN
     arrays[name][index] = value
     mine = {n: mg.tensor(a, requires_grad=n != "mask" or mask_grad) for n, a in arrays.items()}
     theirs = {n: torch.tensor(a, requires_grad=n != "mask" or mask_grad) for n, a in arrays.items()}
     with mg.backends.use(backend), np.errstate(all="ignore"):
-        out = F.scaled_dot_product_attention(mine["q"], mine["k"], mine["v"], attn_mask=mine["mask"])
+        out = F.scaled_dot_product_attention(
+            mine["q"], mine["k"], mine["v"], attn_mask=mine["mask"]
+        )
         out.backward(mg.tensor(rand(2, 3, 3, seed=4)))
     with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
-        tout = TF.scaled_dot_product_attention(theirs["q"], theirs["k"], theirs["v"], attn_mask=theirs["mask"])
+        tout = TF.scaled_dot_product_attention(
+            theirs["q"], theirs["k"], theirs["v"], attn_mask=theirs["mask"]
+        )
     tout.backward(torch.tensor(rand(2, 3, 3, seed=4)))
     assert not np.all(np.isfinite(out.array))  # the bad number did reach the output
     assert_same_nan_inf(out.array, tout.detach().numpy(), "out")
@@ -426,10 +485,12 @@ def _plant(arrays, name, index, value):
 # Shapes past the Numba kernel's blocks (128 queries, 64 keys), so that with is_causal the
 # kernel would skip whole blocks: the bad number sits where a skipped block would lose it.
 KERNEL_NON_FINITE = [  # (is_causal, mask, array, index, value)
-    (True, False, "v", (0, 190, 1), np.nan),  # a key hidden from the first query block: 0 * NaN in every row
+    # a key hidden from the first query block: 0 * NaN in every row
+    (True, False, "v", (0, 190, 1), np.nan),
     (True, False, "v", (1, 150, 0), np.inf),
     (True, False, "q", (0, 5, 2), np.nan),  # an early query: its P row is NaN, hidden keys included
-    (True, False, "k", (1, 199, 0), np.nan),  # the causal mask hides it from every query but the last
+    # the causal mask hides it from every query but the last
+    (True, False, "k", (1, 199, 0), np.nan),
     (True, False, "k", (0, 70, 1), -np.inf),
     (True, False, "grad_out", (0, 3, 0), np.nan),  # reaches dv of the keys query 3 cannot see
     (True, False, "grad_out", (1, 100, 2), np.inf),
@@ -464,7 +525,9 @@ def check_non_finite_against_reference(seed, T, is_causal, with_mask, name, inde
         out, lse = cpu.attention_forward(q, k, v, 0.5, is_causal, mask)
         out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
         grads = cpu.attention_backward(grad_out, q, k, v, out, lse, 0.5, is_causal, mask)
-        grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
+        grads_ref = ref.attention_backward(
+            grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask
+        )
     assert_same_nan_inf(out, out_ref, "out", **tol)
     assert_same_nan_inf(lse, lse_ref, "lse", **tol)
     for n, g, g_ref in zip("qkv", grads, grads_ref):
@@ -475,12 +538,15 @@ def check_non_finite_against_reference(seed, T, is_causal, with_mask, name, inde
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("is_causal, with_mask, name, index, value", KERNEL_NON_FINITE)
-def test_numba_kernels_propagate_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
+def test_numba_kernels_propagate_nan_and_inf_as_the_reference(
+    is_causal, with_mask, name, index, value, dtype
+):
     check_non_finite_against_reference(7, 200, is_causal, with_mask, name, index, value, dtype)
 
 
 # ---- the short-sequence kernel (kernels/cpu/attention_short.py) ----------------------------------
-SHORT_CASES = [  # (B, Tq, Tk, d, dv): the two transformer shapes, odd sizes, Tq != Tk, the threshold
+# (B, Tq, Tk, d, dv): the two transformer shapes, odd sizes, Tq != Tk, the threshold
+SHORT_CASES = [
     (48, 64, 64, 32, 32),
     (5, 13, 7, 5, 3),
     (3, 7, 29, 16, 9),
@@ -494,13 +560,16 @@ SHORT_CASES = [  # (B, Tq, Tk, d, dv): the two transformer shapes, odd sizes, Tq
 @pytest.mark.parametrize("is_causal", [False, True])
 @pytest.mark.parametrize("mask_kind", MASKS)
 @pytest.mark.parametrize("B, Tq, Tk, d, dv", SHORT_CASES)
-def test_short_kernel_matches_reference_at_the_transformer_shapes(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype):
+def test_short_kernel_matches_reference_at_the_transformer_shapes(
+    B, Tq, Tk, d, dv, is_causal, mask_kind, dtype
+):
     assert short.SHORT_T == 128  # the cases above straddle it
     _kernels_match_reference(B, Tq, Tk, d, dv, is_causal, mask_kind, dtype, seed=B * Tq + Tk)
 
 
 SHORT_NON_FINITE = [  # (is_causal, mask, array, index, value) at B 2, T 40 (strips of 8 keys)
-    (True, False, "v", (0, 30, 1), np.nan),  # a key hidden from the first 30 queries: 0 * NaN in every row
+    # a key hidden from the first 30 queries: 0 * NaN in every row
+    (True, False, "v", (0, 30, 1), np.nan),
     (True, False, "v", (1, 17, 0), np.inf),
     (True, False, "q", (0, 5, 2), np.nan),
     (True, False, "k", (1, 39, 0), np.nan),  # hidden from every query but the last
@@ -518,7 +587,9 @@ SHORT_NON_FINITE = [  # (is_causal, mask, array, index, value) at B 2, T 40 (str
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("is_causal, with_mask, name, index, value", SHORT_NON_FINITE)
-def test_short_kernel_propagates_nan_and_inf_as_the_reference(is_causal, with_mask, name, index, value, dtype):
+def test_short_kernel_propagates_nan_and_inf_as_the_reference(
+    is_causal, with_mask, name, index, value, dtype
+):
     assert 40 <= short.SHORT_T  # the short kernel runs
     check_non_finite_against_reference(8, 40, is_causal, with_mask, name, index, value, dtype)
 
@@ -534,7 +605,9 @@ def test_short_kernel_propagates_nan_and_inf_as_the_reference(is_causal, with_ma
 def test_short_kernel_gradients_match_finite_differences(q_shape, kv_shape, kwargs, with_mask):
     """float64 gradcheck of F.scaled_dot_product_attention on the numba backend, through
     the short-sequence kernel (causal with strips of keys, GQA, a float mask)."""
-    mask = mg.tensor(np.where(np.random.default_rng(3).random(q_shape[-2:-1] + kv_shape[-2:-1]) < 0.3, -1e9, 0.5))
+    mask = mg.tensor(
+        np.where(np.random.default_rng(3).random(q_shape[-2:-1] + kv_shape[-2:-1]) < 0.3, -1e9, 0.5)
+    )
     attn_mask = mask if with_mask else None
 
     def attention(q, k, v):
@@ -563,13 +636,17 @@ def test_an_empty_batch_gives_empty_outputs_and_gradients(backend, is_causal):
             out, lse = kernels.attention_forward(q, q, q, 1.0, is_causal, None)
             assert out.shape == (0, 4, 3) and lse.shape == (0, 4)
             grads = kernels.attention_backward(out, q, q, q, out, lse, 1.0, is_causal, None)
-            assert [g.shape for g in grads] == [(0, 4, 3)] * 3 and all(g.dtype == dtype for g in grads)
+            assert [g.shape for g in grads] == [(0, 4, 3)] * 3 and all(
+                g.dtype == dtype for g in grads
+            )
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_vectorised_exp_is_accurate(dtype):
     lowest = -87.3 if dtype == np.float32 else -708.3
-    x = np.concatenate([np.linspace(lowest, 0.0, 100001), [-1e-30, -0.0, lowest - 1, -1e30, -np.inf]]).astype(dtype)
+    x = np.concatenate(
+        [np.linspace(lowest, 0.0, 100001), [-1e-30, -0.0, lowest - 1, -1e30, -np.inf]]
+    ).astype(dtype)
     expected = np.exp(x.astype(np.float64))
     got = x.copy()
     cpu.exp_nonpositive(got, cpu.exp_constants(got), np.empty_like(got))
@@ -594,7 +671,9 @@ def test_numba_backend_memory_grows_as_t_times_d_not_t_squared():
     allocations of the Numba path (inputs' copies, outputs, dq parts) stay a few MiB;
     the reference, which holds whole score matrices, needs many times 16 MiB."""
     T, d = 2048, 32
-    q, k, v = (mg.tensor(rand(1, T, d, seed=i, dtype=np.float32), requires_grad=True) for i in range(3))
+    q, k, v = (
+        mg.tensor(rand(1, T, d, seed=i, dtype=np.float32), requires_grad=True) for i in range(3)
+    )
 
     def forward_backward():
         F.scaled_dot_product_attention(q, k, v, is_causal=True).sum().backward()
@@ -615,18 +694,43 @@ def _t(*shape, dtype=np.float32):
 @pytest.mark.parametrize(
     "args, kwargs, error, words",
     [
-        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 5).bool(), is_causal=True), RuntimeError, "is_causal"),
+        (
+            (_t(3, 4), _t(5, 4), _t(5, 2)),
+            dict(attn_mask=_t(3, 5).bool(), is_causal=True),
+            RuntimeError,
+            "is_causal",
+        ),
         ((_t(4), _t(4), _t(4)), {}, RuntimeError, "at least 2 dims"),
         ((_t(3, 4), _t(5, 3), _t(5, 2)), {}, RuntimeError, "(5, 3)"),
         ((_t(3, 4), _t(5, 4), _t(6, 2)), {}, RuntimeError, "(6, 2)"),
         ((_t(2, 3, 4), _t(3, 5, 4), _t(3, 5, 2)), {}, RuntimeError, "(2, 3, 4)"),
-        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 4).bool()), RuntimeError, "attn_mask (3, 4)"),
-        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(2, 3, 5).bool()), RuntimeError, "(2, 3, 5)"),
+        (
+            (_t(3, 4), _t(5, 4), _t(5, 2)),
+            dict(attn_mask=_t(3, 4).bool()),
+            RuntimeError,
+            "attn_mask (3, 4)",
+        ),
+        (
+            (_t(3, 4), _t(5, 4), _t(5, 2)),
+            dict(attn_mask=_t(2, 3, 5).bool()),
+            RuntimeError,
+            "(2, 3, 5)",
+        ),
         ((_t(3, 4), _t(5, 4, dtype=np.float64), _t(5, 2)), {}, RuntimeError, "float64"),
         ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 5).long()), RuntimeError, "int64"),
-        ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(attn_mask=_t(3, 5, dtype=np.float64)), RuntimeError, "float64"),
+        (
+            (_t(3, 4), _t(5, 4), _t(5, 2)),
+            dict(attn_mask=_t(3, 5, dtype=np.float64)),
+            RuntimeError,
+            "float64",
+        ),
         ((_t(3, 4), _t(5, 4), _t(5, 2)), dict(dropout_p=1.5), ValueError, "1.5"),
-        ((_t(1, 4, 3, 2), _t(1, 3, 5, 2), _t(1, 3, 5, 2)), dict(enable_gqa=True), RuntimeError, "(3) must divide"),
+        (
+            (_t(1, 4, 3, 2), _t(1, 3, 5, 2), _t(1, 3, 5, 2)),
+            dict(enable_gqa=True),
+            RuntimeError,
+            "(3) must divide",
+        ),
         ((_t(3, 2), _t(5, 2), _t(5, 2)), dict(enable_gqa=True), RuntimeError, "heads"),
         ((np.zeros((3, 2)), _t(5, 2), _t(5, 2)), {}, TypeError, "query must be a Tensor"),
     ],
@@ -640,14 +744,20 @@ def test_bad_arguments_raise_naming_them(args, kwargs, error, words):
 def test_both_mask_and_causal_raise_in_pytorch_too():
     q = torch.zeros(3, 4)
     with pytest.raises(RuntimeError):
-        TF.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(3, 3, dtype=torch.bool), is_causal=True)
+        TF.scaled_dot_product_attention(
+            q, q, q, attn_mask=torch.ones(3, 3, dtype=torch.bool), is_causal=True
+        )
 
 
 def test_default_scale_is_one_over_sqrt_d():
     q, k, v = (mg.tensor(rand(2, 3, 9, seed=i)) for i in range(3))
-    assert_close(F.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(q, k, v, scale=1 / 3))
+    assert_close(
+        F.scaled_dot_product_attention(q, k, v),
+        F.scaled_dot_product_attention(q, k, v, scale=1 / 3),
+    )
     assert not np.allclose(
-        F.scaled_dot_product_attention(q, k, v).array, F.scaled_dot_product_attention(q, k, v, scale=1.0).array
+        F.scaled_dot_product_attention(q, k, v).array,
+        F.scaled_dot_product_attention(q, k, v, scale=1.0).array,
     )
 
 

@@ -33,7 +33,10 @@ def tensor(array, requires_grad=False):
 
 def torch_params(module):
     """{name: float64 torch leaf} with the module's parameter values."""
-    return {name: torch.tensor(p.detach().numpy(), requires_grad=True) for name, p in module.named_parameters()}
+    return {
+        name: torch.tensor(p.detach().numpy(), requires_grad=True)
+        for name, p in module.named_parameters()
+    }
 
 
 # ---- the oracle: diffusers' math in PyTorch ---------------------------------------------------
@@ -79,7 +82,9 @@ def diffusers_attention(attn, P, x, context=None, mask=None):
     return out / attn.rescale_output_factor, probs
 
 
-def check_against_diffusers_math(attn, x_shape, context_shape=None, mask=None, torch_mask=None, seed=0):
+def check_against_diffusers_math(
+    attn, x_shape, context_shape=None, mask=None, torch_mask=None, seed=0
+):
     """Run the module and the oracle on the same inputs; compare the outputs and the
     gradients of the inputs and of every parameter for a random output gradient."""
     x_np = rand(*x_shape, seed=seed)
@@ -118,7 +123,8 @@ def make(processor=None, seed=0, **kwargs):
     mg.manual_seed(seed)
     kwargs.setdefault("dtype", mg.float64)
     attn = nn.Attention(processor=None if processor is None else processor(), **kwargs)
-    for i, p in enumerate(attn.parameters()):  # non-trivial norm weights and biases, not the 1 / 0 defaults
+    # non-trivial norm weights and biases, not the 1 / 0 defaults
+    for i, p in enumerate(attn.parameters()):
         p.array[...] = rand(*p.shape, seed=100 * seed + i) * 0.5 + (1.0 if p.ndim == 1 else 0.0)
     return attn
 
@@ -139,7 +145,8 @@ def test_grouped_and_multi_query(processor, kv_heads):
     attn = make(processor, query_dim=8, heads=4, kv_heads=kv_heads, dim_head=3, bias=True)
     assert attn.to_k.weight.shape == (kv_heads * 3, 8)
     check_against_diffusers_math(attn, (2, 5, 8))
-    check_against_diffusers_math(attn, (2, 5, 8), (2, 3, 8))  # a self-attention layer given other keys
+    # a self-attention layer given other keys
+    check_against_diffusers_math(attn, (2, 5, 8), (2, 3, 8))
 
 
 @pytest.mark.parametrize("kv_heads", [1, 2])
@@ -151,7 +158,9 @@ def test_grouped_query_is_attention_with_repeated_kv_heads(processor, kv_heads):
     groups = 4 // kv_heads
     for name in ("to_k", "to_v"):
         w = getattr(gqa, name).weight.detach().numpy().reshape(kv_heads, 1, 3, 8)  # (h_kv, 1, d, C)
-        getattr(full, name).weight.array[...] = np.broadcast_to(w, (kv_heads, groups, 3, 8)).reshape(12, 8)
+        getattr(full, name).weight.array[...] = np.broadcast_to(
+            w, (kv_heads, groups, 3, 8)
+        ).reshape(12, 8)
     full.to_q.weight.array[...] = gqa.to_q.weight.array
     full.to_out[0].weight.array[...] = gqa.to_out[0].weight.array
     full.to_out[0].bias.array[...] = gqa.to_out[0].bias.array
@@ -163,19 +172,31 @@ def test_grouped_query_is_attention_with_repeated_kv_heads(processor, kv_heads):
 def test_qk_norm(processor, qk_norm):
     attn = make(processor, query_dim=6, heads=2, kv_heads=1, dim_head=4, qk_norm=qk_norm, eps=1e-3)
     norm = nn.LayerNorm if qk_norm == "layer_norm" else nn.RMSNorm
-    assert isinstance(attn.norm_q, norm) and attn.norm_q.normalized_shape == (4,) and attn.norm_k.eps == 1e-3
+    assert (
+        isinstance(attn.norm_q, norm)
+        and attn.norm_q.normalized_shape == (4,)
+        and attn.norm_k.eps == 1e-3
+    )
     check_against_diffusers_math(attn, (2, 5, 6), (2, 3, 6))
 
 
 def test_out_dim_sets_the_inner_width_and_the_heads(processor):
-    attn = make(processor, query_dim=6, heads=8, dim_head=4, out_dim=12)  # heads = 12 // 4, as diffusers
+    # heads = 12 // 4, as diffusers
+    attn = make(processor, query_dim=6, heads=8, dim_head=4, out_dim=12)
     assert (attn.heads, attn.inner_dim, attn.to_out[0].weight.shape) == (3, 12, (12, 12))
     out, _ = check_against_diffusers_math(attn, (2, 5, 6))
     assert out.shape == (2, 5, 12)
 
 
 def test_residual_and_rescale(processor):
-    attn = make(processor, query_dim=6, heads=2, dim_head=3, residual_connection=True, rescale_output_factor=2.5)
+    attn = make(
+        processor,
+        query_dim=6,
+        heads=2,
+        dim_head=3,
+        residual_connection=True,
+        rescale_output_factor=2.5,
+    )
     check_against_diffusers_math(attn, (2, 5, 6))
 
 
@@ -231,7 +252,8 @@ def test_prepare_attention_mask_repeats_for_each_head():
     attn = make(query_dim=6, heads=3, dim_head=2)
     mask = rand(2, 4, 5)
     prepared = attn.prepare_attention_mask(tensor(mask), target_length=5, batch_size=2)
-    assert_close(prepared, torch.tensor(mask).repeat_interleave(3, dim=0), **TOL)  # diffusers' layout
+    # diffusers' layout
+    assert_close(prepared, torch.tensor(mask).repeat_interleave(3, dim=0), **TOL)
     prepared = attn.prepare_attention_mask(tensor(mask), target_length=5, batch_size=2, out_dim=4)
     assert_close(prepared, np.broadcast_to(mask[:, None], (2, 3, 4, 5)), **TOL)
     keep = np.array([[True, False, True, True, False]])
@@ -253,7 +275,8 @@ def test_a_query_with_every_key_masked_gets_zeros(processor):
 # ---- processors, probabilities, fused projections -----------------------------------------------
 def test_processors_agree_and_can_be_swapped():
     attn = make(query_dim=8, heads=4, kv_heads=2, dim_head=3, qk_norm="rms_norm", bias=True)
-    assert isinstance(attn.get_processor(), nn.AttnProcessor2_0)  # the default, as diffusers with torch 2
+    # the default, as diffusers with torch 2
+    assert isinstance(attn.get_processor(), nn.AttnProcessor2_0)
     x, c = tensor(rand(2, 5, 8), requires_grad=True), tensor(rand(2, 3, 8), requires_grad=True)
     mask = tensor(rand(2, 5, 3))
     results = []
@@ -286,7 +309,9 @@ def test_get_attention_scores_and_head_reshapes():
     attn = make(query_dim=6, heads=3, dim_head=2)
     q, k = rand(6, 4, 2), rand(6, 5, 2, seed=1)
     mask = rand(6, 1, 5, seed=2)
-    expected = (torch.tensor(q) @ torch.tensor(k).transpose(1, 2) / math.sqrt(2) + torch.tensor(mask)).softmax(-1)
+    expected = (
+        torch.tensor(q) @ torch.tensor(k).transpose(1, 2) / math.sqrt(2) + torch.tensor(mask)
+    ).softmax(-1)
     assert_close(attn.get_attention_scores(tensor(q), tensor(k), tensor(mask)), expected, **TOL)
     x = rand(2, 4, 6)  # heads are consecutive slices of the features; diffusers' layout
     split = torch.tensor(x).reshape(2, 4, 3, 2).permute(0, 2, 1, 3)
@@ -312,8 +337,12 @@ def test_fuse_projections_leaves_outputs_unchanged(processor, cross, kv_heads):
     attn.fuse_projections()
     fused = attn.to_kv if cross else attn.to_qkv
     assert attn.fused_projections
-    widths = [attn.inner_kv_dim] * 2 if cross else [attn.inner_dim, attn.inner_kv_dim, attn.inner_kv_dim]
-    assert fused.weight.shape == (sum(widths), 5 if cross else 8) and fused.bias.shape == (sum(widths),)
+    widths = (
+        [attn.inner_kv_dim] * 2 if cross else [attn.inner_dim, attn.inner_kv_dim, attn.inner_kv_dim]
+    )
+    assert fused.weight.shape == (sum(widths), 5 if cross else 8) and fused.bias.shape == (
+        sum(widths),
+    )
     out = attn(x, c)
     np.testing.assert_allclose(out.detach().numpy(), before, rtol=1e-12, atol=1e-14)
     out.sum().backward()  # the fused layer is the one in use now
@@ -335,14 +364,18 @@ def test_dropout_acts_on_the_output_in_training_only():
     np.testing.assert_allclose(out[~dropped], 2.0 * expected[~dropped], rtol=1e-12)
 
 
-# ---- gradient checks ------------------------------------------------------------------------------
+# ---- gradient checks -----------------------------------------------------------------------------
 @pytest.mark.parametrize("processor_name", ["AttnProcessor", "AttnProcessor2_0"])
 def test_attention_gradcheck(processor_name):
     attn = make(
-        getattr(nn, processor_name), query_dim=4, cross_attention_dim=3, heads=2, kv_heads=1, dim_head=2,
-        qk_norm="layer_norm", bias=True, residual_connection=True, rescale_output_factor=1.5,
+        getattr(nn, processor_name), query_dim=4, cross_attention_dim=3, heads=2, kv_heads=1,
+        dim_head=2, qk_norm="layer_norm", bias=True, residual_connection=True,
+        rescale_output_factor=1.5,
     )  # fmt: skip
-    x, c = tensor(rand(2, 3, 4), requires_grad=True), tensor(rand(2, 2, 3, seed=1), requires_grad=True)
+    x, c = (
+        tensor(rand(2, 3, 4), requires_grad=True),
+        tensor(rand(2, 2, 3, seed=1), requires_grad=True),
+    )
     mask = tensor(rand(2, 1, 2, seed=2))
     assert gradcheck(lambda x, c: attn(x, c, attention_mask=mask), [x, c])
     # ... and the parameters: gradcheck perturbs its inputs in place, so the module's own
@@ -359,24 +392,36 @@ def test_multi_head_attention_gradcheck():
     assert gradcheck(lambda q: mha(q, q, q, is_causal=True), [q])
     mask = tensor(rand(2, 2, 3, 3, seed=5))
     assert gradcheck(lambda q, k, v: mha(q, k, v, attn_mask=mask), [q, k, v])
-    assert gradcheck(lambda *params: mha(q.detach(), k.detach(), v.detach()), list(mha.parameters()))
+    assert gradcheck(
+        lambda *params: mha(q.detach(), k.detach(), v.detach()), list(mha.parameters())
+    )
 
 
 # ---- nn.MultiHeadAttention against PyTorch's MultiheadAttention ----------------------------------
 def torch_mha(mha):
-    t = torch.nn.MultiheadAttention(mha.d_model, mha.num_heads, batch_first=True, dtype=torch.float64)
+    t = torch.nn.MultiheadAttention(
+        mha.d_model, mha.num_heads, batch_first=True, dtype=torch.float64
+    )
     with torch.no_grad():
         t.in_proj_weight.copy_(
             torch.tensor(
                 np.concatenate(
-                    [mha.W_q.weight.detach().numpy(), mha.W_k.weight.detach().numpy(), mha.W_v.weight.detach().numpy()]
+                    [
+                        mha.W_q.weight.detach().numpy(),
+                        mha.W_k.weight.detach().numpy(),
+                        mha.W_v.weight.detach().numpy(),
+                    ]
                 )
             )
         )
         t.in_proj_bias.copy_(
             torch.tensor(
                 np.concatenate(
-                    [mha.W_q.bias.detach().numpy(), mha.W_k.bias.detach().numpy(), mha.W_v.bias.detach().numpy()]
+                    [
+                        mha.W_q.bias.detach().numpy(),
+                        mha.W_k.bias.detach().numpy(),
+                        mha.W_v.bias.detach().numpy(),
+                    ]
                 )
             )
         )
@@ -403,18 +448,30 @@ def test_multi_head_attention_against_pytorch(case):
     kwargs, tkwargs = {}, {}
     if case == "causal":
         kwargs = dict(is_causal=True)
-        tkwargs = dict(attn_mask=torch.triu(torch.ones(Tq, Tk, dtype=torch.bool), 1), is_causal=True)
+        tkwargs = dict(
+            attn_mask=torch.triu(torch.ones(Tq, Tk, dtype=torch.bool), 1), is_causal=True
+        )
     elif case == "bool 2-D":  # minigrad: True = may attend; PyTorch's MHA: True = masked
-        kwargs, tkwargs = dict(attn_mask=mg.tensor(keep[0, 0])), dict(attn_mask=torch.tensor(~keep[0, 0]))
+        kwargs, tkwargs = (
+            dict(attn_mask=mg.tensor(keep[0, 0])),
+            dict(attn_mask=torch.tensor(~keep[0, 0])),
+        )
     elif case == "float 3-D":
         m = rand(2, Tq, Tk, seed=6)
         kwargs = dict(attn_mask=tensor(m))
-        tkwargs = dict(attn_mask=torch.tensor(m).repeat_interleave(3, dim=0))  # PyTorch: (B * h, Tq, Tk)
+        # PyTorch: (B * h, Tq, Tk)
+        tkwargs = dict(attn_mask=torch.tensor(m).repeat_interleave(3, dim=0))
     elif case == "float per head":
         m = rand(2, 3, Tq, Tk, seed=6)
-        kwargs, tkwargs = dict(attn_mask=tensor(m)), dict(attn_mask=torch.tensor(m).reshape(6, Tq, Tk))
+        kwargs, tkwargs = (
+            dict(attn_mask=tensor(m)),
+            dict(attn_mask=torch.tensor(m).reshape(6, Tq, Tk)),
+        )
     elif case == "bool per head":
-        kwargs, tkwargs = dict(attn_mask=mg.tensor(keep)), dict(attn_mask=torch.tensor(~keep).reshape(6, Tq, Tk))
+        kwargs, tkwargs = (
+            dict(attn_mask=mg.tensor(keep)),
+            dict(attn_mask=torch.tensor(~keep).reshape(6, Tq, Tk)),
+        )
     out = mha(*mine, **kwargs)
     tout, _ = t(*theirs, need_weights=False, **tkwargs)
     assert_close(out, tout, **TOL)
@@ -458,8 +515,14 @@ def test_multi_head_attention_dropout_and_options():
     [
         (dict(query_dim=8, heads=4, kv_heads=3), "kv_heads \\(3\\) must divide heads \\(4\\)"),
         (dict(query_dim=8, qk_norm="batch_norm"), "unknown qk_norm"),
-        (dict(query_dim=8, out_dim=10, dim_head=4), "out_dim \\(10\\) must be a multiple of dim_head \\(4\\)"),
-        (dict(query_dim=8, out_dim=12, dim_head=4, residual_connection=True), "out_dim \\(12\\) must equal query_dim"),
+        (
+            dict(query_dim=8, out_dim=10, dim_head=4),
+            "out_dim \\(10\\) must be a multiple of dim_head \\(4\\)",
+        ),
+        (
+            dict(query_dim=8, out_dim=12, dim_head=4, residual_connection=True),
+            "out_dim \\(12\\) must equal query_dim",
+        ),
         (dict(query_dim=0), "query_dim must be a positive integer"),
         (dict(query_dim=8, dropout=1.5), "dropout must be a probability"),
     ],
@@ -472,19 +535,26 @@ def test_attention_config_errors(kwargs, message):
 def test_attention_input_errors():
     attn = make(query_dim=6, cross_attention_dim=4, heads=2, dim_head=3)
     x, c = tensor(rand(2, 5, 6)), tensor(rand(2, 3, 4))
-    with pytest.raises(ValueError, match="hidden_states must have shape \\(B, T, query_dim\\).*got \\(2, 5, 7\\)"):
+    with pytest.raises(
+        ValueError, match="hidden_states must have shape \\(B, T, query_dim\\).*got \\(2, 5, 7\\)"
+    ):
         attn(tensor(rand(2, 5, 7)), c)
     with pytest.raises(
-        ValueError, match="encoder_hidden_states must have shape .*cross_attention_dim = 4, got \\(2, 3, 6\\)"
+        ValueError,
+        match="encoder_hidden_states must have shape .*cross_attention_dim = 4, got \\(2, 3, 6\\)",
     ):
         attn(x, tensor(rand(2, 3, 6)))
     with pytest.raises(ValueError, match="B = 2.*got \\(1, 3, 4\\)"):
         attn(x, tensor(rand(1, 3, 4)))
     with pytest.raises(ValueError, match="give encoder_hidden_states"):
         attn(x)
-    with pytest.raises(ValueError, match="attention_mask must have shape .*T_k = 3, got \\(2, 5, 4\\)"):
+    with pytest.raises(
+        ValueError, match="attention_mask must have shape .*T_k = 3, got \\(2, 5, 4\\)"
+    ):
         attn(x, c, attention_mask=tensor(rand(2, 5, 4)))
-    with pytest.raises(ValueError, match="attention_mask must have shape .*heads = 2.*got \\(3, 5, 3\\)"):
+    with pytest.raises(
+        ValueError, match="attention_mask must have shape .*heads = 2.*got \\(3, 5, 3\\)"
+    ):
         attn(x, c, attention_mask=tensor(rand(3, 5, 3)))
     with pytest.raises(TypeError, match="attention_mask must be float .* or bool .*got int64"):
         attn(x, c, attention_mask=mg.tensor(np.ones((2, 3), dtype=np.int64)))
@@ -492,7 +562,9 @@ def test_attention_input_errors():
         make(query_dim=6, heads=2, dim_head=3, only_cross_attention=True)(x)
     with pytest.raises(TypeError, match="processor must be callable"):
         attn.set_processor("sdpa")
-    with pytest.raises(TypeError, match="pass a processor instance, AttnProcessor\\(\\), not the class"):
+    with pytest.raises(
+        TypeError, match="pass a processor instance, AttnProcessor\\(\\), not the class"
+    ):
         attn.set_processor(nn.AttnProcessor)
 
 
@@ -503,7 +575,9 @@ def test_multi_head_attention_errors():
         nn.MultiHeadAttention(8, 0)
     mha = nn.MultiHeadAttention(8, 2)
     x = mg.randn(2, 5, 8)
-    with pytest.raises(ValueError, match="key must have shape \\(batch, length, d_model=8\\), got \\(2, 5, 6\\)"):
+    with pytest.raises(
+        ValueError, match="key must have shape \\(batch, length, d_model=8\\), got \\(2, 5, 6\\)"
+    ):
         mha(x, mg.randn(2, 5, 6), x)
     with pytest.raises(ValueError, match="key and value must have the same length"):
         mha(x, mg.randn(2, 4, 8), x)

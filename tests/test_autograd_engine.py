@@ -608,7 +608,8 @@ def test_in_place_op_on_a_non_leaf_that_requires_grad_is_recorded():
     h *= x
     assert h.grad_fn.name() == "MulBackward0" and h._version == 2
     h.sum().backward()
-    np.testing.assert_allclose(x.grad.array, [4.0 * 1.0 + 1.0, 4.0 * 2.0 + 1.0])  # d/dx (2x + 1) x = 4x + 1
+    # d/dx (2x + 1) x = 4x + 1
+    np.testing.assert_allclose(x.grad.array, [4.0 * 1.0 + 1.0, 4.0 * 2.0 + 1.0])
 
 
 def test_modifying_a_saved_input_in_place_makes_backward_raise():

@@ -61,35 +61,77 @@ def captured(lib, c):
 CASES = [
     # -- jacobian --
     case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(cubic, x), (4,)),
-    case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(lambda t: t.exp().sum(0), x), (2, 3)),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x: F(lib).jacobian(lambda t: t.exp().sum(0), x),
+        (2, 3),
+    ),
     case("torch.autograd.functional", lambda lib, x, y: F(lib).jacobian(mixed, (x, y)), (3,), (2,)),
-    case("torch.autograd.functional", lambda lib, x, y: F(lib).jacobian(mixed, (x, y), create_graph=True), (3,), (2,)),
-    case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(cubic, x, create_graph=True), (2, 2)),
-    case("torch.autograd.functional", lambda lib, x, y: F(lib).jacobian(mixed, (x, y), vectorize=True), (3,), (2,)),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, y: F(lib).jacobian(mixed, (x, y), create_graph=True),
+        (3,),
+        (2,),
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x: F(lib).jacobian(cubic, x, create_graph=True),
+        (2, 2),
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, y: F(lib).jacobian(mixed, (x, y), vectorize=True),
+        (3,),
+        (2,),
+    ),
     case(
         "torch.autograd.functional",
         lambda lib, x, y: F(lib).jacobian(mixed, (x, y), vectorize=True, strategy="forward-mode"),
         (3,),
         (2,),
     ),
-    case("torch.autograd.functional", lambda lib, x, y: F(lib).jacobian(ignores_y, (x, y)), (3,), (2,)),
-    case("torch.autograd.functional", lambda lib, x, c: F(lib).jacobian(captured(lib, c), x), (3,), (3,)),
-    case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(lambda t: t.sum(), x), (3,)),
-    # -- hessian --
-    case("torch.autograd.functional", lambda lib, x: F(lib).hessian(lambda t: (t**4).sum(), x), (3,)),
-    case("torch.autograd.functional", lambda lib, w: F(lib).hessian(matrix_energy, w), (2, 3)),
-    case("torch.autograd.functional", lambda lib, x, y: F(lib).hessian(energy, (x, y)), (3,), (2,)),
-    case("torch.autograd.functional", lambda lib, x, y: F(lib).hessian(energy, (x, y), create_graph=True), (2,), (2,)),
     case(
         "torch.autograd.functional",
-        lambda lib, x, y: F(lib).hessian(energy, (x, y), vectorize=True, outer_jacobian_strategy="forward-mode"),
+        lambda lib, x, y: F(lib).jacobian(ignores_y, (x, y)),
+        (3,),
+        (2,),
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, c: F(lib).jacobian(captured(lib, c), x),
+        (3,),
+        (3,),
+    ),
+    case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(lambda t: t.sum(), x), (3,)),
+    # -- hessian --
+    case(
+        "torch.autograd.functional", lambda lib, x: F(lib).hessian(lambda t: (t**4).sum(), x), (3,)
+    ),
+    case("torch.autograd.functional", lambda lib, w: F(lib).hessian(matrix_energy, w), (2, 3)),
+    case("torch.autograd.functional", lambda lib, x, y: F(lib).hessian(energy, (x, y)), (3,), (2,)),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, y: F(lib).hessian(energy, (x, y), create_graph=True),
+        (2,),
+        (2,),
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, y: F(lib).hessian(
+            energy, (x, y), vectorize=True, outer_jacobian_strategy="forward-mode"
+        ),
         (3,),
         (2,),
     ),
     # -- products with a vector --
     case("torch.autograd.functional", lambda lib, x, v: F(lib).vjp(cubic, x, v), (2, 3), (2, 3)),
     case(
-        "torch.autograd.functional", lambda lib, x, y, u, w: F(lib).vjp(mixed, (x, y), (u, w)), (3,), (2,), (3,), (2,)
+        "torch.autograd.functional",
+        lambda lib, x, y, u, w: F(lib).vjp(mixed, (x, y), (u, w)),
+        (3,),
+        (2,),
+        (3,),
+        (2,),
     ),
     case(
         "torch.autograd.functional",
@@ -102,7 +144,12 @@ CASES = [
     case("torch.autograd.functional", lambda lib, x: F(lib).vjp(lambda t: (t * t).sum(), x), (3,)),
     case("torch.autograd.functional", lambda lib, x, v: F(lib).jvp(cubic, x, v), (2, 3), (2, 3)),
     case(
-        "torch.autograd.functional", lambda lib, x, y, u, w: F(lib).jvp(mixed, (x, y), (u, w)), (3,), (2,), (3,), (2,)
+        "torch.autograd.functional",
+        lambda lib, x, y, u, w: F(lib).jvp(mixed, (x, y), (u, w)),
+        (3,),
+        (2,),
+        (3,),
+        (2,),
     ),
     case(
         "torch.autograd.functional",
@@ -114,10 +161,20 @@ CASES = [
     ),
     case("torch.autograd.functional", lambda lib, x: F(lib).jvp(lambda t: t.exp() * 3, x), (1,)),
     case(
-        "torch.autograd.functional", lambda lib, x, y, u, w: F(lib).vhp(energy, (x, y), (u, w)), (3,), (2,), (3,), (2,)
+        "torch.autograd.functional",
+        lambda lib, x, y, u, w: F(lib).vhp(energy, (x, y), (u, w)),
+        (3,),
+        (2,),
+        (3,),
+        (2,),
     ),
     case(
-        "torch.autograd.functional", lambda lib, x, y, u, w: F(lib).hvp(energy, (x, y), (u, w)), (3,), (2,), (3,), (2,)
+        "torch.autograd.functional",
+        lambda lib, x, y, u, w: F(lib).hvp(energy, (x, y), (u, w)),
+        (3,),
+        (2,),
+        (3,),
+        (2,),
     ),
     case(
         "torch.autograd.functional",
@@ -132,7 +189,13 @@ CASES = [
         (2, 2),
     ),
     case("torch.autograd.functional", lambda lib, x: F(lib).hvp(lambda t: (t**3).sum(), x), pos(1)),
-    case("torch.autograd.functional", lambda lib, x, y, v: F(lib).vjp(ignores_y, (x, y), v), (3,), (2,), (3,)),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, y, v: F(lib).vjp(ignores_y, (x, y), v),
+        (3,),
+        (2,),
+        (3,),
+    ),
     # -- errors, as torch's --
     case(
         "torch.autograd.functional",
@@ -173,22 +236,57 @@ CASES = [
         (3,),
         raises=AssertionError,
     ),
-    case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(cubic, [x]), (3,), raises=TypeError),
-    case("torch.autograd.functional", lambda lib, x: F(lib).jacobian(lambda t: 2.0, x), (3,), raises=TypeError),
-    case("torch.autograd.functional", lambda lib, x, v: F(lib).vjp(cubic, x, v), (3,), (2,), raises=RuntimeError),
-    case("torch.autograd.functional", lambda lib, x: F(lib).vjp(cubic, x), (3,), raises=RuntimeError),
-    case("torch.autograd.functional", lambda lib, x: F(lib).jvp(cubic, x), (3,), raises=RuntimeError),
     case(
-        "torch.autograd.functional", lambda lib, x, v: F(lib).jvp(cubic, (x,), (v, v)), (3,), (3,), raises=RuntimeError
+        "torch.autograd.functional",
+        lambda lib, x: F(lib).jacobian(cubic, [x]),
+        (3,),
+        raises=TypeError,
     ),
-    case("torch.autograd.functional", lambda lib, x: F(lib).hessian(cubic, x), (3,), raises=RuntimeError),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x: F(lib).jacobian(lambda t: 2.0, x),
+        (3,),
+        raises=TypeError,
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, v: F(lib).vjp(cubic, x, v),
+        (3,),
+        (2,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.autograd.functional", lambda lib, x: F(lib).vjp(cubic, x), (3,), raises=RuntimeError
+    ),
+    case(
+        "torch.autograd.functional", lambda lib, x: F(lib).jvp(cubic, x), (3,), raises=RuntimeError
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, v: F(lib).jvp(cubic, (x,), (v, v)),
+        (3,),
+        (3,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x: F(lib).hessian(cubic, x),
+        (3,),
+        raises=RuntimeError,
+    ),
     case(
         "torch.autograd.functional",
         lambda lib, x: F(lib).hessian(lambda t: (t.sum(), t.sum()), x),
         (3,),
         raises=RuntimeError,
     ),
-    case("torch.autograd.functional", lambda lib, x, v: F(lib).hvp(cubic, x, v), (3,), (3,), raises=RuntimeError),
+    case(
+        "torch.autograd.functional",
+        lambda lib, x, v: F(lib).hvp(cubic, x, v),
+        (3,),
+        (3,),
+        raises=RuntimeError,
+    ),
     case(
         "torch.autograd.functional",
         lambda lib, x, v: F(lib).vhp(lambda t: (t * 2).sum(), x, v, strict=True),
@@ -198,7 +296,9 @@ CASES = [
     ),
     case(
         "torch.autograd.functional",
-        lambda lib, x, y: F(lib).jacobian(mixed, (x, y), create_graph=True, strategy="forward-mode", vectorize=True),
+        lambda lib, x, y: F(lib).jacobian(
+            mixed, (x, y), create_graph=True, strategy="forward-mode", vectorize=True
+        ),
         (3,),
         (2,),
         raises=NotImplementedError,
@@ -206,7 +306,8 @@ CASES = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")  # torch's vmap, under vectorize=True
+# torch's vmap, under vectorize=True
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
 @pytest.mark.parametrize("row", CASES, ids=list(ids(CASES)))
 def test_behaves_as_torch(row):
     run(row)
@@ -230,11 +331,13 @@ def test_jacobian_matches_finite_differences():
     for index in np.ndindex(2, 3):
         e = np.zeros_like(x)
         e[index] = h
-        numeric[(..., *index)] = (np.sin((x + e) @ (x + e).T) - np.sin((x - e) @ (x - e).T)) / (2 * h)
+        numeric[(..., *index)] = (np.sin((x + e) @ (x + e).T) - np.sin((x - e) @ (x - e).T)) / (
+            2 * h
+        )
     np.testing.assert_allclose(jac, numeric, rtol=1e-6, atol=1e-8)
 
 
-# ---- anomaly mode -----------------------------------------------------------------------------------
+# ---- anomaly mode --------------------------------------------------------------------------------
 def anomaly_state(lib):
     return lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()
 
@@ -276,7 +379,7 @@ def test_set_detect_anomaly_catches_a_nan_and_lets_it_pass_when_switched_off():
     assert np.isnan(t.grad.numpy()[0])
 
 
-# ---- multithreading and inference mode -------------------------------------------------------------
+# ---- multithreading and inference mode -----------------------------------------------------------
 def test_set_multithreading_enabled_is_recorded_per_thread_as_torch():
     for lib in (torch, mg):
         assert lib.autograd.is_multithreading_enabled()
@@ -285,7 +388,9 @@ def test_set_multithreading_enabled_is_recorded_per_thread_as_torch():
             assert not lib.autograd.is_multithreading_enabled()
             seen = []
             worker = threading.Thread(
-                target=lambda lib=lib, seen=seen: seen.append(lib.autograd.is_multithreading_enabled())
+                target=lambda lib=lib, seen=seen: seen.append(
+                    lib.autograd.is_multithreading_enabled()
+                )
             )
             worker.start()
             worker.join()
@@ -330,7 +435,7 @@ def test_autograd_inference_mode_is_the_top_level_one():
         assert doubled(x).is_inference()
 
 
-# ---- torch.autograd.graph ------------------------------------------------------------------------------
+# ---- torch.autograd.graph ------------------------------------------------------------------------
 def saved_tensor_log(lib):
     """What pack and unpack hooks see while a small graph is built and differentiated."""
     log = []
@@ -385,8 +490,12 @@ def test_saved_tensors_hooks_nest_and_can_be_disabled():
         graph = lib.autograd.graph
         calls = []
         x = lib.tensor([2.0], requires_grad=True)
-        with graph.saved_tensors_hooks(lambda t, calls=calls: calls.append("outer") or t, lambda t: t):
-            with graph.saved_tensors_hooks(lambda t, calls=calls: calls.append("inner") or t, lambda t: t):
+        with graph.saved_tensors_hooks(
+            lambda t, calls=calls: calls.append("outer") or t, lambda t: t
+        ):
+            with graph.saved_tensors_hooks(
+                lambda t, calls=calls: calls.append("inner") or t, lambda t: t
+            ):
                 a = x * x
             b = x * x
         c = x * x  # no hooks any more
@@ -424,5 +533,7 @@ def test_increment_version_makes_backward_notice_a_hidden_change():
         before = w._version
         lib.autograd.graph.increment_version(w)
         assert w._version == before + 1
-        with pytest.raises(RuntimeError, match="modified by an inplace operation|modified by an in-place operation"):
+        with pytest.raises(
+            RuntimeError, match="modified by an inplace operation|modified by an in-place operation"
+        ):
             out.backward()

@@ -39,7 +39,11 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         ("bench_autograd.py", ["--repeat", "2", "--threads", "1"], ["ratio"]),
         ("bench_training.py", ["--epochs", "2", "--threads", "1"], ["ratio minigrad / PyTorch"]),
         # the cheapest family (erf) and a model without kernels: the script's paths, in seconds
-        ("bench_compile.py", ["--repeat", "1", "--families", "erf", "--models", "mlp"], ["--model mlp"]),
+        (
+            "bench_compile.py",
+            ["--repeat", "1", "--families", "erf", "--models", "mlp"],
+            ["--model mlp"],
+        ),
         # the default variants and the one on request, in one run (each is a fresh process)
         (
             "bench_load.py",
@@ -85,7 +89,9 @@ def test_benchmark_script_runs(script, args, expect, fork_server, tmp_path):
 def test_cuda_benchmark_runs_on_a_gpu_and_says_so_without_one(fork_server, tmp_path):
     """bench_cuda.py times the CUDA kernels on a real GPU (benchmarks/RESULTS.md has its
     H100 figures); on a machine without one, CI's, it must stop with a clear message."""
-    run, stdout, stderr = run_benchmark(fork_server, tmp_path, "bench_cuda.py", ["--quick", "--only", "pool"], 600)
+    run, stdout, stderr = run_benchmark(
+        fork_server, tmp_path, "bench_cuda.py", ["--quick", "--only", "pool"], 600
+    )
     if run["returncode"] == 0:
         assert "cuda/torch-cuda" in stdout and "max_pool2d" in stdout, stdout
     else:
@@ -105,7 +111,8 @@ def test_gpu_benchmark_runs_the_cpu_columns_and_says_what_needs_a_gpu(fork_serve
         assert f"{model:16} minigrad-cpu" in stdout and f"{model:16} torch-cpu" in stdout, stdout
     assert "minigrad CPU / PyTorch CPU" in stdout and "issue #21's goals" in stdout, stdout
     for framework in ("minigrad-cuda", "torch-cuda"):
-        if f"{framework}: left out, needs a GPU" not in stdout:  # a machine with a GPU: its rows are there
+        # a machine with a GPU: its rows are there
+        if f"{framework}: left out, needs a GPU" not in stdout:
             assert f"resnet           {framework}" in stdout, stdout
     if "minigrad-cuda: left out" in stdout:
         assert "not measured (needs minigrad-cuda" in stdout, stdout

@@ -241,11 +241,19 @@ def test_identity_returns_its_input_and_ignores_arguments():
 
 @pytest.mark.parametrize(
     "args, shape",
-    [((), (2, 3, 4, 5)), ((0, -1), (2, 3, 4)), ((1, 2), (2, 3, 4, 5)), ((-2, -1), (3, 4, 5)), ((2,), (2, 3, 4))],
+    [
+        ((), (2, 3, 4, 5)),
+        ((0, -1), (2, 3, 4)),
+        ((1, 2), (2, 3, 4, 5)),
+        ((-2, -1), (3, 4, 5)),
+        ((2,), (2, 3, 4)),
+    ],
     ids=str,
 )
 def test_flatten_matches_torch(args, shape):
-    check_against_torch(lambda x: nn.Flatten(*args)(x), lambda x: tnn.Flatten(*args)(x), rand(*shape))
+    check_against_torch(
+        lambda x: nn.Flatten(*args)(x), lambda x: tnn.Flatten(*args)(x), rand(*shape)
+    )
     assert repr(nn.Flatten(*args)) == repr(tnn.Flatten(*args))
 
 
@@ -255,7 +263,9 @@ def test_flatten_matches_torch(args, shape):
     ids=str,
 )
 def test_unflatten_matches_torch(dim, sizes, shape):
-    check_against_torch(lambda x: nn.Unflatten(dim, sizes)(x), lambda x: tnn.Unflatten(dim, sizes)(x), rand(*shape))
+    check_against_torch(
+        lambda x: nn.Unflatten(dim, sizes)(x), lambda x: tnn.Unflatten(dim, sizes)(x), rand(*shape)
+    )
     assert repr(nn.Unflatten(dim, tuple(sizes))) == repr(tnn.Unflatten(dim, tuple(sizes)))
 
 

@@ -48,7 +48,8 @@ def warm_numba_kernels():
     """Compile (or load from the on-disk cache) every Numba conv kernel once, in both
     dtypes and through both designs, so that no test's time is mostly compilation."""
     if mg.backends.current() != "numba":
-        return  # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
+        # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
+        return
     for dtype in (np.float32, np.float64):
         # the direct loop; the tiled product; and its input gradient for a stride of 2
         for c, o in ((1, 1), (8, 8), (8, 32)):
@@ -159,7 +160,8 @@ CONV_TRANSPOSE_CASES = [
     ((2, 3, 4, 5), (3, 2, 3, 3), True, {}),
     ((1, 4, 3, 4), (4, 3, 3, 2), True, dict(stride=2, padding=1, output_padding=1, groups=2)),
     ((2, 2, 5, 3), (2, 3, 2, 3), False, dict(stride=(3, 1), padding=(0, 1), output_padding=(2, 0))),
-    ((1, 2, 4, 4), (2, 2, 3, 3), True, dict(dilation=2, padding=2, output_padding=1)),  # output_padding < dilation
+    # output_padding < dilation
+    ((1, 2, 4, 4), (2, 2, 3, 3), True, dict(dilation=2, padding=2, output_padding=1)),
     ((3, 4, 4), (3, 2, 2, 2), True, dict(stride=2)),  # unbatched
     ((1, 8, 5, 5), (8, 8, 3, 3), True, dict(padding=1)),  # through the tiled product
     ((2, 8, 4, 3), (8, 4, 3, 2), True, dict(stride=2, padding=(1, 0), output_padding=(1, 1))),
@@ -169,7 +171,11 @@ CONV_TRANSPOSE_CASES = [
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("xs,ws,bias,kwargs", CONV_TRANSPOSE_CASES, ids=str)
 def test_conv_transpose2d_matches_torch(xs, ws, bias, kwargs, backend):
-    arrays = [rand(*xs, seed=1), rand(*ws, seed=2), rand(ws[1] * kwargs.get("groups", 1), seed=3) if bias else None]
+    arrays = [
+        rand(*xs, seed=1),
+        rand(*ws, seed=2),
+        rand(ws[1] * kwargs.get("groups", 1), seed=3) if bias else None,
+    ]
     compare_with_torch(
         lambda x, w, b: F.conv_transpose2d(x, w, b, **kwargs),
         lambda x, w, b: TF.conv_transpose2d(x, w, b, **kwargs),
@@ -180,7 +186,11 @@ def test_conv_transpose2d_matches_torch(xs, ws, bias, kwargs, backend):
 
 @pytest.mark.parametrize("xs,ws,bias,kwargs", CONV_TRANSPOSE_CASES[:3], ids=str)
 def test_conv_transpose2d_matches_torch_float32(xs, ws, bias, kwargs):
-    arrays = [rand(*xs, seed=1), rand(*ws, seed=2), rand(ws[1] * kwargs.get("groups", 1), seed=3) if bias else None]
+    arrays = [
+        rand(*xs, seed=1),
+        rand(*ws, seed=2),
+        rand(ws[1] * kwargs.get("groups", 1), seed=3) if bias else None,
+    ]
     compare_with_torch(
         lambda x, w, b: F.conv_transpose2d(x, w, b, **kwargs),
         lambda x, w, b: TF.conv_transpose2d(x, w, b, **kwargs),
@@ -201,19 +211,36 @@ def test_conv_transpose2d_is_the_input_gradient_of_conv2d():
 
 # ---- one int-tuple rule: a tuple of one value stands for every spatial dim ------------------
 ONE_VALUE_TUPLES = [
-    (F.conv2d, TF.conv2d, (1, 2, 7, 6), (3, 2, 3, 3), dict(stride=(2,), padding=(1,), dilation=(2,))),
+    (
+        F.conv2d,
+        TF.conv2d,
+        (1, 2, 7, 6),
+        (3, 2, 3, 3),
+        dict(stride=(2,), padding=(1,), dilation=(2,)),
+    ),
     (F.conv1d, TF.conv1d, (1, 2, 9), (3, 2, 3), dict(stride=(2,), padding=(1,), dilation=(2,))),
-    (F.conv_transpose2d, TF.conv_transpose2d, (1, 2, 4, 3), (2, 3, 3, 3), dict(stride=(2,), output_padding=(1,))),
+    (
+        F.conv_transpose2d,
+        TF.conv_transpose2d,
+        (1, 2, 4, 3),
+        (2, 3, 3, 3),
+        dict(stride=(2,), output_padding=(1,)),
+    ),
 ]
 
 
-@pytest.mark.parametrize("mine,theirs,xs,ws,kwargs", ONE_VALUE_TUPLES, ids=lambda v: getattr(v, "__name__", str(v)))
+@pytest.mark.parametrize(
+    "mine,theirs,xs,ws,kwargs", ONE_VALUE_TUPLES, ids=lambda v: getattr(v, "__name__", str(v))
+)
 def test_a_tuple_of_one_value_is_accepted_as_in_torch(mine, theirs, xs, ws, kwargs):
     """stride=(2,) means 2 in every spatial dim, as in PyTorch and in F.max_pool2d."""
     out_channels = ws[1] if mine is F.conv_transpose2d else ws[0]
     arrays = [rand(*xs, seed=1), rand(*ws, seed=2), rand(out_channels, seed=3)]
     compare_with_torch(
-        lambda x, w, b: mine(x, w, b, **kwargs), lambda x, w, b: theirs(x, w, b, **kwargs), arrays, backend="numpy"
+        lambda x, w, b: mine(x, w, b, **kwargs),
+        lambda x, w, b: theirs(x, w, b, **kwargs),
+        arrays,
+        backend="numpy",
     )
 
 
@@ -229,7 +256,9 @@ def test_backward_runs_on_the_backend_of_the_forward(switch_to, monkeypatch):
         for name in ("conv2d_forward", "conv2d_backward_input", "conv2d_backward_weight"):
             kernel = getattr(module, name)
             monkeypatch.setattr(
-                module, name, lambda *a, _k=kernel, _n=name, _b=backend: used.append((_b, _n)) or _k(*a)
+                module,
+                name,
+                lambda *a, _k=kernel, _n=name, _b=backend: used.append((_b, _n)) or _k(*a),
             )
     x = mg.tensor(rand(1, 2, 5, 5, seed=1), requires_grad=True)
     w = mg.tensor(rand(3, 2, 3, 3, seed=2), requires_grad=True)
@@ -252,8 +281,12 @@ def test_second_derivatives_match_torch():
     x, w, v = rand(1, 2, 5, 5, seed=1), rand(3, 2, 3, 3, seed=2), rand(3, 2, 3, 3, seed=4)
     xm, wm = mg.tensor(x, requires_grad=True), mg.tensor(w, requires_grad=True)
     xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
-    (gw,) = mg.autograd.grad(F.conv2d(xm, wm, stride=2, padding=1).square().sum(), wm, create_graph=True)
-    (gwt,) = torch.autograd.grad(TF.conv2d(xt, wt, stride=2, padding=1).square().sum(), wt, create_graph=True)
+    (gw,) = mg.autograd.grad(
+        F.conv2d(xm, wm, stride=2, padding=1).square().sum(), wm, create_graph=True
+    )
+    (gwt,) = torch.autograd.grad(
+        TF.conv2d(xt, wt, stride=2, padding=1).square().sum(), wt, create_graph=True
+    )
     (gx,) = mg.autograd.grad((gw * mg.tensor(v)).sum(), xm)
     (gxt,) = torch.autograd.grad((gwt * torch.tensor(v)).sum(), xt)
     assert_close(gx, gxt, rtol=1e-9, atol=1e-10)
@@ -261,7 +294,8 @@ def test_second_derivatives_match_torch():
 
 # ---- the Numba kernels against the reference ----------------------------------------------
 def kernel_case(draw_or_values):
-    """x, w and a grad_y for a case (n, groups, c/g, o/g, h, w, kh, kw, stride, padding, dilation)."""
+    """x, w and a grad_y for a case (n, groups, c/g, o/g, h, w, kh, kw, stride, padding,
+    dilation)."""
     n, g, cg, og, h, width, kh, kw, s, p, d = draw_or_values
     x = rand(n, g * cg, h, width, seed=1)
     w = rand(g * og, cg, kh, kw, seed=2)
@@ -288,7 +322,9 @@ def check_kernels_agree(case, dtype, extra_rows=(0, 0)):
     big_x[:, :, :h, :width] = x
     gw = cpu.conv2d_backward_weight(gy, big_x, w.shape, s, p, d, g)
     assert gw.shape == w.shape and gw.dtype == dtype
-    np.testing.assert_allclose(gw, ref.conv2d_backward_weight(gy, big_x, w.shape, s, p, d, g), **tol)
+    np.testing.assert_allclose(
+        gw, ref.conv2d_backward_weight(gy, big_x, w.shape, s, p, d, g), **tol
+    )
 
 
 pairs = st.tuples(st.integers(1, 3), st.integers(1, 3))
@@ -305,7 +341,12 @@ def conv_cases(draw):
     s, d = draw(pairs), draw(pairs)
     p = (draw(st.integers(0, kh)), draw(st.integers(0, kw)))
     case = (n, g, cg, og, h, width, kh, kw, s, p, d)
-    assume(all(ref.conv_output_size(*a) >= 1 for a in ((h, kh, s[0], p[0], d[0]), (width, kw, s[1], p[1], d[1]))))
+    assume(
+        all(
+            ref.conv_output_size(*a) >= 1
+            for a in ((h, kh, s[0], p[0], d[0]), (width, kw, s[1], p[1], d[1]))
+        )
+    )
     return case
 
 
@@ -335,14 +376,19 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
     monkeypatch.setattr(cpu, "_use_gemm", lambda *args: design == "tiled")
     for dtype in (np.float64, np.float32):
         check_kernels_agree(case, dtype)
-    check_kernels_agree(case, np.float64, extra_rows=tuple(max(s, d) - 1 for s, d in zip(case[8], case[10])))
+    check_kernels_agree(
+        case, np.float64, extra_rows=tuple(max(s, d) - 1 for s, d in zip(case[8], case[10]))
+    )
 
 
 # planes with more output positions than one tile of the tiled product, so that tiles
 # start and end inside output rows: stride 1 (rows as wide as the padded input), a stride
 @pytest.mark.parametrize(
     "case",
-    [(2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (1, 1), (1, 1)), (2, 2, 3, 4, 41, 35, 3, 2, (2, 3), (1, 0), (1, 2))],
+    [
+        (2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (1, 1), (1, 1)),
+        (2, 2, 3, 4, 41, 35, 3, 2, (2, 3), (1, 0), (1, 2)),
+    ],
     ids=["stride1", "strided"],
 )
 @pytest.mark.parametrize("tile", [None, 32])
@@ -359,9 +405,13 @@ def test_channels_last_padding(pads):
     """The parallel kernel that large inputs take agrees with the NumPy copy small ones take."""
     x = rand(2, 11, 5, 6, seed=1).astype(np.float32)
     top, bottom, left, right = pads
-    expected = np.pad(x, ((0, 0), (0, 0), (max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))))
+    expected = np.pad(
+        x, ((0, 0), (0, 0), (max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0)))
+    )
     expected = expected[:, :, max(-top, 0) : expected.shape[2] - max(-bottom, 0)]
-    expected = expected[:, :, :, max(-left, 0) : expected.shape[3] - max(-right, 0)].transpose(0, 2, 3, 1)
+    expected = expected[:, :, :, max(-left, 0) : expected.shape[3] - max(-right, 0)].transpose(
+        0, 2, 3, 1
+    )
     np.testing.assert_array_equal(cpu._to_padded_nhwc(x, *pads), expected)
     np.testing.assert_array_equal(cpu._padded_nhwc(x, *pads), expected)
 
@@ -382,7 +432,8 @@ def test_backends_give_the_same_result():
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("channels", [1, 8])
 def test_empty_batch(backend, channels):
-    """A batch of 0 images gives an empty output and zero weight and bias gradients, as in PyTorch."""
+    """A batch of 0 images gives an empty output and zero weight and bias gradients, as in
+    PyTorch."""
     with mg.backends.use(backend):
         x = mg.zeros(0, channels, 5, 5, requires_grad=True)
         layer = nn.Conv2d(channels, 32, 3, stride=2, padding=1)
@@ -396,16 +447,36 @@ def test_empty_batch(backend, channels):
 # ---- layers -----------------------------------------------------------------------------------
 LAYER_CASES = [
     (nn.Conv2d, torch.nn.Conv2d, (3, 4, 3), {}),
-    (nn.Conv2d, torch.nn.Conv2d, (4, 6, (3, 2)), dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)),
+    (
+        nn.Conv2d,
+        torch.nn.Conv2d,
+        (4, 6, (3, 2)),
+        dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2),
+    ),
     (nn.Conv2d, torch.nn.Conv2d, (2, 3, 4), dict(padding="same", bias=False)),
     (nn.Conv2d, torch.nn.Conv2d, (2, 3, 3), dict(padding="valid")),
     (nn.Conv2d, torch.nn.Conv2d, (2, 4, 3), dict(padding=1, padding_mode="reflect")),
-    (nn.Conv2d, torch.nn.Conv2d, (2, 4, (3, 2)), dict(padding=(2, 1), padding_mode="replicate", stride=2)),
+    (
+        nn.Conv2d,
+        torch.nn.Conv2d,
+        (2, 4, (3, 2)),
+        dict(padding=(2, 1), padding_mode="replicate", stride=2),
+    ),
     (nn.Conv2d, torch.nn.Conv2d, (2, 2, 4), dict(padding="same", padding_mode="circular")),
     (nn.Conv1d, torch.nn.Conv1d, (3, 4, 3), dict(stride=2, padding=1)),
     (nn.Conv1d, torch.nn.Conv1d, (2, 4, 2), dict(padding="same", padding_mode="reflect", groups=2)),
-    (nn.ConvTranspose2d, torch.nn.ConvTranspose2d, (4, 6, 3), dict(stride=2, padding=1, output_padding=1, groups=2)),
-    (nn.ConvTranspose2d, torch.nn.ConvTranspose2d, (3, 2, (2, 3)), dict(dilation=(2, 1), bias=False)),
+    (
+        nn.ConvTranspose2d,
+        torch.nn.ConvTranspose2d,
+        (4, 6, 3),
+        dict(stride=2, padding=1, output_padding=1, groups=2),
+    ),
+    (
+        nn.ConvTranspose2d,
+        torch.nn.ConvTranspose2d,
+        (3, 2, (2, 3)),
+        dict(dilation=(2, 1), bias=False),
+    ),
 ]
 
 
@@ -418,7 +489,9 @@ def test_layer_matches_torch(mine, theirs, args, kwargs):
     layer = mine(*args, **kwargs).double()
     assert repr(layer) == repr(t_layer)
     t_state = {k: v.detach().numpy() for k, v in t_layer.state_dict().items()}
-    assert {k: v.shape for k, v in layer.state_dict().items()} == {k: v.shape for k, v in t_state.items()}
+    assert {k: v.shape for k, v in layer.state_dict().items()} == {
+        k: v.shape for k, v in t_state.items()
+    }
     layer.load_state_dict({k: mg.tensor(v) for k, v in t_state.items()})
     spatial = (9,) if mine is nn.Conv1d else (7, 6)
     x = rand(2, args[0], *spatial, seed=4)
@@ -454,7 +527,9 @@ def test_conv_transpose2d_output_size():
     torch.manual_seed(0)
     t_layer = torch.nn.ConvTranspose2d(2, 3, 3, stride=(2, 3), padding=1).double()
     layer = nn.ConvTranspose2d(2, 3, 3, stride=(2, 3), padding=1).double()
-    layer.load_state_dict({k: mg.tensor(v.detach().numpy()) for k, v in t_layer.state_dict().items()})
+    layer.load_state_dict(
+        {k: mg.tensor(v.detach().numpy()) for k, v in t_layer.state_dict().items()}
+    )
     x = rand(1, 2, 4, 4, seed=1)
     for size in [(7, 10), (8, 12), (1, 2, 8, 11)]:
         out = layer(mg.tensor(x), output_size=size)
@@ -469,7 +544,9 @@ def test_aliases():
 
 
 def test_init_weights_covers_conv_layers():
-    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ConvTranspose2d(4, 2, 2), nn.Conv1d(2, 2, 3), nn.Linear(4, 2))
+    model = nn.Sequential(
+        nn.Conv2d(3, 4, 3), nn.ConvTranspose2d(4, 2, 2), nn.Conv1d(2, 2, 3), nn.Linear(4, 2)
+    )
     mg.manual_seed(1)
     nn.init.init_weights(model, "normal", gain=0.5)
     for m in model:
@@ -512,35 +589,91 @@ def t(*shape, dtype=mg.float64):
 @pytest.mark.parametrize(
     "call,error,match",
     [
-        (lambda: F.conv2d(t(1, 3, 5, 5), t(4, 2, 3, 3)), RuntimeError, "expected input .* to have 2 channels"),
-        (lambda: F.conv2d(t(1, 4, 5, 5), t(3, 2, 3, 3), groups=2), RuntimeError, "divisible by groups"),
+        (
+            lambda: F.conv2d(t(1, 3, 5, 5), t(4, 2, 3, 3)),
+            RuntimeError,
+            "expected input .* to have 2 channels",
+        ),
+        (
+            lambda: F.conv2d(t(1, 4, 5, 5), t(3, 2, 3, 3), groups=2),
+            RuntimeError,
+            "divisible by groups",
+        ),
         (lambda: F.conv2d(t(1, 2, 2, 2), t(3, 2, 3, 3)), RuntimeError, "output would have size"),
-        (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), stride=2, padding="same"), ValueError, "strided"),
-        (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), padding="full"), ValueError, "invalid padding string"),
-        (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), stride=0), ValueError, "stride must be positive"),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), stride=2, padding="same"),
+            ValueError,
+            "strided",
+        ),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), padding="full"),
+            ValueError,
+            "invalid padding string",
+        ),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), stride=0),
+            ValueError,
+            "stride must be positive",
+        ),
         (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), padding=-1), ValueError, "non-negative"),
-        (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), stride=(1, 2, 3)), TypeError, "tuple of 2 ints"),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), stride=(1, 2, 3)),
+            TypeError,
+            "tuple of 2 ints",
+        ),
         (lambda: F.conv2d(t(2, 5, 5), t(3, 2, 3)), RuntimeError, "4-d weight"),
         (lambda: F.conv2d(t(5, 5), t(3, 2, 3, 3)), RuntimeError, "3-d .* or 4-d"),
         (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), t(4)), RuntimeError, "bias of shape"),
-        (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3, dtype=mg.float32)), RuntimeError, "same dtype"),
-        (lambda: F.conv2d(mg.zeros(1, 2, 5, 5, dtype=mg.int64), t(3, 2, 3, 3)), TypeError, "floating point"),
-        (lambda: F.conv2d(t(1, 2, 5, 5, dtype=mg.float16), t(3, 2, 3, 3, dtype=mg.float16)), TypeError, "float32"),
-        (lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), groups=0), ValueError, "groups must be a positive"),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3, dtype=mg.float32)),
+            RuntimeError,
+            "same dtype",
+        ),
+        (
+            lambda: F.conv2d(mg.zeros(1, 2, 5, 5, dtype=mg.int64), t(3, 2, 3, 3)),
+            TypeError,
+            "floating point",
+        ),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5, dtype=mg.float16), t(3, 2, 3, 3, dtype=mg.float16)),
+            TypeError,
+            "float32",
+        ),
+        (
+            lambda: F.conv2d(t(1, 2, 5, 5), t(3, 2, 3, 3), groups=0),
+            ValueError,
+            "groups must be a positive",
+        ),
         (lambda: F.conv1d(t(1, 2, 5), t(3, 2, 3, 3)), RuntimeError, "3-d weight"),
         (
             lambda: F.conv_transpose2d(t(1, 2, 3, 3), t(2, 2, 3, 3), stride=2, output_padding=2),
             ValueError,
             "output_padding must be smaller",
         ),
-        (lambda: F.conv_transpose2d(t(1, 3, 3, 3), t(2, 2, 3, 3)), RuntimeError, "expects an input with 2 channels"),
-        (lambda: F.conv_transpose2d(t(1, 2, 3, 3), t(2, 2, 3, 3), padding="same"), ValueError, "padding must be"),
-        (lambda: F.conv_transpose2d(t(1, 2, 1, 1), t(2, 2, 3, 3), padding=2), RuntimeError, "output would have size"),
+        (
+            lambda: F.conv_transpose2d(t(1, 3, 3, 3), t(2, 2, 3, 3)),
+            RuntimeError,
+            "expects an input with 2 channels",
+        ),
+        (
+            lambda: F.conv_transpose2d(t(1, 2, 3, 3), t(2, 2, 3, 3), padding="same"),
+            ValueError,
+            "padding must be",
+        ),
+        (
+            lambda: F.conv_transpose2d(t(1, 2, 1, 1), t(2, 2, 3, 3), padding=2),
+            RuntimeError,
+            "output would have size",
+        ),
         (lambda: nn.Conv2d(3, 4, 3, groups=2), ValueError, "in_channels"),
         (lambda: nn.Conv2d(4, 3, 3, groups=2), ValueError, "out_channels"),
         (lambda: nn.Conv2d(4, 4, 3, padding="same", stride=2), ValueError, "strided"),
         (lambda: nn.Conv2d(4, 4, 3, padding="half"), ValueError, "invalid padding string"),
-        (lambda: nn.Conv2d(4, 4, 3, padding_mode="mirror"), ValueError, "padding_mode must be one of"),
+        (
+            lambda: nn.Conv2d(4, 4, 3, padding_mode="mirror"),
+            ValueError,
+            "padding_mode must be one of",
+        ),
         (lambda: nn.ConvTranspose2d(4, 4, 3, padding_mode="reflect"), ValueError, "zeros"),
     ],
 )

@@ -72,7 +72,9 @@ def test_tensor_infers_dtype_from_python_data_like_torch(data):
     assert t.tolist() == tt.tolist()
 
 
-@pytest.mark.parametrize("np_dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_, np.float16])
+@pytest.mark.parametrize(
+    "np_dtype", [np.float64, np.float32, np.int32, np.int64, np.bool_, np.float16]
+)
 def test_tensor_from_numpy_array_keeps_its_dtype(np_dtype):
     a = np.arange(6).reshape(2, 3).astype(np_dtype)
     t = mg.tensor(a)
@@ -81,7 +83,9 @@ def test_tensor_from_numpy_array_keeps_its_dtype(np_dtype):
     np.testing.assert_array_equal(t.array, a)
 
 
-@pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(2.5), np.int32(3)], ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize(
+    "scalar", [np.float64(2.5), np.float32(2.5), np.int32(3)], ids=lambda s: type(s).__name__
+)
 def test_tensor_from_numpy_scalar_keeps_its_dtype(scalar):
     t, tt = mg.tensor(scalar), torch.tensor(scalar)
     assert t.shape == ()
@@ -179,7 +183,9 @@ def test_full_with_explicit_dtype():
     assert t.dtype == np.float64 and t.tolist() == [3.0, 3.0]
 
 
-@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"])
+@pytest.mark.parametrize(
+    "name", ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"]
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_like_functions_keep_shape_and_dtype(name, dtype):
     src = mg.tensor(np.ones((3, 1, 2), dtype=dtype))
@@ -206,7 +212,18 @@ def test_like_functions_requires_grad():
 # ---- ranges -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "args",
-    [(5,), (2, 7), (0, 10, 3), (5, 0, -1), (-3, 3, 2), (5.0,), (0, 1, 0.1), (1, 2.5, 0.5), (0.5, 3), (-1.0, 1.0, 0.25)],
+    [
+        (5,),
+        (2, 7),
+        (0, 10, 3),
+        (5, 0, -1),
+        (-3, 3, 2),
+        (5.0,),
+        (0, 1, 0.1),
+        (1, 2.5, 0.5),
+        (0.5, 3),
+        (-1.0, 1.0, 0.25),
+    ],
     ids=repr,
 )
 def test_arange_matches_torch_values_and_dtype(args):
@@ -221,7 +238,9 @@ def test_arange_dtype_and_zero_step():
         mg.arange(0, 5, 0)
 
 
-@pytest.mark.parametrize("args", [(0, 1, 5), (-1, 1, 5), (2, -3, 7), (0, 1, 1), (3, 3, 4), (0, 1, 0)], ids=repr)
+@pytest.mark.parametrize(
+    "args", [(0, 1, 5), (-1, 1, 5), (2, -3, 7), (0, 1, 1), (3, 3, 4), (0, 1, 0)], ids=repr
+)
 def test_linspace_matches_torch(args):
     t, tt = mg.linspace(*args), torch.linspace(*args)
     assert t.dtype == np.float32

@@ -17,7 +17,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_cuda_kernels_pass_on_the_simulator():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "MINIGRAD_CUDA_SIMULATOR": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", str(ROOT / "tests" / "cuda")],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            str(ROOT / "tests" / "cuda"),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -88,19 +88,27 @@ def test_training_on_the_gpu_gives_the_cpu_losses(simulated_gpu, case):
         assert {p.device.type for p in model.parameters()} == {device}
         optimizer = batch[3]
         arrays = [a for s in optimizer.state.values() for a in s.values() if hasattr(a, "shape")]
-        assert arrays and all(mg.from_numpy(a).device.type == device for a in arrays)  # the state is on the device
-    (cpu_losses, cpu_norms, cpu_weights), (gpu_losses, gpu_norms, gpu_weights) = runs["cpu"], runs["cuda"]
+        # the state is on the device
+        assert arrays and all(mg.from_numpy(a).device.type == device for a in arrays)
+    (cpu_losses, cpu_norms, cpu_weights), (gpu_losses, gpu_norms, gpu_weights) = (
+        runs["cpu"],
+        runs["cuda"],
+    )
     assert cpu_losses[-1] < cpu_losses[0]  # it trains
     np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gpu_norms, cpu_norms, rtol=1e-5, atol=1e-6)
-    for name in cpu_weights:  # Adam divides by √v: a near-zero gradient's rounding moves a weight by up to ~lr/100
-        np.testing.assert_allclose(gpu_weights[name], cpu_weights[name], rtol=1e-3, atol=1e-4, err_msg=name)
+    # Adam divides by √v: a near-zero gradient's rounding moves a weight by up to ~lr/100
+    for name in cpu_weights:
+        np.testing.assert_allclose(
+            gpu_weights[name], cpu_weights[name], rtol=1e-3, atol=1e-4, err_msg=name
+        )
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_a_training_step_copies_nothing_between_host_and_gpu(simulated_gpu, case):
     model, x, y, loss_fn, optimizer, scheduler = setup(case, "cuda")
-    step(model, x, y, loss_fn, optimizer, scheduler)  # the first fills caches (RoPE's table is copied over once)
+    # the first fills caches (RoPE's table is copied over once)
+    step(model, x, y, loss_fn, optimizer, scheduler)
     simulated_gpu.transfers.update(to_host=0, to_device=0)
     with simulated_gpu.forbid_transfers():  # any copy either way raises in here
         for _ in range(2):
@@ -208,7 +216,8 @@ def test_clipping_on_the_gpu_keeps_the_norm_there_and_copies_nothing(simulated_g
     assert results["cuda"][0] == pytest.approx(results["cpu"][0], rel=1e-6)
     for gpu, cpu in zip(results["cuda"][1], results["cpu"][1]):
         np.testing.assert_allclose(gpu, cpu, rtol=1e-6)
-    np.testing.assert_allclose(results["cpu"][1][0], [0.3, 0.4], rtol=1e-5)  # scaled by 1.3/13, then clamped
+    # scaled by 1.3/13, then clamped
+    np.testing.assert_allclose(results["cpu"][1][0], [0.3, 0.4], rtol=1e-5)
 
 
 def test_an_optimizer_state_saved_on_the_cpu_loads_onto_gpu_parameters(simulated_gpu):
@@ -223,7 +232,9 @@ def test_an_optimizer_state_saved_on_the_cpu_loads_onto_gpu_parameters(simulated
     state = restored.state[w_gpu]
     assert state["step"] == 1
     assert mg.from_numpy(state["exp_avg"]).is_cuda and mg.from_numpy(state["exp_avg_sq"]).is_cuda
-    np.testing.assert_allclose(mg.from_numpy(state["exp_avg"]).cpu().numpy(), saved["state"][0]["exp_avg"])
+    np.testing.assert_allclose(
+        mg.from_numpy(state["exp_avg"]).cpu().numpy(), saved["state"][0]["exp_avg"]
+    )
 
 
 # ---- layers made on the GPU --------------------------------------------------------------------
@@ -255,7 +266,9 @@ def test_a_layer_made_with_device_cuda_has_its_parameters_and_buffers_there(simu
 
 
 def test_a_layer_asked_for_cuda_without_a_gpu_says_what_is_missing(no_gpu):
-    with pytest.raises(RuntimeError, match="Linear: no CUDA device is available: CuPy is not installed"):
+    with pytest.raises(
+        RuntimeError, match="Linear: no CUDA device is available: CuPy is not installed"
+    ):
         nn.Linear(3, 4, device="cuda")
 
 
@@ -266,7 +279,8 @@ def saved_from_the_gpu():
     optimizer = optim.Adam(model.parameters())
     model(mg.ones(4, 3, device="cuda")).sum().backward()
     optimizer.step()
-    assert all(t.is_cuda for t in model.state_dict().values())  # a CUDA model's state dict stays there
+    # a CUDA model's state dict stays there
+    assert all(t.is_cuda for t in model.state_dict().values())
     buffer = io.BytesIO()
     mg.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, buffer)
     return model, buffer.getvalue()
@@ -285,7 +299,17 @@ def saved_from_the_gpu():
         (lambda storage, location: storage.cuda(), "cuda"),
         (lambda storage, location: None, "cuda"),
     ],
-    ids=["none", "cpu", "cuda", "device-cpu", "cuda:0", "dict", "keep-on-cpu", "callable-cuda", "callable-none"],
+    ids=[
+        "none",
+        "cpu",
+        "cuda",
+        "device-cpu",
+        "cuda:0",
+        "dict",
+        "keep-on-cpu",
+        "callable-cuda",
+        "callable-none",
+    ],
 )
 def test_a_gpu_checkpoint_loads_where_map_location_says(simulated_gpu, map_location, device):
     model, saved = saved_from_the_gpu()
@@ -312,10 +336,13 @@ def test_a_gpu_checkpoint_on_a_machine_without_one(simulated_gpu, monkeypatch):
     _, saved = saved_from_the_gpu()
     from minigrad.cuda import runtime
 
-    monkeypatch.setattr(runtime, "_module", None)  # the GPU goes away: as opening the file elsewhere
+    # the GPU goes away: as opening the file elsewhere
+    monkeypatch.setattr(runtime, "_module", None)
     monkeypatch.setattr(runtime, "_simulated", False)
     monkeypatch.setattr(runtime, "_why_not", "CuPy is not installed")
-    with pytest.raises(RuntimeError, match="load: no CUDA device is available: CuPy is not installed"):
+    with pytest.raises(
+        RuntimeError, match="load: no CUDA device is available: CuPy is not installed"
+    ):
         mg.load(io.BytesIO(saved))
     with pytest.raises(RuntimeError, match="map_location='cuda'.*no CUDA device is available"):
         mg.load(io.BytesIO(saved), map_location="cuda")
@@ -344,7 +371,8 @@ def test_generate_on_the_gpu_stays_there(simulated_gpu):
     prompt = mg.tensor([[1, 2, 3], [4, 5, 6]])
     greedy = model.generate(prompt, 7, temperature=0)
     on_gpu = prompt.cuda()
-    gpu(mg.zeros(1, 8, dtype=mg.int64, device="cuda"))  # RoPE's table of all 8 positions, copied over once
+    # RoPE's table of all 8 positions, copied over once
+    gpu(mg.zeros(1, 8, dtype=mg.int64, device="cuda"))
     with simulated_gpu.forbid_transfers():  # the whole generation, cache and sampling included
         gpu_greedy = gpu.generate(on_gpu, 7, temperature=0)
         sampled = gpu.generate(on_gpu, 7, temperature=0.8, top_k=5)
@@ -363,24 +391,50 @@ def test_train_device_cuda_without_a_gpu_is_a_clear_usage_error(no_gpu, tmp_path
             train.main([*argv, "--no-plot", "--out", str(tmp_path)])
         assert stop.value.code == 2
         error = capsys.readouterr().err.strip().splitlines()[-1]
-        assert "error: argument --device: no CUDA device is available: CuPy is not installed" in error
+        assert (
+            "error: argument --device: no CUDA device is available: CuPy is not installed" in error
+        )
     assert not any(tmp_path.iterdir())  # refused before any work
 
 
 def test_train_device_auto_picks_the_cpu_without_a_gpu(no_gpu, tmp_path, capsys):
     from minigrad import train
 
-    train.run(["--device", "auto", "--max-steps", "1", "--epochs", "1", "--no-plot", "--out", str(tmp_path)])
+    train.run(
+        [
+            "--device",
+            "auto",
+            "--max-steps",
+            "1",
+            "--epochs",
+            "1",
+            "--no-plot",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert "device: cpu\n" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("model", ["mlp", "cnn", "resnet", "gpt"])
-def test_train_device_cuda_trains_every_model_on_the_gpu(simulated_gpu, tmp_path, capsys, model, monkeypatch):
+def test_train_device_cuda_trains_every_model_on_the_gpu(
+    simulated_gpu, tmp_path, capsys, model, monkeypatch
+):
     from minigrad import train, train_gpt
 
     if model == "gpt":  # a few steps, small evaluations, no sample
         monkeypatch.setitem(train_gpt.SETTINGS["quick"], "eval_iters", 1)
-        argv = ["--model", "gpt", "--quick", "--iters", "2", "--sample-tokens", "3", "--text", str(tiny_text(tmp_path))]
+        argv = [
+            "--model",
+            "gpt",
+            "--quick",
+            "--iters",
+            "2",
+            "--sample-tokens",
+            "3",
+            "--text",
+            str(tiny_text(tmp_path)),
+        ]
     else:
         argv = ["--model", model, "--max-steps", "2", "--epochs", "1", "--batch-size", "8"]
     train.run([*argv, "--device", "auto", "--no-plot", "--out", str(tmp_path / "out")])

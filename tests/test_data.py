@@ -45,7 +45,9 @@ def assert_same_batch(mine, theirs):
     if isinstance(theirs, torch.Tensor):
         assert isinstance(mine, mg.Tensor), f"expected a Tensor, got {type(mine).__name__}"
         assert mine.shape == tuple(theirs.shape)
-        assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), f"{mine.dtype} vs {theirs.dtype}"
+        assert str(mine.dtype) == str(theirs.dtype).replace("torch.", ""), (
+            f"{mine.dtype} vs {theirs.dtype}"
+        )
         np.testing.assert_array_equal(mine.array, theirs.numpy())
     elif isinstance(theirs, dict):
         assert type(mine) is type(theirs) and list(mine) == list(theirs)
@@ -143,7 +145,14 @@ def test_random_split_with_counts_deals_every_index_exactly_once():
 
 @pytest.mark.parametrize(
     "n, fractions",
-    [(10, [0.8, 0.2]), (7, [0.5, 0.5]), (11, [0.3, 0.3, 0.4]), (3, [0.1, 0.1, 0.8]), (100, [0.25] * 4), (5, [1.0])],
+    [
+        (10, [0.8, 0.2]),
+        (7, [0.5, 0.5]),
+        (11, [0.3, 0.3, 0.4]),
+        (3, [0.1, 0.1, 0.8]),
+        (100, [0.25] * 4),
+        (5, [1.0]),
+    ],
 )
 def test_random_split_fractions_give_pytorchs_lengths(n, fractions):
     with warnings.catch_warnings():
@@ -198,7 +207,7 @@ def test_random_split_warns_about_an_empty_part():
     assert [len(p) for p in parts] == [3, 0]
 
 
-# ---- default_collate ------------------------------------------------------------------------------
+# ---- default_collate -----------------------------------------------------------------------------
 COLLATE_CASES = {
     "tensors": [mg.tensor([1.0, 2.0]), mg.tensor([3.0, 4.0]), mg.tensor([5.0, 6.0])],
     "int tensors": [mg.tensor([[1, 2]]), mg.tensor([[3, 4]])],
@@ -258,7 +267,16 @@ def test_default_collate_errors(batch, error, message):
 
 @pytest.mark.parametrize(
     "example",
-    [np.arange(3.0), 1.5, 7, "text", (np.zeros(2), 3), [np.ones(1)], {"a": np.ones(2), "b": 2}, np.float64(2.0)],
+    [
+        np.arange(3.0),
+        1.5,
+        7,
+        "text",
+        (np.zeros(2), 3),
+        [np.ones(1)],
+        {"a": np.ones(2), "b": 2},
+        np.float64(2.0),
+    ],
     ids=repr,
 )
 def test_default_convert_matches_pytorch(example):
@@ -280,7 +298,9 @@ def test_loader_without_shuffle_yields_consecutive_batches_like_pytorch():
     x = np.random.default_rng(0).standard_normal((n, 2, 3)).astype(np.float32)
     y = np.arange(n)
     mine = list(DataLoader(TensorDataset(x, y), batch_size=4))
-    theirs = list(tud.DataLoader(tud.TensorDataset(torch.from_numpy(x), torch.from_numpy(y)), batch_size=4))
+    theirs = list(
+        tud.DataLoader(tud.TensorDataset(torch.from_numpy(x), torch.from_numpy(y)), batch_size=4)
+    )
     assert len(mine) == len(theirs) == 3
     for a, b in zip(mine, theirs):
         assert_same_batch(a, b)
@@ -351,13 +371,19 @@ def test_shuffle_with_its_own_generator():
 def test_shuffled_batches_hold_the_examples_their_labels_name():
     mg.manual_seed(1)
     for x, y in DataLoader(numbered(23), batch_size=6, shuffle=True):
-        np.testing.assert_array_equal(x.array, np.repeat(y.array[:, None], 3, axis=1).astype(np.float32))
+        np.testing.assert_array_equal(
+            x.array, np.repeat(y.array[:, None], 3, axis=1).astype(np.float32)
+        )
 
 
 def test_drop_last_drops_only_the_short_final_batch():
     loader = DataLoader(numbered(10), batch_size=4, drop_last=True)
     assert labels_per_batch(loader) == [[0, 1, 2, 3], [4, 5, 6, 7]]
-    assert labels_per_batch(DataLoader(numbered(10), batch_size=4)) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert labels_per_batch(DataLoader(numbered(10), batch_size=4)) == [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9],
+    ]
 
 
 def test_custom_collate_fn_receives_the_list_of_examples():
@@ -392,7 +418,9 @@ def test_loader_rejects_a_bad_batch_size(batch_size):
 
 
 def test_loader_rejects_drop_last_without_batching_and_non_datasets():
-    with pytest.raises(ValueError, match="batch_size=None option disables auto-batching and is mutually exclusive"):
+    with pytest.raises(
+        ValueError, match="batch_size=None option disables auto-batching and is mutually exclusive"
+    ):
         DataLoader(numbered(4), batch_size=None, drop_last=True)
     with pytest.raises(TypeError, match="must define __getitem__ and __len__"):
         DataLoader(iter(range(4)))

@@ -16,7 +16,9 @@ TORCH_API = [
 
 def pair(values, requires_grad=True):
     values = np.asarray(values, dtype=np.float32)
-    return mg.tensor(values, requires_grad=requires_grad), torch.tensor(values, requires_grad=requires_grad)
+    return mg.tensor(values, requires_grad=requires_grad), torch.tensor(
+        values, requires_grad=requires_grad
+    )
 
 
 def test_data_is_a_detached_tensor_sharing_storage():

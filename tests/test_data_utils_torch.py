@@ -73,7 +73,7 @@ class Numbers:
         return self.n
 
 
-# ---- ConcatDataset --------------------------------------------------------------------------------------
+# ---- ConcatDataset -------------------------------------------------------------------------------
 def _concats(lib):
     parts = [Numbers(0, 3), Numbers(100, 0), Numbers(200, 5), list("abcd")]
     return lib.ConcatDataset(parts)
@@ -113,22 +113,30 @@ def test_adding_datasets_concatenates_them_as_torch():
     assert [plain(mine[i]) for i in range(-9, 9)] == [plain(theirs[i]) for i in range(-9, 9)]
 
 
-@pytest.mark.parametrize("batch_size, drop_last", [(4, False), (4, True), (1, False), (None, False)])
+@pytest.mark.parametrize(
+    "batch_size, drop_last", [(4, False), (4, True), (1, False), (None, False)]
+)
 def test_a_loader_over_a_concat_dataset_gives_torchs_batches(batch_size, drop_last):
-    mine = data.DataLoader(tensors(data, 5) + tensors(data, 6, start=20), batch_size=batch_size, drop_last=drop_last)
-    theirs = tud.DataLoader(tensors(tud, 5) + tensors(tud, 6, start=20), batch_size=batch_size, drop_last=drop_last)
+    mine = data.DataLoader(
+        tensors(data, 5) + tensors(data, 6, start=20), batch_size=batch_size, drop_last=drop_last
+    )
+    theirs = tud.DataLoader(
+        tensors(tud, 5) + tensors(tud, 6, start=20), batch_size=batch_size, drop_last=drop_last
+    )
     assert len(mine) == len(theirs)
     assert [plain(b) for b in mine] == [plain(b) for b in theirs]
 
 
 def test_a_shuffled_loader_over_a_concat_dataset_sees_every_example_once():
     mg.manual_seed(0)
-    loader = data.DataLoader(tensors(data, 5) + tensors(data, 6, start=20), batch_size=4, shuffle=True)
+    loader = data.DataLoader(
+        tensors(data, 5) + tensors(data, 6, start=20), batch_size=4, shuffle=True
+    )
     labels = sorted(sum((y.tolist() for _, y in loader), []))
     assert labels == list(range(5)) + list(range(20, 26))
 
 
-# ---- ChainDataset and IterableDataset -------------------------------------------------------------------
+# ---- ChainDataset and IterableDataset ------------------------------------------------------------
 def _stream_class(lib):
     class Stream(lib.IterableDataset):
         """start .. stop - 1; with workers, each yields its share (torch's documented split)."""
@@ -176,8 +184,12 @@ def test_chain_dataset_checks_its_parts_when_iterated_as_torch():
 
 @pytest.mark.parametrize("batch_size, drop_last", [(3, False), (3, True), (None, False)])
 def test_a_loader_over_a_chain_gives_torchs_batches(batch_size, drop_last):
-    mine = data.DataLoader(data.ChainDataset(_streams(data)), batch_size=batch_size, drop_last=drop_last)
-    theirs = tud.DataLoader(tud.ChainDataset(_streams(tud)), batch_size=batch_size, drop_last=drop_last)
+    mine = data.DataLoader(
+        data.ChainDataset(_streams(data)), batch_size=batch_size, drop_last=drop_last
+    )
+    theirs = tud.DataLoader(
+        tud.ChainDataset(_streams(tud)), batch_size=batch_size, drop_last=drop_last
+    )
     assert [plain(b) for b in mine] == [plain(b) for b in theirs]
     assert len(mine) == len(theirs)
 
@@ -192,10 +204,12 @@ def test_a_chain_split_across_workers_arrives_in_torchs_order():
     assert sorted(sum((b[2] for b in batches), [])) == list(range(5)) + list(range(200, 207))
 
 
-# ---- StackDataset ----------------------------------------------------------------------------------------
+# ---- StackDataset --------------------------------------------------------------------------------
 def _stacks(lib, named):
     images, labels = tensors(lib, 6), Numbers(10, 6)
-    return lib.StackDataset(image=images, label=labels) if named else lib.StackDataset(images, labels)
+    return (
+        lib.StackDataset(image=images, label=labels) if named else lib.StackDataset(images, labels)
+    )
 
 
 @pytest.mark.parametrize("named", [False, True], ids=["tuple", "dict"])
@@ -255,7 +269,7 @@ def test_stack_dataset_refuses_what_torch_refuses():
             lib.StackDataset(Numbers(0, 2), Numbers(0, 3))
 
 
-# ---- Subset ----------------------------------------------------------------------------------------------
+# ---- Subset --------------------------------------------------------------------------------------
 def test_subset_takes_a_list_of_positions_as_torch():
     for lib, make in ((data, mg.arange), (tud, torch.arange)):
         values = lib.TensorDataset(make(10) * 3)
@@ -290,7 +304,7 @@ def test_a_loader_over_random_split_parts_gives_every_example_once():
     assert sorted(sum(labels, [])) == list(range(10))
 
 
-# ---- torch's arguments -----------------------------------------------------------------------------------
+# ---- torch's arguments ---------------------------------------------------------------------------
 SIGNATURES = [
     "DataLoader",
     "TensorDataset",
@@ -335,6 +349,9 @@ def test_the_new_names_are_where_torch_has_them():
 
 def test_pin_memory_is_accepted_and_changes_nothing():
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # torch warns when no accelerator can pin; here it is a documented no-op
-        pinned = [plain(b) for b in data.DataLoader(tensors(data, 5), batch_size=2, pin_memory=True)]
+        # torch warns when no accelerator can pin; here it is a documented no-op
+        warnings.simplefilter("error")
+        pinned = [
+            plain(b) for b in data.DataLoader(tensors(data, 5), batch_size=2, pin_memory=True)
+        ]
     assert pinned == [plain(b) for b in data.DataLoader(tensors(data, 5), batch_size=2)]

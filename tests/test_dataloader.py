@@ -76,13 +76,20 @@ def test_sampler_and_batch_sampler_give_torchs_batches(kwargs):
 def test_shuffle_makes_a_random_sampler_and_no_shuffle_a_sequential_one():
     assert isinstance(DataLoader(numbered(3)).sampler, SequentialSampler)
     loader = DataLoader(numbered(3), batch_size=2, shuffle=True, generator=mg.Generator())
-    assert type(loader.sampler).__name__ == "RandomSampler" and loader.sampler.generator is loader.generator
+    assert (
+        type(loader.sampler).__name__ == "RandomSampler"
+        and loader.sampler.generator is loader.generator
+    )
     assert isinstance(loader.batch_sampler, BatchSampler) and loader.batch_sampler.batch_size == 2
 
 
 def test_a_generator_makes_the_shuffle_repeatable_without_touching_the_global_stream():
     def run(seed):
-        return labels(DataLoader(numbered(20), batch_size=4, shuffle=True, generator=mg.Generator().manual_seed(seed)))
+        return labels(
+            DataLoader(
+                numbered(20), batch_size=4, shuffle=True, generator=mg.Generator().manual_seed(seed)
+            )
+        )
 
     mg.manual_seed(0)
     expected = mg.rand(3).array
@@ -111,7 +118,7 @@ def test_a_dataset_with_getitems_is_asked_for_whole_batches():
     assert batches[1][1].tolist() == [2, 3] and batches[1][0].dtype == np.float32
 
 
-# ---- argument conflicts: PyTorch's errors ---------------------------------------------------------
+# ---- argument conflicts: PyTorch's errors --------------------------------------------------------
 CONFLICTS = [
     {"sampler": [0, 1], "shuffle": True},
     {"batch_sampler": [[0]], "batch_size": 2},
@@ -148,7 +155,11 @@ def test_the_batching_attributes_are_fixed_after_init_as_in_torch(name):
 
 def test_options_without_meaning_on_the_cpu_are_accepted():
     loader = DataLoader(
-        numbered(4), batch_size=2, pin_memory=True, pin_memory_device="", multiprocessing_context="spawn"
+        numbered(4),
+        batch_size=2,
+        pin_memory=True,
+        pin_memory_device="",
+        multiprocessing_context="spawn",
     )
     assert labels(loader) == [[0, 1], [2, 3]]
 
@@ -162,7 +173,7 @@ def test_a_bad_generator_or_function_is_rejected_when_the_loader_is_made():
         DataLoader(numbered(4), num_workers=1, worker_init_fn=0)
 
 
-# ---- workers: the same batches, loaded in parallel ---------------------------------------------------
+# ---- workers: the same batches, loaded in parallel -----------------------------------------------
 @pytest.mark.parametrize("num_workers", [1, 2, 3])
 @pytest.mark.parametrize("batch_size", [1, 4, None])
 def test_workers_give_the_batches_of_num_workers_0_in_the_same_order(num_workers, batch_size):
@@ -184,7 +195,10 @@ def test_an_epoch_moves_the_global_stream_by_one_draw_only(num_workers):
     from it, for the sampler's own stream (as torch's RandomSampler), and nothing else
     (the workers' seeds are spawned, not drawn)."""
     rng = np.random.default_rng(6)
-    expected = [np.random.default_rng(int(rng.integers(0, 2**63))).permutation(10).tolist() for _ in range(2)]
+    expected = [
+        np.random.default_rng(int(rng.integers(0, 2**63))).permutation(10).tolist()
+        for _ in range(2)
+    ]
     mg.manual_seed(6)
     loader = DataLoader(numbered(10), batch_size=5, shuffle=True, num_workers=num_workers)
     assert [sum(labels(loader), []) for _ in range(2)] == expected
@@ -220,7 +234,11 @@ def test_workers_get_new_seeds_each_epoch():
 def test_workers_with_a_generator_match_num_workers_0():
     def run(**kwargs):
         g = mg.Generator().manual_seed(9)
-        return labels(DataLoader(numbered(30), batch_size=4, shuffle=True, generator=g, drop_last=True, **kwargs))
+        return labels(
+            DataLoader(
+                numbered(30), batch_size=4, shuffle=True, generator=g, drop_last=True, **kwargs
+            )
+        )
 
     assert run(num_workers=2, prefetch_factor=1) == run() == run(num_workers=3, prefetch_factor=0)
 
@@ -244,7 +262,12 @@ class Rendezvous(Dataset):
 
 def test_workers_really_load_in_parallel():
     ds = Rendezvous(8, parties=4)
-    assert [b.tolist() for b in DataLoader(ds, batch_size=2, num_workers=4)] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert [b.tolist() for b in DataLoader(ds, batch_size=2, num_workers=4)] == [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+    ]
     assert ds.threads == {f"DataLoader worker {i}" for i in range(4)}
     assert threading.current_thread().name not in ds.threads
 
@@ -279,14 +302,20 @@ def test_get_worker_info_in_workers_and_none_in_the_main_thread():
     assert [b["worker"].tolist() for b in DataLoader(ds, batch_size=2)] == [[-1, -1]] * 6
     with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo objects"):
         seen_info = []
-        list(DataLoader(ds, num_workers=1, worker_init_fn=lambda w: seen_info.append(get_worker_info())))
+        list(
+            DataLoader(
+                ds, num_workers=1, worker_init_fn=lambda w: seen_info.append(get_worker_info())
+            )
+        )
         seen_info[0].id = 5
 
 
 def test_each_worker_has_its_own_seeded_generator():
     def draws(seed, **kwargs):
         mg.manual_seed(seed)
-        return [b["draw"].tolist() for b in DataLoader(WhoAmI(), batch_size=3, num_workers=2, **kwargs)]
+        return [
+            b["draw"].tolist() for b in DataLoader(WhoAmI(), batch_size=3, num_workers=2, **kwargs)
+        ]
 
     first = draws(0)
     assert draws(0) == first and draws(1) != first
@@ -298,7 +327,8 @@ def test_each_worker_has_its_own_seeded_generator():
     after_workers = mg.rand(2).tolist()
     mg.manual_seed(0)
     list(DataLoader(numbered(6)))
-    assert after_workers == mg.rand(2).tolist()  # the workers' reseeding never reached the main stream
+    # the workers' reseeding never reached the main stream
+    assert after_workers == mg.rand(2).tolist()
 
 
 class FailsAt(Dataset):
@@ -318,7 +348,9 @@ def test_an_error_in_a_worker_is_raised_in_the_main_thread_naming_the_worker():
     loader = DataLoader(FailsAt(5), batch_size=2, num_workers=2)
     it = iter(loader)
     assert next(it).tolist() == [0, 1] and next(it).tolist() == [2, 3]
-    with pytest.raises(ValueError, match=r"Caught ValueError in DataLoader worker 0\.(.|\n)*example 5 is corrupt"):
+    with pytest.raises(
+        ValueError, match=r"Caught ValueError in DataLoader worker 0\.(.|\n)*example 5 is corrupt"
+    ):
         next(it)
     assert next(it).tolist() == [6, 7]  # as in PyTorch, the other batches still come
 
@@ -353,7 +385,12 @@ def test_persistent_workers_survive_between_epochs():
     inits = []
     mg.manual_seed(2)
     loader = DataLoader(
-        numbered(17), batch_size=3, shuffle=True, num_workers=2, persistent_workers=True, worker_init_fn=inits.append
+        numbered(17),
+        batch_size=3,
+        shuffle=True,
+        num_workers=2,
+        persistent_workers=True,
+        worker_init_fn=inits.append,
     )
     first_iterator = iter(loader)
     epoch1 = [y.tolist() for _, y in first_iterator]
@@ -379,7 +416,7 @@ def test_len_of_a_workers_iterator():
     assert len(iter(DataLoader(numbered(10), batch_size=4, num_workers=2))) == 3
 
 
-# ---- IterableDataset --------------------------------------------------------------------------------
+# ---- IterableDataset -----------------------------------------------------------------------------
 class Stream(IterableDataset):
     """The numbers start .. stop - 1; with workers, each worker yields its own slice (the
     example of PyTorch's IterableDataset documentation)."""
@@ -410,26 +447,34 @@ def test_iterable_dataset_batches_match_torch(batch_size, drop_last):
     if batch_size is None and drop_last:
         return
     mine = DataLoader(Stream(3, 14, get_worker_info), batch_size=batch_size, drop_last=drop_last)
-    theirs = tud.DataLoader(TorchStream(3, 14, tud.get_worker_info), batch_size=batch_size, drop_last=drop_last)
+    theirs = tud.DataLoader(
+        TorchStream(3, 14, tud.get_worker_info), batch_size=batch_size, drop_last=drop_last
+    )
     assert as_lists(mine) == as_lists(theirs)
 
 
 def test_iterable_dataset_split_across_workers_arrives_in_torchs_order():
     # PyTorch (worker processes) is the oracle for the interleaving: batches round-robin
     # over the workers, skipping a worker once its stream has ended
-    theirs = as_lists(tud.DataLoader(TorchStream(0, 23, tud.get_worker_info), batch_size=3, num_workers=2))
+    theirs = as_lists(
+        tud.DataLoader(TorchStream(0, 23, tud.get_worker_info), batch_size=3, num_workers=2)
+    )
     mine = as_lists(DataLoader(Stream(0, 23, get_worker_info), batch_size=3, num_workers=2))
     assert mine == theirs
     assert sorted(sum(mine, [])) == list(range(23))
 
 
 def test_iterable_dataset_with_persistent_workers_restarts_each_epoch():
-    loader = DataLoader(Stream(0, 10, get_worker_info), batch_size=2, num_workers=2, persistent_workers=True)
+    loader = DataLoader(
+        Stream(0, 10, get_worker_info), batch_size=2, num_workers=2, persistent_workers=True
+    )
     assert as_lists(loader) == as_lists(loader)
     assert sorted(sum(as_lists(loader), [])) == list(range(10))
 
 
-@pytest.mark.parametrize("kwargs", [{"shuffle": True}, {"sampler": [0, 1]}, {"batch_sampler": [[0]]}], ids=repr)
+@pytest.mark.parametrize(
+    "kwargs", [{"shuffle": True}, {"sampler": [0, 1]}, {"batch_sampler": [[0]]}], ids=repr
+)
 def test_iterable_dataset_refuses_an_order_as_torch_does(kwargs):
     with pytest.raises(ValueError) as theirs:
         tud.DataLoader(TorchStream(0, 4, tud.get_worker_info), **kwargs)
@@ -451,14 +496,17 @@ def test_len_of_a_loader_over_an_iterable_dataset():
         Stream(0, 3, get_worker_info)[0]
 
 
-# ---- torch's import paths -----------------------------------------------------------------------------
+# ---- torch's import paths ------------------------------------------------------------------------
 def test_torchs_import_paths_work():
     import minigrad.utils.data.dataloader as dataloader
     import minigrad.utils.data.dataset as dataset
     import minigrad.utils.data.sampler as sampler
 
-    data = mg.utils.data  # reachable after `import minigrad`, as torch.utils.data after `import torch`
-    assert dataloader.DataLoader is data.DataLoader and dataloader.get_worker_info is get_worker_info
+    # reachable after `import minigrad`, as torch.utils.data after `import torch`
+    data = mg.utils.data
+    assert (
+        dataloader.DataLoader is data.DataLoader and dataloader.get_worker_info is get_worker_info
+    )
     assert dataset.Dataset is data.Dataset and dataset.IterableDataset is IterableDataset
     assert sampler.RandomSampler is data.RandomSampler
     for name in [

@@ -29,15 +29,83 @@ FIRST_IMAGE = [
     [0, 2, 14, 5, 10, 12, 0, 0],
     [0, 0, 6, 13, 10, 0, 0, 0],
 ]
-LAST_IMAGE_FLAT = [0, 0, 10, 14, 8, 1, 0, 0, 0, 2, 16, 14, 6, 1, 0, 0, 0, 0, 15, 15, 8, 15, 0, 0, 0, 0, 5, 16, 16, 10]
-LAST_IMAGE_FLAT += [0, 0, 0, 0, 12, 15, 15, 12, 0, 0, 0, 4, 16, 6, 4, 16, 6, 0, 0, 8, 16, 10, 8, 16, 8, 0, 0, 1, 8]
+LAST_IMAGE_FLAT = [
+    0,
+    0,
+    10,
+    14,
+    8,
+    1,
+    0,
+    0,
+    0,
+    2,
+    16,
+    14,
+    6,
+    1,
+    0,
+    0,
+    0,
+    0,
+    15,
+    15,
+    8,
+    15,
+    0,
+    0,
+    0,
+    0,
+    5,
+    16,
+    16,
+    10,
+]
+LAST_IMAGE_FLAT += [
+    0,
+    0,
+    0,
+    0,
+    12,
+    15,
+    15,
+    12,
+    0,
+    0,
+    0,
+    4,
+    16,
+    6,
+    4,
+    16,
+    6,
+    0,
+    0,
+    8,
+    16,
+    10,
+    8,
+    16,
+    8,
+    0,
+    0,
+    1,
+    8,
+]
 LAST_IMAGE_FLAT += [12, 14, 12, 1, 0]
 
 
 def test_the_digits_file_is_small_and_documented():
     assert DIGITS_FILE.is_file() and DIGITS_FILE.stat().st_size < 100_000
     readme = (DIGITS_FILE.parent / "README.md").read_text()
-    for words in ["Alpaydin", "Kaynak", "UCI Machine Learning Repository", "1998", "CC BY 4.0", "scikit-learn"]:
+    for words in [
+        "Alpaydin",
+        "Kaynak",
+        "UCI Machine Learning Repository",
+        "1998",
+        "CC BY 4.0",
+        "scikit-learn",
+    ]:
         assert words in readme
 
 
@@ -75,7 +143,9 @@ def test_the_split_depends_on_its_seed_and_fraction_but_not_on_manual_seed():
     b = Digits(train=False)
     assert np.array_equal(a, b.targets)
     assert not np.array_equal(b.data, Digits(train=False, seed=1).data)
-    assert len(Digits(train=False, test_fraction=0.5)) == sum(int(0.5 * c + 0.5) for c in DIGIT_COUNTS)
+    assert len(Digits(train=False, test_fraction=0.5)) == sum(
+        int(0.5 * c + 0.5) for c in DIGIT_COUNTS
+    )
     assert len(Digits(train=True, test_fraction=0.0)) == 1797
     with pytest.raises(ValueError, match="test_fraction must be between 0 and 1, got 1.5"):
         Digits(test_fraction=1.5)
@@ -120,10 +190,13 @@ def test_digits_are_learnable_through_the_dataloader():
     assert accuracy > 0.85
 
 
-# ---- IDX files ------------------------------------------------------------------------------------
+# ---- IDX files -----------------------------------------------------------------------------------
 def idx_bytes(array, type_code, fmt):
-    """An IDX file's bytes, by the format's definition: 0, 0, type, ndim, sizes, data (big-endian)."""
-    header = struct.pack(">BBBB", 0, 0, type_code, array.ndim) + struct.pack(f">{array.ndim}I", *array.shape)
+    """An IDX file's bytes, by the format's definition: 0, 0, type, ndim, sizes, data
+    (big-endian)."""
+    header = struct.pack(">BBBB", 0, 0, type_code, array.ndim) + struct.pack(
+        f">{array.ndim}I", *array.shape
+    )
     return header + array.astype(fmt).tobytes()
 
 
@@ -174,7 +247,16 @@ GOOD = idx_bytes(np.arange(12, dtype=np.uint8).reshape(3, 4), 0x08, ">u1")
         (b"\x1f\x8b" + b"not really gzip", r"looks gzipped but cannot be decompressed"),
         (gzip.compress(GOOD)[:-6], r"looks gzipped but cannot be decompressed"),
     ],
-    ids=["short", "magic", "type", "header", "truncated", "extra", "gzip-garbage", "gzip-truncated"],
+    ids=[
+        "short",
+        "magic",
+        "type",
+        "header",
+        "truncated",
+        "extra",
+        "gzip-garbage",
+        "gzip-truncated",
+    ],
 )
 def test_read_idx_rejects_damaged_files_naming_them(tmp_path, data, message):
     path = write(tmp_path / "bad-idx3-ubyte", data)
@@ -183,7 +265,7 @@ def test_read_idx_rejects_damaged_files_naming_them(tmp_path, data, message):
     assert "bad-idx3-ubyte" in str(info.value)
 
 
-# ---- MNIST from a folder ----------------------------------------------------------------------------
+# ---- MNIST from a folder -------------------------------------------------------------------------
 def fake_mnist(folder, part, n, gzipped, rows=4, cols=3, seed=0):
     """Write a tiny MNIST part (n images of rows x cols) into `folder`; return its arrays."""
     rng = np.random.default_rng(seed)
@@ -200,7 +282,8 @@ def fake_mnist(folder, part, n, gzipped, rows=4, cols=3, seed=0):
 @pytest.mark.parametrize("train", [True, False], ids=["train", "t10k"])
 def test_mnist_reads_the_standard_files(tmp_path, train, gzipped):
     images, labels = fake_mnist(tmp_path, "train" if train else "t10k", n=5, gzipped=gzipped)
-    fake_mnist(tmp_path, "t10k" if train else "train", n=2, gzipped=not gzipped, seed=9)  # the other part
+    # the other part
+    fake_mnist(tmp_path, "t10k" if train else "train", n=2, gzipped=not gzipped, seed=9)
     ds = MNIST(tmp_path, train=train)
     assert len(ds) == 5
     np.testing.assert_array_equal(ds.data, images)
@@ -226,9 +309,13 @@ def test_mnist_says_which_files_are_missing_and_where_to_get_them(tmp_path):
     with pytest.raises(FileNotFoundError) as info:
         MNIST(tmp_path, train=True)
     message = str(info.value)
-    assert "train-labels-idx1-ubyte" in message and "train-images" not in message.split("not found")[0]
+    assert (
+        "train-labels-idx1-ubyte" in message and "train-images" not in message.split("not found")[0]
+    )
     assert str(tmp_path) in message and "https://ossci-datasets.s3.amazonaws.com/mnist/" in message
-    with pytest.raises(FileNotFoundError, match="t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte"):
+    with pytest.raises(
+        FileNotFoundError, match="t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte"
+    ):
         MNIST(tmp_path, train=False)
 
 
@@ -241,7 +328,9 @@ def test_mnist_rejects_files_that_do_not_fit_together(tmp_path):
     with pytest.raises(ValueError, match=r"should hold uint8 labels \(N,\), got int32"):
         MNIST(tmp_path)
     write(tmp_path / "train-images-idx3-ubyte", idx_bytes(images.reshape(3, 12), 0x08, ">u1"))
-    with pytest.raises(ValueError, match=r"should hold uint8 images \(N, rows, cols\), got uint8 \(3, 12\)"):
+    with pytest.raises(
+        ValueError, match=r"should hold uint8 images \(N, rows, cols\), got uint8 \(3, 12\)"
+    ):
         MNIST(tmp_path)
     write(tmp_path / "train-images-idx3-ubyte", b"\x00\x00\x08\x03garbage")
     with pytest.raises(ValueError, match="train-images-idx3-ubyte is truncated"):

@@ -16,7 +16,9 @@ def test_demo_trains_to_high_accuracy(capsys):
 
 
 def test_demo_runs_as_module():
-    result = subprocess.run([sys.executable, "-m", "minigrad", "--steps", "30"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "minigrad", "--steps", "30"], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert "test accuracy:" in result.stdout
 

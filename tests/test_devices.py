@@ -59,7 +59,16 @@ TORCH_API = [
 ]
 
 # ---- mg.device against torch.device ------------------------------------------------------
-DEVICE_ARGS = [("cpu",), ("cpu", 0), ("cuda",), ("cuda:0",), ("cuda", 1), ("cuda:12",), ("mps",), ("meta",)]
+DEVICE_ARGS = [
+    ("cpu",),
+    ("cpu", 0),
+    ("cuda",),
+    ("cuda:0",),
+    ("cuda", 1),
+    ("cuda:12",),
+    ("mps",),
+    ("meta",),
+]
 
 
 @pytest.mark.parametrize("args", DEVICE_ARGS, ids=repr)
@@ -128,13 +137,16 @@ def test_cpu_returns_the_tensor_itself_as_torch_on_a_cpu_tensor():
     assert t.cpu() is t and tt.cpu() is tt
 
 
-@pytest.mark.parametrize("call", ["t.cuda()", "t.cuda(0)", "t.to('cuda')", "t.to('cuda:1', mg.float64)",
-                                  "t.to(mg.device('cuda'))", "t.to(device='cuda')", "t.to(0)",
-                                  "t.to(torch.device('cuda'))", "t.to('mps')"])  # fmt: skip
+@pytest.mark.parametrize("call", ["t.cuda()", "t.cuda(0)", "t.to('cuda')",
+                                  "t.to('cuda:1', mg.float64)", "t.to(mg.device('cuda'))",
+                                  "t.to(device='cuda')", "t.to(0)", "t.to(torch.device('cuda'))",
+                                  "t.to('mps')"])  # fmt: skip
 def test_asking_for_a_gpu_tensor_without_one_says_what_is_missing(call, no_gpu):
     t = mg.tensor([1.0])  # noqa: F841  (used by eval)
     missing = r"no CUDA device is available: CuPy is not installed.*MINIGRAD_CUDA_SIMULATOR=1"
-    with pytest.raises(RuntimeError, match="cannot be placed on 'mps'" if "mps" in call else missing):
+    with pytest.raises(
+        RuntimeError, match="cannot be placed on 'mps'" if "mps" in call else missing
+    ):
         eval(call)
 
 
@@ -185,13 +197,17 @@ def test_to_forms_match_torch_and_the_cast_is_differentiable(make_args):
     x = mg.tensor([1.5, -2.0], requires_grad=True)
     y = x.to(*args, **kwargs)
     tx = torch.tensor([1.5, -2.0], requires_grad=True)
-    targs = tuple(torch.zeros(1, dtype=torch.float64) if isinstance(a, mg.Tensor) else a for a in args)
+    targs = tuple(
+        torch.zeros(1, dtype=torch.float64) if isinstance(a, mg.Tensor) else a for a in args
+    )
     targs = tuple(torch.device(str(a)) if isinstance(a, mg.device) else a for a in targs)
     targs = tuple(torch.float64 if a is mg.float64 else a for a in targs)
     tkwargs = {k: torch.float64 if v is mg.float64 else torch.device(str(v)) if k == "device" else v
                for k, v in kwargs.items()}  # fmt: skip
     ty = tx.to(*targs, **tkwargs)
-    assert str(y.dtype) == str(ty.dtype).removeprefix("torch.") and y.device == mg.device(ty.device.type)
+    assert str(y.dtype) == str(ty.dtype).removeprefix("torch.") and y.device == mg.device(
+        ty.device.type
+    )
     (y * y).sum().backward()
     (ty * ty).sum().backward()
     assert x.grad.dtype == mg.float32
@@ -256,9 +272,13 @@ def test_creation_functions_take_a_cpu_device(name, device):
 
 
 @pytest.mark.parametrize("name", sorted(CREATORS))
-@pytest.mark.parametrize("device", ["cuda", "cuda:0", mg.device("cuda", 1), torch.device("cuda")], ids=str)
+@pytest.mark.parametrize(
+    "device", ["cuda", "cuda:0", mg.device("cuda", 1), torch.device("cuda")], ids=str
+)
 def test_creation_functions_refuse_a_gpu_naming_the_function(name, device, no_gpu):
-    with pytest.raises(RuntimeError, match=rf"^{name}: no CUDA device is available: CuPy is not installed"):
+    with pytest.raises(
+        RuntimeError, match=rf"^{name}: no CUDA device is available: CuPy is not installed"
+    ):
         CREATORS[name](device=device)
 
 
@@ -336,7 +356,9 @@ def test_module_to_cpu_and_device_forms_return_the_module_unchanged():
 def test_module_to_converts_float_parameters_and_buffers_as_torch(args, kwargs):
     model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
     tmodel = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
-    targs = tuple(torch.zeros(1, dtype=torch.float64) if isinstance(a, mg.Tensor) else a for a in args)
+    targs = tuple(
+        torch.zeros(1, dtype=torch.float64) if isinstance(a, mg.Tensor) else a for a in args
+    )
     targs = tuple(torch.float64 if a is mg.float64 else a for a in targs)
     tkwargs = {k: torch.float64 if v is mg.float64 else v for k, v in kwargs.items()}
     assert model.to(*args, **kwargs) is model
@@ -447,12 +469,19 @@ def test_backends_kernel_selection_is_unchanged_by_the_switch_modules():
 
 
 def test_deterministic_algorithms_and_matmul_precision_are_stored():
-    assert mg.are_deterministic_algorithms_enabled() is torch.are_deterministic_algorithms_enabled() is False
+    assert (
+        mg.are_deterministic_algorithms_enabled()
+        is torch.are_deterministic_algorithms_enabled()
+        is False
+    )
     assert mg.get_float32_matmul_precision() == torch.get_float32_matmul_precision() == "highest"
     try:
         mg.use_deterministic_algorithms(True, warn_only=True)
         mg.set_float32_matmul_precision("high")
-        assert mg.are_deterministic_algorithms_enabled() and mg.is_deterministic_algorithms_warn_only_enabled()
+        assert (
+            mg.are_deterministic_algorithms_enabled()
+            and mg.is_deterministic_algorithms_warn_only_enabled()
+        )
         assert mg.get_float32_matmul_precision() == "high"
     finally:
         mg.use_deterministic_algorithms(False)
@@ -474,14 +503,20 @@ def test_data_parallel_runs_the_module_and_prefixes_state_dict_keys_as_torch():
     mg.manual_seed(0)
     inner = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     model = nn.DataParallel(inner)
-    tmodel = torch.nn.DataParallel(torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)))
+    tmodel = torch.nn.DataParallel(
+        torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    )
     assert model.module is inner and model.device_ids == tmodel.device_ids == []
     assert list(model.state_dict()) == list(tmodel.state_dict())
     assert list(model.module.state_dict()) == list(tmodel.module.state_dict())
     assert repr(model) == repr(tmodel)
-    tmodel.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()})
+    tmodel.load_state_dict(
+        {k: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()}
+    )
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
-    np.testing.assert_allclose(model(mg.tensor(x)).array, tmodel(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        model(mg.tensor(x)).array, tmodel(torch.tensor(x)).detach().numpy(), rtol=1e-6
+    )
     assert nn.DataParallel is nn.parallel.DataParallel
 
 
@@ -497,6 +532,8 @@ def test_data_parallel_argument_errors():
         nn.DataParallel(lambda x: x)
     with pytest.raises(RuntimeError, match="DataParallel: .*host memory"):
         nn.DataParallel(nn.Linear(2, 2), device_ids=[0, 1])
-    assert nn.DataParallel(nn.Linear(2, 2), device_ids=["cpu"], output_device="cpu").device_ids == []
+    assert (
+        nn.DataParallel(nn.Linear(2, 2), device_ids=["cpu"], output_device="cpu").device_ids == []
+    )
     with pytest.raises(RuntimeError, match="distributed training is not available"):
         nn.parallel.DistributedDataParallel(nn.Linear(2, 2))

@@ -29,20 +29,27 @@ def raises_like_torch(mine, theirs, match=None):
 @pytest.mark.parametrize("p, dim", [(2.0, 1), (1, 0), (3.0, -1), (float("inf"), 1)])
 def test_normalize_matches_torch(p, dim):
     x = rand(3, 4, 2)
-    check_against_torch(lambda t: F.normalize(t, p=p, dim=dim), lambda t: TF.normalize(t, p=p, dim=dim), x)
+    check_against_torch(
+        lambda t: F.normalize(t, p=p, dim=dim), lambda t: TF.normalize(t, p=p, dim=dim), x
+    )
     check_grads(lambda t: F.normalize(t, p=p, dim=dim), x)
 
 
 def test_normalize_clamps_small_norms_to_eps_as_torch():
     x = np.array([[0.0, 0.0, 0.0], [1e-14, 0.0, -2e-14], [3.0, 4.0, 0.0]])
-    check_against_torch(lambda t: F.normalize(t, eps=1e-12), lambda t: TF.normalize(t, eps=1e-12), x)
+    check_against_torch(
+        lambda t: F.normalize(t, eps=1e-12), lambda t: TF.normalize(t, eps=1e-12), x
+    )
     assert_close(F.normalize(mg.zeros(2, 3)), TF.normalize(torch.zeros(2, 3)))
 
 
 def test_normalize_errors_are_torchs():
-    raises_like_torch(lambda: F.normalize(mg.ones(2, 3), dim=3), lambda: TF.normalize(torch.ones(2, 3), dim=3))
     raises_like_torch(
-        lambda: F.normalize(mg.ones(2, 3, dtype=mg.int64)), lambda: TF.normalize(torch.ones(2, 3, dtype=torch.int64))
+        lambda: F.normalize(mg.ones(2, 3), dim=3), lambda: TF.normalize(torch.ones(2, 3), dim=3)
+    )
+    raises_like_torch(
+        lambda: F.normalize(mg.ones(2, 3, dtype=mg.int64)),
+        lambda: TF.normalize(torch.ones(2, 3, dtype=torch.int64)),
     )
 
 
@@ -103,7 +110,10 @@ def test_pairwise_distance_errors_are_torchs():
 def test_cosine_similarity_matches_torch(shapes, dim):
     a, b = rand(*shapes[0]), rand(*shapes[1], seed=1)
     check_against_torch(
-        lambda x, y: F.cosine_similarity(x, y, dim=dim), lambda x, y: TF.cosine_similarity(x, y, dim=dim), a, b
+        lambda x, y: F.cosine_similarity(x, y, dim=dim),
+        lambda x, y: TF.cosine_similarity(x, y, dim=dim),
+        a,
+        b,
     )
     check_grads(lambda x, y: F.cosine_similarity(x, y, dim=dim), a, b)
 
@@ -121,7 +131,9 @@ def test_cosine_similarity_promotes_and_refuses_integers_as_torch():
     assert_close(mixed, tmixed)
     raises_like_torch(
         lambda: F.cosine_similarity(mg.ones(2, 3, dtype=mg.int64), mg.ones(2, 3, dtype=mg.int64)),
-        lambda: TF.cosine_similarity(torch.ones(2, 3, dtype=torch.int64), torch.ones(2, 3, dtype=torch.int64)),
+        lambda: TF.cosine_similarity(
+            torch.ones(2, 3, dtype=torch.int64), torch.ones(2, 3, dtype=torch.int64)
+        ),
         "expected common dtype to be floating point",
     )
     raises_like_torch(
@@ -131,12 +143,16 @@ def test_cosine_similarity_promotes_and_refuses_integers_as_torch():
     )
 
 
-# ---- cdist -------------------------------------------------------------------------------------------
+# ---- cdist ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.0, float("inf")])
-@pytest.mark.parametrize("shapes", [((4, 3), (5, 3)), ((2, 4, 3), (2, 5, 3)), ((2, 4, 3), (5, 3)), ((1, 3), (30, 3))])
+@pytest.mark.parametrize(
+    "shapes", [((4, 3), (5, 3)), ((2, 4, 3), (2, 5, 3)), ((2, 4, 3), (5, 3)), ((1, 3), (30, 3))]
+)
 def test_cdist_matches_torch(shapes, p):
     a, b = rand(*shapes[0]), rand(*shapes[1], seed=1)
-    check_against_torch(lambda x, y: mg.cdist(x, y, p=p), lambda x, y: torch.cdist(x, y, p=p), a, b, rtol=1e-9)
+    check_against_torch(
+        lambda x, y: mg.cdist(x, y, p=p), lambda x, y: torch.cdist(x, y, p=p), a, b, rtol=1e-9
+    )
     if p != 0:  # a count: its gradient is 0 (checked against torch above)
         check_grads(lambda x, y: mg.cdist(x, y, p=p), a, b)
 
@@ -148,15 +164,31 @@ def test_cdist_of_a_set_with_itself_has_zero_gradient_on_the_diagonal_as_torch()
 
 def test_cdist_errors_are_torchs():
     cases = [
-        ((mg.randn(3), mg.randn(5, 3)), (torch.randn(3), torch.randn(5, 3)), "at least 2D tensors, X1 got: 1D"),
-        ((mg.randn(4, 3), mg.randn(5, 4)), (torch.randn(4, 3), torch.randn(5, 4)), "same number of columns"),
+        (
+            (mg.randn(3), mg.randn(5, 3)),
+            (torch.randn(3), torch.randn(5, 3)),
+            "at least 2D tensors, X1 got: 1D",
+        ),
+        (
+            (mg.randn(4, 3), mg.randn(5, 4)),
+            (torch.randn(4, 3), torch.randn(5, 4)),
+            "same number of columns",
+        ),
         (
             (mg.ones(4, 3, dtype=mg.int64), mg.ones(5, 3, dtype=mg.int64)),
             (torch.ones(4, 3, dtype=torch.int64), torch.ones(5, 3, dtype=torch.int64)),
             "floating-point dtypes",
         ),
-        ((mg.randn(4, 3), mg.randn(5, 3, dtype=mg.float64)), (torch.randn(4, 3), torch.randn(5, 3).double()), None),
-        ((mg.randn(2, 4, 3), mg.randn(3, 5, 3)), (torch.randn(2, 4, 3), torch.randn(3, 5, 3)), "size of tensor"),
+        (
+            (mg.randn(4, 3), mg.randn(5, 3, dtype=mg.float64)),
+            (torch.randn(4, 3), torch.randn(5, 3).double()),
+            None,
+        ),
+        (
+            (mg.randn(2, 4, 3), mg.randn(3, 5, 3)),
+            (torch.randn(2, 4, 3), torch.randn(3, 5, 3)),
+            "size of tensor",
+        ),
     ]
     for mine, theirs, match in cases:
         raises_like_torch(lambda m=mine: mg.cdist(*m), lambda t=theirs: torch.cdist(*t), match)

@@ -58,7 +58,9 @@ def smoke_run(scripts, out_dir):
         timeout=900,
     )
     report = Path(out_dir) / "report.json"
-    assert report.is_file(), f"docs/figures/smoke.py stopped before its report:\n{result.stdout}{result.stderr}"
+    assert report.is_file(), (
+        f"docs/figures/smoke.py stopped before its report:\n{result.stdout}{result.stderr}"
+    )
     return json.loads(report.read_text())
 
 
@@ -69,7 +71,8 @@ def figure_runs(request, tmp_path_factory):
     selected = [
         item.callspec.params["script"]
         for item in request.session.items
-        if getattr(item, "module", None) is request.module and item.originalname == "test_figure_script_runs"
+        if getattr(item, "module", None) is request.module
+        and item.originalname == "test_figure_script_runs"
     ]
     if "PYTEST_XDIST_WORKER" not in os.environ:
         return smoke_run(selected, tmp_path_factory.mktemp("figures"))
@@ -93,10 +96,14 @@ def test_every_script_is_listed():
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_figure_script_runs(script, figure_runs):
     run = figure_runs[script]
-    assert run["returncode"] == 0, f"{script} exited with {run['returncode']}:\n" + Path(run["log"]).read_text()
+    assert run["returncode"] == 0, (
+        f"{script} exited with {run['returncode']}:\n" + Path(run["log"]).read_text()
+    )
     for name in SCRIPTS[script]:
         made = Path(run["out_dir"]) / name
-        assert made.is_file() and made.read_bytes().startswith(b"\x89PNG"), f"{script} did not write {name}"
+        assert made.is_file() and made.read_bytes().startswith(b"\x89PNG"), (
+            f"{script} did not write {name}"
+        )
         assert (FIGURES / name).is_file(), f"docs/figures/{name} is not committed: run {script}"
 
 
@@ -105,13 +112,21 @@ def test_a_failing_script_is_reported_with_its_error(tmp_path):
     """The shared run must not hide a failure: a script that raises is reported with its
     exit code and traceback, one that dies (a crash in compiled code) with its signal,
     and the scripts after them still run."""
-    (tmp_path / "make_raises.py").write_text("print('started')\nraise ValueError('figure went wrong')\n")
-    (tmp_path / "make_dies.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
-    (tmp_path / "make_fine.py").write_text("import smoke\nprint('smoke mode' if smoke.SMOKE else 'full')\n")
+    (tmp_path / "make_raises.py").write_text(
+        "print('started')\nraise ValueError('figure went wrong')\n"
+    )
+    (tmp_path / "make_dies.py").write_text(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    (tmp_path / "make_fine.py").write_text(
+        "import smoke\nprint('smoke mode' if smoke.SMOKE else 'full')\n"
+    )
     scripts = [str(tmp_path / name) for name in ("make_raises.py", "make_dies.py", "make_fine.py")]
     report = smoke_run(scripts, tmp_path / "out")
     raises, dies, fine = (report[s] for s in scripts)
     log = Path(raises["log"]).read_text()
-    assert raises["returncode"] == 1 and "started" in log and "ValueError: figure went wrong" in log, log
+    assert (
+        raises["returncode"] == 1 and "started" in log and "ValueError: figure went wrong" in log
+    ), log
     assert dies["returncode"] == -9, dies
     assert fine["returncode"] == 0 and Path(fine["log"]).read_text() == "smoke mode\n"

@@ -52,37 +52,54 @@ REFUSED = {
     "float64 @ float32": Case(lambda lib: f64(lib, 2, 3) @ f32(lib, 3, 4), "matmul"),
     "vector @ vector": Case(lambda lib: f32(lib, 3) @ f64(lib, 3), "matmul"),
     "batch @ matrix": Case(lambda lib: f32(lib, 2, 2, 3) @ f64(lib, 3, 4), "matmul"),
-    "int64 @ float32": Case(lambda lib: i64(lib, 2, 3) @ f32(lib, 3, 4), "matmul", ("int64", "float32")),
-    "int32 @ int64": Case(lambda lib: i32(lib, 2, 3) @ i64(lib, 3, 4), "matmul", ("int32", "int64")),
+    "int64 @ float32": Case(
+        lambda lib: i64(lib, 2, 3) @ f32(lib, 3, 4), "matmul", ("int64", "float32")
+    ),
+    "int32 @ int64": Case(
+        lambda lib: i32(lib, 2, 3) @ i64(lib, 3, 4), "matmul", ("int32", "int64")
+    ),
     "matmul": Case(lambda lib: lib.matmul(f64(lib, 2, 3), f32(lib, 3, 4)), "matmul"),
     "mm": Case(lambda lib: lib.mm(f32(lib, 2, 3), f64(lib, 3, 4)), "mm"),
     "Tensor.mm": Case(lambda lib: f32(lib, 2, 3).mm(f64(lib, 3, 4)), "mm"),
     "bmm": Case(lambda lib: lib.bmm(f32(lib, 2, 2, 3), f64(lib, 2, 3, 4)), "bmm"),
-    "addmm of mixed matrices": Case(lambda lib: lib.addmm(f32(lib, 2, 4), f32(lib, 2, 3), f64(lib, 3, 4)), "addmm"),
-    "addmm of a float64 input": Case(lambda lib: lib.addmm(f64(lib, 2, 4), f32(lib, 2, 3), f32(lib, 3, 4)), "addmm"),
+    "addmm of mixed matrices": Case(
+        lambda lib: lib.addmm(f32(lib, 2, 4), f32(lib, 2, 3), f64(lib, 3, 4)), "addmm"
+    ),
+    "addmm of a float64 input": Case(
+        lambda lib: lib.addmm(f64(lib, 2, 4), f32(lib, 2, 3), f32(lib, 3, 4)), "addmm"
+    ),
     "baddbmm of a float64 input": Case(
         lambda lib: lib.baddbmm(f64(lib, 2, 2, 4), f32(lib, 2, 2, 3), f32(lib, 2, 3, 4)), "baddbmm"
     ),
     "einsum": Case(lambda lib: lib.einsum("ij,jk->ik", f32(lib, 2, 3), f64(lib, 3, 4)), "einsum"),
     # ---- linear layers
-    "F.linear of a float64 input": Case(lambda lib: F(lib).linear(f64(lib, 2, 3), f32(lib, 4, 3)), "linear"),
+    "F.linear of a float64 input": Case(
+        lambda lib: F(lib).linear(f64(lib, 2, 3), f32(lib, 4, 3)), "linear"
+    ),
     "F.linear of a float64 bias": Case(
         lambda lib: F(lib).linear(f32(lib, 2, 3), f32(lib, 4, 3), f64(lib, 4)), "linear"
     ),
     "nn.Linear of a float64 input": Case(lambda lib: lib.nn.Linear(3, 4)(f64(lib, 2, 3)), "linear"),
-    "nn.Linear of a float64 sequence": Case(lambda lib: lib.nn.Linear(3, 4)(f64(lib, 2, 5, 3)), "linear"),
-    "nn.Linear without bias": Case(lambda lib: lib.nn.Linear(3, 4, bias=False)(f64(lib, 2, 3)), "linear"),
+    "nn.Linear of a float64 sequence": Case(
+        lambda lib: lib.nn.Linear(3, 4)(f64(lib, 2, 5, 3)), "linear"
+    ),
+    "nn.Linear without bias": Case(
+        lambda lib: lib.nn.Linear(3, 4, bias=False)(f64(lib, 2, 3)), "linear"
+    ),
     "nn.MultiheadAttention of float64": Case(
-        lambda lib: lib.nn.MultiheadAttention(4, 2, batch_first=True)(*[f64(lib, 1, 3, 4)] * 3), "linear"
+        lambda lib: lib.nn.MultiheadAttention(4, 2, batch_first=True)(*[f64(lib, 1, 3, 4)] * 3),
+        "linear",
     ),
     "nn.TransformerEncoderLayer of float64": Case(
-        lambda lib: lib.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True, norm_first=False)(
-            f64(lib, 1, 3, 4)
-        ),
+        lambda lib: lib.nn.TransformerEncoderLayer(
+            4, 2, 8, dropout=0.0, batch_first=True, norm_first=False
+        )(f64(lib, 1, 3, 4)),
         "linear",
     ),
     # ---- convolutions
-    "F.conv1d of a float64 input": Case(lambda lib: F(lib).conv1d(f64(lib, 1, 2, 5), f32(lib, 3, 2, 3)), "conv1d"),
+    "F.conv1d of a float64 input": Case(
+        lambda lib: F(lib).conv1d(f64(lib, 1, 2, 5), f32(lib, 3, 2, 3)), "conv1d"
+    ),
     "F.conv1d of a float64 bias": Case(
         lambda lib: F(lib).conv1d(f32(lib, 1, 2, 5), f32(lib, 3, 2, 3), f64(lib, 3)), "conv1d"
     ),
@@ -92,19 +109,28 @@ REFUSED = {
     "F.conv2d of a float64 bias": Case(
         lambda lib: F(lib).conv2d(f32(lib, 1, 2, 5, 5), f32(lib, 3, 2, 3, 3), f64(lib, 3)), "conv2d"
     ),
-    "nn.Conv2d of a float64 input": Case(lambda lib: lib.nn.Conv2d(2, 3, 3)(f64(lib, 1, 2, 5, 5)), "conv2d"),
+    "nn.Conv2d of a float64 input": Case(
+        lambda lib: lib.nn.Conv2d(2, 3, 3)(f64(lib, 1, 2, 5, 5)), "conv2d"
+    ),
     "F.conv_transpose2d of a float64 input": Case(
-        lambda lib: F(lib).conv_transpose2d(f64(lib, 1, 2, 5, 5), f32(lib, 2, 3, 3, 3)), "conv_transpose2d"
+        lambda lib: F(lib).conv_transpose2d(f64(lib, 1, 2, 5, 5), f32(lib, 2, 3, 3, 3)),
+        "conv_transpose2d",
     ),
     # ---- embedding: indices must be int64 or int32
     "F.embedding of float indices": Case(
-        lambda lib: F(lib).embedding(f32(lib, 3), f32(lib, 5, 2)), "embedding", ("float32", "int64", "int32")
+        lambda lib: F(lib).embedding(f32(lib, 3), f32(lib, 5, 2)),
+        "embedding",
+        ("float32", "int64", "int32"),
     ),
     "F.embedding of bool indices": Case(
-        lambda lib: F(lib).embedding(lib.ones(3, dtype=lib.bool), f32(lib, 5, 2)), "embedding", ("bool",)
+        lambda lib: F(lib).embedding(lib.ones(3, dtype=lib.bool), f32(lib, 5, 2)),
+        "embedding",
+        ("bool",),
     ),
     "F.embedding of uint8 indices": Case(
-        lambda lib: F(lib).embedding(lib.ones(3, dtype=lib.uint8), f32(lib, 5, 2)), "embedding", ("uint8",)
+        lambda lib: F(lib).embedding(lib.ones(3, dtype=lib.uint8), f32(lib, 5, 2)),
+        "embedding",
+        ("uint8",),
     ),
     "nn.Embedding of float indices": Case(
         lambda lib: lib.nn.Embedding(5, 2)(f32(lib, 3)), "embedding", ("float32", "int64", "int32")
@@ -116,8 +142,12 @@ REFUSED = {
     "F.layer_norm of a float64 weight": Case(
         lambda lib: F(lib).layer_norm(f32(lib, 2, 3), (3,), f64(lib, 3), f32(lib, 3)), "layer_norm"
     ),
-    "nn.LayerNorm of a float64 input": Case(lambda lib: lib.nn.LayerNorm(3)(f64(lib, 2, 3)), "layer_norm"),
-    "nn.GroupNorm of a float64 input": Case(lambda lib: lib.nn.GroupNorm(2, 4)(f64(lib, 2, 4, 3)), "group_norm"),
+    "nn.LayerNorm of a float64 input": Case(
+        lambda lib: lib.nn.LayerNorm(3)(f64(lib, 2, 3)), "layer_norm"
+    ),
+    "nn.GroupNorm of a float64 input": Case(
+        lambda lib: lib.nn.GroupNorm(2, 4)(f64(lib, 2, 4, 3)), "group_norm"
+    ),
     "F.group_norm of a float64 bias": Case(
         lambda lib: F(lib).group_norm(f32(lib, 2, 4, 3), 2, f32(lib, 4), f64(lib, 4)), "group_norm"
     ),
@@ -128,16 +158,22 @@ REFUSED = {
         lambda lib: lib.nn.BatchNorm2d(4).eval()(f64(lib, 2, 4, 3, 3)), "batch_norm"
     ),
     "F.batch_norm of float64 running statistics": Case(
-        lambda lib: F(lib).batch_norm(f32(lib, 2, 4), f64(lib, 4), f64(lib, 4), f32(lib, 4), f32(lib, 4)),
+        lambda lib: F(lib).batch_norm(
+            f32(lib, 2, 4), f64(lib, 4), f64(lib, 4), f32(lib, 4), f32(lib, 4)
+        ),
         "batch_norm",
     ),
     # ---- attention
     "sdpa of a float64 key": Case(
-        lambda lib: F(lib).scaled_dot_product_attention(f32(lib, 1, 3, 4), f64(lib, 1, 3, 4), f32(lib, 1, 3, 4)),
+        lambda lib: F(lib).scaled_dot_product_attention(
+            f32(lib, 1, 3, 4), f64(lib, 1, 3, 4), f32(lib, 1, 3, 4)
+        ),
         "scaled_dot_product_attention",
     ),
     "sdpa of a float64 value": Case(
-        lambda lib: F(lib).scaled_dot_product_attention(f32(lib, 1, 3, 4), f32(lib, 1, 3, 4), f64(lib, 1, 3, 4)),
+        lambda lib: F(lib).scaled_dot_product_attention(
+            f32(lib, 1, 3, 4), f32(lib, 1, 3, 4), f64(lib, 1, 3, 4)
+        ),
         "scaled_dot_product_attention",
     ),
     "sdpa of a float64 mask": Case(
@@ -171,9 +207,13 @@ ALLOWED = {
     "float32 @ float32": lambda lib: f32(lib, 2, 3) @ f32(lib, 3, 4),
     "float64 @ float64": lambda lib: f64(lib, 2, 3) @ f64(lib, 3, 4),
     "int64 @ int64": lambda lib: i64(lib, 2, 3) @ i64(lib, 3, 4),
-    "outer of float32 and float64 (a product of elements)": lambda lib: lib.outer(f32(lib, 3), f64(lib, 3)),
+    "outer of float32 and float64 (a product of elements)": lambda lib: lib.outer(
+        f32(lib, 3), f64(lib, 3)
+    ),
     "F.embedding of int32 indices": lambda lib: F(lib).embedding(i32(lib, 3), f32(lib, 5, 2)),
-    "F.rms_norm of a float64 input (torch promotes)": lambda lib: F(lib).rms_norm(f64(lib, 2, 3), (3,), f32(lib, 3)),
+    "F.rms_norm of a float64 input (torch promotes)": lambda lib: F(lib).rms_norm(
+        f64(lib, 2, 3), (3,), f32(lib, 3)
+    ),
     "sdpa of float64 with a float32 mask": lambda lib: F(lib).scaled_dot_product_attention(
         f64(lib, 1, 3, 4), f64(lib, 1, 3, 4), f64(lib, 1, 3, 4), attn_mask=f32(lib, 3, 3)
     ),

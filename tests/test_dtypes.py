@@ -33,7 +33,9 @@ TORCH_API = [
     "torch.uint8",
 ]
 
-NAMES = "float32 float float64 double float16 half int64 long int32 int int16 short int8 uint8 bool".split()
+NAMES = (
+    "float32 float float64 double float16 half int64 long int32 int int16 short int8 uint8 bool"
+).split()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -66,7 +68,9 @@ def test_bfloat16_exists_and_fails_clearly_where_used():
             call()
 
 
-@pytest.mark.parametrize("name", ["float32", "float64", "int64", "int8", "uint8", "bool", "float16"])
+@pytest.mark.parametrize(
+    "name", ["float32", "float64", "int64", "int8", "uint8", "bool", "float16"]
+)
 def test_torch_dtypes_are_accepted(name):
     assert mg.zeros(2, dtype=getattr(torch, name)).dtype == getattr(mg, name)
 
@@ -140,7 +144,9 @@ def test_repr_omits_the_default_dtype_as_torch(default_float64):
 
 @pytest.mark.parametrize("bad", [mg.int64, mg.bool, "long"])
 def test_set_default_dtype_only_takes_floating_point_types(bad):
-    with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+    with pytest.raises(
+        TypeError, match="only floating-point types are supported as the default type"
+    ):
         mg.set_default_dtype(bad)
     assert mg.get_default_dtype() is mg.float32
 
@@ -167,16 +173,22 @@ def test_iinfo_as_torch(name):
 
 
 def test_finfo_and_iinfo_refuse_the_other_kind():
-    with pytest.raises(TypeError, match="finfo: requires a floating point dtype, got int32; use mg.iinfo"):
+    with pytest.raises(
+        TypeError, match="finfo: requires a floating point dtype, got int32; use mg.iinfo"
+    ):
         mg.finfo(mg.int32)
-    with pytest.raises(TypeError, match="iinfo: requires an integer dtype, got float32; use mg.finfo"):
+    with pytest.raises(
+        TypeError, match="iinfo: requires an integer dtype, got float32; use mg.finfo"
+    ):
         mg.iinfo(mg.float32)
     with pytest.raises(TypeError):
         torch.finfo(torch.int32)
 
 
 # ---- Tensor.type() ----------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"])
+@pytest.mark.parametrize(
+    "name", ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"]
+)
 def test_type_names_the_tensor_type_as_torch(name):
     # torch's own strings, so that a program's `x.type() == 'torch.FloatTensor'` holds
     t, tt = mg.zeros(1, dtype=getattr(mg, name)), torch.zeros(1, dtype=getattr(torch, name))
@@ -184,7 +196,15 @@ def test_type_names_the_tensor_type_as_torch(name):
 
 
 @pytest.mark.parametrize(
-    "target", ["torch.DoubleTensor", "minigrad.DoubleTensor", "DoubleTensor", torch.DoubleTensor, mg.float64, "float64"]
+    "target",
+    [
+        "torch.DoubleTensor",
+        "minigrad.DoubleTensor",
+        "DoubleTensor",
+        torch.DoubleTensor,
+        mg.float64,
+        "float64",
+    ],
 )
 def test_type_with_a_dtype_or_a_type_name_converts(target):
     x = mg.tensor([1.5, 2.0], requires_grad=True)

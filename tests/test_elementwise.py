@@ -97,7 +97,12 @@ BINARY = {
     "maximum": (mg.maximum, torch.maximum, False, False),
     "minimum": (mg.minimum, torch.minimum, False, False),
     "method_add": (lambda a, b: a.add(b), lambda a, b: a.add(b), False, False),
-    "method_sub_alpha": (lambda a, b: a.sub(b, alpha=2), lambda a, b: a.sub(b, alpha=2), False, False),
+    "method_sub_alpha": (
+        lambda a, b: a.sub(b, alpha=2),
+        lambda a, b: a.sub(b, alpha=2),
+        False,
+        False,
+    ),
     "method_mul": (lambda a, b: a.mul(b), lambda a, b: a.mul(b), False, False),
     "method_div": (lambda a, b: a.div(b), lambda a, b: a.div(b), False, True),
     "method_pow": (lambda a, b: a.pow(b), lambda a, b: a.pow(b), True, False),
@@ -192,7 +197,9 @@ def test_pow_scalar_gradient_at_zero_base(exponent):
 
 def test_pow_tensor_exponent_gradient_at_zero_base_is_zero_like_torch():
     """d(a^b)/db = a^b log a is taken as 0 where a == 0 (not 0 * -inf = NaN)."""
-    check_against_torch(lambda a, b: a**b, lambda a, b: a**b, np.array([0.0, 2.0, 0.5]), np.array([2.0, 3.0, 1.5]))
+    check_against_torch(
+        lambda a, b: a**b, lambda a, b: a**b, np.array([0.0, 2.0, 0.5]), np.array([2.0, 3.0, 1.5])
+    )
 
 
 def test_pow_of_integer_tensor():
@@ -257,7 +264,9 @@ def test_unary_against_torch(name, shape):
 
 
 # the first-derivative gradchecks are the autograd exercise's (tests/test_exercise_autograd.py)
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "erf"])
+@pytest.mark.parametrize(
+    "name", ["tanh", "sigmoid", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "erf"]
+)
 def test_unary_gradgradcheck(name):
     fn, _, domain = UNARY[name]
     check_grads(fn, _unary_input((3,), domain), second=True)
@@ -338,7 +347,9 @@ def test_clamp_against_torch_with_values_on_the_bounds(name, bounds):
     lo, hi = bounds
     a = np.array([[-1.0, -0.5, -0.2, 0.0], [0.3, 0.5, 0.9, 2.0]])  # -0.5 and 0.5 sit on the bounds
     check_against_torch(lambda x: getattr(x, name)(lo, hi), lambda x: getattr(x, name)(lo, hi), a)
-    check_against_torch(lambda x: getattr(mg, name)(x, min=lo, max=hi), lambda x: torch.clamp(x, lo, hi), a)
+    check_against_torch(
+        lambda x: getattr(mg, name)(x, min=lo, max=hi), lambda x: torch.clamp(x, lo, hi), a
+    )
 
 
 @pytest.mark.parametrize("bounds", [(2, 3), (2.5, None), (None, 2.5), (1, 4.5)], ids=str)
@@ -369,7 +380,9 @@ def test_clamp_with_tensor_bounds_against_torch(which):
     def run(lib, x, lo, hi):
         return lib.clamp(x, min=lo if which != "max" else None, max=hi if which != "min" else None)
 
-    check_against_torch(lambda x, l, h: run(mg, x, l, h), lambda x, l, h: run(torch, x, l, h), a, lo, hi)
+    check_against_torch(
+        lambda x, l, h: run(mg, x, l, h), lambda x, l, h: run(torch, x, l, h), a, lo, hi
+    )
 
 
 # ---- maximum / minimum ties ---------------------------------------------------------
@@ -384,13 +397,17 @@ def test_maximum_minimum_ties_split_the_gradient_like_torch(name):
 
 
 def test_maximum_with_scalar_and_broadcast():
-    check_against_torch(lambda x, y: mg.maximum(x, y), torch.maximum, rand(2, 3, seed=8), np.array([[0.0], [0.5]]))
+    check_against_torch(
+        lambda x, y: mg.maximum(x, y), torch.maximum, rand(2, 3, seed=8), np.array([[0.0], [0.5]])
+    )
     assert mg.maximum(mg.tensor([1.0, 3.0]), 2.0).tolist() == [2.0, 3.0]
 
 
 # ---- where ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "shapes", [((2, 3), (2, 3), (2, 3)), ((2, 3), (3,), (2, 1)), ((3,), (2, 3), ()), ((), (2,), (2,))], ids=str
+    "shapes",
+    [((2, 3), (2, 3), (2, 3)), ((2, 3), (3,), (2, 1)), ((3,), (2, 3), ()), ((), (2,), (2,))],
+    ids=str,
 )
 def test_where_against_torch(shapes):
     c_shape, a_shape, b_shape = shapes
@@ -409,7 +426,12 @@ def test_where_against_torch(shapes):
 
 def test_where_gradgradcheck_and_scalar_branches():
     cond = mg.tensor([True, False, True])
-    check_grads(lambda a, b: mg.where(cond, a * a, b * b * b), rand(3, seed=12), rand(3, seed=13), second=True)
+    check_grads(
+        lambda a, b: mg.where(cond, a * a, b * b * b),
+        rand(3, seed=12),
+        rand(3, seed=13),
+        second=True,
+    )
     x, tx = leaf([1.0, -2.0, 3.0]), tleaf([1.0, -2.0, 3.0])
     out, tout = mg.where(x > 0, x, 0.0), torch.where(tx > 0, tx, 0.0)
     assert_close(out, tout)

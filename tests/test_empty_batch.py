@@ -21,7 +21,8 @@ import minigrad as mg
 # must not divide by its zero size on the way (torch's nan 'mean' is silent too)
 pytestmark = [
     pytest.mark.filterwarnings("error::RuntimeWarning"),
-    pytest.mark.filterwarnings("ignore:reduction. 'mean' divides the total loss:UserWarning"),  # torch's
+    # torch's
+    pytest.mark.filterwarnings("ignore:reduction. 'mean' divides the total loss:UserWarning"),
 ]
 
 
@@ -66,11 +67,15 @@ def pair(lib):  # an encoder-decoder's target and memory, batch first
 
 
 def enc(nn, batch_first=True, norm_first=False):  # both given: the defaults are being changed
-    return nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=batch_first, norm_first=norm_first)
+    return nn.TransformerEncoderLayer(
+        16, 4, 32, dropout=0.0, batch_first=batch_first, norm_first=norm_first
+    )
 
 
 def dec(nn, batch_first=True, norm_first=False):
-    return nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0, batch_first=batch_first, norm_first=norm_first)
+    return nn.TransformerDecoderLayer(
+        16, 4, 32, dropout=0.0, batch_first=batch_first, norm_first=norm_first
+    )
 
 
 LAYERS = {
@@ -78,22 +83,32 @@ LAYERS = {
     "Linear-3d": module(lambda nn: nn.Linear(16, 4))(tokens),
     "Identity": module(lambda nn: nn.Identity())(x08),
     "Embedding": module(lambda nn: nn.Embedding(10, 3))(lambda lib: [indices(lib, 0)]),
-    "Embedding-2d": module(lambda nn: nn.Embedding(10, 3, padding_idx=0))(lambda lib: [indices(lib, 0, 4)]),
+    "Embedding-2d": module(lambda nn: nn.Embedding(10, 3, padding_idx=0))(
+        lambda lib: [indices(lib, 0, 4)]
+    ),
     "Conv1d": module(lambda nn: nn.Conv1d(3, 4, 3, padding=1))(seq),
     "Conv2d": module(lambda nn: nn.Conv2d(3, 4, 3))(img),
-    "Conv2d-strided-groups": module(lambda nn: nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3))(img),
-    "ConvTranspose2d": module(lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1))(img),
+    "Conv2d-strided-groups": module(lambda nn: nn.Conv2d(3, 6, 3, stride=2, padding=1, groups=3))(
+        img
+    ),
+    "ConvTranspose2d": module(lambda nn: nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1))(
+        img
+    ),
     "MaxPool1d": module(lambda nn: nn.MaxPool1d(2))(seq),
     "MaxPool2d": module(lambda nn: nn.MaxPool2d(2))(img),
     "MaxPool2d-padded-ceil": module(lambda nn: nn.MaxPool2d(3, 2, padding=1, ceil_mode=True))(img),
     "AvgPool1d": module(lambda nn: nn.AvgPool1d(2))(seq),
     "AvgPool2d": module(lambda nn: nn.AvgPool2d(2))(img),
-    "AvgPool2d-padded": module(lambda nn: nn.AvgPool2d(3, 2, padding=1, count_include_pad=False))(img),
+    "AvgPool2d-padded": module(lambda nn: nn.AvgPool2d(3, 2, padding=1, count_include_pad=False))(
+        img
+    ),
     "AdaptiveAvgPool2d": module(lambda nn: nn.AdaptiveAvgPool2d(4))(img),
     "BatchNorm1d-eval": module(lambda nn: in_eval(nn.BatchNorm1d(8)))(x08),
     "BatchNorm1d-train": module(lambda nn: nn.BatchNorm1d(8))(x08),
     "BatchNorm1d-train-3d": module(lambda nn: nn.BatchNorm1d(3))(seq),
-    "BatchNorm1d-train-one-value": module(lambda nn: nn.BatchNorm1d(8))(lambda lib: [empty(lib, 1, 8)]),
+    "BatchNorm1d-train-one-value": module(lambda nn: nn.BatchNorm1d(8))(
+        lambda lib: [empty(lib, 1, 8)]
+    ),
     "BatchNorm2d-eval": module(lambda nn: in_eval(nn.BatchNorm2d(3)))(img),
     "BatchNorm2d-train": module(lambda nn: nn.BatchNorm2d(3))(img),
     "LayerNorm": module(lambda nn: nn.LayerNorm(8))(x08),
@@ -120,9 +135,9 @@ LAYERS = {
     "MultiheadAttention": module(lambda nn: nn.MultiheadAttention(16, 4, batch_first=True))(
         lambda lib: tokens(lib) * 3
     ),
-    "MultiheadAttention-seq-first": module(lambda nn: nn.MultiheadAttention(16, 4, batch_first=False))(
-        lambda lib: [empty(lib, 5, 0, 16)] * 3
-    ),
+    "MultiheadAttention-seq-first": module(
+        lambda nn: nn.MultiheadAttention(16, 4, batch_first=False)
+    )(lambda lib: [empty(lib, 5, 0, 16)] * 3),
     "TransformerEncoderLayer": module(lambda nn: enc(nn))(tokens),
     "TransformerEncoderLayer-norm-first": module(lambda nn: enc(nn, norm_first=True))(tokens),
     "TransformerDecoderLayer-norm-first": module(lambda nn: dec(nn, norm_first=True))(pair),
@@ -130,7 +145,9 @@ LAYERS = {
         lambda lib: [empty(lib, 5, 0, 16)]
     ),
     "TransformerDecoderLayer": module(lambda nn: dec(nn))(pair),
-    "TransformerEncoder": module(lambda nn: nn.TransformerEncoder(enc(nn), 2, enable_nested_tensor=False))(tokens),
+    "TransformerEncoder": module(
+        lambda nn: nn.TransformerEncoder(enc(nn), 2, enable_nested_tensor=False)
+    )(tokens),
     "TransformerDecoder": module(lambda nn: nn.TransformerDecoder(dec(nn), 2))(pair),
 }
 
@@ -163,17 +180,25 @@ LOSSES = {
     "BCEWithLogitsLoss": loss(lambda nn, r: nn.BCEWithLogitsLoss(reduction=r), scores_and_targets),
     "KLDivLoss": loss(lambda nn, r: nn.KLDivLoss(reduction=r), scores_and_targets),
     "CrossEntropyLoss": loss(lambda nn, r: nn.CrossEntropyLoss(reduction=r), logits_and_classes),
-    "CrossEntropyLoss-probabilities": loss(lambda nn, r: nn.CrossEntropyLoss(reduction=r), scores_and_targets),
+    "CrossEntropyLoss-probabilities": loss(
+        lambda nn, r: nn.CrossEntropyLoss(reduction=r), scores_and_targets
+    ),
     "CrossEntropyLoss-smoothed": loss(
         lambda nn, r: nn.CrossEntropyLoss(reduction=r, label_smoothing=0.1), logits_and_classes
     ),
-    "CrossEntropyLoss-images": loss(lambda nn, r: nn.CrossEntropyLoss(reduction=r), image_logits_and_classes),
+    "CrossEntropyLoss-images": loss(
+        lambda nn, r: nn.CrossEntropyLoss(reduction=r), image_logits_and_classes
+    ),
     "NLLLoss": loss(lambda nn, r: nn.NLLLoss(reduction=r), logits_and_classes),
 }
 
 
 def attention_inputs(lib, batch=0, queries=5, keys=5):
-    return [empty(lib, batch, 2, queries, 4), empty(lib, batch, 2, keys, 4), empty(lib, batch, 2, keys, 4)]
+    return [
+        empty(lib, batch, 2, queries, 4),
+        empty(lib, batch, 2, keys, 4),
+        empty(lib, batch, 2, keys, 4),
+    ]
 
 
 FUNCTIONS = {
@@ -202,7 +227,11 @@ FUNCTIONS = {
 
 CASES = {
     **LAYERS,
-    **{f"{name}-{r}": case for name, by_reduction in LOSSES.items() for r, case in by_reduction.items()},
+    **{
+        f"{name}-{r}": case
+        for name, by_reduction in LOSSES.items()
+        for r, case in by_reduction.items()
+    },
     **FUNCTIONS,
 }
 
@@ -253,8 +282,12 @@ def test_empty_batch_matches_torch(name, backend):
     mg.manual_seed(0)
     mine = run(mg, case)
     if theirs[0] == "raised":
-        assert mine[0] == "raised", f"{name}: torch raises {theirs[1].__name__} ({theirs[2]}), minigrad does not"
-        assert issubclass(mine[1], theirs[1]), f"{name}: minigrad raises {mine[1].__name__}: {mine[2]}"
+        assert mine[0] == "raised", (
+            f"{name}: torch raises {theirs[1].__name__} ({theirs[2]}), minigrad does not"
+        )
+        assert issubclass(mine[1], theirs[1]), (
+            f"{name}: minigrad raises {mine[1].__name__}: {mine[2]}"
+        )
         return
     assert mine[0] == "ran", f"{name}: minigrad raises {mine[1].__name__}: {mine[2]}"
     _, outputs, inputs, layer = mine

@@ -59,7 +59,11 @@ def _bytes(make):
 def _bomb():
     """16 MiB of zeros, compressed to about 16 KiB, in an archive mg.load would accept."""
     structure = '{"format": "minigrad", "version": 1, "root": {"type": "none"}}'
-    return _bytes(lambda f: np.savez_compressed(f, zeros=np.zeros(2**22, np.float32), __minigrad__=np.array(structure)))
+    return _bytes(
+        lambda f: np.savez_compressed(
+            f, zeros=np.zeros(2**22, np.float32), __minigrad__=np.array(structure)
+        )
+    )
 
 
 def _param():
@@ -73,7 +77,7 @@ def _tparam():
 o, to = mg.ones, torch.ones  # short names keep the table to one line a row
 
 CASES = {
-    # ---- tensors: creation -------------------------------------------------------------------------
+    # ---- tensors: creation -----------------------------------------------------------------------
     "tensor of strings": Case(
         lambda: mg.tensor(np.array(["a", "b"])),
         TypeError,
@@ -93,7 +97,9 @@ CASES = {
         lambda: torch.tensor([[1, 2], [3]]),
     ),
     # PyTorch: RuntimeError "Could not infer dtype", or a TypeError when a dtype is given
-    "tensor holding None": Case(lambda: mg.tensor([1.0, None]), TypeError, ["mg.tensor", "NoneType"]),
+    "tensor holding None": Case(
+        lambda: mg.tensor([1.0, None]), TypeError, ["mg.tensor", "NoneType"]
+    ),
     "from_numpy of strings": Case(
         lambda: mg.from_numpy(np.array(["a"])),
         TypeError,
@@ -101,20 +107,37 @@ CASES = {
         lambda: torch.from_numpy(np.array(["a"])),
     ),
     "zeros of a negative size": Case(
-        lambda: mg.zeros(-1, 2), RuntimeError, ["zeros", "negative dimension -1", "(-1, 2)"], lambda: torch.zeros(-1, 2)
+        lambda: mg.zeros(-1, 2),
+        RuntimeError,
+        ["zeros", "negative dimension -1", "(-1, 2)"],
+        lambda: torch.zeros(-1, 2),
     ),
     "randn of a negative size": Case(
-        lambda: mg.randn(3, -2), RuntimeError, ["randn", "negative dimension -2"], lambda: torch.randn(3, -2)
+        lambda: mg.randn(3, -2),
+        RuntimeError,
+        ["randn", "negative dimension -2"],
+        lambda: torch.randn(3, -2),
     ),
     "full of a negative size": Case(
-        lambda: mg.full((-1,), 2.0), RuntimeError, ["full", "negative"], lambda: torch.full((-1,), 2.0)
+        lambda: mg.full((-1,), 2.0),
+        RuntimeError,
+        ["full", "negative"],
+        lambda: torch.full((-1,), 2.0),
     ),
-    "eye of a negative size": Case(lambda: mg.eye(-1), RuntimeError, ["eye", "n=-1"], lambda: torch.eye(-1)),
+    "eye of a negative size": Case(
+        lambda: mg.eye(-1), RuntimeError, ["eye", "n=-1"], lambda: torch.eye(-1)
+    ),
     "arange with step 0": Case(
-        lambda: mg.arange(0, 5, 0), RuntimeError, ["arange", "step must be nonzero"], lambda: torch.arange(0, 5, 0)
+        lambda: mg.arange(0, 5, 0),
+        RuntimeError,
+        ["arange", "step must be nonzero"],
+        lambda: torch.arange(0, 5, 0),
     ),
     "randint with low >= high": Case(
-        lambda: mg.randint(5, 2, (3,)), RuntimeError, ["randint", "low=5", "high=2"], lambda: torch.randint(5, 2, (3,))
+        lambda: mg.randint(5, 2, (3,)),
+        RuntimeError,
+        ["randint", "low=5", "high=2"],
+        lambda: torch.randint(5, 2, (3,)),
     ),
     "integer tensor requiring grad": Case(
         lambda: mg.tensor([1, 2], requires_grad=True),
@@ -122,24 +145,36 @@ CASES = {
         ["floating point", "int64"],
         lambda: torch.tensor([1, 2], requires_grad=True),
     ),
-    # ---- tensors: elementwise ops and broadcasting ------------------------------------------------
+    # ---- tensors: elementwise ops and broadcasting -----------------------------------------------
     "add of shapes that do not broadcast": Case(
-        lambda: o(2, 3) + o(4), RuntimeError, ["add", "(2, 3)", "(4,)", "dimension 1"], lambda: to(2, 3) + to(4)
+        lambda: o(2, 3) + o(4),
+        RuntimeError,
+        ["add", "(2, 3)", "(4,)", "dimension 1"],
+        lambda: to(2, 3) + to(4),
     ),
     "mul of shapes that do not broadcast": Case(
         lambda: o(3) * o(3, 4), RuntimeError, ["mul", "(3,)", "(3, 4)"], lambda: to(3) * to(3, 4)
     ),
     "sub with an ndarray": Case(
-        lambda: o(2, 3) - np.ones(4), RuntimeError, ["sub", "(2, 3)", "(4,)"], lambda: to(2, 3) - torch.ones(4)
+        lambda: o(2, 3) - np.ones(4),
+        RuntimeError,
+        ["sub", "(2, 3)", "(4,)"],
+        lambda: to(2, 3) - torch.ones(4),
     ),
     "div with a list": Case(
-        lambda: o(2, 3) / [1.0, 2.0], RuntimeError, ["div", "(2,)"], lambda: to(2, 3) / torch.tensor([1.0, 2.0])
+        lambda: o(2, 3) / [1.0, 2.0],
+        RuntimeError,
+        ["div", "(2,)"],
+        lambda: to(2, 3) / torch.tensor([1.0, 2.0]),
     ),
     "comparison of shapes that do not broadcast": Case(
         lambda: o(2, 3) < o(4), RuntimeError, ["less", "(2, 3)", "(4,)"], lambda: to(2, 3) < to(4)
     ),
     "maximum of shapes that do not broadcast": Case(
-        lambda: mg.maximum(o(2), o(3)), RuntimeError, ["maximum", "(2,)", "(3,)"], lambda: torch.maximum(to(2), to(3))
+        lambda: mg.maximum(o(2), o(3)),
+        RuntimeError,
+        ["maximum", "(2,)", "(3,)"],
+        lambda: torch.maximum(to(2), to(3)),
     ),
     "where of shapes that do not broadcast": Case(
         lambda: mg.where(o(2, 3) > 0, o(4), o(2, 3)),
@@ -166,7 +201,10 @@ CASES = {
         lambda: to(3).add_(to(2, 3)),
     ),
     "copy_ from a shape that does not broadcast": Case(
-        lambda: o(3).copy_(o(4)), RuntimeError, ["copy_", "(4,)", "(3,)"], lambda: to(3).copy_(to(4))
+        lambda: o(3).copy_(o(4)),
+        RuntimeError,
+        ["copy_", "(4,)", "(3,)"],
+        lambda: to(3).copy_(to(4)),
     ),
     "in-place op on a leaf that requires grad": Case(
         lambda: mg.ones(2, requires_grad=True).mul_(2),
@@ -174,9 +212,12 @@ CASES = {
         ["mul_", "leaf", "no_grad"],
         lambda: torch.ones(2, requires_grad=True).mul_(2),
     ),
-    # ---- tensors: matmul, indexing, shapes, reductions ---------------------------------------------
+    # ---- tensors: matmul, indexing, shapes, reductions -------------------------------------------
     "matmul of mismatched inner dims": Case(
-        lambda: o(2, 3) @ o(4, 5), RuntimeError, ["matmul", "(2, 3)", "(4, 5)", "3 and 4"], lambda: to(2, 3) @ to(4, 5)
+        lambda: o(2, 3) @ o(4, 5),
+        RuntimeError,
+        ["matmul", "(2, 3)", "(4, 5)", "3 and 4"],
+        lambda: to(2, 3) @ to(4, 5),
     ),
     "batched matmul of batch dims that do not broadcast": Case(
         lambda: o(2, 3, 4) @ o(3, 4, 5),
@@ -197,26 +238,46 @@ CASES = {
         lambda: _assign(to(2, 3), 0, to(4)),
     ),
     "setitem out of range": Case(
-        lambda: _assign(o(2, 3), 5, 1.0), IndexError, ["setitem", "[5]", "(2, 3)"], lambda: _assign(to(2, 3), 5, 1.0)
+        lambda: _assign(o(2, 3), 5, 1.0),
+        IndexError,
+        ["setitem", "[5]", "(2, 3)"],
+        lambda: _assign(to(2, 3), 5, 1.0),
     ),
     "setitem of a string": Case(
-        lambda: _assign(o(2), 0, "a"), TypeError, ["setitem", "str", "float32"], lambda: _assign(to(2), 0, "a")
+        lambda: _assign(o(2), 0, "a"),
+        TypeError,
+        ["setitem", "str", "float32"],
+        lambda: _assign(to(2), 0, "a"),
     ),
-    "getitem out of range": Case(lambda: o(2, 3)[5], IndexError, ["index [5]", "(2, 3)"], lambda: to(2, 3)[5]),
+    "getitem out of range": Case(
+        lambda: o(2, 3)[5], IndexError, ["index [5]", "(2, 3)"], lambda: to(2, 3)[5]
+    ),
     "indexing with a float tensor": Case(
-        lambda: o(3)[mg.tensor([0.0])], IndexError, ["long, int or bool", "float32"], lambda: to(3)[torch.tensor([0.0])]
+        lambda: o(3)[mg.tensor([0.0])],
+        IndexError,
+        ["long, int or bool", "float32"],
+        lambda: to(3)[torch.tensor([0.0])],
     ),
     "reshape to the wrong size": Case(
-        lambda: o(2, 3).reshape(4, 2), RuntimeError, ["reshape", "(4, 2)", "6"], lambda: to(2, 3).reshape(4, 2)
+        lambda: o(2, 3).reshape(4, 2),
+        RuntimeError,
+        ["reshape", "(4, 2)", "6"],
+        lambda: to(2, 3).reshape(4, 2),
     ),
     "view to the wrong size": Case(
         lambda: o(2, 3).view(5), RuntimeError, ["view", "(5,)", "6"], lambda: to(2, 3).view(5)
     ),
     "expand of a non-singleton dim": Case(
-        lambda: o(2, 3).expand(4, 3), RuntimeError, ["expand", "4", "2"], lambda: to(2, 3).expand(4, 3)
+        lambda: o(2, 3).expand(4, 3),
+        RuntimeError,
+        ["expand", "4", "2"],
+        lambda: to(2, 3).expand(4, 3),
     ),
     "permute that is not a permutation": Case(
-        lambda: o(2, 3).permute(0, 0), RuntimeError, ["permute", "(0, 0)"], lambda: to(2, 3).permute(0, 0)
+        lambda: o(2, 3).permute(0, 0),
+        RuntimeError,
+        ["permute", "(0, 0)"],
+        lambda: to(2, 3).permute(0, 0),
     ),
     "cat of mismatched shapes": Case(
         lambda: mg.cat([o(2, 3), o(2, 4)]),
@@ -234,10 +295,16 @@ CASES = {
         lambda: o(2, 3).sum(dim=5), IndexError, ["sum", "[-2, 1]", "5"], lambda: to(2, 3).sum(dim=5)
     ),
     "argmax of an empty tensor": Case(
-        lambda: mg.tensor([]).argmax(), IndexError, ["argmax", "empty"], lambda: torch.tensor([]).argmax()
+        lambda: mg.tensor([]).argmax(),
+        IndexError,
+        ["argmax", "empty"],
+        lambda: torch.tensor([]).argmax(),
     ),
     "argmin over a dim of size 0": Case(
-        lambda: mg.zeros(2, 0).argmin(1), IndexError, ["argmin", "dim 1", "size 0"], lambda: torch.zeros(2, 0).argmin(1)
+        lambda: mg.zeros(2, 0).argmin(1),
+        IndexError,
+        ["argmin", "dim 1", "size 0"],
+        lambda: torch.zeros(2, 0).argmin(1),
     ),
     "max of an empty tensor": Case(
         lambda: mg.tensor([]).max(),
@@ -245,14 +312,16 @@ CASES = {
         ["max: cannot reduce an empty tensor"],
         lambda: torch.tensor([]).max(),
     ),
-    "item of several elements": Case(lambda: o(2).item(), RuntimeError, ["item", "2 elements"], lambda: to(2).item()),
+    "item of several elements": Case(
+        lambda: o(2).item(), RuntimeError, ["item", "2 elements"], lambda: to(2).item()
+    ),
     "numpy of a tensor that requires grad": Case(
         lambda: mg.ones(2, requires_grad=True).numpy(),
         RuntimeError,
         ["numpy", "detach"],
         lambda: torch.ones(2, requires_grad=True).numpy(),
     ),
-    # ---- autograd ----------------------------------------------------------------------------------
+    # ---- autograd --------------------------------------------------------------------------------
     "backward of a non-scalar without a gradient": Case(
         lambda: (mg.ones(2, requires_grad=True) * 2).backward(),
         RuntimeError,
@@ -268,7 +337,7 @@ CASES = {
         ["autograd.grad", "input 1", "allow_unused"],
         lambda: torch.autograd.grad((_q := _tparam()).sum(), [_q, _tparam()]),
     ),
-    # ---- layers and their functional forms ---------------------------------------------------------
+    # ---- layers and their functional forms -------------------------------------------------------
     "conv2d with the wrong number of channels": Case(
         lambda: nn.Conv2d(3, 4, 3)(o(1, 2, 5, 5)),
         RuntimeError,
@@ -312,16 +381,28 @@ CASES = {
         lambda: torch.nn.Embedding(3, 2)(torch.tensor([5])),
     ),
     "softmax over a dim out of range": Case(
-        lambda: F.softmax(o(2, 3), dim=2), IndexError, ["softmax", "2"], lambda: TF.softmax(to(2, 3), dim=2)
+        lambda: F.softmax(o(2, 3), dim=2),
+        IndexError,
+        ["softmax", "2"],
+        lambda: TF.softmax(to(2, 3), dim=2),
     ),
     "dropout with p > 1": Case(
-        lambda: F.dropout(o(2), p=1.5), ValueError, ["dropout", "1.5"], lambda: TF.dropout(to(2), p=1.5)
+        lambda: F.dropout(o(2), p=1.5),
+        ValueError,
+        ["dropout", "1.5"],
+        lambda: TF.dropout(to(2), p=1.5),
     ),
     "pad to a negative size": Case(
-        lambda: F.pad(o(2, 3), (-2, -2)), RuntimeError, ["pad", "negative", "-1"], lambda: TF.pad(to(2, 3), (-2, -2))
+        lambda: F.pad(o(2, 3), (-2, -2)),
+        RuntimeError,
+        ["pad", "negative", "-1"],
+        lambda: TF.pad(to(2, 3), (-2, -2)),
     ),
     "pad of odd length": Case(
-        lambda: F.pad(o(2, 3), (1,)), RuntimeError, ["pad", "even", "(1,)"], lambda: TF.pad(to(2, 3), (1,))
+        lambda: F.pad(o(2, 3), (1,)),
+        RuntimeError,
+        ["pad", "even", "(1,)"],
+        lambda: TF.pad(to(2, 3), (1,)),
     ),
     "one_hot of a class past num_classes": Case(
         lambda: F.one_hot(mg.tensor([3]), 2),
@@ -353,7 +434,7 @@ CASES = {
         ["in_channels (3)", "groups (2)"],
         lambda: torch.nn.Conv2d(3, 4, 3, groups=2),
     ),
-    # ---- losses ------------------------------------------------------------------------------------
+    # ---- losses ----------------------------------------------------------------------------------
     "nll_loss with a class weight of the wrong length": Case(
         lambda: F.nll_loss(o(4, 3), mg.tensor([0, 1, 2, 0]), weight=o(5)),
         RuntimeError,
@@ -401,7 +482,7 @@ CASES = {
         TypeError,
         ["cross_entropy", "floating point", "int64"],
     ),
-    # ---- optimizers and schedulers -----------------------------------------------------------------
+    # ---- optimizers and schedulers ---------------------------------------------------------------
     "SGD with a negative learning rate": Case(
         lambda: optim.SGD([_param()], lr=-1),
         ValueError,
@@ -421,7 +502,10 @@ CASES = {
         lambda: torch.optim.Adam([_tparam()], weight_decay=-1),
     ),
     "an optimizer of no parameters": Case(
-        lambda: optim.SGD([], lr=0.1), ValueError, ["SGD", "empty parameter list"], lambda: torch.optim.SGD([], lr=0.1)
+        lambda: optim.SGD([], lr=0.1),
+        ValueError,
+        ["SGD", "empty parameter list"],
+        lambda: torch.optim.SGD([], lr=0.1),
     ),
     "Nesterov without momentum": Case(
         lambda: optim.SGD([_param()], lr=0.1, nesterov=True),
@@ -433,14 +517,16 @@ CASES = {
         lambda: optim.SGD([_param()], lr=0.1).load_state_dict({"state": {}, "param_groups": []}),
         ValueError,
         ["load_state_dict", "0 parameter groups", "1"],
-        lambda: torch.optim.SGD([_tparam()], lr=0.1).load_state_dict({"state": {}, "param_groups": []}),
+        lambda: torch.optim.SGD([_tparam()], lr=0.1).load_state_dict(
+            {"state": {}, "param_groups": []}
+        ),
     ),
     "StepLR with step_size 0": Case(
         lambda: optim.lr_scheduler.StepLR(optim.SGD([_param()], lr=0.1), step_size=0),
         ValueError,
         ["StepLR", "step_size", "0"],
     ),
-    # ---- data ----------------------------------------------------------------------------------------
+    # ---- data ------------------------------------------------------------------------------------
     "DataLoader with batch_size 0": Case(
         lambda: DataLoader(TensorDataset(o(3)), batch_size=0),
         ValueError,
@@ -459,7 +545,7 @@ CASES = {
         ["random_split", "[3, 3]", "10"],
         lambda: torch.utils.data.random_split(range(10), [3, 3]),
     ),
-    # ---- serialization -------------------------------------------------------------------------------
+    # ---- serialization ---------------------------------------------------------------------------
     "load of a pickle": Case(
         lambda: mg.load(io.BytesIO(pickle.dumps({"w": [1.0]}))),
         ValueError,
@@ -469,10 +555,14 @@ CASES = {
         lambda: mg.load(_bomb()), ValueError, ["load", "decompress to", "max_expansion"]
     ),
     "load of a plain .npz": Case(
-        lambda: mg.load(_bytes(lambda f: np.savez(f, w=np.ones(3)))), ValueError, ["load", "__minigrad__", "mg.save"]
+        lambda: mg.load(_bytes(lambda f: np.savez(f, w=np.ones(3)))),
+        ValueError,
+        ["load", "__minigrad__", "mg.save"],
     ),
     "load of a .npy": Case(
-        lambda: mg.load(_bytes(lambda f: np.save(f, np.ones(3)))), ValueError, ["load", "single .npy array"]
+        lambda: mg.load(_bytes(lambda f: np.save(f, np.ones(3)))),
+        ValueError,
+        ["load", "single .npy array"],
     ),
     "load of a missing file": Case(
         lambda: mg.load("no/such/file.npz"),
@@ -485,7 +575,9 @@ CASES = {
         pickle.PicklingError,
         ["save", "lambda", "activation", "TransformerEncoderLayer"],
     ),
-    "save of an object array": Case(lambda: mg.save(np.array([None]), io.BytesIO()), TypeError, ["save", "object"]),
+    "save of an object array": Case(
+        lambda: mg.save(np.array([None]), io.BytesIO()), TypeError, ["save", "object"]
+    ),
 }
 
 
@@ -508,7 +600,9 @@ def test_pytorch_raises_the_same_type_for_the_same_call(name):
     case = CASES[name]
     with pytest.raises(Exception) as info:
         case.torch_call()
-    assert isinstance(info.value, case.error), f"PyTorch raised {type(info.value).__name__}: {info.value}"
+    assert isinstance(info.value, case.error), (
+        f"PyTorch raised {type(info.value).__name__}: {info.value}"
+    )
 
 
 def test_the_table_is_long_enough():

@@ -29,7 +29,8 @@ def bool_mask(shape, seed, masked_rows=()):
 CASES = [  # query, key, value shapes, mask, keyword arguments
     ((2, 4, 3), (2, 5, 3), (2, 5, 2), None, {}),
     ((2, 4, 3), (2, 5, 3), (2, 5, 2), None, dict(is_causal=True, scale=0.7)),
-    ((1, 2, 4, 3), (1, 2, 3, 3), (1, 2, 3, 2), bool_mask((4, 3), 7, masked_rows=(2,)), {}),  # a fully masked row
+    # a fully masked row
+    ((1, 2, 4, 3), (1, 2, 3, 3), (1, 2, 3, 2), bool_mask((4, 3), 7, masked_rows=(2,)), {}),
     ((1, 4, 3, 2), (1, 2, 3, 2), (1, 2, 3, 2), None, dict(enable_gqa=True)),
     ((2, 3, 4), (4, 4), (4, 3), rand(3, 4, seed=8), {}),  # float mask, broadcast key/value
 ]

@@ -48,7 +48,9 @@ UNARY = {
 def test_binary_op_gradcheck(name, shapes):
     """Broadcast shapes: each gradient must be summed back to its input's shape."""
     fn, pos_a, pos_b = BINARY[name]
-    check_grads(fn, rand(*shapes[0], seed=1, positive=pos_a), rand(*shapes[1], seed=2, positive=pos_b))
+    check_grads(
+        fn, rand(*shapes[0], seed=1, positive=pos_a), rand(*shapes[1], seed=2, positive=pos_b)
+    )
 
 
 @pytest.mark.parametrize("name", list(UNARY))

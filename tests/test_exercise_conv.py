@@ -25,16 +25,27 @@ def reference_backend():
 
 def test_conv2d_gradients_and_second_derivatives():
     x, w, b = rand(2, 4, 5, 4, seed=1), rand(4, 2, 3, 2, seed=2), rand(4, seed=3)
-    check_grads(lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2), x, w, b)
+    check_grads(
+        lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
+        x,
+        w,
+        b,
+    )
     x, w, b = rand(1, 2, 4, 4, seed=1), rand(2, 2, 2, 2, seed=2), rand(2, seed=3)
     check_grads(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), x, w, b, second=True)
 
 
 def test_conv_transpose2d_gradients_and_second_derivatives():
     x, w, b = rand(1, 2, 3, 3, seed=1), rand(2, 2, 2, 3, seed=2), rand(2, seed=3)
-    check_grads(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), x, w, b)
     check_grads(
-        lambda x, w, b: F.conv_transpose2d(x, w, b, padding=1, output_padding=1, dilation=2), x, w, b, second=True
+        lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), x, w, b
+    )
+    check_grads(
+        lambda x, w, b: F.conv_transpose2d(x, w, b, padding=1, output_padding=1, dilation=2),
+        x,
+        w,
+        b,
+        second=True,
     )
 
 

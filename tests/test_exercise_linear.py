@@ -15,7 +15,9 @@ pytestmark = pytest.mark.lesson_linear
 
 
 @pytest.mark.parametrize(
-    "shapes", [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((2, 1, 2, 3), (3, 3, 2))], ids=str
+    "shapes",
+    [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((2, 1, 2, 3), (3, 3, 2))],
+    ids=str,
 )
 def test_matmul_gradcheck(shapes):
     """Vectors on either side, and batch dims that broadcast."""
@@ -24,6 +26,8 @@ def test_matmul_gradcheck(shapes):
 
 def test_linear_single_output_and_gradcheck():
     x, w, b = rand(2, 4), rand(1, 4, seed=1), rand(1, seed=2)
-    np.testing.assert_allclose(F.linear(leaf(x), leaf(w), leaf(b)).detach().numpy(), x @ w.T + b, rtol=1e-12)
+    np.testing.assert_allclose(
+        F.linear(leaf(x), leaf(w), leaf(b)).detach().numpy(), x @ w.T + b, rtol=1e-12
+    )
     check_grads(F.linear, x, w, b)
     check_grads(F.linear, rand(2, 3), rand(4, 3, seed=1), rand(4, seed=2), second=True)

@@ -36,9 +36,14 @@ def test_cross_entropy_spatial_gradcheck():
 def test_nll_loss_gradcheck_and_composes_with_log_softmax():
     target = long([0, 2, 1])
     w = mg.tensor(np.array([1.0, 0.5, 2.0]))
-    check_grads(lambda x: F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), rand(3, 3), second=True)
+    check_grads(
+        lambda x: F.nll_loss(F.log_softmax(x, dim=1), target, weight=w), rand(3, 3), second=True
+    )
     x = leaf(rand(3, 3))
     composed = F.nll_loss(F.log_softmax(x, dim=1), target, weight=w)
     np.testing.assert_allclose(
-        composed.detach().numpy(), F.cross_entropy(x, target, weight=w).detach().numpy(), rtol=1e-6, atol=1e-8
+        composed.detach().numpy(),
+        F.cross_entropy(x, target, weight=w).detach().numpy(),
+        rtol=1e-6,
+        atol=1e-8,
     )

@@ -27,7 +27,12 @@ def test_gradcheck_layer_norm():
 
 
 def test_gradcheck_rms_norm():
-    check_grads(lambda x, w: F.rms_norm(x, (4,), w, eps=1e-3), rand(3, 4), rand(4, positive=True), second=True)
+    check_grads(
+        lambda x, w: F.rms_norm(x, (4,), w, eps=1e-3),
+        rand(3, 4),
+        rand(4, positive=True),
+        second=True,
+    )
     check_grads(lambda x: F.rms_norm(x, (2, 2)), rand(2, 2, 2), second=True)
 
 

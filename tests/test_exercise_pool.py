@@ -20,7 +20,13 @@ pytestmark = pytest.mark.lesson_pool
 def test_gradients_against_finite_differences():
     x = rand(2, 2, 5, 6, seed=6)  # distinct values: no ties for the max to break
     with mg.backends.use("numpy"):
-        check_grads(lambda a: F.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True), x, second=True)
-        check_grads(lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False), x, second=True)
+        check_grads(
+            lambda a: F.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True), x, second=True
+        )
+        check_grads(
+            lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            x,
+            second=True,
+        )
         check_grads(lambda a: F.adaptive_avg_pool2d(a, (3, 4)), x, second=True)
         check_grads(lambda a: F.max_pool1d(a.reshape(4, 6, 5), 2, 1, 1) ** 2, x)

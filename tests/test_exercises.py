@@ -31,14 +31,32 @@ def run_in(copy, *args, env=None):
     """Run `python *args` inside `copy`, with only `copy` on the Python path."""
     environment = {**os.environ, "PYTHONPATH": str(copy), **(env or {})}
     result = subprocess.run(
-        [sys.executable, *args], cwd=copy, env=environment, capture_output=True, text=True, timeout=TIMEOUT
+        [sys.executable, *args],
+        cwd=copy,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
     )
     return result.returncode, result.stdout + result.stderr
 
 
 def run_tests(copy, marker_expression, env=None):
-    # -n 0: one process (the copy keeps the -n auto of pyproject; workers would only add start-up time)
-    return run_in(copy, "-m", "pytest", "-n", "0", "-m", marker_expression, "-q", "-p", "no:cacheprovider", env=env)
+    # -n 0: one process (the copy keeps the -n auto of pyproject; workers would only add start-up
+    # time)
+    return run_in(
+        copy,
+        "-m",
+        "pytest",
+        "-n",
+        "0",
+        "-m",
+        marker_expression,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +87,14 @@ def test_the_student_copy_fails_the_lessons_tests_with_its_hints(runs, name):
     code, output = runs[name]
     assert code == 1, f"expected failing tests (exit code 1), got {code}:\n{output[-3000:]}"
     assert "FAILED tests/" in output, output[-3000:]
-    hints = [region.hint for regions in lesson_regions(ROOT, LESSONS[name]).values() for region in regions]
-    raised = [hint for hint in hints if f"NotImplementedError: {exercise_message(name, hint)}" in output]
+    hints = [
+        region.hint
+        for regions in lesson_regions(ROOT, LESSONS[name]).values()
+        for region in regions
+    ]
+    raised = [
+        hint for hint in hints if f"NotImplementedError: {exercise_message(name, hint)}" in output
+    ]
     assert raised, f"no NotImplementedError with a hint of lesson {name} in:\n{output[-3000:]}"
 
 
@@ -93,7 +117,9 @@ def test_each_region_is_reached_by_its_lessons_tests(runs, name):
         test = re.sub(r"\[.*$|\s+\((setup|call|teardown)\)$", "", current_test)
         if lesson_name == name and test in tests:
             reached.add(region)
-    regions = {region.name for regions in lesson_regions(ROOT, lesson).values() for region in regions}
+    regions = {
+        region.name for regions in lesson_regions(ROOT, lesson).values() for region in regions
+    }
     assert regions - reached == set(), f"regions of lesson {name} no test of the lesson reaches"
 
 
@@ -101,12 +127,20 @@ def test_the_copy_imports_and_runs_without_the_solutions(tmp_path):
     """With every region taken out, the package still imports (forward passes work:
     only the gaps raise), and it is the copy that is imported."""
     make(tmp_path, "all")
-    assert not list(tmp_path.rglob("__pycache__")), "compiled files (and Numba's cache) must not be copied"
+    assert not list(tmp_path.rglob("__pycache__")), (
+        "compiled files (and Numba's cache) must not be copied"
+    )
     assert not list(tmp_path.rglob("*.nbi")) and not list(tmp_path.rglob("*.nbc"))
     library = [p for p in (tmp_path / "minigrad").rglob("*.py") if "exercises" not in p.parts]
-    assert not [p for p in library if "BEGIN SOLUTION" in p.read_text()], "a region was left in the copy"
+    assert not [p for p in library if "BEGIN SOLUTION" in p.read_text()], (
+        "a region was left in the copy"
+    )
     modules = sorted(
-        {path.removesuffix(".py").replace("/", ".") for lesson in LESSONS.values() for path in lesson.files}
+        {
+            path.removesuffix(".py").replace("/", ".")
+            for lesson in LESSONS.values()
+            for path in lesson.files
+        }
     )
     program = (
         f"import importlib, minigrad as mg\nfor m in {modules!r}: importlib.import_module(m)\n"
@@ -121,11 +155,20 @@ def test_the_copy_imports_and_runs_without_the_solutions(tmp_path):
 
 
 def test_each_gap_raises_its_hint_at_the_regions_indentation():
-    source = "def f(x):\n    y = x\n    # BEGIN SOLUTION hint: double it\n    y = y * 2\n\n    # END SOLUTION\n    return y\n"
+    source = (
+        "def f(x):\n    y = x\n    # BEGIN SOLUTION hint: double it\n    y = y * 2\n\n    # "
+        "END SOLUTION\n    return y\n"
+    )
     regions = find_regions(source)
-    assert [(r.begin, r.end, r.indent, r.hint, r.name) for r in regions] == [(3, 6, "    ", "double it", "f")]
+    assert [(r.begin, r.end, r.indent, r.hint, r.name) for r in regions] == [
+        (3, 6, "    ", "double it", "f")
+    ]
     student = without_solutions(source, regions, "demo")
-    assert student == "def f(x):\n    y = x\n    raise NotImplementedError('exercise demo: double it')\n    return y\n"
+    assert (
+        student
+        == "def f(x):\n    y = x\n    raise NotImplementedError('exercise demo: double it')\n    "
+        "return y\n"
+    )
     namespace = {}
     exec(student, namespace)
     with pytest.raises(NotImplementedError, match="exercise demo: double it"):
@@ -138,11 +181,15 @@ def test_each_gap_raises_its_hint_at_the_regions_indentation():
         ("# BEGIN SOLUTION hint: a\nx = 1\n", "has no END SOLUTION"),
         ("x = 1\n# END SOLUTION\n", "without a BEGIN"),
         (
-            "# BEGIN SOLUTION hint: a\n# BEGIN SOLUTION hint: b\nx = 1\n# END SOLUTION\n# END SOLUTION\n",
+            "# BEGIN SOLUTION hint: a\n# BEGIN SOLUTION hint: b\nx = 1\n# END SOLUTION\n# END "
+            "SOLUTION\n",
             "inside the region",
         ),
         ("# BEGIN SOLUTION\nx = 1\n# END SOLUTION\n", "needs a hint"),
-        ("if x:\n    # BEGIN SOLUTION hint: a\n    x = 1\n# END SOLUTION\n", "not indented like its BEGIN"),
+        (
+            "if x:\n    # BEGIN SOLUTION hint: a\n    x = 1\n# END SOLUTION\n",
+            "not indented like its BEGIN",
+        ),
         ("# BEGIN SOLUTION hint: a\n# END SOLUTION\n", "empty"),
     ],
 )
@@ -171,7 +218,9 @@ def test_every_lesson_has_marked_tests_and_a_registered_marker():
     pyproject = (ROOT / "pyproject.toml").read_text()
     for lesson in LESSONS.values():
         assert marked_tests(ROOT, lesson), f"no test is marked {lesson.marker}"
-        assert f'"{lesson.marker}:' in pyproject, f"{lesson.marker} is not registered in pyproject.toml"
+        assert f'"{lesson.marker}:' in pyproject, (
+            f"{lesson.marker} is not registered in pyproject.toml"
+        )
 
 
 def test_list_names_every_lesson_its_regions_and_tests(capsys):
@@ -203,7 +252,9 @@ def test_make_copies_only_the_lessons_tests_and_writes_a_readme(tmp_path, capsys
     assert INSTALL in readme and "not PyTorch" in readme
     # only the conv lesson's regions are taken out
     assert "NotImplementedError" in (copy / "minigrad/kernels/reference/conv.py").read_text()
-    assert (copy / "minigrad/ops/linalg.py").read_text() == (ROOT / "minigrad/ops/linalg.py").read_text()
+    assert (copy / "minigrad/ops/linalg.py").read_text() == (
+        ROOT / "minigrad/ops/linalg.py"
+    ).read_text()
 
 
 def test_an_unknown_lesson_is_a_clear_error(tmp_path, capsys):
@@ -233,7 +284,10 @@ def imported_modules(path):
 
 def requirement_names(text):
     """The distribution names of a TOML list of requirement strings ("pytest>=8", ...)."""
-    return {re.match(r"[A-Za-z0-9_.-]+", item).group().lower() for item in re.findall(r'"([^"]+)"', text)}
+    return {
+        re.match(r"[A-Za-z0-9_.-]+", item).group().lower()
+        for item in re.findall(r'"([^"]+)"', text)
+    }
 
 
 def test_the_copys_tests_need_only_the_student_extra(tmp_path):
@@ -242,11 +296,15 @@ def test_the_copys_tests_need_only_the_student_extra(tmp_path):
     and the `student` extra, which has no PyTorch. (The names these distributions are
     imported by are their own: numpy, numba, matplotlib, threadpoolctl, pytest.)"""
     pyproject = (ROOT / "pyproject.toml").read_text()
-    dependencies = requirement_names(re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.M | re.S)[1])
+    dependencies = requirement_names(
+        re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.M | re.S)[1]
+    )
     extra = requirement_names(re.search(r"^student = \[(.*?)\]", pyproject, re.M | re.S)[1])
     assert "pytest" in extra and "torch" not in extra and "torch" not in dependencies
     make(tmp_path, "all")
     allowed = set(sys.stdlib_module_names) | {"minigrad", "tests"} | dependencies | extra
     for path in sorted((tmp_path / "tests").glob("*.py")):
-        assert imported_modules(path) <= allowed, f"{path.name} imports {imported_modules(path) - allowed}"
+        assert imported_modules(path) <= allowed, (
+            f"{path.name} imports {imported_modules(path) - allowed}"
+        )
     assert "torch" not in allowed

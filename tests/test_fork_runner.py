@@ -51,7 +51,9 @@ def test_each_script_starts_from_the_servers_state_not_the_previous_scripts(serv
     read_mark = script(tmp_path, "read.py", "import json\nprint(hasattr(json, 'MARK'))\n")
     assert server.run(set_mark, [], tmp_path / "set.log")["returncode"] == 0
     assert server.run(read_mark, [], tmp_path / "read.log")["returncode"] == 0
-    assert (tmp_path / "set.log").read_text() == "1\n" and (tmp_path / "read.log").read_text() == "False\n"
+    assert (tmp_path / "set.log").read_text() == "1\n" and (
+        tmp_path / "read.log"
+    ).read_text() == "False\n"
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,9 @@ def test_activation_gradcheck(name):
     check_grads(fn, x, second=second)
 
 
-@pytest.mark.parametrize("name", ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh"])
+@pytest.mark.parametrize(
+    "name", ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh"]
+)
 def test_activation_keeps_float32(name):
     fn = ACTIVATIONS[name][0]
     x = mg.tensor(rand(3, 2).astype(np.float32), requires_grad=True)
@@ -98,7 +100,18 @@ def test_activation_keeps_float32(name):
 def test_activation_wide_range_matches_torch():
     """Large |x| exercises the saturating branches (exp overflow, softplus threshold)."""
     x = np.array([-800.0, -60.0, -19.5, -3.0, 0.5, 4.0, 21.0, 60.0, 800.0])
-    for name in ["relu", "leaky_relu", "elu", "gelu", "gelu_tanh", "silu", "mish", "sigmoid", "tanh", "softplus"]:
+    for name in [
+        "relu",
+        "leaky_relu",
+        "elu",
+        "gelu",
+        "gelu_tanh",
+        "silu",
+        "mish",
+        "sigmoid",
+        "tanh",
+        "softplus",
+    ]:
         fn, tfn, _, _ = ACTIVATIONS[name]
         with np.errstate(over="raise"):
             check_against_torch(fn, tfn, x, atol=1e-12)
@@ -135,7 +148,9 @@ SOFTMAX_CASES += [((2, 1, 3, 2), 1), ((2, 1, 3, 2), -2)]
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_softmax_matches_torch(op, shape, dim):
     fn, tfn = getattr(F, op), getattr(TF, op)
-    check_against_torch(lambda x: fn(x, dim=dim), lambda x: tfn(x, dim=dim), rand(*shape, seed=7) * 3)
+    check_against_torch(
+        lambda x: fn(x, dim=dim), lambda x: tfn(x, dim=dim), rand(*shape, seed=7) * 3
+    )
 
 
 # softmax's and log_softmax's gradchecks are the losses exercise's (tests/test_exercise_losses.py)
@@ -173,7 +188,13 @@ def test_softmax_implicit_dim_warns_and_follows_torch(op):
 
 @pytest.mark.parametrize(
     "shape,dim,keepdim",
-    [((5,), 0, False), ((), 0, False), ((2, 3), 1, True), ((2, 3, 4), -1, False), ((2, 3, 4), (0, 2), False)],
+    [
+        ((5,), 0, False),
+        ((), 0, False),
+        ((2, 3), 1, True),
+        ((2, 3, 4), -1, False),
+        ((2, 3, 4), (0, 2), False),
+    ],
     ids=str,
 )
 def test_logsumexp_matches_torch(shape, dim, keepdim):

@@ -56,7 +56,9 @@ def n_classes(shape):
 @pytest.mark.parametrize("ignore", [None, "class", "marker"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("shape", CE_SHAPES, ids=str)
-def test_cross_entropy_class_indices_match_torch(shape, weighted, ignore, label_smoothing, reduction):
+def test_cross_entropy_class_indices_match_torch(
+    shape, weighted, ignore, label_smoothing, reduction
+):
     c = n_classes(shape)
     target = class_targets(target_shape(shape), c, seed=1)
     kwargs = dict(reduction=reduction, label_smoothing=label_smoothing)
@@ -68,7 +70,9 @@ def test_cross_entropy_class_indices_match_torch(shape, weighted, ignore, label_
         kwargs["ignore_index"] = -1
     weight = rand(c, seed=2, positive=True) if weighted else None
     check_against_torch(
-        lambda x: F.cross_entropy(x, mg_long(target), weight=None if weight is None else mg.tensor(weight), **kwargs),
+        lambda x: F.cross_entropy(
+            x, mg_long(target), weight=None if weight is None else mg.tensor(weight), **kwargs
+        ),
         lambda x: TF.cross_entropy(
             x, t_long(target), weight=None if weight is None else torch.tensor(weight), **kwargs
         ),
@@ -88,8 +92,12 @@ def test_cross_entropy_probability_targets_match_torch(shape, weighted, label_sm
     weight = rand(c, seed=2, positive=True) if weighted else None
     kwargs = dict(reduction=reduction, label_smoothing=label_smoothing)
     check_against_torch(
-        lambda x, t: F.cross_entropy(x, t, weight=None if weight is None else mg.tensor(weight), **kwargs),
-        lambda x, t: TF.cross_entropy(x, t, weight=None if weight is None else torch.tensor(weight), **kwargs),
+        lambda x, t: F.cross_entropy(
+            x, t, weight=None if weight is None else mg.tensor(weight), **kwargs
+        ),
+        lambda x, t: TF.cross_entropy(
+            x, t, weight=None if weight is None else torch.tensor(weight), **kwargs
+        ),
         rand(*shape, seed=3),
         probs,
     )
@@ -117,7 +125,9 @@ def test_cross_entropy_gradgradcheck(kwargs):
 def test_cross_entropy_probability_targets_gradgradcheck():
     probs = np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]])
     check_grads(
-        lambda x, t: F.cross_entropy(x, t, weight=mg.tensor(np.array([1.0, 2.0, 0.5])), label_smoothing=0.1),
+        lambda x, t: F.cross_entropy(
+            x, t, weight=mg.tensor(np.array([1.0, 2.0, 0.5])), label_smoothing=0.1
+        ),
         rand(2, 3, seed=6),
         probs,
         second=True,
@@ -240,7 +250,9 @@ def test_nll_loss_matches_torch(shape, weighted, ignore_index, reduction):
 
 
 # nll_loss's gradcheck is the losses exercise's (tests/test_exercise_losses.py)
-@pytest.mark.parametrize("x_shape,t_shape", [((4, 3), (3,)), ((2, 3, 4), (2, 3)), ((3,), (3,))], ids=str)
+@pytest.mark.parametrize(
+    "x_shape,t_shape", [((4, 3), (3,)), ((2, 3, 4), (2, 3)), ((3,), (3,))], ids=str
+)
 def test_nll_loss_wrong_target_shape_names_both_shapes(x_shape, t_shape):
     with pytest.raises(RuntimeError) as info:
         F.nll_loss(leaf(rand(*x_shape)), mg_long(np.zeros(t_shape)))
@@ -297,7 +309,11 @@ def test_regression_loss_matches_torch(name, shape, reduction):
 @pytest.mark.parametrize("name", REGRESSION)
 def test_regression_loss_gradcheck(name):
     fn, _, kwargs = REGRESSION[name]
-    check_grads(lambda a, b: fn(a, b, **kwargs), *regression_pair((2, 3), seed=12), second=name == "mse_loss")
+    check_grads(
+        lambda a, b: fn(a, b, **kwargs),
+        *regression_pair((2, 3), seed=12),
+        second=name == "mse_loss",
+    )
 
 
 def test_smooth_l1_and_huber_cover_both_branches():
@@ -305,9 +321,13 @@ def test_smooth_l1_and_huber_cover_both_branches():
     x = leaf([0.0, 0.0, 0.0, 0.0])
     y = leaf([0.2, -0.4, 1.5, -3.0])
     np.testing.assert_allclose(
-        F.smooth_l1_loss(x, y, reduction="none", beta=0.5).array, [0.04, 0.16, 1.25, 2.75], rtol=1e-12
+        F.smooth_l1_loss(x, y, reduction="none", beta=0.5).array,
+        [0.04, 0.16, 1.25, 2.75],
+        rtol=1e-12,
     )
-    np.testing.assert_allclose(F.huber_loss(x, y, reduction="none", delta=0.5).array, [0.02, 0.08, 0.625, 1.375])
+    np.testing.assert_allclose(
+        F.huber_loss(x, y, reduction="none", delta=0.5).array, [0.02, 0.08, 0.625, 1.375]
+    )
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
@@ -356,7 +376,9 @@ def test_binary_cross_entropy_matches_torch(shape, weighted, reduction):
 
 
 def test_binary_cross_entropy_gradcheck():
-    check_grads(F.binary_cross_entropy, probabilities(2, 3), probabilities(2, 3, seed=16), second=True)
+    check_grads(
+        F.binary_cross_entropy, probabilities(2, 3), probabilities(2, 3, seed=16), second=True
+    )
 
 
 def test_binary_cross_entropy_clamps_log_at_minus_100_like_torch():
@@ -403,7 +425,9 @@ def test_binary_cross_entropy_shape_and_reduction_errors():
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("weighted,pos_weighted", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize(
+    "weighted,pos_weighted", [(False, False), (True, False), (False, True), (True, True)]
+)
 @pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4)], ids=str)
 def test_bce_with_logits_matches_torch(shape, weighted, pos_weighted, reduction):
     weight = rand(*shape[-1:], seed=17, positive=True) if weighted else None
@@ -449,8 +473,12 @@ def test_bce_with_logits_is_stable_for_large_logits():
             x,
         )
         check_against_torch(
-            lambda a: F.binary_cross_entropy_with_logits(a, mg.tensor(y), pos_weight=mg.tensor(pos_weight)),
-            lambda a: TF.binary_cross_entropy_with_logits(a, torch.tensor(y), pos_weight=torch.tensor(pos_weight)),
+            lambda a: F.binary_cross_entropy_with_logits(
+                a, mg.tensor(y), pos_weight=mg.tensor(pos_weight)
+            ),
+            lambda a: TF.binary_cross_entropy_with_logits(
+                a, torch.tensor(y), pos_weight=torch.tensor(pos_weight)
+            ),
             x,
         )
     loss = F.binary_cross_entropy_with_logits(leaf(x), mg.tensor(y), reduction="none")
@@ -479,7 +507,8 @@ def log_probs(*shape, seed):
     return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
 
 
-@pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning")  # PyTorch's nudge to batchmean
+# PyTorch's nudge to batchmean
+@pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning")
 @pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
 @pytest.mark.parametrize("log_target", [False, True])
 @pytest.mark.parametrize("shape", [(4, 3), (2, 3, 2), (5,), (1, 1), ()], ids=str)
@@ -517,11 +546,20 @@ def test_kl_div_zero_targets_contribute_zero(reduction):
 
 def test_kl_div_gradgradcheck_and_batchmean_is_true_kl():
     p = np.array([[0.1, 0.6, 0.3], [0.25, 0.25, 0.5]])
-    check_grads(lambda x, t: F.kl_div(x, t, reduction="batchmean"), log_probs(2, 3, seed=29), p, second=True)
-    check_grads(lambda x, t: F.kl_div(x, t, log_target=True), log_probs(2, 3, seed=30), np.log(p), second=True)
+    check_grads(
+        lambda x, t: F.kl_div(x, t, reduction="batchmean"), log_probs(2, 3, seed=29), p, second=True
+    )
+    check_grads(
+        lambda x, t: F.kl_div(x, t, log_target=True),
+        log_probs(2, 3, seed=30),
+        np.log(p),
+        second=True,
+    )
     q = np.exp(log_probs(2, 3, seed=31))
     expected = np.mean(np.sum(p * np.log(p / q), axis=1))
-    np.testing.assert_allclose(F.kl_div(leaf(np.log(q)), leaf(p), reduction="batchmean").item(), expected)
+    np.testing.assert_allclose(
+        F.kl_div(leaf(np.log(q)), leaf(p), reduction="batchmean").item(), expected
+    )
 
 
 def test_kl_div_errors():
@@ -579,7 +617,9 @@ def test_bce_with_logits_keeps_tiny_losses_and_gradients_in_float32(pos_weight):
     xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     mine_pw = None if pos_weight is None else mg.tensor(pos_weight)
     theirs_pw = None if pos_weight is None else torch.tensor(pos_weight, dtype=torch.float64)
-    loss = F.binary_cross_entropy_with_logits(x, mg.tensor(targets), reduction="none", pos_weight=mine_pw)
+    loss = F.binary_cross_entropy_with_logits(
+        x, mg.tensor(targets), reduction="none", pos_weight=mine_pw
+    )
     exact = TF.binary_cross_entropy_with_logits(
         xt, torch.tensor(targets, dtype=torch.float64), reduction="none", pos_weight=theirs_pw
     )

@@ -109,7 +109,9 @@ def test_one_hot_infers_num_classes_from_the_largest_index():
     assert F.one_hot(mg.tensor(np.array([3, 0]))).shape == (2, 4)
 
 
-@pytest.mark.parametrize("values,num_classes,match", [([0, -1], -1, "-1"), ([0, 3], 3, "3"), ([5], 2, "5")])
+@pytest.mark.parametrize(
+    "values,num_classes,match", [([0, -1], -1, "-1"), ([0, 3], 3, "3"), ([5], 2, "5")]
+)
 def test_one_hot_rejects_out_of_range(values, num_classes, match):
     with pytest.raises(RuntimeError, match=match):
         F.one_hot(mg.tensor(np.array(values, dtype=np.int64)), num_classes=num_classes)
@@ -142,7 +144,9 @@ CONSTANT_CASES = [
 def test_pad_constant_matches_torch(shape, amounts, value):
     kwargs = {} if value is None else {"value": value}
     check_against_torch(
-        lambda x: F.pad(x, amounts, **kwargs), lambda x: TF.pad(x, amounts, **kwargs), rand(*shape, seed=1)
+        lambda x: F.pad(x, amounts, **kwargs),
+        lambda x: TF.pad(x, amounts, **kwargs),
+        rand(*shape, seed=1),
     )
 
 
@@ -164,7 +168,9 @@ MODE_CASES = [
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
 def test_pad_modes_match_torch(mode, shape, amounts):
     check_against_torch(
-        lambda x: F.pad(x, amounts, mode=mode), lambda x: TF.pad(x, amounts, mode=mode), rand(*shape, seed=2)
+        lambda x: F.pad(x, amounts, mode=mode),
+        lambda x: TF.pad(x, amounts, mode=mode),
+        rand(*shape, seed=2),
     )
 
 
@@ -200,7 +206,13 @@ def test_pad_reflect_gradient_accumulates_on_repeated_elements():
         ((1, 2, 3), (0, 1, 2, 0), {"mode": "reflect"}, ValueError, "reflect"),
         ((1, 2, 3), (4, 0), {"mode": "circular"}, ValueError, "circular"),
         ((3,), (1, 1, 1, 1), {}, RuntimeError, r"\(3,\)"),
-        ((2, 3), (-2, -2), {}, RuntimeError, r"input size 3, plus negative padding -2 and -2.* size -1"),
+        (
+            (2, 3),
+            (-2, -2),
+            {},
+            RuntimeError,
+            r"input size 3, plus negative padding -2 and -2.* size -1",
+        ),
         ((2, 3), (1, 1), {"mode": "wrap"}, ValueError, "mode"),
         ((2, 3), (-1, 1), {"mode": "replicate"}, ValueError, "negative"),
         ((2, 3), (1, 1), {"mode": "reflect", "value": 1.0}, ValueError, "value"),

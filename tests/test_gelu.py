@@ -37,13 +37,17 @@ EPS32 = float(np.finfo(np.float32).eps)
 def grid32():
     """float32 points: a dense grid through the whole interesting range and random ones."""
     rng = np.random.default_rng(0)
-    return np.concatenate([np.linspace(-15, 15, 30001), rng.standard_normal(20000) * 3]).astype(np.float32)
+    return np.concatenate([np.linspace(-15, 15, 30001), rng.standard_normal(20000) * 3]).astype(
+        np.float32
+    )
 
 
 def exact(x):
     """y = x Phi(x) and s = Phi(x) + x phi(x) in double precision, math.erf per element."""
     x = np.asarray(x, dtype=np.float64)
-    cdf = 0.5 * (1.0 + np.array([math.erf(v / math.sqrt(2.0)) for v in x.reshape(-1)]).reshape(x.shape))
+    cdf = 0.5 * (
+        1.0 + np.array([math.erf(v / math.sqrt(2.0)) for v in x.reshape(-1)]).reshape(x.shape)
+    )
     return x * cdf, cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
 
 
@@ -107,7 +111,11 @@ def test_float64_matches_pytorch_to_double_precision(approximate):
     x = rand(500, seed=4) * 4
     # (1 + erf or tanh, for x < 0, cancels: absolute errors of a few eps64 |x|)
     check_against_torch(
-        lambda t: F.gelu(t, approximate), lambda t: TF.gelu(t, approximate=approximate), x, rtol=1e-13, atol=1e-14
+        lambda t: F.gelu(t, approximate),
+        lambda t: TF.gelu(t, approximate=approximate),
+        x,
+        rtol=1e-13,
+        atol=1e-14,
     )
 
 
@@ -158,7 +166,9 @@ def test_special_values_give_what_pytorch_gives(dtype, approximate):
     # the same infinities, and elsewhere values within the tolerances of the tests above
     # (PyTorch's float32 slope at -10 is 0, the exact one -7.7e-22)
     assert np.array_equal(y[np.isinf(y_t)], y_t[np.isinf(y_t)])
-    k = (4 if approximate == "none" else 8) * (1 if dtype == np.float32 else np.finfo(np.float64).eps / EPS32)
+    k = (4 if approximate == "none" else 8) * (
+        1 if dtype == np.float32 else np.finfo(np.float64).eps / EPS32
+    )
     fy, fs = np.isfinite(y_t), np.isfinite(s_t)
     assert_within(y[fy], y_t[fy], x[fy], k, 1e-30)
     assert_within(s[fs], s_t[fs], x[fs], k, 1.0)
@@ -239,12 +249,26 @@ def test_the_loops_are_cached_a_second_process_compiles_nothing(tmp_path):
     """Numba cannot cache a loop that calls another compiled function made in the same
     closure (its cache key changes in every process): the loops are written to avoid
     that, and this would catch it coming back."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path),
+        PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+    )
 
     def compiles():
-        run = subprocess.run([sys.executable, "-c", CACHE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+        run = subprocess.run(
+            [sys.executable, "-c", CACHE_SCRIPT],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert run.returncode == 0, run.stderr
-        return [line for line in run.stderr.splitlines() if line.startswith("minigrad: compiling the GELU")]
+        return [
+            line
+            for line in run.stderr.splitlines()
+            if line.startswith("minigrad: compiling the GELU")
+        ]
 
     assert len(compiles()) == 1  # the first process compiles, and says so once
     assert compiles() == []

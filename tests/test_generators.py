@@ -84,7 +84,9 @@ def draws(framework):
         "exponential_": lambda g: f.zeros(2, 3).exponential_(generator=g),
         "bernoulli_": lambda g: f.zeros(2, 3).bernoulli_(0.5, generator=g),
         **{
-            f"nn.init.{name}": lambda g, name=name: getattr(f.nn.init, name)(f.zeros(3, 4), generator=g)
+            f"nn.init.{name}": lambda g, name=name: getattr(f.nn.init, name)(
+                f.zeros(3, 4), generator=g
+            )
             for name in INIT_FUNCTIONS
         },
     }
@@ -98,7 +100,9 @@ def values(t):
 
 
 def global_state(framework):
-    return framework.random.default_generator.get_state() if framework is mg else torch.get_rng_state()
+    return (
+        framework.random.default_generator.get_state() if framework is mg else torch.get_rng_state()
+    )
 
 
 def same_state(a, b):
@@ -196,18 +200,25 @@ def test_normal_has_the_requested_moments():
 )
 def test_normal_forms_match_torchs_shapes_and_dtypes(args):
     def build(framework):
-        return [framework.zeros(2, 3, dtype=framework.float64) if a == "tensor" else a for a in args[:2]]
+        return [
+            framework.zeros(2, 3, dtype=framework.float64) if a == "tensor" else a for a in args[:2]
+        ]
 
     mine = mg.normal(*build(mg), *(args[2:] if args[2] else ()))
     theirs = torch.normal(*build(torch), *(args[2:] if args[2] else ()))
-    assert mine.shape == tuple(theirs.shape) and str(mine.dtype) == str(theirs.dtype).removeprefix("torch.")
+    assert mine.shape == tuple(theirs.shape) and str(mine.dtype) == str(theirs.dtype).removeprefix(
+        "torch."
+    )
 
 
 def test_normal_errors_are_torchs():
     for mine, theirs in [
         (lambda: mg.normal(mg.zeros(3), -1.0), lambda: torch.normal(torch.zeros(3), -1.0)),
         (lambda: mg.normal(0.0, -1.0, (2,)), lambda: torch.normal(0.0, -1.0, (2,))),
-        (lambda: mg.normal(mg.zeros(2, 3), mg.ones(4)), lambda: torch.normal(torch.zeros(2, 3), torch.ones(4))),
+        (
+            lambda: mg.normal(mg.zeros(2, 3), mg.ones(4)),
+            lambda: torch.normal(torch.zeros(2, 3), torch.ones(4)),
+        ),
         (lambda: mg.normal(0.0, 1.0), lambda: torch.normal(0.0, 1.0)),
     ]:
         with pytest.raises(Exception) as theirs_error:
@@ -220,7 +231,8 @@ def test_randint_like_and_random_stay_in_range_like_torch():
     g = mg.Generator().manual_seed(3)
     x = mg.randint_like(mg.zeros(1000, dtype=mg.int64), 3, 10, generator=g)
     assert x.dtype == mg.int64 and x.min().item() == 3 and x.max().item() == 9
-    assert mg.randint_like(mg.zeros(500), 4, generator=g).max().item() == 3.0  # high only: [0, high)
+    # high only: [0, high)
+    assert mg.randint_like(mg.zeros(500), 4, generator=g).max().item() == 3.0
     with pytest.raises(RuntimeError):
         torch.randint_like(torch.zeros(2), 10, 3)
     with pytest.raises(RuntimeError, match="expected low < high"):

@@ -28,14 +28,15 @@ def ids(*shape, vocab=11, seed=1):
     return mg.tensor(np.random.default_rng(seed).integers(0, vocab, shape))
 
 
-# ---- the network itself, against PyTorch ----------------------------------------------------------
+# ---- the network itself, against PyTorch ---------------------------------------------------------
 def torch_gpt(model, idx):
     """The same GPT written with torch.nn.functional, reading model's weights (float64):
     pre-norm blocks, GELU MLP, causal grouped-query SDPA, learned positions, tied head."""
     import torch.nn.functional as tF
 
     params = {
-        k: torch.tensor(v.numpy(), dtype=torch.float64, requires_grad=True) for k, v in model.state_dict().items()
+        k: torch.tensor(v.numpy(), dtype=torch.float64, requires_grad=True)
+        for k, v in model.state_dict().items()
     }
     params["lm_head.weight"] = params["tok_emb.weight"]  # tied: one tensor
     H, Hkv, D = model.n_heads, model.n_kv_heads, model.head_dim
@@ -46,13 +47,19 @@ def torch_gpt(model, idx):
     for i in range(model.n_layers):
         p = {k[len(f"blocks.{i}.") :]: v for k, v in params.items() if k.startswith(f"blocks.{i}.")}
         h = tF.layer_norm(x, (model.d_model,), p["ln_1.weight"], p["ln_1.bias"])
-        q, k, v = tF.linear(h, p["attn.qkv.weight"], p["attn.qkv.bias"]).split([H * D, Hkv * D, Hkv * D], dim=-1)
+        q, k, v = tF.linear(h, p["attn.qkv.weight"], p["attn.qkv.bias"]).split(
+            [H * D, Hkv * D, Hkv * D], dim=-1
+        )
         q, k, v = (t.reshape(B, T, -1, D).transpose(1, 2) for t in (q, k, v))
         y = tF.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-        x = x + tF.linear(y.transpose(1, 2).reshape(B, T, -1), p["attn.proj.weight"], p["attn.proj.bias"])
+        x = x + tF.linear(
+            y.transpose(1, 2).reshape(B, T, -1), p["attn.proj.weight"], p["attn.proj.bias"]
+        )
         h = tF.layer_norm(x, (model.d_model,), p["ln_2.weight"], p["ln_2.bias"])
         x = x + tF.linear(
-            tF.gelu(tF.linear(h, p["mlp.fc.weight"], p["mlp.fc.bias"])), p["mlp.proj.weight"], p["mlp.proj.bias"]
+            tF.gelu(tF.linear(h, p["mlp.fc.weight"], p["mlp.fc.bias"])),
+            p["mlp.proj.weight"],
+            p["mlp.proj.bias"],
         )
     x = tF.layer_norm(x, (model.d_model,), params["ln_f.weight"], params["ln_f.bias"])
     return x @ params["lm_head.weight"].T, params
@@ -64,15 +71,19 @@ def test_logits_and_gradients_match_the_same_network_in_pytorch(n_kv_heads):
     idx = ids(3, 9)
     logits = model(idx)
     expected, params = torch_gpt(model, idx)
-    np.testing.assert_allclose(logits.detach().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        logits.detach().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-12
+    )
     weights = np.random.default_rng(2).standard_normal(logits.shape)
     (logits * mg.tensor(weights)).sum().backward()
     (expected * torch.from_numpy(weights)).sum().backward()
     for name, p in model.named_parameters():
-        np.testing.assert_allclose(p.grad.numpy(), params[name].grad.numpy(), rtol=1e-8, atol=1e-10, err_msg=name)
+        np.testing.assert_allclose(
+            p.grad.numpy(), params[name].grad.numpy(), rtol=1e-8, atol=1e-10, err_msg=name
+        )
 
 
-# ---- causality and positions ------------------------------------------------------------------------
+# ---- causality and positions ---------------------------------------------------------------------
 @pytest.mark.parametrize("pos", POSITIONS)
 def test_changing_later_tokens_leaves_earlier_logits_unchanged(pos):
     model = tiny(pos, n_kv_heads=2)
@@ -83,7 +94,8 @@ def test_changing_later_tokens_leaves_earlier_logits_unchanged(pos):
         changed[:, t + 1 :] = (changed[:, t + 1 :] + 1 + np.arange(9 - t)) % 11
         after = model(mg.tensor(changed)).detach().numpy()
         np.testing.assert_allclose(after[:, : t + 1], before[:, : t + 1], rtol=1e-5, atol=1e-6)
-        assert np.abs(after[:, t + 1 :] - before[:, t + 1 :]).max() > 1e-3  # later ones do see the change
+        # later ones do see the change
+        assert np.abs(after[:, t + 1 :] - before[:, t + 1 :]).max() > 1e-3
 
 
 @pytest.mark.parametrize("pos", POSITIONS)
@@ -108,7 +120,7 @@ def test_position_options_hold_the_right_parameters():
     assert "rope" not in "".join(tiny("rope").state_dict())  # cos/sin are not weights
 
 
-# ---- the KV cache --------------------------------------------------------------------------------------
+# ---- the KV cache --------------------------------------------------------------------------------
 @pytest.mark.parametrize("pos", POSITIONS)
 @pytest.mark.parametrize("n_kv_heads", [4, 1])
 def test_cached_logits_equal_the_full_forward(pos, n_kv_heads):
@@ -116,14 +128,19 @@ def test_cached_logits_equal_the_full_forward(pos, n_kv_heads):
     idx = ids(2, 12)
     full = model(idx).detach().numpy()
     cache = model.new_cache(batch_size=2)
-    chunks = [model(idx[:, a:b], cache=cache).detach().numpy() for a, b in ((0, 5), (5, 6), (6, 9), (9, 10), (10, 12))]
+    chunks = [
+        model(idx[:, a:b], cache=cache).detach().numpy()
+        for a, b in ((0, 5), (5, 6), (6, 9), (9, 10), (10, 12))
+    ]
     assert cache.length == 12
     np.testing.assert_allclose(np.concatenate(chunks, axis=1), full, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("pos", POSITIONS)
 @pytest.mark.parametrize("n_kv_heads", [4, 1])
-@pytest.mark.parametrize("chunks", [((0, 11), (11, 12)), ((0, 4), (4, 5), (5, 9), (9, 12))], ids=["prefill-step", "4"])
+@pytest.mark.parametrize(
+    "chunks", [((0, 11), (11, 12)), ((0, 4), (4, 5), (5, 9), (9, 12))], ids=["prefill-step", "4"]
+)
 def test_cached_forward_has_the_gradients_of_the_full_forward(pos, n_kv_heads, chunks):
     """Under grad mode the cache keeps the graph: the new tokens' keys and values, and the
     earlier ones made with grad, so a loss over the logits of a cached forward (a prefill,
@@ -141,7 +158,9 @@ def test_cached_forward_has_the_gradients_of_the_full_forward(pos, n_kv_heads, c
     expected = grads_of(full)
     cache = model.new_cache(batch_size=2)
     cached = mg.cat([model(idx[:, a:b], cache=cache) for a, b in chunks], dim=1)
-    np.testing.assert_allclose(cached.detach().numpy(), full.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        cached.detach().numpy(), full.detach().numpy(), rtol=1e-10, atol=1e-12
+    )
     got = grads_of(cached)
     for name, grad in expected.items():
         np.testing.assert_allclose(got[name], grad, rtol=1e-8, atol=1e-12, err_msg=name)
@@ -160,7 +179,9 @@ def test_cached_step_gradient_reaches_its_own_keys_and_values():
     cache = model.new_cache(1)
     model(idx[:, :7], cache=cache)
     (model(idx[:, 7:], cache=cache) * w).sum().backward()
-    np.testing.assert_allclose(model.blocks[0].attn.qkv.weight.grad.numpy(), expected, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(
+        model.blocks[0].attn.qkv.weight.grad.numpy(), expected, rtol=1e-8, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("pos", POSITIONS)
@@ -200,7 +221,7 @@ def test_prompts_longer_than_the_context_are_cropped():
     np.testing.assert_array_equal(out.numpy()[:, 20], expected)
 
 
-# ---- generate: arguments checked first, the mode restored whatever happens -------------------------
+# ---- generate: arguments checked first, the mode restored whatever happens -----------------------
 def count_forwards(model):
     calls = []
     model.tok_emb.register_forward_hook(lambda module, args, out: calls.append(1))
@@ -270,7 +291,7 @@ def test_sample_refuses_a_temperature_that_is_not_a_finite_number_at_least_0(tem
         sample(mg.tensor([[1.0, 2.0, 3.0]]), temperature)
 
 
-# ---- sampling --------------------------------------------------------------------------------------------
+# ---- sampling ------------------------------------------------------------------------------------
 def test_temperature_zero_and_top_k_one_are_greedy():
     logits = mg.tensor(np.random.default_rng(0).standard_normal((5, 11)).astype(np.float32))
     greedy = logits.numpy().argmax(-1)[:, None]
@@ -279,7 +300,8 @@ def test_temperature_zero_and_top_k_one_are_greedy():
 
 
 def test_top_k_draws_only_the_k_most_likely_tokens_and_seeds_repeat():
-    logits = mg.tensor(np.tile(np.arange(11, dtype=np.float32) / 4, (400, 1)))  # token 10 most likely
+    # token 10 most likely
+    logits = mg.tensor(np.tile(np.arange(11, dtype=np.float32) / 4, (400, 1)))
     mg.manual_seed(0)
     drawn = sample(logits, temperature=2.0, top_k=3).numpy()
     assert set(np.unique(drawn)) == {8, 9, 10}
@@ -289,7 +311,7 @@ def test_top_k_draws_only_the_k_most_likely_tokens_and_seeds_repeat():
     assert counts[10] == 400  # a low temperature: nearly greedy
 
 
-# ---- grouped-query attention ---------------------------------------------------------------------------
+# ---- grouped-query attention ---------------------------------------------------------------------
 @pytest.mark.parametrize("n_kv_heads", [2, 1])
 def test_grouped_query_shapes(n_kv_heads):
     model = tiny(n_kv_heads=n_kv_heads)
@@ -297,7 +319,8 @@ def test_grouped_query_shapes(n_kv_heads):
     assert model.blocks[0].attn.qkv.weight.shape == ((4 + 2 * n_kv_heads) * D, 16)
     cache = model.new_cache(3)
     model(ids(3, 5), cache=cache)
-    assert cache.keys[0].shape == cache.values[1].shape == (3, n_kv_heads, 12, D)  # the cache shrinks by H / Hkv
+    # the cache shrinks by H / Hkv
+    assert cache.keys[0].shape == cache.values[1].shape == (3, n_kv_heads, 12, D)
     assert model(ids(3, 5)).shape == (3, 5, 11)
 
 
@@ -313,16 +336,20 @@ def test_grouped_query_equals_attention_with_the_key_value_heads_repeated(n_kv_h
             q, k, v = np.split(packed, [C, C + n_kv_heads * D])
             # query head h uses key/value head h // (H / Hkv): repeat each head's rows in place
             k, v = (
-                np.repeat(t.reshape(n_kv_heads, D, *t.shape[1:]), H // n_kv_heads, axis=0).reshape(C, *t.shape[1:])
+                np.repeat(t.reshape(n_kv_heads, D, *t.shape[1:]), H // n_kv_heads, axis=0).reshape(
+                    C, *t.shape[1:]
+                )
                 for t in (k, v)
             )
             state[f"blocks.{i}.attn.qkv.{kind}"] = np.concatenate([q, k, v])
     mha.load_state_dict(state)
     idx = ids(2, 9)
-    np.testing.assert_allclose(mha(idx).detach().numpy(), gqa(idx).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        mha(idx).detach().numpy(), gqa(idx).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
-# ---- tied weights, config, state -----------------------------------------------------------------------
+# ---- tied weights, config, state -----------------------------------------------------------------
 def test_tied_output_layer_is_the_embedding_parameter():
     model = tiny()
     assert model.lm_head.weight is model.tok_emb.weight
@@ -369,16 +396,20 @@ def test_initialisation_scales_the_residual_projections_by_depth():
     assert stds["blocks.0.mlp.fc.weight"] == pytest.approx(0.02, rel=0.05)
     assert stds["blocks.3.attn.proj.weight"] == pytest.approx(0.02 / 4, rel=0.05)  # 1 / sqrt(2 * 8)
     assert stds["blocks.7.mlp.proj.weight"] == pytest.approx(0.02 / 4, rel=0.05)
-    assert all(np.all(p.detach().numpy() == 0) for n, p in model.named_parameters() if n.endswith("bias"))
+    assert all(
+        np.all(p.detach().numpy() == 0) for n, p in model.named_parameters() if n.endswith("bias")
+    )
 
 
-# ---- gradients and learning -------------------------------------------------------------------------------
-# --8<-- [start:gradcheck]
-@pytest.mark.parametrize("pos, n_kv_heads, tie", [("rope", 1, True), ("learned", 2, False), ("sinusoidal", 2, True)])
+# ---- gradients and learning ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "pos, n_kv_heads, tie", [("rope", 1, True), ("learned", 2, False), ("sinusoidal", 2, True)]
+)
 def test_float64_gradients_of_every_parameter(pos, n_kv_heads, tie):
     mg.manual_seed(0)
     model = GPT(5, 4, 1, 2, max_len=6, n_kv_heads=n_kv_heads, pos=pos, tie_weights=tie).double()
-    for p in model.parameters():  # away from the init's zeros and ones, where symmetry could hide a bug
+    # away from the init's zeros and ones, where symmetry could hide a bug
+    for p in model.parameters():
         p.data = p.data + mg.randn(*p.shape, dtype=mg.float64) * 0.3
     idx, target = ids(2, 5, vocab=5), ids(2, 5, vocab=5, seed=3)
 
@@ -386,7 +417,6 @@ def test_float64_gradients_of_every_parameter(pos, n_kv_heads, tie):
         return mg.nn.functional.cross_entropy(model(idx).reshape(-1, 5), target.reshape(-1))
 
     assert gradcheck(loss, tuple(model.parameters()))
-    # --8<-- [end:gradcheck]
 
 
 def test_a_tiny_gpt_memorises_a_sequence():
@@ -405,7 +435,7 @@ def test_a_tiny_gpt_memorises_a_sequence():
     np.testing.assert_array_equal(model.generate(x[:, :1], 15, temperature=0).numpy()[0], sequence)
 
 
-# ---- errors ----------------------------------------------------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 def test_clear_errors():
     model = tiny()
     with pytest.raises(IndexError, match="token id 11 is out of range for vocab_size 11"):
@@ -447,8 +477,14 @@ def test_clear_errors():
         (dict(n_kv_heads=0), "n_kv_heads must be a positive int, got 0"),
         (dict(d_model=16.0), "d_model must be a positive int, got 16.0"),
         (dict(n_layers=True), "n_layers must be a positive int, got True"),
-        (dict(d_model=18), "n_heads (4) must divide d_model (18) (each head gets d_model / n_heads)"),
-        (dict(n_kv_heads=3), "n_kv_heads (3) must divide n_heads (4) (each key/value head serves a group)"),
+        (
+            dict(d_model=18),
+            "n_heads (4) must divide d_model (18) (each head gets d_model / n_heads)",
+        ),
+        (
+            dict(n_kv_heads=3),
+            "n_kv_heads (3) must divide n_heads (4) (each key/value head serves a group)",
+        ),
         (dict(dropout=1.0), "dropout must be a number in [0, 1), got 1.0"),
         (dict(dropout="0.1"), "dropout must be a number in [0, 1), got '0.1'"),
     ],
@@ -461,14 +497,20 @@ def test_config_errors_name_the_argument(changes, words):
 
 def test_input_errors_name_the_id_and_the_length():
     model = tiny()  # vocab_size 11, max_len 12
-    with pytest.raises(IndexError, match=re.escape("GPT: token id 12 is out of range for vocab_size 11 (ids 0..10)")):
+    with pytest.raises(
+        IndexError,
+        match=re.escape("GPT: token id 12 is out of range for vocab_size 11 (ids 0..10)"),
+    ):
         model(mg.tensor([[3, 4, 12, 13]]))  # the first bad id is named
     with pytest.raises(IndexError, match="token id 255 is out of range for vocab_size 11"):
         model(mg.tensor(np.array([[1, 255]], dtype=np.uint8)))
     with pytest.raises(ValueError, match="GPT: 13 tokens exceed the context length max_len=12"):
         model(ids(2, 13))
     for shape in [(0, 3), (2, 0)]:
-        with pytest.raises(ValueError, match=re.escape(f"at least one row and one token per row, got shape {shape}")):
+        with pytest.raises(
+            ValueError,
+            match=re.escape(f"at least one row and one token per row, got shape {shape}"),
+        ):
             model(mg.tensor(np.zeros(shape, dtype=np.int64)))
 
 

@@ -27,7 +27,8 @@ def fake_cupy(monkeypatch):
 
 def test_the_stand_in_counts_copies_and_forbids_them(monkeypatch, fake_cupy):
     gpu = real_gpu.real_gpu(monkeypatch)
-    assert not runtime.simulated() and gpu.ndarray is simulator.ndarray  # CuPy's names, through the stand-in
+    # CuPy's names, through the stand-in
+    assert not runtime.simulated() and gpu.ndarray is simulator.ndarray
     assert gpu.SimulatedArray is gpu.ndarray  # the simulator's name for it, which tests use
     x = mg.tensor(np.arange(3.0), device="cuda")
     assert gpu.transfers == {"to_host": 0, "to_device": 1}
@@ -35,9 +36,13 @@ def test_the_stand_in_counts_copies_and_forbids_them(monkeypatch, fake_cupy):
     assert gpu.transfers == {"to_host": 1, "to_device": 1}
     with gpu.forbid_transfers():
         y = (x * 2).sum()  # on the device: no copy
-        with pytest.raises(RuntimeError, match="real GPU: a copy to device happened inside forbid_transfers"):
+        with pytest.raises(
+            RuntimeError, match="real GPU: a copy to device happened inside forbid_transfers"
+        ):
             mg.tensor([1.0], device="cuda")
-        with pytest.raises(RuntimeError, match="real GPU: a copy to host happened inside forbid_transfers"):
+        with pytest.raises(
+            RuntimeError, match="real GPU: a copy to host happened inside forbid_transfers"
+        ):
             y.cpu()
         with pytest.raises(RuntimeError, match="real GPU: a copy to host"):
             gpu.asnumpy(y.array)
@@ -45,8 +50,12 @@ def test_the_stand_in_counts_copies_and_forbids_them(monkeypatch, fake_cupy):
 
 
 def test_the_stand_in_says_when_there_is_no_gpu(monkeypatch):
-    monkeypatch.setattr(runtime, "_find", lambda: setattr(runtime, "_why_not", "CuPy is not installed"))
-    with pytest.raises(RuntimeError, match="MINIGRAD_TEST_REAL_GPU=1, but there is no GPU to test on: CuPy is not"):
+    monkeypatch.setattr(
+        runtime, "_find", lambda: setattr(runtime, "_why_not", "CuPy is not installed")
+    )
+    with pytest.raises(
+        RuntimeError, match="MINIGRAD_TEST_REAL_GPU=1, but there is no GPU to test on: CuPy is not"
+    ):
         real_gpu.real_gpu(monkeypatch)
 
 
@@ -55,5 +64,6 @@ def test_the_gpu_tests_are_not_collected_without_a_gpu():
     from tests.gpu import conftest
 
     if conftest._gpu_present() or conftest.SIMULATED:
-        pytest.skip("this machine runs the GPU tests")  # the opposite case: tools/gpu_check.sh runs them
+        # the opposite case: tools/gpu_check.sh runs them
+        pytest.skip("this machine runs the GPU tests")
     assert conftest.collect_ignore_glob == ["test_*.py"]

@@ -80,14 +80,20 @@ CASES = {
     "scatter_add": lambda m, f, x, y: x.scatter_add(1, m.tensor([[0], [2]]), y[:, :1]),
     "scatter": lambda m, f, x, y: x.scatter(1, m.tensor([[0], [2]]), y[:, :1]),
     "conv2d": lambda m, f, x, y: f.conv2d(x.reshape(1, 1, 2, 3), y[:, :2].reshape(1, 1, 2, 2)),
-    "conv_transpose2d": lambda m, f, x, y: f.conv_transpose2d(x.reshape(1, 1, 2, 3), y[:, :2].reshape(1, 1, 2, 2)),
+    "conv_transpose2d": lambda m, f, x, y: f.conv_transpose2d(
+        x.reshape(1, 1, 2, 3), y[:, :2].reshape(1, 1, 2, 2)
+    ),
     "max_pool2d": lambda m, f, x, y: f.max_pool2d(x.reshape(1, 1, 2, 3), 2),
     "avg_pool2d": lambda m, f, x, y: f.avg_pool2d(x.reshape(1, 1, 2, 3), 2),
     "layer_norm": lambda m, f, x, y: f.layer_norm(x, (3,)),
     "group_norm": lambda m, f, x, y: f.group_norm(x.reshape(2, 3, 1), 3),
     "batch_norm": lambda m, f, x, y: f.batch_norm(x, None, None, training=True),
-    "binary_cross_entropy": lambda m, f, x, y: f.binary_cross_entropy(x.sigmoid(), y / (y + 1), reduction="none"),
-    "bce_with_logits": lambda m, f, x, y: f.binary_cross_entropy_with_logits(x, y / (y + 1), reduction="none"),
+    "binary_cross_entropy": lambda m, f, x, y: f.binary_cross_entropy(
+        x.sigmoid(), y / (y + 1), reduction="none"
+    ),
+    "bce_with_logits": lambda m, f, x, y: f.binary_cross_entropy_with_logits(
+        x, y / (y + 1), reduction="none"
+    ),
 }
 
 # where minigrad's node has other inputs than PyTorch's, so next_functions differ in length
@@ -125,7 +131,8 @@ def _edges(node):
 
 def _torch_edges(node):
     return [
-        None if n is None else type(n).__name__ if hasattr(n, "variable") else n.name() for n, _ in node.next_functions
+        None if n is None else type(n).__name__ if hasattr(n, "variable") else n.name()
+        for n, _ in node.next_functions
     ]
 
 
@@ -186,7 +193,9 @@ def test_a_custom_function_is_named_and_linked_as_in_pytorch():
     x, y = _leaves("mg", mg.float64)
     tx, ty = _leaves("torch", torch.float64)
     mine, theirs = Cube.apply(x, 2.0, y), TorchCube.apply(tx, 2.0, ty)
-    assert mine.grad_fn.name() == "CubeBackward" == type(theirs.grad_fn).__name__.replace("Torch", "")
+    assert (
+        mine.grad_fn.name() == "CubeBackward" == type(theirs.grad_fn).__name__.replace("Torch", "")
+    )
     # one pair per tensor argument; the number 2.0 has none
     assert _edges(mine.grad_fn) == _torch_edges(theirs.grad_fn) == ["AccumulateGrad", None]
 
@@ -198,7 +207,10 @@ def test_a_leaf_is_reached_through_one_accumulate_grad_node_holding_it():
     assert isinstance(node_a, AccumulateGrad) and node_a.variable is x and nr == 0
     assert b.grad_fn.next_functions[0][0] is node_a  # the same node, as in PyTorch
     assert node_a.next_functions == ()
-    assert node_a.name() == torch.tensor([1.0], requires_grad=True).mul(2).grad_fn.next_functions[0][0].name()
+    assert (
+        node_a.name()
+        == torch.tensor([1.0], requires_grad=True).mul(2).grad_fn.next_functions[0][0].name()
+    )
     assert repr(node_a) == "<AccumulateGrad>"
 
 
@@ -216,7 +228,9 @@ def test_next_functions_stay_after_backward():
     y.backward()
     after = _graph_nodes(y.grad_fn)
     assert after == before and len(after) == 4  # Sum, Tanh, Mul, AccumulateGrad(x)
-    with pytest.raises(RuntimeError, match="SumBackward0: trying to backward through the graph a second time"):
+    with pytest.raises(
+        RuntimeError, match="SumBackward0: trying to backward through the graph a second time"
+    ):
         y.backward()
 
 
@@ -242,7 +256,9 @@ def draw(root):
         if node in seen:
             continue
         seen.add(node)
-        labels[node] = f"param {tuple(node.variable.shape)}" if hasattr(node, "variable") else node.name()
+        labels[node] = (
+            f"param {tuple(node.variable.shape)}" if hasattr(node, "variable") else node.name()
+        )
         for nxt, _ in node.next_functions:
             if nxt is not None:
                 edges.append((nxt, node))
@@ -278,12 +294,16 @@ def test_walking_an_mlp_graph_finds_every_parameter_once(after_backward):
         v for v in tlabels.values() if v.startswith("param")
     )
     assert {"ReluBackward0", "CrossEntropyBackward"} <= set(labels.values())
-    assert all(isinstance(a, (Function, AccumulateGrad)) and isinstance(b, Function) for a, b in edges)
+    assert all(
+        isinstance(a, (Function, AccumulateGrad)) and isinstance(b, Function) for a, b in edges
+    )
 
 
 def test_every_name_in_the_table_names_an_op():
     for path, name in TORCH_NAMES.items():
         module, op = path.rsplit(".", 1)
         cls = getattr(importlib.import_module(module), op, None)
-        assert isinstance(cls, type) and issubclass(cls, Function), f"{path} is not an op (moved or renamed?)"
+        assert isinstance(cls, type) and issubclass(cls, Function), (
+            f"{path} is not an op (moved or renamed?)"
+        )
         assert cls.name() == name

@@ -307,7 +307,11 @@ def test_a_new_thread_starts_with_grad_enabled_as_torch():
         return result[0]
 
     with mg.no_grad(), torch.no_grad():
-        assert mode_in_new_thread(mg.is_grad_enabled) is mode_in_new_thread(torch.is_grad_enabled) is True
+        assert (
+            mode_in_new_thread(mg.is_grad_enabled)
+            is mode_in_new_thread(torch.is_grad_enabled)
+            is True
+        )
 
 
 def test_the_mode_lives_only_in_the_per_thread_state():

@@ -96,7 +96,9 @@ def test_gradcheck_passes_correct_functions(name):
     assert gradcheck(fn, inputs) is True
 
 
-@pytest.mark.parametrize("name", ["broadcast_mul_tanh", "matmul", "softmax", "div_exp", "user_cube"])
+@pytest.mark.parametrize(
+    "name", ["broadcast_mul_tanh", "matmul", "softmax", "div_exp", "user_cube"]
+)
 def test_gradgradcheck_passes_correct_functions(name):
     fn, shapes = CORRECT[name]
     inputs = [leaf(rand(*s, seed=i)) for i, s in enumerate(shapes)]
@@ -151,7 +153,10 @@ def test_gradcheck_error_is_a_runtime_error():
 
 
 def test_gradcheck_can_return_false_instead_of_raising():
-    assert gradcheck(lambda q: WrongSquare.apply(q), [leaf([1.0, 2.0])], raise_exception=False) is False
+    assert (
+        gradcheck(lambda q: WrongSquare.apply(q), [leaf([1.0, 2.0])], raise_exception=False)
+        is False
+    )
     assert gradcheck(lambda q: Cube.apply(q), [leaf([1.0, 2.0])], raise_exception=False) is True
 
 

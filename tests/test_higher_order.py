@@ -29,7 +29,11 @@ CLOSED_FORMS = {
     # name: (f on a minigrad tensor, f'' on an ndarray, positive inputs only)
     "cube": (lambda x: x**3, lambda a: 6 * a, False),
     "tanh": (lambda x: x.tanh(), lambda a: -2 * np.tanh(a) * (1 - np.tanh(a) ** 2), False),
-    "sigmoid": (lambda x: x.sigmoid(), lambda a: _sigmoid(a) * (1 - _sigmoid(a)) * (1 - 2 * _sigmoid(a)), False),
+    "sigmoid": (
+        lambda x: x.sigmoid(),
+        lambda a: _sigmoid(a) * (1 - _sigmoid(a)) * (1 - 2 * _sigmoid(a)),
+        False,
+    ),
     "exp": (lambda x: x.exp(), np.exp, False),
     "log": (lambda x: x.log(), lambda a: -1 / a**2, True),
     "sin": (lambda x: x.sin(), lambda a: -np.sin(a), False),
@@ -83,7 +87,11 @@ FUNCTIONS = {
     "softmax_dim0": (lambda x: x.softmax(dim=0), lambda t: t.softmax(dim=0), False),
     "log_softmax": (lambda x: x.log_softmax(dim=1), lambda t: t.log_softmax(dim=1), False),
     "logsumexp": (lambda x: x.logsumexp(dim=1), lambda t: t.logsumexp(dim=1), False),
-    "mean_var": (lambda x: x.var(dim=0) * x.mean(dim=0), lambda t: t.var(dim=0) * t.mean(dim=0), False),
+    "mean_var": (
+        lambda x: x.var(dim=0) * x.mean(dim=0),
+        lambda t: t.var(dim=0) * t.mean(dim=0),
+        False,
+    ),
     "div_pow": (lambda x: x / (x * x + 1.0) ** 0.5, lambda t: t / (t * t + 1.0) ** 0.5, False),
     "matmul_tanh": (lambda x: (x @ x.T).tanh(), lambda t: (t @ t.T).tanh(), False),
     "norm": (lambda x: x.norm(dim=1), lambda t: t.norm(dim=1), False),

@@ -70,7 +70,9 @@ def within_one_std(values, std):
     ],
 )
 def test_calculate_gain_matches_torch(nonlinearity, param_):
-    assert init.calculate_gain(nonlinearity, param_) == pytest.approx(tnn.init.calculate_gain(nonlinearity, param_))
+    assert init.calculate_gain(nonlinearity, param_) == pytest.approx(
+        tnn.init.calculate_gain(nonlinearity, param_)
+    )
 
 
 @pytest.mark.parametrize("args", [("softsign",), ("leaky_relu", True), ("leaky_relu", "0.1")])
@@ -93,7 +95,7 @@ def test_fans_need_two_dimensions():
         init.kaiming_normal_(param(5))
 
 
-# ---- plain distributions ---------------------------------------------------------------------------
+# ---- plain distributions -------------------------------------------------------------------------
 def test_uniform_bounds_mean_and_std():
     mg.manual_seed(0)
     w = init.uniform_(param(300, 200), -0.5, 1.5).array
@@ -127,7 +129,9 @@ def truncated_normal_moments(mean, std, a, b):
     return mean + std * shift, std * math.sqrt(variance)
 
 
-@pytest.mark.parametrize("mean, std, a, b", [(0.0, 1.0, -2.0, 2.0), (1.0, 2.0, -1.0, 6.0), (0.0, 0.02, -0.04, 0.04)])
+@pytest.mark.parametrize(
+    "mean, std, a, b", [(0.0, 1.0, -2.0, 2.0), (1.0, 2.0, -1.0, 6.0), (0.0, 0.02, -0.04, 0.04)]
+)
 def test_trunc_normal_stays_in_bounds_with_the_truncated_moments(mean, std, a, b):
     mg.manual_seed(0)
     w = init.trunc_normal_(param(300, 200, dtype=np.float64), mean, std, a, b).array
@@ -157,7 +161,9 @@ def test_xavier_uniform(shape, gain):
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     assert np.abs(w).max() <= bound * (1 + 1e-6) and np.abs(w).max() > 0.99 * bound
     assert w.std() == pytest.approx(bound / math.sqrt(3), rel=0.02)
-    assert w.std() == pytest.approx(torch_sample(tnn.init.xavier_uniform_, shape, gain=gain).std(), rel=0.03)
+    assert w.std() == pytest.approx(
+        torch_sample(tnn.init.xavier_uniform_, shape, gain=gain).std(), rel=0.03
+    )
 
 
 @pytest.mark.parametrize("gain", [1.0, 0.5])
@@ -170,7 +176,9 @@ def test_xavier_normal(shape, gain):
     assert abs(w.mean()) < 0.02 * std
     assert w.std() == pytest.approx(std, rel=0.02)
     assert within_one_std(w, std) == pytest.approx(0.6827, abs=0.015)
-    assert w.std() == pytest.approx(torch_sample(tnn.init.xavier_normal_, shape, gain=gain).std(), rel=0.03)
+    assert w.std() == pytest.approx(
+        torch_sample(tnn.init.xavier_normal_, shape, gain=gain).std(), rel=0.03
+    )
 
 
 KAIMING = [
@@ -185,7 +193,9 @@ KAIMING = [
 
 def kaiming_std(shape, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     fan_in, fan_out = torch_fans(shape)
-    return tnn.init.calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+    return tnn.init.calculate_gain(nonlinearity, a) / math.sqrt(
+        fan_in if mode == "fan_in" else fan_out
+    )
 
 
 @pytest.mark.parametrize("kwargs", KAIMING, ids=str)
@@ -196,7 +206,9 @@ def test_kaiming_uniform(shape, kwargs):
     bound = math.sqrt(3.0) * kaiming_std(shape, **kwargs)
     assert np.abs(w).max() <= bound * (1 + 1e-6) and np.abs(w).max() > 0.99 * bound
     assert w.std() == pytest.approx(bound / math.sqrt(3), rel=0.02)
-    assert w.std() == pytest.approx(torch_sample(tnn.init.kaiming_uniform_, shape, **kwargs).std(), rel=0.03)
+    assert w.std() == pytest.approx(
+        torch_sample(tnn.init.kaiming_uniform_, shape, **kwargs).std(), rel=0.03
+    )
 
 
 @pytest.mark.parametrize("kwargs", KAIMING, ids=str)
@@ -208,7 +220,9 @@ def test_kaiming_normal(shape, kwargs):
     assert abs(w.mean()) < 0.02 * std
     assert w.std() == pytest.approx(std, rel=0.02)
     assert within_one_std(w, std) == pytest.approx(0.6827, abs=0.015)
-    assert w.std() == pytest.approx(torch_sample(tnn.init.kaiming_normal_, shape, **kwargs).std(), rel=0.03)
+    assert w.std() == pytest.approx(
+        torch_sample(tnn.init.kaiming_normal_, shape, **kwargs).std(), rel=0.03
+    )
 
 
 def test_kaiming_rejects_an_unknown_mode():
@@ -256,7 +270,7 @@ def test_orthogonal_needs_two_dimensions():
         init.orthogonal_(param(4))
 
 
-# ---- behaviour common to every initialiser -----------------------------------------------------------
+# ---- behaviour common to every initialiser -------------------------------------------------------
 INITIALISERS = [
     lambda w: init.uniform_(w),
     lambda w: init.normal_(w),
@@ -291,7 +305,7 @@ def test_initialisers_fill_in_place_outside_the_graph_keeping_dtype(fill):
         y.backward()
 
 
-# ---- init_weights ---------------------------------------------------------------------------------
+# ---- init_weights --------------------------------------------------------------------------------
 def model(width):
     """Linear layers big enough (width=100: 20k to 75k weights) for the statistics to be tight."""
     m = nn.Sequential(
@@ -352,7 +366,8 @@ def test_init_weights_initialises_every_linear_and_zeroes_biases(init_type, gain
     for layer in layers:
         check_weight(layer.weight.array, init_type, expected_gain)
         assert not layer.bias.array.any()
-    np.testing.assert_array_equal(m[3].weight.array, embedding)  # not a Linear/Conv weight: untouched
+    # not a Linear/Conv weight: untouched
+    np.testing.assert_array_equal(m[3].weight.array, embedding)
 
 
 def test_init_weights_skips_an_unbuilt_dense_and_rejects_unknown_types():

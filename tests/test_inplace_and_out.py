@@ -124,9 +124,13 @@ INPLACE = {
     "copy_": lambda t, lib: t.copy_(lib.tensor([[1.0, 2.0, 3.0, 4.0]])),
     "copy_from_double": lambda t, lib: t.copy_(lib.ones(3, 4, dtype=lib.float64) / 3),
     "masked_fill_": lambda t, lib: t.masked_fill_(t > 0, -1.0),
-    "masked_fill_broadcast": lambda t, lib: t.masked_fill_(lib.tensor([True, False, True, False]), 0.0),
+    "masked_fill_broadcast": lambda t, lib: t.masked_fill_(
+        lib.tensor([True, False, True, False]), 0.0
+    ),
     "index_fill_": lambda t, lib: t.index_fill_(1, lib.tensor([0, 2]), 9.0),
-    "scatter_": lambda t, lib: t.scatter_(1, lib.tensor(IDX[:, :1]), lib.tensor(A[:, :1].astype(np.float32))),
+    "scatter_": lambda t, lib: t.scatter_(
+        1, lib.tensor(IDX[:, :1]), lib.tensor(A[:, :1].astype(np.float32))
+    ),
     "scatter_value": lambda t, lib: t.scatter_(1, lib.tensor(IDX[:1]), 3.0),
     "scatter_add_": lambda t, lib: t.scatter_add_(1, lib.tensor(IDX), lib.ones(3, 3)),
 }
@@ -155,7 +159,12 @@ def test_inplace_method_like_torch(name):
         ("div_", lambda t, lib: t.div_(2)),
         ("pow_", lambda t, lib: t.pow_(0.5)),
         ("clamp_", lambda t, lib: t.clamp_(0.5)),
-        ("masked_fill_", lambda t, lib: t.masked_fill_(t > 1, 0.5) if lib is torch else t.masked_fill_(t > 1, 0.5)),
+        (
+            "masked_fill_",
+            lambda t, lib: (
+                t.masked_fill_(t > 1, 0.5) if lib is torch else t.masked_fill_(t > 1, 0.5)
+            ),
+        ),
     ],
 )
 def test_inplace_float_result_into_int_tensor_raises_like_torch(name, fn):
@@ -229,7 +238,10 @@ INPLACE_ON_GRAD = [
 @pytest.mark.parametrize("fn", INPLACE_ON_GRAD)
 def test_inplace_on_a_leaf_that_requires_grad_raises_torchs_error(fn):
     x = mg.tensor([[1.0, -2.0]], requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad is being used in an in-place operation",
+    ):
         fn(x)
     assert x.tolist() == [[1.0, -2.0]]
     with mg.no_grad():
@@ -240,7 +252,8 @@ def test_inplace_on_a_leaf_that_requires_grad_raises_torchs_error(fn):
 @pytest.mark.parametrize("fn", INPLACE_ON_GRAD)
 def test_inplace_on_a_non_leaf_is_recorded_as_torchs(fn):
     def run(lib):
-        lib.manual_seed(0)  # normal_ and bernoulli_ draw; their values differ, their gradient (0) not
+        # normal_ and bernoulli_ draw; their values differ, their gradient (0) not
+        lib.manual_seed(0)
         x = lib.tensor([[1.0, -2.0]], requires_grad=True)
         h = x * 2.0
         fn(h)
@@ -307,7 +320,10 @@ OUT_CASES = {
     "pow": (lambda lib, a, out: lib.pow(a, 2, out=out), (3, 4)),
     "matmul": (lambda lib, a, out: lib.matmul(a, a.T, out=out), (3, 3)),
     "mm": (lambda lib, a, out: lib.mm(a.T, a, out=out), (4, 4)),
-    "bmm": (lambda lib, a, out: lib.bmm(a.reshape(1, 3, 4), a.T.reshape(1, 4, 3), out=out), (1, 3, 3)),
+    "bmm": (
+        lambda lib, a, out: lib.bmm(a.reshape(1, 3, 4), a.T.reshape(1, 4, 3), out=out),
+        (1, 3, 3),
+    ),
     "addmm": (lambda lib, a, out: lib.addmm(a[:, :3], a, a.T, beta=2, out=out), (3, 3)),
     "baddbmm": (
         lambda lib, a, out: lib.baddbmm(
@@ -318,7 +334,10 @@ OUT_CASES = {
     "cumsum": (lambda lib, a, out: lib.cumsum(a, 1, out=out), (3, 4)),
     "cumprod": (lambda lib, a, out: lib.cumprod(a, 0, out=out), (3, 4)),
     "gather": (lambda lib, a, out: lib.gather(a, 1, lib.tensor(IDX), out=out), (3, 3)),
-    "index_select": (lambda lib, a, out: lib.index_select(a, 0, lib.tensor([2, 0]), out=out), (2, 4)),
+    "index_select": (
+        lambda lib, a, out: lib.index_select(a, 0, lib.tensor([2, 0]), out=out),
+        (2, 4),
+    ),
     "diag": (lambda lib, a, out: lib.diag(a, 1, out=out), (3,)),
     "norm": (lambda lib, a, out: lib.norm(a, 2, 1, out=out), (3,)),
     "linalg.norm": (lambda lib, a, out: lib.linalg.norm(a, out=out), ()),
@@ -354,14 +373,18 @@ def test_out_of_the_wrong_shape_is_resized_with_a_warning_unless_empty():
 
 def test_out_checks_dtype_and_autograd_like_torch():
     a = mg.tensor([1.5, 2.5])
-    with pytest.raises(RuntimeError, match="result type float32 can't be cast to the desired output type int64"):
+    with pytest.raises(
+        RuntimeError, match="result type float32 can't be cast to the desired output type int64"
+    ):
         mg.add(a, a, out=mg.zeros(2, dtype=mg.int64))
     with pytest.raises(RuntimeError, match="can't be cast"):
         torch.add(torch.tensor([1.5]), 1.0, out=torch.zeros(1, dtype=torch.long))
     out = mg.zeros(2, dtype=mg.float64)  # a wider float is fine
     assert mg.add(a, a, out=out).tolist() == [3.0, 5.0] and out.dtype == np.float64
     w = mg.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"add\(\): functions with out=... arguments don't support automatic"):
+    with pytest.raises(
+        RuntimeError, match=r"add\(\): functions with out=... arguments don't support automatic"
+    ):
         mg.add(w, 1.0, out=mg.zeros(2))
     with mg.no_grad():
         assert mg.add(w, 1.0, out=mg.zeros(2)).tolist() == [2.0, 3.0]
@@ -372,7 +395,10 @@ def test_out_checks_dtype_and_autograd_like_torch():
 @pytest.mark.parametrize("name", ["sort", "topk"])
 def test_out_tuple_for_values_and_indices(name):
     a, ta = pair()
-    call = {"sort": lambda lib, x, out: lib.sort(x, 1, out=out), "topk": lambda lib, x, out: lib.topk(x, 2, out=out)}
+    call = {
+        "sort": lambda lib, x, out: lib.sort(x, 1, out=out),
+        "topk": lambda lib, x, out: lib.topk(x, 2, out=out),
+    }
     values, indices = mg.zeros(0), mg.zeros(0, dtype=mg.int64)
     result = call[name](mg, a, (values, indices))
     theirs = call[name](torch, ta, (torch.zeros(0), torch.zeros(0, dtype=torch.long)))
@@ -437,7 +463,9 @@ def test_iteration_passes_gradients_back():
 
 def test_bool_like_torch():
     assert bool(mg.tensor([2.0])) and not bool(mg.tensor(0)) and bool(mg.tensor([[True]]))
-    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+    with pytest.raises(
+        RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"
+    ):
         bool(mg.tensor([1.0, 2.0]))
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
         bool(mg.zeros(0))

@@ -189,7 +189,10 @@ PROGRAMS = {
     "ops_that_save_their_input": (ops_that_save_their_input, [(3, 3), (3, 3)]),
     "write_into_views": (write_into_views, [(3, 3), (3, 3)]),
     "view_taken_before_the_base_changes": (view_taken_before_the_base_changes, [(3, 3), (3, 3)]),
-    "a_buffer_without_grad_takes_the_graph": (a_buffer_without_grad_takes_the_graph, [(3, 3), (3, 3)]),
+    "a_buffer_without_grad_takes_the_graph": (
+        a_buffer_without_grad_takes_the_graph,
+        [(3, 3), (3, 3)],
+    ),
     "fills": (fills, [(3, 3), (3, 3)]),
     "scatter_and_index_fill": (scatter_and_index_fill, [(3, 3), (3, 3)]),
     "rounding_has_zero_gradient": (rounding_has_zero_gradient, [(3, 3), (3, 3)]),
@@ -225,8 +228,9 @@ def test_gradients_equal_torchs(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["add_mul_chain", "setitem_basic", "unary_chain", "ops_that_save_their_input", "write_into_views",
-             "view_taken_before_the_base_changes", "fills", "scatter_and_index_fill", "masked_attention"]
+    "name", ["add_mul_chain", "setitem_basic", "unary_chain", "ops_that_save_their_input",
+             "write_into_views", "view_taken_before_the_base_changes", "fills",
+             "scatter_and_index_fill", "masked_attention"]
 )  # fmt: skip
 def test_the_recorded_graph_passes_the_float64_gradient_check(name):
     program, shapes = PROGRAMS[name]
@@ -234,7 +238,9 @@ def test_the_recorded_graph_passes_the_float64_gradient_check(name):
     assert gradcheck(lambda *inputs: program(mg, *inputs), xs)
 
 
-@pytest.mark.parametrize("name", ["add_mul_chain", "write_into_views", "setitem_basic", "masked_attention"])
+@pytest.mark.parametrize(
+    "name", ["add_mul_chain", "write_into_views", "setitem_basic", "masked_attention"]
+)
 def test_second_derivatives_through_in_place_ops(name):
     program, shapes = PROGRAMS[name]
     xs = [leaf(a) for a in arrays_for(shapes)]
@@ -393,7 +399,9 @@ def test_a_view_taken_under_no_grad_then_changed_with_grad_refuses():
             v = h[1:]
         v.mul_(2.0)
 
-    raises_like_torch(program, "(?i)view was created in no_grad mode and is being modified in-?place")
+    raises_like_torch(
+        program, "(?i)view was created in no_grad mode and is being modified in-?place"
+    )
 
 
 def exp_output_changed(a, b):
@@ -423,7 +431,9 @@ def changed_through_a_view(a, b):
     return y.sum()
 
 
-@pytest.mark.parametrize("program", [exp_output_changed, mul_input_changed, log_input_changed, changed_through_a_view])
+@pytest.mark.parametrize(
+    "program", [exp_output_changed, mul_input_changed, log_input_changed, changed_through_a_view]
+)
 def test_backward_that_needs_an_overwritten_value_raises(program):
     def run(lib):
         a = (tleaf if lib is torch else leaf)([1.0, 2.0, 3.0])

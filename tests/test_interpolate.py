@@ -45,7 +45,12 @@ RESIZES_3D = [((3, 4, 2), {"size": (5, 2, 3)}), ((2, 3, 3), {"scale_factor": 1.5
 
 
 def resize_cases(resizes, modes, corners):
-    return [(spatial, kwargs, mode, align) for spatial, kwargs in resizes for mode in modes for align in corners]
+    return [
+        (spatial, kwargs, mode, align)
+        for spatial, kwargs in resizes
+        for mode in modes
+        for align in corners
+    ]
 
 
 CASES = (
@@ -61,7 +66,8 @@ CASES = (
 
 def case_id(case):
     spatial, kwargs, mode, align = case
-    return f"{mode}-{'x'.join(map(str, spatial))}-{'-'.join(f'{k}={v}' for k, v in kwargs.items())}-ac={align}"
+    settings = "-".join(f"{k}={v}" for k, v in kwargs.items())
+    return f"{mode}-{'x'.join(map(str, spatial))}-{settings}-ac={align}"
 
 
 def resize(framework, mode, align, kwargs):
@@ -75,13 +81,19 @@ def resize(framework, mode, align, kwargs):
 def test_forward_matches_torch(case, dtype):
     spatial, kwargs, mode, align = case
     x = rand(2, 3, *spatial, seed=len(spatial)).astype(dtype)
-    mine, theirs = resize(mg, mode, align, kwargs)(mg.tensor(x)), resize(torch, mode, align, kwargs)(torch.tensor(x))
+    mine, theirs = (
+        resize(mg, mode, align, kwargs)(mg.tensor(x)),
+        resize(torch, mode, align, kwargs)(torch.tensor(x)),
+    )
     assert mine.dtype == x.dtype and mine.shape == tuple(theirs.shape)
     if mode.startswith("nearest"):  # copies: the very same elements, or the index formula is wrong
         np.testing.assert_array_equal(mine.array, theirs.numpy())
     else:
         assert_close(
-            mine, theirs, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6 if dtype == "float32" else 1e-12
+            mine,
+            theirs,
+            rtol=1e-5 if dtype == "float32" else 1e-12,
+            atol=1e-6 if dtype == "float32" else 1e-12,
         )
 
 
@@ -89,12 +101,22 @@ def test_forward_matches_torch(case, dtype):
 def test_gradient_matches_torch(case):
     spatial, kwargs, mode, align = case
     x = rand(2, 2, *spatial, seed=3)
-    check_against_torch(resize(mg, mode, align, kwargs), resize(torch, mode, align, kwargs), x, rtol=1e-10, atol=1e-12)
+    check_against_torch(
+        resize(mg, mode, align, kwargs),
+        resize(torch, mode, align, kwargs),
+        x,
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize(
     "case",
-    [c for c in CASES if c[1] in ({"size": 3}, {"scale_factor": 1.7}, {"size": (7, 3)}, {"size": (5, 2, 3)})],
+    [
+        c
+        for c in CASES
+        if c[1] in ({"size": 3}, {"scale_factor": 1.7}, {"size": (7, 3)}, {"size": (5, 2, 3)})
+    ],
     ids=case_id,
 )
 def test_gradient_matches_finite_differences_to_second_order(case):
@@ -132,12 +154,18 @@ def raises_like_torch(mine, theirs, match=None):
 def test_errors_are_torchs():
     x, tx = mg.zeros(1, 1, 4, 4), torch.zeros(1, 1, 4, 4)
     cases = [
-        ({"size": 3, "align_corners": True}, "align_corners option can only be set with the interpolating modes"),
+        (
+            {"size": 3, "align_corners": True},
+            "align_corners option can only be set with the interpolating modes",
+        ),
         ({"size": 3, "scale_factor": 2}, "only one of size or scale_factor should be defined"),
         ({}, "either size or scale_factor should be defined"),
         ({"size": (3,)}, "Input and output must have the same number of spatial dimensions"),
         ({"size": (3.0, 2.0)}, "expected size to be one of int"),
-        ({"scale_factor": (2, 2, 2)}, "Input and scale_factor must have the same number of spatial dimensions"),
+        (
+            {"scale_factor": (2, 2, 2)},
+            "Input and scale_factor must have the same number of spatial dimensions",
+        ),
         ({"size": 3, "recompute_scale_factor": True}, "recompute_scale_factor is not meaningful"),
         ({"size": 3, "mode": "linear"}, "Got 4D input, but linear mode needs 3D input"),
         ({"size": 3, "mode": "trilinear"}, "Got 4D input, but trilinear mode needs 5D input"),
@@ -145,7 +173,9 @@ def test_errors_are_torchs():
         ({"scale_factor": 0.1}, "Input and output sizes should be greater than 0"),
     ]
     for kwargs, match in cases:
-        raises_like_torch(lambda k=kwargs: F.interpolate(x, **k), lambda k=kwargs: TF.interpolate(tx, **k), match)
+        raises_like_torch(
+            lambda k=kwargs: F.interpolate(x, **k), lambda k=kwargs: TF.interpolate(tx, **k), match
+        )
     raises_like_torch(
         lambda: F.interpolate(mg.zeros(1, 1, 4), size=3, mode="bilinear"),
         lambda: TF.interpolate(torch.zeros(1, 1, 4), size=3, mode="bilinear"),
@@ -164,7 +194,12 @@ def test_errors_are_torchs():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"mode": "bicubic"}, {"mode": "bilinear", "antialias": True}, {"mode": "lanczos", "antialias": True}]
+    "kwargs",
+    [
+        {"mode": "bicubic"},
+        {"mode": "bilinear", "antialias": True},
+        {"mode": "lanczos", "antialias": True},
+    ],
 )
 def test_modes_minigrad_lacks_say_so(kwargs):
     # torch has these; minigrad raises rather than return something else
@@ -179,7 +214,7 @@ def test_area_of_5d_input_says_it_is_missing():
         F.interpolate(mg.zeros(1, 1, 4, 4, 4), size=2, mode="area")
 
 
-# ---- the layers -------------------------------------------------------------------------------------
+# ---- the layers ----------------------------------------------------------------------------------
 LAYERS = [
     ("Upsample", {"scale_factor": 2}),
     ("Upsample", {"size": (3, 7), "mode": "bilinear"}),
@@ -205,7 +240,9 @@ def test_layers_match_torch(name, kwargs):
 
 
 def test_upsample_in_a_model_trains():
-    model = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.Upsample(scale_factor=2, mode="bilinear"))
+    model = nn.Sequential(
+        nn.Conv2d(1, 2, 3, padding=1), nn.Upsample(scale_factor=2, mode="bilinear")
+    )
     x = mg.randn(2, 1, 4, 4)
     model(x).square().mean().backward()
     assert all(p.grad is not None and p.grad.shape == p.shape for p in model.parameters())

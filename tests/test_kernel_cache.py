@@ -26,7 +26,8 @@ ERF_SCRIPT = """
 import numpy as np
 import minigrad as mg
 from minigrad.ops.special import erf
-import minigrad.kernels.cpu.conv, minigrad.kernels.cpu.pool, minigrad.kernels.cpu.attention  # decorate all
+# decorate all
+import minigrad.kernels.cpu.conv, minigrad.kernels.cpu.pool, minigrad.kernels.cpu.attention
 print(erf(np.array([0.5], np.float32))[0], erf(np.array([0.5]))[0])
 """
 
@@ -35,7 +36,9 @@ def run_python(code, env, cwd=None, root=ROOT):
     """Run `code` in a fresh interpreter that imports minigrad from `root`."""
     env = {k: v for k, v in env.items() if v is not None}
     env["PYTHONPATH"] = str(root)
-    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     return result
 
@@ -66,12 +69,19 @@ def read_only_install(tmp_path):
     permissions allow, so "cannot write" is made with paths that run through a file:
     a `__pycache__` that is a file, and a HOME inside a file."""
     site = tmp_path / "site"
-    shutil.copytree(ROOT / "minigrad", site / "minigrad", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "minigrad", site / "minigrad", ignore=shutil.ignore_patterns("__pycache__")
+    )
     for folder in [p for p in (site / "minigrad").rglob("*") if p.is_dir()] + [site / "minigrad"]:
         (folder / "__pycache__").write_text("not a folder")
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    env = dict(os.environ, HOME=str(blocker / "home"), XDG_CACHE_HOME=str(blocker / "cache"), NUMBA_CACHE_DIR=None)
+    env = dict(
+        os.environ,
+        HOME=str(blocker / "home"),
+        XDG_CACHE_HOME=str(blocker / "cache"),
+        NUMBA_CACHE_DIR=None,
+    )
     return site, env, blocker
 
 
@@ -106,7 +116,9 @@ def test_with_nowhere_to_write_kernels_run_uncached_after_one_warning(tmp_path):
 
 def test_imports_and_runs_with_numba_jit_disabled(tmp_path):
     """NUMBA_DISABLE_JIT=1 (debugging the kernels as Python) leaves plain functions: no cache."""
-    result = run_python(ERF_SCRIPT, dict(os.environ, NUMBA_DISABLE_JIT="1", NUMBA_CACHE_DIR=str(tmp_path)))
+    result = run_python(
+        ERF_SCRIPT, dict(os.environ, NUMBA_DISABLE_JIT="1", NUMBA_CACHE_DIR=str(tmp_path))
+    )
     assert notices(result.stderr) == []
     assert float(result.stdout.split()[0]) == pytest.approx(0.5204998778130465, rel=1e-6)
 
@@ -147,10 +159,21 @@ def test_uncached_warning_is_given_once(monkeypatch):
 @pytest.mark.slow
 def test_training_a_cnn_from_an_empty_cache_announces_the_compile_before_the_first_step(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "minigrad.train", "--model", "cnn", "--max-steps", "2", "--no-plot"]
+    command = [
+        sys.executable,
+        "-m",
+        "minigrad.train",
+        "--model",
+        "cnn",
+        "--max-steps",
+        "2",
+        "--no-plot",
+    ]
     command += ["--out", str(tmp_path / "run")]
     # stderr into stdout, so that the order of the notices and the progress lines shows
-    cold = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    cold = subprocess.run(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600
+    )
     assert cold.returncode == 0, cold.stdout
     lines = cold.stdout.splitlines()
     first_bar = next(i for i, line in enumerate(lines) if line.startswith("epoch  1/"))

@@ -33,14 +33,16 @@ LAYERS = {
         "minigrad/threads.py",
         "minigrad/memory.py",
         "minigrad/progress.py",
-        "minigrad/printing.py",  # how a tensor's values print (torch's layout), and set_printoptions
+        # how a tensor's values print (torch's layout), and set_printoptions
+        "minigrad/printing.py",
         "minigrad/layouts.py",  # torch's layout and memory_format values
         "minigrad/warn_always.py",  # torch.set_warn_always
         "minigrad/cpu.py",  # mg.cpu, the CPU as a device module
         "minigrad/errors.py",  # torch's device exception classes
         "minigrad/determinism.py",
         "minigrad/accelerator.py",
-        "minigrad/cuda/",  # (but cuda/amp.py, in nn below: it is mg.amp under torch.cuda.amp's names)
+        # (but cuda/amp.py, in nn below: it is mg.amp under torch.cuda.amp's names)
+        "minigrad/cuda/",
         "minigrad/onnx.py",
         "minigrad/multiprocessing.py",
         "minigrad/distributed.py",
@@ -73,7 +75,8 @@ LAYERS = {
     "ops": [
         "minigrad/ops/",
         "minigrad/linalg.py",
-        "minigrad/autograd/functional.py",  # jacobian, hessian, ...: functions of autograd.grad and stack
+        # jacobian, hessian, ...: functions of autograd.grad and stack
+        "minigrad/autograd/functional.py",
         "minigrad/func.py",  # grad, functional_call and vmap: on autograd.grad and stack
         "minigrad/special.py",  # torch.special's names: the special functions, under SciPy's names
     ],
@@ -86,7 +89,8 @@ LAYERS = {
         "minigrad/data/",
         "minigrad/text/",  # tokenizers and the text dataset, beside data/
         "minigrad/utils/",
-        "minigrad/distributions/",  # probability distributions, built on ops and nn.functional, as nn is
+        # probability distributions, built on ops and nn.functional, as nn is
+        "minigrad/distributions/",
         "minigrad/amp/",  # GradScaler scales losses and unscales an optimizer's gradients; autocast
         "minigrad/cuda/amp.py",
     ],
@@ -139,7 +143,9 @@ def _literal_prefix(node):
         return node.value
     if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
         # f"minigrad.kernels.{name}.{family}": what follows the last dot is unfinished
-        return node.values[0].value.rsplit(".", 1)[0] if len(node.values) > 1 else node.values[0].value
+        return (
+            node.values[0].value.rsplit(".", 1)[0] if len(node.values) > 1 else node.values[0].value
+        )
     return ""
 
 
@@ -161,13 +167,19 @@ def imports_of(module, modules, tree, package_name):
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: `from . import x`, `from ..ops import conv`
                 here = module.split(".") if is_package else module.split(".")[:-1]
-                base = ".".join(here[: len(here) - node.level + 1] + ([node.module] if node.module else []))
+                base = ".".join(
+                    here[: len(here) - node.level + 1] + ([node.module] if node.module else [])
+                )
             else:
                 base = node.module
             for alias in node.names:
                 # `from minigrad import ops` imports the module minigrad.ops; `from
                 # minigrad.tensor import Tensor` imports minigrad.tensor
-                add(node, f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base, top_level)
+                add(
+                    node,
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base,
+                    top_level,
+                )
         elif isinstance(node, ast.Call) and node.args:
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -175,7 +187,9 @@ def imports_of(module, modules, tree, package_name):
                 name = _literal_prefix(node.args[0])
                 if name:
                     add(node, name, top_level)
-        inner = top_level and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        inner = top_level and not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        )
         for child in ast.iter_child_nodes(node):
             visit(child, inner)
 
@@ -201,8 +215,12 @@ def check(package, layers, allowed_upward=frozenset()):
     problems = []
     for entries in layers.values():
         for entry in entries:
-            if not any(p.startswith(entry) if entry.endswith("/") else p == entry for p in modules.values()):
-                problems.append(f"LAYERS names {entry}, which holds no module: remove or move the entry")
+            if not any(
+                p.startswith(entry) if entry.endswith("/") else p == entry for p in modules.values()
+            ):
+                problems.append(
+                    f"LAYERS names {entry}, which holds no module: remove or move the entry"
+                )
     for module, path in modules.items():
         layer = layer_of(path, layers)
         if layer is None:
@@ -215,7 +233,9 @@ def check(package, layers, allowed_upward=frozenset()):
                 continue
             if (path, target_layer) in allowed_upward:
                 continue
-            problems.append(f"{path}:{line}: {layer} imports {target} ({target_layer}), a higher layer")
+            problems.append(
+                f"{path}:{line}: {layer} imports {target} ({target_layer}), a higher layer"
+            )
     return problems
 
 
@@ -247,7 +267,10 @@ def test_tensor_imports_ops_in_exactly_one_place():
     assert len(statements) == 1 and statements[0][1], (
         "minigrad/tensor.py must import ops in exactly one module-level statement, found "
         + (
-            ", ".join(f"line {line} ({'module level' if top else 'inside a function'})" for line, top in statements)
+            ", ".join(
+                f"line {line} ({'module level' if top else 'inside a function'})"
+                for line, top in statements
+            )
             or "none"
         )
     )
@@ -259,7 +282,9 @@ def test_args_imports_nothing_from_minigrad():
     modules = package_modules(package)
     tree = ast.parse((ROOT / "minigrad/_args.py").read_text())
     found = imports_of("minigrad._args", modules, tree, "minigrad")
-    assert not found, "minigrad/_args.py imports " + ", ".join(f"{t} (line {n})" for n, t, _ in found)
+    assert not found, "minigrad/_args.py imports " + ", ".join(
+        f"{t} (line {n})" for n, t, _ in found
+    )
 
 
 def test_layer_order_is_the_one_of_the_issue():
@@ -284,15 +309,26 @@ def _package(tmp_path, files):
     return package
 
 
-FAKE_LAYERS = {"low": ["pkg/low.py"], "mid": ["pkg/mid.py"], "high": ["pkg/high/", "pkg/__init__.py"]}
+FAKE_LAYERS = {
+    "low": ["pkg/low.py"],
+    "mid": ["pkg/mid.py"],
+    "high": ["pkg/high/", "pkg/__init__.py"],
+}
 
 
 def test_checker_finds_an_upward_import(tmp_path):
     package = _package(
         tmp_path,
-        {"__init__.py": "", "low.py": "x = 1\n\nfrom pkg.mid import y\n", "mid.py": "y = 2\n", "high/__init__.py": ""},
+        {
+            "__init__.py": "",
+            "low.py": "x = 1\n\nfrom pkg.mid import y\n",
+            "mid.py": "y = 2\n",
+            "high/__init__.py": "",
+        },
     )
-    assert check(package, FAKE_LAYERS) == ["pkg/low.py:3: low imports pkg.mid (mid), a higher layer"]
+    assert check(package, FAKE_LAYERS) == [
+        "pkg/low.py:3: low imports pkg.mid (mid), a higher layer"
+    ]
 
 
 def test_checker_sees_every_form_of_import(tmp_path):
@@ -304,12 +340,15 @@ def test_checker_sees_every_form_of_import(tmp_path):
             "high/__init__.py": "",
             "high/layer.py": "",
             "low/__init__.py": "",
-            "low/a.py": "def f():\n    from pkg import mid\n",  # function-local, via the parent package
+            # function-local, via the parent package
+            "low/a.py": "def f():\n    from pkg import mid\n",
             "low/b.py": "from ..high import layer\n",  # relative
             "low/c.py": "import pkg.high.layer as L\n",
-            "low/d.py": "import importlib\nm = importlib.import_module(f'pkg.high.{1}')\n",  # by name
+            # by name
+            "low/d.py": "import importlib\nm = importlib.import_module(f'pkg.high.{1}')\n",
             "low/e.py": "import pkg\n",  # the face, which is high
-            "low/ok.py": "from pkg.low import a\nfrom . import b\nimport numpy\n",  # same layer, outside
+            # same layer, outside
+            "low/ok.py": "from pkg.low import a\nfrom . import b\nimport numpy\n",
         },
     )
     layers = dict(FAKE_LAYERS, low=["pkg/low/"])
@@ -347,7 +386,10 @@ def test_checker_counts_imports_of_the_circle(tmp_path):
             "high/__init__.py": "",
         },
     )
-    assert upward_imports("pkg/low.py", "mid", package, FAKE_LAYERS) == [(2, "pkg.mid", False), (4, "pkg.mid", True)]
+    assert upward_imports("pkg/low.py", "mid", package, FAKE_LAYERS) == [
+        (2, "pkg.mid", False),
+        (4, "pkg.mid", True),
+    ]
 
 
 def test_checker_wants_every_module_placed_and_every_entry_used(tmp_path):

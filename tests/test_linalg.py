@@ -52,7 +52,9 @@ def test_matmul_against_torch(shapes, form):
 
 
 # the first-derivative gradchecks are the linear exercise's (tests/test_exercise_linear.py)
-@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((2, 2, 3), (3, 2))], ids=str)
+@pytest.mark.parametrize(
+    "shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((2, 2, 3), (3, 2))], ids=str
+)
 def test_matmul_gradgradcheck(shapes):
     check_grads(lambda a, b: a @ b, rand(*shapes[0], seed=5), rand(*shapes[1], seed=6), second=True)
 
@@ -74,7 +76,9 @@ def test_matmul_reflected_with_numpy_array():
     assert_close(out, torch.tensor(a) @ torch.tensor(b))
 
 
-@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float64", "float64"), ("int64", "int64")], ids=str)
+@pytest.mark.parametrize(
+    "dtypes", [("float32", "float32"), ("float64", "float64"), ("int64", "int64")], ids=str
+)
 def test_matmul_dtypes(dtypes):
     a = (rand(2, 3, seed=11) * 4).astype(dtypes[0])
     b = (rand(3, 2, seed=12) * 4).astype(dtypes[1])
@@ -84,7 +88,9 @@ def test_matmul_dtypes(dtypes):
 
 
 @pytest.mark.parametrize(
-    "shapes", [((3,), (4,)), ((2, 3), (4, 5)), ((2, 1, 3, 4), (5, 3, 2)), ((2, 3), (2,)), ((3,), (2, 3))], ids=str
+    "shapes",
+    [((3,), (4,)), ((2, 3), (4, 5)), ((2, 1, 3, 4), (5, 3, 2)), ((2, 3), (2,)), ((3,), (2, 3))],
+    ids=str,
 )
 def test_matmul_shape_mismatch_names_both_shapes(shapes):
     a, b = mg.zeros(*shapes[0]), mg.zeros(*shapes[1])
@@ -132,13 +138,18 @@ EINSUM = [
 @pytest.mark.parametrize("equation, shapes", EINSUM, ids=[e[0] for e in EINSUM])
 def test_einsum_against_torch(equation, shapes):
     arrays = [rand(*s, seed=20 + i) for i, s in enumerate(shapes)]
-    check_against_torch(lambda *xs: mg.einsum(equation, *xs), lambda *xs: torch.einsum(equation, *xs), *arrays)
+    check_against_torch(
+        lambda *xs: mg.einsum(equation, *xs), lambda *xs: torch.einsum(equation, *xs), *arrays
+    )
 
 
 def test_einsum_accepts_a_list_of_operands():
     a, b = rand(2, 3, seed=30), rand(3, 2, seed=31)
     check_against_torch(
-        lambda x, y: mg.einsum("ij,jk->ik", [x, y]), lambda x, y: torch.einsum("ij,jk->ik", [x, y]), a, b
+        lambda x, y: mg.einsum("ij,jk->ik", [x, y]),
+        lambda x, y: torch.einsum("ij,jk->ik", [x, y]),
+        a,
+        b,
     )
 
 
@@ -184,8 +195,14 @@ def test_einsum_errors_are_clear(equation, shapes, error, pattern):
 @pytest.mark.parametrize("name", ["tril", "triu"])
 def test_tril_triu_against_torch(name, shape, diagonal):
     a = rand(*shape, seed=70)
-    check_against_torch(lambda x: getattr(mg, name)(x, diagonal), lambda x: getattr(torch, name)(x, diagonal), a)
-    check_against_torch(lambda x: getattr(x, name)(diagonal=diagonal), lambda x: getattr(x, name)(diagonal=diagonal), a)
+    check_against_torch(
+        lambda x: getattr(mg, name)(x, diagonal), lambda x: getattr(torch, name)(x, diagonal), a
+    )
+    check_against_torch(
+        lambda x: getattr(x, name)(diagonal=diagonal),
+        lambda x: getattr(x, name)(diagonal=diagonal),
+        a,
+    )
 
 
 @pytest.mark.parametrize("name", ["tril", "triu"])
@@ -217,9 +234,14 @@ def test_outer_needs_vectors():
 
 
 # ---- float32 end to end -----------------------------------------------------------------------
-@pytest.mark.parametrize("shapes", [((2, 3), (3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((3,), (3,))], ids=str)
+@pytest.mark.parametrize(
+    "shapes", [((2, 3), (3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((3,), (3,))], ids=str
+)
 def test_matmul_float32_forward_and_backward(shapes):
-    a, b = rand(*shapes[0], seed=90).astype(np.float32), rand(*shapes[1], seed=91).astype(np.float32)
+    a, b = (
+        rand(*shapes[0], seed=90).astype(np.float32),
+        rand(*shapes[1], seed=91).astype(np.float32),
+    )
     x, y = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
     tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
     out, tout = x @ y, tx @ ty

@@ -15,7 +15,9 @@ def _ruff(*args):
     return subprocess.run([exe, *args], cwd=ROOT, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("args", [("check", "."), ("format", "--check", ".")], ids=["check", "format"])
+@pytest.mark.parametrize(
+    "args", [("check", "."), ("format", "--check", ".")], ids=["check", "format"]
+)
 def test_ruff(args):
     result = _ruff(*args)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -55,9 +55,15 @@ def test_torch_load_keywords_are_accepted_and_change_nothing(saved, kwargs):
     np.testing.assert_array_equal(loaded["w"].array, [1.0, 2.0])
 
 
-@pytest.mark.parametrize("location", ["cuda", "cuda:1", torch.device("meta"), {"cpu": "cuda:0"}], ids=repr)
+@pytest.mark.parametrize(
+    "location", ["cuda", "cuda:1", torch.device("meta"), {"cpu": "cuda:0"}], ids=repr
+)
 def test_a_gpu_location_raises_as_torch_load_does_without_cuda(saved, location, no_gpu):
-    expected = "minigrad tensors live on the CPU or an NVIDIA GPU" if str(location) == "meta" else "no CUDA"
+    expected = (
+        "minigrad tensors live on the CPU or an NVIDIA GPU"
+        if str(location) == "meta"
+        else "no CUDA"
+    )
     with pytest.raises(RuntimeError, match=f"load: map_location=.*: {expected}"):
         mg.load(io.BytesIO(saved), map_location=location)
 
@@ -65,7 +71,11 @@ def test_a_gpu_location_raises_as_torch_load_does_without_cuda(saved, location, 
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        ({"map_location": 3}, TypeError, "map_location must be None, a device, a string, a dict or a callable"),
+        (
+            {"map_location": 3},
+            TypeError,
+            "map_location must be None, a device, a string, a dict or a callable",
+        ),
         ({"weights_only": "yes"}, TypeError, "weights_only must be True, False or None"),
         ({"mmap": 1}, TypeError, "mmap must be True, False or None"),
     ],
@@ -76,7 +86,8 @@ def test_nonsense_keywords_are_refused(saved, kwargs, error, message):
 
 
 def test_weights_only_false_still_runs_no_code(tmp_path):
-    # a torch checkpoint (a pickle inside a zip) is refused, not unpickled, even when asked to trust it
+    # a torch checkpoint (a pickle inside a zip) is refused, not unpickled, even when asked to
+    # trust it
     path = tmp_path / "torch.pt"
     torch.save({"w": torch.ones(2)}, path)
     with pytest.raises(ValueError, match="not a minigrad file|not a valid minigrad file"):

@@ -122,7 +122,9 @@ def test_inference_tensors_cannot_be_saved_for_backward():
     with mg.inference_mode(), torch.inference_mode():
         a, ta = mg.ones(3), torch.ones(3)
     w, tw = mg.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
-    raises_like_torch(lambda: a * w, lambda: ta * tw, match="Inference tensors cannot be saved for backward")
+    raises_like_torch(
+        lambda: a * w, lambda: ta * tw, match="Inference tensors cannot be saved for backward"
+    )
     # an op whose gradient needs no saved input accepts it, as in torch
     (a + w).sum().backward()
     (ta + tw).sum().backward()
@@ -135,9 +137,19 @@ def test_inference_tensors_cannot_be_saved_for_backward():
 def test_inference_tensors_refuse_in_place_changes_and_requires_grad_outside():
     with mg.inference_mode(), torch.inference_mode():
         a, ta = mg.ones(3), torch.ones(3)
-    raises_like_torch(lambda: a.add_(1), lambda: ta.add_(1), match="Inplace update to inference tensor outside")
-    raises_like_torch(lambda: a[0:2].fill_(0), lambda: ta[0:2].fill_(0), match="Inplace update to inference tensor")
-    raises_like_torch(lambda: a.requires_grad_(), lambda: ta.requires_grad_(), match="requires_grad=True on inference")
+    raises_like_torch(
+        lambda: a.add_(1), lambda: ta.add_(1), match="Inplace update to inference tensor outside"
+    )
+    raises_like_torch(
+        lambda: a[0:2].fill_(0),
+        lambda: ta[0:2].fill_(0),
+        match="Inplace update to inference tensor",
+    )
+    raises_like_torch(
+        lambda: a.requires_grad_(),
+        lambda: ta.requires_grad_(),
+        match="requires_grad=True on inference",
+    )
     with mg.inference_mode(), torch.inference_mode():  # inside the mode both are allowed
         a.add_(1), ta.add_(1)
         assert a.requires_grad_().requires_grad and ta.requires_grad_().requires_grad
@@ -219,7 +231,9 @@ def test_dot_errors_are_torchs(op):
     )
 
 
-@pytest.mark.parametrize("shapes", [((4,), (4,)), ((2, 3), (4, 3)), ((2, 1, 3), (3,)), ((), (2, 3))])
+@pytest.mark.parametrize(
+    "shapes", [((4,), (4,)), ((2, 3), (4, 3)), ((2, 1, 3), (3,)), ((), (2, 3))]
+)
 def test_inner_matches_torch_with_gradients(shapes):
     a, b = rand(*shapes[0]), rand(*shapes[1], seed=1)
     check_against_torch(mg.inner, torch.inner, a, b)
@@ -231,7 +245,8 @@ def test_inner_errors_are_torchs():
     raises_like_torch(
         lambda: mg.inner(mg.ones(2, 3), mg.ones(4)),
         lambda: torch.inner(torch.ones(2, 3), torch.ones(4)),
-        match=r"the last dimension must match on both input tensors but got shapes \[2, 3\] and \[4\]",
+        match=r"the last dimension must match on both input tensors but got shapes \[2, 3\] and "
+        r"\[4\]",
     )
     raises_like_torch(
         lambda: mg.inner(mg.ones(3), mg.ones(3, dtype=mg.float64)),
@@ -246,7 +261,10 @@ def test_outer_matches_torch_with_gradients_and_promotes():
     check_grads(mg.outer, a, b)
     mixed = mg.outer(mg.ones(2), mg.ones(2, dtype=mg.float64))
     assert same_dtype(mixed, torch.outer(torch.ones(2), torch.ones(2, dtype=torch.float64)))
-    raises_like_torch(lambda: mg.outer(mg.ones(3, 1), mg.ones(3)), lambda: torch.outer(torch.ones(3, 1), torch.ones(3)))
+    raises_like_torch(
+        lambda: mg.outer(mg.ones(3, 1), mg.ones(3)),
+        lambda: torch.outer(torch.ones(3, 1), torch.ones(3)),
+    )
 
 
 @pytest.mark.parametrize(
@@ -255,14 +273,18 @@ def test_outer_matches_torch_with_gradients_and_promotes():
 def test_cross_matches_torch_with_gradients(shapes_dim):
     sa, sb, dim = shapes_dim
     a, b = rand(*sa), rand(*sb, seed=1)
-    check_against_torch(lambda x, y: mg.cross(x, y, dim=dim), lambda x, y: torch.cross(x, y, dim=dim), a, b)
+    check_against_torch(
+        lambda x, y: mg.cross(x, y, dim=dim), lambda x, y: torch.cross(x, y, dim=dim), a, b
+    )
     check_against_torch(lambda x, y: x.cross(y, dim), lambda x, y: x.cross(y, dim), a, b)
     check_grads(lambda x, y: mg.cross(x, y, dim=dim), a, b, second=True)
 
 
 def test_cross_without_dim_takes_the_first_dim_of_size_3_and_warns():
     a, b = rand(3, 4), rand(3, 4, seed=1)
-    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+    with pytest.warns(
+        UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"
+    ):
         mine = mg.cross(mg.tensor(a), mg.tensor(b))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -298,13 +320,20 @@ def test_cross_errors_are_torchs():
     )
 
 
-# ---- narrow ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dim, start, length", [(1, 1, 3), (1, -2, 2), (0, 0, 1), (1, 5, 0), (-1, 0, 5)])
+# ---- narrow --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "dim, start, length", [(1, 1, 3), (1, -2, 2), (0, 0, 1), (1, 5, 0), (-1, 0, 5)]
+)
 def test_narrow_matches_torch_with_gradients(dim, start, length):
     x = rand(2, 5)
-    check_against_torch(lambda t: t.narrow(dim, start, length), lambda t: t.narrow(dim, start, length), x)
-    check_against_torch(lambda t: mg.narrow(t, dim, start, length), lambda t: torch.narrow(t, dim, start, length), x)
-    check_grads(lambda t: t.narrow(dim, start, length), x, second=length > 0)  # (no empty gradgradcheck)
+    check_against_torch(
+        lambda t: t.narrow(dim, start, length), lambda t: t.narrow(dim, start, length), x
+    )
+    check_against_torch(
+        lambda t: mg.narrow(t, dim, start, length), lambda t: torch.narrow(t, dim, start, length), x
+    )
+    # (no empty gradgradcheck)
+    check_grads(lambda t: t.narrow(dim, start, length), x, second=length > 0)
 
 
 def test_narrow_is_a_view_that_shares_storage():
@@ -343,15 +372,24 @@ def test_narrow_errors_are_torchs():
     ]
     for args, match in cases:
         raises_like_torch(lambda a=args: x.narrow(*a), lambda a=args: tx.narrow(*a), match=match)
-    raises_like_torch(lambda: mg.tensor(1.0).narrow(0, 0, 1), lambda: torch.tensor(1.0).narrow(0, 0, 1), "0-dim")
-    raises_like_torch(lambda: x.narrow(1, mg.tensor(1.0), 2), lambda: tx.narrow(1, torch.tensor(1.0), 2), "integral")
+    raises_like_torch(
+        lambda: mg.tensor(1.0).narrow(0, 0, 1), lambda: torch.tensor(1.0).narrow(0, 0, 1), "0-dim"
+    )
+    raises_like_torch(
+        lambda: x.narrow(1, mg.tensor(1.0), 2),
+        lambda: tx.narrow(1, torch.tensor(1.0), 2),
+        "integral",
+    )
 
 
 # ---- type, type_as, new_* ------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool", "uint8"])
 def test_type_as_converts_to_the_others_dtype_like_torch(dtype):
     x, tx = mg.tensor([1.5, -2.0, 0.0]), torch.tensor([1.5, -2.0, 0.0])
-    other, tother = mg.zeros(1, dtype=getattr(mg, dtype)), torch.zeros(1, dtype=getattr(torch, dtype))
+    other, tother = (
+        mg.zeros(1, dtype=getattr(mg, dtype)),
+        torch.zeros(1, dtype=getattr(torch, dtype)),
+    )
     mine, theirs = x.type_as(other), tx.type_as(tother)
     assert same_dtype(mine, theirs) and mine.tolist() == theirs.tolist()
     assert mine.type() == theirs.type()
@@ -361,7 +399,11 @@ def test_type_as_is_differentiable_and_refuses_a_non_tensor():
     x = mg.tensor([1.5, 2.0], requires_grad=True)
     x.type_as(mg.zeros(1, dtype=mg.float64)).sum().backward()
     assert x.grad.dtype == mg.float32 and x.grad.tolist() == [1.0, 1.0]
-    raises_like_torch(lambda: x.type_as(np.zeros(1)), lambda: torch.zeros(2).type_as(np.zeros(1)), "must be Tensor")
+    raises_like_torch(
+        lambda: x.type_as(np.zeros(1)),
+        lambda: torch.zeros(2).type_as(np.zeros(1)),
+        "must be Tensor",
+    )
 
 
 def test_type_accepts_the_typed_classes():
@@ -374,7 +416,10 @@ def test_type_accepts_the_typed_classes():
 @pytest.mark.parametrize("make", ["new_zeros", "new_ones", "new_empty"])
 @pytest.mark.parametrize("base_dtype", ["float64", "int64"])
 def test_new_constructors_take_selfs_dtype_unless_given(make, base_dtype):
-    x, tx = mg.ones(2, dtype=getattr(mg, base_dtype)), torch.ones(2, dtype=getattr(torch, base_dtype))
+    x, tx = (
+        mg.ones(2, dtype=getattr(mg, base_dtype)),
+        torch.ones(2, dtype=getattr(torch, base_dtype)),
+    )
     for args, kwargs, tkwargs in [
         ((2, 3), {}, {}),
         (((2, 3),), {}, {}),
@@ -385,7 +430,9 @@ def test_new_constructors_take_selfs_dtype_unless_given(make, base_dtype):
         assert mine.shape == tuple(theirs.shape) and same_dtype(mine, theirs)
         if make != "new_empty":
             assert mine.tolist() == theirs.tolist()
-    raises_like_torch(lambda: getattr(x, make)(-1), lambda: getattr(tx, make)(-1), "negative dimension -1")
+    raises_like_torch(
+        lambda: getattr(x, make)(-1), lambda: getattr(tx, make)(-1), "negative dimension -1"
+    )
     raises_like_torch(lambda: getattr(x, make)(), lambda: getattr(tx, make)(), "size")
 
 
@@ -458,7 +505,7 @@ def test_nonzero_as_tuple_indexes_the_nonzeros():
         tx.nonzero(True)
 
 
-# ---- meshgrid, cartesian_prod ----------------------------------------------------------------------
+# ---- meshgrid, cartesian_prod --------------------------------------------------------------------
 @pytest.mark.parametrize("indexing", ["ij", "xy"])
 @pytest.mark.parametrize("lengths", [(3,), (3, 2), (2, 3, 4), (3, 0)])
 def test_meshgrid_matches_torch_with_gradients(indexing, lengths):
@@ -466,7 +513,9 @@ def test_meshgrid_matches_torch_with_gradients(indexing, lengths):
 
     def grid_sum(framework):
         # each grid weighted differently, so a gradient sent to the wrong input shows
-        return lambda *ts: sum((g * (i + 1.0)).sum() for i, g in enumerate(framework.meshgrid(*ts, indexing=indexing)))
+        return lambda *ts: sum(
+            (g * (i + 1.0)).sum() for i, g in enumerate(framework.meshgrid(*ts, indexing=indexing))
+        )
 
     mine = mg.meshgrid(*[mg.tensor(a) for a in arrays], indexing=indexing)
     theirs = torch.meshgrid(*[torch.tensor(a) for a in arrays], indexing=indexing)
@@ -497,8 +546,14 @@ def test_meshgrid_accepts_0d_and_refuses_what_torch_refuses():
     for m, t in zip(mine, theirs):
         assert_close(m, t)
     a, ta = mg.arange(3.0), torch.arange(3.0)
-    raises_like_torch(lambda: mg.meshgrid(indexing="xy"), lambda: torch.meshgrid(indexing="xy"), "non-empty")
-    raises_like_torch(lambda: mg.meshgrid(a, a, indexing="foo"), lambda: torch.meshgrid(ta, ta, indexing="foo"), "ij")
+    raises_like_torch(
+        lambda: mg.meshgrid(indexing="xy"), lambda: torch.meshgrid(indexing="xy"), "non-empty"
+    )
+    raises_like_torch(
+        lambda: mg.meshgrid(a, a, indexing="foo"),
+        lambda: torch.meshgrid(ta, ta, indexing="foo"),
+        "ij",
+    )
     raises_like_torch(
         lambda: mg.meshgrid(a, mg.ones(2, 2), indexing="ij"),
         lambda: torch.meshgrid(ta, torch.ones(2, 2), indexing="ij"),
@@ -515,7 +570,10 @@ def test_cartesian_prod_matches_torch():
     a, b, c = rand(3), rand(2, seed=1), rand(2, seed=2)
     check_against_torch(mg.cartesian_prod, torch.cartesian_prod, a, b, c)
     check_against_torch(mg.cartesian_prod, torch.cartesian_prod, a)
-    assert_close(mg.cartesian_prod(mg.arange(2), mg.arange(3)), torch.cartesian_prod(torch.arange(2), torch.arange(3)))
+    assert_close(
+        mg.cartesian_prod(mg.arange(2), mg.arange(3)),
+        torch.cartesian_prod(torch.arange(2), torch.arange(3)),
+    )
     raises_like_torch(
         lambda: mg.cartesian_prod(mg.ones(2), mg.ones(2, 2)),
         lambda: torch.cartesian_prod(torch.ones(2), torch.ones(2, 2)),
@@ -523,15 +581,28 @@ def test_cartesian_prod_matches_torch():
     )
 
 
-# ---- the legacy constructors ------------------------------------------------------------------------
-LEGACY_ARGS = [(), (2, 3), (0,), (3,), ([1, 2],), ((1, 2),), ([[1.5, 2]],), (np.array([1, 2]),), ([True, False],)]
+# ---- the legacy constructors ---------------------------------------------------------------------
+LEGACY_ARGS = [
+    (),
+    (2, 3),
+    (0,),
+    (3,),
+    ([1, 2],),
+    ((1, 2),),
+    ([[1.5, 2]],),
+    (np.array([1, 2]),),
+    ([True, False],),
+]
 
 
 @pytest.mark.parametrize("args", LEGACY_ARGS, ids=range(len(LEGACY_ARGS)))
 def test_tensor_legacy_constructor_matches_torch(args):
     mine, theirs = mg.Tensor(*args), torch.Tensor(*args)
-    assert type(mine) is mg.Tensor and mine.shape == tuple(theirs.shape) and same_dtype(mine, theirs)
-    if args and not all(isinstance(a, int) for a in args):  # data, not sizes (torch leaves those unset)
+    assert (
+        type(mine) is mg.Tensor and mine.shape == tuple(theirs.shape) and same_dtype(mine, theirs)
+    )
+    # data, not sizes (torch leaves those unset)
+    if args and not all(isinstance(a, int) for a in args):
         assert mine.tolist() == theirs.tolist()
     assert not mine.requires_grad and mine.is_leaf
 
@@ -540,7 +611,9 @@ def test_tensor_legacy_constructor_follows_the_default_dtype():
     previous = torch.get_default_dtype()
     try:
         mg.set_default_dtype(mg.float64), torch.set_default_dtype(torch.float64)
-        assert same_dtype(mg.Tensor([1]), torch.Tensor([1])) and same_dtype(mg.Tensor(2), torch.Tensor(2))
+        assert same_dtype(mg.Tensor([1]), torch.Tensor([1])) and same_dtype(
+            mg.Tensor(2), torch.Tensor(2)
+        )
         assert same_dtype(mg.FloatTensor([1]), torch.FloatTensor([1]))  # the typed ones do not
     finally:
         mg.set_default_dtype(mg.float32), torch.set_default_dtype(previous)
@@ -556,9 +629,15 @@ def test_tensor_of_a_tensor_shares_its_storage_and_dtype():
 
 
 def test_tensor_legacy_constructor_errors_are_torchs():
-    for args, match in [((2.5,), "data must be a sequence"), ((True,), "data must be a sequence"), (("abc",), None)]:
+    for args, match in [
+        ((2.5,), "data must be a sequence"),
+        ((True,), "data must be a sequence"),
+        (("abc",), None),
+    ]:
         raises_like_torch(lambda a=args: mg.Tensor(*a), lambda a=args: torch.Tensor(*a), match)
-    raises_like_torch(lambda: mg.Tensor(2, -1), lambda: torch.Tensor(2, -1), r"negative dimension -1: \[2, -1\]")
+    raises_like_torch(
+        lambda: mg.Tensor(2, -1), lambda: torch.Tensor(2, -1), r"negative dimension -1: \[2, -1\]"
+    )
 
 
 def test_tensor_keeps_working_as_before_for_minigrad_code():
@@ -588,7 +667,9 @@ def test_typed_constructors_match_torch(name):
 
 def test_typed_constructors_truncate_and_refuse_tensors_of_other_dtypes():
     assert mg.LongTensor([1.7, -2.7]).tolist() == torch.LongTensor([1.7, -2.7]).tolist() == [1, -2]
-    raises_like_torch(lambda: mg.FloatTensor(mg.tensor([1, 2])), lambda: torch.FloatTensor(torch.tensor([1, 2])))
+    raises_like_torch(
+        lambda: mg.FloatTensor(mg.tensor([1, 2])), lambda: torch.FloatTensor(torch.tensor([1, 2]))
+    )
     shared = mg.tensor([1.0, 2.0])
     mg.FloatTensor(shared)[0] = 7.0
     assert shared.tolist() == [7.0, 2.0]
@@ -602,11 +683,22 @@ def test_isinstance_with_a_typed_class_looks_at_the_dtype_as_torch(name):
     assert not isinstance(3, getattr(mg, name)) and not isinstance(3, getattr(torch, name))
     assert isinstance(mg.nn.Parameter(mg.zeros(1)), mg.FloatTensor)
     assert isinstance(torch.nn.Parameter(torch.zeros(1)), torch.FloatTensor)
-    assert not issubclass(getattr(mg, name), mg.Tensor) and not issubclass(getattr(torch, name), torch.Tensor)
+    assert not issubclass(getattr(mg, name), mg.Tensor) and not issubclass(
+        getattr(torch, name), torch.Tensor
+    )
 
 
-# ---- the attributes device-agnostic programs probe ------------------------------------------------------
-FLAGS = ["is_xpu", "is_mps", "is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_nested", "is_mkldnn"]
+# ---- the attributes device-agnostic programs probe -----------------------------------------------
+FLAGS = [
+    "is_xpu",
+    "is_mps",
+    "is_meta",
+    "is_sparse",
+    "is_sparse_csr",
+    "is_quantized",
+    "is_nested",
+    "is_mkldnn",
+]
 
 
 @pytest.mark.parametrize("flag", FLAGS + ["is_cuda", "is_cpu"])
@@ -617,7 +709,8 @@ def test_device_and_layout_flags_match_a_cpu_tensor_of_torch(flag):
 def test_is_complex_matches_torch():
     assert mg.ones(2).is_complex() is torch.ones(2).is_complex() is False
     assert (
-        mg.from_numpy(np.ones(2, dtype=np.complex64)).is_complex() is torch.ones(2, dtype=torch.complex64).is_complex()
+        mg.from_numpy(np.ones(2, dtype=np.complex64)).is_complex()
+        is torch.ones(2, dtype=torch.complex64).is_complex()
     )
 
 
@@ -635,7 +728,11 @@ def layouts():
         ("unsqueeze", x.unsqueeze(1), t.unsqueeze(1)),
         ("permute", x.permute(1, 0, 2), t.permute(1, 0, 2)),
         ("int64", mg.arange(6).reshape(2, 3), torch.arange(6).reshape(2, 3)),
-        ("float64 column", mg.zeros(3, 1, dtype=mg.float64), torch.zeros(3, 1, dtype=torch.float64)),
+        (
+            "float64 column",
+            mg.zeros(3, 1, dtype=mg.float64),
+            torch.zeros(3, 1, dtype=torch.float64),
+        ),
         ("0-d", mg.tensor(2.0), torch.tensor(2.0)),
     ]
 

@@ -37,8 +37,12 @@ def _optimizers(kind="SGD"):
     mine_params = [nn.Parameter(np.zeros(2)) for _ in LRS]
     torch_params = [torch.nn.Parameter(torch.zeros(2)) for _ in LRS]
     kwargs = {"momentum": 0.9} if kind == "SGD" else {}
-    mine = getattr(optim, kind)([{"params": [p], "lr": lr} for p, lr in zip(mine_params, LRS)], **kwargs)
-    theirs = getattr(torch.optim, kind)([{"params": [p], "lr": lr} for p, lr in zip(torch_params, LRS)], **kwargs)
+    mine = getattr(optim, kind)(
+        [{"params": [p], "lr": lr} for p, lr in zip(mine_params, LRS)], **kwargs
+    )
+    theirs = getattr(torch.optim, kind)(
+        [{"params": [p], "lr": lr} for p, lr in zip(torch_params, LRS)], **kwargs
+    )
     return mine, theirs
 
 
@@ -61,7 +65,9 @@ def _compare(make, steps, kind="SGD", check_momentum=False):
             theirs.step()
         where = f"at epoch {theirs.last_epoch}"
         assert mine.last_epoch == theirs.last_epoch
-        np.testing.assert_allclose(mine.get_last_lr(), theirs.get_last_lr(), rtol=RTOL, atol=0, err_msg=where)
+        np.testing.assert_allclose(
+            mine.get_last_lr(), theirs.get_last_lr(), rtol=RTOL, atol=0, err_msg=where
+        )
         np.testing.assert_allclose(
             [g["lr"] for g in mine_opt.param_groups],
             [g["lr"] for g in torch_opt.param_groups],
@@ -69,9 +75,13 @@ def _compare(make, steps, kind="SGD", check_momentum=False):
             err_msg=where,
         )
         if check_momentum:
-            np.testing.assert_allclose(_momenta(mine_opt), _momenta(torch_opt), rtol=RTOL, err_msg=where)
+            np.testing.assert_allclose(
+                _momenta(mine_opt), _momenta(torch_opt), rtol=RTOL, err_msg=where
+            )
         seen.append(tuple(mine.get_last_lr()))
-    assert len(set(seen)) > 2, "the schedule never changed the learning rate: the comparison proves little"
+    assert len(set(seen)) > 2, (
+        "the schedule never changed the learning rate: the comparison proves little"
+    )
     return mine, mine_opt
 
 
@@ -80,12 +90,21 @@ SCHEDULES = {
     "MultiStepLR": (lambda m, o: m.MultiStepLR(o, milestones=[60, 10, 25, 25], gamma=0.3), 100),
     "ExponentialLR": (lambda m, o: m.ExponentialLR(o, gamma=0.97), 150),
     "CosineAnnealingLR": (lambda m, o: m.CosineAnnealingLR(o, T_max=50), 50),
-    "CosineAnnealingLR-periods": (lambda m, o: m.CosineAnnealingLR(o, T_max=20, eta_min=0.001), 100),
+    "CosineAnnealingLR-periods": (
+        lambda m, o: m.CosineAnnealingLR(o, T_max=20, eta_min=0.001),
+        100,
+    ),
     "CosineAnnealingLR-odd": (lambda m, o: m.CosineAnnealingLR(o, T_max=7, eta_min=0.005), 60),
     "LambdaLR": (lambda m, o: m.LambdaLR(o, lambda e: 1 / (1 + 0.1 * e)), 80),
-    "LambdaLR-per-group": (lambda m, o: m.LambdaLR(o, [lambda e: 0.95**e, lambda e: min(1.0, (e + 1) / 10)]), 80),
+    "LambdaLR-per-group": (
+        lambda m, o: m.LambdaLR(o, [lambda e: 0.95**e, lambda e: min(1.0, (e + 1) / 10)]),
+        80,
+    ),
     "LinearLR": (lambda m, o: m.LinearLR(o, start_factor=0.25, total_iters=12), 40),
-    "LinearLR-decay": (lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=30), 40),
+    "LinearLR-decay": (
+        lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=30),
+        40,
+    ),
     "LinearLR-default": (lambda m, o: m.LinearLR(o), 10),
 }
 
@@ -100,9 +119,20 @@ ONE_CYCLE = {
     "cos": dict(max_lr=1.0, total_steps=100),
     "linear": dict(max_lr=[1.0, 0.3], total_steps=80, anneal_strategy="linear"),
     "three-phase": dict(max_lr=0.5, total_steps=90, three_phase=True),
-    "three-phase-linear": dict(max_lr=0.5, total_steps=61, three_phase=True, anneal_strategy="linear"),
-    "factors": dict(max_lr=2.0, epochs=6, steps_per_epoch=11, pct_start=0.45, div_factor=10.0, final_div_factor=100.0),
-    "momenta": dict(max_lr=0.8, total_steps=50, base_momentum=[0.8, 0.7], max_momentum=0.99, pct_start=0.1),
+    "three-phase-linear": dict(
+        max_lr=0.5, total_steps=61, three_phase=True, anneal_strategy="linear"
+    ),
+    "factors": dict(
+        max_lr=2.0,
+        epochs=6,
+        steps_per_epoch=11,
+        pct_start=0.45,
+        div_factor=10.0,
+        final_div_factor=100.0,
+    ),
+    "momenta": dict(
+        max_lr=0.8, total_steps=50, base_momentum=[0.8, 0.7], max_momentum=0.99, pct_start=0.1
+    ),
     "no-momentum": dict(max_lr=0.8, total_steps=50, cycle_momentum=False),
 }
 
@@ -122,8 +152,12 @@ def test_one_cycle_matches_torch_with_momentum_or_beta1(name, kind):
 def test_one_cycle_shape():
     """Starts at max_lr/div_factor, peaks at max_lr after pct_start, ends at the minimum."""
     opt = optim.SGD([nn.Parameter(np.zeros(1))], lr=0.1, momentum=0.9)
-    sched = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=100, pct_start=0.25, final_div_factor=100.0)
-    lrs = [sched.get_last_lr()[0]] + [(opt.step(), sched.step(), sched.get_last_lr()[0])[2] for _ in range(99)]
+    sched = lr_scheduler.OneCycleLR(
+        opt, max_lr=1.0, total_steps=100, pct_start=0.25, final_div_factor=100.0
+    )
+    lrs = [sched.get_last_lr()[0]] + [
+        (opt.step(), sched.step(), sched.get_last_lr()[0])[2] for _ in range(99)
+    ]
     peak = int(np.argmax(lrs))
     assert lrs[0] == pytest.approx(1.0 / 25) and max(lrs) == pytest.approx(1.0)
     assert peak == 24  # the first 25 of the 100 steps rise
@@ -146,7 +180,9 @@ def test_one_cycle_refuses_to_step_past_total_steps():
 def test_warmup_cosine_schedule():
     base = 0.5
     opt = optim.AdamW([nn.Parameter(np.zeros(1))], lr=base)
-    sched = lr_scheduler.get_cosine_schedule_with_warmup(opt, num_warmup_steps=10, num_training_steps=110)
+    sched = lr_scheduler.get_cosine_schedule_with_warmup(
+        opt, num_warmup_steps=10, num_training_steps=110
+    )
     assert isinstance(sched, lr_scheduler.LambdaLR)
     lrs = [opt.param_groups[0]["lr"]]
     for _ in range(130):
@@ -158,13 +194,17 @@ def test_warmup_cosine_schedule():
     assert lrs[110] == pytest.approx(0.0, abs=1e-15) and lrs[130] == pytest.approx(0.0, abs=1e-15)
     assert np.all(np.diff(lrs[:11]) > 0) and np.all(np.diff(lrs[10:111]) < 0)
     t = np.arange(10, 111)
-    np.testing.assert_allclose(lrs[10:111], base * (1 + np.cos(np.pi * (t - 10) / 100)) / 2, rtol=1e-12, atol=1e-16)
+    np.testing.assert_allclose(
+        lrs[10:111], base * (1 + np.cos(np.pi * (t - 10) / 100)) / 2, rtol=1e-12, atol=1e-16
+    )
 
 
 def test_warmup_cosine_schedule_with_a_floor_and_two_groups():
     opt = optim.SGD([{"params": [nn.Parameter(np.zeros(1))], "lr": lr} for lr in LRS])
     sched = lr_scheduler.get_cosine_schedule_with_warmup(opt, 4, 24, min_lr_ratio=0.1)
-    lrs = [sched.get_last_lr()] + [(opt.step(), sched.step(), sched.get_last_lr())[2] for _ in range(30)]
+    lrs = [sched.get_last_lr()] + [
+        (opt.step(), sched.step(), sched.get_last_lr())[2] for _ in range(30)
+    ]
     np.testing.assert_allclose(lrs[2], [LRS[0] / 2, LRS[1] / 2])
     np.testing.assert_allclose(lrs[14], [0.55 * LRS[0], 0.55 * LRS[1]])  # (1 + 0.1) / 2 of the base
     np.testing.assert_allclose(lrs[24], [0.1 * LRS[0], 0.1 * LRS[1]])
@@ -201,7 +241,10 @@ def test_state_dict_resumes_the_schedule(name, tmp_path):
     for _ in range(20):
         opt.step()
         sched.step()
-    mg.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()}, tmp_path / "checkpoint.npz")
+    mg.save(
+        {"optimizer": opt.state_dict(), "scheduler": sched.state_dict()},
+        tmp_path / "checkpoint.npz",
+    )
     checkpoint = mg.load(tmp_path / "checkpoint.npz")
     saved_opt, saved_sched = checkpoint["optimizer"], checkpoint["scheduler"]
     assert "optimizer" not in saved_sched and saved_sched["last_epoch"] == 20
@@ -237,13 +280,16 @@ def test_lambda_state_dict_keeps_callable_objects_but_not_functions():
 
 def test_resuming_needs_initial_lr():
     opt, torch_opt = _optimizers()
-    with pytest.raises(KeyError, match=r"StepLR: param 'initial_lr' is not specified in param_groups\[0\]"):
+    with pytest.raises(
+        KeyError, match=r"StepLR: param 'initial_lr' is not specified in param_groups\[0\]"
+    ):
         lr_scheduler.StepLR(opt, step_size=3, last_epoch=5)
     for lib, o in ((lr_scheduler, opt), (torch.optim.lr_scheduler, torch_opt)):
         lib.StepLR(o, step_size=3)
     sched = lr_scheduler.StepLR(opt, step_size=3, last_epoch=5)  # initial_lr is there now
     theirs = torch.optim.lr_scheduler.StepLR(torch_opt, step_size=3, last_epoch=5)
-    # the first step goes to epoch 6, a multiple of 3: as torch, it multiplies the current lr by gamma once
+    # the first step goes to epoch 6, a multiple of 3: as torch, it multiplies the current lr by
+    # gamma once
     assert sched.last_epoch == theirs.last_epoch == 6
     np.testing.assert_allclose(sched.get_last_lr(), theirs.get_last_lr(), rtol=RTOL)
     assert sched.get_last_lr() == pytest.approx([0.1 * 0.1, 0.02 * 0.1])
@@ -262,36 +308,51 @@ def test_base_lrs_come_from_the_groups():
     assert sched.get_last_lr()[0] == pytest.approx(0.025)
 
 
-# ---- errors ---------------------------------------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 def test_scheduler_errors():
     opt, _ = _optimizers()
     with pytest.raises(TypeError, match="StepLR: expected an Optimizer, but got list"):
         lr_scheduler.StepLR([], step_size=3)
     with pytest.raises(ValueError, match="StepLR: step_size must be a positive integer, but got 0"):
         lr_scheduler.StepLR(opt, step_size=0)
-    with pytest.raises(ValueError, match=r"LinearLR: start_factor expected to be in \(0, 1\], but got 0"):
+    with pytest.raises(
+        ValueError, match=r"LinearLR: start_factor expected to be in \(0, 1\], but got 0"
+    ):
         lr_scheduler.LinearLR(opt, start_factor=0)
-    with pytest.raises(ValueError, match=r"LinearLR: end_factor expected to be in \[0, 1\], but got 1.5"):
+    with pytest.raises(
+        ValueError, match=r"LinearLR: end_factor expected to be in \[0, 1\], but got 1.5"
+    ):
         lr_scheduler.LinearLR(opt, end_factor=1.5)
     with pytest.raises(ValueError, match="CosineAnnealingLR: T_max must be positive, but got 0"):
         lr_scheduler.CosineAnnealingLR(opt, T_max=0)
     with pytest.raises(ValueError, match="LambdaLR: expected 2 lr_lambdas"):
         lr_scheduler.LambdaLR(opt, [lambda e: 1.0])
-    with pytest.raises(ValueError, match="max_lr must have the same length as optimizer.param_groups"):
+    with pytest.raises(
+        ValueError, match="max_lr must have the same length as optimizer.param_groups"
+    ):
         lr_scheduler.OneCycleLR(opt, max_lr=[1.0, 2.0, 3.0], total_steps=10)
     with pytest.raises(ValueError, match="OneCycleLR: you must define either total_steps"):
         lr_scheduler.OneCycleLR(opt, max_lr=1.0, epochs=3)
-    with pytest.raises(ValueError, match="OneCycleLR: expected positive integer total_steps, but got 0"):
+    with pytest.raises(
+        ValueError, match="OneCycleLR: expected positive integer total_steps, but got 0"
+    ):
         lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=0)
-    with pytest.raises(ValueError, match="OneCycleLR: expected pct_start between 0 and 1, but got 1.5"):
+    with pytest.raises(
+        ValueError, match="OneCycleLR: expected pct_start between 0 and 1, but got 1.5"
+    ):
         lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, pct_start=1.5)
     with pytest.raises(ValueError, match="OneCycleLR: anneal_strategy must be 'cos' or 'linear'"):
         lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, anneal_strategy="exp")
     adagrad = optim.Adagrad([nn.Parameter(np.zeros(1))])
-    with pytest.raises(ValueError, match="OneCycleLR: cycle_momentum=True needs an optimizer with momentum or betas"):
+    with pytest.raises(
+        ValueError,
+        match="OneCycleLR: cycle_momentum=True needs an optimizer with momentum or betas",
+    ):
         lr_scheduler.OneCycleLR(adagrad, max_lr=1.0, total_steps=10)
     lr_scheduler.OneCycleLR(adagrad, max_lr=1.0, total_steps=10, cycle_momentum=False)
-    with pytest.raises(ValueError, match="get_cosine_schedule_with_warmup: expected 0 <= num_warmup_steps"):
+    with pytest.raises(
+        ValueError, match="get_cosine_schedule_with_warmup: expected 0 <= num_warmup_steps"
+    ):
         lr_scheduler.get_cosine_schedule_with_warmup(opt, 20, 10)
     with pytest.raises(NotImplementedError, match="LRScheduler must implement get_lr"):
         lr_scheduler.LRScheduler(opt)

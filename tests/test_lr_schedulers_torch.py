@@ -57,9 +57,13 @@ def _optimizers(kind="SGD"):
     mine_groups, torch_groups = [], []
     for lr in LRS:
         mine_groups.append({"params": [nn.Parameter(np.zeros(2))], "lr": lr})
-        torch_groups.append({"params": [torch.nn.Parameter(torch.zeros(2, dtype=torch.float64))], "lr": lr})
+        torch_groups.append(
+            {"params": [torch.nn.Parameter(torch.zeros(2, dtype=torch.float64))], "lr": lr}
+        )
     kwargs = {"momentum": 0.9} if kind == "SGD" else {}
-    return getattr(optim, kind)(mine_groups, **kwargs), getattr(torch.optim, kind)(torch_groups, **kwargs)
+    return getattr(optim, kind)(mine_groups, **kwargs), getattr(torch.optim, kind)(
+        torch_groups, **kwargs
+    )
 
 
 def _momenta(opt):
@@ -69,9 +73,14 @@ def _momenta(opt):
 def _assert_same_state(mine, mine_opt, theirs, torch_opt, where):
     # ChainedScheduler has no count of its own, in torch and here
     assert getattr(mine, "last_epoch", None) == getattr(theirs, "last_epoch", None), where
-    np.testing.assert_allclose(mine.get_last_lr(), theirs.get_last_lr(), rtol=RTOL, atol=0, err_msg=where)
     np.testing.assert_allclose(
-        [g["lr"] for g in mine_opt.param_groups], [g["lr"] for g in torch_opt.param_groups], rtol=RTOL, err_msg=where
+        mine.get_last_lr(), theirs.get_last_lr(), rtol=RTOL, atol=0, err_msg=where
+    )
+    np.testing.assert_allclose(
+        [g["lr"] for g in mine_opt.param_groups],
+        [g["lr"] for g in torch_opt.param_groups],
+        rtol=RTOL,
+        err_msg=where,
     )
     np.testing.assert_allclose(_momenta(mine_opt), _momenta(torch_opt), rtol=RTOL, err_msg=where)
 
@@ -94,12 +103,16 @@ def _run_both(make, steps=STEPS, kind="SGD", step=lambda s, t: s.step()):
                 step(theirs, t)
             _assert_same_state(mine, mine_opt, theirs, torch_opt, f"after {t} steps")
             seen.append(mine.get_last_lr()[0])
-    assert len(set(seen)) >= 2, "the schedule never changed the learning rate: the comparison proves little"
+    assert len(set(seen)) >= 2, (
+        "the schedule never changed the learning rate: the comparison proves little"
+    )
     return seen
 
 
 SCHEDULES = {
-    "LambdaLR": lambda m, o: m.LambdaLR(o, [lambda e: 0.9**e, lambda e: 1 / (1 + e), lambda e: (e % 7) / 7 + 0.1]),
+    "LambdaLR": lambda m, o: m.LambdaLR(
+        o, [lambda e: 0.9**e, lambda e: 1 / (1 + e), lambda e: (e % 7) / 7 + 0.1]
+    ),
     "MultiplicativeLR": lambda m, o: m.MultiplicativeLR(o, lambda e: 0.95),
     "MultiplicativeLR-per-group": lambda m, o: m.MultiplicativeLR(
         o, [lambda e: 0.9, lambda e: 1.0 if e % 3 else 0.5, lambda e: 1 + 0.01 * e]
@@ -109,43 +122,77 @@ SCHEDULES = {
     "ConstantLR": lambda m, o: m.ConstantLR(o, factor=0.25, total_iters=7),
     "ConstantLR-default": lambda m, o: m.ConstantLR(o),
     "LinearLR": lambda m, o: m.LinearLR(o, start_factor=0.1, end_factor=0.9, total_iters=20),
-    "LinearLR-decay-to-0": lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.0, total_iters=30),
+    "LinearLR-decay-to-0": lambda m, o: m.LinearLR(
+        o, start_factor=1.0, end_factor=0.0, total_iters=30
+    ),
     "ExponentialLR": lambda m, o: m.ExponentialLR(o, gamma=0.93),
     "PolynomialLR": lambda m, o: m.PolynomialLR(o, total_iters=30, power=2.0),
     "PolynomialLR-default": lambda m, o: m.PolynomialLR(o),
     "CosineAnnealingLR": lambda m, o: m.CosineAnnealingLR(o, T_max=12, eta_min=0.001),
     "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=7),
-    "CosineAnnealingWarmRestarts-Tmult": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01),
+    "CosineAnnealingWarmRestarts-Tmult": lambda m, o: m.CosineAnnealingWarmRestarts(
+        o, T_0=3, T_mult=2, eta_min=0.01
+    ),
     "OneCycleLR": lambda m, o: m.OneCycleLR(o, max_lr=[1.0, 0.5, 0.2], total_steps=STEPS),
     "OneCycleLR-three-phase": lambda m, o: m.OneCycleLR(
         o, max_lr=0.3, epochs=5, steps_per_epoch=10, three_phase=True, anneal_strategy="linear"
     ),
-    "CyclicLR-triangular": lambda m, o: m.CyclicLR(o, base_lr=[0.01, 0.02, 0.03], max_lr=0.1, step_size_up=4),
+    "CyclicLR-triangular": lambda m, o: m.CyclicLR(
+        o, base_lr=[0.01, 0.02, 0.03], max_lr=0.1, step_size_up=4
+    ),
     "CyclicLR-triangular2": lambda m, o: m.CyclicLR(
-        o, base_lr=0.001, max_lr=[0.1, 0.2, 0.3], step_size_up=3, step_size_down=5, mode="triangular2"
+        o,
+        base_lr=0.001,
+        max_lr=[0.1, 0.2, 0.3],
+        step_size_up=3,
+        step_size_down=5,
+        mode="triangular2",
     ),
     "CyclicLR-exp_range": lambda m, o: m.CyclicLR(
-        o, 0.01, 0.1, step_size_up=5, mode="exp_range", gamma=0.97, base_momentum=[0.7, 0.75, 0.8], max_momentum=0.95
+        o,
+        0.01,
+        0.1,
+        step_size_up=5,
+        mode="exp_range",
+        gamma=0.97,
+        base_momentum=[0.7, 0.75, 0.8],
+        max_momentum=0.95,
     ),
     "CyclicLR-scale_fn-cycle": lambda m, o: m.CyclicLR(
         o, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 1 / x, cycle_momentum=False
     ),
     "CyclicLR-scale_fn-iterations": lambda m, o: m.CyclicLR(
-        o, 0.01, 0.1, step_size_up=4, step_size_down=2, scale_fn=lambda x: 0.99**x, scale_mode="iterations"
+        o,
+        0.01,
+        0.1,
+        step_size_up=4,
+        step_size_down=2,
+        scale_fn=lambda x: 0.99**x,
+        scale_mode="iterations",
     ),
     "SequentialLR-warmup-cosine": lambda m, o: m.SequentialLR(
-        o, [m.LinearLR(o, start_factor=0.1, total_iters=5), m.CosineAnnealingLR(o, T_max=45)], milestones=[5]
+        o,
+        [m.LinearLR(o, start_factor=0.1, total_iters=5), m.CosineAnnealingLR(o, T_max=45)],
+        milestones=[5],
     ),
     "SequentialLR-three": lambda m, o: m.SequentialLR(
         o,
-        [m.ConstantLR(o, factor=0.5, total_iters=4), m.ExponentialLR(o, gamma=0.9), m.StepLR(o, 5, gamma=0.5)],
+        [
+            m.ConstantLR(o, factor=0.5, total_iters=4),
+            m.ExponentialLR(o, gamma=0.9),
+            m.StepLR(o, 5, gamma=0.5),
+        ],
         milestones=[8, 20],
     ),
     "ChainedScheduler-constant-exponential": lambda m, o: m.ChainedScheduler(
         [m.ConstantLR(o, factor=0.1, total_iters=3), m.ExponentialLR(o, gamma=0.9)]
     ),
     "ChainedScheduler-warmup-step-cosine": lambda m, o: m.ChainedScheduler(
-        [m.LinearLR(o, start_factor=0.2, total_iters=6), m.StepLR(o, 10, 0.5), m.CosineAnnealingLR(o, T_max=30)],
+        [
+            m.LinearLR(o, start_factor=0.2, total_iters=6),
+            m.StepLR(o, 10, 0.5),
+            m.CosineAnnealingLR(o, T_max=30),
+        ],
         optimizer=o,
     ),
     "ChainedScheduler-multiplicative-polynomial": lambda m, o: m.ChainedScheduler(
@@ -160,26 +207,32 @@ def test_schedule_matches_torch_with_three_param_groups(name):
 
 
 CYCLING = {
-    "CyclicLR": lambda m, o: m.CyclicLR(o, 0.01, [0.1, 0.2, 0.3], step_size_up=4, mode="triangular2"),
-    "OneCycleLR": lambda m, o: m.OneCycleLR(o, max_lr=0.5, total_steps=STEPS, base_momentum=[0.8, 0.82, 0.84]),
+    "CyclicLR": lambda m, o: m.CyclicLR(
+        o, 0.01, [0.1, 0.2, 0.3], step_size_up=4, mode="triangular2"
+    ),
+    "OneCycleLR": lambda m, o: m.OneCycleLR(
+        o, max_lr=0.5, total_steps=STEPS, base_momentum=[0.8, 0.82, 0.84]
+    ),
 }
 
 
 @pytest.mark.parametrize("kind", ["SGD", "Adam"])
 @pytest.mark.parametrize("name", CYCLING)
 def test_cycled_momentum_or_beta1_matches_torch(name, kind):
-    _run_both(CYCLING[name], kind=kind)  # _assert_same_state compares momentum, or betas[0] for Adam
+    # _assert_same_state compares momentum, or betas[0] for Adam
+    _run_both(CYCLING[name], kind=kind)
 
 
 def test_cyclic_lr_leaves_beta2_and_unrelated_momentum_alone():
     mine_opt, _ = _optimizers("Adam")
     lr_scheduler.CyclicLR(mine_opt, 0.01, 0.1, step_size_up=2)
-    assert all(g["betas"] == (0.9, 0.999) for g in mine_opt.param_groups)  # β1 starts at max_momentum
+    # β1 starts at max_momentum
+    assert all(g["betas"] == (0.9, 0.999) for g in mine_opt.param_groups)
     mine_opt.step()
     assert [g["betas"][1] for g in mine_opt.param_groups] == [0.999] * 3
 
 
-# ---- step(epoch): the closed forms, and the fractional epochs of warm restarts --------------------
+# ---- step(epoch): the closed forms, and the fractional epochs of warm restarts -------------------
 CLOSED_FORMS = {
     "StepLR": lambda m, o: m.StepLR(o, step_size=4, gamma=0.5),
     "MultiStepLR": lambda m, o: m.MultiStepLR(o, milestones=[3, 9, 9], gamma=0.3),
@@ -188,7 +241,8 @@ CLOSED_FORMS = {
     "ExponentialLR": lambda m, o: m.ExponentialLR(o, gamma=0.8),
     "PolynomialLR": lambda m, o: m.PolynomialLR(o, total_iters=12, power=3.0),
     "CosineAnnealingLR": lambda m, o: m.CosineAnnealingLR(o, T_max=10, eta_min=0.005),
-    "LambdaLR": lambda m, o: m.LambdaLR(o, lambda e: 1 / (1 + e)),  # no closed form: get_lr at the epoch
+    # no closed form: get_lr at the epoch
+    "LambdaLR": lambda m, o: m.LambdaLR(o, lambda e: 1 / (1 + e)),
 }
 EPOCHS = [3, 7, 7, 2, 15, 11, 0, 5, 20]  # out of order and repeated: each jump is a closed form
 
@@ -201,7 +255,9 @@ def test_step_with_an_epoch_jumps_to_the_closed_form_and_warns_as_torch(name):
     for epoch in EPOCHS:
         mine_opt.step()
         torch_opt.step()
-        with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step..` was not necessary"):
+        with pytest.warns(
+            UserWarning, match="The epoch parameter in `scheduler.step..` was not necessary"
+        ):
             mine.step(epoch)
         with pytest.warns(UserWarning, match="The epoch parameter"):
             theirs.step(epoch)
@@ -224,7 +280,8 @@ def test_warm_restarts_take_fractional_epochs_as_torch(T_mult):
         steps=len(epochs),
         step=lambda s, t: s.step(epochs[t - 1]),
     )
-    assert min(seen) < 0.02 and max(seen[1:]) > 0.09  # down to near eta_min and back up: restarts happened
+    # down to near eta_min and back up: restarts happened
+    assert min(seen) < 0.02 and max(seen[1:]) > 0.09
 
 
 def test_warm_restarts_interleave_epochs_and_plain_steps_as_torch():
@@ -237,7 +294,7 @@ def test_warm_restarts_interleave_epochs_and_plain_steps_as_torch():
     )
 
 
-# ---- ReduceLROnPlateau ------------------------------------------------------------------------------
+# ---- ReduceLROnPlateau ---------------------------------------------------------------------------
 def _plateau_metrics(mode, n=60, seed=0):
     """A loss that falls, then wobbles on plateaus (for 'max', the same as an accuracy)."""
     rng = np.random.default_rng(seed)
@@ -295,7 +352,9 @@ def test_reduce_lr_on_plateau_with_a_param_group_added_later():
         if error is None:
             for s in scheds:
                 s.step(2.0)
-            assert [g["lr"] for g in mine_opt.param_groups] == pytest.approx([g["lr"] for g in torch_opt.param_groups])
+            assert [g["lr"] for g in mine_opt.param_groups] == pytest.approx(
+                [g["lr"] for g in torch_opt.param_groups]
+            )
             assert mine_opt.param_groups[3]["lr"] == pytest.approx(0.03)
         else:
             with pytest.raises(error, match="param group"):
@@ -304,7 +363,7 @@ def test_reduce_lr_on_plateau_with_a_param_group_added_later():
                 scheds[1].step(2.0)
 
 
-# ---- torch's warnings -------------------------------------------------------------------------------
+# ---- torch's warnings ----------------------------------------------------------------------------
 def _record(fn):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -316,7 +375,10 @@ def test_stepping_the_scheduler_before_the_optimizer_warns_as_torch():
     for lib, opt in zip((lr_scheduler, torch.optim.lr_scheduler), _optimizers()):
         sched = lib.StepLR(opt, step_size=2)
         messages = _record(sched.step)
-        assert len(messages) == 1 and "Detected call of `lr_scheduler.step()` before `optimizer.step()`" in messages[0]
+        assert (
+            len(messages) == 1
+            and "Detected call of `lr_scheduler.step()` before `optimizer.step()`" in messages[0]
+        )
         assert _record(sched.step) == []  # only the first step is checked
 
 
@@ -334,7 +396,9 @@ def test_an_optimizer_step_replaced_after_the_scheduler_warns_as_torch():
         opt.step = lambda closure=None: None  # e.g. a wrapper installed by some training library
         messages = _record(sched.step)
         assert (
-            len(messages) == 1 and "`optimizer.step()` has been overridden after learning rate scheduler" in messages[0]
+            len(messages) == 1
+            and "`optimizer.step()` has been overridden after learning rate scheduler"
+            in messages[0]
         )
 
 
@@ -356,7 +420,7 @@ def test_two_schedulers_on_one_optimizer_wrap_its_step_once():
     assert opt._opt_called
 
 
-# ---- a scheduler of your own ------------------------------------------------------------------------
+# ---- a scheduler of your own ---------------------------------------------------------------------
 def _user_scheduler(base):
     """The same user code subclassing torch's or minigrad's base class: a warm-up to
     base_lr over 4 steps, then 1/√t decay (the Transformer paper's schedule)."""
@@ -403,7 +467,7 @@ def test_a_user_subclass_saves_and_resumes():
         assert other.get_last_lr() == sched.get_last_lr()
 
 
-# ---- saving and resuming ---------------------------------------------------------------------------
+# ---- saving and resuming -------------------------------------------------------------------------
 RESUMABLE = {
     "ConstantLR": lambda m, o: m.ConstantLR(o, factor=0.5, total_iters=25),
     "LinearLR": lambda m, o: m.LinearLR(o, start_factor=0.1, total_iters=30),
@@ -412,9 +476,13 @@ RESUMABLE = {
     "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=2),
     "CyclicLR": lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=7, mode="exp_range", gamma=0.99),
     "SequentialLR": lambda m, o: m.SequentialLR(
-        o, [m.ConstantLR(o, factor=0.5, total_iters=3), m.ExponentialLR(o, gamma=0.95)], milestones=[10]
+        o,
+        [m.ConstantLR(o, factor=0.5, total_iters=3), m.ExponentialLR(o, gamma=0.95)],
+        milestones=[10],
     ),
-    "ChainedScheduler": lambda m, o: m.ChainedScheduler([m.StepLR(o, 7, 0.5), m.ExponentialLR(o, gamma=0.97)]),
+    "ChainedScheduler": lambda m, o: m.ChainedScheduler(
+        [m.StepLR(o, 7, 0.5), m.ExponentialLR(o, gamma=0.97)]
+    ),
 }
 
 
@@ -426,7 +494,10 @@ def test_state_dict_survives_a_file_and_resumes_the_schedule(name, tmp_path):
     for _ in range(20):
         opt.step()
         sched.step()
-    mg.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()}, tmp_path / "checkpoint.npz")
+    mg.save(
+        {"optimizer": opt.state_dict(), "scheduler": sched.state_dict()},
+        tmp_path / "checkpoint.npz",
+    )
     checkpoint = mg.load(tmp_path / "checkpoint.npz")
     assert "optimizer" not in checkpoint["scheduler"]
 
@@ -449,10 +520,13 @@ def test_reduce_lr_on_plateau_resumes_in_the_middle_of_a_plateau():
     for metric in metrics[:35]:
         sched.step(metric)
     saved = sched.state_dict()
-    assert saved["num_bad_epochs"] > 0 or saved["cooldown_counter"] > 0, "pick a stop inside a plateau"
+    assert saved["num_bad_epochs"] > 0 or saved["cooldown_counter"] > 0, (
+        "pick a stop inside a plateau"
+    )
     fresh_opt, _ = _optimizers()
     fresh_opt.load_state_dict(opt.state_dict())
-    fresh = lr_scheduler.ReduceLROnPlateau(fresh_opt, mode="max")  # settings come from the state dict
+    # settings come from the state dict
+    fresh = lr_scheduler.ReduceLROnPlateau(fresh_opt, mode="max")
     fresh.load_state_dict(saved)
     for metric in metrics[35:]:
         sched.step(metric)
@@ -545,7 +619,7 @@ def test_state_dicts_keep_callable_objects_but_not_functions_as_torch(name):
         assert held(other).rate == 0.5
 
 
-# ---- bad arguments: torch's exception types, and messages that say what was wrong -------------------
+# ---- bad arguments: torch's exception types, and messages that say what was wrong ----------------
 def _step_one_cycle_past_its_end(m, o):
     sched = m.OneCycleLR(o, max_lr=1.0, total_steps=2)
     for _ in range(3):
@@ -553,21 +627,36 @@ def _step_one_cycle_past_its_end(m, o):
 
 
 def _sched_errors():
-    adagrad = (optim.Adagrad([nn.Parameter(np.zeros(1))]), torch.optim.Adagrad([torch.nn.Parameter(torch.zeros(1))]))
+    adagrad = (
+        optim.Adagrad([nn.Parameter(np.zeros(1))]),
+        torch.optim.Adagrad([torch.nn.Parameter(torch.zeros(1))]),
+    )
     two = _optimizers(), _optimizers()
 
     def both(fn):
         return lambda lib, i: fn(lib, _optimizers()[i])
 
     return {
-        "ConstantLR factor > 1": (ValueError, "between 0 and 1", both(lambda m, o: m.ConstantLR(o, factor=1.5))),
+        "ConstantLR factor > 1": (
+            ValueError,
+            "between 0 and 1",
+            both(lambda m, o: m.ConstantLR(o, factor=1.5)),
+        ),
         "MultiplicativeLR not callable": (
             TypeError,
             "lr_lambda should be a function",
             both(lambda m, o: m.MultiplicativeLR(o, 0.9)),
         ),
-        "MultiplicativeLR too few": (ValueError, "3", both(lambda m, o: m.MultiplicativeLR(o, [lambda e: 1.0]))),
-        "ReduceLROnPlateau factor 1": (ValueError, "< 1.0", both(lambda m, o: m.ReduceLROnPlateau(o, factor=1.0))),
+        "MultiplicativeLR too few": (
+            ValueError,
+            "3",
+            both(lambda m, o: m.MultiplicativeLR(o, [lambda e: 1.0])),
+        ),
+        "ReduceLROnPlateau factor 1": (
+            ValueError,
+            "< 1.0",
+            both(lambda m, o: m.ReduceLROnPlateau(o, factor=1.0)),
+        ),
         "ReduceLROnPlateau mode": (
             ValueError,
             "'median' is unknown",
@@ -583,7 +672,11 @@ def _sched_errors():
             "expected 3 min_lrs",
             both(lambda m, o: m.ReduceLROnPlateau(o, min_lr=[0.1, 0.2])),
         ),
-        "CyclicLR mode": (ValueError, "'sawtooth'", both(lambda m, o: m.CyclicLR(o, 0.1, 1.0, mode="sawtooth"))),
+        "CyclicLR mode": (
+            ValueError,
+            "'sawtooth'",
+            both(lambda m, o: m.CyclicLR(o, 0.1, 1.0, mode="sawtooth")),
+        ),
         "CyclicLR momentum of Adagrad": (
             ValueError,
             "momentum or betas",
@@ -617,25 +710,41 @@ def _sched_errors():
         "SequentialLR milestones": (
             ValueError,
             "number of milestones",
-            both(lambda m, o: m.SequentialLR(o, [m.StepLR(o, 2), m.StepLR(o, 3)], milestones=[2, 4])),
+            both(
+                lambda m, o: m.SequentialLR(o, [m.StepLR(o, 2), m.StepLR(o, 3)], milestones=[2, 4])
+            ),
         ),
-        "SequentialLR empty": (ValueError, "at least one scheduler", both(lambda m, o: m.SequentialLR(o, [], []))),
+        "SequentialLR empty": (
+            ValueError,
+            "at least one scheduler",
+            both(lambda m, o: m.SequentialLR(o, [], [])),
+        ),
         "SequentialLR plateau": (
             ValueError,
             "does not support `ReduceLROnPlateau`",
-            both(lambda m, o: m.SequentialLR(o, [m.StepLR(o, 2), m.ReduceLROnPlateau(o)], milestones=[3])),
+            both(
+                lambda m, o: m.SequentialLR(
+                    o, [m.StepLR(o, 2), m.ReduceLROnPlateau(o)], milestones=[3]
+                )
+            ),
         ),
         "SequentialLR other optimizer": (
             ValueError,
             "same optimizer",
-            lambda m, i: m.SequentialLR(two[0][i], [m.StepLR(two[0][i], 2), m.StepLR(two[1][i], 2)], [3]),
+            lambda m, i: m.SequentialLR(
+                two[0][i], [m.StepLR(two[0][i], 2), m.StepLR(two[1][i], 2)], [3]
+            ),
         ),
         "SequentialLR not a scheduler": (
             TypeError,
             "`optimizer` as its attribute",
             both(lambda m, o: m.SequentialLR(o, [m.StepLR(o, 2), object()], milestones=[3])),
         ),
-        "ChainedScheduler empty": (ValueError, "at least one scheduler", lambda m, i: m.ChainedScheduler([])),
+        "ChainedScheduler empty": (
+            ValueError,
+            "at least one scheduler",
+            lambda m, i: m.ChainedScheduler([]),
+        ),
         "ChainedScheduler other optimizer": (
             ValueError,
             "same optimizer",

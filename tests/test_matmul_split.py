@@ -38,7 +38,9 @@ def test_cut_product_equals_one_call(split, dtype, shape):
     c = split.matmul(a, b)
     assert c.dtype == dtype and c.shape == (m, n)
     # the same sums, perhaps added in another order inside BLAS: equal to rounding
-    np.testing.assert_allclose(c, np.matmul(a, b), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+    np.testing.assert_allclose(
+        c, np.matmul(a, b), rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5
+    )
     np.testing.assert_array_equal(c, split.matmul(a, b))  # and the same from call to call
     assert helper_threads() >= 2  # the helpers did start
 
@@ -54,7 +56,8 @@ def test_transposed_and_strided_operands(split):
 @pytest.mark.parametrize(
     "a, b",
     [
-        (np.ones((5, 4), np.float32), np.ones((4, 3), np.float32)),  # 5 rows: fewer than 2 per thread
+        # 5 rows: fewer than 2 per thread
+        (np.ones((5, 4), np.float32), np.ones((4, 3), np.float32)),
         (np.ones((9, 4), np.int64), np.ones((4, 3), np.int64)),  # not a BLAS type
         (np.ones((9, 4), np.float32), np.ones((4, 3), np.float64)),  # mixed dtypes: NumPy promotes
         (np.ones((2, 9, 4)), np.ones((4, 3))),  # not a matrix
@@ -63,7 +66,8 @@ def test_transposed_and_strided_operands(split):
 )
 def test_what_is_not_cut_is_np_matmul(split, monkeypatch, a, b):
     calls = []
-    monkeypatch.setattr(split, "_Helper", lambda: calls.append(1))  # a helper started would show here
+    # a helper started would show here
+    monkeypatch.setattr(split, "_Helper", lambda: calls.append(1))
     split._helpers.clear()
     c = split.matmul(a, b)
     assert not calls
@@ -106,7 +110,9 @@ def _child_product(q):
     q.put(matmul_split.matmul(a, a.T).sum())
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="fork is POSIX-only")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="fork is POSIX-only"
+)
 def test_a_forked_child_starts_its_own_helpers(split):
     # the parent's helpers do not exist in a forked child (a DataLoader worker, say): the child
     # must start its own instead of handing blocks to threads that are not there and waiting forever
@@ -182,4 +188,5 @@ def test_an_error_in_a_helpers_block_is_raised_by_the_caller(split, monkeypatch)
     with pytest.raises(FloatingPointError, match="helper's block"):
         split.matmul(a, a.T)
     monkeypatch.setattr(split.np, "matmul", real)
-    np.testing.assert_allclose(split.matmul(a, a.T), a @ a.T, rtol=1e-12)  # no stale result left queued
+    # no stale result left queued
+    np.testing.assert_allclose(split.matmul(a, a.T), a @ a.T, rtol=1e-12)

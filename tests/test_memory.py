@@ -40,13 +40,19 @@ print(json.dumps({"applied": minigrad.memory.info()["applied"], "faults_per_step
 def probe(**env):
     clean = {k: v for k, v in os.environ.items() if k not in USER_VARIABLES}
     result = subprocess.run(
-        [sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", PROBE],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(not GLIBC, reason="the policy sets glibc's malloc; other C libraries are left alone")
+@pytest.mark.skipif(
+    not GLIBC, reason="the policy sets glibc's malloc; other C libraries are left alone"
+)
 def test_freed_memory_is_reused_without_page_faults():
     state = probe()
     assert state["applied"]
@@ -54,7 +60,9 @@ def test_freed_memory_is_reused_without_page_faults():
     assert state["faults_per_step"] < 100, state
 
 
-@pytest.mark.skipif(not GLIBC, reason="the policy sets glibc's malloc; other C libraries are left alone")
+@pytest.mark.skipif(
+    not GLIBC, reason="the policy sets glibc's malloc; other C libraries are left alone"
+)
 def test_without_the_policy_the_probe_faults():
     # the same probe with glibc's own defaults chosen by the user: the policy stands aside,
     # and the memory goes back to the system after each step (what the policy is for)

@@ -16,10 +16,20 @@ def _torch_lenet(image_size):
     t = torch.nn
     return t.Sequential(
         t.Sequential(
-            t.Conv2d(1, 6, 5, padding=2), t.ReLU(), t.MaxPool2d(2), t.Conv2d(6, 16, 5), t.ReLU(), t.MaxPool2d(2)
+            t.Conv2d(1, 6, 5, padding=2),
+            t.ReLU(),
+            t.MaxPool2d(2),
+            t.Conv2d(6, 16, 5),
+            t.ReLU(),
+            t.MaxPool2d(2),
         ),
         t.Sequential(
-            t.Flatten(), t.Linear(16 * side * side, 120), t.ReLU(), t.Linear(120, 84), t.ReLU(), t.Linear(84, 10)
+            t.Flatten(),
+            t.Linear(16 * side * side, 120),
+            t.ReLU(),
+            t.Linear(120, 84),
+            t.ReLU(),
+            t.Linear(84, 10),
         ),
     )
 
@@ -30,12 +40,18 @@ def test_lenet5_matches_the_same_torch_network(image_size):
     model = LeNet5(image_size=image_size).eval()
     reference = _torch_lenet(image_size)
     # minigrad's "features.0.weight" is the torch Sequential's "0.0.weight", and so on
-    mapping = {k: k.replace("features.", "0.").replace("classifier.", "1.") for k in model.state_dict()}
-    reference.load_state_dict({mapping[k]: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()})
+    mapping = {
+        k: k.replace("features.", "0.").replace("classifier.", "1.") for k in model.state_dict()
+    }
+    reference.load_state_dict(
+        {mapping[k]: torch.from_numpy(v.numpy().copy()) for k, v in model.state_dict().items()}
+    )
     x = np.random.default_rng(0).standard_normal((3, 1, image_size, image_size)).astype(np.float32)
     out = model(mg.tensor(x))
     assert out.shape == (3, 10)
-    np.testing.assert_allclose(out.array, reference(torch.from_numpy(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        out.array, reference(torch.from_numpy(x)).detach().numpy(), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_lenet5_rejects_images_too_small():
@@ -54,7 +70,10 @@ def test_resnet_shapes_and_parameter_count():
     torch_count = sum(
         p.numel()
         for p in torch.nn.ModuleList(
-            [torch.nn.Conv2d(c.in_channels, c.out_channels, c.kernel_size, bias=False) for c in convs]
+            [
+                torch.nn.Conv2d(c.in_channels, c.out_channels, c.kernel_size, bias=False)
+                for c in convs
+            ]
         ).parameters()
     )
     bn_and_fc = sum(

@@ -74,9 +74,13 @@ def make_net(lib, T):
             super().__init__()
             self.scale = lib.Parameter(T.ones(1))
             self.blocks = lib.ModuleList([Block(), Block()])
-            self.head = lib.Sequential(OrderedDict(act=lib.ReLU(), out=lib.Linear(4, 2, bias=False)))
+            self.head = lib.Sequential(
+                OrderedDict(act=lib.ReLU(), out=lib.Linear(4, 2, bias=False))
+            )
             self.extra = lib.ModuleDict({"b": lib.Flatten(), "a": lib.Unflatten(1, (2, 2))})
-            self.plist = lib.ParameterList([lib.Parameter(T.zeros(2, 3)), lib.Parameter(T.zeros(5))])
+            self.plist = lib.ParameterList(
+                [lib.Parameter(T.zeros(2, 3)), lib.Parameter(T.zeros(5))]
+            )
             self.nothing = None
             self.register_module("missing", None)
 
@@ -105,7 +109,11 @@ def test_named_parameters_have_torch_names_order_and_shapes(nets):
     m, t = nets
     assert shapes(m.named_parameters()) == shapes(t.named_parameters())
     assert names(m.named_parameters(prefix="model")) == names(t.named_parameters(prefix="model"))
-    assert names(m.named_parameters(recurse=False)) == names(t.named_parameters(recurse=False)) == ["scale"]
+    assert (
+        names(m.named_parameters(recurse=False))
+        == names(t.named_parameters(recurse=False))
+        == ["scale"]
+    )
     assert len(list(m.parameters())) == len(list(t.parameters())) == 8
 
 
@@ -240,9 +248,15 @@ def shared(lib, T):
 
 def test_shared_parameters_and_modules_are_yielded_once_as_torch():
     m, t = shared(nn, mg), shared(tnn, torch)
-    assert names(m.named_parameters()) == names(t.named_parameters()) == ["a.weight", "a.bias", "b.bias"]
+    assert (
+        names(m.named_parameters())
+        == names(t.named_parameters())
+        == ["a.weight", "a.bias", "b.bias"]
+    )
     assert len(list(m.parameters())) == 3
-    assert names(m.named_parameters(remove_duplicate=False)) == names(t.named_parameters(remove_duplicate=False))
+    assert names(m.named_parameters(remove_duplicate=False)) == names(
+        t.named_parameters(remove_duplicate=False)
+    )
     assert names(m.named_modules()) == names(t.named_modules())
     # the state dict is not de-duplicated: every path that holds a tensor is a key
     assert list(m.state_dict()) == list(t.state_dict())
@@ -253,20 +267,28 @@ def test_shared_parameter_receives_the_sum_of_both_gradients():
     m = shared(nn, mg)
     x = mg.tensor(rand(2, 3, dtype=np.float32))
     (m.a(x).sum() + m.b(x).sum()).backward()
-    np.testing.assert_allclose(m.a.weight.grad.array, 2 * np.tile(x.array.sum(0), (3, 1)), rtol=1e-6)
+    np.testing.assert_allclose(
+        m.a.weight.grad.array, 2 * np.tile(x.array.sum(0), (3, 1)), rtol=1e-6
+    )
 
 
 # ---- load_state_dict ------------------------------------------------------------------------
 def torch_mlp():
     torch.manual_seed(0)
     return tnn.Sequential(
-        tnn.Linear(5, 8), tnn.Tanh(), tnn.Sequential(tnn.Linear(8, 8), tnn.GELU()), tnn.Linear(8, 3, bias=False)
+        tnn.Linear(5, 8),
+        tnn.Tanh(),
+        tnn.Sequential(tnn.Linear(8, 8), tnn.GELU()),
+        tnn.Linear(8, 3, bias=False),
     )
 
 
 def mg_mlp():
     return nn.Sequential(
-        nn.Linear(5, 8), nn.Tanh(), nn.Sequential(nn.Linear(8, 8), nn.GELU()), nn.Linear(8, 3, bias=False)
+        nn.Linear(5, 8),
+        nn.Tanh(),
+        nn.Sequential(nn.Linear(8, 8), nn.GELU()),
+        nn.Linear(8, 3, bias=False),
     )
 
 
@@ -282,7 +304,10 @@ def test_a_torch_state_dict_as_numpy_loads_and_gives_the_same_outputs():
 def test_load_state_dict_copies_values_and_keeps_parameter_objects_and_dtype():
     m = nn.Linear(2, 3)
     weight = m.weight
-    source = {"weight": np.arange(6.0).reshape(3, 2), "bias": mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64)}
+    source = {
+        "weight": np.arange(6.0).reshape(3, 2),
+        "bias": mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64),
+    }
     m.load_state_dict(source)
     assert m.weight is weight and m.weight.dtype == np.float32 and m.bias.dtype == np.float32
     np.testing.assert_array_equal(m.weight.array, np.arange(6.0).reshape(3, 2))
@@ -309,7 +334,9 @@ def edited(state_dict):
 def test_non_strict_load_returns_the_same_missing_and_unexpected_keys_as_torch():
     t, m = torch_mlp(), mg_mlp()
     theirs = t.load_state_dict(edited(t.state_dict()), strict=False)
-    mine = m.load_state_dict(edited({k: v.numpy() for k, v in t.state_dict().items()}), strict=False)
+    mine = m.load_state_dict(
+        edited({k: v.numpy() for k, v in t.state_dict().items()}), strict=False
+    )
     assert mine.missing_keys == theirs.missing_keys == ["0.bias"]
     assert mine.unexpected_keys == theirs.unexpected_keys == ["9.weight"]
     assert_close(m[0].weight, t[0].weight)  # the keys that match are loaded
@@ -340,7 +367,11 @@ def test_load_with_assign_replaces_the_tensors():
     m.register_buffer("steps", mg.zeros(1))
     old_weight, old_steps = m.weight, m.steps
     m.load_state_dict(
-        {"weight": np.ones((3, 2), dtype=np.float32), "bias": np.full(3, 2.0, np.float32), "steps": np.ones(1)},
+        {
+            "weight": np.ones((3, 2), dtype=np.float32),
+            "bias": np.full(3, 2.0, np.float32),
+            "steps": np.ones(1),
+        },
         assign=True,
     )
     assert m.weight is not old_weight and isinstance(m.weight, nn.Parameter)
@@ -399,8 +430,11 @@ def run_with_hooks(model, T, x):
     """Outputs with a pre-hook (doubles the input) and a forward hook (adds 1), with only
     the forward hook, and with none; and the input sums the forward hook saw."""
     seen = []
-    pre = model.register_forward_pre_hook(lambda mod, args: args[0] * 2)  # a bare value is wrapped as (value,)
-    post = model.register_forward_hook(lambda mod, args, out: seen.append(float(args[0].sum())) or out + 1)
+    # a bare value is wrapped as (value,)
+    pre = model.register_forward_pre_hook(lambda mod, args: args[0] * 2)
+    post = model.register_forward_hook(
+        lambda mod, args, out: seen.append(float(args[0].sum())) or out + 1
+    )
     both = model(T.tensor(x))
     pre.remove()
     only_post = model(T.tensor(x))
@@ -418,7 +452,9 @@ def test_forward_pre_hook_can_replace_the_input_and_forward_hook_the_output():
     theirs, their_seen = run_with_hooks(t, torch, x)
     for a, b in zip(mine, theirs):
         assert_close(a, b, rtol=1e-5, atol=1e-6)
-    assert seen == pytest.approx(their_seen, rel=1e-5) and seen == pytest.approx([2 * x.sum(), x.sum()], rel=1e-5)
+    assert seen == pytest.approx(their_seen, rel=1e-5) and seen == pytest.approx(
+        [2 * x.sum(), x.sum()], rel=1e-5
+    )
     plain = m(mg.tensor(x))
     assert_close(mine[0], F.linear(mg.tensor(2 * x), m.weight, m.bias) + 1, rtol=1e-6)
     assert_close(mine[1], plain.array + 1, rtol=1e-6)
@@ -442,8 +478,13 @@ def backward_hook_record(lib, T, x_requires_grad):
     record = []
 
     def hook(module, grad_input, grad_output):
-        as_np = [None if g is None else np.array(g.detach().numpy() if T is torch else g.array) for g in grad_input]
-        record.append((as_np, [np.array(g.detach().numpy() if T is torch else g.array) for g in grad_output]))
+        as_np = [
+            None if g is None else np.array(g.detach().numpy() if T is torch else g.array)
+            for g in grad_input
+        ]
+        record.append(
+            (as_np, [np.array(g.detach().numpy() if T is torch else g.array) for g in grad_output])
+        )
 
     handle = lin.register_full_backward_hook(hook)
     x = T.tensor(rand(4, 3, dtype=np.float32), requires_grad=x_requires_grad)
@@ -486,7 +527,11 @@ def test_get_submodule_parameter_and_buffer(nets):
     assert m.get_parameter("scale") is m.scale
     assert m.get_buffer("blocks.0.running") is m.blocks[0].running
     assert m.get_buffer("blocks.0.scratch") is m.blocks[0].scratch  # non-persistent buffers too
-    for path, getter in [("blocks.2", "get_submodule"), ("head.out.bias", "get_parameter"), ("scale", "get_buffer")]:
+    for path, getter in [
+        ("blocks.2", "get_submodule"),
+        ("head.out.bias", "get_parameter"),
+        ("scale", "get_buffer"),
+    ]:
         with pytest.raises(AttributeError):
             getattr(t, getter)(path)
         with pytest.raises(AttributeError, match=path.split(".")[-1]):
@@ -516,7 +561,16 @@ def test_requires_grad_toggles_all_parameters(nets):
     m.requires_grad_(False)
     assert not any(p.requires_grad for p in m.parameters())
     m.blocks.requires_grad_()
-    assert [p.requires_grad for p in m.parameters()] == [False, True, True, True, True, False, False, False]
+    assert [p.requires_grad for p in m.parameters()] == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def with_grads():
@@ -607,7 +661,9 @@ def printed(lib, T):
         def extra_repr(self):
             return "size=3"
 
-    layers = lib.ModuleList([lib.Linear(4, 4) for _ in range(3)] + [lib.Linear(4, 2), lib.Linear(4, 2), lib.ReLU()])
+    layers = lib.ModuleList(
+        [lib.Linear(4, 4) for _ in range(3)] + [lib.Linear(4, 2), lib.Linear(4, 2), lib.ReLU()]
+    )
     return lib.Sequential(
         OrderedDict(
             embed=lib.Embedding(10, 4, padding_idx=0),

@@ -80,7 +80,11 @@ def test_pre_hook_with_kwargs_must_return_a_pair_as_in_torch():
         with pytest.raises(RuntimeError) as info:
             m(T.tensor([1.0]))
         results.append(str(info.value).split(", but got")[0])
-    assert results[0] == results[1] == "forward pre-hook must return None or a tuple of (new_args, new_kwargs)"
+    assert (
+        results[0]
+        == results[1]
+        == "forward pre-hook must return None or a tuple of (new_args, new_kwargs)"
+    )
 
 
 @pytest.mark.parametrize("lib, T", [(nn, mg), (tnn, torch)], ids=["minigrad", "torch"])
@@ -95,9 +99,13 @@ def hook_order(lib, T):
     order = []
     m.register_forward_pre_hook(lambda mod, args: order.append("pre A"))
     m.register_forward_pre_hook(lambda mod, args: order.append("pre B first"), prepend=True)
-    m.register_forward_pre_hook(lambda mod, args, kwargs: order.append("pre C kwargs"), with_kwargs=True)
+    m.register_forward_pre_hook(
+        lambda mod, args, kwargs: order.append("pre C kwargs"), with_kwargs=True
+    )
     m.register_forward_hook(lambda mod, args, out: order.append("post A"))
-    handle = m.register_forward_hook(lambda mod, args, out: order.append("post B first"), prepend=True)
+    handle = m.register_forward_hook(
+        lambda mod, args, out: order.append("post B first"), prepend=True
+    )
     m(T.zeros(1))
     handle.remove()
     m(T.zeros(1))
@@ -106,7 +114,13 @@ def hook_order(lib, T):
 
 def test_prepend_puts_a_hook_first_as_in_torch():
     assert hook_order(nn, mg) == hook_order(tnn, torch)
-    assert hook_order(nn, mg)[:5] == ["pre B first", "pre A", "pre C kwargs", "post B first", "post A"]
+    assert hook_order(nn, mg)[:5] == [
+        "pre B first",
+        "pre A",
+        "pre C kwargs",
+        "post B first",
+        "post A",
+    ]
 
 
 def always_call_record(lib, T):
@@ -140,8 +154,8 @@ def test_always_call_hooks_run_when_forward_raises_as_in_torch():
     assert mine == theirs
     assert mine[0] == [("always", None), ("always kwargs", {}, None)]
     assert mine[1] == [
-        "module forward hook with ``always_call=True`` raised an exception that was silenced as another error "
-        "was raised in forward"
+        "module forward hook with ``always_call=True`` raised an exception that was silenced as "
+        "another error was raised in forward"
     ]
 
 
@@ -161,7 +175,7 @@ def test_a_hook_must_be_callable():
         nn.Linear(1, 1).register_forward_hook(3)
 
 
-# ---- backward pre-hooks ---------------------------------------------------------------------------
+# ---- backward pre-hooks --------------------------------------------------------------------------
 def backward_record(model, T, pre_hook_scale=None):
     calls = []
 
@@ -197,7 +211,8 @@ def test_backward_pre_hook_sees_and_may_replace_grad_output_as_in_torch(scale):
     assert [c[0] for c in mine] == ["pre", "full"]
     assert_same_record(mine, theirs)  # the full hook sees the replaced grad_output
     np.testing.assert_allclose(x_grad, tx_grad, rtol=1e-5)
-    np.testing.assert_allclose(w_grad, tw_grad, rtol=1e-5)  # the replacement reaches the parameters too
+    # the replacement reaches the parameters too
+    np.testing.assert_allclose(w_grad, tw_grad, rtol=1e-5)
     if scale is not None:
         np.testing.assert_allclose(mine[1][2][0], scale * mine[0][1][0], rtol=1e-6)
 
@@ -220,7 +235,9 @@ def two_outputs_record(lib, T):
 
     m = Split()
     seen = []
-    m.register_full_backward_pre_hook(lambda mod, g: seen.append([None if a is None else to_np(a) for a in g]))
+    m.register_full_backward_pre_hook(
+        lambda mod, g: seen.append([None if a is None else to_np(a) for a in g])
+    )
     x = T.tensor([1.0, 2.0], requires_grad=True)
     a, b, _ = m(x)
     (a * T.tensor([3.0, 4.0])).sum().add(b * 5).backward()
@@ -249,7 +266,7 @@ def test_backward_hooks_run_again_on_a_retained_graph():
     assert counts[0] == counts[1] == ["pre", "full", "pre", "full"]
 
 
-# ---- state_dict hooks -----------------------------------------------------------------------------
+# ---- state_dict hooks ----------------------------------------------------------------------------
 def nested(lib, T):
     class Block(lib.Module):
         def __init__(self):
@@ -274,7 +291,9 @@ def state_dict_hook_record(lib, T):
             lambda mod, prefix, keep_vars, name=name: calls.append(("pre", name, prefix, keep_vars))
         )
         module.register_state_dict_post_hook(
-            lambda mod, sd, prefix, meta, name=name: calls.append(("post", name, prefix, sorted(sd), meta))
+            lambda mod, sd, prefix, meta, name=name: calls.append(
+                ("post", name, prefix, sorted(sd), meta)
+            )
         )
     sd = net.state_dict(keep_vars=True)
     return calls, dict(sd._metadata)
@@ -307,12 +326,15 @@ def test_state_dict_positional_arguments_warn_as_in_torch():
     assert list(sd) == ["lin.weight", "lin.bias"]
 
 
-# ---- load_state_dict hooks --------------------------------------------------------------------------
+# ---- load_state_dict hooks -----------------------------------------------------------------------
 def load_hook_record(lib, T, strict=True):
     net = nested(lib, T)
     state = {k: to_np(v) for k, v in nested(lib, T).state_dict().items()}
     # an old checkpoint: Block's fc was called "linear"; a pre-hook renames it
-    state = {k.replace("a.fc.", "a.linear."): (T.tensor(v) if lib is tnn else v) for k, v in state.items()}
+    state = {
+        k.replace("a.fc.", "a.linear."): (T.tensor(v) if lib is tnn else v)
+        for k, v in state.items()
+    }
     state["extra.key"] = T.tensor([1.0]) if lib is tnn else np.ones(1)
     calls = []
 
@@ -322,12 +344,16 @@ def load_hook_record(lib, T, strict=True):
             sd[key.replace(prefix + "linear.", prefix + "fc.")] = sd.pop(key)
 
     def post(mod, incompatible):
-        calls.append(("post root", list(incompatible.missing_keys), list(incompatible.unexpected_keys)))
+        calls.append(
+            ("post root", list(incompatible.missing_keys), list(incompatible.unexpected_keys))
+        )
         incompatible.unexpected_keys.remove("extra.key")
 
     net.a.register_load_state_dict_pre_hook(rename)
     net.register_load_state_dict_post_hook(post)
-    net.a.register_load_state_dict_post_hook(lambda mod, inc: calls.append(("post a", list(inc.missing_keys))))
+    net.a.register_load_state_dict_post_hook(
+        lambda mod, inc: calls.append(("post a", list(inc.missing_keys)))
+    )
     result = net.load_state_dict(state, strict=strict)
     return calls, (list(result.missing_keys), list(result.unexpected_keys)), sorted(state)
 
@@ -338,7 +364,8 @@ def test_load_state_dict_hooks_rename_keys_and_silence_errors_as_in_torch(strict
     assert mine == theirs
     calls, result, callers_keys = mine
     assert [c[0] for c in calls] == ["pre a", "post a", "post root"]
-    assert result == ([], [])  # renamed by the pre-hook, the unexpected key removed by the post-hook
+    # renamed by the pre-hook, the unexpected key removed by the post-hook
+    assert result == ([], [])
     assert "a.linear.weight" in callers_keys  # the caller's dict was not touched
 
 
@@ -347,11 +374,19 @@ def test_load_state_dict_reports_the_same_missing_and_unexpected_keys_as_torch()
     for lib, T in ((nn, mg), (tnn, torch)):
         net = nested(lib, T)
         state = {k: v for k, v in net.state_dict().items() if k != "b.0.bias"}
-        state.update({"b.7.weight": state["b.0.weight"], "a.fc.weight.x": state["a.count"], "zzz": state["a.count"]})
+        state.update(
+            {
+                "b.7.weight": state["b.0.weight"],
+                "a.fc.weight.x": state["a.count"],
+                "zzz": state["a.count"],
+            }
+        )
         result = net.load_state_dict(state, strict=False)
         with pytest.raises(RuntimeError) as info:
             net.load_state_dict(state)
-        results.append((result.missing_keys, result.unexpected_keys, str(info.value).replace(" \n", "\n")))
+        results.append(
+            (result.missing_keys, result.unexpected_keys, str(info.value).replace(" \n", "\n"))
+        )
     assert results[0][:2] == results[1][:2]
     mine, theirs = (re.sub(r"\.\s*$", ".", line.strip()) for line in (results[0][2], results[1][2]))
     assert mine.split("\n")[1:] == [re.sub(r"\. ?$", ".", line) for line in theirs.split("\n")[1:]]
@@ -364,7 +399,7 @@ def test_a_load_state_dict_post_hook_must_return_none():
         net.load_state_dict(nn.Linear(1, 1).state_dict())
 
 
-# ---- set_submodule ------------------------------------------------------------------------------------
+# ---- set_submodule -------------------------------------------------------------------------------
 def test_set_submodule_replaces_and_adds_as_torch():
     for lib in (nn, tnn):
         net = lib.Sequential(lib.Linear(2, 2), lib.Sequential(lib.ReLU()))
@@ -388,15 +423,19 @@ def test_set_submodule_replaces_and_adds_as_torch():
 )
 def test_set_submodule_errors_match_torch(target, module_factory, strict):
     with pytest.raises(Exception) as theirs:
-        tnn.Sequential(tnn.Linear(2, 2), tnn.Sequential()).set_submodule(target, module_factory(tnn), strict=strict)
+        tnn.Sequential(tnn.Linear(2, 2), tnn.Sequential()).set_submodule(
+            target, module_factory(tnn), strict=strict
+        )
     with pytest.raises(type(theirs.value)) as mine:
-        nn.Sequential(nn.Linear(2, 2), nn.Sequential()).set_submodule(target, module_factory(nn), strict=strict)
+        nn.Sequential(nn.Linear(2, 2), nn.Sequential()).set_submodule(
+            target, module_factory(nn), strict=strict
+        )
     if target != "5.x":  # (the missing-parent message is get_submodule's own)
         expected = re.sub(r"<class '[\w.]+\.(\w+)'>", r"\1", str(theirs.value))
         assert re.sub(r"<class '[\w.]+\.(\w+)'>", r"\1", str(mine.value)) == expected
 
 
-# ---- type and to_empty -----------------------------------------------------------------------------
+# ---- type and to_empty ---------------------------------------------------------------------------
 def test_type_casts_every_parameter_buffer_and_gradient_as_torch():
     dtypes = []
     for lib, T in ((nn, mg), (tnn, torch)):

@@ -36,7 +36,9 @@ def pair(seed=0, **kwargs):
     """A torch MultiheadAttention (batch_first=True, float64) and a minigrad one holding
     the same weights."""
     torch.manual_seed(seed)
-    theirs = torch.nn.MultiheadAttention(E, H, batch_first=kwargs.pop("batch_first", True), **kwargs).double()
+    theirs = torch.nn.MultiheadAttention(
+        E, H, batch_first=kwargs.pop("batch_first", True), **kwargs
+    ).double()
     mine = nn.MultiheadAttention(E, H, batch_first=theirs.batch_first, **kwargs).double()
     mine.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
     return theirs, mine
@@ -94,7 +96,13 @@ def run_both(theirs, mine, q, k, v, grad_seed=7, **kwargs):
 # ---- parameters and initialisation ------------------------------------------------------------
 @pytest.mark.parametrize(
     "kwargs",
-    [{}, {"kdim": 6, "vdim": 5}, {"bias": False}, {"add_bias_kv": True}, {"kdim": 3, "bias": False}],
+    [
+        {},
+        {"kdim": 6, "vdim": 5},
+        {"bias": False},
+        {"add_bias_kv": True},
+        {"kdim": 3, "bias": False},
+    ],
 )
 def test_parameters_match_pytorch(kwargs):
     theirs = torch.nn.MultiheadAttention(E, H, **kwargs)
@@ -115,7 +123,9 @@ def test_initialisation_as_pytorch():
     bound = np.sqrt(6 / (64 + 3 * 64))  # xavier_uniform_ on the whole (3E, E) matrix
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.95 * bound
     assert abs(w.std() - bound / np.sqrt(3)) < 0.05 * bound
-    assert not mha.in_proj_bias.detach().numpy().any() and not mha.out_proj.bias.detach().numpy().any()
+    assert (
+        not mha.in_proj_bias.detach().numpy().any() and not mha.out_proj.bias.detach().numpy().any()
+    )
     assert np.abs(mha.out_proj.weight.detach().numpy()).max() <= 1 / np.sqrt(64)  # Linear's default
     assert mha.bias_k.detach().numpy().std() > 0
     separate = nn.MultiheadAttention(64, 4, kdim=32)
@@ -123,7 +133,9 @@ def test_initialisation_as_pytorch():
 
 
 # ---- parity with PyTorch --------------------------------------------------------------------
-@pytest.mark.parametrize("kind", ["none", "bool", "float", "bool_per_head", "float_per_head", "padding_bool", "both"])
+@pytest.mark.parametrize(
+    "kind", ["none", "bool", "float", "bool_per_head", "float_per_head", "padding_bool", "both"]
+)
 @pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
 def test_matches_pytorch_with_masks(kind, need_weights, average):
     theirs, mine = pair()
@@ -160,7 +172,16 @@ def test_options_match_pytorch(kwargs, need_weights):
     attn_mask, padding = masks("both")
     q = rand(B, L, E, seed=0)
     k, v = rand(B, S, kwargs.get("kdim", E), seed=1), rand(B, S, kwargs.get("vdim", E), seed=2)
-    run_both(theirs, mine, q, k, v, attn_mask=attn_mask, key_padding_mask=padding, need_weights=need_weights)
+    run_both(
+        theirs,
+        mine,
+        q,
+        k,
+        v,
+        attn_mask=attn_mask,
+        key_padding_mask=padding,
+        need_weights=need_weights,
+    )
 
 
 def test_defaults_match_pytorch():
@@ -175,7 +196,9 @@ def test_defaults_match_pytorch():
     run_both(theirs, mine, q, k, v, attn_mask=attn_mask, key_padding_mask=padding)
     run_both(theirs, mine, q, k, v, key_padding_mask=padding, need_weights=False)
     x = rand(L, B, E, seed=3)
-    run_both(theirs, mine, x, x, x, is_causal=True, attn_mask=np.triu(np.ones((L, L), dtype=bool), k=1))
+    run_both(
+        theirs, mine, x, x, x, is_causal=True, attn_mask=np.triu(np.ones((L, L), dtype=bool), k=1)
+    )
     assert mine.batch_first is theirs.batch_first is False
     assert mine.dropout == theirs.dropout == 0.0
 
@@ -222,7 +245,15 @@ def test_is_causal_matches_pytorch(need_weights, with_padding):
     padding = masks("padding_bool")[1][:, :L] if with_padding else None
     x = rand(B, L, E, seed=0)
     run_both(
-        theirs, mine, x, x, x, attn_mask=causal, is_causal=True, need_weights=need_weights, key_padding_mask=padding
+        theirs,
+        mine,
+        x,
+        x,
+        x,
+        attn_mask=causal,
+        is_causal=True,
+        need_weights=need_weights,
+        key_padding_mask=padding,
     )
 
 
@@ -238,8 +269,12 @@ def test_is_causal_without_a_mask_implies_the_causal_mask(need_weights):
     # and position t does not depend on the inputs after it
     y = x.detach().numpy().copy()
     y[:, -1] += 1.0
-    changed, _ = mine(mg.tensor(y), mg.tensor(y), mg.tensor(y), is_causal=True, need_weights=need_weights)
-    np.testing.assert_allclose(changed.detach().numpy()[:, :-1], implied.detach().numpy()[:, :-1], rtol=1e-12)
+    changed, _ = mine(
+        mg.tensor(y), mg.tensor(y), mg.tensor(y), is_causal=True, need_weights=need_weights
+    )
+    np.testing.assert_allclose(
+        changed.detach().numpy()[:, :-1], implied.detach().numpy()[:, :-1], rtol=1e-12
+    )
     assert not np.allclose(changed.detach().numpy()[:, -1], implied.detach().numpy()[:, -1])
 
 
@@ -281,7 +316,9 @@ def test_dropout_on_the_weights_in_training_only(need_weights):
     plain.load_state_dict(mha.state_dict())
     x = mg.tensor(rand(B, L, E))
     mha.eval()
-    assert_close(mha(x, x, x, need_weights=need_weights)[0], plain(x, x, x)[0].detach().numpy(), **TOL)
+    assert_close(
+        mha(x, x, x, need_weights=need_weights)[0], plain(x, x, x)[0].detach().numpy(), **TOL
+    )
     mha.train()
     mg.manual_seed(1)
     first, weights = mha(x, x, x, need_weights=need_weights, average_attn_weights=False)
@@ -297,7 +334,6 @@ def test_dropout_on_the_weights_in_training_only(need_weights):
 
 
 # ---- gradients against finite differences ---------------------------------------------------
-# --8<-- [start:gradcheck]
 @pytest.mark.parametrize("need_weights", [True, False])
 def test_gradcheck_inputs_parameters_and_float_mask(need_weights):
     mg.manual_seed(0)
@@ -313,16 +349,19 @@ def test_gradcheck_inputs_parameters_and_float_mask(need_weights):
         return (out, w) if need_weights else out
 
     assert gradcheck(f, [q, k, v, mask, *params])
-    # --8<-- [end:gradcheck]
 
 
 def test_gradcheck_self_attention_with_bias_kv_zero_attn_and_padding():
     mg.manual_seed(0)
-    mha = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True, batch_first=True).double()
+    mha = nn.MultiheadAttention(
+        4, 2, add_bias_kv=True, add_zero_attn=True, batch_first=True
+    ).double()
     x = mg.tensor(rand(2, 3, 4, seed=0), requires_grad=True)
     padding = mg.tensor(np.array([[False, False, True], [False, False, False]]))
     params = list(mha.parameters())
-    assert gradcheck(lambda x, *_: mha(x, x, x, key_padding_mask=padding, is_causal=True)[0], [x, *params])
+    assert gradcheck(
+        lambda x, *_: mha(x, x, x, key_padding_mask=padding, is_causal=True)[0], [x, *params]
+    )
 
 
 # ---- errors ----------------------------------------------------------------------------------
@@ -337,18 +376,60 @@ CONSTRUCTION_ERRORS = [
     ((True, 1), {}, TypeError, "embed_dim must be an int, got True (bool)", True),
     (("8", 2), {}, TypeError, "embed_dim must be an int, got '8' (str)", True),
     ((8, 2.0), {}, TypeError, "num_heads must be an int, got 2.0 (float)", False),
-    ((0, 2), {}, ValueError, "embed_dim and num_heads must be positive, got embed_dim=0, num_heads=2", True),
+    (
+        (0, 2),
+        {},
+        ValueError,
+        "embed_dim and num_heads must be positive, got embed_dim=0, num_heads=2",
+        True,
+    ),
     ((-8, 2), {}, ValueError, "must be positive, got embed_dim=-8, num_heads=2", True),
     ((8, 0), {}, ValueError, "must be positive, got embed_dim=8, num_heads=0", True),
     ((8, -2), {}, ValueError, "must be positive, got embed_dim=8, num_heads=-2", True),
     ((10, 3), {}, ValueError, "embed_dim must be divisible by num_heads (each head gets", False),
-    ((8, 2), {"kdim": 0}, ValueError, "kdim (the width of the keys) must be positive or None, got 0", False),
-    ((8, 2), {"kdim": -1}, ValueError, "kdim (the width of the keys) must be positive or None, got -1", False),
-    ((8, 2), {"vdim": 0}, ValueError, "vdim (the width of the values) must be positive or None, got 0", False),
+    (
+        (8, 2),
+        {"kdim": 0},
+        ValueError,
+        "kdim (the width of the keys) must be positive or None, got 0",
+        False,
+    ),
+    (
+        (8, 2),
+        {"kdim": -1},
+        ValueError,
+        "kdim (the width of the keys) must be positive or None, got -1",
+        False,
+    ),
+    (
+        (8, 2),
+        {"vdim": 0},
+        ValueError,
+        "vdim (the width of the values) must be positive or None, got 0",
+        False,
+    ),
     ((8, 2), {"kdim": 3.0}, TypeError, "kdim must be an int, got 3.0 (float)", True),
-    ((8, 2), {"dropout": 1.5}, ValueError, "dropout probability has to be between 0 and 1, but got 1.5", True),
-    ((8, 2), {"dropout": -0.1}, ValueError, "dropout probability has to be between 0 and 1, but got -0.1", False),
-    ((8, 2), {"dropout": "0.1"}, TypeError, "dropout must be a number (a probability), got '0.1'", True),
+    (
+        (8, 2),
+        {"dropout": 1.5},
+        ValueError,
+        "dropout probability has to be between 0 and 1, but got 1.5",
+        True,
+    ),
+    (
+        (8, 2),
+        {"dropout": -0.1},
+        ValueError,
+        "dropout probability has to be between 0 and 1, but got -0.1",
+        False,
+    ),
+    (
+        (8, 2),
+        {"dropout": "0.1"},
+        TypeError,
+        "dropout must be a number (a probability), got '0.1'",
+        True,
+    ),
 ]
 
 
@@ -376,7 +457,9 @@ def test_input_errors():
         mha(q, k, mg.randn(B, S + 1, E))
     with pytest.raises(ValueError, match="same batch size"):
         mha(q, mg.randn(B + 1, S, 6), mg.randn(B + 1, S, E))
-    with pytest.raises(ValueError, match=r"all be 3-D \(batched\) or all 2-D \(unbatched\), got query \(3, 4, 8\)"):
+    with pytest.raises(
+        ValueError, match=r"all be 3-D \(batched\) or all 2-D \(unbatched\), got query \(3, 4, 8\)"
+    ):
         mha(q, k[0], v[0])
     with pytest.raises(ValueError, match=r"all be 3-D .*got query \(4, 8\), key \(3, 5, 6\)"):
         mha(q[0], k, v)
@@ -392,17 +475,25 @@ def test_input_errors_sequence_first_and_unbatched():
     """The default layout (seq, batch, embed): the batch is dim 1, the sequence dim 0."""
     mha = nn.MultiheadAttention(E, H)
     q, kv = mg.randn(L, B, E), mg.randn(S, B, E)
-    with pytest.raises(ValueError, match=r"same batch size, got query \(4, 3, 8\), key \(5, 2, 8\)"):
+    with pytest.raises(
+        ValueError, match=r"same batch size, got query \(4, 3, 8\), key \(5, 2, 8\)"
+    ):
         mha(q, mg.randn(S, B - 1, E), mg.randn(S, B - 1, E))
-    with pytest.raises(ValueError, match=r"same sequence length, got .*key \(5, 3, 8\), value \(6, 3, 8\)"):
+    with pytest.raises(
+        ValueError, match=r"same sequence length, got .*key \(5, 3, 8\), value \(6, 3, 8\)"
+    ):
         mha(q, kv, mg.randn(S + 1, B, E))
-    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(batch, S\) = \(3, 5\) .*got \(5, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"key_padding_mask must have shape \(batch, S\) = \(3, 5\) .*got \(5, 3\)"
+    ):
         mha(q, kv, kv, key_padding_mask=mg.zeros(S, B, dtype=mg.bool))
     with pytest.raises(ValueError, match=r"attn_mask must have shape \(L, S\) = \(4, 5\)"):
         mha(q, kv, kv, attn_mask=mg.zeros(S, L, dtype=mg.bool))
     # unbatched: the key padding mask is (S,), as torch's (which also refuses (1, S))
     q1, kv1 = q[:, 0], kv[:, 0]
-    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(S,\) = \(5,\) for unbatched inputs"):
+    with pytest.raises(
+        ValueError, match=r"key_padding_mask must have shape \(S,\) = \(5,\) for unbatched inputs"
+    ):
         mha(q1, kv1, kv1, key_padding_mask=mg.zeros(L, dtype=mg.bool))
     with pytest.raises(ValueError, match=r"\(S,\) = \(5,\) for unbatched inputs, got \(1, 5\)"):
         mha(q1, kv1, kv1, key_padding_mask=mg.zeros(1, S, dtype=mg.bool))
@@ -411,11 +502,16 @@ def test_input_errors_sequence_first_and_unbatched():
 def test_mask_errors():
     mha = nn.MultiheadAttention(E, H, batch_first=True)
     q, kv = mg.randn(B, L, E), mg.randn(B, S, E)
-    with pytest.raises(ValueError, match=r"attn_mask must have shape \(L, S\) = \(4, 5\).*\(6, 4, 5\), got \(5, 4\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"attn_mask must have shape \(L, S\) = \(4, 5\).*\(6, 4, 5\), got \(5, 4\)",
+    ):
         mha(q, kv, kv, attn_mask=mg.zeros(S, L, dtype=mg.bool))
     with pytest.raises(ValueError, match=r"attn_mask .* got \(3, 4, 5\)"):
         mha(q, kv, kv, attn_mask=mg.zeros(B, L, S))
-    with pytest.raises(ValueError, match=r"key_padding_mask must have shape \(batch, S\) = \(3, 5\).*got \(3, 4\)"):
+    with pytest.raises(
+        ValueError, match=r"key_padding_mask must have shape \(batch, S\) = \(3, 5\).*got \(3, 4\)"
+    ):
         mha(q, kv, kv, key_padding_mask=mg.zeros(B, L, dtype=mg.bool))
     with pytest.raises(TypeError, match="only bool and floating types of attn_mask.*int64"):
         mha(q, kv, kv, attn_mask=mg.zeros(L, S, dtype=mg.int64))

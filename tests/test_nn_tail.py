@@ -196,7 +196,9 @@ ACTIVATIONS = [
 ]
 
 
-@pytest.mark.parametrize("name, args, kwargs, scale", ACTIVATIONS, ids=[f"{a[0]}{a[1]}" for a in ACTIVATIONS])
+@pytest.mark.parametrize(
+    "name, args, kwargs, scale", ACTIVATIONS, ids=[f"{a[0]}{a[1]}" for a in ACTIVATIONS]
+)
 def test_activation_layers_match_torch(name, args, kwargs, scale):
     m, t = build(name, args, kwargs)
     same_state_and_repr(m, t)
@@ -220,7 +222,10 @@ def test_prelu_per_channel_slopes_get_per_channel_gradients():
         t.weight.copy_(torch.tensor([0.1, -0.5, 2.0], dtype=torch.float64))
     m.load_state_dict({"weight": t.weight.detach().numpy()})
     compare(m, t, rand(5, 3, seed=4))
-    x, w = mg.tensor(rand(2, 3, 2, seed=5), requires_grad=True), mg.tensor(rand(3, seed=6), requires_grad=True)
+    x, w = (
+        mg.tensor(rand(2, 3, 2, seed=5), requires_grad=True),
+        mg.tensor(rand(3, seed=6), requires_grad=True),
+    )
     assert mg.autograd.gradcheck(mg.nn.functional.prelu, [x, w])
 
 
@@ -305,7 +310,8 @@ PADDINGS = [
     ("ZeroPad2d", ((1, 2, 0, 3),), (3, 4, 5)),
     ("ZeroPad3d", ((1, 0, 2, 1, 0, 1),), (1, 2, 3, 4, 2)),
     ("ConstantPad1d", (2, 3.5), (2, 3, 5)),
-    ("ConstantPad1d", ((0, 2), -1), (2, 3, 4, 5)),  # constant padding takes any number of leading dims
+    # constant padding takes any number of leading dims
+    ("ConstantPad1d", ((0, 2), -1), (2, 3, 4, 5)),
     ("ConstantPad2d", ((1, 0, 2, 0), 1), (2, 3, 4, 5)),
     ("ConstantPad3d", (1, -1.0), (2, 2, 3, 2)),
     ("ReflectionPad1d", (2,), (2, 3, 5)),
@@ -362,19 +368,39 @@ LOSSES = [  # (layer, constructor kwargs, forward arguments, positions that are 
     ("CosineEmbeddingLoss", {}, (X54, Y54, SIGNS), ()),
     ("CosineEmbeddingLoss", {"margin": 0.3, "reduction": "sum"}, (X54, Y54, SIGNS), ()),
     ("TripletMarginLoss", {}, (X54, Y54, Z54), ()),
-    ("TripletMarginLoss", {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "none"}, (X54, Y54, Z54), ()),
+    (
+        "TripletMarginLoss",
+        {"margin": 2.0, "p": 1.0, "swap": True, "reduction": "none"},
+        (X54, Y54, Z54),
+        (),
+    ),
     ("TripletMarginWithDistanceLoss", {}, (X54, Y54, Z54), ()),
     ("TripletMarginWithDistanceLoss", {"margin": 0.5, "swap": True}, (X54, Y54, Z54), ()),
     ("MultiMarginLoss", {}, (X54, CLASSES), ()),
-    ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": np.array([0.5, 2.0, 1.0, 0.25])}, (X54, CLASSES), ()),
+    (
+        "MultiMarginLoss",
+        {"p": 2, "margin": 0.5, "weight": np.array([0.5, 2.0, 1.0, 0.25])},
+        (X54, CLASSES),
+        (),
+    ),
     ("MultiLabelMarginLoss", {}, (X54, LABEL_LISTS), ()),
     ("MultiLabelMarginLoss", {"reduction": "none"}, (X54, LABEL_LISTS), ()),
     ("MultiLabelSoftMarginLoss", {}, (X54, MULTI_HOT), ()),
     ("MultiLabelSoftMarginLoss", {"weight": np.array([0.5, 2.0, 1.0, 0.25])}, (X54, MULTI_HOT), ()),
     ("GaussianNLLLoss", {}, (X54, Y54, np.abs(Z54) + 0.1), ()),
-    ("GaussianNLLLoss", {"full": True, "reduction": "none"}, (X54, Y54, np.abs(Z54[:, 0]) + 0.1), ()),
+    (
+        "GaussianNLLLoss",
+        {"full": True, "reduction": "none"},
+        (X54, Y54, np.abs(Z54[:, 0]) + 0.1),
+        (),
+    ),
     ("PoissonNLLLoss", {}, (X54, np.abs(Y54) * 3), ()),
-    ("PoissonNLLLoss", {"log_input": False, "full": True}, (np.abs(X54) + 0.1, np.abs(Y54) * 3), ()),
+    (
+        "PoissonNLLLoss",
+        {"log_input": False, "full": True},
+        (np.abs(X54) + 0.1, np.abs(Y54) * 3),
+        (),
+    ),
 ]
 
 
@@ -388,7 +414,9 @@ def build_loss(name, kwargs):
     return made(mg), made(torch)
 
 
-@pytest.mark.parametrize("name, kwargs, arrays, constant", LOSSES, ids=[f"{c[0]}{c[1]}" for c in LOSSES])
+@pytest.mark.parametrize(
+    "name, kwargs, arrays, constant", LOSSES, ids=[f"{c[0]}{c[1]}" for c in LOSSES]
+)
 def test_loss_layers_match_torch(name, kwargs, arrays, constant):
     m, t = build_loss(name, kwargs)
     same_state_and_repr(m, t)
@@ -408,7 +436,9 @@ def test_loss_layers_reject_bad_settings_like_torch():
 def test_triplet_loss_takes_any_distance_layer():
     distance = {lib: lib.nn.CosineSimilarity(dim=1) for lib in (mg, torch)}
     m = mg.nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: 1.0 - distance[mg](a, b))
-    t = torch.nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: 1.0 - distance[torch](a, b))
+    t = torch.nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda a, b: 1.0 - distance[torch](a, b)
+    )
     compare(m, t, X54, Y54, Z54)
 
 
@@ -464,7 +494,8 @@ def test_channel_dropout_zeroes_whole_channels_and_scales_the_rest(name, shape):
     y = getattr(mg.nn, name)(p)(x)
     ratio = (y / x).detach().numpy().reshape(200, 30, -1)
     per_channel = ratio[:, :, 0]
-    np.testing.assert_allclose(ratio, np.broadcast_to(per_channel[:, :, None], ratio.shape))  # a draw per channel
+    # a draw per channel
+    np.testing.assert_allclose(ratio, np.broadcast_to(per_channel[:, :, None], ratio.shape))
     assert np.all(np.isclose(per_channel, 0.0) | np.isclose(per_channel, 1 / (1 - p)))
     assert abs((per_channel == 0).mean() - p) < 0.03
     y.sum().backward()
@@ -484,7 +515,10 @@ def test_alpha_dropout_takes_torchs_two_values_and_keeps_mean_and_variance(p):
     two values: the kept a x + b or the dropped constant; both must be the same affine map."""
     x = rand(400, 100, seed=14)
     mg.manual_seed(2), torch.manual_seed(2)
-    outputs = {lib: lib.nn.functional.alpha_dropout(lib.tensor(x), p, training=True).numpy() for lib in (mg, torch)}
+    outputs = {
+        lib: lib.nn.functional.alpha_dropout(lib.tensor(x), p, training=True).numpy()
+        for lib in (mg, torch)
+    }
     fits = {}
     for lib, y in outputs.items():
         values, counts = np.unique(y, return_counts=True)
@@ -536,7 +570,9 @@ def test_pooling_layers_match_torch(name, args, shape):
     compare(m, t, np.abs(rand(*shape, seed=16)) + 0.1)
 
 
-@pytest.mark.parametrize("name, shape", [("AdaptiveMaxPool1d", (2, 3, 9)), ("AdaptiveMaxPool2d", (2, 3, 9, 7))])
+@pytest.mark.parametrize(
+    "name, shape", [("AdaptiveMaxPool1d", (2, 3, 9)), ("AdaptiveMaxPool2d", (2, 3, 9, 7))]
+)
 def test_adaptive_max_pooling_returns_torchs_indices(name, shape):
     m, t = build(name, (4,), {"return_indices": True})
     x = rand(*shape, seed=17)
@@ -548,7 +584,9 @@ def test_adaptive_max_pooling_returns_torchs_indices(name, shape):
 def test_adaptive_max_pooling_picks_the_first_of_equal_maxima_and_nan_like_torch():
     x = np.array([[[[1.0, 3.0, 3.0], [3.0, 2.0, 0.0], [np.nan, 1.0, 5.0]]]])
     for size in (1, 2):
-        (y, i), (ty, ti) = [lib.nn.functional.adaptive_max_pool2d(lib.tensor(x), size, True) for lib in (mg, torch)]
+        (y, i), (ty, ti) = [
+            lib.nn.functional.adaptive_max_pool2d(lib.tensor(x), size, True) for lib in (mg, torch)
+        ]
         np.testing.assert_array_equal(y.numpy(), ty.numpy())
         np.testing.assert_array_equal(i.numpy(), ti.numpy())
 
@@ -612,16 +650,25 @@ INSTANCE_NORMS = [
     ("InstanceNorm1d", (3,), {}, (2, 3, 6)),
     ("InstanceNorm1d", (3,), {"affine": True}, (3, 6)),
     ("InstanceNorm2d", (3,), {"affine": True, "track_running_stats": True}, (2, 3, 4, 5)),
-    ("InstanceNorm2d", (4,), {"momentum": None, "track_running_stats": True, "eps": 0.1}, (4, 3, 3)),
+    (
+        "InstanceNorm2d",
+        (4,),
+        {"momentum": None, "track_running_stats": True, "eps": 0.1},
+        (4, 3, 3),
+    ),
     ("InstanceNorm3d", (2,), {"affine": True, "bias": False}, (2, 2, 3, 2, 2)),
 ]
 
 
-@pytest.mark.parametrize("name, args, kwargs, shape", INSTANCE_NORMS, ids=[f"{n[0]}{n[2]}" for n in INSTANCE_NORMS])
+@pytest.mark.parametrize(
+    "name, args, kwargs, shape", INSTANCE_NORMS, ids=[f"{n[0]}{n[2]}" for n in INSTANCE_NORMS]
+)
 def test_instance_norm_layers_match_torch_in_training_and_evaluation(name, args, kwargs, shape):
     m, t = build(name, args, kwargs)
     if m.affine:  # not the ones and zeros they start at, so that a mix-up would show
-        state = {k: rand(*v.shape, seed=30) for k, v in t.state_dict().items() if k in ("weight", "bias")}
+        state = {
+            k: rand(*v.shape, seed=30) for k, v in t.state_dict().items() if k in ("weight", "bias")
+        }
         t.load_state_dict({k: torch.tensor(v) for k, v in state.items()}, strict=False)
         m.load_state_dict(state, strict=False)
     same_state_and_repr(m, t)
@@ -652,7 +699,7 @@ def test_local_response_norm_matches_torch(args, shape):
     compare(m, t, rand(*shape, seed=34))
 
 
-# ---- linear, rearranging and convolution layers ------------------------------------------------------
+# ---- linear, rearranging and convolution layers --------------------------------------------------
 LAYERS = [  # (layer, constructor args, kwargs, input shapes)
     ("Bilinear", (3, 2, 4), {}, [(5, 3), (5, 2)]),
     ("Bilinear", (3, 2, 4), {"bias": False}, [(2, 5, 3), (2, 5, 2)]),
@@ -667,12 +714,19 @@ LAYERS = [  # (layer, constructor args, kwargs, input shapes)
     ("ConvTranspose1d", (4, 6, 3, 2, 1, 1, 2, False, 2), {}, [(2, 4, 5)]),
     ("ConvTranspose1d", (2, 3, 2), {"stride": 3}, [(2, 6)]),
     ("Conv3d", (3, 4, 3), {}, [(2, 3, 5, 4, 4)]),
-    ("Conv3d", (4, 6, (2, 3, 2)), {"stride": (2, 1, 1), "padding": 1, "groups": 2, "bias": False}, [(1, 4, 5, 4, 5)]),
+    (
+        "Conv3d",
+        (4, 6, (2, 3, 2)),
+        {"stride": (2, 1, 1), "padding": 1, "groups": 2, "bias": False},
+        [(1, 4, 5, 4, 5)],
+    ),
     ("Conv3d", (2, 3, 3), {"padding": "same", "padding_mode": "reflect"}, [(2, 4, 5, 4)]),
 ]
 
 
-@pytest.mark.parametrize("name, args, kwargs, shapes", LAYERS, ids=[f"{c[0]}{c[1]}" for c in LAYERS])
+@pytest.mark.parametrize(
+    "name, args, kwargs, shapes", LAYERS, ids=[f"{c[0]}{c[1]}" for c in LAYERS]
+)
 def test_layers_match_torch(name, args, kwargs, shapes):
     m, t = build(name, args, kwargs)
     same_state_and_repr(m, t)
@@ -688,7 +742,8 @@ def test_default_initialisation_has_torchs_range(name, args):
     m = getattr(mg.nn, name)(*args)
     bound = 1 / np.sqrt(args[0] if name == "Bilinear" else int(np.prod(m.weight.shape[1:])))
     weights, biases = np.abs(m.weight.detach().numpy()), np.abs(m.bias.detach().numpy())
-    assert weights.max() <= bound and weights.max() > 0.95 * bound  # hundreds of draws reach the bound
+    # hundreds of draws reach the bound
+    assert weights.max() <= bound and weights.max() > 0.95 * bound
     assert biases.max() <= bound
 
 
@@ -717,7 +772,10 @@ BAGS = [  # (constructor kwargs, forward arguments)
     ({}, (IDS.reshape(2, 5),)),
     ({"mode": "sum"}, (IDS, OFFSETS)),
     ({"mode": "max", "padding_idx": 4}, (IDS, OFFSETS)),
-    ({"mode": "mean", "padding_idx": -1, "include_last_offset": True}, (IDS, np.array([0, 3, 7, 10]))),
+    (
+        {"mode": "mean", "padding_idx": -1, "include_last_offset": True},
+        (IDS, np.array([0, 3, 7, 10])),
+    ),
     ({"mode": "sum", "norm_type": 1.0}, (IDS.reshape(5, 2),)),
 ]
 
@@ -742,7 +800,9 @@ def test_embedding_bag_scale_grad_by_freq_is_embeddings(mode):
     ids, w = IDS.reshape(5, 2), rand(6, 3, seed=51)
     g = rand(5, 3, seed=52)
     weight = mg.tensor(w, requires_grad=True)
-    mg.nn.functional.embedding_bag(mg.tensor(ids), weight, mode=mode, scale_grad_by_freq=True).backward(mg.tensor(g))
+    mg.nn.functional.embedding_bag(
+        mg.tensor(ids), weight, mode=mode, scale_grad_by_freq=True
+    ).backward(mg.tensor(g))
     tw = torch.tensor(w, requires_grad=True)
     bags = torch.nn.functional.embedding(torch.tensor(ids), tw, scale_grad_by_freq=True)
     (bags.sum(1) if mode == "sum" else bags.mean(1)).backward(torch.tensor(g))
@@ -750,7 +810,8 @@ def test_embedding_bag_scale_grad_by_freq_is_embeddings(mode):
     plain = mg.tensor(w, requires_grad=True)
     mg.nn.functional.embedding_bag(mg.tensor(ids), plain, mode=mode).backward(mg.tensor(g))
     counts = np.bincount(IDS, minlength=6)[:, None]
-    np.testing.assert_allclose(weight.grad.numpy() * counts, plain.grad.numpy())  # the scaling happened
+    # the scaling happened
+    np.testing.assert_allclose(weight.grad.numpy() * counts, plain.grad.numpy())
 
 
 def test_embedding_bag_max_norm_renormalizes_the_rows_it_reads_like_torch():
@@ -772,7 +833,7 @@ def test_embedding_bag_default_init_and_padding_row():
         mg.nn.EmbeddingBag(5, 3, sparse=True)
 
 
-# ---- lazy layers, buffers and uninitialized parameters ----------------------------------------------
+# ---- lazy layers, buffers and uninitialized parameters -------------------------------------------
 LAZIES = [  # (lazy layer, args, kwargs, input shape)
     ("LazyLinear", (4,), {}, (2, 5, 3)),
     ("LazyLinear", (2,), {"bias": False}, (3,)),
@@ -797,8 +858,12 @@ def test_lazy_layers_become_torchs_layer_at_the_first_call(name, args, kwargs, s
     m = getattr(mg.nn, name)(*args, **kwargs, dtype=mg.float64)
     assert repr(m) == repr(t)
     assert m.has_uninitialized_params() == t.has_uninitialized_params()
-    uninitialized = [n for n, p in m.named_parameters() if isinstance(p, mg.nn.UninitializedParameter)]
-    assert uninitialized == [n for n, p in t.named_parameters() if isinstance(p, torch.nn.UninitializedParameter)]
+    uninitialized = [
+        n for n, p in m.named_parameters() if isinstance(p, mg.nn.UninitializedParameter)
+    ]
+    assert uninitialized == [
+        n for n, p in t.named_parameters() if isinstance(p, torch.nn.UninitializedParameter)
+    ]
     x = rand(*shape, seed=60)
     m(mg.tensor(x)), t(torch.tensor(x))
     assert type(m).__name__ == type(t).__name__ and type(m) is getattr(mg.nn, type(t).__name__)
@@ -810,7 +875,11 @@ def test_lazy_layers_become_torchs_layer_at_the_first_call(name, args, kwargs, s
 
 @pytest.mark.parametrize(
     "name, args, shape",
-    [("LazyLinear", (4,), (2, 3)), ("LazyConv2d", (4, 3), (1, 2, 5, 5)), ("LazyBatchNorm2d", (), (2, 3, 2, 2))],
+    [
+        ("LazyLinear", (4,), (2, 3)),
+        ("LazyConv2d", (4, 3), (1, 2, 5, 5)),
+        ("LazyBatchNorm2d", (), (2, 3, 2, 2)),
+    ],
 )
 def test_lazy_layers_materialize_from_a_state_dict(name, args, shape):
     t = getattr(torch.nn, name)(*args, dtype=torch.float64)
@@ -879,7 +948,8 @@ def test_module_without_forward_raises_torchs_error():
             pass
 
         with pytest.raises(
-            NotImplementedError, match=r'Module \[NoForward\] is missing the required "forward" function'
+            NotImplementedError,
+            match=r'Module \[NoForward\] is missing the required "forward" function',
         ):
             NoForward()(lib.ones(1))
 
@@ -892,7 +962,9 @@ def test_gumbel_softmax_with_the_same_noise_is_torchs(monkeypatch, hard, tau, di
     gumbel_softmax calls): values and gradients, the straight-through one included."""
     logits = rand(4, 5, seed=70)
     draws = np.random.default_rng(71).exponential(size=(4, 5))
-    monkeypatch.setattr(torch.Tensor, "exponential_", lambda self, *a, **k: self.copy_(torch.tensor(draws)))
+    monkeypatch.setattr(
+        torch.Tensor, "exponential_", lambda self, *a, **k: self.copy_(torch.tensor(draws))
+    )
     monkeypatch.setattr(mg.nn.functional.activation, "_gumbel_noise", lambda x: -np.log(draws))
     xm, xt = mg.tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
     ym = mg.nn.functional.gumbel_softmax(xm, tau, hard, dim=dim)
@@ -946,7 +1018,8 @@ def test_ctc_gradient_for_log_probs_is_the_true_one_and_torchs_adds_exp_log_prob
     """torch returns d(loss)/d(log_probs) + exp(log_probs) at the steps each sequence uses
     (the gradient for logits fed through log_softmax); minigrad returns the derivative
     itself, which its gradient check confirms."""
-    lp = np.log(np.random.default_rng(91).dirichlet(np.ones(4), size=(6, 2)))  # (T, N, C), rows sum to 1
+    # (T, N, C), rows sum to 1
+    lp = np.log(np.random.default_rng(91).dirichlet(np.ones(4), size=(6, 2)))
     targets, inputs, lengths = np.array([[1, 2], [3, 3]]), np.array([6, 4]), np.array([2, 2])
     xm, xt = mg.tensor(lp, requires_grad=True), torch.tensor(lp, requires_grad=True)
     mg.nn.functional.ctc_loss(xm, mg.tensor(targets), inputs, lengths, reduction="sum").backward()
@@ -955,5 +1028,8 @@ def test_ctc_gradient_for_log_probs_is_the_true_one_and_torchs_adds_exp_log_prob
     ).backward()
     used = (np.arange(6)[:, None] < inputs[None, :])[..., None]  # (T, N, 1)
     np.testing.assert_allclose(xm.grad.numpy() + np.exp(lp) * used, xt.grad.numpy(), atol=1e-12)
-    loss = lambda x: mg.nn.functional.ctc_loss(x, mg.tensor(targets), inputs, lengths, reduction="sum")  # noqa: E731
+
+    def loss(x):
+        return mg.nn.functional.ctc_loss(x, mg.tensor(targets), inputs, lengths, reduction="sum")
+
     assert mg.autograd.gradcheck(loss, [mg.tensor(lp, requires_grad=True)])

@@ -30,7 +30,10 @@ def params_with_grads(scale=1.0, missing=(), dtype=np.float32):
     `missing` get no gradient."""
     mine, theirs = [], []
     for i, shape in enumerate(SHAPES):
-        value, grad = rand(*shape, seed=i, dtype=dtype), rand(*shape, seed=10 + i, dtype=dtype) * scale
+        value, grad = (
+            rand(*shape, seed=i, dtype=dtype),
+            rand(*shape, seed=10 + i, dtype=dtype) * scale,
+        )
         p, t = nn.Parameter(value.copy()), torch.nn.Parameter(torch.tensor(value.copy()))
         if i not in missing:
             p.grad, t.grad = mg.tensor(grad.copy()), torch.tensor(grad.copy())
@@ -64,7 +67,8 @@ def test_clip_grad_norm_scales_to_max_norm_and_keeps_the_direction():
     before = np.concatenate([p.grad.array.reshape(-1) for p in mine]).astype(np.float64)
     total = utils.clip_grad_norm_(mine, 1.0)
     after = np.concatenate([p.grad.array.reshape(-1) for p in mine]).astype(np.float64)
-    assert total.item() == pytest.approx(np.linalg.norm(before), rel=1e-6)  # the norm before clipping
+    # the norm before clipping
+    assert total.item() == pytest.approx(np.linalg.norm(before), rel=1e-6)
     assert np.linalg.norm(after) == pytest.approx(1.0, rel=1e-5)
     np.testing.assert_allclose(after * np.linalg.norm(before), before, rtol=1e-5)
 
@@ -78,8 +82,12 @@ def test_clip_grad_norm_skips_parameters_without_grad():
 
 def test_clip_grad_norm_takes_one_tensor_or_a_generator():
     mine, theirs = params_with_grads()
-    assert_close(utils.clip_grad_norm_(mine[0], 0.1), tutils.clip_grad_norm_(theirs[0], 0.1), rtol=1e-6)
-    assert_close(utils.clip_grad_norm_(iter(mine), 0.2), tutils.clip_grad_norm_(iter(theirs), 0.2), rtol=1e-6)
+    assert_close(
+        utils.clip_grad_norm_(mine[0], 0.1), tutils.clip_grad_norm_(theirs[0], 0.1), rtol=1e-6
+    )
+    assert_close(
+        utils.clip_grad_norm_(iter(mine), 0.2), tutils.clip_grad_norm_(iter(theirs), 0.2), rtol=1e-6
+    )
     assert_same_grads(mine, theirs)
 
 
@@ -93,7 +101,9 @@ def test_clip_grad_norm_of_a_model():
 
 def test_clip_grad_norm_without_any_grad_returns_zero():
     mine, theirs = params_with_grads(missing=(0, 1, 2, 3))
-    assert utils.clip_grad_norm_(mine, 1.0).item() == tutils.clip_grad_norm_(theirs, 1.0).item() == 0.0
+    assert (
+        utils.clip_grad_norm_(mine, 1.0).item() == tutils.clip_grad_norm_(theirs, 1.0).item() == 0.0
+    )
     assert utils.clip_grad_norm_([], 1.0).item() == 0.0
 
 
@@ -123,7 +133,7 @@ def test_clip_grad_norm_float64():
     assert_same_grads(mine, theirs, rtol=1e-12)
 
 
-# ---- clip_grad_norm_: every norm type and non-finite case, as torch --------------------------------
+# ---- clip_grad_norm_: every norm type and non-finite case, as torch ------------------------------
 NORM_TYPES = [2.0, 2, 1, 3.0, 0.5, 0, 0.0, -1, -2.0, -math.inf, "-inf", math.inf, "inf"]
 DTYPES = [np.float32, np.float64]
 
@@ -133,7 +143,9 @@ def grads_like_torch(values, dtype):
     mine, theirs = [], []
     for v in values:
         p = nn.Parameter(np.zeros(np.shape(v) if v is not None else (2,), dtype=dtype))
-        t = torch.nn.Parameter(torch.zeros(p.shape, dtype=torch.float64 if dtype == np.float64 else torch.float32))
+        t = torch.nn.Parameter(
+            torch.zeros(p.shape, dtype=torch.float64 if dtype == np.float64 else torch.float32)
+        )
         if v is not None:
             grad = np.asarray(v, dtype=dtype)
             p.grad, t.grad = mg.tensor(grad.copy()), torch.tensor(grad.copy())
@@ -284,7 +296,8 @@ def test_clip_grad_norm_empty_gradient_with_inf_norm_raises_as_torch(norm_type):
 @pytest.mark.parametrize("clip_value", [-1.0, 0, 0.5, math.inf, -math.inf, math.nan], ids=repr)
 def test_clip_grad_value_non_finite_and_negative_as_torch(clip_value):
     """NaN gradients stay NaN, inf ones are clamped; a negative clip_value gives an empty range
-    [-c, c] where torch's clamp returns its max (-|c|) everywhere; a NaN clip_value makes all NaN."""
+    [-c, c] where torch's clamp returns its max (-|c|) everywhere; a NaN clip_value makes all
+    NaN."""
     values = [[math.nan, -3.0, 0.5, math.inf, -math.inf, 0.0], None, [[2.0, -0.25]]]
     mine, theirs = grads_like_torch(values, np.float32)
     utils.clip_grad_value_(mine, clip_value)
@@ -296,7 +309,7 @@ def test_clip_grad_value_non_finite_and_negative_as_torch(clip_value):
     assert_same_grads(mine, theirs)
 
 
-# ---- clip_grad_value_ ------------------------------------------------------------------------------
+# ---- clip_grad_value_ ----------------------------------------------------------------------------
 @pytest.mark.parametrize("clip_value", [0.1, 0.5, 10.0])
 def test_clip_grad_value_matches_torch(clip_value):
     mine, theirs = params_with_grads(missing=(2,))
@@ -328,7 +341,9 @@ def test_parameters_to_vector_is_differentiable():
     start = 0
     for p in mine:
         n = p.array.size
-        np.testing.assert_array_equal(p.grad.array, weights.array[start : start + n].reshape(p.shape))
+        np.testing.assert_array_equal(
+            p.grad.array, weights.array[start : start + n].reshape(p.shape)
+        )
         start += n
 
 

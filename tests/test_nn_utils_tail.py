@@ -121,12 +121,18 @@ def parametrized_linear(lib):
 def test_register_parametrization_matches_torch():
     m, t = twins(parametrized_linear)
     assert repr(m) == repr(t) and type(m).__name__ == type(t).__name__ == "ParametrizedLinear"
-    assert list(m.state_dict()) == list(t.state_dict()) == ["bias", "parametrizations.weight.original"]
+    assert (
+        list(m.state_dict()) == list(t.state_dict()) == ["bias", "parametrizations.weight.original"]
+    )
     assert_close(m.weight, t.weight)
     np.testing.assert_allclose(m.weight.detach().numpy(), m.weight.detach().numpy().T)  # symmetric
     run_both(m, t, rand(3, 4, seed=4))
     mg_p = mg.nn.utils.parametrize
-    assert mg_p.is_parametrized(m) and mg_p.is_parametrized(m, "weight") and not mg_p.is_parametrized(m, "bias")
+    assert (
+        mg_p.is_parametrized(m)
+        and mg_p.is_parametrized(m, "weight")
+        and not mg_p.is_parametrized(m, "bias")
+    )
     assert mg_p.type_before_parametrizations(m) is mg.nn.Linear and isinstance(m, mg.nn.Linear)
 
 
@@ -134,7 +140,8 @@ def test_the_original_is_the_layers_parameter_and_right_inverse_sets_it():
     layer = mg.nn.Linear(3, 3)
     weight = layer.weight
     mg.nn.utils.parametrize.register_parametrization(layer, "weight", symmetric(mg))
-    assert layer.parametrizations.weight.original is weight  # an optimizer built before still holds it
+    # an optimizer built before still holds it
+    assert layer.parametrizations.weight.original is weight
     value = rand(3, 3, seed=5)
     value = value + value.T
     layer.weight = mg.tensor(value)  # through right_inverse
@@ -161,7 +168,9 @@ def test_chained_parametrizations_and_cached_values_match_torch():
 def test_remove_parametrizations_matches_torch(leave_parametrized):
     m, t = twins(parametrized_linear)
     for lib, layer in ((mg, m), (torch, t)):
-        lib.nn.utils.parametrize.remove_parametrizations(layer, "weight", leave_parametrized=leave_parametrized)
+        lib.nn.utils.parametrize.remove_parametrizations(
+            layer, "weight", leave_parametrized=leave_parametrized
+        )
     assert type(m) is mg.nn.Linear and type(t) is torch.nn.Linear
     assert list(m.state_dict()) == list(t.state_dict()) and repr(m) == repr(t)
     assert_close(m.weight, t.weight)
@@ -191,7 +200,9 @@ def test_weight_norm_matches_torch(dim):
 
     m, t = twins(make)
     assert repr(m) == repr(t)
-    assert [(k, v.shape) for k, v in m.state_dict().items()] == [(k, tuple(v.shape)) for k, v in t.state_dict().items()]
+    assert [(k, v.shape) for k, v in m.state_dict().items()] == [
+        (k, tuple(v.shape)) for k, v in t.state_dict().items()
+    ]
     run_both(m, t, rand(2, 2, 5, 5, seed=7))
 
 
@@ -241,7 +252,7 @@ def test_spectral_norm_divides_by_the_largest_singular_value():
         mg.nn.utils.parametrizations.spectral_norm(mg.nn.Linear(2, 2), name="scale")
 
 
-# ---- fusing a batch norm ---------------------------------------------------------------------------
+# ---- fusing a batch norm -------------------------------------------------------------------------
 def trained_bn(lib, bn):
     """A batch norm with running statistics and affine parameters away from their start."""
     with lib.no_grad():
@@ -263,12 +274,19 @@ def pair(make):
 def test_fuse_conv_bn_eval_matches_torch_and_the_two_layers(conv_bias, affine):
     m_conv, t_conv = pair(lambda lib: lib.nn.Conv2d(3, 4, 3, bias=conv_bias))
     m_bn, t_bn = pair(lambda lib: trained_bn(lib, lib.nn.BatchNorm2d(4, affine=affine)))
-    m_fused, t_fused = mg.nn.utils.fuse_conv_bn_eval(m_conv, m_bn), torch.nn.utils.fuse_conv_bn_eval(t_conv, t_bn)
+    m_fused, t_fused = (
+        mg.nn.utils.fuse_conv_bn_eval(m_conv, m_bn),
+        torch.nn.utils.fuse_conv_bn_eval(t_conv, t_bn),
+    )
     assert repr(m_fused) == repr(t_fused) and m_fused is not m_conv
     x = rand(2, 3, 6, 6, seed=15)
     assert_close(m_fused(mg.tensor(x)), t_fused(torch.tensor(x)), rtol=1e-10)
-    assert_close(m_fused(mg.tensor(x)), m_bn(m_conv(mg.tensor(x))), rtol=1e-10)  # one layer, the same map
-    assert isinstance(m_fused.bias, mg.nn.Parameter) and m_fused.bias.requires_grad == t_fused.bias.requires_grad
+    # one layer, the same map
+    assert_close(m_fused(mg.tensor(x)), m_bn(m_conv(mg.tensor(x))), rtol=1e-10)
+    assert (
+        isinstance(m_fused.bias, mg.nn.Parameter)
+        and m_fused.bias.requires_grad == t_fused.bias.requires_grad
+    )
     with pytest.raises(AssertionError, match="Fusion only for eval"):
         mg.nn.utils.fuse_conv_bn_eval(m_conv.train(), m_bn)
 
@@ -276,7 +294,10 @@ def test_fuse_conv_bn_eval_matches_torch_and_the_two_layers(conv_bias, affine):
 def test_fuse_conv_bn_weights_of_a_transposed_convolution_matches_torch():
     m_conv, t_conv = pair(lambda lib: lib.nn.ConvTranspose2d(3, 4, 3))
     m_bn, t_bn = pair(lambda lib: trained_bn(lib, lib.nn.BatchNorm2d(4)))
-    args = lambda conv, bn: (conv.weight, conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)  # noqa: E731
+
+    def args(conv, bn):
+        return (conv.weight, conv.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)
+
     mine = mg.nn.utils.fuse_conv_bn_weights(*args(m_conv, m_bn), transpose=True)
     theirs = torch.nn.utils.fuse_conv_bn_weights(*args(t_conv, t_bn), transpose=True)
     for a, b in zip(mine, theirs):
@@ -291,10 +312,16 @@ def test_fuse_conv_bn_weights_of_a_transposed_convolution_matches_torch():
 def test_fuse_linear_bn_eval_and_weights_match_torch(bias, features):
     m_lin, t_lin = pair(lambda lib: lib.nn.Linear(3, 5, bias=bias))
     m_bn, t_bn = pair(lambda lib: trained_bn(lib, lib.nn.BatchNorm1d(features)))
-    m_fused, t_fused = mg.nn.utils.fuse_linear_bn_eval(m_lin, m_bn), torch.nn.utils.fuse_linear_bn_eval(t_lin, t_bn)
+    m_fused, t_fused = (
+        mg.nn.utils.fuse_linear_bn_eval(m_lin, m_bn),
+        torch.nn.utils.fuse_linear_bn_eval(t_lin, t_bn),
+    )
     x = rand(4, 3, seed=17)
     assert_close(m_fused(mg.tensor(x)), t_fused(torch.tensor(x)), rtol=1e-10)
-    args = lambda lin, bn: (lin.weight, lin.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)  # noqa: E731
+
+    def args(lin, bn):
+        return (lin.weight, lin.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)
+
     for a, b in zip(
         mg.nn.utils.fuse_linear_bn_weights(*args(m_lin, m_bn)),
         torch.nn.utils.fuse_linear_bn_weights(*args(t_lin, t_bn)),
@@ -322,7 +349,9 @@ def test_eye_matches_torch(shape):
     np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
 
 
-@pytest.mark.parametrize("shape, groups", [((4, 3, 3), 1), ((6, 2, 3, 3), 2), ((3, 5, 2, 3), 1), ((4, 2, 3, 1, 2), 2)])
+@pytest.mark.parametrize(
+    "shape, groups", [((4, 3, 3), 1), ((6, 2, 3, 3), 2), ((3, 5, 2, 3), 1), ((4, 2, 3, 1, 2), 2)]
+)
 def test_dirac_matches_torch(shape, groups):
     mine = mg.nn.init.dirac_(mg.ones(*shape), groups)
     theirs = torch.nn.init.dirac_(torch.ones(*shape), groups)
@@ -343,10 +372,13 @@ def test_dirac_conv_is_the_identity_and_the_errors_are_torchs():
             lib.nn.init.eye_(lib.ones(2, 2, 2))
 
 
-# ---- spectral_norm, the hook form ------------------------------------------------------------------
+# ---- spectral_norm, the hook form ----------------------------------------------------------------
 @pytest.mark.parametrize(
     "make_layer, shape",
-    [(lambda lib: lib.nn.Linear(4, 3), (2, 4)), (lambda lib: lib.nn.ConvTranspose2d(3, 2, 3), (1, 3, 4, 4))],
+    [
+        (lambda lib: lib.nn.Linear(4, 3), (2, 4)),
+        (lambda lib: lib.nn.ConvTranspose2d(3, 2, 3), (1, 3, 4, 4)),
+    ],
     ids=["Linear", "ConvTranspose2d"],
 )
 def test_hook_spectral_norm_matches_torch(make_layer, shape):

@@ -99,7 +99,9 @@ def test_rms_norm_matches_torch(shape, normalized_shape, weight, eps):
     def theirs(*a):
         return TF.rms_norm(a[0], normalized_shape, a[1] if weight else None, eps=eps)
 
-    check_against_torch(mine, theirs, rand(*shape, seed=2), *affine_args(normalized_shape, weight, False))
+    check_against_torch(
+        mine, theirs, rand(*shape, seed=2), *affine_args(normalized_shape, weight, False)
+    )
 
 
 def test_rms_norm_default_eps_is_the_dtypes_machine_epsilon():
@@ -193,7 +195,9 @@ def test_layer_norm_backward_on_arrays_equals_the_tensor_op_backward(affine):
         xs = leaf(x)
         y = F.layer_norm(xs, (2, 4), w, b)
         inputs = [xs] + params
-        g = mg.autograd.grad((y * mg.tensor(rand(3, 2, 4, seed=4))).sum(), inputs, create_graph=create_graph)
+        g = mg.autograd.grad(
+            (y * mg.tensor(rand(3, 2, 4, seed=4))).sum(), inputs, create_graph=create_graph
+        )
         grads.append([t.detach().numpy() for t in g])
     for fast, recorded in zip(*grads):
         np.testing.assert_allclose(fast, recorded, rtol=1e-12, atol=1e-12)
@@ -244,7 +248,10 @@ THIRD_ORDER_CASES = {  # name: (minigrad, torch composition, input shape, weight
     ),
     "group_norm": (
         lambda x, w, b: F.group_norm(x, 2, w, b),
-        lambda x, w, b: _torch_standardize(x.reshape(2, 2, 6), 2, 1e-5).reshape(2, 4, 3) * w[:, None] + b[:, None],
+        lambda x, w, b: (
+            _torch_standardize(x.reshape(2, 2, 6), 2, 1e-5).reshape(2, 4, 3) * w[:, None]
+            + b[:, None]
+        ),
         (2, 4, 3),
         (4,),
     ),
@@ -257,7 +264,9 @@ THIRD_ORDER_CASES = {  # name: (minigrad, torch composition, input shape, weight
     "batch_norm eval": (
         lambda x, w, b: F.batch_norm(x, mg.tensor(RUNNING_MEAN), mg.tensor(RUNNING_VAR), w, b),
         lambda x, w, b: (
-            (x - torch.tensor(RUNNING_MEAN)[:, None]) / torch.tensor(RUNNING_VAR + 1e-5)[:, None].sqrt() * w[:, None]
+            (x - torch.tensor(RUNNING_MEAN)[:, None])
+            / torch.tensor(RUNNING_VAR + 1e-5)[:, None].sqrt()
+            * w[:, None]
             + b[:, None]
         ),
         (4, 3, 2),
@@ -295,9 +304,17 @@ def module_pairs():
     return [
         (nn.LayerNorm(5), tnn.LayerNorm(5), (3, 5)),
         (nn.LayerNorm([2, 3], bias=False), tnn.LayerNorm([2, 3], bias=False), (2, 2, 3)),
-        (nn.LayerNorm(4, eps=1e-3, elementwise_affine=False), tnn.LayerNorm(4, 1e-3, False), (3, 4)),
+        (
+            nn.LayerNorm(4, eps=1e-3, elementwise_affine=False),
+            tnn.LayerNorm(4, 1e-3, False),
+            (3, 4),
+        ),
         (nn.RMSNorm(4), tnn.RMSNorm(4), (3, 4)),
-        (nn.RMSNorm([2, 3], eps=1e-6, elementwise_affine=False), tnn.RMSNorm([2, 3], 1e-6, False), (1, 2, 3)),
+        (
+            nn.RMSNorm([2, 3], eps=1e-6, elementwise_affine=False),
+            tnn.RMSNorm([2, 3], 1e-6, False),
+            (1, 2, 3),
+        ),
         (nn.GroupNorm(2, 4), tnn.GroupNorm(2, 4), (3, 4, 5)),
         (nn.GroupNorm(3, 3, affine=False), tnn.GroupNorm(3, 3, affine=False), (2, 3, 2, 2)),
         (nn.GroupNorm(1, 2, bias=False), tnn.GroupNorm(1, 2, bias=False), (2, 2)),
@@ -367,7 +384,9 @@ def test_module_defaults_and_float32():
 @pytest.mark.parametrize("momentum", [0.1, 0.7, None])
 @pytest.mark.parametrize("shape", [(6, 3), (4, 3, 5), (2, 3, 3, 2)], ids=str)
 def test_running_statistics_follow_torch_over_several_steps(shape, momentum):
-    cls, tcls = (nn.BatchNorm2d, tnn.BatchNorm2d) if len(shape) == 4 else (nn.BatchNorm1d, tnn.BatchNorm1d)
+    cls, tcls = (
+        (nn.BatchNorm2d, tnn.BatchNorm2d) if len(shape) == 4 else (nn.BatchNorm1d, tnn.BatchNorm1d)
+    )
     m, t = cls(3, momentum=momentum).double(), tcls(3, momentum=momentum).double()
     for step in range(4):
         x = rand(*shape, seed=10 + step) * (step + 1) + step  # statistics that change
@@ -404,7 +423,7 @@ def test_running_variance_is_unbiased():
     assert_close(rv, x.var(axis=0, ddof=1))
 
 
-# ---- errors ---------------------------------------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 def raises_like_torch(mine, theirs, match):
     """Both raise the same exception type, and minigrad's message names `match`."""
     with pytest.raises(Exception) as t_err:
@@ -416,21 +435,29 @@ def raises_like_torch(mine, theirs, match):
 def test_one_value_per_channel_in_training_raises_as_torch():
     x = rand(1, 3)
     raises_like_torch(
-        lambda: nn.BatchNorm1d(3)(mg.tensor(x)), lambda: tnn.BatchNorm1d(3)(torch.tensor(x)), "more than 1 value"
+        lambda: nn.BatchNorm1d(3)(mg.tensor(x)),
+        lambda: tnn.BatchNorm1d(3)(torch.tensor(x)),
+        "more than 1 value",
     )
     x = rand(1, 3, 1, 1)
     raises_like_torch(
-        lambda: nn.BatchNorm2d(3)(mg.tensor(x)), lambda: tnn.BatchNorm2d(3)(torch.tensor(x)), r"\(1, 3, 1, 1\)"
+        lambda: nn.BatchNorm2d(3)(mg.tensor(x)),
+        lambda: tnn.BatchNorm2d(3)(torch.tensor(x)),
+        r"\(1, 3, 1, 1\)",
     )
     raises_like_torch(
-        lambda: F.group_norm(mg.tensor(rand(1, 3)), 3), lambda: TF.group_norm(torch.tensor(rand(1, 3)), 3), "value"
+        lambda: F.group_norm(mg.tensor(rand(1, 3)), 3),
+        lambda: TF.group_norm(torch.tensor(rand(1, 3)), 3),
+        "value",
     )
     assert nn.BatchNorm2d(3).eval()(mg.tensor(x, dtype=mg.float32)).shape == (1, 3, 1, 1)
 
 
 def test_wrong_channel_count_and_dims():
     raises_like_torch(
-        lambda: nn.BatchNorm1d(3)(mg.tensor(rand(4, 5))), lambda: tnn.BatchNorm1d(3)(torch.randn(4, 5)), "3 channels"
+        lambda: nn.BatchNorm1d(3)(mg.tensor(rand(4, 5))),
+        lambda: tnn.BatchNorm1d(3)(torch.randn(4, 5)),
+        "3 channels",
     )
     raises_like_torch(
         lambda: nn.BatchNorm1d(3)(mg.tensor(rand(4, 3, 2, 2))),
@@ -443,13 +470,21 @@ def test_wrong_channel_count_and_dims():
         "4D input",
     )
     raises_like_torch(
-        lambda: nn.GroupNorm(2, 4)(mg.tensor(rand(2, 6))), lambda: tnn.GroupNorm(2, 4)(torch.randn(2, 6)), "4 channels"
+        lambda: nn.GroupNorm(2, 4)(mg.tensor(rand(2, 6))),
+        lambda: tnn.GroupNorm(2, 4)(torch.randn(2, 6)),
+        "4 channels",
     )
     raises_like_torch(lambda: nn.GroupNorm(2, 3), lambda: tnn.GroupNorm(2, 3), "divisible")
     raises_like_torch(
-        lambda: F.group_norm(mg.tensor(rand(2, 3)), 2), lambda: TF.group_norm(torch.randn(2, 3), 2), "divisible"
+        lambda: F.group_norm(mg.tensor(rand(2, 3)), 2),
+        lambda: TF.group_norm(torch.randn(2, 3), 2),
+        "divisible",
     )
-    raises_like_torch(lambda: F.group_norm(mg.tensor(rand(3)), 1), lambda: TF.group_norm(torch.randn(3), 1), "2 dims")
+    raises_like_torch(
+        lambda: F.group_norm(mg.tensor(rand(3)), 1),
+        lambda: TF.group_norm(torch.randn(3), 1),
+        "2 dims",
+    )
     raises_like_torch(
         lambda: F.batch_norm(mg.tensor(rand(4, 3)), mg.zeros(4), mg.ones(4)),
         lambda: TF.batch_norm(torch.randn(4, 3), torch.zeros(4), torch.ones(4)),
@@ -471,18 +506,26 @@ def test_wrong_channel_count_and_dims():
     "mine,theirs", [(F.layer_norm, TF.layer_norm), (F.rms_norm, TF.rms_norm)], ids=["layer", "rms"]
 )
 def test_layer_and_rms_norm_shape_errors(mine, theirs):
-    raises_like_torch(lambda: mine(mg.tensor(rand(4, 3)), (4,)), lambda: theirs(torch.randn(4, 3), (4,)), r"\(\*, 4\)")
+    raises_like_torch(
+        lambda: mine(mg.tensor(rand(4, 3)), (4,)),
+        lambda: theirs(torch.randn(4, 3), (4,)),
+        r"\(\*, 4\)",
+    )
     raises_like_torch(
         lambda: mine(mg.tensor(rand(4, 3)), (3,), mg.ones(4)),
         lambda: theirs(torch.randn(4, 3), (3,), torch.ones(4)),
         "weight must have shape",
     )
-    raises_like_torch(lambda: mine(mg.tensor(rand(3)), ()), lambda: theirs(torch.randn(3), ()), "at least one")
+    raises_like_torch(
+        lambda: mine(mg.tensor(rand(3)), ()), lambda: theirs(torch.randn(3), ()), "at least one"
+    )
 
 
 def test_layer_norm_module_and_dtype_errors():
     raises_like_torch(
-        lambda: nn.LayerNorm(4)(mg.tensor(rand(4, 3))), lambda: tnn.LayerNorm(4)(torch.randn(4, 3)), "shape"
+        lambda: nn.LayerNorm(4)(mg.tensor(rand(4, 3))),
+        lambda: tnn.LayerNorm(4)(torch.randn(4, 3)),
+        "shape",
     )
     with pytest.raises(TypeError, match="floating point"):
         F.layer_norm(mg.tensor([[1, 2]]), (2,))

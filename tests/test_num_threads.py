@@ -38,12 +38,18 @@ def restore_thread_state():
     blas = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
     mg.threads.apply_numba()  # as the first kernel would: the layer before the pool starts
     numba_threads = numba.get_num_threads()
-    saved = (mg.threads.MATMUL_SPLIT_THREADS, mg.threads._num_threads, mg.threads._num_interop_threads)
+    saved = (
+        mg.threads.MATMUL_SPLIT_THREADS,
+        mg.threads._num_threads,
+        mg.threads._num_interop_threads,
+    )
     torch_threads = torch.get_num_threads()
     yield
     threadpool_limits(max(blas), user_api="blas")
     numba.set_num_threads(numba_threads)
-    mg.threads.MATMUL_SPLIT_THREADS, mg.threads._num_threads, mg.threads._num_interop_threads = saved
+    mg.threads.MATMUL_SPLIT_THREADS, mg.threads._num_threads, mg.threads._num_interop_threads = (
+        saved
+    )
     torch.set_num_threads(torch_threads)
 
 
@@ -116,5 +122,6 @@ def test_under_minigrads_policy_the_count_cuts_products_and_blas_keeps_one_threa
     state = json.loads(result.stdout.strip().splitlines()[-1])
     for n, info in ((1, state["one"]), (2, state["two"])):
         assert info["num_threads"] == n and info["matmul_split"] == n
-        assert info["blas"] and all(count == 1 for count in info["blas"])  # one BLAS thread per block
+        # one BLAS thread per block
+        assert info["blas"] and all(count == 1 for count in info["blas"])
         assert info["numba"] == min(n, numba.config.NUMBA_NUM_THREADS)

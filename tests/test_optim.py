@@ -131,7 +131,9 @@ def _torch_default_float64():
 def assert_same_values(mine, theirs, where=""):
     for name in theirs:
         assert np.all(np.isfinite(theirs[name])), f"{name} {where}: the problem diverged"
-        np.testing.assert_allclose(mine[name], theirs[name], rtol=RTOL, atol=ATOL, err_msg=f"{name} {where}")
+        np.testing.assert_allclose(
+            mine[name], theirs[name], rtol=RTOL, atol=ATOL, err_msg=f"{name} {where}"
+        )
 
 
 # ---- trajectories against torch ----------------------------------------------------------
@@ -210,7 +212,8 @@ def test_trajectory_matches_torch_on_an_mlp_with_param_groups(opt_name, kwargs):
     mine, _ = _compare("mlp", opt_name, kwargs, groups=TWO_GROUPS)
     unused = mine.params["unused"]
     assert unused.grad is None
-    assert unused not in mine.opt.state or mine.opt.state[unused]["step"] == 0  # Adagrad's exists from the start
+    # Adagrad's exists from the start
+    assert unused not in mine.opt.state or mine.opt.state[unused]["step"] == 0
     np.testing.assert_array_equal(unused.array, _mlp_start()[1]["unused"])
 
 
@@ -262,7 +265,9 @@ def test_state_dict_round_trip_continues_the_run_exactly(opt_name, kwargs, tmp_p
     for name, p in resumed.params.items():
         p.array[...] = straight.params[name].array
     resumed.opt.load_state_dict(saved)
-    assert [g["lr"] for g in resumed.opt.param_groups] == [g["lr"] for g in straight.opt.param_groups]
+    assert [g["lr"] for g in resumed.opt.param_groups] == [
+        g["lr"] for g in straight.opt.param_groups
+    ]
     for _ in range(20):
         straight.step()
         resumed.step()
@@ -301,7 +306,9 @@ def test_state_dict_has_torchs_layout_and_loads_torchs(opt_name, kwargs):
     assert ours["state"].keys() == torchs["state"].keys()
     for i in torchs["state"]:
         assert ours["state"][i].keys() == torchs["state"][i].keys(), i
-    assert [g["params"] for g in ours["param_groups"]] == [g["params"] for g in torchs["param_groups"]]
+    assert [g["params"] for g in ours["param_groups"]] == [
+        g["params"] for g in torchs["param_groups"]
+    ]
     # every hyper-parameter torch keeps in a group (foreach, fused, ... too), under the same name
     assert [g.keys() for g in ours["param_groups"]] == [g.keys() for g in torchs["param_groups"]]
 
@@ -321,11 +328,15 @@ def test_load_state_dict_checks_the_groups():
     run.step()
     saved = run.opt.state_dict()
     one_group = Run("mg", "mlp", "SGD", {"lr": 0.1, "momentum": 0.9})
-    with pytest.raises(ValueError, match=r"SGD.load_state_dict: loaded state dict has 2 parameter groups, but .* 1"):
+    with pytest.raises(
+        ValueError, match=r"SGD.load_state_dict: loaded state dict has 2 parameter groups, but .* 1"
+    ):
         one_group.opt.load_state_dict(saved)
     swapped = [{"params": ["w2", "b2", "unused"]}, {"params": ["w1", "b1"]}]
     other_sizes = Run("mg", "mlp", "SGD", {"lr": 0.1, "momentum": 0.9}, swapped)
-    with pytest.raises(ValueError, match="doesn't match the size of optimizer's group: group 0 has 2"):
+    with pytest.raises(
+        ValueError, match="doesn't match the size of optimizer's group: group 0 has 2"
+    ):
         other_sizes.opt.load_state_dict(saved)
 
 
@@ -414,7 +425,7 @@ def test_step_does_not_modify_the_gradient():
     np.testing.assert_array_equal(p.grad.array, [1.0, 2.0])
 
 
-# ---- the rules themselves, on cases small enough to do by hand ------------------------------------
+# ---- the rules themselves, on cases small enough to do by hand -----------------------------------
 def test_adam_first_step_is_lr_times_the_sign_of_the_gradient():
     """Bias correction: after one step m̂ = g and v̂ = g², so the step is lr·g/|g|
     whatever the scale of g (without it, it would be lr·0.1/√0.001 ≈ 3.2·lr)."""
@@ -457,10 +468,12 @@ def test_adagrad_state_exists_before_the_first_step():
     assert opt.state_dict()["state"][0]["step"] == 0
 
 
-# ---- parameter groups -------------------------------------------------------------------------------
+# ---- parameter groups ----------------------------------------------------------------------------
 def test_param_groups_take_the_defaults_they_do_not_set():
     a, b = nn.Parameter(np.ones(1)), nn.Parameter(np.ones(1))
-    opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 0.5, "momentum": 0.1}], lr=0.01, momentum=0.9)
+    opt = optim.SGD(
+        [{"params": [a]}, {"params": b, "lr": 0.5, "momentum": 0.1}], lr=0.01, momentum=0.9
+    )
     g0, g1 = opt.param_groups
     assert (g0["lr"], g0["momentum"], g1["lr"], g1["momentum"]) == (0.01, 0.9, 0.5, 0.1)
     assert g1["params"] == [b] and g0["nesterov"] is False and g1["dampening"] == 0
@@ -474,7 +487,9 @@ def test_add_param_group_later():
     (a + b).sum().backward()
     opt.step()
     np.testing.assert_allclose([a.array[0], b.array[0]], [0.9, 0.99])
-    with pytest.raises(ValueError, match="Adam: some parameters appear in more than one parameter group"):
+    with pytest.raises(
+        ValueError, match="Adam: some parameters appear in more than one parameter group"
+    ):
         opt.add_param_group({"params": [a]})
 
 
@@ -490,10 +505,14 @@ def test_duplicate_parameter_in_one_group_warns():
 def test_repr_lists_the_groups():
     opt = optim.SGD([nn.Parameter(np.ones(1))], lr=0.1, momentum=0.9)
     text = repr(opt)
-    assert text.startswith("SGD (\nParameter Group 0\n") and "    lr: 0.1\n" in text and "momentum: 0.9" in text
+    assert (
+        text.startswith("SGD (\nParameter Group 0\n")
+        and "    lr: 0.1\n" in text
+        and "momentum: 0.9" in text
+    )
 
 
-# ---- errors -----------------------------------------------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 def _p():
     return [nn.Parameter(np.ones(2))]
 
@@ -503,8 +522,16 @@ BAD = [
     (optim.SGD, dict(lr=float("nan")), "SGD: Invalid learning rate: nan"),
     (optim.SGD, dict(momentum=-0.5), "SGD: Invalid momentum value: -0.5"),
     (optim.SGD, dict(weight_decay=-1), "SGD: Invalid weight_decay value: -1"),
-    (optim.SGD, dict(nesterov=True), r"SGD: Nesterov momentum requires a momentum and zero dampening \(got momentum=0"),
-    (optim.SGD, dict(nesterov=True, momentum=0.9, dampening=0.1), "requires a momentum and zero dampening"),
+    (
+        optim.SGD,
+        dict(nesterov=True),
+        r"SGD: Nesterov momentum requires a momentum and zero dampening \(got momentum=0",
+    ),
+    (
+        optim.SGD,
+        dict(nesterov=True, momentum=0.9, dampening=0.1),
+        "requires a momentum and zero dampening",
+    ),
     (optim.Adam, dict(lr=-1e-3), "Adam: Invalid learning rate: -0.001"),
     (
         optim.Adam,
@@ -520,7 +547,11 @@ BAD = [
     (optim.RMSprop, dict(momentum=-1), "RMSprop: Invalid momentum value: -1"),
     (optim.RMSprop, dict(eps=-1), "RMSprop: Invalid epsilon value: -1"),
     (optim.Adagrad, dict(lr_decay=-1), "Adagrad: Invalid lr_decay value: -1"),
-    (optim.Adagrad, dict(initial_accumulator_value=-1), "Adagrad: Invalid initial_accumulator_value value: -1"),
+    (
+        optim.Adagrad,
+        dict(initial_accumulator_value=-1),
+        "Adagrad: Invalid initial_accumulator_value value: -1",
+    ),
     (optim.Adagrad, dict(lr=-1), "Adagrad: Invalid learning rate: -1"),
     (optim.Adadelta, dict(rho=1.5), r"Adadelta: Invalid rho value: 1.5 \(expected 0 <= rho <= 1\)"),
     (optim.Adadelta, dict(lr=-1), "Adadelta: Invalid learning rate: -1"),
@@ -544,7 +575,9 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("cls, kwargs, message", BAD, ids=[f"{c.__name__}-{kw}" for c, kw, _ in BAD])
+@pytest.mark.parametrize(
+    "cls, kwargs, message", BAD, ids=[f"{c.__name__}-{kw}" for c, kw, _ in BAD]
+)
 def test_bad_hyper_parameters_are_rejected_by_name(cls, kwargs, message):
     with pytest.raises(ValueError, match=message):
         cls(_p(), **kwargs)
@@ -558,20 +591,30 @@ def test_bad_hyper_parameters_in_a_group_are_rejected_too():
 def test_bad_params_arguments():
     p = nn.Parameter(np.ones(2))
     with pytest.raises(
-        TypeError, match="SGD: params should be an iterable of Tensors or dicts, but got a single Tensor"
+        TypeError,
+        match="SGD: params should be an iterable of Tensors or dicts, but got a single Tensor",
     ):
         optim.SGD(p, lr=0.1)
     with pytest.raises(ValueError, match="Adam: optimizer got an empty parameter list"):
         optim.Adam([])
-    with pytest.raises(TypeError, match="SGD: optimizer parameters need to be an ordered collection"):
+    with pytest.raises(
+        TypeError, match="SGD: optimizer parameters need to be an ordered collection"
+    ):
         optim.SGD({p}, lr=0.1)
-    with pytest.raises(TypeError, match="Adam: optimizer parameters need to be an ordered collection"):
+    with pytest.raises(
+        TypeError, match="Adam: optimizer parameters need to be an ordered collection"
+    ):
         optim.Adam([{"params": {p}}])
-    with pytest.raises(TypeError, match="SGD: optimizer can only optimize Tensors, but one of the params is ndarray"):
+    with pytest.raises(
+        TypeError,
+        match="SGD: optimizer can only optimize Tensors, but one of the params is ndarray",
+    ):
         optim.SGD([np.ones(2)], lr=0.1)
     with pytest.raises(ValueError, match="SGD: can't optimize a non-leaf Tensor"):
         optim.SGD([p * 2], lr=0.1)
-    with pytest.raises(ValueError, match="RMSprop: some parameters appear in more than one parameter group"):
+    with pytest.raises(
+        ValueError, match="RMSprop: some parameters appear in more than one parameter group"
+    ):
         optim.RMSprop([{"params": [p]}, {"params": [p], "lr": 0.1}])
     with pytest.raises(KeyError, match="'params' entry"):
         optim.SGD([{"lr": 0.1}])
@@ -582,7 +625,8 @@ def test_bad_params_arguments():
 def test_the_base_class_needs_an_update_rule():
     opt = optim.Optimizer(_p(), {"lr": 0.1})
     param = opt.param_groups[0]["params"][0]
-    param.grad = mg.ones_like(param)  # .grad must match the parameter's shape and dtype, as in torch
+    # .grad must match the parameter's shape and dtype, as in torch
+    param.grad = mg.ones_like(param)
     with pytest.raises(NotImplementedError, match="Optimizer must implement update"):
         opt.step()
 
@@ -591,9 +635,15 @@ def test_the_base_class_needs_an_update_rule():
 def test_nadam_in_float32_matches_torch_in_float32():
     """Here both libraries keep mu_product in float32 (torch's default dtype, our parameter's)."""
     rng = np.random.default_rng(3)
-    start, target = rng.standard_normal(5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    start, target = (
+        rng.standard_normal(5).astype(np.float32),
+        rng.standard_normal(5).astype(np.float32),
+    )
     p, q = nn.Parameter(start.copy()), torch.nn.Parameter(torch.tensor(start.copy()))
-    mine, theirs = optim.NAdam([p], lr=0.05, weight_decay=0.01), torch.optim.NAdam([q], lr=0.05, weight_decay=0.01)
+    mine, theirs = (
+        optim.NAdam([p], lr=0.05, weight_decay=0.01),
+        torch.optim.NAdam([q], lr=0.05, weight_decay=0.01),
+    )
     for _ in range(40):
         for opt, param, lib in ((mine, p, mg), (theirs, q, torch)):
             opt.zero_grad()

@@ -47,9 +47,13 @@ def step_hooks(lib, make):
     opt = make(lib, weight)
     log = []
     first = opt.register_step_pre_hook(
-        lambda o, args, kwargs: log.append(("pre", type(o).__name__, describe(args), describe(kwargs)))
+        lambda o, args, kwargs: log.append(
+            ("pre", type(o).__name__, describe(args), describe(kwargs))
+        )
     )
-    opt.register_step_post_hook(lambda o, args, kwargs: log.append(("post", describe(args), describe(kwargs))))
+    opt.register_step_post_hook(
+        lambda o, args, kwargs: log.append(("post", describe(args), describe(kwargs)))
+    )
     opt.step()
     loss = opt.step(lambda: lib.tensor(3.0))
     log.append(("loss", float(loss)))
@@ -92,7 +96,11 @@ def replaced_arguments(lib):
 
 
 def test_a_pre_hook_replaces_the_arguments():
-    assert replaced_arguments(mg) == replaced_arguments(torch) == (7.0, ["closure"], [{"closure": "a callable"}])
+    assert (
+        replaced_arguments(mg)
+        == replaced_arguments(torch)
+        == (7.0, ["closure"], [{"closure": "a callable"}])
+    )
 
 
 def test_the_arguments_start_with_the_optimizer():
@@ -129,11 +137,17 @@ def test_hooks_around_an_overridden_step():
         weight = model(lib)
         opt = Halved([weight], lr=0.2)
         log = []
-        opt.register_step_pre_hook(lambda o, a, k, log=log: log.append(("pre", o.param_groups[0]["lr"])))
-        opt.register_step_post_hook(lambda o, a, k, log=log: log.append(("post", o.param_groups[0]["lr"])))
+        opt.register_step_pre_hook(
+            lambda o, a, k, log=log: log.append(("pre", o.param_groups[0]["lr"]))
+        )
+        opt.register_step_post_hook(
+            lambda o, a, k, log=log: log.append(("post", o.param_groups[0]["lr"]))
+        )
         opt.step()
         results.append((log, weight.detach().numpy().tolist()))
-    assert results[0][0] == results[1][0] == [("pre", 0.2), ("pre", 0.1), ("post", 0.1), ("post", 0.1)]
+    assert (
+        results[0][0] == results[1][0] == [("pre", 0.2), ("pre", 0.1), ("post", 0.1), ("post", 0.1)]
+    )
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
 
 
@@ -143,7 +157,9 @@ def test_lbfgs_runs_the_hooks_around_its_step():
         weight = model(lib)
         opt = lib.optim.LBFGS([weight], lr=0.5, max_iter=3)
         log = []
-        opt.register_step_pre_hook(lambda o, a, k, log=log: log.append(("pre", len(a), describe(k))))
+        opt.register_step_pre_hook(
+            lambda o, a, k, log=log: log.append(("pre", len(a), describe(k)))
+        )
         opt.register_step_post_hook(lambda o, a, k, log=log: log.append("post"))
 
         def closure(weight=weight, opt=opt, lib=lib):
@@ -204,7 +220,9 @@ def load_state_dict_hooks(lib):
 
     opt.register_load_state_dict_pre_hook(double_lr)
     opt.register_load_state_dict_pre_hook(note, prepend=True)
-    handle = opt.register_load_state_dict_post_hook(lambda o: log.append(("post", o.param_groups[0]["lr"])))
+    handle = opt.register_load_state_dict_post_hook(
+        lambda o: log.append(("post", o.param_groups[0]["lr"]))
+    )
     opt.load_state_dict(saved)
     log.append(("loaded lr", opt.param_groups[0]["lr"], "extra" in saved))
     handle.remove()

@@ -43,10 +43,23 @@ TORCH_API = [
     "torch.optim.Optimizer.load_state_dict",
 ]
 
-ALL = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "ASGD", "Rprop", "LBFGS"]
+ALL = [
+    "SGD",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+    "Adagrad",
+    "Adadelta",
+    "RMSprop",
+    "ASGD",
+    "Rprop",
+    "LBFGS",
+]
 
 
-# ---- LBFGS ------------------------------------------------------------------------------------------
+# ---- LBFGS ---------------------------------------------------------------------------------------
 def _rosenbrock(lib, P, D):
     x = P["xy"]
     return (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
@@ -66,11 +79,15 @@ def _least_squares_start():
     X = rng.standard_normal((12, 4))
     W_true, b_true = rng.standard_normal((3, 4)), rng.standard_normal(3)
     data = {"X": X, "Y": X @ W_true.T + b_true + 0.1 * rng.standard_normal((12, 3))}
-    params = {"W": 0.1 * rng.standard_normal((3, 4)), "b": np.zeros(3), "unused": np.ones(2)}  # unused: grad None
+    # unused: grad None
+    params = {"W": 0.1 * rng.standard_normal((3, 4)), "b": np.zeros(3), "unused": np.ones(2)}
     return data, params
 
 
-PROBLEMS = {"rosenbrock": (_rosenbrock_start, _rosenbrock), "least-squares": (_least_squares_start, _least_squares)}
+PROBLEMS = {
+    "rosenbrock": (_rosenbrock_start, _rosenbrock),
+    "least-squares": (_least_squares_start, _least_squares),
+}
 
 
 class LBFGSRun:
@@ -116,13 +133,20 @@ LBFGS_CONFIGS = {
         14,
     ),
     "least-squares": ("least-squares", dict(lr=1, max_iter=3), 8),
-    "least-squares-strong-wolfe": ("least-squares", dict(line_search_fn="strong_wolfe", max_iter=3), 8),
+    "least-squares-strong-wolfe": (
+        "least-squares",
+        dict(line_search_fn="strong_wolfe", max_iter=3),
+        8,
+    ),
     "least-squares-max-eval": ("least-squares", dict(max_iter=10, max_eval=4, history_size=5), 8),
 }
 # Rosenbrock's curved valley amplifies rounding: float64 sums and products done in another
 # order (torch's add_ with alpha may fuse the multiply-add) drift apart to ~1e-8 over the run.
 # The least-squares problem is well conditioned and stays at rounding.
-LBFGS_TOL = {"rosenbrock": dict(rtol=1e-6, atol=1e-8), "least-squares": dict(rtol=1e-10, atol=1e-12)}
+LBFGS_TOL = {
+    "rosenbrock": dict(rtol=1e-6, atol=1e-8),
+    "least-squares": dict(rtol=1e-10, atol=1e-12),
+}
 
 
 @pytest.mark.parametrize("name", LBFGS_CONFIGS)
@@ -132,13 +156,18 @@ def test_lbfgs_takes_torchs_iterates(name):
     start = theirs.values()
     for step in range(steps):
         where = f"after step {step + 1}"
-        np.testing.assert_allclose(mine.step(), theirs.step(), **LBFGS_TOL[problem], err_msg=f"loss {where}")
+        np.testing.assert_allclose(
+            mine.step(), theirs.step(), **LBFGS_TOL[problem], err_msg=f"loss {where}"
+        )
         assert mine.counts() == theirs.counts(), f"evaluations and iterations {where}"
         for key, value in theirs.values().items():
-            np.testing.assert_allclose(mine.values()[key], value, **LBFGS_TOL[problem], err_msg=f"{key} {where}")
+            np.testing.assert_allclose(
+                mine.values()[key], value, **LBFGS_TOL[problem], err_msg=f"{key} {where}"
+            )
     assert np.abs(mine.values()[next(iter(start))] - next(iter(start.values()))).max() > 0.1
     if problem == "rosenbrock":
-        np.testing.assert_allclose(mine.values()["xy"], [1.0, 1.0], atol=1e-3)  # it found the minimum
+        # it found the minimum
+        np.testing.assert_allclose(mine.values()["xy"], [1.0, 1.0], atol=1e-3)
     np.testing.assert_array_equal(mine.values().get("unused", 0), theirs.values().get("unused", 0))
 
 
@@ -180,7 +209,10 @@ def _torch_to_numpy(obj):
 
 def test_lbfgs_state_dict_has_torchs_layout_and_continues_torchs_run():
     kwargs = dict(max_iter=2, history_size=3)
-    mine, theirs = LBFGSRun("mg", "least-squares", **kwargs), LBFGSRun("torch", "least-squares", **kwargs)
+    mine, theirs = (
+        LBFGSRun("mg", "least-squares", **kwargs),
+        LBFGSRun("torch", "least-squares", **kwargs),
+    )
     for _ in range(3):
         mine.step()
         theirs.step()
@@ -197,7 +229,9 @@ def test_lbfgs_state_dict_has_torchs_layout_and_continues_torchs_run():
         np.testing.assert_allclose(resumed.step(), theirs.step(), rtol=1e-10)
         assert resumed.counts() == theirs.counts()
         for key, value in theirs.values().items():
-            np.testing.assert_allclose(resumed.values()[key], value, rtol=1e-10, err_msg=f"{key} at {step}")
+            np.testing.assert_allclose(
+                resumed.values()[key], value, rtol=1e-10, err_msg=f"{key} at {step}"
+            )
 
 
 def _closure(opt, p):
@@ -218,14 +252,15 @@ def test_lbfgs_errors_are_torchs():
         with pytest.raises(TypeError, match="closure"):
             module.LBFGS([p]).step()
         with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
-            opt = module.LBFGS([p], line_search_fn="armijo")  # minigrad refuses here, torch at the step
+            # minigrad refuses here, torch at the step
+            opt = module.LBFGS([p], line_search_fn="armijo")
             opt.step(_closure(opt, p))
     opt = optim.LBFGS([nn.Parameter(np.zeros(2))])
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
         opt.add_param_group({"params": [nn.Parameter(np.zeros(1))]})
 
 
-# ---- ASGD's average ---------------------------------------------------------------------------------
+# ---- ASGD's average ------------------------------------------------------------------------------
 @contextlib.contextmanager
 def _torch_default_float64():
     """torch keeps ASGD's eta and mu in its default dtype; float64, to compare at 1e-12."""
@@ -251,7 +286,9 @@ def test_asgd_keeps_torchs_running_average_of_the_iterates(t0):
         with _torch_default_float64():
             theirs.step()
         for key in ("ax", "eta", "mu"):
-            np.testing.assert_allclose(mine.state[p][key], theirs.state[q][key].numpy(), rtol=1e-12, err_msg=key)
+            np.testing.assert_allclose(
+                mine.state[p][key], theirs.state[q][key].numpy(), rtol=1e-12, err_msg=key
+            )
         np.testing.assert_allclose(p.array, q.detach().numpy(), rtol=1e-12)
     if t0 < 40:  # the average has lagged behind the last iterate, so it is really an average
         assert np.abs(mine.state[p]["ax"] - p.array).max() > 1e-3
@@ -259,7 +296,7 @@ def test_asgd_keeps_torchs_running_average_of_the_iterates(t0):
         np.testing.assert_array_equal(mine.state[p]["ax"], p.array)
 
 
-# ---- every option torch takes ------------------------------------------------------------------------
+# ---- every option torch takes --------------------------------------------------------------------
 @pytest.mark.parametrize("name", ALL)
 def test_signature_and_defaults_are_torchs(name):
     """The same arguments in the same order, keyword-only where torch's are, with the same
@@ -267,7 +304,9 @@ def test_signature_and_defaults_are_torchs(name):
     mine, theirs = getattr(optim, name), getattr(torch.optim, name)
 
     def arguments(cls):
-        return [(n, p.kind, p.default) for n, p in inspect.signature(cls.__init__).parameters.items()]
+        return [
+            (n, p.kind, p.default) for n, p in inspect.signature(cls.__init__).parameters.items()
+        ]
 
     assert arguments(mine) == arguments(theirs)
     ours = mine([nn.Parameter(np.ones(2))]).defaults
@@ -328,12 +367,15 @@ def test_differentiable_true_is_refused_by_name(name):
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adagrad"])
 def test_fused_and_foreach_together_raise_torchs_error(name):
-    for module, param in ((optim, nn.Parameter(np.ones(2))), (torch.optim, torch.nn.Parameter(torch.ones(2)))):
+    for module, param in (
+        (optim, nn.Parameter(np.ones(2))),
+        (torch.optim, torch.nn.Parameter(torch.ones(2))),
+    ):
         with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together"):
             getattr(module, name)([param], fused=True, foreach=True)
 
 
-# ---- add_param_group and zero_grad as torch ------------------------------------------------------------
+# ---- add_param_group and zero_grad as torch ------------------------------------------------------
 @pytest.mark.parametrize(
     "name, kwargs, group",
     [
@@ -361,8 +403,12 @@ def test_add_param_group_in_the_middle_of_a_run_as_torch(name, kwargs, group):
             loss.backward()
             opt.step()
         (_, mine, a, b), (_, theirs, ta, tb) = runs
-        np.testing.assert_allclose(a.array, ta.detach().numpy(), rtol=1e-10, err_msg=f"first after {step + 1}")
-        np.testing.assert_allclose(b.array, tb.detach().numpy(), rtol=1e-10, err_msg=f"second after {step + 1}")
+        np.testing.assert_allclose(
+            a.array, ta.detach().numpy(), rtol=1e-10, err_msg=f"first after {step + 1}"
+        )
+        np.testing.assert_allclose(
+            b.array, tb.detach().numpy(), rtol=1e-10, err_msg=f"second after {step + 1}"
+        )
     mine_group = {k: v for k, v in mine.param_groups[1].items() if k != "params"}
     torch_group = {k: v for k, v in theirs.param_groups[1].items() if k != "params"}
     assert mine_group == torch_group  # the defaults filled in, as torch fills them
@@ -373,7 +419,9 @@ def test_add_param_group_errors_are_torchs():
     for lib, module, make in ((mg, optim, nn.Parameter), (torch, torch.optim, torch.nn.Parameter)):
         p = make(lib.zeros(2))
         opt = module.SGD([p], lr=0.1)
-        with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        with pytest.raises(
+            ValueError, match="some parameters appear in more than one parameter group"
+        ):
             opt.add_param_group({"params": [p]})
         with pytest.raises(KeyError, match="params"):
             opt.add_param_group({"lr": 0.1})
@@ -389,12 +437,17 @@ def test_zero_grad_leaves_what_torch_leaves(set_to_none):
         opt = module.Adam([used, unused])
         (used**2).sum().backward()
         opt.zero_grad(set_to_none=set_to_none)
-        states.append([None if p.grad is None else (tuple(p.grad.shape), p.grad.tolist()) for p in (used, unused)])
+        states.append(
+            [
+                None if p.grad is None else (tuple(p.grad.shape), p.grad.tolist())
+                for p in (used, unused)
+            ]
+        )
     assert states[0] == states[1]
     assert states[0][0] == (None if set_to_none else ((2,), [0.0, 0.0]))
 
 
-# ---- named parameters -----------------------------------------------------------------------------------
+# ---- named parameters ----------------------------------------------------------------------------
 def test_named_parameters_are_accepted_and_named_in_the_state_dict_as_torch():
     rng = np.random.default_rng(5)
     weight, bias, x, y = (
@@ -420,7 +473,10 @@ def test_named_parameters_are_accepted_and_named_in_the_state_dict_as_torch():
     # loading a snapshot keeps the names; mixing named and unnamed parameters is refused
     fresh = optim.Adam(mine.named_parameters(), lr=1.0)
     fresh.load_state_dict(mine_opt.state_dict())
-    assert fresh.param_groups[0]["param_names"] == ["weight", "bias"] and fresh.param_groups[0]["lr"] == 0.05
+    assert (
+        fresh.param_groups[0]["param_names"] == ["weight", "bias"]
+        and fresh.param_groups[0]["lr"] == 0.05
+    )
     for lib, module, make, opt in (
         (mg, optim, nn.Parameter, mine_opt),
         (torch, torch.optim, torch.nn.Parameter, torch_opt),
@@ -428,5 +484,7 @@ def test_named_parameters_are_accepted_and_named_in_the_state_dict_as_torch():
         p, q = make(lib.zeros(2)), make(lib.zeros(2))
         with pytest.raises(ValueError, match="all optimizer params should be with/without names"):
             module.SGD([("p", p), q], lr=0.1)
-        with pytest.raises(ValueError, match="all optimizer param groups should be with/without names"):
+        with pytest.raises(
+            ValueError, match="all optimizer param groups should be with/without names"
+        ):
             opt.add_param_group({"params": [p]})

@@ -47,7 +47,8 @@ def compiled_pool_kernels():
     """Compile (or load from Numba's cache) every CPU pooling kernel for both float
     dtypes once, so no test pays for it or times it."""
     if mg.backends.current() != "numba":
-        return  # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
+        # a run on the reference kernels (an exercise copy, minigrad.exercises): nothing to compile
+        return
     for dtype in (np.float32, np.float64):
         x = np.ones((1, 1, 3, 3), dtype=dtype)
         y, indices = cpu.max_pool2d_forward(x, (2, 2), (1, 1), (0, 0), (1, 1), False)
@@ -56,7 +57,9 @@ def compiled_pool_kernels():
         cpu.avg_pool2d_backward(y, x.shape, (2, 2), (1, 1), (0, 0), False, True)
 
 
-def against_torch(fn_mg, fn_torch, x, backend, dtype=np.float64, rtol=1e-6, atol=1e-8, square=False):
+def against_torch(
+    fn_mg, fn_torch, x, backend, dtype=np.float64, rtol=1e-6, atol=1e-8, square=False
+):
     """Run both on the same x (float64 or float32); compare the outputs (and indices,
     if returned) and the input gradients for a random output gradient."""
     a = mg.tensor(x.astype(dtype), requires_grad=True)
@@ -122,7 +125,10 @@ AVG_2D = [
     ((1, 2, 7, 5), dict(kernel_size=(3, 2), stride=(1, 2), padding=(1, 1))),
     # ceil-mode windows that run past the padding: the divisor stops at its end
     ((1, 2, 4, 4), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
-    ((2, 1, 5, 6), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+    (
+        (2, 1, 5, 6),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    ),
     ((1, 2, 6, 6), dict(kernel_size=2, stride=3, ceil_mode=True)),
     ((1, 2, 5, 7), dict(kernel_size=(2, 3), stride=(2, 1), padding=(1, 1), divisor_override=5)),
     ((1, 2, 5, 7), dict(kernel_size=3, padding=1, ceil_mode=True, divisor_override=-2)),
@@ -139,7 +145,14 @@ AVG_2D = [
 def test_avg_pool2d_matches_torch(backend, shape, kwargs, dtype):
     x = rand(*shape, seed=2)
     tol = dict(rtol=1e-6, atol=1e-8) if dtype == np.float64 else dict(rtol=1e-5, atol=1e-6)
-    against_torch(lambda a: F.avg_pool2d(a, **kwargs), lambda t: TF.avg_pool2d(t, **kwargs), x, backend, dtype, **tol)
+    against_torch(
+        lambda a: F.avg_pool2d(a, **kwargs),
+        lambda t: TF.avg_pool2d(t, **kwargs),
+        x,
+        backend,
+        dtype,
+        **tol,
+    )
 
 
 ONE_D = [
@@ -202,7 +215,10 @@ def test_adaptive_avg_pool2d_matches_torch(backend, shape, output_size):
 def test_adaptive_avg_pool2d_to_an_empty_output():
     # PyTorch allows it in forward (though its backward then refuses)
     x = rand(1, 2, 5, 7)
-    assert F.adaptive_avg_pool2d(mg.tensor(x), (0, 3)).shape == TF.adaptive_avg_pool2d(torch.tensor(x), (0, 3)).shape
+    assert (
+        F.adaptive_avg_pool2d(mg.tensor(x), (0, 3)).shape
+        == TF.adaptive_avg_pool2d(torch.tensor(x), (0, 3)).shape
+    )
 
 
 def test_max_pool_ties_nan_and_minus_infinity():
@@ -246,7 +262,12 @@ def test_the_three_kernel_modules_have_the_same_functions():
 
     from minigrad.kernels.cuda import pool as gpu  # importing compiles nothing, and needs no GPU
 
-    for name in ("max_pool2d_forward", "max_pool2d_backward", "avg_pool2d_forward", "avg_pool2d_backward"):
+    for name in (
+        "max_pool2d_forward",
+        "max_pool2d_backward",
+        "avg_pool2d_forward",
+        "avg_pool2d_backward",
+    ):
         signatures = {str(inspect.signature(getattr(module, name))) for module in (ref, cpu, gpu)}
         assert len(signatures) == 1, (name, signatures)
 
@@ -284,15 +305,24 @@ def test_numba_max_pool_matches_reference(problem, seed, float32):
     np.testing.assert_array_equal(indices, indices_ref)
     g = rand(*y.shape, seed=seed + 1, dtype=dtype)
     np.testing.assert_allclose(
-        cpu.max_pool2d_backward(g, indices, x.shape), ref.max_pool2d_backward(g, indices, x.shape), rtol=1e-6
+        cpu.max_pool2d_backward(g, indices, x.shape),
+        ref.max_pool2d_backward(g, indices, x.shape),
+        rtol=1e-6,
     )
 
 
 @HYPOTHESIS
-@given(problem=windows(dilated=False), seed=st.integers(0, 2**16), float32=st.booleans(), choice=st.integers(0, 3))
+@given(
+    problem=windows(dilated=False),
+    seed=st.integers(0, 2**16),
+    float32=st.booleans(),
+    choice=st.integers(0, 3),
+)
 def test_numba_avg_pool_matches_reference(problem, seed, float32, choice):
     shape, kernel, stride, padding, _, ceil_mode = problem
-    count_include_pad, divisor_override = [(True, None), (False, None), (True, 3), (False, -2)][choice]
+    count_include_pad, divisor_override = [(True, None), (False, None), (True, 3), (False, -2)][
+        choice
+    ]
     args = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
     dtype = np.float32 if float32 else np.float64
     tol = dict(rtol=1e-5, atol=1e-6) if float32 else dict(rtol=1e-12, atol=1e-12)
@@ -332,8 +362,14 @@ def test_reference_matches_torch_on_drawn_problems(problem, seed):
 def test_gradients_against_finite_differences():
     x = rand(2, 2, 5, 6, seed=6)  # distinct values: no ties for the max to break
     with mg.backends.use("numba"):
-        check_grads(lambda a: F.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True), x, second=True)
-        check_grads(lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False), x, second=True)
+        check_grads(
+            lambda a: F.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True), x, second=True
+        )
+        check_grads(
+            lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            x,
+            second=True,
+        )
         check_grads(lambda a: F.adaptive_avg_pool2d(a, (3, 4)), x, second=True)
         check_grads(lambda a: F.max_pool1d(a.reshape(4, 6, 5), 2, 1, 1) ** 2, x)
 
@@ -345,7 +381,10 @@ def test_second_derivative_of_a_loss_through_pooling():
     for backend in BACKENDS:
         for pool, tpool in [
             (lambda a: F.max_pool2d(a, 3, 1, 1), lambda t: TF.max_pool2d(t, 3, 1, 1)),
-            (lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True), lambda t: TF.avg_pool2d(t, 3, 2, 1, ceil_mode=True)),
+            (
+                lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True),
+                lambda t: TF.avg_pool2d(t, 3, 2, 1, ceil_mode=True),
+            ),
         ]:
             a = mg.tensor(x, requires_grad=True)
             t = torch.tensor(x, requires_grad=True)
@@ -363,7 +402,12 @@ def test_backward_runs_on_the_backend_of_its_forward(forward_on, backward_on, mo
     """A backend switched between forward and backward does not mix kernels: each
     Function keeps the kernel module its forward ran on (ctx.kernels), and so does the
     backward of its backward (create_graph=True)."""
-    kernel_names = ("max_pool2d_forward", "max_pool2d_backward", "avg_pool2d_forward", "avg_pool2d_backward")
+    kernel_names = (
+        "max_pool2d_forward",
+        "max_pool2d_backward",
+        "avg_pool2d_forward",
+        "avg_pool2d_backward",
+    )
     calls = []
 
     def spy(module, backend, name):
@@ -404,27 +448,76 @@ def test_backward_runs_on_the_backend_of_its_forward(forward_on, backward_on, mo
 @pytest.mark.parametrize(
     "call, error, words",
     [
-        (lambda x: F.max_pool2d(x, 0), ValueError, "max_pool2d: kernel_size must be greater than zero"),
+        (
+            lambda x: F.max_pool2d(x, 0),
+            ValueError,
+            "max_pool2d: kernel_size must be greater than zero",
+        ),
         (lambda x: F.max_pool2d(x, 2, stride=0), ValueError, "stride must be greater than zero"),
-        (lambda x: F.max_pool2d(x, 2, dilation=(1, 0)), ValueError, "dilation must be greater than zero"),
+        (
+            lambda x: F.max_pool2d(x, 2, dilation=(1, 0)),
+            ValueError,
+            "dilation must be greater than zero",
+        ),
         (lambda x: F.max_pool2d(x, 3, padding=-1), ValueError, "padding must be non-negative"),
         (lambda x: F.max_pool2d(x, 3, padding=2), ValueError, "at most half of kernel_size"),
-        (lambda x: F.avg_pool2d(x, (2, 3), padding=(1, 2)), ValueError, "avg_pool2d: padding must be at most half"),
-        (lambda x: F.max_pool2d(x, 6), RuntimeError, "too small for kernel_size=(6, 6)"),  # as PyTorch
+        (
+            lambda x: F.avg_pool2d(x, (2, 3), padding=(1, 2)),
+            ValueError,
+            "avg_pool2d: padding must be at most half",
+        ),
+        # as PyTorch
+        (lambda x: F.max_pool2d(x, 6), RuntimeError, "too small for kernel_size=(6, 6)"),
         (lambda x: F.max_pool2d(x, 3, dilation=3), RuntimeError, "too small"),
-        (lambda x: F.max_pool2d(x[:, :, :, :2], (1, 2), 1, (0, 1), (1, 3)), ValueError, "holds only padding"),
-        (lambda x: F.max_pool2d(x, (2, 2, 2)), TypeError, "kernel_size must be an int or a tuple of 2 ints"),
+        (
+            lambda x: F.max_pool2d(x[:, :, :, :2], (1, 2), 1, (0, 1), (1, 3)),
+            ValueError,
+            "holds only padding",
+        ),
+        (
+            lambda x: F.max_pool2d(x, (2, 2, 2)),
+            TypeError,
+            "kernel_size must be an int or a tuple of 2 ints",
+        ),
         (lambda x: F.max_pool2d(x, 2.0), TypeError, "kernel_size must be"),
-        (lambda x: F.avg_pool2d(x, 2, divisor_override=0), ValueError, "divisor_override must not be zero"),
-        (lambda x: F.avg_pool2d(x, 2, divisor_override=1.5), TypeError, "divisor_override must be an int"),
-        (lambda x: F.max_pool2d(x[0, 0], 2), RuntimeError, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input"),
-        (lambda x: F.max_pool1d(x, 2), RuntimeError, "max_pool1d: expected a 2-D (C, L) or 3-D (N, C, L) input"),
+        (
+            lambda x: F.avg_pool2d(x, 2, divisor_override=0),
+            ValueError,
+            "divisor_override must not be zero",
+        ),
+        (
+            lambda x: F.avg_pool2d(x, 2, divisor_override=1.5),
+            TypeError,
+            "divisor_override must be an int",
+        ),
+        (
+            lambda x: F.max_pool2d(x[0, 0], 2),
+            RuntimeError,
+            "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input",
+        ),
+        (
+            lambda x: F.max_pool1d(x, 2),
+            RuntimeError,
+            "max_pool1d: expected a 2-D (C, L) or 3-D (N, C, L) input",
+        ),
         (lambda x: F.avg_pool2d(x[:, :0], 2), RuntimeError, "non-zero channel and spatial sizes"),
-        (lambda x: F.max_pool2d(x.long(), 2), TypeError, "max_pool2d: input must be floating point"),
+        (
+            lambda x: F.max_pool2d(x.long(), 2),
+            TypeError,
+            "max_pool2d: input must be floating point",
+        ),
         (lambda x: F.max_pool2d(x.numpy(), 2), TypeError, "input must be a Tensor"),
-        (lambda x: F.adaptive_avg_pool2d(x, (2, 2, 2)), TypeError, "output_size must be an int or a pair"),
+        (
+            lambda x: F.adaptive_avg_pool2d(x, (2, 2, 2)),
+            TypeError,
+            "output_size must be an int or a pair",
+        ),
         (lambda x: F.adaptive_avg_pool2d(x, -1), ValueError, "output_size must be non-negative"),
-        (lambda x: F.adaptive_avg_pool2d(x, (2, 1.5)), TypeError, "output_size must hold ints or None"),
+        (
+            lambda x: F.adaptive_avg_pool2d(x, (2, 1.5)),
+            TypeError,
+            "output_size must hold ints or None",
+        ),
     ],
 )
 def test_bad_arguments_raise_clear_errors(call, error, words):
@@ -437,12 +530,17 @@ def test_bad_arguments_raise_clear_errors(call, error, words):
 def test_pytorch_accepts_and_refuses_the_same_settings():
     """The checks above mirror PyTorch's: where one refuses, so does the other."""
     x = rand(1, 2, 4, 5)
-    for kwargs in [dict(kernel_size=3, padding=2), dict(kernel_size=6), dict(kernel_size=2, stride=0)]:
+    for kwargs in [
+        dict(kernel_size=3, padding=2),
+        dict(kernel_size=6),
+        dict(kernel_size=2, stride=0),
+    ]:
         with pytest.raises((ValueError, RuntimeError)):
             F.max_pool2d(mg.tensor(x), **kwargs)
         with pytest.raises(RuntimeError):
             TF.max_pool2d(torch.tensor(x), **kwargs)
-    TF.max_pool2d(torch.tensor(x), 3, padding=1, dilation=2, ceil_mode=True)  # and both accept this one
+    # and both accept this one
+    TF.max_pool2d(torch.tensor(x), 3, padding=1, dilation=2, ceil_mode=True)
     F.max_pool2d(mg.tensor(x), 3, padding=1, dilation=2, ceil_mode=True)
 
 
@@ -485,7 +583,11 @@ def test_global_avg_pool_and_aliases():
     y.sum().backward()
     assert_close(a.grad, np.full(x.shape, 1 / 20))
     assert layer(mg.tensor(x[0])).shape == (3, 1, 1)
-    assert nn.MaxPool2D is nn.MaxPool2d and nn.AvgPool2D is nn.AvgPool2d and nn.GlobalAvgPool2D is nn.GlobalAvgPool2d
+    assert (
+        nn.MaxPool2D is nn.MaxPool2d
+        and nn.AvgPool2D is nn.AvgPool2d
+        and nn.GlobalAvgPool2D is nn.GlobalAvgPool2d
+    )
     for name in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool2d"):
         assert name in F.__all__
 
@@ -493,7 +595,10 @@ def test_global_avg_pool_and_aliases():
 def test_layers_in_a_model_train():
     """A pooling layer inside a Sequential passes gradients to the weights before it."""
     mg.manual_seed(0)
-    model = nn.Sequential(nn.Linear(4, 4), nn.Unflatten(1, (1, 2, 2)), nn.MaxPool2d(2, 1, 1), nn.AvgPool2D(2))
-    x = mg.tensor(rand(3, 4, seed=12, dtype=np.float32))  # the model's dtype: Linear does not promote
+    model = nn.Sequential(
+        nn.Linear(4, 4), nn.Unflatten(1, (1, 2, 2)), nn.MaxPool2d(2, 1, 1), nn.AvgPool2D(2)
+    )
+    # the model's dtype: Linear does not promote
+    x = mg.tensor(rand(3, 4, seed=12, dtype=np.float32))
     model(x).sum().backward()
     assert model[0].weight.grad is not None and np.abs(model[0].weight.grad.numpy()).sum() > 0

@@ -7,8 +7,8 @@ random numbers must give the same losses; the programs that draw their own rando
 (the VAE: each framework's generator gives different
 numbers from one seed) must land in the same loss band.
 
-The programs from public sources (the PyTorch tutorials and examples) say in their docstrings where they come from and what
-was cut down for size.
+The programs from public sources (the PyTorch tutorials and examples) say in their docstrings where
+they come from and what was cut down for size.
 """
 
 import contextlib
@@ -178,10 +178,13 @@ def both(name, data):
 
 
 def test_switching_imports_rewrites_every_torch_import():
-    source = "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader\nfrom torch import optim\n"
+    source = (
+        "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader\nfrom "
+        "torch import optim\n"
+    )
     assert switch_imports(source) == (
-        "import minigrad as torch\nimport minigrad.nn as nn\nfrom minigrad.utils.data import DataLoader\n"
-        "from minigrad import optim\n"
+        "import minigrad as torch\nimport minigrad.nn as nn\nfrom minigrad.utils.data import "
+        "DataLoader\nfrom minigrad import optim\n"
     )
 
 
@@ -190,7 +193,9 @@ def test_mlp_with_dataloader_and_scheduler(digits):
     np.testing.assert_allclose(mine["losses"], theirs["losses"], rtol=2e-4, atol=2e-5)
     assert mine["accuracy"] == pytest.approx(theirs["accuracy"], abs=0.01)
     assert mine["accuracy"] > 0.85
-    assert [line.rsplit(" lr ", 1)[1] for line in mine["log"]] == [line.rsplit(" lr ", 1)[1] for line in theirs["log"]]
+    assert [line.rsplit(" lr ", 1)[1] for line in mine["log"]] == [
+        line.rsplit(" lr ", 1)[1] for line in theirs["log"]
+    ]
 
 
 def test_cnn_with_batchnorm(digits):
@@ -259,8 +264,13 @@ def test_the_log_helpers_take_out_timings_and_read_torch_names():
     assert untimed("| lr 5.00 | ms/batch  6.49 | loss  6.97 |") == "| lr 5.00 |  | loss  6.97 |"
     assert untimed("| end of epoch   2 | time:  0.04s | valid") == "| end of epoch   2 |  | valid"
     assert untimed("iter 3: loss 3.9554, time 16.38ms") == "iter 3: loss 3.9554, "
-    assert untimed("iter_dt 49.70ms; iter 10: train loss 1.82701") == "; iter 10: train loss 1.82701"
-    assert as_minigrad_prints("torch.Size([7081, 3]) torch.Size([7081]) torch.Size([])") == "(7081, 3) (7081,) ()"
+    assert (
+        untimed("iter_dt 49.70ms; iter 10: train loss 1.82701") == "; iter 10: train loss 1.82701"
+    )
+    assert (
+        as_minigrad_prints("torch.Size([7081, 3]) torch.Size([7081]) torch.Size([])")
+        == "(7081, 3) (7081,) ()"
+    )
     assert (
         as_minigrad_prints("y: torch.int64, x: torch.float32 torch.bool torch.nn")
         == "y: int64, x: float32 bool torch.nn"
@@ -295,11 +305,19 @@ def _word_lm_argv(rnn_type, dropout, epochs, save_path, seed=1111):
 def test_word_language_model(rnn_type, shakespeare, tmp_path):
     lines = shakespeare.splitlines()
     argv = _word_lm_argv(rnn_type, dropout=0, epochs=5, save_path=tmp_path / "model.pt")
-    data = {"train": lines[:300], "valid": lines[300:360], "test": lines[360:420], "argv": argv, "seed": 0}
+    data = {
+        "train": lines[:300],
+        "valid": lines[300:360],
+        "test": lines[360:420],
+        "argv": argv,
+        "seed": 0,
+    }
     theirs, mine = both("word_language_model", data)
     # the setting makes the validation loss stall, so the learning rate is annealed and the
     # model saved last is not the final one: the test loss is the reloaded best model's
-    assert theirs["lrs"][-1] < theirs["lrs"][0] and theirs["val_losses"][-1] > theirs["best_val_loss"]
+    assert (
+        theirs["lrs"][-1] < theirs["lrs"][0] and theirs["val_losses"][-1] > theirs["best_val_loss"]
+    )
     assert mine["lrs"] == theirs["lrs"]
     assert mine["ntokens"] == theirs["ntokens"]
     np.testing.assert_allclose(mine["losses"], theirs["losses"], rtol=1e-5, atol=1e-5)
@@ -308,13 +326,20 @@ def test_word_language_model(rnn_type, shakespeare, tmp_path):
     assert mine["model_type"] == theirs["model_type"] == "RNNModel"
     log, their_log = untimed(mine["printed"]), untimed(theirs["printed"])
     assert skeleton(log) == skeleton(their_log)
-    np.testing.assert_allclose(numbers(log), numbers(their_log), rtol=1e-4, atol=0.011)  # printed to 2 decimals
+    # printed to 2 decimals
+    np.testing.assert_allclose(numbers(log), numbers(their_log), rtol=1e-4, atol=0.011)
 
 
 def test_word_language_model_with_dropout_lands_in_the_same_band(shakespeare, tmp_path):
     lines = shakespeare.splitlines()
     argv = _word_lm_argv("LSTM", dropout=0.5, epochs=3, save_path=tmp_path / "model.pt")
-    data = {"train": lines[:300], "valid": lines[300:360], "test": lines[360:420], "argv": argv, "seed": 0}
+    data = {
+        "train": lines[:300],
+        "valid": lines[300:360],
+        "test": lines[360:420],
+        "argv": argv,
+        "seed": 0,
+    }
     theirs, mine = both("word_language_model", data)
     assert mine["best_val_loss"] == pytest.approx(theirs["best_val_loss"], rel=0.01)
     assert mine["test_loss"] == pytest.approx(theirs["test_loss"], rel=0.01)
@@ -335,7 +360,9 @@ def test_time_sequence_prediction():
     np.testing.assert_allclose(numbers(mine["printed"]), numbers(theirs["printed"]), rtol=1e-8)
 
 
-@pytest.mark.parametrize("flash", [True, False], ids=["scaled_dot_product_attention", "masked_softmax"])
+@pytest.mark.parametrize(
+    "flash", [True, False], ids=["scaled_dot_product_attention", "masked_softmax"]
+)
 def test_nanogpt_trains_resumes_and_samples(flash, shakespeare, tmp_path):
     results = {}
     for framework in ("torch", "minigrad"):
@@ -358,22 +385,36 @@ def test_nanogpt_trains_resumes_and_samples(flash, shakespeare, tmp_path):
         assert [len(s) for s in result["sampled"]] == [41, 41]
         assert set("".join(result["sampled"])) <= set(shakespeare[:20000])
     log, their_log = untimed(mine["printed"]), untimed(theirs["printed"])
-    log, their_log = log.replace(str(tmp_path / "minigrad"), "DIR"), their_log.replace(str(tmp_path / "torch"), "DIR")
+    log, their_log = (
+        log.replace(str(tmp_path / "minigrad"), "DIR"),
+        their_log.replace(str(tmp_path / "torch"), "DIR"),
+    )
     # the log up to sampling (each of the two sample() calls builds a GPT, which prints its size)
-    log, their_log = log.split("number of parameters")[:-2], their_log.split("number of parameters")[:-2]
+    log, their_log = (
+        log.split("number of parameters")[:-2],
+        their_log.split("number of parameters")[:-2],
+    )
     assert [skeleton(part) for part in log] == [skeleton(part) for part in their_log]
-    np.testing.assert_allclose(numbers("".join(log)), numbers("".join(their_log)), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        numbers("".join(log)), numbers("".join(their_log)), rtol=1e-4, atol=1e-4
+    )
 
 
 def test_mingpt_adder(tmp_path):
     argv = [
-        "--data.ndigit=1", "--trainer.max_iters=200", "--trainer.batch_size=32", "--trainer.learning_rate=5e-3",
-        "--trainer.num_workers=0", "--trainer.device=cpu",
+        "--data.ndigit=1", "--trainer.max_iters=200", "--trainer.batch_size=32",
+        "--trainer.learning_rate=5e-3", "--trainer.num_workers=0", "--trainer.device=cpu",
         "--model.embd_pdrop=0.0", "--model.resid_pdrop=0.0", "--model.attn_pdrop=0.0",
     ]  # fmt: skip
     results = {}
     for framework in ("torch", "minigrad"):
-        data = {"argv": argv, "split_seed": 0, "init_seed": 1, "eval_every": 50, "ckpt_path": tmp_path / framework}
+        data = {
+            "argv": argv,
+            "split_seed": 0,
+            "init_seed": 1,
+            "eval_every": 50,
+            "ckpt_path": tmp_path / framework,
+        }
         with warnings.catch_warnings():  # torch's: pin_memory without an accelerator
             warnings.filterwarnings("ignore", "'pin_memory' argument is set as true")
             results[framework] = run_program("mingpt_adder", data, framework)
@@ -392,9 +433,9 @@ def test_mingpt_adder(tmp_path):
         assert result["best_reloaded"] == result["top_score"]  # the saved state_dict comes back
     assert np.mean(mine["losses"][-50:]) == pytest.approx(np.mean(theirs["losses"][-50:]), rel=0.6)
     assert mine["top_score"] >= 0.4 * theirs["top_score"] > 2 * sum(theirs["untrained"])
-    assert skeleton(untimed(mine["printed"])).count("final score") == skeleton(untimed(theirs["printed"])).count(
-        "final score"
-    )
+    assert skeleton(untimed(mine["printed"])).count("final score") == skeleton(
+        untimed(theirs["printed"])
+    ).count("final score")
 
 
 def test_makemore_mlp(words):
@@ -406,8 +447,12 @@ def test_makemore_mlp(words):
     # the sweep's steps are the same until the learning rate passes 10**-0.6; from there the
     # steps are too large and float32's last bits grow (the notebook's curve turns up there)
     calm = int(0.8 * len(theirs["sweep_losses"]))
-    np.testing.assert_allclose(mine["sweep_losses"][:calm], theirs["sweep_losses"][:calm], rtol=1e-5)
-    assert np.mean(mine["sweep_losses"][calm:]) == pytest.approx(np.mean(theirs["sweep_losses"][calm:]), rel=0.25)
+    np.testing.assert_allclose(
+        mine["sweep_losses"][:calm], theirs["sweep_losses"][:calm], rtol=1e-5
+    )
+    assert np.mean(mine["sweep_losses"][calm:]) == pytest.approx(
+        np.mean(theirs["sweep_losses"][calm:]), rel=0.25
+    )
     log, their_log = (
         mine["printed"].split("lr 10**-0.59")[0],
         as_minigrad_prints(theirs["printed"]).split("lr 10**-0.59")[0],
@@ -432,7 +477,9 @@ def test_makemore_batchnorm(words):
     np.testing.assert_allclose(mine["running_mean"], theirs["running_mean"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(mine["running_var"], theirs["running_var"], rtol=1e-4, atol=1e-5)
     assert len(mine["histograms"]) == len(theirs["histograms"]) == 3
-    for (edges, density), (their_edges, their_density) in zip(mine["histograms"], theirs["histograms"]):
+    for (edges, density), (their_edges, their_density) in zip(
+        mine["histograms"], theirs["histograms"]
+    ):
         np.testing.assert_allclose(edges, their_edges, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(density, their_density, rtol=1e-4, atol=1e-4)
     for split in ("train", "val"):
@@ -455,9 +502,13 @@ def test_quickstart(digits, tmp_path):
         )
     theirs, mine = results["torch"], results["minigrad"]
     np.testing.assert_allclose(mine["losses"], theirs["losses"], rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(mine["scores"], theirs["scores"], rtol=1e-5)  # (accuracy, mean loss) per epoch
+    # (accuracy, mean loss) per epoch
+    np.testing.assert_allclose(mine["scores"], theirs["scores"], rtol=1e-5)
     assert theirs["scores"][-1][0] > 0.85
-    assert (mine["predicted"], mine["actual"]) == (theirs["predicted"], theirs["actual"])  # the reloaded model's
+    # the reloaded model's
+    assert (mine["predicted"], mine["actual"]) == (theirs["predicted"], theirs["actual"])
     # the printed log, the model's repr among it
     assert skeleton(mine["printed"]) == skeleton(as_minigrad_prints(theirs["printed"]))
-    np.testing.assert_allclose(numbers(mine["printed"]), numbers(theirs["printed"]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        numbers(mine["printed"]), numbers(theirs["printed"]), rtol=1e-5, atol=1e-6
+    )

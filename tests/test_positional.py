@@ -53,7 +53,9 @@ def test_rope_matches_the_complex_number_form(head_dim):
     rope = nn.RotaryEmbedding(head_dim)
     x = rand(2, 3, 11, head_dim, seed=1)
     y = rope.rotate(t64(x)).numpy()
-    np.testing.assert_allclose(y, rope_numpy_complex(x, np.arange(11), theta(head_dim)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        y, rope_numpy_complex(x, np.arange(11), theta(head_dim)), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_score_depends_only_on_relative_position():
@@ -102,22 +104,30 @@ def test_norms_are_kept_and_position_zero_is_the_identity():
 def test_rotate_half():
     x = np.arange(6.0)
     np.testing.assert_array_equal(nn.rotary.rotate_half(x), [-3.0, -4.0, -5.0, 0.0, 1.0, 2.0])
-    np.testing.assert_array_equal(nn.rotary.rotate_half(t64(x)).numpy(), [-3.0, -4.0, -5.0, 0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(
+        nn.rotary.rotate_half(t64(x)).numpy(), [-3.0, -4.0, -5.0, 0.0, 1.0, 2.0]
+    )
 
 
 def test_forward_rotates_q_and_k_at_the_same_positions_with_their_own_lengths():
     rope = nn.RotaryEmbedding(8)
     q, k = rand(2, 3, 8, seed=5), rand(2, 6, 8, seed=6)
     q2, k2 = rope(t64(q), t64(k), offset=4)
-    np.testing.assert_allclose(q2.numpy(), rope_numpy_complex(q, np.arange(4, 7), theta(8)), atol=1e-12)
-    np.testing.assert_allclose(k2.numpy(), rope_numpy_complex(k, np.arange(4, 10), theta(8)), atol=1e-12)
+    np.testing.assert_allclose(
+        q2.numpy(), rope_numpy_complex(q, np.arange(4, 7), theta(8)), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        k2.numpy(), rope_numpy_complex(k, np.arange(4, 10), theta(8)), atol=1e-12
+    )
 
 
 def test_offset_equals_slicing_a_longer_sequence():
     rope = nn.RotaryEmbedding(8)
     x = rand(2, 20, 8, seed=7)
     whole = rope.rotate(t64(x)).numpy()
-    np.testing.assert_allclose(rope.rotate(t64(x[:, 12:15]), offset=12).numpy(), whole[:, 12:15], atol=1e-14)
+    np.testing.assert_allclose(
+        rope.rotate(t64(x[:, 12:15]), offset=12).numpy(), whole[:, 12:15], atol=1e-14
+    )
 
 
 def test_cos_sin_cache_is_non_persistent_grown_on_demand_and_equal_to_a_fresh_table():
@@ -134,8 +144,12 @@ def test_cos_sin_cache_is_non_persistent_grown_on_demand_and_equal_to_a_fresh_ta
     assert rope.cos_cached.shape[0] >= 13
     n = rope.cos_cached.shape[0]
     angles = np.outer(np.arange(n), theta(16))
-    np.testing.assert_allclose(rope.cos_cached.numpy(), np.cos(np.concatenate((angles, angles), 1)), atol=1e-6)
-    np.testing.assert_allclose(rope.sin_cached.numpy(), np.sin(np.concatenate((angles, angles), 1)), atol=1e-6)
+    np.testing.assert_allclose(
+        rope.cos_cached.numpy(), np.cos(np.concatenate((angles, angles), 1)), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        rope.sin_cached.numpy(), np.sin(np.concatenate((angles, angles), 1)), atol=1e-6
+    )
     # the float32 result from the cache equals a float64 rotation rounded
     y32 = rope.rotate(x, offset=2).numpy()
     y64 = nn.RotaryEmbedding(16).rotate(x.double(), offset=2).numpy()
@@ -172,11 +186,15 @@ def test_the_table_still_serves_and_grows_for_normal_use():
     sizes = set()
     np.testing.assert_allclose(rope.rotate(t64(x[:, :5])).numpy(), whole[:, :5], atol=1e-12)
     for m in range(5, 40):
-        np.testing.assert_allclose(rope.rotate(t64(x[:, m : m + 1]), offset=m).numpy(), whole[:, m : m + 1], atol=1e-12)
+        np.testing.assert_allclose(
+            rope.rotate(t64(x[:, m : m + 1]), offset=m).numpy(), whole[:, m : m + 1], atol=1e-12
+        )
         sizes.add(rope.cos_cached.shape[0])
     assert sizes == {10, 20, 40}
     far = rope.rotate(t64(x[:, :2]), offset=10_000).numpy()  # far past the table: computed apart
-    np.testing.assert_allclose(far, rope_numpy_complex(x[:, :2], np.arange(10_000, 10_002), theta(8)), atol=1e-11)
+    np.testing.assert_allclose(
+        far, rope_numpy_complex(x[:, :2], np.arange(10_000, 10_002), theta(8)), atol=1e-11
+    )
     assert rope.cos_cached.shape[0] == 40
 
 
@@ -210,7 +228,6 @@ def test_gradient_is_the_inverse_rotation():
     np.testing.assert_allclose(rope.rotate(x.grad, offset=2).numpy(), g, atol=1e-12)
 
 
-# --8<-- [start:rope_gradcheck]
 @pytest.mark.parametrize(
     "scaling",
     [
@@ -231,7 +248,6 @@ def test_rope_gradcheck(scaling):
 
     assert gradcheck(f, (q, k))
     assert gradgradcheck(lambda x: rope.rotate(x, offset=1), (q,))
-    # --8<-- [end:rope_gradcheck]
 
 
 # ---- context extension --------------------------------------------------------------------
@@ -278,10 +294,17 @@ def yarn_numpy(d, base, s, length, beta_fast=32.0, beta_slow=1.0):
 
 
 @pytest.mark.parametrize(
-    "d,base,s,length", [(64, 10000.0, 4.0, 2048), (32, 10000.0, 8.0, 256), (128, 500000.0, 2.0, 4096)]
+    "d,base,s,length",
+    [(64, 10000.0, 4.0, 2048), (32, 10000.0, 8.0, 256), (128, 500000.0, 2.0, 4096)],
 )
 def test_yarn_against_the_published_formula(d, base, s, length):
-    scaling = {"type": "yarn", "factor": s, "original_max_position_embeddings": length, "beta_fast": 32, "beta_slow": 1}
+    scaling = {
+        "type": "yarn",
+        "factor": s,
+        "original_max_position_embeddings": length,
+        "beta_fast": 32,
+        "beta_slow": 1,
+    }
     rope = nn.RotaryEmbedding(d, base=base, scaling=scaling)
     inv_freq, mscale = yarn_numpy(d, base, s, length)
     np.testing.assert_allclose(rope.inv_freq, inv_freq, rtol=1e-12)
@@ -295,11 +318,19 @@ def test_yarn_against_the_published_formula(d, base, s, length):
 
 def test_yarn_attention_factor_override_and_hf_key():
     rope = nn.RotaryEmbedding(
-        16, scaling={"rope_type": "yarn", "factor": 2, "original_max_position_embeddings": 64, "attention_factor": 1.0}
+        16,
+        scaling={
+            "rope_type": "yarn",
+            "factor": 2,
+            "original_max_position_embeddings": 64,
+            "attention_factor": 1.0,
+        },
     )
     assert rope.attention_factor == 1.0
     x = rand(3, 16, seed=16)
-    np.testing.assert_allclose(np.linalg.norm(rope.rotate(t64(x)).numpy(), axis=-1), np.linalg.norm(x, axis=-1))
+    np.testing.assert_allclose(
+        np.linalg.norm(rope.rotate(t64(x)).numpy(), axis=-1), np.linalg.norm(x, axis=-1)
+    )
 
 
 def test_factor_one_changes_nothing():
@@ -316,7 +347,9 @@ def test_rope_errors():
     with pytest.raises(ValueError, match="head_dim must be a positive even int.*got 7"):
         nn.RotaryEmbedding(7)
     rope = nn.RotaryEmbedding(8)
-    with pytest.raises(ValueError, match=r"q must have shape \(..., T, head_dim=8\), got \(2, 3, 6\)"):
+    with pytest.raises(
+        ValueError, match=r"q must have shape \(..., T, head_dim=8\), got \(2, 3, 6\)"
+    ):
         rope(mg.randn(2, 3, 6), mg.randn(2, 3, 8))
     with pytest.raises(ValueError, match=r"k must have shape .*got \(2, 3, 4\)"):
         rope(mg.randn(2, 3, 8), mg.randn(2, 3, 4))
@@ -342,26 +375,82 @@ YARN = {"type": "yarn", "factor": 2, "original_max_position_embeddings": 16}
 @pytest.mark.parametrize(
     "kwargs,error,words",
     [
-        (dict(head_dim=0), ValueError, "head_dim must be a positive even int (features are rotated in pairs), got 0"),
-        (dict(head_dim=-4), ValueError, "head_dim must be a positive even int (features are rotated in pairs), got -4"),
+        (
+            dict(head_dim=0),
+            ValueError,
+            "head_dim must be a positive even int (features are rotated in pairs), got 0",
+        ),
+        (
+            dict(head_dim=-4),
+            ValueError,
+            "head_dim must be a positive even int (features are rotated in pairs), got -4",
+        ),
         (dict(head_dim=8.0), TypeError, "head_dim must be an int, got 8.0 (float)"),
         (dict(head_dim=True), TypeError, "head_dim must be an int, got True (bool)"),
-        (dict(head_dim=8, base=0), ValueError, "base must be a finite number > 1 (the pairs' speeds"),
-        (dict(head_dim=8, base=-10000.0), ValueError, "base must be a finite number > 1 (the pairs' speeds"),
+        (
+            dict(head_dim=8, base=0),
+            ValueError,
+            "base must be a finite number > 1 (the pairs' speeds",
+        ),
+        (
+            dict(head_dim=8, base=-10000.0),
+            ValueError,
+            "base must be a finite number > 1 (the pairs' speeds",
+        ),
         (dict(head_dim=8, base=1), ValueError, "fall from 1 towards 1/base), got 1"),
         (dict(head_dim=8, base=math.inf), ValueError, "base must be a finite number > 1"),
         (dict(head_dim=8, base="10000"), TypeError, "base must be a number, got '10000' (str)"),
-        (dict(head_dim=8, scaling={"factor": 2}), ValueError, "no scaling 'type' (or 'rope_type'); expected one of"),
-        (dict(head_dim=8, scaling={"type": "linear", "factor": 0}), ValueError, "a finite number >= 1 (the context"),
-        (dict(head_dim=8, scaling={"type": "ntk", "factor": -2}), ValueError, "factor must be a finite number >= 1"),
-        (dict(head_dim=8, scaling={"type": "linear", "factor": math.inf}), ValueError, "finite number >= 1"),
+        (
+            dict(head_dim=8, scaling={"factor": 2}),
+            ValueError,
+            "no scaling 'type' (or 'rope_type'); expected one of",
+        ),
+        (
+            dict(head_dim=8, scaling={"type": "linear", "factor": 0}),
+            ValueError,
+            "a finite number >= 1 (the context",
+        ),
+        (
+            dict(head_dim=8, scaling={"type": "ntk", "factor": -2}),
+            ValueError,
+            "factor must be a finite number >= 1",
+        ),
+        (
+            dict(head_dim=8, scaling={"type": "linear", "factor": math.inf}),
+            ValueError,
+            "finite number >= 1",
+        ),
         (dict(head_dim=8, scaling={"type": "linear", "factor": "2"}), ValueError, "got '2'"),
-        (dict(head_dim=8, scaling={**YARN, "original_max_position_embeddings": 0}), ValueError, "(a positive int)"),
-        (dict(head_dim=8, scaling={**YARN, "beta_fast": "32"}), ValueError, "yarn's beta_fast must be a number"),
-        (dict(head_dim=8, scaling={**YARN, "beta_slow": None}), ValueError, "yarn's beta_slow must be a number"),
-        (dict(head_dim=8, scaling={**YARN, "attention_factor": 0}), ValueError, "must be a positive number or None"),
-        (dict(head_dim=8, scaling={**YARN, "truncate": "no"}), ValueError, "yarn's truncate must be True or False"),
-        (dict(head_dim=2, scaling={"type": "ntk", "factor": 2}), ValueError, "'ntk' scaling needs head_dim >= 4"),
+        (
+            dict(head_dim=8, scaling={**YARN, "original_max_position_embeddings": 0}),
+            ValueError,
+            "(a positive int)",
+        ),
+        (
+            dict(head_dim=8, scaling={**YARN, "beta_fast": "32"}),
+            ValueError,
+            "yarn's beta_fast must be a number",
+        ),
+        (
+            dict(head_dim=8, scaling={**YARN, "beta_slow": None}),
+            ValueError,
+            "yarn's beta_slow must be a number",
+        ),
+        (
+            dict(head_dim=8, scaling={**YARN, "attention_factor": 0}),
+            ValueError,
+            "must be a positive number or None",
+        ),
+        (
+            dict(head_dim=8, scaling={**YARN, "truncate": "no"}),
+            ValueError,
+            "yarn's truncate must be True or False",
+        ),
+        (
+            dict(head_dim=2, scaling={"type": "ntk", "factor": 2}),
+            ValueError,
+            "'ntk' scaling needs head_dim >= 4",
+        ),
     ],
 )
 def test_rope_argument_errors(kwargs, error, words):
@@ -380,7 +469,8 @@ def test_rope_accepts_numpy_numbers():
 
 # ---- sinusoidal -------------------------------------------------------------------------
 def vaswani(max_len, d):
-    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)), one by one."""
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)), one by
+    one."""
     pe = np.zeros((max_len, d))
     for pos in range(max_len):
         for j in range(d):
@@ -394,9 +484,13 @@ def vaswani(max_len, d):
 def test_sinusoidal_values_against_vaswani(d):
     module = nn.SinusoidalPositionalEncoding(d, max_len=50).double()
     x = rand(2, 30, d, seed=18)
-    np.testing.assert_allclose(module(t64(x)).numpy() - x, np.broadcast_to(vaswani(30, d), x.shape), atol=1e-12)
     np.testing.assert_allclose(
-        module(t64(x[:, :5]), offset=40).numpy() - x[:, :5], np.broadcast_to(vaswani(45, d)[40:], (2, 5, d)), atol=1e-12
+        module(t64(x)).numpy() - x, np.broadcast_to(vaswani(30, d), x.shape), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        module(t64(x[:, :5]), offset=40).numpy() - x[:, :5],
+        np.broadcast_to(vaswani(45, d)[40:], (2, 5, d)),
+        atol=1e-12,
     )
 
 
@@ -440,7 +534,9 @@ def test_learned_init_offset_and_gradients():
     assert 0.018 < float(module.weight.std()) < 0.022 and abs(float(module.weight.mean())) < 0.002
     x = rand(3, 4, 64, seed=20)
     y = module(t64(x), offset=10)
-    np.testing.assert_allclose(y.detach().numpy(), x + module.weight.detach().numpy()[10:14], rtol=1e-6)
+    np.testing.assert_allclose(
+        y.detach().numpy(), x + module.weight.detach().numpy()[10:14], rtol=1e-6
+    )
     g = rand(3, 4, 64, seed=21)
     y.backward(t64(g))
     expected = np.zeros((512, 64))
@@ -457,13 +553,21 @@ def test_learned_gradcheck():
 
 
 def test_absolute_encoding_errors():
-    for module in (nn.SinusoidalPositionalEncoding(8, max_len=10), nn.LearnedPositionalEmbedding(10, 8)):
+    for module in (
+        nn.SinusoidalPositionalEncoding(8, max_len=10),
+        nn.LearnedPositionalEmbedding(10, 8),
+    ):
         name = type(module).__name__
-        with pytest.raises(ValueError, match=rf"{name}: positions 8 .. 11 \(offset=8, T=4\) go past max_len=10"):
+        with pytest.raises(
+            ValueError, match=rf"{name}: positions 8 .. 11 \(offset=8, T=4\) go past max_len=10"
+        ):
             module(mg.randn(2, 4, 8), offset=8)
         with pytest.raises(ValueError, match=rf"{name}: positions 0 .. 10 .*max_len=10"):
             module(mg.randn(1, 11, 8))
-        with pytest.raises(ValueError, match=rf"{name}: expected input of shape \(B, T, d_model=8\), got \(2, 4, 5\)"):
+        with pytest.raises(
+            ValueError,
+            match=rf"{name}: expected input of shape \(B, T, d_model=8\), got \(2, 4, 5\)",
+        ):
             module(mg.randn(2, 4, 5))
         with pytest.raises(ValueError, match="offset must be a non-negative int"):
             module(mg.randn(2, 4, 8), offset=-2)

@@ -14,7 +14,9 @@ from .helpers import assert_close, leaf, rand, tleaf
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
-broadcast_pairs = hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=1, max_side=4)
+broadcast_pairs = hnp.mutually_broadcastable_shapes(
+    num_shapes=2, min_dims=0, max_dims=4, min_side=1, max_side=4
+)
 seeds = st.integers(0, 2**16)
 
 
@@ -139,8 +141,12 @@ def test_sum_and_mean(case, op):
     out = getattr(x, op)(dim=dim, keepdim=keepdim)
     tout = getattr(tx, op)(dim=dim, keepdim=keepdim)
     assert out.shape == reduced_shape(shape, dim, keepdim)
-    np_axes = None if dim is None or not shape else tuple(d % len(shape) for d in np.atleast_1d(dim))
-    np.testing.assert_allclose(out.array, getattr(np, op)(a, axis=np_axes, keepdims=keepdim and bool(shape)))
+    np_axes = (
+        None if dim is None or not shape else tuple(d % len(shape) for d in np.atleast_1d(dim))
+    )
+    np.testing.assert_allclose(
+        out.array, getattr(np, op)(a, axis=np_axes, keepdims=keepdim and bool(shape))
+    )
     check_reduction(out, tout, x, tx, seed)
 
 

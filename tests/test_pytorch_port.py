@@ -97,5 +97,7 @@ def test_the_same_script_trains_on_pytorch_and_on_minigrad():
     mine, theirs = results["minigrad"]["state"], results["torch"]["state"]
     assert list(mine) == list(theirs)
     assert all(tuple(mine[k].shape) == tuple(theirs[k].shape) for k in mine)
-    np.testing.assert_allclose(results["minigrad"]["probabilities"].numpy().sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(
+        results["minigrad"]["probabilities"].numpy().sum(axis=1), 1.0, rtol=1e-5
+    )
     assert isinstance(results["torch"]["probabilities"], torch.Tensor)

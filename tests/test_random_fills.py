@@ -30,7 +30,10 @@ def same_kind(mine, theirs):
 
 def within(sample, expected, sd, k=5.0):
     """The sample mean is within k standard errors of `expected`."""
-    assert abs(sample.mean() - expected) < k * sd / math.sqrt(sample.size), (sample.mean(), expected)
+    assert abs(sample.mean() - expected) < k * sd / math.sqrt(sample.size), (
+        sample.mean(),
+        expected,
+    )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -75,8 +78,12 @@ def test_poisson_and_binomial_as_torch():
     for j, rate in enumerate(rates):
         within(mine.numpy()[:, j], rate, math.sqrt(rate))
     count, prob = np.array([5.0, 40.0]), np.array([0.5, 0.1])
-    mine = mg.binomial(mg.tensor(np.tile(count, (N // 4, 1))), mg.tensor(np.tile(prob, (N // 4, 1))))
-    theirs = torch.binomial(torch.tensor(np.tile(count, (N // 4, 1))), torch.tensor(np.tile(prob, (N // 4, 1))))
+    mine = mg.binomial(
+        mg.tensor(np.tile(count, (N // 4, 1))), mg.tensor(np.tile(prob, (N // 4, 1)))
+    )
+    theirs = torch.binomial(
+        torch.tensor(np.tile(count, (N // 4, 1))), torch.tensor(np.tile(prob, (N // 4, 1)))
+    )
     same_kind(mine, theirs)
     for j in range(2):
         x = mine.numpy()[:, j]

@@ -46,7 +46,9 @@ def pair(kind, seed=0, dtype=torch.float64, **kwargs):
     """A PyTorch module and the minigrad one holding the same weights."""
     torch.manual_seed(seed)
     theirs = getattr(torch.nn, kind)(I, H, **kwargs).to(dtype)
-    mine = getattr(nn, kind)(I, H, **kwargs).to(mg.float64 if dtype == torch.float64 else mg.float32)
+    mine = getattr(nn, kind)(I, H, **kwargs).to(
+        mg.float64 if dtype == torch.float64 else mg.float32
+    )
     mine.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
     return theirs, mine
 
@@ -67,7 +69,8 @@ def compare_runs(theirs, mine, x, states=None, tol=TOL):
         args_m.append(tuple(s_m) if len(states) == 2 else s_m[0])
     out_t, final_t = theirs(*args_t)
     out_m, final_m = mine(*args_m)
-    assert isinstance(final_m, tuple) == isinstance(final_t, tuple)  # (h_n, c_n) for LSTM, h_n otherwise
+    # (h_n, c_n) for LSTM, h_n otherwise
+    assert isinstance(final_m, tuple) == isinstance(final_t, tuple)
     final_t, final_m = as_tuple(final_t), as_tuple(final_m)
     assert_close(out_m, out_t, **tol)
     assert len(final_m) == len(final_t)
@@ -75,8 +78,12 @@ def compare_runs(theirs, mine, x, states=None, tol=TOL):
         assert_close(a, b, **tol)
 
     weights = [rand(*o.shape, seed=10 + k) for k, o in enumerate((out_t, *final_t))]
-    loss_t = sum((o * torch.tensor(w, dtype=o.dtype)).sum() for o, w in zip((out_t, *final_t), weights))
-    loss_m = sum((o * mg.tensor(w.astype(o.dtype))).sum() for o, w in zip((out_m, *final_m), weights))
+    loss_t = sum(
+        (o * torch.tensor(w, dtype=o.dtype)).sum() for o, w in zip((out_t, *final_t), weights)
+    )
+    loss_m = sum(
+        (o * mg.tensor(w.astype(o.dtype))).sum() for o, w in zip((out_m, *final_m), weights)
+    )
     loss_t.backward()
     loss_m.backward()
     assert_close(x_m.grad, x_t.grad, **tol)
@@ -90,7 +97,9 @@ def compare_runs(theirs, mine, x, states=None, tol=TOL):
         assert_close(p.grad, theirs_params[name].grad, **tol)
 
 
-def layer_inputs(kind, num_layers, bidirectional, batch_first, unbatched, with_hx, proj_size=0, seed=0):
+def layer_inputs(
+    kind, num_layers, bidirectional, batch_first, unbatched, with_hx, proj_size=0, seed=0
+):
     """(x, states or None) as arrays, shaped for the layer's options."""
     if unbatched:
         shape = (T, I)
@@ -108,14 +117,20 @@ def layer_inputs(kind, num_layers, bidirectional, batch_first, unbatched, with_h
 
 # ---- the layers against PyTorch -----------------------------------------------------------
 COMBINATIONS = list(
-    itertools.product([1, 2], [False, True], [False, True], [True, False], [False, True], [False, True])
+    itertools.product(
+        [1, 2], [False, True], [False, True], [True, False], [False, True], [False, True]
+    )
 )
 
 
 def combination_id(c):
     num_layers, bidirectional, batch_first, bias, unbatched, with_hx = c
     words = [f"L{num_layers}", "bi" if bidirectional else "uni", "bf" if batch_first else "tf"]
-    words += ["bias" if bias else "nobias", "unbatched" if unbatched else "batched", "hx" if with_hx else "nohx"]
+    words += [
+        "bias" if bias else "nobias",
+        "unbatched" if unbatched else "batched",
+        "hx" if with_hx else "nohx",
+    ]
     return "-".join(words)
 
 
@@ -123,7 +138,9 @@ def combination_id(c):
 @pytest.mark.parametrize("kind", LAYERS)
 def test_layer_matches_torch(kind, combination):
     num_layers, bidirectional, batch_first, bias, unbatched, with_hx = combination
-    options = dict(num_layers=num_layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias)
+    options = dict(
+        num_layers=num_layers, bidirectional=bidirectional, batch_first=batch_first, bias=bias
+    )
     theirs, mine = pair(kind, **options)
     x, states = layer_inputs(kind, num_layers, bidirectional, batch_first, unbatched, with_hx)
     compare_runs(theirs, mine, x, states)
@@ -217,7 +234,8 @@ def test_cells_unrolled_equal_the_layer():
     torch.manual_seed(0)
     layer = nn.LSTM(I, H).double()
     cell = nn.LSTMCell(I, H).double()
-    cell.load_state_dict({k[:-3]: v for k, v in layer.state_dict().items()})  # weight_ih_l0 -> weight_ih
+    # weight_ih_l0 -> weight_ih
+    cell.load_state_dict({k[:-3]: v for k, v in layer.state_dict().items()})
     x = leaf(rand(T, B, I))
     out, (h_n, c_n) = layer(x)
     h = c = None
@@ -250,8 +268,16 @@ def sequence_case(kind, reverse, bias=True, proj=0, seed=0, size=(T, B, H)):
             leaves,
         )
     if kind == "lstm":
-        return (lambda *a: ops.LSTMSequence.apply(*a, reverse=reverse)), ops.LSTMSequence.cells(reverse), leaves
-    return (lambda *a: ops.GRUSequence.apply(*a, reverse=reverse)), ops.GRUSequence.cells(reverse), leaves
+        return (
+            (lambda *a: ops.LSTMSequence.apply(*a, reverse=reverse)),
+            ops.LSTMSequence.cells(reverse),
+            leaves,
+        )
+    return (
+        (lambda *a: ops.GRUSequence.apply(*a, reverse=reverse)),
+        ops.GRUSequence.cells(reverse),
+        leaves,
+    )
 
 
 SEQUENCE_CASES = [
@@ -399,14 +425,26 @@ def test_state_dict_keys_and_shapes_are_torch(kind, options):
 @pytest.mark.parametrize(
     "kind,options",
     [
-        ("LSTM", dict(num_layers=2, bias=False, batch_first=True, dropout=0.5, bidirectional=True, proj_size=2)),
+        (
+            "LSTM",
+            dict(
+                num_layers=2,
+                bias=False,
+                batch_first=True,
+                dropout=0.5,
+                bidirectional=True,
+                proj_size=2,
+            ),
+        ),
         ("GRU", dict(dropout=0.25, num_layers=2)),
         ("RNN", dict(nonlinearity="relu", batch_first=True)),
     ],
     ids=str,
 )
 def test_repr_is_torch(kind, options):
-    assert repr(getattr(nn, kind)(3, 4, **options)) == repr(getattr(torch.nn, kind)(3, 4, **options))
+    assert repr(getattr(nn, kind)(3, 4, **options)) == repr(
+        getattr(torch.nn, kind)(3, 4, **options)
+    )
 
 
 @pytest.mark.parametrize("kind", LAYERS + CELLS)
@@ -446,7 +484,11 @@ def test_all_weights_and_flatten_parameters():
 
 @pytest.mark.parametrize("kind", LAYERS + CELLS)
 def test_config_round_trip(kind):
-    options = {"bias": False} if "Cell" in kind else {"num_layers": 2, "bidirectional": True, "batch_first": True}
+    options = (
+        {"bias": False}
+        if "Cell" in kind
+        else {"num_layers": 2, "bidirectional": True, "batch_first": True}
+    )
     module = getattr(nn, kind)(I, H, **options)
     again = type(module).from_config(module.get_config())
     assert repr(again) == repr(module)
@@ -585,11 +627,15 @@ def test_gpu_device_is_refused():
         nn.LSTM(I, H, device="cuda")
 
 
-def layer_call(kind, x_shape, state_shapes=None, dtype=np.float64, module_dtype=torch.float64, **options):
+def layer_call(
+    kind, x_shape, state_shapes=None, dtype=np.float64, module_dtype=torch.float64, **options
+):
     """The same call on both libraries: (torch's exception type or None, minigrad's call)."""
     torch.manual_seed(0)
     theirs = getattr(torch.nn, kind)(I, H, **options).to(module_dtype)
-    mine = getattr(nn, kind)(I, H, **options).to(mg.float64 if module_dtype == torch.float64 else mg.float32)
+    mine = getattr(nn, kind)(I, H, **options).to(
+        mg.float64 if module_dtype == torch.float64 else mg.float32
+    )
     x = rand(*x_shape).astype(dtype)
     states = None if state_shapes is None else [rand(*s).astype(dtype) for s in state_shapes]
 
@@ -604,13 +650,31 @@ def layer_call(kind, x_shape, state_shapes=None, dtype=np.float64, module_dtype=
 
 
 BAD_CALLS = [
-    ("LSTM", (T, B, I + 1), None, {}, "input.size\\(-1\\) must be equal to input_size. Expected 3, got 4"),
+    (
+        "LSTM",
+        (T, B, I + 1),
+        None,
+        {},
+        "input.size\\(-1\\) must be equal to input_size. Expected 3, got 4",
+    ),
     ("GRU", (T, B, I, 1), None, {}, "Expected input to be 2D or 3D, got 4D"),
     ("RNN", (I,), None, {}, "Expected input to be 2D or 3D, got 1D"),
     ("GRU", (T, B, I), [(1, B + 1, H)], {}, r"Expected hidden size \(1, 2, 4\), got \[1, 3, 4\]"),
     ("RNN", (T, B, I), [(2, B, H)], {}, r"Expected hidden size \(1, 2, 4\), got \[2, 2, 4\]"),
-    ("LSTM", (T, B, I), [(1, B, H), (1, B + 1, H)], {}, r"Expected hidden\[1\] size \(1, 2, 4\), got \[1, 3, 4\]"),
-    ("LSTM", (T, B, I), [(1, B, H), (1, B, H)], dict(proj_size=2), r"Expected hidden\[0\] size \(1, 2, 2\)"),
+    (
+        "LSTM",
+        (T, B, I),
+        [(1, B, H), (1, B + 1, H)],
+        {},
+        r"Expected hidden\[1\] size \(1, 2, 4\), got \[1, 3, 4\]",
+    ),
+    (
+        "LSTM",
+        (T, B, I),
+        [(1, B, H), (1, B, H)],
+        dict(proj_size=2),
+        r"Expected hidden\[0\] size \(1, 2, 2\)",
+    ),
     ("GRU", (T, I), [(1, 1, H)], {}, "For unbatched 2-D input, hx should also be 2-D"),
     ("RNN", (T, B, I), [(1, H)], {}, "For batched 3-D input, hx should also be 3-D"),
     ("LSTM", (T, I), [(1, 1, H), (1, H)], {}, "For unbatched 2-D input, hx should also be 2-D"),
@@ -629,13 +693,17 @@ def test_bad_layer_calls_raise_as_torch(kind, x_shape, state_shapes, options, me
 def test_input_dtype_must_match_the_weights():
     torch_type, call = layer_call("LSTM", (T, B, I), dtype=np.float32)
     assert torch_type is ValueError
-    with pytest.raises(ValueError, match=r"LSTM: input dtype \(float32\) does not match weight dtype \(float64\)"):
+    with pytest.raises(
+        ValueError, match=r"LSTM: input dtype \(float32\) does not match weight dtype \(float64\)"
+    ):
         call()
 
 
 def test_state_dtype_must_match_the_input():
     gru = nn.GRU(I, H)
-    with pytest.raises(RuntimeError, match=r"GRU: hidden dtype \(float64\) does not match input dtype \(float32\)"):
+    with pytest.raises(
+        RuntimeError, match=r"GRU: hidden dtype \(float64\) does not match input dtype \(float32\)"
+    ):
         gru(mg.randn(T, B, I), mg.randn(1, B, H, dtype=mg.float64))
 
 
@@ -650,7 +718,12 @@ def test_lstm_state_must_be_a_pair():
 BAD_CELL_CALLS = [
     ("LSTMCell", (B, I + 2), None, "input has inconsistent input_size: got 5 expected 3"),
     ("RNNCell", (B, I), [(B + 1, H)], "Input batch size 2 doesn't match hidden0 batch size 3"),
-    ("LSTMCell", (B, I), [(B, H), (B, H + 1)], "hidden1 has inconsistent hidden_size: got 5, expected 4"),
+    (
+        "LSTMCell",
+        (B, I),
+        [(B, H), (B, H + 1)],
+        "hidden1 has inconsistent hidden_size: got 5, expected 4",
+    ),
     ("GRUCell", (B, I, 1), None, "Expected input to be 1D or 2D, got 3D"),
     ("GRUCell", (B, I), [(1, B, H)], "Expected hidden to be 1D or 2D, got 3D"),
     ("RNNCell", (I,), [(B, H)], "Expected hidden to be 1D like the input"),

@@ -56,7 +56,9 @@ def test_sum_mean_against_torch(name, dim, keepdim):
     if dim is None and keepdim:
         pytest.skip("torch.sum(x, keepdim=True) needs a dim")
     kw = _kw(dim, keepdim)
-    check_against_torch(lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(2, 3, 4, seed=1))
+    check_against_torch(
+        lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(2, 3, 4, seed=1)
+    )
 
 
 @pytest.mark.parametrize(
@@ -65,13 +67,17 @@ def test_sum_mean_against_torch(name, dim, keepdim):
 @pytest.mark.parametrize("name", ["sum", "mean"])
 def test_sum_mean_odd_shapes(name, shape, dim):
     kw = {} if dim is None else {"dim": dim}
-    check_against_torch(lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(*shape, seed=2))
+    check_against_torch(
+        lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(*shape, seed=2)
+    )
 
 
 @pytest.mark.parametrize("name", ["sum", "mean"])
 def test_sum_mean_function_forms_against_torch(name):
     """(Their gradchecks are the autograd exercise's, in tests/test_exercise_autograd.py.)"""
-    check_against_torch(lambda x: getattr(mg, name)(x, 1), lambda x: getattr(torch, name)(x, 1), rand(2, 3, seed=3))
+    check_against_torch(
+        lambda x: getattr(mg, name)(x, 1), lambda x: getattr(torch, name)(x, 1), rand(2, 3, seed=3)
+    )
 
 
 def test_sum_of_int_and_bool_tensors_like_torch():
@@ -115,14 +121,21 @@ REPEATED_DIMS = {
 }
 
 
-@pytest.mark.parametrize("dims, shape, repeated", [((0, 0), (2, 1, 3), 0), ((1, -2), (2, 1, 3), 1), ((0, -1), (), 0)])
+@pytest.mark.parametrize(
+    "dims, shape, repeated", [((0, 0), (2, 1, 3), 0), ((1, -2), (2, 1, 3), 1), ((0, -1), (), 0)]
+)
 @pytest.mark.parametrize("name", list(REPEATED_DIMS))
 def test_a_dim_named_twice_raises_like_torch(name, dims, shape, repeated):
     op = REPEATED_DIMS[name]
-    with pytest.raises(RuntimeError, match=f"dim {repeated} appears multiple times in the list of dims"):
+    with pytest.raises(
+        RuntimeError, match=f"dim {repeated} appears multiple times in the list of dims"
+    ):
         op(torch, torch.ones(shape), dims)
     op_name = name.split()[0]
-    message = rf"{op_name}: dim {repeated} appears multiple times in the list of dims {re.escape(str(dims))}"
+    message = (
+        rf"{op_name}: dim {repeated} appears multiple times in the list of dims "
+        rf"{re.escape(str(dims))}"
+    )
     with pytest.raises(RuntimeError, match=message):
         op(mg, mg.ones(shape), dims)
 
@@ -136,7 +149,9 @@ def test_var_std_against_torch(name, dim, keepdim, correction):
     kw = {"dim": dim, "keepdim": keepdim}
     if correction is not None:
         kw["correction"] = correction
-    check_against_torch(lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(3, 4, 3, seed=4))
+    check_against_torch(
+        lambda x: getattr(x, name)(**kw), lambda x: getattr(x, name)(**kw), rand(3, 4, 3, seed=4)
+    )
 
 
 def test_var_default_is_bessel_corrected():
@@ -186,7 +201,10 @@ def test_var_of_single_element_is_nan_like_torch():
 def test_max_min_with_dim_return_values_and_indices(name, dim, keepdim):
     a = rand(2, 3, 4, seed=6)  # no ties
     x, tx = leaf(a), tleaf(a)
-    out, tout = getattr(x, name)(dim=dim, keepdim=keepdim), getattr(tx, name)(dim=dim, keepdim=keepdim)
+    out, tout = (
+        getattr(x, name)(dim=dim, keepdim=keepdim),
+        getattr(tx, name)(dim=dim, keepdim=keepdim),
+    )
     values, indices = out  # unpacks as a pair
     assert out.values is values and out.indices is indices
     assert_close(values, tout.values)
@@ -244,7 +262,9 @@ def test_full_max_min_ties_split_the_gradient_like_torch(name, a):
 @pytest.mark.parametrize("name", ["amax", "amin"])
 def test_amax_amin_with_dims_and_ties_like_torch(name, dim, keepdim):
     a = np.array([[1.0, 3.0, 3.0], [1.0, 0.0, 0.0]])
-    check_against_torch(lambda x: getattr(x, name)(dim, keepdim), lambda x: getattr(x, name)(dim, keepdim), a)
+    check_against_torch(
+        lambda x: getattr(x, name)(dim, keepdim), lambda x: getattr(x, name)(dim, keepdim), a
+    )
 
 
 def test_max_gradcheck_without_ties():
@@ -289,7 +309,10 @@ def test_argmax_argmin_ties_pick_the_first_like_torch(name):
     for dim in (None, 1):
         out, tout = getattr(mg.tensor(a), name)(dim), getattr(torch.tensor(a), name)(dim)
         np.testing.assert_array_equal(out.array, tout.numpy())
-    assert getattr(mg, name)(mg.tensor([2, 7, 1])).item() == getattr(torch, name)(torch.tensor([2, 7, 1])).item()
+    assert (
+        getattr(mg, name)(mg.tensor([2, 7, 1])).item()
+        == getattr(torch, name)(torch.tensor([2, 7, 1])).item()
+    )
 
 
 # ---- prod ----------------------------------------------------------------------------------
@@ -313,7 +336,8 @@ def test_prod_against_torch(a, dim, keepdim):
 
 
 @pytest.mark.parametrize(
-    "a", [np.array([[1.5, 0.5, 2.0], [0.7, -1.2, 0.9]]), np.array([[1.5, 0.0, 2.0], [0.0, 0.0, 3.0]])]
+    "a",
+    [np.array([[1.5, 0.5, 2.0], [0.7, -1.2, 0.9]]), np.array([[1.5, 0.0, 2.0], [0.0, 0.0, 3.0]])],
 )
 def test_prod_gradcheck(a):
     check_grads(lambda x: x.prod(), a)
@@ -380,7 +404,11 @@ def test_norm_gradient_at_zero_vector_is_zero_like_torch(p):
     x.norm(p=p).backward()
     np.testing.assert_array_equal(x.grad.array, 0.0)
     # a row of zeros next to a row that is not
-    check_against_torch(lambda x: x.norm(p=p, dim=1), lambda x: x.norm(p=p, dim=1), np.array([[0.0, 0.0], [3.0, 4.0]]))
+    check_against_torch(
+        lambda x: x.norm(p=p, dim=1),
+        lambda x: x.norm(p=p, dim=1),
+        np.array([[0.0, 0.0], [3.0, 4.0]]),
+    )
 
 
 @pytest.mark.parametrize("p", [2, 1, INF, 3], ids=str)
@@ -412,7 +440,14 @@ def test_cumsum_against_torch(dim):
 # ---- float32 stays float32 ------------------------------------------------------------------
 @pytest.mark.parametrize(
     "name, kw",
-    [("sum", {"dim": 1}), ("mean", {}), ("var", {"dim": 0}), ("std", {}), ("amax", {"dim": 1}), ("prod", {"dim": 1})]
+    [
+        ("sum", {"dim": 1}),
+        ("mean", {}),
+        ("var", {"dim": 0}),
+        ("std", {}),
+        ("amax", {"dim": 1}),
+        ("prod", {"dim": 1}),
+    ]
     + [("logsumexp", {"dim": 1}), ("norm", {}), ("norm", {"p": 1, "dim": 0})],
     ids=str,
 )

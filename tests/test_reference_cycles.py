@@ -81,8 +81,12 @@ def test_output_saving_ops_still_differentiate_twice(name):
     """The saved output is the output itself: create_graph differentiates through it."""
     x = positive(3, 4)
     op = OUTPUT_SAVING_OPS[name]
-    assert mg.autograd.gradcheck(lambda t: op(t), (positive(3, 4).double().detach().requires_grad_(),))
-    assert mg.autograd.gradgradcheck(lambda t: op(t), (positive(3, 4).double().detach().requires_grad_(),))
+    assert mg.autograd.gradcheck(
+        lambda t: op(t), (positive(3, 4).double().detach().requires_grad_(),)
+    )
+    assert mg.autograd.gradgradcheck(
+        lambda t: op(t), (positive(3, 4).double().detach().requires_grad_(),)
+    )
     (g,) = mg.autograd.grad((op(x) ** 2).sum(), x, create_graph=True)
     g.sum().backward()  # a second backward through the saved output, graph not retained
     assert x.grad is not None and x.grad.shape == x.shape
@@ -113,7 +117,10 @@ def test_a_model_forward_leaves_nothing_behind(no_cycle_collector):
         h = layers(x)
         h = F.scaled_dot_product_attention(h, h, h, is_causal=True)
         h = conv(h.unsqueeze(1)).flatten(1)
-        loss = F.cross_entropy(h, mg.tensor(np.array([1, 3]))) + F.log_softmax(h, dim=1).exp().sqrt().mean()
+        loss = (
+            F.cross_entropy(h, mg.tensor(np.array([1, 3])))
+            + F.log_softmax(h, dim=1).exp().sqrt().mean()
+        )
         return h, loss + h.softmax(dim=1).prod() + F.mse_loss(h, h.detach() * 2)
 
     forward()  # compiles the kernels first: a first-time Numba compile keeps its arguments a while
@@ -128,7 +135,9 @@ def test_a_model_forward_leaves_nothing_behind(no_cycle_collector):
 def test_an_evaluation_loop_without_no_grad_stays_flat(no_cycle_collector):
     """The report's case: forward passes in a loop, outputs dropped, grad mode on."""
     mg.manual_seed(0)
-    model = nn.Sequential(nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, 256), nn.Sigmoid(), nn.Linear(256, 10))
+    model = nn.Sequential(
+        nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, 256), nn.Sigmoid(), nn.Linear(256, 10)
+    )
     x = mg.tensor(rand(512, 256, seed=2, dtype=np.float32))
 
     def step():
@@ -146,7 +155,9 @@ def test_an_evaluation_loop_without_no_grad_stays_flat(no_cycle_collector):
     finally:
         tracemalloc.stop()
     one_activation = 512 * 256 * 4
-    assert growth < one_activation, f"memory grew by {growth / 2**20:.1f} MiB over 10 dropped forward passes"
+    assert growth < one_activation, (
+        f"memory grew by {growth / 2**20:.1f} MiB over 10 dropped forward passes"
+    )
 
 
 def test_a_node_whose_output_was_dropped_says_so():
@@ -154,5 +165,7 @@ def test_a_node_whose_output_was_dropped_says_so():
     y = x.exp()
     node = y.grad_fn
     del y
-    with pytest.raises(RuntimeError, match="ExpBackward0: the output this op saved for backward no longer exists"):
+    with pytest.raises(
+        RuntimeError, match="ExpBackward0: the output this op saved for backward no longer exists"
+    ):
         _ = node.saved_tensors

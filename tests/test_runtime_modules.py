@@ -99,7 +99,11 @@ SUBMODULES = [
 def public_classes(module):
     names = getattr(module, "__all__", None)
     if names is None:
-        names = [n for n, v in vars(module).items() if inspect.isclass(v) and v.__module__ == module.__name__]
+        names = [
+            n
+            for n, v in vars(module).items()
+            if inspect.isclass(v) and v.__module__ == module.__name__
+        ]
     return [n for n in names if not n.startswith("_")]
 
 
@@ -120,7 +124,8 @@ def test_minigrad_nn_modules_holds_what_torch_nn_modules_holds():
     shared = [n for n in torch.nn.modules.__all__ if hasattr(nn, n)]
     assert len(shared) > 40
     assert all(getattr(nn.modules, n) is getattr(nn, n) for n in shared)
-    assert nn.modules.linear.Linear is mg.nn.Linear  # reachable after `import minigrad`, as in torch
+    # reachable after `import minigrad`, as in torch
+    assert nn.modules.linear.Linear is mg.nn.Linear
 
 
 def test_rnn_hands_out_what_minigrad_nn_has_when_it_has_it(monkeypatch):
@@ -154,7 +159,9 @@ def twin_models(seed=0):
 def test_grad_scaler_skips_backs_off_and_grows_as_torchs(clip):
     # a scale so large that the first scaled losses overflow float32, and a short growth
     # interval: steps are skipped, the scale backs off, then grows
-    kwargs = dict(init_scale=2.0**125, growth_factor=4.0, backoff_factor=2.0**-20, growth_interval=2)
+    kwargs = dict(
+        init_scale=2.0**125, growth_factor=4.0, backoff_factor=2.0**-20, growth_interval=2
+    )
     mine, theirs = twin_models()
     runs = []
     for lib, model in ((mg, mine), (torch, theirs)):
@@ -205,12 +212,16 @@ def test_grad_scaler_misuse_raises_as_torch():
             scaler.step(opt)
         scaler.scale(model(lib.ones(1, 4)).sum()).backward()
         scaler.unscale_(opt)
-        with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called on this optimizer"):
+        with pytest.raises(
+            RuntimeError, match="unscale_\\(\\) has already been called on this optimizer"
+        ):
             scaler.unscale_(opt)
         with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
             scaler.step(opt, closure=lambda: 0.0)
         scaler.step(opt)
-        with pytest.raises(RuntimeError, match="step\\(\\) has already been called since the last update"):
+        with pytest.raises(
+            RuntimeError, match="step\\(\\) has already been called since the last update"
+        ):
             scaler.step(opt)
         with pytest.raises(RuntimeError, match="unscale_\\(\\) is being called after step"):
             scaler.unscale_(opt)
@@ -267,7 +278,11 @@ def test_a_disabled_grad_scaler_passes_everything_through_as_torchs():
         before = model.weight.detach().numpy().copy()
         assert scaler.unscale_(opt) is None and scaler.step(opt) is None and scaler.update() is None
         assert not np.array_equal(model.weight.detach().numpy(), before)  # the optimizer stepped
-        assert scaler.get_scale() == 1.0 and scaler.state_dict() == {} and scaler.load_state_dict({}) is None
+        assert (
+            scaler.get_scale() == 1.0
+            and scaler.state_dict() == {}
+            and scaler.load_state_dict({}) is None
+        )
 
 
 @pytest.mark.parametrize("make", ["amp cuda", "amp default", "cuda.amp"])
@@ -283,7 +298,10 @@ def test_a_cuda_grad_scaler_without_cuda_warns_and_disables_itself_as_torchs(mak
         results.append((scaler.is_enabled(), scaler.get_scale(), messages))
     mine, theirs = results
     assert mine == theirs
-    assert (UserWarning, "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.") in mine[2]
+    assert (
+        UserWarning,
+        "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+    ) in mine[2]
 
 
 def test_cuda_amp_grad_scaler_enabled_false_only_warns_its_deprecation_as_torchs():
@@ -292,7 +310,7 @@ def test_cuda_amp_grad_scaler_enabled_false_only_warns_its_deprecation_as_torchs
     assert mine == theirs and [category for category, _ in mine] == [FutureWarning]
 
 
-# ---- autocast ---------------------------------------------------------------------------------------
+# ---- autocast ------------------------------------------------------------------------------------
 def inside(lib, device, **kwargs):
     """What is_autocast_enabled says inside the block, and the block's warnings."""
 
@@ -328,7 +346,9 @@ def test_autocast_to_a_lower_precision_warns_that_minigrad_stays_in_full_precisi
     x = mg.randn(2, 4)
     for dtype in (None, mg.bfloat16, mg.float16):
         kwargs = {} if dtype is None else {"dtype": dtype}
-        with pytest.warns(UserWarning, match="minigrad does not run ops in a lower precision") as record:
+        with pytest.warns(
+            UserWarning, match="minigrad does not run ops in a lower precision"
+        ) as record:
             with mg.autocast("cpu", **kwargs):
                 assert not mg.is_autocast_enabled("cpu")
                 out = model(x)
@@ -393,16 +413,20 @@ def test_custom_fwd_and_custom_bwd_leave_a_function_as_torchs_do_without_autocas
     np.testing.assert_array_equal(grads[0], grads[1])
     np.testing.assert_array_equal(grads[0], [3.0, 12.0])
     for lib in (mg, torch):
-        assert [c for c, _ in caught(lambda lib=lib: lib.cuda.amp.custom_fwd(lambda ctx, x: x))[1]] == [FutureWarning]
+        assert [
+            c for c, _ in caught(lambda lib=lib: lib.cuda.amp.custom_fwd(lambda ctx, x: x))[1]
+        ] == [FutureWarning]
 
 
-# ---- onnx ---------------------------------------------------------------------------------------------
+# ---- onnx ----------------------------------------------------------------------------------------
 def test_onnx_is_importable_and_export_says_it_is_not_supported(tmp_path):
     import minigrad.onnx
 
     assert minigrad.onnx is mg.onnx
     assert mg.onnx.is_in_onnx_export() is torch.onnx.is_in_onnx_export() is False
-    with pytest.raises(NotImplementedError, match="mg.onnx.export: minigrad cannot export models to ONNX"):
+    with pytest.raises(
+        NotImplementedError, match="mg.onnx.export: minigrad cannot export models to ONNX"
+    ):
         mg.onnx.export(nn.Linear(2, 2), (mg.ones(1, 2),), tmp_path / "model.onnx")
     assert not (tmp_path / "model.onnx").exists()
 
@@ -410,7 +434,8 @@ def test_onnx_is_importable_and_export_says_it_is_not_supported(tmp_path):
 # ---- distributed without a process group ---------------------------------------------------------
 def test_distributed_without_a_process_group_behaves_as_torchs():
     assert mg.distributed.is_initialized() is torch.distributed.is_initialized() is False
-    assert mg.distributed.is_available() is False  # torch's is True: it was built with gloo; minigrad has none
+    # torch's is True: it was built with gloo; minigrad has none
+    assert mg.distributed.is_available() is False
     for name, error in (
         ("get_rank", ValueError),
         ("get_world_size", ValueError),
@@ -421,13 +446,18 @@ def test_distributed_without_a_process_group_behaves_as_torchs():
                 getattr(lib.distributed, name)()
             message = str(raised.value)
             assert message.startswith(
-                "Process group cannot be None" if error is AssertionError else "Default process group has not been"
+                "Process group cannot be None"
+                if error is AssertionError
+                else "Default process group has not been"
             ), message
 
 
 def sampler_lists(lib, n, num_replicas, **kwargs):
     sampler_class = lib.utils.data.distributed.DistributedSampler
-    samplers = [sampler_class(list(range(n)), num_replicas=num_replicas, rank=r, **kwargs) for r in range(num_replicas)]
+    samplers = [
+        sampler_class(list(range(n)), num_replicas=num_replicas, rank=r, **kwargs)
+        for r in range(num_replicas)
+    ]
     return [list(s) for s in samplers], [len(s) for s in samplers]
 
 
@@ -442,11 +472,15 @@ def test_distributed_sampler_without_shuffle_gives_torchs_index_lists(n, num_rep
 
 
 @pytest.mark.parametrize("n, num_replicas, drop_last", [c for c in CASES if c[0] > 0])
-def test_distributed_sampler_shuffled_splits_its_order_as_torch_splits_it(n, num_replicas, drop_last, monkeypatch):
+def test_distributed_sampler_shuffled_splits_its_order_as_torch_splits_it(
+    n, num_replicas, drop_last, monkeypatch
+):
     # minigrad's permutations are its own (PCG64), so torch is handed minigrad's order
     # and must cut it into the same shares
     seed, epoch = 7, 3
-    whole = mg.utils.data.distributed.DistributedSampler(list(range(n)), num_replicas=1, rank=0, seed=seed)
+    whole = mg.utils.data.distributed.DistributedSampler(
+        list(range(n)), num_replicas=1, rank=0, seed=seed
+    )
     whole.set_epoch(epoch)
     order = list(whole)
     assert sorted(order) == list(range(n))
@@ -464,7 +498,9 @@ def test_distributed_sampler_shuffled_splits_its_order_as_torch_splits_it(n, num
 
 def test_distributed_sampler_order_depends_on_seed_and_epoch_only():
     def order(seed=0, epoch=0, rank=0):
-        sampler = mg.utils.data.distributed.DistributedSampler(range(50), num_replicas=2, rank=rank, seed=seed)
+        sampler = mg.utils.data.distributed.DistributedSampler(
+            range(50), num_replicas=2, rank=rank, seed=seed
+        )
         sampler.set_epoch(epoch)
         return list(sampler)
 
@@ -480,14 +516,20 @@ def test_distributed_sampler_errors_as_torchs():
     for lib in (mg, torch):
         cls = lib.utils.data.distributed.DistributedSampler
         for rank in (3, -1):
-            with pytest.raises(ValueError, match=rf"Invalid rank {rank}, rank should be in the interval \[0, 1\]"):
+            with pytest.raises(
+                ValueError, match=rf"Invalid rank {rank}, rank should be in the interval \[0, 1\]"
+            ):
                 cls(range(10), num_replicas=2, rank=rank)
     # without num_replicas or rank torch asks its process group; minigrad has no process groups,
     # which is torch's case of a build without distributed support
-    with pytest.raises(RuntimeError, match="Requires distributed package to be available.*pass num_replicas="):
+    with pytest.raises(
+        RuntimeError, match="Requires distributed package to be available.*pass num_replicas="
+    ):
         mg.utils.data.distributed.DistributedSampler(range(10))
     assert (
-        mg.utils.data.DistributedSampler is mg.data.DistributedSampler is mg.utils.data.distributed.DistributedSampler
+        mg.utils.data.DistributedSampler
+        is mg.data.DistributedSampler
+        is mg.utils.data.distributed.DistributedSampler
     )
     assert torch.utils.data.DistributedSampler is torch.utils.data.distributed.DistributedSampler
 
@@ -495,11 +537,13 @@ def test_distributed_sampler_errors_as_torchs():
 def test_a_data_loader_reads_one_replicas_share():
     data = mg.data.TensorDataset(mg.arange(10))
     sampler = mg.data.DistributedSampler(data, num_replicas=3, rank=1, shuffle=False)
-    batches = [batch[0].tolist() for batch in mg.data.DataLoader(data, batch_size=2, sampler=sampler)]
+    batches = [
+        batch[0].tolist() for batch in mg.data.DataLoader(data, batch_size=2, sampler=sampler)
+    ]
     assert batches == [[1, 4], [7, 0]]
 
 
-# ---- multiprocessing --------------------------------------------------------------------------------
+# ---- multiprocessing -----------------------------------------------------------------------------
 def test_multiprocessing_is_the_standard_library_with_torchs_extra_names():
     assert set(mg.multiprocessing.__all__) == set(torch.multiprocessing.__all__)
     for name in multiprocessing.__all__:

@@ -93,7 +93,11 @@ CASES = [
     case("torch.Tensor.char", lambda lib: constant(lib, [1.7, -100.2, 3.0]).char()),
     case("torch.Tensor.short", lambda lib: constant(lib, [1.7, -1000.2, 3.0]).short()),
     case("torch.Tensor.get_device", lambda lib, x: (x.get_device(), lib.get_device(x)), (2,)),
-    case("torch.Tensor.layout", lambda lib, x: (str(x.layout).split(".")[-1], x.layout is lib.strided), (2,)),
+    case(
+        "torch.Tensor.layout",
+        lambda lib, x: (str(x.layout).split(".")[-1], x.layout is lib.strided),
+        (2,),
+    ),
     case("torch.Tensor.is_pinned", lambda lib, x: x.is_pinned(), (2,)),
     case("torch.Tensor.pin_memory", lambda lib, x: x.pin_memory(), (2,), raises=RuntimeError),
     case(
@@ -107,20 +111,29 @@ CASES = [
     case("torch.is_complex", lambda lib: lib.is_complex(3), raises=TypeError),
     case("torch.is_inference", lambda lib, x: lib.is_inference(x), (2,)),
     case("torch.get_device", lambda lib: lib.get_device([1.0]), raises=TypeError),
-    case("torch.is_storage", lambda lib, x: (lib.is_storage(x), lib.is_storage(np.zeros(2)), lib.is_storage(3)), (2,)),
+    case(
+        "torch.is_storage",
+        lambda lib, x: (lib.is_storage(x), lib.is_storage(np.zeros(2)), lib.is_storage(3)),
+        (2,),
+    ),
     # -- memory formats: channels_last strides, as torch --
     case("torch.channels_last", relaid, (2, 3, 4, 5)),
     case(
         "torch.channels_last_3d",
         lambda lib, x: (
             x.contiguous(memory_format=lib.channels_last_3d).stride(),
-            x.contiguous(memory_format=lib.channels_last_3d).is_contiguous(memory_format=lib.channels_last_3d),
+            x.contiguous(memory_format=lib.channels_last_3d).is_contiguous(
+                memory_format=lib.channels_last_3d
+            ),
             x.contiguous(memory_format=lib.channels_last_3d) * 2,
         ),
         (2, 3, 2, 4, 5),
     ),
     case(
-        "torch.channels_last", lambda lib, x: x.contiguous(memory_format=lib.channels_last), (2, 3), raises=RuntimeError
+        "torch.channels_last",
+        lambda lib, x: x.contiguous(memory_format=lib.channels_last),
+        (2, 3),
+        raises=RuntimeError,
     ),
     case(
         "torch.channels_last_3d",
@@ -157,7 +170,8 @@ CASES = [
         "torch.memory_format",
         lambda lib, x: (
             x.to(memory_format=lib.channels_last).to(memory_format=lib.contiguous_format).stride(),
-            x.permute(0, 1, 3, 2).to(memory_format=lib.contiguous_format).stride(),  # suggests row-major: kept
+            # suggests row-major: kept
+            x.permute(0, 1, 3, 2).to(memory_format=lib.contiguous_format).stride(),
             x.to(memory_format=lib.channels_last).stride(),
             x.to(memory_format=lib.channels_last).to(memory_format=lib.channels_last).stride(),
         ),
@@ -180,16 +194,28 @@ CASES = [
     case("torch.Tensor.new", lambda lib, x: x.new(lib.tensor([1, 2])), (2,), raises=TypeError),
     case("torch.Tensor.new", lambda lib, x: x.new(2.5), (2,), raises=TypeError),
     # -- Python callables per element --
-    case("torch.Tensor.apply_", lambda lib: constant(lib, [1.0, 2.0, 3.0]).apply_(lambda v: v * 10 + 0.5)),
+    case(
+        "torch.Tensor.apply_",
+        lambda lib: constant(lib, [1.0, 2.0, 3.0]).apply_(lambda v: v * 10 + 0.5),
+    ),
     case("torch.Tensor.apply_", lambda lib: constant(lib, [1, 2, 3]).apply_(lambda v: v * 2.7)),
     case("torch.Tensor.apply_", lambda lib, x: x.apply_(lambda v: v), (2,), raises=RuntimeError),
     case(
         "torch.Tensor.map_",
-        lambda lib: constant(lib, [[1.0, 2.0], [3.0, 4.0]]).map_(constant(lib, [10.0, 20.0]), lambda a, b: a * b + 1),
+        lambda lib: constant(lib, [[1.0, 2.0], [3.0, 4.0]]).map_(
+            constant(lib, [10.0, 20.0]), lambda a, b: a * b + 1
+        ),
     ),
-    case("torch.Tensor.map_", lambda lib, x: lib.ones(2).map_(x, lambda a, b: a), (2,), raises=RuntimeError),
     case(
-        "torch.Tensor.map_", lambda lib: lib.ones(2).map_(lib.ones(2, dtype=lib.long), lambda a, b: a), raises=TypeError
+        "torch.Tensor.map_",
+        lambda lib, x: lib.ones(2).map_(x, lambda a, b: a),
+        (2,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.Tensor.map_",
+        lambda lib: lib.ones(2).map_(lib.ones(2, dtype=lib.long), lambda a, b: a),
+        raises=TypeError,
     ),
     case(
         "torch.Tensor.map2_",
@@ -197,7 +223,12 @@ CASES = [
             constant(lib, [1.0, 1.0, 1.0]), constant(lib, 2.0), lambda a, b, c: a + b * c
         ),
     ),
-    case("torch.Tensor.map2_", lambda lib, x: x.map2_(x, x, lambda a, b, c: a), (2,), raises=RuntimeError),
+    case(
+        "torch.Tensor.map2_",
+        lambda lib, x: x.map2_(x, x, lambda a, b, c: a),
+        (2,),
+        raises=RuntimeError,
+    ),
     # -- resizing the storage --
     case(
         "torch.Tensor.resize_",
@@ -207,7 +238,8 @@ CASES = [
             lib.arange(6.0).resize_((3, 2)).stride(),
             lib.arange(6.0)[2:].resize_(2),
             lib.arange(12.0).reshape(3, 4).mT.resize_(2, 2),
-            lib.arange(6.0).resize_(3, 4)[:1],  # grown: the old elements come first (the rest is new)
+            # grown: the old elements come first (the rest is new)
+            lib.arange(6.0).resize_(3, 4)[:1],
         ),
     ),
     case("torch.Tensor.resize_", lambda lib, x: x.resize_(2), (3,), raises=RuntimeError),
@@ -220,7 +252,9 @@ CASES = [
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size((4, 1)), (2, 4, 3)),
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(3), (2, 3)),
     case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 3), (2, 3)),
-    case("torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 2), (2, 3), raises=RuntimeError),
+    case(
+        "torch.Tensor.sum_to_size", lambda lib, x: x.sum_to_size(2, 2), (2, 3), raises=RuntimeError
+    ),
     # -- typename --
     case(
         "torch.typename",
@@ -243,7 +277,7 @@ def test_behaves_as_torch(row):
     run(row)
 
 
-# ---- the random number generator's state ------------------------------------------------------------
+# ---- the random number generator's state ---------------------------------------------------------
 def test_rng_state_round_trip_restores_the_stream():
     for lib in LIBS:
         lib.manual_seed(3)
@@ -263,9 +297,15 @@ def test_generator_state_restores_a_stream_halfway_through_a_32_bit_draw():
     mg.randint(0, 100, (3,), generator=g, dtype=mg.int32)
     mg.rand(1, generator=g, dtype=mg.float32)
     state = g.get_state()
-    first = [mg.rand(5, generator=g, dtype=mg.float32).numpy(), mg.randint(0, 9, (4,), generator=g).numpy()]
+    first = [
+        mg.rand(5, generator=g, dtype=mg.float32).numpy(),
+        mg.randint(0, 9, (4,), generator=g).numpy(),
+    ]
     assert g.set_state(state) is g
-    again = [mg.rand(5, generator=g, dtype=mg.float32).numpy(), mg.randint(0, 9, (4,), generator=g).numpy()]
+    again = [
+        mg.rand(5, generator=g, dtype=mg.float32).numpy(),
+        mg.randint(0, 9, (4,), generator=g).numpy(),
+    ]
     for a, b in zip(first, again):
         np.testing.assert_array_equal(a, b)
     assert mg.Generator().set_state(state).initial_seed() == 11
@@ -292,7 +332,7 @@ def test_rng_state_in_a_thread_is_the_global_one():
     np.testing.assert_array_equal(seen[0], state.numpy())
 
 
-# ---- printing -------------------------------------------------------------------------------------------
+# ---- printing ------------------------------------------------------------------------------------
 PRINTED = [
     np.array([1e-5, 1.0]),
     np.array([1e10, 1.0]),
@@ -370,7 +410,7 @@ def test_sci_mode_is_reset_by_every_call_as_torch():
         mg.set_printoptions(profile="loud")
 
 
-# ---- switches --------------------------------------------------------------------------------------------
+# ---- switches ------------------------------------------------------------------------------------
 def test_anomaly_switches_as_torch():
     for lib in LIBS:
         assert (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()) == (False, True)
@@ -419,9 +459,15 @@ def test_deterministic_debug_mode_as_torch():
             assert lib.get_deterministic_debug_mode() == 0
             lib.set_deterministic_debug_mode("warn")
             assert lib.get_deterministic_debug_mode() == 1
-            assert lib.are_deterministic_algorithms_enabled() and lib.is_deterministic_algorithms_warn_only_enabled()
+            assert (
+                lib.are_deterministic_algorithms_enabled()
+                and lib.is_deterministic_algorithms_warn_only_enabled()
+            )
             lib.set_deterministic_debug_mode(2)
-            assert lib.get_deterministic_debug_mode() == 2 and not lib.is_deterministic_algorithms_warn_only_enabled()
+            assert (
+                lib.get_deterministic_debug_mode() == 2
+                and not lib.is_deterministic_algorithms_warn_only_enabled()
+            )
             lib.use_deterministic_algorithms(False)
             assert lib.get_deterministic_debug_mode() == 0
             lib.set_deterministic_debug_mode("error")
@@ -438,7 +484,7 @@ def test_deterministic_debug_mode_as_torch():
             lib.use_deterministic_algorithms(False)
 
 
-# ---- dtype, layout and memory format values -----------------------------------------------------------------
+# ---- dtype, layout and memory format values ------------------------------------------------------
 def test_dtype_layout_and_memory_format_values_as_torch():
     for lib in LIBS:
         t = lib.tensor([1.0])
@@ -447,7 +493,9 @@ def test_dtype_layout_and_memory_format_values_as_torch():
         for name in ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format"):
             value = getattr(lib, name)
             assert isinstance(value, lib.memory_format) and repr(value).split(".")[-1] == name
-            assert value == value and value != (lib.channels_last if name != "channels_last" else lib.contiguous_format)
+            assert value == value and value != (
+                lib.channels_last if name != "channels_last" else lib.contiguous_format
+            )
         assert repr(lib.strided).split(".")[-1] == "strided"
 
 
@@ -459,7 +507,7 @@ def test_channels_last_gradients_pass_through():
     assert mg.autograd.gradcheck(lambda t: t.contiguous(memory_format=mg.channels_last) * 3, [x])
 
 
-# ---- device modules and exceptions -------------------------------------------------------------------------
+# ---- device modules and exceptions ---------------------------------------------------------------
 def test_cpu_module_as_torch():
     for lib in LIBS:
         assert lib.cpu.is_available() is True
@@ -480,7 +528,7 @@ def test_device_exceptions_are_runtime_errors_and_can_be_caught():
         assert not issubclass(lib.OutOfMemoryError, lib.AcceleratorError)
 
 
-# ---- torch.testing.assert_close ----------------------------------------------------------------------------
+# ---- torch.testing.assert_close ------------------------------------------------------------------
 def closeness_cases(lib):
     t = lib.tensor
     return [
@@ -529,7 +577,11 @@ def outcome(lib, actual, expected, options):
         return "passed"
     except Exception as error:  # the type and the message are what is compared
         message = re.sub(r"torch\.Size\((\[[^]]*\])\)", r"\1", str(error))
-        message = message.replace("torch.", "").replace("minigrad.", "").replace("<class 'Tensor'>", "<class 'tensor'>")
+        message = (
+            message.replace("torch.", "")
+            .replace("minigrad.", "")
+            .replace("<class 'Tensor'>", "<class 'tensor'>")
+        )
         return type(error).__name__, message
 
 
@@ -553,7 +605,7 @@ def test_assert_close_messages_in_full():
     )
 
 
-# ---- torch.func ----------------------------------------------------------------------------------------------
+# ---- torch.func ----------------------------------------------------------------------------------
 def dict_gradients(lib, x, y):
     """grad of a function of a dict (of a tensor and a list of one): the same structure back."""
     g = lib.func.grad(lambda p: (p["w"] * p["b"][0]).sum())({"w": x.detach(), "b": [y.detach()]})
@@ -562,36 +614,62 @@ def dict_gradients(lib, x, y):
 
 FUNC_CASES = [
     case("torch.func", lambda lib, x: lib.func.grad(lambda t: (t**3).sum())(x.detach()), (3,)),
-    case("torch.func", lambda lib, x: lib.func.grad(lambda t: (t**3).sum())(x), (3,)),  # differentiable in x
-    case(
-        "torch.func", lambda lib, x: lib.func.grad(lib.func.grad(lambda t: (t**3).sin().sum()))(x.detach().sum()), (3,)
-    ),
+    # differentiable in x
+    case("torch.func", lambda lib, x: lib.func.grad(lambda t: (t**3).sum())(x), (3,)),
     case(
         "torch.func",
-        lambda lib, x, y: lib.func.grad(lambda a, b: (a * b.exp()).sum(), argnums=(0, 1))(x.detach(), y.detach()),
-        (3,),
+        lambda lib, x: lib.func.grad(lib.func.grad(lambda t: (t**3).sin().sum()))(x.detach().sum()),
         (3,),
     ),
     case(
         "torch.func",
-        lambda lib, x, y: lib.func.grad(lambda a, b: (a * b).sum(), argnums=1)(x.detach(), y.detach()),
+        lambda lib, x, y: lib.func.grad(lambda a, b: (a * b.exp()).sum(), argnums=(0, 1))(
+            x.detach(), y.detach()
+        ),
         (3,),
         (3,),
     ),
     case(
-        "torch.func", lambda lib, x: lib.func.grad(lambda t: ((t * 2).sum(), t.mean()), has_aux=True)(x.detach()), (3,)
+        "torch.func",
+        lambda lib, x, y: lib.func.grad(lambda a, b: (a * b).sum(), argnums=1)(
+            x.detach(), y.detach()
+        ),
+        (3,),
+        (3,),
     ),
-    case("torch.func", lambda lib, x: lib.func.grad_and_value(lambda t: (t * t).sum())(x.detach()), (3,)),
-    case("torch.func", lambda lib, x, y: lib.func.grad(lambda a, b: a.sum())(x.detach(), y.detach()), (2,), (2,)),
+    case(
+        "torch.func",
+        lambda lib, x: lib.func.grad(lambda t: ((t * 2).sum(), t.mean()), has_aux=True)(x.detach()),
+        (3,),
+    ),
+    case(
+        "torch.func",
+        lambda lib, x: lib.func.grad_and_value(lambda t: (t * t).sum())(x.detach()),
+        (3,),
+    ),
+    case(
+        "torch.func",
+        lambda lib, x, y: lib.func.grad(lambda a, b: a.sum())(x.detach(), y.detach()),
+        (2,),
+        (2,),
+    ),
     case(
         "torch.func",
         lambda lib, x, y: dict_gradients(lib, x, y),
         (2,),
         (2,),
     ),
-    case("torch.func", lambda lib, x: lib.func.grad(lambda t: t * 2)(x.detach()), (3,), raises=RuntimeError),
     case(
-        "torch.func", lambda lib, x: lib.func.grad(lambda t: t.sum(), argnums=3)(x.detach()), (3,), raises=RuntimeError
+        "torch.func",
+        lambda lib, x: lib.func.grad(lambda t: t * 2)(x.detach()),
+        (3,),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.func",
+        lambda lib, x: lib.func.grad(lambda t: t.sum(), argnums=3)(x.detach()),
+        (3,),
+        raises=RuntimeError,
     ),
     case(
         "torch.func",
@@ -623,8 +701,14 @@ def functional_calls(lib):
     out = lib.func.functional_call(layer, {"weight": w, "bias": lib.zeros(2)}, (x,))
     out.sum().backward()
     results = [out.detach().numpy().tolist(), w.grad.numpy().tolist(), layer.weight.grad]
-    results.append(lib.func.functional_call(layer, {"weight": w.detach()}, x).detach().numpy().tolist())
-    results.append(lib.func.functional_call(layer, ({"weight": w.detach()}, {"bias": lib.ones(2)}), (x,)).tolist())
+    results.append(
+        lib.func.functional_call(layer, {"weight": w.detach()}, x).detach().numpy().tolist()
+    )
+    results.append(
+        lib.func.functional_call(
+            layer, ({"weight": w.detach()}, {"bias": lib.ones(2)}), (x,)
+        ).tolist()
+    )
     results.append(layer(x).detach().numpy().round(6).tolist())  # restored afterwards
     net = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
     params = {name: lib.zeros_like(p) for name, p in net.named_parameters()}
@@ -672,7 +756,7 @@ def test_functional_call_ties_shared_weights():
         np.testing.assert_allclose(out.detach().numpy(), [[2.0, 2.0, 2.0, 2.0]])
 
 
-# ---- the hook after a leaf's gradient is accumulated -------------------------------------------------------
+# ---- the hook after a leaf's gradient is accumulated ---------------------------------------------
 def post_accumulate(lib):
     w = lib.tensor([1.0, 2.0], requires_grad=True)
     seen = []
@@ -713,7 +797,9 @@ def test_a_post_accumulate_hook_can_step_an_optimizer_per_parameter():
         for p in model.parameters():
             p.register_post_accumulate_grad_hook(step)
         model(lib.tensor([[1.0, 2.0, 3.0]])).pow(2).sum().backward()
-        results.append([p.detach().numpy().copy() for p in model.parameters()] + [model.weight.grad])
+        results.append(
+            [p.detach().numpy().copy() for p in model.parameters()] + [model.weight.grad]
+        )
     for a, b in zip(results[0][:2], results[1][:2]):
         np.testing.assert_allclose(a, b, rtol=1e-6)
     assert results[0][2] is None and results[1][2] is None
@@ -729,7 +815,7 @@ def test_resize_refuses_to_strand_views_when_it_must_grow():
         base.resize_(12)
 
 
-# ---- vmap -----------------------------------------------------------------------------------------------------
+# ---- vmap ----------------------------------------------------------------------------------------
 def scaled(x, y):
     return x * y
 
@@ -737,24 +823,63 @@ def scaled(x, y):
 VMAP_CASES = [
     case("torch.vmap", lambda lib, x, y: lib.vmap(scaled)(x, y), (4, 3), (4, 3)),
     case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(0, None))(x, y), (4, 3), (3,)),
-    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(1, 0), out_dims=1)(x, y), (3, 2), (2, 3)),
+    case(
+        "torch.vmap",
+        lambda lib, x, y: lib.vmap(scaled, in_dims=(1, 0), out_dims=1)(x, y),
+        (3, 2),
+        (2, 3),
+    ),
     case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(-1, 0))(x, y), (3, 2), (2, 3)),
     case("torch.vmap", lambda lib, x: lib.vmap(lambda t: (t, t.sum()), out_dims=(1, 0))(x), (4, 3)),
     case("torch.vmap", lambda lib, x: lib.vmap(lambda t: [t.exp(), (t * t).sum()])(x), (2, 3)),
     case("torch.vmap", lambda lib, x: lib.vmap(lib.vmap(lambda t: t.sin() * 2))(x), (2, 3, 4)),
-    case("torch.vmap", lambda lib, x: lib.vmap(lambda d: d["a"] * 2, in_dims=({"a": 0},))({"a": x}), (2, 3)),
+    case(
+        "torch.vmap",
+        lambda lib, x: lib.vmap(lambda d: d["a"] * 2, in_dims=({"a": 0},))({"a": x}),
+        (2, 3),
+    ),
     case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t @ t)(x), (5, 3)),
     case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, chunk_size=1)(x, y), (2, 3), (2, 3)),
-    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=2)(x), (2, 3), raises=IndexError),
+    case(
+        "torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=2)(x), (2, 3), raises=IndexError
+    ),
     case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=1)(x), (2, 3)),
     case("torch.vmap", lambda lib, x, y: lib.vmap(scaled)(x, y), (2, 3), (3, 3), raises=ValueError),
-    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=None)(x, y), (2,), (2,), raises=ValueError),
-    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(0,))(x, y), (2,), (2,), raises=ValueError),
-    case("torch.vmap", lambda lib, x, y: lib.vmap(scaled, in_dims=(3, 0))(x, y), (2, 3), (2, 3), raises=ValueError),
+    case(
+        "torch.vmap",
+        lambda lib, x, y: lib.vmap(scaled, in_dims=None)(x, y),
+        (2,),
+        (2,),
+        raises=ValueError,
+    ),
+    case(
+        "torch.vmap",
+        lambda lib, x, y: lib.vmap(scaled, in_dims=(0,))(x, y),
+        (2,),
+        (2,),
+        raises=ValueError,
+    ),
+    case(
+        "torch.vmap",
+        lambda lib, x, y: lib.vmap(scaled, in_dims=(3, 0))(x, y),
+        (2, 3),
+        (2, 3),
+        raises=ValueError,
+    ),
     case("torch.vmap", lambda lib, x: lib.vmap(scaled)(x, 3.0), (2, 3), raises=ValueError),
     case("torch.vmap", lambda lib, x: lib.vmap(lambda t: 3)(x), (2, 3), raises=ValueError),
-    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t + lib.rand(3))(x), (2, 3), raises=RuntimeError),
-    case("torch.vmap", lambda lib, x: lib.vmap(lambda t: t, out_dims=None)(x), (2, 3), raises=ValueError),
+    case(
+        "torch.vmap",
+        lambda lib, x: lib.vmap(lambda t: t + lib.rand(3))(x),
+        (2, 3),
+        raises=RuntimeError,
+    ),
+    case(
+        "torch.vmap",
+        lambda lib, x: lib.vmap(lambda t: t, out_dims=None)(x),
+        (2, 3),
+        raises=ValueError,
+    ),
     case(
         "torch.vmap",
         lambda lib, x: lib.vmap(lambda t: t + lib.rand(3), randomness="different")(x).shape,
@@ -773,7 +898,9 @@ def test_vmap_randomness_same_gives_every_element_the_same_draws():
         out = lib.vmap(lambda t, lib=lib: t + lib.rand(3), randomness="same")(lib.zeros(4, 3))
         values = out.numpy()
         assert all(np.array_equal(values[0], row) for row in values)
-        out = lib.vmap(lambda t, lib=lib: t + lib.rand(3), randomness="different")(lib.zeros(4, 3)).numpy()
+        out = lib.vmap(lambda t, lib=lib: t + lib.rand(3), randomness="different")(
+            lib.zeros(4, 3)
+        ).numpy()
         assert not np.array_equal(out[0], out[1])
 
 

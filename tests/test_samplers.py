@@ -82,7 +82,10 @@ def test_generator_state_can_be_saved_and_restored():
 
 
 def test_negative_seeds_wrap_to_unsigned_64_bit_as_in_torch():
-    assert mg.Generator().manual_seed(-1).initial_seed() == torch.Generator().manual_seed(-1).initial_seed()
+    assert (
+        mg.Generator().manual_seed(-1).initial_seed()
+        == torch.Generator().manual_seed(-1).initial_seed()
+    )
 
 
 def test_generator_errors():
@@ -96,7 +99,11 @@ def test_generator_errors():
 
 def test_manual_seed_returns_the_global_generator():
     g = mg.manual_seed(11)
-    assert g is mg.random.default_generator and g.initial_seed() == 11 and mg.random.initial_seed() == 11
+    assert (
+        g is mg.random.default_generator
+        and g.initial_seed() == 11
+        and mg.random.initial_seed() == 11
+    )
 
 
 def test_a_generator_leaves_the_global_stream_alone():
@@ -163,7 +170,9 @@ def test_random_sampler_with_more_samples_than_data_chains_permutations():
 
 
 def test_random_sampler_with_replacement_draws_uniformly():
-    order = list(RandomSampler(range(4), replacement=True, num_samples=4000, generator=mg.Generator()))
+    order = list(
+        RandomSampler(range(4), replacement=True, num_samples=4000, generator=mg.Generator())
+    )
     counts = np.bincount(order, minlength=4)
     assert len(order) == 4000 and counts.sum() == 4000
     np.testing.assert_allclose(counts / 4000, 0.25, atol=0.03)
@@ -202,7 +211,9 @@ def test_weighted_random_sampler_takes_a_tensor_of_weights_like_torch():
 
 
 def test_weighted_random_sampler_without_replacement_never_repeats():
-    order = list(WeightedRandomSampler([1, 1, 5, 0.1, 2], 5, replacement=False, generator=mg.Generator()))
+    order = list(
+        WeightedRandomSampler([1, 1, 5, 0.1, 2], 5, replacement=False, generator=mg.Generator())
+    )
     assert sorted(order) == [0, 1, 2, 3, 4]
 
 
@@ -234,7 +245,9 @@ out["peak_bytes"] = tracemalloc.get_traced_memory()[1]
 out["len"] = len(sampler)
 mg.manual_seed(0)
 out["global_again"] = first(sampler)
-seeded = [first(RandomSampler(data, True, N, generator=mg.Generator().manual_seed(1))) for _ in range(2)]
+seeded = [
+    first(RandomSampler(data, True, N, generator=mg.Generator().manual_seed(1))) for _ in range(2)
+]
 out["generator"], out["generator_again"] = seeded
 weighted = WeightedRandomSampler([0.0, 1.0, 3.0], N, generator=mg.Generator().manual_seed(2))
 out["weighted"], out["weighted_len"] = first(weighted), len(weighted)
@@ -248,11 +261,15 @@ print(json.dumps(out))
 
 def test_an_endless_random_sampler_draws_its_indices_as_it_goes():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-c", ENDLESS], capture_output=True, text=True, env=env, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", ENDLESS], capture_output=True, text=True, env=env, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.splitlines()[-1])
     assert out["peak_bytes"] < 4 << 20  # a few MB at most, for all of the above
-    assert out["len"] == 10**10 and out["weighted_len"] == 10**10 and out["loader_len"] == 10**10 // 4
+    assert (
+        out["len"] == 10**10 and out["weighted_len"] == 10**10 and out["loader_len"] == 10**10 // 4
+    )
     assert len(out["global"]) == 100 and all(0 <= i < 10 for i in out["global"])
     assert len(set(out["global"])) > 1
     assert out["global"] == out["global_again"]  # mg.manual_seed makes it repeatable
@@ -292,7 +309,8 @@ def test_a_random_sampler_over_no_data_says_so_when_it_draws():
     for replacement in (True, False):
         sampler = RandomSampler([], replacement=replacement, num_samples=3)
         with pytest.raises(
-            ValueError, match="RandomSampler: cannot draw num_samples=3 indices from an empty data_source"
+            ValueError,
+            match="RandomSampler: cannot draw num_samples=3 indices from an empty data_source",
         ):
             next(iter(sampler))
 
@@ -312,7 +330,9 @@ TORCH_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("name, args, kwargs", TORCH_ERRORS, ids=[f"{n}-{a}-{k}" for n, a, k in TORCH_ERRORS])
+@pytest.mark.parametrize(
+    "name, args, kwargs", TORCH_ERRORS, ids=[f"{n}-{a}-{k}" for n, a, k in TORCH_ERRORS]
+)
 def test_argument_errors_match_torch(name, args, kwargs):
     expected = torch_error(lambda: getattr(tud, name)(*args, **kwargs))
     with pytest.raises(type(expected), match=re.escape(str(expected))) as info:
@@ -326,10 +346,17 @@ def test_argument_errors_match_torch(name, args, kwargs):
         ([1.0, -1.0], 2, True, "finite and non-negative"),
         ([1.0, float("nan")], 2, True, "finite and non-negative"),
         ([0.0, 0.0], 2, True, "the weights sum to 0"),
-        ([1.0, 0.0, 2.0], 3, False, "cannot draw num_samples=3 indices without replacement from 2 non-zero weights"),
+        (
+            [1.0, 0.0, 2.0],
+            3,
+            False,
+            "cannot draw num_samples=3 indices without replacement from 2 non-zero weights",
+        ),
     ],
 )
-def test_weighted_random_sampler_rejects_impossible_weights_when_made(weights, num_samples, replacement, message):
+def test_weighted_random_sampler_rejects_impossible_weights_when_made(
+    weights, num_samples, replacement, message
+):
     # PyTorch finds these only when the first epoch starts (a RuntimeError from multinomial)
     with pytest.raises(ValueError, match=message):
         WeightedRandomSampler(weights, num_samples, replacement=replacement)

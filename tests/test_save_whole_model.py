@@ -146,7 +146,9 @@ def outputs(model, inputs):
     """The model's outputs as a list of arrays."""
     with mg.no_grad():
         out = model(*inputs)
-    return [out.numpy()] if isinstance(out, mg.Tensor) else [o.numpy() for o in out if o is not None]
+    return (
+        [out.numpy()] if isinstance(out, mg.Tensor) else [o.numpy() for o in out if o is not None]
+    )
 
 
 def assert_same_state(a, b):
@@ -180,14 +182,27 @@ CASES = {
     "MLP": (lambda: MLP(64, (16, 8), 10, activation="gelu"), lambda: [floats(3, 64)]),
     "LeNet5": (lambda: LeNet5(image_size=28), lambda: [floats(2, 1, 28, 28)]),
     "ResNet": (lambda: ResNet(blocks=(1, 1, 1), widths=(4, 8, 8)), lambda: [floats(2, 1, 8, 8)]),
-    "BasicBlock": (lambda: bn_trained(BasicBlock(2, 3, stride=2), (2, 2, 5, 5)), lambda: [floats(2, 2, 5, 5)]),
+    "BasicBlock": (
+        lambda: bn_trained(BasicBlock(2, 3, stride=2), (2, 2, 5, 5)),
+        lambda: [floats(2, 2, 5, 5)],
+    ),
     "Seq2SeqTransformer": (
         lambda: Seq2SeqTransformer(
-            7, 9, d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16, pad_id=0
+            7,
+            9,
+            d_model=8,
+            nhead=2,
+            num_encoder_layers=1,
+            num_decoder_layers=1,
+            dim_feedforward=16,
+            pad_id=0,
         ),
         lambda: [tokens(7, 2, 4), tokens(9, 2, 3)],
     ),
-    "Sequential": (lambda: nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)), lambda: [floats(2, 3)]),
+    "Sequential": (
+        lambda: nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)),
+        lambda: [floats(2, 3)],
+    ),
     "Sequential OrderedDict": (
         lambda: nn.Sequential(OrderedDict(fc=nn.Linear(3, 4), act=nn.Tanh(), drop=nn.Dropout(0.5))),
         lambda: [floats(2, 3)],
@@ -197,10 +212,22 @@ CASES = {
         lambda: nn.Conv2d(2, 3, 3, padding="same", dtype=mg.float64),
         lambda: [floats(1, 2, 5, 5, dtype=np.float64)],
     ),
-    "Conv1d": (lambda: nn.Conv1d(2, 4, 3, stride=2, dilation=1, groups=2), lambda: [floats(2, 2, 9)]),
-    "ConvTranspose2d": (lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, output_padding=1), lambda: [floats(1, 2, 4, 4)]),
-    "BatchNorm2d with statistics": (lambda: bn_trained(nn.BatchNorm2d(3), (4, 3, 2, 2)), lambda: [floats(4, 3, 2, 2)]),
-    "BatchNorm1d": (lambda: bn_trained(nn.BatchNorm1d(3, momentum=0.5), (5, 3)), lambda: [floats(5, 3)]),
+    "Conv1d": (
+        lambda: nn.Conv1d(2, 4, 3, stride=2, dilation=1, groups=2),
+        lambda: [floats(2, 2, 9)],
+    ),
+    "ConvTranspose2d": (
+        lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, output_padding=1),
+        lambda: [floats(1, 2, 4, 4)],
+    ),
+    "BatchNorm2d with statistics": (
+        lambda: bn_trained(nn.BatchNorm2d(3), (4, 3, 2, 2)),
+        lambda: [floats(4, 3, 2, 2)],
+    ),
+    "BatchNorm1d": (
+        lambda: bn_trained(nn.BatchNorm1d(3, momentum=0.5), (5, 3)),
+        lambda: [floats(5, 3)],
+    ),
     "LayerNorm": (lambda: nn.LayerNorm((2, 3), eps=1e-3, bias=False), lambda: [floats(4, 2, 3)]),
     "GroupNorm": (lambda: nn.GroupNorm(2, 4), lambda: [floats(2, 4, 3)]),
     "RMSNorm": (lambda: nn.RMSNorm(4), lambda: [floats(2, 4)]),
@@ -216,7 +243,11 @@ CASES = {
     ),
     "activations": (
         lambda: nn.Sequential(
-            nn.GELU("tanh"), nn.LeakyReLU(0.3), nn.Softplus(), nn.Softmax(dim=1), nn.Unflatten(1, (2, 2))
+            nn.GELU("tanh"),
+            nn.LeakyReLU(0.3),
+            nn.Softplus(),
+            nn.Softmax(dim=1),
+            nn.Unflatten(1, (2, 2)),
         ),
         lambda: [floats(3, 4)],
     ),
@@ -226,17 +257,27 @@ CASES = {
     ),
     "TransformerEncoder of a layer": (
         lambda: nn.TransformerEncoder(
-            nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2, norm=nn.LayerNorm(8)
+            nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+            2,
+            norm=nn.LayerNorm(8),
         ),
         lambda: [floats(2, 3, 8)],
     ),
     "TransformerDecoderLayer": (
-        lambda: nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, activation="gelu", norm_first=True),
+        lambda: nn.TransformerDecoderLayer(
+            8, 2, 16, dropout=0.0, activation="gelu", norm_first=True
+        ),
         lambda: [floats(3, 2, 8), floats(4, 2, 8)],
     ),
-    "Attention": (lambda: nn.Attention(8, heads=2, dim_head=4, qk_norm="layer_norm"), lambda: [floats(2, 3, 8)]),
+    "Attention": (
+        lambda: nn.Attention(8, heads=2, dim_head=4, qk_norm="layer_norm"),
+        lambda: [floats(2, 3, 8)],
+    ),
     "ModuleList ModuleDict ParameterList ParameterDict": (Containers, lambda: [floats(3, 2)]),
-    "Identity and Dropout": (lambda: nn.Sequential(nn.Identity(54, unused=1), nn.Dropout(0.3)), lambda: [floats(3, 2)]),
+    "Identity and Dropout": (
+        lambda: nn.Sequential(nn.Identity(54, unused=1), nn.Dropout(0.3)),
+        lambda: [floats(3, 2)],
+    ),
     "CrossEntropyLoss with weights": (
         lambda: nn.CrossEntropyLoss(weight=mg.tensor([1.0, 2.0, 0.5]), label_smoothing=0.1),
         lambda: [floats(4, 3), tokens(3, 4)],
@@ -268,7 +309,12 @@ def test_a_model_round_trips_whole(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["GPT rope tied", "ResNet", "TransformerEncoder of a layer", "ModuleList ModuleDict ParameterList ParameterDict"],
+    [
+        "GPT rope tied",
+        "ResNet",
+        "TransformerEncoder of a layer",
+        "ModuleList ModuleDict ParameterList ParameterDict",
+    ],
 )
 def test_a_loaded_model_trains_as_the_original_would(name):
     make, make_inputs = CASES[name]
@@ -294,7 +340,9 @@ def test_tied_weights_dtype_and_frozen_parameters_are_as_saved():
     assert loaded.lm_head.weight is loaded.tok_emb.weight  # still one matrix
     assert len(list(loaded.parameters())) == len(list(model.parameters()))
     assert {p.dtype for p in loaded.parameters()} == {np.dtype(np.float64)}
-    assert [p.requires_grad for p in loaded.parameters()] == [p.requires_grad for p in model.parameters()]
+    assert [p.requires_grad for p in loaded.parameters()] == [
+        p.requires_grad for p in model.parameters()
+    ]
     assert loaded.rope.cos_cached.dtype == model.rope.cos_cached.dtype  # a non-persistent buffer
 
 
@@ -348,7 +396,11 @@ def test_a_model_inside_a_checkpoint_dict():
         "device": mg.device("cpu"),
     }
     loaded = round_trip(checkpoint)
-    assert loaded["epoch"] == 3 and loaded["dtype"] is mg.float64 and loaded["device"] == mg.device("cpu")
+    assert (
+        loaded["epoch"] == 3
+        and loaded["dtype"] is mg.float64
+        and loaded["device"] == mg.device("cpu")
+    )
     assert_same_state(model, loaded["model"])
     optim.SGD(loaded["model"].parameters(), lr=0.5).load_state_dict(loaded["optimizer"])
 
@@ -361,12 +413,15 @@ def test_loading_leaves_the_random_stream_where_it_was_as_torch_load_does(tmp_pa
         lib.manual_seed(0)
         expected = lib.rand(4).numpy()
         lib.manual_seed(0)
-        with mg.serialization.safe_globals([TorchNet]), torch.serialization.safe_globals([TorchNet]):
+        with (
+            mg.serialization.safe_globals([TorchNet]),
+            torch.serialization.safe_globals([TorchNet]),
+        ):
             lib.load(path, weights_only=False)
         np.testing.assert_array_equal(lib.rand(4).numpy(), expected)
 
 
-# ---- weights_only and the allow-list, against torch -------------------------------------------------
+# ---- weights_only and the allow-list, against torch ----------------------------------------------
 def both_files(tmp_path):
     mg.save(MgNet(), tmp_path / "mg.pt")
     torch.save(TorchNet(), tmp_path / "torch.pt")
@@ -384,7 +439,8 @@ def test_the_default_weights_only_refuses_a_whole_model_as_torch_does(tmp_path):
         assert "Weights only load failed" in message and "`weights_only` set to `False`" in message
         assert f"Unsupported global: GLOBAL {cls.__module__}.{cls.__qualname__}" in message
         assert (
-            f"`{lib}.serialization.add_safe_globals([" in message and f"`{lib}.serialization.safe_globals([" in message
+            f"`{lib}.serialization.add_safe_globals([" in message
+            and f"`{lib}.serialization.safe_globals([" in message
         )
 
 
@@ -396,7 +452,9 @@ def test_weights_only_true_loads_when_every_class_is_allowed_as_torch_does(tmp_p
     with mg.serialization.safe_globals([MgNet, nn.Sequential, nn.Linear]):
         with pytest.raises(pickle.UnpicklingError, match="minigrad.nn.activation.ReLU"):
             mg.load(mine)
-    with torch.serialization.safe_globals([TorchNet, torch.nn.Sequential, torch.nn.Linear, torch.nn.ReLU]):
+    with torch.serialization.safe_globals(
+        [TorchNet, torch.nn.Sequential, torch.nn.Linear, torch.nn.ReLU]
+    ):
         assert isinstance(torch.load(theirs), TorchNet)
     with mg.serialization.safe_globals([MgNet, nn.Sequential, nn.Linear, nn.ReLU]):
         assert isinstance(mg.load(mine), MgNet)
@@ -411,7 +469,8 @@ def test_weights_only_false_allows_minigrads_own_classes_but_not_a_users():
     message = str(error.value)
     assert f"names the class {__name__}.MgNet" in message
     assert (
-        "mg.serialization.add_safe_globals([MgNet])" in message and "mg.serialization.safe_globals([MgNet])" in message
+        "mg.serialization.add_safe_globals([MgNet])" in message
+        and "mg.serialization.safe_globals([MgNet])" in message
     )
     with mg.serialization.safe_globals([MgNet]):
         assert isinstance(mg.load(io.BytesIO(data), weights_only=False), MgNet)
@@ -432,7 +491,10 @@ def test_the_allow_list_api_behaves_as_torchs():
             assert cls in lib.get_safe_globals()
         assert cls not in lib.get_safe_globals()
         lib.add_safe_globals([cls, (nn.Linear, "old.place.Linear")])
-        assert cls in lib.get_safe_globals() and (nn.Linear, "old.place.Linear") in lib.get_safe_globals()
+        assert (
+            cls in lib.get_safe_globals()
+            and (nn.Linear, "old.place.Linear") in lib.get_safe_globals()
+        )
         lib.clear_safe_globals()
         assert cls not in lib.get_safe_globals()
     with pytest.raises(ValueError, match="Expected tuple of length 2"):
@@ -451,19 +513,33 @@ def test_an_allow_listed_path_names_a_class_that_moved():
 
 def test_get_unsafe_globals_in_checkpoint_lists_what_torchs_lists(tmp_path):
     mine, theirs = both_files(tmp_path)
-    torch_names = [p.rpartition(".")[2] for p in torch.serialization.get_unsafe_globals_in_checkpoint(theirs)]
-    mg_names = [p.rpartition(".")[2] for p in mg.serialization.get_unsafe_globals_in_checkpoint(mine)]
+    torch_names = [
+        p.rpartition(".")[2] for p in torch.serialization.get_unsafe_globals_in_checkpoint(theirs)
+    ]
+    mg_names = [
+        p.rpartition(".")[2] for p in mg.serialization.get_unsafe_globals_in_checkpoint(mine)
+    ]
     # the same classes (torch's order varies from run to run; minigrad's is the file's)
-    assert {n.removeprefix("Torch") for n in torch_names} == {n.removeprefix("Mg") for n in mg_names}
+    assert {n.removeprefix("Torch") for n in torch_names} == {
+        n.removeprefix("Mg") for n in mg_names
+    }
     assert mg_names == ["MgNet", "Sequential", "Linear", "ReLU"]
     with mg.serialization.safe_globals([nn.Linear]):
-        assert "minigrad.nn.linear.Linear" not in mg.serialization.get_unsafe_globals_in_checkpoint(mine)
-    assert mg.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(saved_bytes({"w": mg.ones(2)}))) == []
+        assert "minigrad.nn.linear.Linear" not in mg.serialization.get_unsafe_globals_in_checkpoint(
+            mine
+        )
+    assert (
+        mg.serialization.get_unsafe_globals_in_checkpoint(
+            io.BytesIO(saved_bytes({"w": mg.ones(2)}))
+        )
+        == []
+    )
 
 
 # ---- what cannot be saved ------------------------------------------------------------------------
 def test_a_lambda_argument_is_refused_at_save_time_naming_the_argument():
-    # torch.save refuses it too: a PicklingError, or an AttributeError for a lambda made in a function
+    # torch.save refuses it too: a PicklingError, or an AttributeError for a lambda made in a
+    # function
     with pytest.raises((pickle.PicklingError, AttributeError), match="pickle"):
         torch.save(TorchHolder(lambda x: x), io.BytesIO())
     with pytest.raises(pickle.PicklingError, match=r"argument 'act' of Net.*a lambda"):
@@ -474,14 +550,19 @@ def test_a_class_defined_inside_a_function_is_refused_at_save_time():
     class Local(nn.Module):
         pass
 
-    with pytest.raises(pickle.PicklingError, match="Local.*not defined at the top level of a module"):
+    with pytest.raises(
+        pickle.PicklingError, match="Local.*not defined at the top level of a module"
+    ):
         mg.save(nn.Sequential(Local()), io.BytesIO())
 
 
 def test_a_module_made_without_its_constructor_is_refused_at_save_time():
     made = nn.Linear.__new__(nn.Linear)
     nn.Module.__init__(made)  # as copy or pickle would make it: no constructor call recorded
-    with pytest.raises(TypeError, match="cannot save the Linear at obj: its constructor arguments were not recorded"):
+    with pytest.raises(
+        TypeError,
+        match="cannot save the Linear at obj: its constructor arguments were not recorded",
+    ):
         mg.save(made, io.BytesIO())
 
 
@@ -495,7 +576,9 @@ def test_a_bare_module_with_children_added_round_trips():
 
 
 def test_an_argument_no_file_can_hold_is_refused_naming_it():
-    with pytest.raises(TypeError, match=r"cannot save a builtins.object at obj \(argument 'act' of Net\)"):
+    with pytest.raises(
+        TypeError, match=r"cannot save a builtins.object at obj \(argument 'act' of Net\)"
+    ):
         mg.save(Net(nn.Linear(3, 4), act=object()), io.BytesIO())
 
 
@@ -542,9 +625,14 @@ def test_a_path_outside_the_allowed_set_is_refused_and_imports_nothing(path, whe
     if where == "class":
         tampered = retitled(data, LINEAR, path)
     else:  # a global node passed to a constructor
-        tampered = edit_root(data, lambda root: root["args"][0]["kwargs"].update(bias={"type": "global", "path": path}))
+        tampered = edit_root(
+            data,
+            lambda root: root["args"][0]["kwargs"].update(bias={"type": "global", "path": path}),
+        )
     before = set(sys.modules)
-    with pytest.raises(pickle.UnpicklingError, match=f"names the class( or function)? {path}, which is neither"):
+    with pytest.raises(
+        pickle.UnpicklingError, match=f"names the class( or function)? {path}, which is neither"
+    ):
         mg.load(io.BytesIO(tampered), weights_only=False)
     assert set(sys.modules) - before == set()
 
@@ -552,44 +640,65 @@ def test_a_path_outside_the_allowed_set_is_refused_and_imports_nothing(path, whe
 @pytest.mark.parametrize(
     "path, message",
     [
-        ("minigrad.nn.linear.Lineer", "but minigrad.nn.linear defines no class or function 'Lineer'"),
-        ("minigrad.nn.linear.np", "but minigrad.nn.linear defines no class or function 'np'"),  # numpy, imported there
+        (
+            "minigrad.nn.linear.Lineer",
+            "but minigrad.nn.linear defines no class or function 'Lineer'",
+        ),
+        # numpy, imported there
+        ("minigrad.nn.linear.np", "but minigrad.nn.linear defines no class or function 'np'"),
         ("minigrad.nn.nowhere.Linear", "but there is no module 'minigrad.nn.nowhere'"),
         (
             "minigrad.nn.linear.Linear.__init__.__globals__",
             "but there is no module 'minigrad.nn.linear.Linear.__init__'",
         ),
-        ("minigrad.nn.linear.__builtins__", "but minigrad.nn.linear defines no class or function '__builtins__'"),
-        ("minigrad.nn.functional.activation.gelu", "which is not an nn.Module"),  # a function where a class belongs
+        (
+            "minigrad.nn.linear.__builtins__",
+            "but minigrad.nn.linear defines no class or function '__builtins__'",
+        ),
+        # a function where a class belongs
+        ("minigrad.nn.functional.activation.gelu", "which is not an nn.Module"),
     ],
 )
 def test_a_wrong_class_path_gives_a_clear_error(path, message):
     tampered = retitled(saved_bytes(nn.Sequential(nn.Linear(2, 3))), LINEAR, path)
     before = set(sys.modules)
-    with pytest.raises(ValueError, match=rf"not a valid minigrad file: .*{re.escape(path)}, {re.escape(message)}"):
+    with pytest.raises(
+        ValueError, match=rf"not a valid minigrad file: .*{re.escape(path)}, {re.escape(message)}"
+    ):
         mg.load(io.BytesIO(tampered), weights_only=False)
     # the only modules a path may import are minigrad's own
-    assert all(name.startswith(("minigrad.nn.", "minigrad.models.")) for name in set(sys.modules) - before)
+    assert all(
+        name.startswith(("minigrad.nn.", "minigrad.models.")) for name in set(sys.modules) - before
+    )
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
         (
-            lambda r: r["args"][0].update(kwargs={"in_features": {"type": "pickle", "value": "cos\nsystem"}}),
+            lambda r: r["args"][0].update(
+                kwargs={"in_features": {"type": "pickle", "value": "cos\nsystem"}}
+            ),
             "unknown type 'pickle'",
         ),
-        (lambda r: r["args"][0].update(kwargs={"in_features": 2}), r"is 2, not a \{'type': ...\} object"),
+        (
+            lambda r: r["args"][0].update(kwargs={"in_features": 2}),
+            r"is 2, not a \{'type': ...\} object",
+        ),
         (lambda r: r["args"][0].update(args="in_features=2"), "no list of args"),
         (
             lambda r: r["args"][0]["kwargs"].update(in_features={"type": "int", "value": -4}),
-            r"Linear\(...\) at obj \(argument 0 of Sequential\) failed .* features must be non-negative",
+            r"Linear\(...\) at obj \(argument 0 of Sequential\) failed .* features must be "
+            r"non-negative",
         ),
         (
             lambda r: r["args"][0]["kwargs"].update(surprise={"type": "int", "value": 1}),
             "unexpected keyword argument 'surprise'",
         ),
-        (lambda r: r["modules"].update(x={"type": "module_ref", "id": 7}), "refers to a module record 7"),
+        (
+            lambda r: r["modules"].update(x={"type": "module_ref", "id": 7}),
+            "refers to a module record 7",
+        ),
         (
             lambda r: r["args"][0]["parameters"].update(weight={"type": "int", "value": 1}),
             r"parameter obj \(argument 0 of Sequential\).weight is a int",
@@ -625,7 +734,7 @@ def test_a_structure_that_is_not_json_or_a_truncated_file_gives_a_clear_error():
         mg.load(io.BytesIO(data[: len(data) // 2]), weights_only=False)
 
 
-# ---- a user's script, and the PyTorch pattern with its imports switched ---------------------------
+# ---- a user's script, and the PyTorch pattern with its imports switched --------------------------
 USER_SCRIPT = """
 import sys
 import numpy as np
@@ -669,7 +778,12 @@ def run_script(tmp_path, source, *args):
     (tmp_path / "script.py").write_text(source)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's minigrad
     return subprocess.run(
-        [sys.executable, "script.py", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "script.py", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -708,4 +822,5 @@ def test_the_pytorch_whole_model_pattern_runs_with_its_imports_switched(tmp_path
         exec(compile(source, "pattern.py", "exec"), namespace)
         assert isinstance(namespace["model"], lib.nn.Sequential) and not namespace["model"].training
         assert tuple(namespace["out"].shape) == (2, 10)
-    assert STRUCTURE_ENTRY in np.load(tmp_path / "model.pt").files  # the file mg.save wrote, no pickle in it
+    # the file mg.save wrote, no pickle in it
+    assert STRUCTURE_ENTRY in np.load(tmp_path / "model.pt").files

@@ -38,7 +38,9 @@ def assert_identical(a, b, where="obj"):
         assert a.requires_grad == b.requires_grad, where
         a, b = a.array, b.array
     if isinstance(a, (np.ndarray, np.generic)):
-        assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+        assert a.dtype == b.dtype and a.shape == b.shape, (
+            f"{where}: {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+        )
         np.testing.assert_array_equal(a, b, err_msg=where)
     elif isinstance(a, dict):
         assert list(a) == list(b), where
@@ -78,7 +80,20 @@ ROUNDTRIP_CASES = {
         np.arange(10.0)[::3],
     ],
     "numpy scalars": (np.float32(1.5), np.int64(-3), np.bool_(True), np.float64(0.1)),
-    "python scalars": [None, True, False, 0, -7, 2**80, 0.1, -0.0, float("inf"), float("nan"), "", "héllo ✓"],
+    "python scalars": [
+        None,
+        True,
+        False,
+        0,
+        -7,
+        2**80,
+        0.1,
+        -0.0,
+        float("inf"),
+        float("nan"),
+        "",
+        "héllo ✓",
+    ],
     "nested lists and tuples": [[1, [2, (3, (4.0,))]], (), [], ((),)],
     "dict keys of every kind": {"a": 1, 0: "zero", -5: None, 1.5: 2, True: "t", None: [1]},
     "ordered dict": OrderedDict([("z", 1), ("a", mg.ones(2))]),
@@ -110,11 +125,26 @@ def test_roundtrip_of_an_optimizer_state_dict():
     """The structure of PyTorch's (and minigrad's) optimizer state: int keys, lists, tuples."""
     state = {
         "state": {
-            0: {"step": np.array(3.0, np.float32), "exp_avg": mg.randn(2, 3), "exp_avg_sq": mg.rand(2, 3)},
-            1: {"step": np.array(3.0, np.float32), "exp_avg": mg.randn(3), "exp_avg_sq": mg.rand(3)},
+            0: {
+                "step": np.array(3.0, np.float32),
+                "exp_avg": mg.randn(2, 3),
+                "exp_avg_sq": mg.rand(2, 3),
+            },
+            1: {
+                "step": np.array(3.0, np.float32),
+                "exp_avg": mg.randn(3),
+                "exp_avg_sq": mg.rand(3),
+            },
         },
         "param_groups": [
-            {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0, "amsgrad": False, "params": [0, 1]},
+            {
+                "lr": 1e-3,
+                "betas": (0.9, 0.999),
+                "eps": 1e-8,
+                "weight_decay": 0,
+                "amsgrad": False,
+                "params": [0, 1],
+            },
         ],
     }
     assert_identical(state, roundtrip(state))
@@ -122,10 +152,18 @@ def test_roundtrip_of_an_optimizer_state_dict():
 
 def test_tensors_sharing_an_array_are_stored_once_and_share_it_again():
     weight = nn.Parameter(mg.randn(5, 5))
-    state = {"encoder.weight": weight.detach(), "decoder.weight": weight.detach(), "other": mg.randn(5, 5)}
+    state = {
+        "encoder.weight": weight.detach(),
+        "decoder.weight": weight.detach(),
+        "other": mg.randn(5, 5),
+    }
     buffer = io.BytesIO()
     mg.save(state, buffer)
-    assert sorted(zipfile.ZipFile(io.BytesIO(buffer.getvalue())).namelist()) == ["0.npy", "1.npy", "__minigrad__.npy"]
+    assert sorted(zipfile.ZipFile(io.BytesIO(buffer.getvalue())).namelist()) == [
+        "0.npy",
+        "1.npy",
+        "__minigrad__.npy",
+    ]
     buffer.seek(0)
     loaded = mg.load(buffer)
     assert loaded["encoder.weight"].array is loaded["decoder.weight"].array
@@ -166,7 +204,13 @@ def test_the_file_is_a_plain_npz_that_numpy_opens_without_pickle(tmp_path):
         structure = json.loads(archive[STRUCTURE_ENTRY].item())
         assert structure["format"] == "minigrad" and structure["version"] == 1
         node = structure["root"]["items"][0][1]
-        assert node == {"type": "tensor", "array": "0", "dtype": "<f4", "shape": [2, 3], "requires_grad": False}
+        assert node == {
+            "type": "tensor",
+            "array": "0",
+            "dtype": "<f4",
+            "shape": [2, 3],
+            "requires_grad": False,
+        }
         np.testing.assert_array_equal(archive["0"], np.ones((2, 3), np.float32))
 
 
@@ -182,10 +226,15 @@ def test_missing_file_and_wrong_argument_types(tmp_path):
 def test_a_text_file_is_refused_as_text_naming_the_file(tmp_path):
     """A JSON config or a log given to mg.load by mistake: a ValueError that names the
     file, says it is text and what mg.load expected, not a zip-format puzzle."""
-    for name, text in (("config.json", '{"lr": 0.1, "layers": [1, 2]}'), ("notes.txt", "epoch 1: loss 0.5\n")):
+    for name, text in (
+        ("config.json", '{"lr": 0.1, "layers": [1, 2]}'),
+        ("notes.txt", "epoch 1: loss 0.5\n"),
+    ):
         path = tmp_path / name
         path.write_text(text)
-        with pytest.raises(ValueError, match=rf"load: '.*{name}' is not a minigrad file .*\.npz.*it is text"):
+        with pytest.raises(
+            ValueError, match=rf"load: '.*{name}' is not a minigrad file .*\.npz.*it is text"
+        ):
             mg.load(path)
 
 
@@ -199,7 +248,9 @@ def test_a_file_opened_in_text_mode_is_a_type_error_that_says_rb(tmp_path, conte
     else:
         mg.save({"w": mg.ones(2)}, path)
     with open(path) as f:
-        with pytest.raises(TypeError, match=r"load: '.*model.npz' is open in text mode.*open\(path, 'rb'\)"):
+        with pytest.raises(
+            TypeError, match=r"load: '.*model.npz' is open in text mode.*open\(path, 'rb'\)"
+        ):
             mg.load(f)
     with pytest.raises(TypeError, match=r"load: '<StringIO>' is open in text mode"):
         mg.load(io.StringIO('{"w": [1.0]}'))
@@ -207,7 +258,9 @@ def test_a_file_opened_in_text_mode_is_a_type_error_that_says_rb(tmp_path, conte
 
 def test_save_to_a_file_opened_in_text_mode_is_a_type_error_that_says_wb(tmp_path):
     with open(tmp_path / "model.npz", "w") as f:
-        with pytest.raises(TypeError, match=r"save: '.*model.npz' is open in text mode.*open\(path, 'wb'\)"):
+        with pytest.raises(
+            TypeError, match=r"save: '.*model.npz' is open in text mode.*open\(path, 'wb'\)"
+        ):
             mg.save({"w": mg.ones(2)}, f)
 
 
@@ -219,7 +272,10 @@ def test_save_to_a_file_opened_in_text_mode_is_a_type_error_that_says_wb(tmp_pat
             mg.optim.SGD([nn.Parameter(mg.ones(2))], lr=0.1),
             r"cannot save a minigrad.optim.sgd.SGD at obj .*save its state_dict\(\) instead",
         ),
-        ({"w": [torch.zeros(2)]}, r"cannot save a torch.Tensor at obj\['w'\]\[0\] .*\.detach\(\)\.cpu\(\)\.numpy\(\)"),
+        (
+            {"w": [torch.zeros(2)]},
+            r"cannot save a torch.Tensor at obj\['w'\]\[0\] .*\.detach\(\)\.cpu\(\)\.numpy\(\)",
+        ),
         ({"s": {1, 2}}, r"cannot save a builtins.set at obj\['s'\]"),
         ([print], r"cannot save a builtins.builtin_function_or_method at obj\[0\]"),
         ({"a": np.array([object()])}, r"cannot save the object array at obj\['a'\]"),
@@ -232,7 +288,7 @@ def test_save_refuses_what_it_cannot_store_and_says_where(obj, message):
         mg.save(obj, io.BytesIO())
 
 
-# ---- what cannot be loaded ------------------------------------------------------------------------
+# ---- what cannot be loaded -----------------------------------------------------------------------
 GOOD_OBJECT = {"state": {0: {"m": np.ones((2, 3))}}, "w": mg.randn(4, 5), "lr": 0.1}
 
 
@@ -251,7 +307,9 @@ def rewrite(structure_edit=None, arrays_edit=None):
         structure = structure_edit(structure)
     if arrays_edit:
         arrays_edit(arrays)
-    arrays[STRUCTURE_ENTRY] = np.array(structure if isinstance(structure, str) else json.dumps(structure))
+    arrays[STRUCTURE_ENTRY] = np.array(
+        structure if isinstance(structure, str) else json.dumps(structure)
+    )
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return buffer.getvalue()
@@ -288,21 +346,48 @@ def set_requires_grad_on_int(node):
 
 
 TAMPERED = {
-    "dtype": (lambda s: root_item("w")(s, set_dtype), None, r"is float32 \[4, 5\] in the archive but <f8"),
+    "dtype": (
+        lambda s: root_item("w")(s, set_dtype),
+        None,
+        r"is float32 \[4, 5\] in the archive but <f8",
+    ),
     "shape": (lambda s: root_item("w")(s, set_shape), None, r"but <f4 \[5, 4\] in the structure"),
-    "missing array": (lambda s: root_item("w")(s, set_missing_array), None, r"refers to a missing entry '99'"),
-    "unknown type": (lambda s: root_item("w")(s, set_unknown_type), None, r"unknown type 'function'"),
-    "requires_grad": (lambda s: root_item("w")(s, set_requires_grad_on_int), None, r"requires_grad='yes'"),
-    "version": (lambda s: {**s, "version": 2}, None, r"format version 2; this minigrad reads version 1"),
+    "missing array": (
+        lambda s: root_item("w")(s, set_missing_array),
+        None,
+        r"refers to a missing entry '99'",
+    ),
+    "unknown type": (
+        lambda s: root_item("w")(s, set_unknown_type),
+        None,
+        r"unknown type 'function'",
+    ),
+    "requires_grad": (
+        lambda s: root_item("w")(s, set_requires_grad_on_int),
+        None,
+        r"requires_grad='yes'",
+    ),
+    "version": (
+        lambda s: {**s, "version": 2},
+        None,
+        r"format version 2; this minigrad reads version 1",
+    ),
     "format": (lambda s: {**s, "format": "other"}, None, r"format name 'minigrad'"),
     "not json": (lambda s: "{not json", None, r"structure is not valid JSON"),
     "bad node": (lambda s: {**s, "root": [1, 2]}, None, r"the node at obj is \[1, 2\]"),
     "bad key": (
-        lambda s: {**s, "root": {"type": "dict", "items": [[{"type": "list", "items": []}, {"type": "none"}]]}},
+        lambda s: {
+            **s,
+            "root": {"type": "dict", "items": [[{"type": "list", "items": []}, {"type": "none"}]]},
+        },
         None,
         "a key of the dict",
     ),
-    "int value": (lambda s: {**s, "root": {"type": "int", "value": "7"}}, None, r"the int at obj has the value '7'"),
+    "int value": (
+        lambda s: {**s, "root": {"type": "int", "value": "7"}},
+        None,
+        r"the int at obj has the value '7'",
+    ),
     "extra entry": (
         None,
         lambda a: a.update(extra=np.zeros(1)),
@@ -360,7 +445,10 @@ BAD_FILES = {
     "text": (lambda: b"hello, this is text\n" * 10, r"is not a minigrad file"),
     "pickle": (lambda: pickle.dumps(Payload()), r"is not a minigrad file"),
     "npy": (npy_bytes, r"is a single .npy array"),
-    "npz without structure": (plain_npz, r"no '__minigrad__' entry, so it was not written by mg.save$"),
+    "npz without structure": (
+        plain_npz,
+        r"no '__minigrad__' entry, so it was not written by mg.save$",
+    ),
     "torch checkpoint": (torch_checkpoint, r"no '__minigrad__' entry.*a PyTorch checkpoint"),
 }
 
@@ -385,9 +473,17 @@ def test_object_array_entry_is_refused_without_unpickling(tmp_path):
         "version": 1,
         "root": {"type": "ndarray", "array": "0", "dtype": "|O", "shape": [1]},
     }
-    np.savez(buffer, **{"0": np.array([Payload()], dtype=object), STRUCTURE_ENTRY: np.array(json.dumps(structure))})
+    np.savez(
+        buffer,
+        **{
+            "0": np.array([Payload()], dtype=object),
+            STRUCTURE_ENTRY: np.array(json.dumps(structure)),
+        },
+    )
     RAN.clear()
-    with pytest.raises(ValueError, match=r"entry '0' holds pickled Python objects, which mg.load never unpickles"):
+    with pytest.raises(
+        ValueError, match=r"entry '0' holds pickled Python objects, which mg.load never unpickles"
+    ):
         mg.load(io.BytesIO(buffer.getvalue()))
     assert not RAN
 
@@ -430,7 +526,7 @@ def test_a_flipped_bit_in_the_weights_is_caught(tmp_path):
         mg.load(path)
 
 
-# ---- PyTorch interop ----------------------------------------------------------------------------------
+# ---- PyTorch interop -----------------------------------------------------------------------------
 def mg_model():
     return nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 3))
 
@@ -448,19 +544,28 @@ def test_a_minigrad_state_dict_loads_into_the_same_pytorch_model(tmp_path):
     theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in state.items()})
     x = np.random.default_rng(1).standard_normal((5, 4)).astype(np.float32)
     np.testing.assert_allclose(
-        model(mg.tensor(x)).array, theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
+        model(mg.tensor(x)).array,
+        theirs(torch.from_numpy(x)).detach().numpy(),
+        rtol=1e-6,
+        atol=1e-6,
     )
 
 
 def test_a_pytorch_state_dict_saved_with_mg_save_loads_into_minigrad(tmp_path):
     torch.manual_seed(0)
     theirs = torch_model()
-    mg.save({k: v.detach().cpu().numpy() for k, v in theirs.state_dict().items()}, tmp_path / "torch.npz")
+    mg.save(
+        {k: v.detach().cpu().numpy() for k, v in theirs.state_dict().items()},
+        tmp_path / "torch.npz",
+    )
     model = mg_model()
     model.load_state_dict(mg.load(tmp_path / "torch.npz"))
     x = np.random.default_rng(2).standard_normal((5, 4)).astype(np.float32)
     np.testing.assert_allclose(
-        model(mg.tensor(x)).array, theirs(torch.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
+        model(mg.tensor(x)).array,
+        theirs(torch.from_numpy(x)).detach().numpy(),
+        rtol=1e-6,
+        atol=1e-6,
     )
 
 
@@ -525,7 +630,10 @@ def test_pathlib_and_str_names_in_errors(tmp_path):
 def test_a_structure_nested_too_deeply_is_a_value_error_not_a_crash():
     root = '{"type": "list", "items": [' * 5000 + '{"type": "none"}' + "]}" * 5000
     buffer = io.BytesIO()
-    np.savez(buffer, **{STRUCTURE_ENTRY: np.array('{"format": "minigrad", "version": 1, "root": ' + root + "}")})
+    np.savez(
+        buffer,
+        **{STRUCTURE_ENTRY: np.array('{"format": "minigrad", "version": 1, "root": ' + root + "}")},
+    )
     with pytest.raises(ValueError, match="is not a valid minigrad file"):
         mg.load(io.BytesIO(buffer.getvalue()))
 
@@ -536,12 +644,15 @@ def _archive(entries, compress=False):
     root = {
         "type": "list",
         "items": [
-            {"type": "ndarray", "array": k, "dtype": v.dtype.str, "shape": list(v.shape)} for k, v in entries.items()
+            {"type": "ndarray", "array": k, "dtype": v.dtype.str, "shape": list(v.shape)}
+            for k, v in entries.items()
         ],
     }
     structure = np.array(json.dumps({"format": "minigrad", "version": 1, "root": root}))
     buffer = io.BytesIO()
-    (np.savez_compressed if compress else np.savez)(buffer, **entries, **{STRUCTURE_ENTRY: structure})
+    (np.savez_compressed if compress else np.savez)(
+        buffer, **entries, **{STRUCTURE_ENTRY: structure}
+    )
     return buffer.getvalue()
 
 
@@ -551,7 +662,9 @@ def test_a_decompression_bomb_is_refused_before_decompressing(tmp_path):
     assert len(data) < 2**15
     path = tmp_path / "bomb.npz"
     path.write_bytes(data)
-    with pytest.raises(ValueError, match=r"bomb.npz.*decompress to 16,77\d,\d+ bytes.*max_expansion"):
+    with pytest.raises(
+        ValueError, match=r"bomb.npz.*decompress to 16,77\d,\d+ bytes.*max_expansion"
+    ):
         mg.load(path)
     # a file the user trusts: a larger limit, or none
     for limit in (10_000, None):
@@ -562,7 +675,8 @@ def test_a_decompression_bomb_is_refused_before_decompressing(tmp_path):
 def test_mg_save_files_and_small_compressed_files_pass_the_expansion_check():
     big = {"w": mg.zeros(1000, 1000)}  # 4 MB of zeros, stored uncompressed by mg.save
     assert roundtrip(big)["w"].shape == (1000, 1000)
-    small = _archive({"0": np.zeros(2**17, np.float32)}, compress=True)  # 512 KiB: under the 1 MiB floor
+    # 512 KiB: under the 1 MiB floor
+    small = _archive({"0": np.zeros(2**17, np.float32)}, compress=True)
     (zeros,) = mg.load(io.BytesIO(small))
     assert zeros.shape == (2**17,)
 
@@ -584,7 +698,8 @@ def test_a_header_claiming_more_than_its_entry_holds_is_refused():
         for name, content in members.items():
             z.writestr(name, content)
     with pytest.raises(
-        ValueError, match=r"entry '0' claims a float64 array of shape \(1000000000000,\).* holds 8 bytes"
+        ValueError,
+        match=r"entry '0' claims a float64 array of shape \(1000000000000,\).* holds 8 bytes",
     ):
         mg.load(io.BytesIO(buffer.getvalue()))
 
@@ -604,6 +719,10 @@ def test_no_error_suggests_unpickling(case):
     with pytest.raises(ValueError) as info:
         mg.load(io.BytesIO(data))
     message = str(info.value)
-    assert "pickle.load" not in message and "allow_pickle=True" not in message and "trust" not in message
+    assert (
+        "pickle.load" not in message
+        and "allow_pickle=True" not in message
+        and "trust" not in message
+    )
     if case == "pickle":
         assert "minigrad does not read pickles" in message

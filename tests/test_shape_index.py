@@ -70,11 +70,23 @@ SHAPE_OPS = {
     "reshape_to_0d": (lambda x: x.reshape(()), None, (1, 1)),
     "reshape_from_0d": (lambda x: x.reshape(1, 1, 1), None, ()),
     "reshape_same": (lambda x: x.reshape(2, 3), None, (2, 3)),
-    "mg.reshape": (lambda x: mg.reshape(x, (3, -1)), lambda x: torch.reshape(x, (3, -1)), (2, 3, 4)),
+    "mg.reshape": (
+        lambda x: mg.reshape(x, (3, -1)),
+        lambda x: torch.reshape(x, (3, -1)),
+        (2, 3, 4),
+    ),
     "view": (lambda x: x.view(3, 8), None, (2, 3, 4)),
     "view_-1": (lambda x: x.view(-1), None, (2, 3, 4)),
-    "view_as": (lambda x: x.view_as(mg.zeros(6, 4)), lambda x: x.view_as(torch.zeros(6, 4)), (2, 3, 4)),
-    "reshape_as": (lambda x: x.reshape_as(mg.zeros(4, 6)), lambda x: x.reshape_as(torch.zeros(4, 6)), (2, 3, 4)),
+    "view_as": (
+        lambda x: x.view_as(mg.zeros(6, 4)),
+        lambda x: x.view_as(torch.zeros(6, 4)),
+        (2, 3, 4),
+    ),
+    "reshape_as": (
+        lambda x: x.reshape_as(mg.zeros(4, 6)),
+        lambda x: x.reshape_as(torch.zeros(4, 6)),
+        (2, 3, 4),
+    ),
     "flatten": (lambda x: x.flatten(), None, (2, 3, 4)),
     "flatten_1": (lambda x: x.flatten(1), None, (2, 3, 4)),
     "flatten_0_1": (lambda x: x.flatten(0, 1), None, (2, 3, 4)),
@@ -99,11 +111,19 @@ SHAPE_OPS = {
     "permute": (lambda x: x.permute(2, 0, 1), None, (2, 3, 4)),
     "permute_tuple": (lambda x: x.permute((1, 2, 0)), None, (2, 3, 4)),
     "permute_neg": (lambda x: x.permute(-1, 0, -2), None, (2, 3, 4)),
-    "mg.permute": (lambda x: mg.permute(x, (2, 1, 0)), lambda x: torch.permute(x, (2, 1, 0)), (2, 3, 4)),
+    "mg.permute": (
+        lambda x: mg.permute(x, (2, 1, 0)),
+        lambda x: torch.permute(x, (2, 1, 0)),
+        (2, 3, 4),
+    ),
     "transpose": (lambda x: x.transpose(0, 2), None, (2, 3, 4)),
     "transpose_neg": (lambda x: x.transpose(-1, -2), None, (2, 3, 4)),
     "transpose_same": (lambda x: x.transpose(1, 1), None, (2, 3, 4)),
-    "mg.transpose": (lambda x: mg.transpose(x, 0, 1), lambda x: torch.transpose(x, 0, 1), (2, 3, 4)),
+    "mg.transpose": (
+        lambda x: mg.transpose(x, 0, 1),
+        lambda x: torch.transpose(x, 0, 1),
+        (2, 3, 4),
+    ),
     "T_2d": (lambda x: x.T, None, (2, 3)),
     "T_1d": (lambda x: x.T, lambda x: x.permute(0), (3,)),
     "T_3d": (lambda x: x.T, lambda x: x.permute(2, 1, 0), (2, 3, 4)),
@@ -116,7 +136,11 @@ SHAPE_OPS = {
     "expand_lead": (lambda x: x.expand(2, -1, -1), None, (3, 1)),
     "expand_0d": (lambda x: x.expand(2, 3), None, ()),
     "expand_noop": (lambda x: x.expand(3, 1), None, (3, 1)),
-    "expand_as": (lambda x: x.expand_as(mg.zeros(2, 3, 4)), lambda x: x.expand_as(torch.zeros(2, 3, 4)), (3, 1)),
+    "expand_as": (
+        lambda x: x.expand_as(mg.zeros(2, 3, 4)),
+        lambda x: x.expand_as(torch.zeros(2, 3, 4)),
+        (3, 1),
+    ),
     "repeat": (lambda x: x.repeat(2, 3), None, (2, 3)),
     "repeat_more_dims": (lambda x: x.repeat(2, 1, 2), None, (2, 3)),
     "repeat_tuple": (lambda x: x.repeat((1, 2)), None, (2, 3)),
@@ -145,7 +169,9 @@ def test_shape_op_gradcheck(name):
     check_grads(fn, rand(*shape, seed=3))
 
 
-@pytest.mark.parametrize("name", ["reshape", "permute", "expand_lead", "repeat_more_dims", "flip_list", "unflatten"])
+@pytest.mark.parametrize(
+    "name", ["reshape", "permute", "expand_lead", "repeat_more_dims", "flip_list", "unflatten"]
+)
 def test_shape_op_gradgradcheck(name):
     fn, _, shape = SHAPE_OPS[name]
     # x * x makes the second derivative non-zero
@@ -162,11 +188,20 @@ def test_view_and_reshape_share_values_with_the_input():
 def test_view_of_a_transposed_matrix_raises_like_torch_and_names_the_shapes():
     """torch refuses x.T.view(6): the columns of x.T are not contiguous, so no view of
     them is one row of 6; copying quietly would break `view`'s promise to share."""
-    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+    with pytest.raises(
+        RuntimeError, match="view size is not compatible with input tensor's size and stride"
+    ):
         torch.arange(6.0).reshape(2, 3).T.view(6)
     x = mg.arange(6.0).reshape(2, 3)
-    words = ["view: shape (6,)", "input of shape (3, 2)", "strides (1, 3)", "Use .reshape(...) instead"]
-    with pytest.raises(RuntimeError, match="(?s)" + "".join(f"(?=.*{re.escape(w)})" for w in words)):
+    words = [
+        "view: shape (6,)",
+        "input of shape (3, 2)",
+        "strides (1, 3)",
+        "Use .reshape(...) instead",
+    ]
+    with pytest.raises(
+        RuntimeError, match="(?s)" + "".join(f"(?=.*{re.escape(w)})" for w in words)
+    ):
         x.T.view(6)
     assert x.T.reshape(6).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]  # reshape may copy
 
@@ -381,21 +416,32 @@ def test_chunk_split_gradcheck():
 )
 def test_cat_against_torch(shapes, dim):
     arrays = [rand(*s, seed=i) for i, s in enumerate(shapes)]
-    check_against_torch(lambda *xs: mg.cat(list(xs), dim=dim), lambda *xs: torch.cat(list(xs), dim=dim), *arrays)
+    check_against_torch(
+        lambda *xs: mg.cat(list(xs), dim=dim), lambda *xs: torch.cat(list(xs), dim=dim), *arrays
+    )
     check_against_torch(lambda *xs: mg.cat(xs, dim), lambda *xs: torch.cat(xs, dim), *arrays)
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1, -2, -3])
 def test_stack_against_torch(dim):
     arrays = [rand(2, 3, seed=i) for i in range(3)]
-    check_against_torch(lambda *xs: mg.stack(xs, dim=dim), lambda *xs: torch.stack(xs, dim=dim), *arrays)
+    check_against_torch(
+        lambda *xs: mg.stack(xs, dim=dim), lambda *xs: torch.stack(xs, dim=dim), *arrays
+    )
 
 
 def test_stack_of_0d_and_cat_stack_gradcheck():
-    check_against_torch(lambda a, b: mg.stack([a, b]), lambda a, b: torch.stack([a, b]), np.array(1.0), np.array(2.0))
+    check_against_torch(
+        lambda a, b: mg.stack([a, b]),
+        lambda a, b: torch.stack([a, b]),
+        np.array(1.0),
+        np.array(2.0),
+    )
     check_grads(lambda a, b: mg.cat([a, b], dim=1), rand(2, 1, seed=7), rand(2, 3, seed=8))
     check_grads(lambda a, b: mg.stack([a, b], dim=-1), rand(2, 3, seed=9), rand(2, 3, seed=10))
-    check_grads(lambda a, b: mg.cat([a * a, b], dim=0), rand(2, seed=11), rand(3, seed=12), second=True)
+    check_grads(
+        lambda a, b: mg.cat([a * a, b], dim=0), rand(2, seed=11), rand(3, seed=12), second=True
+    )
 
 
 def test_cat_mixed_requires_grad_and_dtypes():
@@ -422,7 +468,9 @@ def test_cat_and_stack_errors():
 
 
 # ---- indexing --------------------------------------------------------------------------
-MASK = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
+MASK = np.array(
+    [[True, False, True, False], [False, False, True, True], [True, True, False, False]]
+)
 
 INDICES = {
     "int": 1,
@@ -477,12 +525,27 @@ def _mg_index(index, as_tensor):
 @pytest.mark.parametrize("name", list(INDICES))
 def test_indexing_against_torch(name, as_tensor):
     index = INDICES[name]
-    a = rand(2, 3, 4, seed=13) if "mask_2d" not in name and "mask_and" not in name else rand(3, 4, 2, seed=13)
-    check_against_torch(lambda x: x[_mg_index(index, as_tensor)], lambda x: x[_torch_index(index)], a)
+    a = (
+        rand(2, 3, 4, seed=13)
+        if "mask_2d" not in name and "mask_and" not in name
+        else rand(3, 4, 2, seed=13)
+    )
+    check_against_torch(
+        lambda x: x[_mg_index(index, as_tensor)], lambda x: x[_torch_index(index)], a
+    )
 
 
 @pytest.mark.parametrize(
-    "name", ["int", "slice_step_offset", "none_mid", "ellipsis_mid", "int_list_dupes", "two_int_arrays", "bool_mask_0"]
+    "name",
+    [
+        "int",
+        "slice_step_offset",
+        "none_mid",
+        "ellipsis_mid",
+        "int_list_dupes",
+        "two_int_arrays",
+        "bool_mask_0",
+    ],
 )
 def test_indexing_gradcheck(name):
     check_grads(lambda x: x[INDICES[name]], rand(2, 3, 4, seed=14))
@@ -580,7 +643,9 @@ def test_index_out_of_range_raises_naming_the_shape(index):
         torch.zeros(2, 3)[index]  # torch raises too
 
 
-@pytest.mark.parametrize("index", [1.5, mg.tensor([0.0, 1.0]), [0.0, 1.0]], ids=["float", "float_tensor", "float_list"])
+@pytest.mark.parametrize(
+    "index", [1.5, mg.tensor([0.0, 1.0]), [0.0, 1.0]], ids=["float", "float_tensor", "float_list"]
+)
 def test_float_index_raises(index):
     with pytest.raises(IndexError):
         mg.zeros(3)[index]

@@ -32,7 +32,9 @@ def run(command, cwd):
     could hold a PyTorch)."""
     environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     environment["PYTHONNOUSERSITE"] = "1"
-    result = subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=TIMEOUT)
+    result = subprocess.run(
+        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=TIMEOUT
+    )
     return result.returncode, result.stdout + result.stderr
 
 
@@ -66,19 +68,28 @@ def test_a_student_copy_installs_without_torch_and_its_tests_fail_then_pass(tmp_
     assert code == 0, f"installing the copy with its student extra failed:\n{output[-3000:]}"
 
     # from another folder: the installed minigrad is the copy, and there is no torch
-    probe = "import importlib.util, minigrad; print(minigrad.__file__); print(importlib.util.find_spec('torch'))"
+    probe = (
+        "import importlib.util, minigrad; print(minigrad.__file__); "
+        "print(importlib.util.find_spec('torch'))"
+    )
     code, output = run([str(python), "-c", probe], cwd=tmp_path)
     assert code == 0, output
     module, torch = output.split()
-    assert Path(module).resolve().is_relative_to(copy.resolve()), f"minigrad came from {module}, not the copy"
+    assert Path(module).resolve().is_relative_to(copy.resolve()), (
+        f"minigrad came from {module}, not the copy"
+    )
     assert torch == "None", "torch is importable in the student's environment"
 
     # -n 0 needs pytest-xdist, which the student extra brings for the -n auto the copy keeps
     tests = [str(python), "-m", "pytest", "-n", "0", "-m", EVERY_LESSON, "-p", "no:cacheprovider"]
     code, output = run(tests, cwd=copy)
-    assert code == 1, f"expected failing tests on the student's copy (exit code 1), got {code}:\n{output[-3000:]}"
+    assert code == 1, (
+        f"expected failing tests on the student's copy (exit code 1), got {code}:\n{output[-3000:]}"
+    )
     for lesson in LESSONS.values():
-        assert f"FAILED tests/test_exercise_{lesson.name}.py::" in output, f"no test of lesson {lesson.name} failed"
+        assert f"FAILED tests/test_exercise_{lesson.name}.py::" in output, (
+            f"no test of lesson {lesson.name} failed"
+        )
     assert "NotImplementedError: exercise " in output
 
     # the student fills every gap: the answer key's files replace the copy's

@@ -11,6 +11,7 @@ build of each edition would take a minute, and tests/test_docs.py builds the ins
 import ast
 import functools
 import html
+import importlib.util
 import re
 from pathlib import Path
 
@@ -26,9 +27,14 @@ from minigrad.exercises.regions import exercise_message
 from minigrad.exercises.student_copy import lesson_sources
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs" / "lessons").glob("*.md"))
+PAGES = sorted(
+    p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs" / "lessons").glob("*.md")
+)
 PAGES.append("exercises.md")
-INCLUDE = re.compile(r'^--8<-- "(?P<path>[\w./-]+):(?P<section>[-_0-9a-z]+)"$', re.M)
+# an include of a section, `path:section`, or of a definition by name, `path::Name`
+INCLUDE = re.compile(
+    r'^--8<-- "(?P<path>[\w./-]+):(?:(?P<section>[-_0-9a-z]+)|:(?P<name>[\w.]+))"$', re.M
+)
 # the tags that end a line of the page's text (a listing's title is a <span> before its <pre>)
 BLOCK = re.compile(r"</?(?:pre|p|div|br|h[1-6]|li|tr|td|th)\b[^>]*>")
 
@@ -43,9 +49,13 @@ def render(config_file, site_dir):
         for file in (files.get_file_from_path(page) for page in PAGES):
             page = Page(None, file, config)
             page.read_source(config)
-            page.markdown = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
+            page.markdown = config.plugins.on_page_markdown(
+                page.markdown, page=page, config=config, files=files
+            )
             page.render(config, files)
-            content = config.plugins.on_page_content(page.content, page=page, config=config, files=files)
+            content = config.plugins.on_page_content(
+                page.content, page=page, config=config, files=files
+            )
             text = html.unescape(re.sub(r"<[^>]+>", "", BLOCK.sub("\n", content)))
             rendered[file.src_uri] = {line.strip() for line in text.splitlines()}
     finally:
@@ -74,28 +84,56 @@ def regions():
             lines = source.splitlines()
             functions = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
             for region in file_regions:
-                body = [line.strip() for line in lines[region.begin : region.end - 1] if line.strip()]
+                body = [
+                    line.strip() for line in lines[region.begin : region.end - 1] if line.strip()
+                ]
                 function = max(
-                    (f for f in functions if f.lineno <= region.begin <= f.end_lineno), key=lambda f: f.lineno
+                    (f for f in functions if f.lineno <= region.begin <= f.end_lineno),
+                    key=lambda f: f.lineno,
                 )
                 heading = [lines[function.lineno - 1].strip()]  # the def line
                 if ast.get_docstring(function) is not None:
-                    heading.append(lines[function.body[0].lineno - 1].strip())  # the docstring's first line
+                    # the docstring's first line
+                    heading.append(lines[function.body[0].lineno - 1].strip())
                 found.append((lesson.name, region, tuple(body), tuple(heading)))
     return tuple(found)
 
 
 @functools.cache
+def definitions_hook():
+    """overrides/hooks/definitions.py, which finds a definition included by name."""
+    spec = importlib.util.spec_from_file_location(
+        "definitions", ROOT / "overrides/hooks/definitions.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
 def shown_on(page):
-    """The regions whose code `page` includes: those inside one of its `--8<--` sections."""
+    """The regions whose code `page` includes: those inside one of its `--8<--` sections or
+    definitions."""
     text = (ROOT / "docs" / page).read_text()
     shown = []
     for match in INCLUDE.finditer(text):
-        lines = (ROOT / match["path"]).read_text().splitlines()
-        numbered = [(number, line.strip()) for number, line in enumerate(lines, start=1)]
-        start = next(number for number, line in numbered if line == f"# --8<-- [start:{match['section']}]")
-        end = next(number for number, line in numbered if line == f"# --8<-- [end:{match['section']}]")
-        shown += [r for r in regions() if r[1].path == match["path"] and start < r[1].begin < r[1].end < end]
+        source = (ROOT / match["path"]).read_text()
+        if match["name"]:  # the definition's lines (overrides/hooks/definitions.py)
+            first, last = definitions_hook().definition_lines(source, match["name"])
+            start, end = first - 1, last + 1
+        else:
+            numbered = [
+                (number, line.strip()) for number, line in enumerate(source.splitlines(), start=1)
+            ]
+            start = next(
+                n for n, line in numbered if line == f"# --8<-- [start:{match['section']}]"
+            )
+            end = next(n for n, line in numbered if line == f"# --8<-- [end:{match['section']}]")
+        shown += [
+            r
+            for r in regions()
+            if r[1].path == match["path"] and start < r[1].begin < r[1].end < end
+        ]
     return tuple(shown)
 
 
@@ -119,7 +157,9 @@ def test_the_lessons_include_solutions_so_the_check_below_means_something():
     shown = {page: shown_on(page) for page in PAGES}
     assert sum(len(s) for s in shown.values()) >= 10, shown
     assert {lesson for s in shown.values() for lesson, *_ in s} == set(LESSONS)
-    assert all(solution_only(body) for _, _, body, _ in regions()), "a region whose every line is found elsewhere"
+    assert all(solution_only(body) for _, _, body, _ in regions()), (
+        "a region whose every line is found elsewhere"
+    )
 
 
 @pytest.mark.slow
@@ -142,7 +182,9 @@ def test_the_student_edition_shows_the_exercises_and_no_solution(editions, page)
         gap = f"raise NotImplementedError({exercise_message(lesson, region.hint)!r})"
         assert gap in lines, f"{page}: {region.name} is not shown as the exercise ({gap})"
         for line in filter(None, heading):
-            assert line in lines, f"{page}: {region.name}'s signature or docstring is missing: {line!r}"
+            assert line in lines, (
+                f"{page}: {region.name}'s signature or docstring is missing: {line!r}"
+            )
 
 
 @pytest.mark.slow
@@ -152,6 +194,10 @@ def test_the_exercises_page_says_which_edition_it_is(editions):
 
 
 def test_an_unknown_edition_is_a_clear_error(tmp_path):
-    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path), extra={"edition": "teacher"})
-    with pytest.raises(PluginError, match="extra.edition is 'teacher'; expected one of instructor, student"):
+    config = load_config(
+        str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path), extra={"edition": "teacher"}
+    )
+    with pytest.raises(
+        PluginError, match="extra.edition is 'teacher'; expected one of instructor, student"
+    ):
         config.plugins.on_config(config)

@@ -20,9 +20,13 @@ W2, B2 = rng.standard_normal((1, 4)).astype(np.float32) * 0.5, np.zeros(1, np.fl
 
 
 def network(lib):
-    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.ReLU(), lib.nn.Linear(4, 1))
+    net = lib.nn.Sequential(
+        lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.ReLU(), lib.nn.Linear(4, 1)
+    )
     with lib.no_grad():
-        for p, value in zip(net.parameters(), [W1, B1, np.ones(4, np.float32), np.zeros(4, np.float32), W2, B2]):
+        for p, value in zip(
+            net.parameters(), [W1, B1, np.ones(4, np.float32), np.zeros(4, np.float32), W2, B2]
+        ):
             p.copy_(lib.tensor(value))
     return net
 
@@ -31,7 +35,9 @@ def train(lib, make_average, anneal_strategy="cos", epochs=6, swa_start=2):
     net = network(lib)
     optimizer = lib.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
     swa = make_average(lib, net)
-    scheduler = lib.optim.swa_utils.SWALR(optimizer, swa_lr=0.05, anneal_epochs=3, anneal_strategy=anneal_strategy)
+    scheduler = lib.optim.swa_utils.SWALR(
+        optimizer, swa_lr=0.05, anneal_epochs=3, anneal_strategy=anneal_strategy
+    )
     rates = []
     x, y = lib.tensor(X), lib.tensor(Y)
     for epoch in range(epochs):
@@ -59,7 +65,9 @@ def train(lib, make_average, anneal_strategy="cos", epochs=6, swa_start=2):
 
 AVERAGES = {
     "swa": lambda lib, net: lib.optim.swa_utils.AveragedModel(net),
-    "ema": lambda lib, net: lib.optim.swa_utils.AveragedModel(net, avg_fn=lib.optim.swa_utils.get_ema_avg_fn(0.9)),
+    "ema": lambda lib, net: lib.optim.swa_utils.AveragedModel(
+        net, avg_fn=lib.optim.swa_utils.get_ema_avg_fn(0.9)
+    ),
     "ema multi": lambda lib, net: lib.optim.swa_utils.AveragedModel(
         net, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.9)
     ),
@@ -98,7 +106,9 @@ def test_swalr_rates_and_state_dict_as_torch():
             scheduler.step()
             rates.append(scheduler.get_last_lr())
         state = scheduler.state_dict()
-        fresh = lib.optim.swa_utils.SWALR(optimizer, swa_lr=0.3, anneal_epochs=1, anneal_strategy="linear")
+        fresh = lib.optim.swa_utils.SWALR(
+            optimizer, swa_lr=0.3, anneal_epochs=1, anneal_strategy="linear"
+        )
         fresh.load_state_dict(state)
         optimizer.step()
         fresh.step()
@@ -112,7 +122,10 @@ def test_swalr_rates_and_state_dict_as_torch():
 @pytest.mark.parametrize(
     "make, error",
     [
-        (lambda lib, opt: lib.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_strategy="step"), ValueError),
+        (
+            lambda lib, opt: lib.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_strategy="step"),
+            ValueError,
+        ),
         (lambda lib, opt: lib.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=-1), ValueError),
         (lambda lib, opt: lib.optim.swa_utils.SWALR(opt, swa_lr=[0.1, 0.2]), ValueError),
         (lambda lib, opt: lib.optim.swa_utils.get_ema_avg_fn(1.5), ValueError),

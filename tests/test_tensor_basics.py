@@ -115,7 +115,9 @@ def test_grad_is_filled_by_backward_on_leaves_only():
 
 
 # ---- item / tolist / numpy ---------------------------------------------------------
-@pytest.mark.parametrize("data, expected", [(3.5, 3.5), ([[7]], 7), ([True], True), (-2, -2)], ids=repr)
+@pytest.mark.parametrize(
+    "data, expected", [(3.5, 3.5), ([[7]], 7), ([True], True), (-2, -2)], ids=repr
+)
 def test_item_returns_a_python_number(data, expected):
     value, tvalue = mg.tensor(data).item(), torch.tensor(data).item()
     assert value == expected == tvalue and type(value) is type(tvalue)
@@ -127,7 +129,9 @@ def test_item_raises_unless_one_element(shape):
         mg.zeros(*shape).item()
 
 
-@pytest.mark.parametrize("data", [[[1.5, 2.0], [3.0, 4.0]], [1, 2, 3], 2.5, [[True], [False]], []], ids=repr)
+@pytest.mark.parametrize(
+    "data", [[[1.5, 2.0], [3.0, 4.0]], [1, 2, 3], 2.5, [[True], [False]], []], ids=repr
+)
 def test_tolist_like_torch(data):
     out, expected = mg.tensor(data).tolist(), torch.tensor(data).tolist()
     assert out == expected
@@ -194,7 +198,8 @@ def test_requires_grad_raises_for_non_leaves():
 
 # ---- conversions ------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "method, dtype", [("float", np.float32), ("double", np.float64), ("long", np.int64), ("bool", np.bool_)]
+    "method, dtype",
+    [("float", np.float32), ("double", np.float64), ("long", np.int64), ("bool", np.bool_)],
 )
 @pytest.mark.parametrize("data", [[1.5, -2.7, 0.0], [3, 0, -1]], ids=repr)
 def test_dtype_conversion_methods_like_torch(method, dtype, data):
@@ -219,7 +224,9 @@ def test_to_same_dtype_or_cpu_returns_self_and_cuda_raises():
 
 @pytest.mark.parametrize("method", ["double", "float"])
 def test_cast_gradient_arrives_in_the_input_dtype(method):
-    x = mg.tensor([1.0, 2.0], dtype=mg.float64 if method == "float" else mg.float32, requires_grad=True)
+    x = mg.tensor(
+        [1.0, 2.0], dtype=mg.float64 if method == "float" else mg.float32, requires_grad=True
+    )
     y = getattr(x, method)()
     assert y.requires_grad and y.dtype != x.dtype
     (y * y).sum().backward()
@@ -262,7 +269,10 @@ def test_repr_like_torch(make):
 
 def test_repr_examples_from_the_spec():
     assert repr(mg.tensor([1.0, 2.0], requires_grad=True)) == "tensor([1., 2.], requires_grad=True)"
-    assert repr(mg.tensor([1.0, 2.0], requires_grad=True) * 2) == "tensor([2., 4.], grad_fn=<MulBackward0>)"
+    assert (
+        repr(mg.tensor([1.0, 2.0], requires_grad=True) * 2)
+        == "tensor([2., 4.], grad_fn=<MulBackward0>)"
+    )
     assert repr(mg.tensor([1.0], dtype=mg.float64)) == "tensor([1.], dtype=minigrad.float64)"
     assert str(mg.tensor([1, 2])) == "tensor([1, 2])"
 
@@ -397,9 +407,10 @@ INPLACE = [
 @pytest.mark.parametrize("other", [2.0, "tensor", "broadcast"])
 def test_inplace_on_tensor_without_grad(op, name, ref, other):
     a = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
-    b = {"tensor": np.array([[2.0, 4.0], [0.5, 1.0]], dtype=np.float32), "broadcast": np.array([2.0, 4.0])}.get(
-        other, other
-    )
+    b = {
+        "tensor": np.array([[2.0, 4.0], [0.5, 1.0]], dtype=np.float32),
+        "broadcast": np.array([2.0, 4.0]),
+    }.get(other, other)
     t = mg.tensor(a)
     storage = t.array
     result = getattr(t, f"__{op}__")(mg.tensor(b) if isinstance(b, np.ndarray) else b)

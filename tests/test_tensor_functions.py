@@ -126,15 +126,31 @@ OPS = {
     "mg.topk": (lambda x: mg.topk(x, 1, 0)[0], lambda x: torch.topk(x, 1, 0)[0], [(4, 3)]),
     "msort": (lambda x: x.msort(), None, [(4, 3)]),
     # gather / scatter / index_select
-    "gather_dim0": (lambda x: x.gather(0, mgi(IDX_ROWS)), lambda x: x.gather(0, ti(IDX_ROWS)), [(3, 4)]),
-    "gather_dim1": (lambda x: mg.gather(x, 1, mgi(IDX_COLS)), lambda x: torch.gather(x, 1, ti(IDX_COLS)), [(3, 4)]),
-    "gather_small_index": (lambda x: x.gather(1, mgi([[1], [0]])), lambda x: x.gather(1, ti([[1], [0]])), [(3, 4)]),
+    "gather_dim0": (
+        lambda x: x.gather(0, mgi(IDX_ROWS)),
+        lambda x: x.gather(0, ti(IDX_ROWS)),
+        [(3, 4)],
+    ),
+    "gather_dim1": (
+        lambda x: mg.gather(x, 1, mgi(IDX_COLS)),
+        lambda x: torch.gather(x, 1, ti(IDX_COLS)),
+        [(3, 4)],
+    ),
+    "gather_small_index": (
+        lambda x: x.gather(1, mgi([[1], [0]])),
+        lambda x: x.gather(1, ti([[1], [0]])),
+        [(3, 4)],
+    ),
     "scatter": (
         lambda x, s: x.scatter(1, mgi(IDX_PERM), s),
         lambda x, s: x.scatter(1, ti(IDX_PERM), s),
         [(3, 4), (3, 2)],
     ),
-    "scatter_value": (lambda x: x.scatter(1, mgi(IDX_PERM), 2.5), lambda x: x.scatter(1, ti(IDX_PERM), 2.5), [(3, 4)]),
+    "scatter_value": (
+        lambda x: x.scatter(1, mgi(IDX_PERM), 2.5),
+        lambda x: x.scatter(1, ti(IDX_PERM), 2.5),
+        [(3, 4)],
+    ),
     "scatter_add": (
         lambda x, s: x.scatter_add(1, mgi(IDX_COLS), s),
         lambda x, s: x.scatter_add(1, ti(IDX_COLS), s),
@@ -179,7 +195,11 @@ OPS = {
     "cumsum": (lambda x: x.cumsum(1), None, [(3, 4)]),
     "mg.cumsum_dim0": (lambda x: mg.cumsum(x, 0), lambda x: torch.cumsum(x, 0), [(3, 4)]),
     "cumprod": (lambda x: x.cumprod(1), None, [(3, 4)]),
-    "mg.cumprod_dim0": (lambda x: mg.cumprod(x, dim=0), lambda x: torch.cumprod(x, dim=0), [(3, 4)]),
+    "mg.cumprod_dim0": (
+        lambda x: mg.cumprod(x, dim=0),
+        lambda x: torch.cumprod(x, dim=0),
+        [(3, 4)],
+    ),
     "flip": (lambda x: mg.flip(x, (0, 1)), lambda x: torch.flip(x, (0, 1)), [(3, 4)]),
     "flip_dims_kw": (lambda x: x.flip(dims=[1]), None, [(3, 4)]),
     "roll": (lambda x: x.roll(1, 0), None, [(3, 4)]),
@@ -203,9 +223,21 @@ OPS = {
     "norm_p0": (lambda x: x.norm(p=0, dim=1), None, [(3, 4)]),
     "norm_dims": (lambda x: x.norm(dim=(0, 2)), None, [(2, 3, 4)]),
     "linalg.norm": (lambda x: mg.linalg.norm(x), lambda x: torch.linalg.norm(x), [(3, 4)]),
-    "linalg.norm_dim": (lambda x: mg.linalg.norm(x, dim=1), lambda x: torch.linalg.norm(x, dim=1), [(3, 4)]),
-    "linalg.norm_ord1_vector": (lambda x: mg.linalg.norm(x, 1), lambda x: torch.linalg.norm(x, 1), [(5,)]),
-    "linalg.norm_ord1_matrix": (lambda x: mg.linalg.norm(x, 1), lambda x: torch.linalg.norm(x, 1), [(3, 4)]),
+    "linalg.norm_dim": (
+        lambda x: mg.linalg.norm(x, dim=1),
+        lambda x: torch.linalg.norm(x, dim=1),
+        [(3, 4)],
+    ),
+    "linalg.norm_ord1_vector": (
+        lambda x: mg.linalg.norm(x, 1),
+        lambda x: torch.linalg.norm(x, 1),
+        [(5,)],
+    ),
+    "linalg.norm_ord1_matrix": (
+        lambda x: mg.linalg.norm(x, 1),
+        lambda x: torch.linalg.norm(x, 1),
+        [(3, 4)],
+    ),
     "linalg.norm_inf_matrix": (
         lambda x: mg.linalg.norm(x, float("inf"), keepdim=True),
         lambda x: torch.linalg.norm(x, float("inf"), keepdim=True),
@@ -216,7 +248,11 @@ OPS = {
         lambda x: torch.linalg.norm(x, "fro", dim=(0, 2)),
         [(2, 3, 4)],
     ),
-    "linalg.vector_norm": (lambda x: mg.linalg.vector_norm(x), lambda x: torch.linalg.vector_norm(x), [(3, 4)]),
+    "linalg.vector_norm": (
+        lambda x: mg.linalg.vector_norm(x),
+        lambda x: torch.linalg.vector_norm(x),
+        [(3, 4)],
+    ),
     "linalg.vector_norm_ord": (
         lambda x: mg.linalg.vector_norm(x, ord=1.5, dim=(0, 1), keepdim=True),
         lambda x: torch.linalg.vector_norm(x, ord=1.5, dim=(0, 1), keepdim=True),
@@ -256,14 +292,22 @@ OPS = {
         lambda c, a, b: torch.baddbmm(c, a, b, beta=2.0, alpha=0.5),
         [(2, 3, 5), (2, 3, 4), (2, 4, 5)],
     ),
-    "baddbmm_broadcast_input": (lambda c, a, b: c.baddbmm(a, b), None, [(1, 5), (2, 3, 4), (2, 4, 5)]),
+    "baddbmm_broadcast_input": (
+        lambda c, a, b: c.baddbmm(a, b),
+        None,
+        [(1, 5), (2, 3, 4), (2, 4, 5)],
+    ),
     "mg.matmul_keywords": (
         lambda a, b: mg.matmul(input=a, other=b),
         lambda a, b: torch.matmul(input=a, other=b),
         [(2, 3, 4), (4,)],
     ),
     # arithmetic with torch's keywords
-    "add_alpha": (lambda a, b: mg.add(a, b, alpha=3), lambda a, b: torch.add(a, b, alpha=3), [(3, 4), (4,)]),
+    "add_alpha": (
+        lambda a, b: mg.add(a, b, alpha=3),
+        lambda a, b: torch.add(a, b, alpha=3),
+        [(3, 4), (4,)],
+    ),
     "add_keywords": (
         lambda a, b: mg.add(input=a, other=b, alpha=-0.5),
         lambda a, b: torch.add(input=a, other=b, alpha=-0.5),
@@ -297,7 +341,18 @@ def test_gradcheck(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["sort", "topk", "gather_dim1", "scatter", "scatter_add", "index_select", "cumsum", "diag_matrix", "roll"]
+    "name",
+    [
+        "sort",
+        "topk",
+        "gather_dim1",
+        "scatter",
+        "scatter_add",
+        "index_select",
+        "cumsum",
+        "diag_matrix",
+        "roll",
+    ],
 )
 def test_gradgradcheck(name):
     fn, _, shapes = OPS[name]
@@ -334,7 +389,10 @@ def test_div_rounding_modes_against_torch_with_zero_gradient(mode):
     a = np.array([[5.0, -5.0, 7.5, -7.5, 0.5], [3.0, -3.0, 1.0, -0.1, 9.0]])
     b = np.array([2.0, 2.0, -2.0, 2.0, 0.3])
     check_against_torch(
-        lambda x, y: mg.div(x, y, rounding_mode=mode), lambda x, y: torch.div(x, y, rounding_mode=mode), a, b
+        lambda x, y: mg.div(x, y, rounding_mode=mode),
+        lambda x, y: torch.div(x, y, rounding_mode=mode),
+        a,
+        b,
     )
     x, y = leaf(a), leaf(b)
     x.div(y, rounding_mode=mode).sum().backward()
@@ -344,12 +402,17 @@ def test_div_rounding_modes_against_torch_with_zero_gradient(mode):
 @pytest.mark.parametrize("mode", ["trunc", "floor"])
 def test_div_rounding_of_integers_and_by_zero_like_torch(mode):
     a, b = np.array([7, -7, 6, -1, 0]), np.array([2, 2, -4, 3, 5])
-    out, tout = mg.div(mg.tensor(a), mg.tensor(b), rounding_mode=mode), torch.div(ti(a), ti(b), rounding_mode=mode)
+    out, tout = (
+        mg.div(mg.tensor(a), mg.tensor(b), rounding_mode=mode),
+        torch.div(ti(a), ti(b), rounding_mode=mode),
+    )
     assert out.dtype == np.int64 and out.tolist() == tout.tolist()
     out, tout = mg.tensor(a).div(2.5, rounding_mode=mode), ti(a).div(2.5, rounding_mode=mode)
     assert out.dtype == np.float32 and out.tolist() == tout.tolist()
     f = np.array([5.0, -5.0, 0.0])
-    assert_close(mg.div(mg.tensor(f), 0.0, rounding_mode=mode), torch.div(ti(f), 0.0, rounding_mode=mode))
+    assert_close(
+        mg.div(mg.tensor(f), 0.0, rounding_mode=mode), torch.div(ti(f), 0.0, rounding_mode=mode)
+    )
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         mg.div(mg.tensor(a), 0, rounding_mode=mode)
     with pytest.raises(RuntimeError, match="rounding_mode"):
@@ -377,7 +440,9 @@ def test_integer_floor_divide_and_remainder_by_zero_raise_like_torch(name):
         case(torch, torch.tensor)
     op = "floor_divide" if "//" in name else "remainder"
     with np.errstate(all="raise"):  # no NumPy warning on the way
-        with pytest.raises(RuntimeError, match=rf"ZeroDivisionError: {op} of (u)?int(8|32|64) values by 0"):
+        with pytest.raises(
+            RuntimeError, match=rf"ZeroDivisionError: {op} of (u)?int(8|32|64) values by 0"
+        ):
             case(mg, mg.tensor)
 
 
@@ -421,7 +486,8 @@ def test_floor_divide_and_remainder_values_and_dtypes_like_torch(name):
 
 def test_remainder_gradient_like_torch():
     """a % b = a - floor(a / b) * b: dL/da = dL/dy, dL/db = -dL/dy * floor(a / b)."""
-    a = np.array([[5.0, -5.0, 7.5, -7.5, 0.5], [3.0, -3.0, 1.0, -0.1, 8.9]])  # a / b off the integers
+    # a / b off the integers
+    a = np.array([[5.0, -5.0, 7.5, -7.5, 0.5], [3.0, -3.0, 1.0, -0.1, 8.9]])
     b = np.array([2.0, 2.0, -2.0, 2.0, 0.3])
     check_against_torch(lambda x, y: x % y, lambda x, y: x % y, a, b)
     check_against_torch(lambda x: x % 1.5, lambda x: x % 1.5, a)
@@ -444,14 +510,18 @@ WITH_NAN = np.array([1.0, np.nan, 0.0, np.inf, -np.inf, np.nan, 2.0])
 
 
 @pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize("data", [TIES, WITH_NAN, rand(4, 5, seed=3)], ids=["ties", "nan", "random"])
+@pytest.mark.parametrize(
+    "data", [TIES, WITH_NAN, rand(4, 5, seed=3)], ids=["ties", "nan", "random"]
+)
 def test_stable_sort_values_and_indices_like_torch(data, descending):
     values, indices = mg.sort(mg.tensor(data), descending=descending, stable=True)
     tvalues, tindices = torch.sort(ti(data), descending=descending, stable=True)
     np.testing.assert_array_equal(values.array, tvalues.numpy())
     np.testing.assert_array_equal(indices.array, tindices.numpy())
     assert indices.dtype == np.int64
-    np.testing.assert_array_equal(mg.tensor(data).argsort(descending=descending).array, tindices.numpy())
+    np.testing.assert_array_equal(
+        mg.tensor(data).argsort(descending=descending).array, tindices.numpy()
+    )
 
 
 def test_sort_along_dim0_and_of_ints_and_0d():
@@ -546,7 +616,10 @@ def test_multinomial_without_replacement_draws_distinct_categories():
 
 def test_multinomial_draws_zero_weights_only_after_the_others_like_torch():
     weights = [1.0, 0.0, 0.0, 2.0]
-    for draws in (mg.multinomial(mg.tensor(weights), 3).tolist(), torch.multinomial(ti(weights), 3).tolist()):
+    for draws in (
+        mg.multinomial(mg.tensor(weights), 3).tolist(),
+        torch.multinomial(ti(weights), 3).tolist(),
+    ):
         assert sorted(draws[:2]) == [0, 3] and draws[2] in (1, 2)
 
 
@@ -589,7 +662,7 @@ def test_bernoulli_samples_and_in_place_forms():
         mg.bernoulli(mg.tensor([1.5]))
 
 
-# ---- integer and bool inputs ------------------------------------------------------------------------
+# ---- integer and bool inputs ---------------------------------------------------------------------
 def test_integer_results_like_torch():
     a = np.array([[1, 2, 3], [4, 5, 6]])
     for fn in (
@@ -616,27 +689,63 @@ def test_cumsum_of_0d_like_torch():
     [
         (lambda: mg.mm(mg.zeros(2, 3), mg.zeros(2, 3)), r"mm.*2x3 and 2x3"),
         (lambda: mg.mm(mg.zeros(2, 3, 1), mg.zeros(1, 3)), r"mm.*\(2, 3, 1\)"),
-        (lambda: mg.bmm(mg.zeros(2, 2, 3), mg.zeros(3, 3, 3)), r"bmm.*batch.*\(2, 2, 3\).*\(3, 3, 3\)"),
+        (
+            lambda: mg.bmm(mg.zeros(2, 2, 3), mg.zeros(3, 3, 3)),
+            r"bmm.*batch.*\(2, 2, 3\).*\(3, 3, 3\)",
+        ),
         (lambda: mg.bmm(mg.zeros(2, 3), mg.zeros(3, 3)), r"bmm.*3-D"),
         (lambda: mg.addmm(mg.zeros(3), mg.zeros(2, 3), mg.zeros(3, 2)), r"addmm.*\(3,\).*\(2, 2\)"),
-        (lambda: mg.baddbmm(mg.zeros(2, 2), mg.zeros(1, 2, 3), mg.zeros(1, 4, 2)), r"baddbmm.*1x2x3 and 1x4x2"),
-        (lambda: mg.gather(mg.zeros(2, 3), 1, mg.tensor([[0, 5]])), r"gather.*index 5.*dimension 1.*size 3"),
+        (
+            lambda: mg.baddbmm(mg.zeros(2, 2), mg.zeros(1, 2, 3), mg.zeros(1, 4, 2)),
+            r"baddbmm.*1x2x3 and 1x4x2",
+        ),
+        (
+            lambda: mg.gather(mg.zeros(2, 3), 1, mg.tensor([[0, 5]])),
+            r"gather.*index 5.*dimension 1.*size 3",
+        ),
         (lambda: mg.gather(mg.zeros(2, 3), 1, mg.tensor([[0, -1]])), r"gather.*index -1"),
-        (lambda: mg.gather(mg.zeros(2, 3), 1, mg.tensor([0, 1])), r"gather.*dimensions.*\(2,\).*\(2, 3\)"),
+        (
+            lambda: mg.gather(mg.zeros(2, 3), 1, mg.tensor([0, 1])),
+            r"gather.*dimensions.*\(2,\).*\(2, 3\)",
+        ),
         (lambda: mg.gather(mg.zeros(2, 3), 1, mg.tensor([[0.0]])), r"gather.*integer.*float"),
-        (lambda: mg.gather(mg.zeros(2, 3), 1, mg.zeros(3, 1, dtype=mg.int64)), r"gather.*\(3, 1\).*\(2, 3\)"),
+        (
+            lambda: mg.gather(mg.zeros(2, 3), 1, mg.zeros(3, 1, dtype=mg.int64)),
+            r"gather.*\(3, 1\).*\(2, 3\)",
+        ),
         (
             lambda: mg.scatter(mg.zeros(2, 3), 1, mg.tensor([[0, 1]]), mg.ones(1, 1)),
             r"scatter.*\(1, 2\).*src \(1, 1\)",
         ),
-        (lambda: mg.scatter(mg.zeros(2, 3), 1, mg.tensor([[0]]), mg.ones(1, 1, dtype=mg.int64)), r"scatter.*dtype"),
-        (lambda: mg.scatter_add(mg.zeros(2, 3), 0, mg.tensor([[2]]), mg.ones(1, 1)), r"scatter_add.*index 2"),
-        (lambda: mg.index_select(mg.zeros(2, 3), 1, mg.tensor([[0]])), r"index_select.*vector.*\(1, 1\)"),
-        (lambda: mg.index_select(mg.zeros(2, 3), 1, mg.tensor([3])), r"index_select.*index 3.*size 3"),
+        (
+            lambda: mg.scatter(mg.zeros(2, 3), 1, mg.tensor([[0]]), mg.ones(1, 1, dtype=mg.int64)),
+            r"scatter.*dtype",
+        ),
+        (
+            lambda: mg.scatter_add(mg.zeros(2, 3), 0, mg.tensor([[2]]), mg.ones(1, 1)),
+            r"scatter_add.*index 2",
+        ),
+        (
+            lambda: mg.index_select(mg.zeros(2, 3), 1, mg.tensor([[0]])),
+            r"index_select.*vector.*\(1, 1\)",
+        ),
+        (
+            lambda: mg.index_select(mg.zeros(2, 3), 1, mg.tensor([3])),
+            r"index_select.*index 3.*size 3",
+        ),
         (lambda: mg.index_fill(mg.zeros(2, 3), 1, mg.tensor([-4]), 1.0), r"index_fill.*index -4"),
-        (lambda: mg.masked_fill(mg.zeros(3), mg.tensor([1, 0, 0]), 1.0), r"masked_fill.*boolean.*int64"),
-        (lambda: mg.masked_fill(mg.zeros(3), mg.tensor([True, False]), 1.0), r"masked_fill.*\(2,\).*\(3,\)"),
-        (lambda: mg.zeros(3).masked_fill(mg.tensor([True, False, True]), mg.ones(2)), r"masked_fill.*0-dim"),
+        (
+            lambda: mg.masked_fill(mg.zeros(3), mg.tensor([1, 0, 0]), 1.0),
+            r"masked_fill.*boolean.*int64",
+        ),
+        (
+            lambda: mg.masked_fill(mg.zeros(3), mg.tensor([True, False]), 1.0),
+            r"masked_fill.*\(2,\).*\(3,\)",
+        ),
+        (
+            lambda: mg.zeros(3).masked_fill(mg.tensor([True, False, True]), mg.ones(2)),
+            r"masked_fill.*0-dim",
+        ),
         (lambda: mg.diag(mg.zeros(2, 3, 4)), r"diag.*\(2, 3, 4\)"),
         (lambda: mg.trace(mg.zeros(3)), r"trace.*matrix.*\(3,\)"),
         (lambda: mg.roll(mg.zeros(2, 3), (1, 2), 0), r"roll.*shifts: 2, dims: 1"),
@@ -669,7 +778,9 @@ def test_scatter_reduce_argument_like_torch_and_not_differentiable():
     mine = mg.ones(2, 3).scatter_(1, mg.tensor(idx), 4.0, reduce="add")
     assert mine.tolist() == torch.ones(2, 3).scatter_(1, ti(idx), 4.0, reduce="add").tolist()
     with pytest.raises(RuntimeError, match="derivative"):
-        mg.ones(2, 3, requires_grad=True).scatter(1, mg.tensor(idx), mg.tensor(src), reduce="multiply")
+        mg.ones(2, 3, requires_grad=True).scatter(
+            1, mg.tensor(idx), mg.tensor(src), reduce="multiply"
+        )
     with pytest.raises(RuntimeError, match="'add' or 'multiply'"):
         mg.ones(2, 3).scatter(1, mg.tensor(idx), mg.tensor(src), reduce="max")
 
@@ -707,7 +818,9 @@ def test_isnan_isinf_isfinite_like_torch(fn):
 
 
 @pytest.mark.parametrize("fn", ["all", "any"])
-@pytest.mark.parametrize("dim, keepdim", [(None, False), (0, False), (1, True), ((0, 2), False), (-1, True)])
+@pytest.mark.parametrize(
+    "dim, keepdim", [(None, False), (0, False), (1, True), ((0, 2), False), (-1, True)]
+)
 @pytest.mark.parametrize("dtype", [np.bool_, np.float64, np.int64, np.uint8])
 def test_all_any_like_torch(fn, dim, keepdim, dtype):
     data = (rand(3, 4, 2, seed=4) > 0.3).astype(dtype)
@@ -721,7 +834,7 @@ def test_all_any_like_torch(fn, dim, keepdim, dtype):
     assert str(mine.dtype) == str(theirs.dtype).replace("torch.", "")
 
 
-# ---- every mg.* function here has torch's parameter names and defaults ----------------------------
+# ---- every mg.* function here has torch's parameter names and defaults ---------------------------
 SIGNATURES = {
     "topk": torch.topk,
     "sort": torch.sort,
@@ -757,7 +870,9 @@ def _torch_parameters(fn):
     """Parameter names and defaults from the first line of a torch docstring, e.g.
     'topk(input, k, dim=None, largest=True, sorted=True, *, out=None) -> ...'."""
     line = fn.__doc__.strip().splitlines()[0]
-    inside = line[line.index("(") + 1 : line.rindex(")", 0, line.index("->") if "->" in line else None)]
+    inside = line[
+        line.index("(") + 1 : line.rindex(")", 0, line.index("->") if "->" in line else None)
+    ]
     params = []
     for part in (p.strip() for p in inside.split(",")):
         if part in ("*", ""):
@@ -791,9 +906,12 @@ def test_keyword_calls_like_torch():
     ta, tb = ti(rand(2, 3)), ti(rand(3, 2))
     assert_close(mg.mm(input=a, mat2=b), torch.mm(input=ta, mat2=tb))
     assert_close(mg.sub(input=a, other=1.0, alpha=2), torch.sub(input=ta, other=1.0, alpha=2))
-    assert_close(mg.gather(input=a, dim=1, index=mg.tensor([[0], [2]])), torch.gather(ta, 1, ti([[0], [2]])))
     assert_close(
-        mg.topk(input=a, k=2, dim=0, largest=False).values, torch.topk(input=ta, k=2, dim=0, largest=False).values
+        mg.gather(input=a, dim=1, index=mg.tensor([[0], [2]])), torch.gather(ta, 1, ti([[0], [2]]))
+    )
+    assert_close(
+        mg.topk(input=a, k=2, dim=0, largest=False).values,
+        torch.topk(input=ta, k=2, dim=0, largest=False).values,
     )
     assert_close(mg.linalg.vector_norm(a, ord=3), torch.linalg.vector_norm(ta, ord=3))
 
@@ -801,7 +919,8 @@ def test_keyword_calls_like_torch():
 def test_method_forms_exist_for_every_function():
     x = mg.tensor(rand(3, 3))
     for name in [
-        "topk", "sort", "argsort", "msort", "unique", "multinomial", "mm", "bmm", "addmm", "baddbmm",
+        "topk", "sort", "argsort", "msort", "unique", "multinomial", "mm", "bmm", "addmm",
+        "baddbmm",
         "gather", "scatter", "scatter_add", "index_select", "index_fill", "masked_fill", "cumsum",
         "cumprod", "flip", "roll", "diag", "trace", "norm", "allclose", "isclose", "equal", "all",
         "any", "add", "sub", "mul", "div", "pow", "nelement", "numel", "dim",

@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 import minigrad as mg
 from minigrad.data import DataLoader, tiny_shakespeare
 from minigrad.data.shakespeare import TINY_SHAKESPEARE_FILE
-from minigrad.text import GPT2_SPLIT_PATTERN, BPETokenizer, CharTokenizer, TextDataset, train_val_split
+from minigrad.text import (
+    GPT2_SPLIT_PATTERN,
+    BPETokenizer,
+    CharTokenizer,
+    TextDataset,
+    train_val_split,
+)
 
 # What nanoGPT's data/shakespeare_char/prepare.py prints for this file.
 SHAKESPEARE_CHARS = "\n !$&',-.3:;?ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -177,11 +183,26 @@ def test_gpt2_pre_split():
     # "\n\nyes": the whitespace run before a word gives up its last character, which
     # (not being a space) becomes a chunk of its own, as with GPT-2's regex
     chunks = re.findall(GPT2_SPLIT_PATTERN, "Hello world's 42 cats!!  ok_go\n\nyes")
-    assert chunks == ["Hello", " world", "'s", " 42", " cats", "!!", " ", " ok", "_", "go", "\n", "\n", "yes"]
+    assert chunks == [
+        "Hello",
+        " world",
+        "'s",
+        " 42",
+        " cats",
+        "!!",
+        " ",
+        " ok",
+        "_",
+        "go",
+        "\n",
+        "\n",
+        "yes",
+    ]
 
 
 def test_no_merge_crosses_a_chunk():
-    # "a." never occurs inside a chunk, so there is nothing to merge; without the split, "a." wins (4 against 3)
+    # "a." never occurs inside a chunk, so there is nothing to merge; without the split, "a." wins
+    # (4 against 3)
     assert BPETokenizer.train("a.a.a.a.", 300).merges == []
     assert BPETokenizer.train("a.a.a.a.", 257, pattern=None).merges == [(97, 46)]
 
@@ -212,7 +233,6 @@ def shakespeare_bpe(shakespeare):
     return BPETokenizer.train(shakespeare[:100_000], 512)
 
 
-# --8<-- [start:bpe_round_trip]
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_bpe_round_trip_is_exact_on_any_string(shakespeare_bpe, text):
@@ -220,7 +240,6 @@ def test_bpe_round_trip_is_exact_on_any_string(shakespeare_bpe, text):
     assert all(0 <= i < 512 for i in ids)
     assert shakespeare_bpe.decode(ids) == text
     assert "".join(re.findall(GPT2_SPLIT_PATTERN, text)) == text  # the pre-split loses nothing
-    # --8<-- [end:bpe_round_trip]
 
 
 @settings(max_examples=50, deadline=None)
@@ -277,7 +296,7 @@ def test_bpe_errors(tmp_path):
         BPETokenizer.load(tmp_path / "char.json")
 
 
-# ---- damaged or wrong tokenizer files: ValueErrors that name the file -------------------------------
+# ---- damaged or wrong tokenizer files: ValueErrors that name the file ----------------------------
 CHAR_OK = '{"type": "char", "chars": ["a", "b", "c"]}'
 BPE_OK = '{"type": "bpe", "pattern": null, "merges": [[97, 98], [256, 99]]}'
 
@@ -308,21 +327,49 @@ BAD_BPE_FILES = {
     "a-list": ("[[97, 98]]", "expected a JSON object, got a JSON array"),
     "no-merges": ('{"type": "bpe", "pattern": null}', "lacks the key 'merges'"),
     "no-pattern": ('{"type": "bpe", "merges": []}', "lacks the key 'pattern'"),
-    "merges-a-dict": ('{"type": "bpe", "pattern": null, "merges": {"97": 98}}', "'merges' must be a list"),
-    "merge-of-three": ('{"type": "bpe", "pattern": null, "merges": [[97, 98, 99]]}', "merge 0 is [97, 98, 99]"),
-    "merge-of-floats": ('{"type": "bpe", "pattern": null, "merges": [[97.5, 98]]}', "merge 0 is [97.5, 98]"),
-    "merge-of-strings": ('{"type": "bpe", "pattern": null, "merges": [["a", "b"]]}', "merge 0 is ['a', 'b']"),
-    "merge-of-bools": ('{"type": "bpe", "pattern": null, "merges": [[true, 98]]}', "merge 0 is [True, 98]"),
-    "unknown-id": ('{"type": "bpe", "pattern": null, "merges": [[97, 98], [300, 99]]}', "only ids 0..256 exist"),
-    "negative-id": ('{"type": "bpe", "pattern": null, "merges": [[-1, 98]]}', "only ids 0..255 exist"),
-    "pattern-a-number": ('{"type": "bpe", "pattern": 5, "merges": []}', "'pattern' must be a string or null"),
-    "pattern-not-a-regex": ('{"type": "bpe", "pattern": "(", "merges": []}', "'pattern' is not a regular expression"),
+    "merges-a-dict": (
+        '{"type": "bpe", "pattern": null, "merges": {"97": 98}}',
+        "'merges' must be a list",
+    ),
+    "merge-of-three": (
+        '{"type": "bpe", "pattern": null, "merges": [[97, 98, 99]]}',
+        "merge 0 is [97, 98, 99]",
+    ),
+    "merge-of-floats": (
+        '{"type": "bpe", "pattern": null, "merges": [[97.5, 98]]}',
+        "merge 0 is [97.5, 98]",
+    ),
+    "merge-of-strings": (
+        '{"type": "bpe", "pattern": null, "merges": [["a", "b"]]}',
+        "merge 0 is ['a', 'b']",
+    ),
+    "merge-of-bools": (
+        '{"type": "bpe", "pattern": null, "merges": [[true, 98]]}',
+        "merge 0 is [True, 98]",
+    ),
+    "unknown-id": (
+        '{"type": "bpe", "pattern": null, "merges": [[97, 98], [300, 99]]}',
+        "only ids 0..256 exist",
+    ),
+    "negative-id": (
+        '{"type": "bpe", "pattern": null, "merges": [[-1, 98]]}',
+        "only ids 0..255 exist",
+    ),
+    "pattern-a-number": (
+        '{"type": "bpe", "pattern": 5, "merges": []}',
+        "'pattern' must be a string or null",
+    ),
+    "pattern-not-a-regex": (
+        '{"type": "bpe", "pattern": "(", "merges": []}',
+        "'pattern' is not a regular expression",
+    ),
 }
 
 
 @pytest.mark.parametrize(
     "cls, contents, message",
-    [(CharTokenizer, *v) for v in BAD_CHAR_FILES.values()] + [(BPETokenizer, *v) for v in BAD_BPE_FILES.values()],
+    [(CharTokenizer, *v) for v in BAD_CHAR_FILES.values()]
+    + [(BPETokenizer, *v) for v in BAD_BPE_FILES.values()],
     ids=[f"char-{k}" for k in BAD_CHAR_FILES] + [f"bpe-{k}" for k in BAD_BPE_FILES],
 )
 def test_a_bad_tokenizer_file_is_a_value_error_naming_the_file(cls, contents, message, tmp_path):
@@ -332,7 +379,8 @@ def test_a_bad_tokenizer_file_is_a_value_error_naming_the_file(cls, contents, me
         cls.load(path)
     assert f"{cls.__name__}.load: {path}" in str(info.value)
     assert message in str(info.value)
-    assert type(info.value) is ValueError  # not a JSONDecodeError, KeyError or re.error that slipped through
+    # not a JSONDecodeError, KeyError or re.error that slipped through
+    assert type(info.value) is ValueError
 
 
 @pytest.mark.parametrize("cls", [CharTokenizer, BPETokenizer])

@@ -7,8 +7,9 @@ thread trains, did exactly that. A crash would take pytest down with it, so the 
 runs in a child process; the test reads its return code and the losses it printed.
 
 The tasks are tiny and deterministic: each run must learn (its loss, averaged over 4
-steps, falls below half its start) and, since every kernel computes the same sums in the same order whichever thread
-calls it, the losses of the runs side by side must equal those of the runs one at a time.
+steps, falls below half its start) and, since every kernel computes the same sums in the same order
+whichever thread calls it, the losses of the runs side by side must equal those of the runs one at
+a time.
 """
 
 import json
@@ -121,12 +122,16 @@ print(json.dumps({"alone": alone, "together": together}))
 
 def run_child(script, timeout=300):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def test_models_trained_in_threads_alongside_loader_workers_learn_as_when_run_alone():
     result = run_child(WORKLOAD)
-    assert result.returncode == 0, f"the child died (return code {result.returncode}):\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"the child died (return code {result.returncode}):\n{result.stderr[-3000:]}"
+    )
     losses = json.loads(result.stdout.splitlines()[-1])
     for kind in ("cnn", "attention", "loader"):
         alone, together = losses["alone"][kind], losses["together"][kind]
@@ -151,7 +156,9 @@ def test_a_kernel_called_while_this_thread_holds_the_kernel_lock_does_not_deadlo
     worker = threading.Thread(target=nested, daemon=True)  # a deadlock fails the test, not the run
     worker.start()
     worker.join(timeout=120)
-    assert not worker.is_alive(), "a kernel called under the lock, from the same thread, never returned"
+    assert not worker.is_alive(), (
+        "a kernel called under the lock, from the same thread, never returned"
+    )
     np.testing.assert_array_equal(result[0], expected)
 
 

@@ -39,12 +39,19 @@ print(json.dumps({
 
 
 def probe(**env):
-    """What a fresh `import minigrad` leaves in effect, with only `env` of the thread variables set."""
+    """What a fresh `import minigrad` leaves in effect, with only `env` of the thread variables
+    set."""
     clean = {
-        k: v for k, v in os.environ.items() if k not in (*BLAS_VARIABLES, "NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS")
+        k: v
+        for k, v in os.environ.items()
+        if k not in (*BLAS_VARIABLES, "NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS")
     }
     result = subprocess.run(
-        [sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", PROBE],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])

@@ -124,9 +124,15 @@ HOMES = {
         "clamp_min clamp_max square reciprocal".split(),
         "minigrad.ops.unary_functions",
     ),
-    **dict.fromkeys("sum mean var std prod logsumexp amax amin argmax argmin max min".split(), "minigrad.ops.reduce"),
     **dict.fromkeys(
-        "reshape flatten unflatten squeeze unsqueeze permute transpose repeat chunk split unbind".split(),
+        "sum mean var std prod logsumexp amax amin argmax argmin max min".split(),
+        "minigrad.ops.reduce",
+    ),
+    **dict.fromkeys(
+        (
+            "reshape flatten unflatten squeeze unsqueeze permute transpose repeat chunk split "
+            "unbind"
+        ).split(),
         "minigrad.ops.shape",
     ),
     "softmax": "minigrad.ops.activation",
@@ -143,7 +149,9 @@ HOMES = {
 def test_written_out_next_to_its_functions(name):
     fn = getattr(mg, name)
     assert fn.__module__ == HOMES[name]
-    assert inspect.getsource(fn).startswith(f"def {name}("), "a generated function, not one written out"
+    assert inspect.getsource(fn).startswith(f"def {name}("), (
+        "a generated function, not one written out"
+    )
     doc = inspect.getdoc(fn)
     assert doc and "\n" not in doc, f"mg.{name} needs a one-line docstring, got {doc!r}"
 
@@ -168,13 +176,17 @@ def _torch_parameter_names(name):
     fn = getattr(torch, name, None)
     if fn is None:  # torch.repeat does not exist; Tensor.repeat(*repeats) does, on input
         doc = getattr(torch.Tensor, name).__doc__
-        return {"input"} | set().union(*map(_parameter_names, re.findall(rf"^{name}\((.*?)\)", doc, re.M)))
+        return {"input"} | set().union(
+            *map(_parameter_names, re.findall(rf"^{name}\((.*?)\)", doc, re.M))
+        )
     names = set()
     try:
         names |= set(inspect.signature(fn).parameters)
     except (TypeError, ValueError):  # a builtin without one
         pass
-    for args in re.findall(rf"^\s*(?:\.\. function:: )?{name}\((.*?)\)\s*(?:->|$)", fn.__doc__ or "", re.M):
+    for args in re.findall(
+        rf"^\s*(?:\.\. function:: )?{name}\((.*?)\)\s*(?:->|$)", fn.__doc__ or "", re.M
+    ):
         names |= _parameter_names(args)
     try:
         fn()
@@ -195,7 +207,9 @@ def test_signature_has_torchs_parameter_names(name):
     mine = [p.name for p in parameters]
     theirs = _torch_parameter_names(name)
     assert theirs & {"input", "tensor", "obj"}, theirs  # the parsing found torch's names
-    assert set(mine) <= theirs, f"mg.{name}{inspect.signature(getattr(mg, name))}: torch's names are {theirs}"
+    assert set(mine) <= theirs, (
+        f"mg.{name}{inspect.signature(getattr(mg, name))}: torch's names are {theirs}"
+    )
 
 
 def test_help_shows_the_parameters():
@@ -211,7 +225,10 @@ SPECIAL = np.array([[1.0, np.nan, -np.inf], [np.inf, -2.0, 0.0]])
 
 # name, input, args, kwargs: keyword arguments use torch's names, so a wrong name fails
 CASES = [
-    *[(n, X, (), {}) for n in "exp sin cos tanh sigmoid relu erf abs sign floor ceil square".split()],
+    *[
+        (n, X, (), {})
+        for n in "exp sin cos tanh sigmoid relu erf abs sign floor ceil square".split()
+    ],
     *[(n, P, (), {}) for n in "log sqrt rsqrt reciprocal".split()],
     *[(n, SPECIAL, (), {}) for n in "isnan isinf isfinite".split()],
     ("round", X * 10, (), {"decimals": 1}),
@@ -273,7 +290,9 @@ def test_every_function_has_a_case():
     assert {case[0] for case in CASES} == set(HOMES) - {"is_tensor", "numel"}
 
 
-@pytest.mark.parametrize("name, array, args, kwargs", CASES, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "name, array, args, kwargs", CASES, ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_returns_what_torch_and_the_method_return(name, array, args, kwargs):
     out = getattr(mg, name)(mg.tensor(array), *args, **kwargs)
     torch_fn = getattr(torch, name, None) or getattr(torch.Tensor, name)

@@ -18,7 +18,7 @@ from minigrad.models import GPT, MLP
 from minigrad.text import CharTokenizer
 from minigrad.train_gpt import fixed_blocks_loss
 
-# ---- the README's figures: what the commands print at their default settings ------------------------
+# ---- the README's figures: what the commands print at their default settings ---------------------
 README = Path(__file__).resolve().parents[1] / "README.md"
 # The seed is fixed, but another CPU may round differently and end a run a test image away from
 # the figure measured for the README (which says so): accuracies are compared as counts of the 359
@@ -38,7 +38,9 @@ def readme_row(command):
     training commands (the table whose header starts `| command |`), as {column: cell}."""
     lines = README.read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("| command |")), None)
-    assert start is not None, "README.md: no table of the training commands (a header `| command | ...`)"
+    assert start is not None, (
+        "README.md: no table of the training commands (a header `| command | ...`)"
+    )
     header = [cell.strip() for cell in lines[start].strip("|").split("|")]
     for line in lines[start + 2 :]:
         if not line.startswith("|"):
@@ -59,7 +61,8 @@ def stated_range(cell):
 
 # The README's figures were measured on 2 cores, where Numba runs the kernels on 2 threads. The
 # CNN's and the ResNet's results depend on that number (a weight gradient is summed in one part per
-# share of the threads), and their cells add the range of 1 to 4 threads: "98.9% (1 to 4 cores: ...)".
+# share of the threads), and their cells add the range of 1 to 4 threads: "98.9% (1 to 4 cores:
+# ...)".
 MEASURED_ON_THREADS = 2
 
 
@@ -89,7 +92,9 @@ def printed_accuracy_and_epochs(out):
 def readme_epochs(command):
     length = readme_row(command)["default length"]
     match = re.fullmatch(r"(\d+) (epochs|iterations)", length)
-    assert match, f"README.md: {command}'s default length {length!r} is not 'N epochs' or 'N iterations'"
+    assert match, (
+        f"README.md: {command}'s default length {length!r} is not 'N epochs' or 'N iterations'"
+    )
     return int(match[1])
 
 
@@ -105,7 +110,8 @@ def test_the_readme_command_prints_the_readme_accuracy(tmp_path, capsys, monkeyp
     assert epochs == readme_epochs("minigrad-train") == train.MODELS["mlp"]["epochs"]
     out = tmp_path / "runs" / "mlp"
     history = json.loads((out / "run.json").read_text())["history"]
-    assert f"{100 * history['test_accuracy'][-1]:.1f}" == f"{accuracy:.1f}"  # what it saved is what it said
+    # what it saved is what it said
+    assert f"{100 * history['test_accuracy'][-1]:.1f}" == f"{accuracy:.1f}"
     assert history["train_loss"][-1] < history["train_loss"][0] / 10
     for name in ("model.npz", "run.json", "curves.png"):
         assert (out / name).stat().st_size > 0
@@ -115,11 +121,16 @@ def test_the_readme_command_prints_the_readme_accuracy(tmp_path, capsys, monkeyp
 def test_readme_figures_are_parsed_from_its_table():
     """The parser the tests above use, on the README itself: every command of the job has a
     row, with a figure and a length in it (a renamed column or a reworded cell fails here)."""
-    for command in ["minigrad-train", *(f"minigrad-train --model {m}" for m in ("cnn", "resnet", "gpt"))]:
+    for command in [
+        "minigrad-train",
+        *(f"minigrad-train --model {m}" for m in ("cnn", "resnet", "gpt")),
+    ]:
         low, high = stated_range(readme_row(command)["prints at the end"])
         assert 0 < low <= high and readme_epochs(command) > 0
     assert readme_epochs("minigrad-train --model gpt") == train_gpt.SETTINGS["default"]["iters"]
-    assert readme_epochs("minigrad-train --model gpt --quick") == train_gpt.SETTINGS["quick"]["iters"]
+    assert (
+        readme_epochs("minigrad-train --model gpt --quick") == train_gpt.SETTINGS["quick"]["iters"]
+    )
     assert stated_range("test accuracy: 97.2%") == (97.2, 97.2)
     assert stated_range("validation 1.78–1.80") == (1.78, 1.80)
     assert stated_range("test accuracy: 98.9% (1 to 4 cores: 97.8–98.9%)") == (98.9, 98.9)
@@ -239,7 +250,9 @@ def test_runs_of_two_models_land_in_two_folders(tmp_path, monkeypatch):
     train.run(["--model", "resnet", "--max-steps", "1", "--no-plot"])
     assert json.loads(mlp_record)["settings"]["model"] == "mlp"
     assert (tmp_path / "runs" / "mlp" / "run.json").read_text() == mlp_record
-    resnet_settings = json.loads((tmp_path / "runs" / "resnet" / "run.json").read_text())["settings"]
+    resnet_settings = json.loads((tmp_path / "runs" / "resnet" / "run.json").read_text())[
+        "settings"
+    ]
     assert resnet_settings["model"] == "resnet" and resnet_settings["out"] == "runs/resnet"
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["mlp", "resnet"]
 
@@ -258,10 +271,20 @@ def test_convolutional_models_print_the_readme_accuracy(tmp_path, capsys, model)
     assert settings["model"] == model
 
 
-# ---- minigrad-train --model gpt ----------------------------------------------------------------------
+# ---- minigrad-train --model gpt ------------------------------------------------------------------
 def test_gpt_job_writes_its_files_and_beats_the_unigram_baseline(tmp_path, capsys):
     history = train.run(
-        ["--model", "gpt", "--quick", "--iters", "100", "--sample-tokens", "40", "--out", str(tmp_path)]
+        [
+            "--model",
+            "gpt",
+            "--quick",
+            "--iters",
+            "100",
+            "--sample-tokens",
+            "40",
+            "--out",
+            str(tmp_path),
+        ]
     )
     out = capsys.readouterr().out
     baseline = history["unigram_baseline"]
@@ -279,31 +302,65 @@ def test_gpt_job_writes_its_files_and_beats_the_unigram_baseline(tmp_path, capsy
 
 def test_gpt_saved_weights_reproduce_the_reported_loss(tmp_path):
     history = train.run(
-        ["--model=gpt", "--quick", "--iters", "20", "--no-plot", "--sample-tokens", "0", "--out", str(tmp_path)]
+        [
+            "--model=gpt",
+            "--quick",
+            "--iters",
+            "20",
+            "--no-plot",
+            "--sample-tokens",
+            "0",
+            "--out",
+            str(tmp_path),
+        ]
     )
     run = json.loads((tmp_path / "run.json").read_text())
     settings = run["settings"]
-    assert settings["iters"] == 20 and settings["quick"] and settings["model_config"]["max_len"] == 32
+    assert (
+        settings["iters"] == 20 and settings["quick"] and settings["model_config"]["max_len"] == 32
+    )
     assert run["history"]["final_val_loss"] == pytest.approx(history["final_val_loss"])
     model = GPT.from_config(settings["model_config"])
     model.load_state_dict(mg.load(tmp_path / "model.npz"))
     tokenizer = CharTokenizer.load(tmp_path / "tokenizer.json")
     text = tiny_shakespeare()
     val_ids = np.asarray(tokenizer.encode(text[int(0.9 * len(text)) :]), dtype=np.int64)
-    assert fixed_blocks_loss(model, val_ids, 32) == pytest.approx(history["final_val_loss"], rel=1e-5)
+    assert fixed_blocks_loss(model, val_ids, 32) == pytest.approx(
+        history["final_val_loss"], rel=1e-5
+    )
     assert not (tmp_path / "curves.png").exists()  # --no-plot
 
 
 def test_gpt_job_trains_on_any_text_file(tmp_path, capsys):
-    text = "".join(f"{word} likes {other}.\n" for word in ("ann", "bob", "cy") for other in ("tea", "rain", "jam")) * 40
+    text = (
+        "".join(
+            f"{word} likes {other}.\n"
+            for word in ("ann", "bob", "cy")
+            for other in ("tea", "rain", "jam")
+        )
+        * 40
+    )
     path = tmp_path / "tiny.txt"
     path.write_text(text, encoding="utf-8")
     history = train.run(
-        ["--model", "gpt", "--quick", "--iters", "60", "--text", str(path), "--no-plot", "--out", str(tmp_path / "o")]
+        [
+            "--model",
+            "gpt",
+            "--quick",
+            "--iters",
+            "60",
+            "--text",
+            str(path),
+            "--no-plot",
+            "--out",
+            str(tmp_path / "o"),
+        ]
     )
     assert str(path) in capsys.readouterr().out
     settings = json.loads((tmp_path / "o" / "run.json").read_text())["settings"]
-    assert settings["source"] == str(path) and settings["model_config"]["vocab_size"] == len(set(text))
+    assert settings["source"] == str(path) and settings["model_config"]["vocab_size"] == len(
+        set(text)
+    )
     assert history["final_val_loss"] < history["unigram_baseline"] / 2  # a very regular text
 
 
@@ -312,7 +369,9 @@ def test_gpt_quick_run_prints_the_readme_loss(tmp_path, capsys):
     # its wall time is measured from outside and stated in the README (benchmarks/RESULTS.md)
     history = train.run(["--model", "gpt", "--quick", "--no-plot", "--out", str(tmp_path)])
     printed = re.findall(
-        r"^final loss on fixed blocks: train [\d.]+, validation (\d+\.\d+) ", capsys.readouterr().out, re.M
+        r"^final loss on fixed blocks: train [\d.]+, validation (\d+\.\d+) ",
+        capsys.readouterr().out,
+        re.M,
     )
     assert len(printed) == 1
     assert_printed_as_stated("minigrad-train --model gpt --quick", float(printed[0]), LOSS_SLACK)
@@ -320,7 +379,7 @@ def test_gpt_quick_run_prints_the_readme_loss(tmp_path, capsys):
     assert history["final_val_loss"] < 2.5
 
 
-# ---- every argument and the output folder checked before training ----------------------------------
+# ---- every argument and the output folder checked before training --------------------------------
 def usage_error(call, capsys):
     """The one-line message of the argparse usage error (exit status 2) that call() must give."""
     with pytest.raises(SystemExit) as exit_info:
@@ -379,7 +438,9 @@ def out_under_a_file(tmp_path):
 @pytest.mark.parametrize(
     "job", [["--epochs", "1"], ["--model", "gpt", "--quick", "--iters", "2"]], ids=["digits", "gpt"]
 )
-def test_an_output_folder_that_cannot_be_made_is_refused_before_training(job, tmp_path, capsys, monkeypatch):
+def test_an_output_folder_that_cannot_be_made_is_refused_before_training(
+    job, tmp_path, capsys, monkeypatch
+):
     trained = []
     monkeypatch.setattr(train, "train_one_epoch", lambda *a: trained.append(1))
     monkeypatch.setattr(train_gpt, "train_step", lambda *a: trained.append(1))
@@ -389,19 +450,25 @@ def test_an_output_folder_that_cannot_be_made_is_refused_before_training(job, tm
     assert trained == []
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes into read-only folders")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes into read-only folders"
+)
 def test_a_read_only_output_folder_is_refused_before_training(tmp_path, capsys):
     out = tmp_path / "read_only"
     out.mkdir()
     out.chmod(0o500)
     try:
-        line = usage_error(lambda: train.main(["--epochs", "1", "--no-plot", "--out", str(out)]), capsys)
+        line = usage_error(
+            lambda: train.main(["--epochs", "1", "--no-plot", "--out", str(out)]), capsys
+        )
     finally:
         out.chmod(0o700)
     assert "argument --out:" in line and str(out) in line
 
 
-def test_an_output_folder_that_cannot_be_written_is_refused_before_training(tmp_path, capsys, monkeypatch):
+def test_an_output_folder_that_cannot_be_written_is_refused_before_training(
+    tmp_path, capsys, monkeypatch
+):
     """The same for a folder that exists but takes no files (read-only; root ignores the mode
     bits, so the refusal of the probe file is simulated here)."""
 
@@ -439,7 +506,17 @@ def test_gpt_job_refuses_a_text_it_cannot_train_on(case, tmp_path, capsys, monke
         path.write_bytes(bytes(range(128)) * 10)  # valid UTF-8, but NUL bytes: not text
     elif case in ("empty", "short"):
         path.write_text("" if case == "empty" else "too short", encoding="utf-8")
-    call = ["--model", "gpt", "--quick", "--iters", "2", "--text", str(path), "--out", str(tmp_path / "o")]
+    call = [
+        "--model",
+        "gpt",
+        "--quick",
+        "--iters",
+        "2",
+        "--text",
+        str(path),
+        "--out",
+        str(tmp_path / "o"),
+    ]
     line = usage_error(lambda: train.main(call), capsys)
     assert "argument --text:" in line and str(path) in line
     expected = {
@@ -471,7 +548,9 @@ def exits_130(call):
     assert exit_info.type is SystemExit and exit_info.value.code == 130
 
 
-def test_digits_job_interrupted_saves_the_model_and_the_history_and_exits_130(tmp_path, capsys, monkeypatch):
+def test_digits_job_interrupted_saves_the_model_and_the_history_and_exits_130(
+    tmp_path, capsys, monkeypatch
+):
     real_epoch, models = train.train_one_epoch, []
 
     def ctrl_c_in_epoch_2(model, loader, optimizer, scheduler, bar, device="cpu"):
@@ -492,7 +571,9 @@ def test_digits_job_interrupted_saves_the_model_and_the_history_and_exits_130(tm
         np.testing.assert_array_equal(saved[name].numpy(), value.numpy())  # the weights at Ctrl-C
 
 
-def test_gpt_job_interrupted_saves_the_model_tokenizer_and_history_and_exits_130(tmp_path, capsys, monkeypatch):
+def test_gpt_job_interrupted_saves_the_model_tokenizer_and_history_and_exits_130(
+    tmp_path, capsys, monkeypatch
+):
     real_step, models = train_gpt.train_step, []
 
     def ctrl_c_at_step_4(model, *args):
@@ -502,13 +583,18 @@ def test_gpt_job_interrupted_saves_the_model_tokenizer_and_history_and_exits_130
         return real_step(model, *args)
 
     monkeypatch.setattr(train_gpt, "train_step", ctrl_c_at_step_4)
-    exits_130(lambda: train.main(["--model", "gpt", "--quick", "--iters", "50", "--out", str(tmp_path)]))
+    exits_130(
+        lambda: train.main(["--model", "gpt", "--quick", "--iters", "50", "--out", str(tmp_path)])
+    )
     err = capsys.readouterr().err
     assert "interrupted" in err and str(tmp_path) in err
     run = json.loads((tmp_path / "run.json").read_text())
     assert run["interrupted"] == {"iter": 3}
     assert len(run["history"]["step_loss"]) == 3
-    assert CharTokenizer.load(tmp_path / "tokenizer.json").vocab_size == run["settings"]["model_config"]["vocab_size"]
+    assert (
+        CharTokenizer.load(tmp_path / "tokenizer.json").vocab_size
+        == run["settings"]["model_config"]["vocab_size"]
+    )
     saved = mg.load(tmp_path / "model.npz")
     for name, value in models[-1].state_dict().items():
         np.testing.assert_array_equal(saved[name].numpy(), value.numpy())

@@ -93,10 +93,24 @@ def both(arrays):
 def layer_pair(cls_name, norm_first, activation="relu", seed=0, **kwargs):
     torch.manual_seed(seed)
     theirs = getattr(torch.nn, cls_name)(
-        D, NHEAD, FF, dropout=0.1, activation=activation, batch_first=True, norm_first=norm_first, **kwargs
+        D,
+        NHEAD,
+        FF,
+        dropout=0.1,
+        activation=activation,
+        batch_first=True,
+        norm_first=norm_first,
+        **kwargs,
     ).double()
     mine = getattr(nn, cls_name)(
-        D, NHEAD, FF, dropout=0.1, activation=activation, batch_first=True, norm_first=norm_first, **kwargs
+        D,
+        NHEAD,
+        FF,
+        dropout=0.1,
+        activation=activation,
+        batch_first=True,
+        norm_first=norm_first,
+        **kwargs,
     )
     mine = load_from(theirs, mine.double())
     theirs.eval(), mine.eval()  # dropout off: the outputs are deterministic
@@ -136,15 +150,31 @@ def test_decoder_layer_matches_pytorch(norm_first, mask_kind):
         theirs,
         mine,
         [rand(B, T, D, seed=1), rand(B, S, D, seed=2)],
-        dict(tgt_mask=tm, tgt_key_padding_mask=tp, tgt_is_causal=causal, memory_mask=tmm, memory_key_padding_mask=tmp),
-        dict(tgt_mask=mm, tgt_key_padding_mask=mp, tgt_is_causal=causal, memory_mask=mmm, memory_key_padding_mask=mmp),
+        dict(
+            tgt_mask=tm,
+            tgt_key_padding_mask=tp,
+            tgt_is_causal=causal,
+            memory_mask=tmm,
+            memory_key_padding_mask=tmp,
+        ),
+        dict(
+            tgt_mask=mm,
+            tgt_key_padding_mask=mp,
+            tgt_is_causal=causal,
+            memory_mask=mmm,
+            memory_key_padding_mask=mmp,
+        ),
     )
 
 
 def test_seq_first_and_unbatched_layers_match_pytorch():
     torch.manual_seed(0)
-    theirs = torch.nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=False, norm_first=False).double()
-    mine = nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=False, norm_first=False)
+    theirs = torch.nn.TransformerDecoderLayer(
+        D, NHEAD, FF, dropout=0.0, batch_first=False, norm_first=False
+    ).double()
+    mine = nn.TransformerDecoderLayer(
+        D, NHEAD, FF, dropout=0.0, batch_first=False, norm_first=False
+    )
     mine = load_from(theirs, mine.double())
     compare(theirs, mine, [rand(T, B, D, seed=1), rand(S, B, D, seed=2)], dict(tgt_is_causal=False))
     compare(theirs, mine, [rand(T, D, seed=3), rand(S, D, seed=4)])  # unbatched: (T, d_model)
@@ -153,7 +183,16 @@ def test_seq_first_and_unbatched_layers_match_pytorch():
 def test_layer_submodule_names_are_pytorchs():
     mine = nn.TransformerDecoderLayer(D, NHEAD, FF)
     names = [n for n, _ in mine.named_children()]
-    for name in ["self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "norm3"]:
+    for name in [
+        "self_attn",
+        "multihead_attn",
+        "linear1",
+        "dropout",
+        "linear2",
+        "norm1",
+        "norm2",
+        "norm3",
+    ]:
         assert name in names
     assert {"dropout1", "dropout2", "dropout3"} <= set(names)
 
@@ -176,7 +215,11 @@ def default_arguments(cls):
     """{argument: default} of a class's constructor; a callable default by its name
     (torch's activation default is the function F.relu, minigrad's the name 'relu')."""
     params = inspect.signature(cls).parameters.values()
-    return {p.name: getattr(p.default, "__name__", p.default) for p in params if p.default is not p.empty}
+    return {
+        p.name: getattr(p.default, "__name__", p.default)
+        for p in params
+        if p.default is not p.empty
+    }
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -206,7 +249,13 @@ def test_encoder_layer_defaults_match_pytorch():
     theirs = torch.nn.TransformerEncoderLayer(D, NHEAD).double().eval()
     mine = load_from(theirs, nn.TransformerEncoderLayer(D, NHEAD).double()).eval()
     tp, mp = padding_of(B, T)
-    compare(theirs, mine, [rand(T, B, D, seed=1)], dict(src_key_padding_mask=tp), dict(src_key_padding_mask=mp))
+    compare(
+        theirs,
+        mine,
+        [rand(T, B, D, seed=1)],
+        dict(src_key_padding_mask=tp),
+        dict(src_key_padding_mask=mp),
+    )
     assert_pytorch_layout_defaults(theirs, mine)
 
 
@@ -229,10 +278,15 @@ def test_decoder_layer_defaults_match_pytorch():
 
 def test_encoder_stack_defaults_match_pytorch():
     torch.manual_seed(0)
-    theirs = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(D, NHEAD), 2).double().eval()
-    mine = load_from(theirs, nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NHEAD), 2).double()).eval()
+    theirs = (
+        torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(D, NHEAD), 2).double().eval()
+    )
+    mine = load_from(
+        theirs, nn.TransformerEncoder(nn.TransformerEncoderLayer(D, NHEAD), 2).double()
+    ).eval()
     tp, mp = padding_of(B, T, additive=True)  # float, as the mask (torch warns on mixed types)
-    causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)  # detected as causal
+    # detected as causal
+    causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)
     compare(
         theirs,
         mine,
@@ -247,8 +301,12 @@ def test_encoder_stack_defaults_match_pytorch():
 
 def test_decoder_stack_defaults_match_pytorch():
     torch.manual_seed(0)
-    theirs = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(D, NHEAD), 2).double().eval()
-    mine = load_from(theirs, nn.TransformerDecoder(nn.TransformerDecoderLayer(D, NHEAD), 2).double()).eval()
+    theirs = (
+        torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(D, NHEAD), 2).double().eval()
+    )
+    mine = load_from(
+        theirs, nn.TransformerDecoder(nn.TransformerDecoderLayer(D, NHEAD), 2).double()
+    ).eval()
     tp, mp = padding_of(B, S)
     causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64)
     compare(
@@ -268,7 +326,9 @@ def test_transformer_defaults_match_pytorch():
     parameters; test_default_arguments_are_pytorchs checks those defaults); the layout,
     the norm placement, the activation, eps, bias and dropout are left to the defaults."""
     torch.manual_seed(0)
-    sizes = dict(d_model=D, nhead=NHEAD, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=FF)
+    sizes = dict(
+        d_model=D, nhead=NHEAD, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=FF
+    )
     theirs = torch.nn.Transformer(**sizes).double().eval()
     mine = load_from(theirs, nn.Transformer(**sizes).double()).eval()
     tp, mp = padding_of(B, S)
@@ -277,11 +337,18 @@ def test_transformer_defaults_match_pytorch():
         theirs,
         mine,
         [rand(S, B, D, seed=1), rand(T, B, D, seed=2)],
-        dict(tgt_mask=torch.tensor(causal.numpy()), src_key_padding_mask=tp, memory_key_padding_mask=tp),
+        dict(
+            tgt_mask=torch.tensor(causal.numpy()),
+            src_key_padding_mask=tp,
+            memory_key_padding_mask=tp,
+        ),
         dict(tgt_mask=causal, src_key_padding_mask=mp, memory_key_padding_mask=mp),
     )
     assert mine.batch_first is theirs.batch_first is False
-    for t, m in zip([*theirs.encoder.layers, *theirs.decoder.layers], [*mine.encoder.layers, *mine.decoder.layers]):
+    for t, m in zip(
+        [*theirs.encoder.layers, *theirs.decoder.layers],
+        [*mine.encoder.layers, *mine.decoder.layers],
+    ):
         assert_pytorch_layout_defaults(t, m)
 
 
@@ -289,9 +356,15 @@ def test_transformer_defaults_match_pytorch():
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_encoder_stack_matches_pytorch(norm_first):
     torch.manual_seed(0)
-    tlayer = torch.nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
-    theirs = torch.nn.TransformerEncoder(tlayer, 2, norm=torch.nn.LayerNorm(D), enable_nested_tensor=False).double()
-    mlayer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+    tlayer = torch.nn.TransformerEncoderLayer(
+        D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=norm_first
+    )
+    theirs = torch.nn.TransformerEncoder(
+        tlayer, 2, norm=torch.nn.LayerNorm(D), enable_nested_tensor=False
+    ).double()
+    mlayer = nn.TransformerEncoderLayer(
+        D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=norm_first
+    )
     mine = load_from(theirs, nn.TransformerEncoder(mlayer, 2, norm=nn.LayerNorm(D)).double())
     padding = torch_masks("bool", T, T)[1]
     compare(
@@ -305,9 +378,13 @@ def test_encoder_stack_matches_pytorch(norm_first):
 
 def test_decoder_stack_matches_pytorch():
     torch.manual_seed(0)
-    tlayer = torch.nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True)
+    tlayer = torch.nn.TransformerDecoderLayer(
+        D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True
+    )
     theirs = torch.nn.TransformerDecoder(tlayer, 2, norm=torch.nn.LayerNorm(D)).double()
-    mlayer = nn.TransformerDecoderLayer(D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True)
+    mlayer = nn.TransformerDecoderLayer(
+        D, NHEAD, FF, dropout=0.0, batch_first=True, norm_first=True
+    )
     mine = nn.TransformerDecoder(mlayer, 2, norm=nn.LayerNorm(D))
     mine = load_from(theirs, mine.double())
     causal = torch.nn.Transformer.generate_square_subsequent_mask(T, dtype=torch.float64)
@@ -316,14 +393,23 @@ def test_decoder_stack_matches_pytorch():
         mine,
         [rand(B, T, D, seed=1), rand(B, S, D, seed=2)],
         dict(tgt_mask=causal, tgt_is_causal=True),
-        dict(tgt_mask=nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64), tgt_is_causal=True),
+        dict(
+            tgt_mask=nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64),
+            tgt_is_causal=True,
+        ),
     )
 
 
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_transformer_matches_pytorch(norm_first):
     torch.manual_seed(0)
-    kwargs = dict(num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=FF, dropout=0.1, norm_first=norm_first)
+    kwargs = dict(
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dim_feedforward=FF,
+        dropout=0.1,
+        norm_first=norm_first,
+    )
     kwargs["batch_first"] = True
     theirs = torch.nn.Transformer(D, NHEAD, **kwargs).double().eval()
     mine = load_from(theirs, nn.Transformer(D, NHEAD, **kwargs).double()).eval()
@@ -349,9 +435,12 @@ def test_transformer_matches_pytorch(norm_first):
 def test_transformer_initialisation_and_structure():
     mg.manual_seed(0)
     model = nn.Transformer(16, 2, 2, 3, 32)
-    assert isinstance(model.encoder.norm, nn.LayerNorm) and isinstance(model.decoder.norm, nn.LayerNorm)
+    assert isinstance(model.encoder.norm, nn.LayerNorm) and isinstance(
+        model.decoder.norm, nn.LayerNorm
+    )
     assert len(model.encoder.layers) == 2 and len(model.decoder.layers) == 3
-    w = model.encoder.layers[0].linear1.weight.detach().numpy()  # (32, 16): Xavier, not Linear's default
+    # (32, 16): Xavier, not Linear's default
+    w = model.encoder.layers[0].linear1.weight.detach().numpy()
     assert np.abs(w).max() <= np.sqrt(6 / 48) and np.abs(w).max() > np.sqrt(1 / 16)
     assert sum(p.numel() for p in model.parameters()) == sum(
         p.numel() for p in torch.nn.Transformer(16, 2, 2, 3, 32).parameters()
@@ -377,7 +466,9 @@ def test_generate_square_subsequent_mask_as_pytorch(sz):
 )
 def test_generate_square_subsequent_mask_errors(sz, error, words):
     """torch raises the same types: RuntimeError for a negative size, TypeError for no int."""
-    with pytest.raises(error, match=r"^Transformer\.generate_square_subsequent_mask: .*" + re.escape(words)):
+    with pytest.raises(
+        error, match=r"^Transformer\.generate_square_subsequent_mask: .*" + re.escape(words)
+    ):
         nn.Transformer.generate_square_subsequent_mask(sz)
     with pytest.raises(error):
         torch.nn.Transformer.generate_square_subsequent_mask(sz)
@@ -387,11 +478,15 @@ def test_stacks_hold_independent_deep_copies():
     layer = nn.TransformerEncoderLayer(D, NHEAD, FF)
     stack = nn.TransformerEncoder(layer, 3)
     weights = [lay.linear1.weight for lay in stack.layers]
-    assert len({id(w) for w in weights}) == 3 and all(w is not layer.linear1.weight for w in weights)
-    np.testing.assert_array_equal(weights[0].detach().numpy(), weights[2].detach().numpy())  # copies ...
+    assert len({id(w) for w in weights}) == 3 and all(
+        w is not layer.linear1.weight for w in weights
+    )
+    # copies ...
+    np.testing.assert_array_equal(weights[0].detach().numpy(), weights[2].detach().numpy())
     with mg.no_grad():
         weights[0].mul_(2.0)
-    assert not np.allclose(weights[0].detach().numpy(), weights[1].detach().numpy())  # ... independent
+    # ... independent
+    assert not np.allclose(weights[0].detach().numpy(), weights[1].detach().numpy())
     assert len(list(stack.parameters())) == 3 * len(list(layer.parameters()))
 
 
@@ -441,7 +536,9 @@ def test_stacks_detect_the_float_causal_mask(monkeypatch):
 
 def test_dropout_only_in_training():
     mg.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(D, NHEAD, FF, dropout=0.3, batch_first=True, norm_first=True).double()
+    layer = nn.TransformerEncoderLayer(
+        D, NHEAD, FF, dropout=0.3, batch_first=True, norm_first=True
+    ).double()
     x = mg.tensor(rand(B, T, D))
     layer.eval()
     a, b = layer(x).detach().numpy(), layer(x).detach().numpy()
@@ -453,40 +550,50 @@ def test_dropout_only_in_training():
 def test_callable_activation_and_unknown_name():
     torch.manual_seed(0)
     theirs = torch.nn.TransformerEncoderLayer(
-        D, NHEAD, FF, dropout=0.0, activation=torch.nn.functional.silu, batch_first=True, norm_first=True
+        D,
+        NHEAD,
+        FF,
+        dropout=0.0,
+        activation=torch.nn.functional.silu,
+        batch_first=True,
+        norm_first=True,
     ).double()
     mine = nn.TransformerEncoderLayer(
         D, NHEAD, FF, dropout=0.0, activation=nn.SiLU(), batch_first=True, norm_first=True
     )
     mine = load_from(theirs, mine.double())
     compare(theirs, mine, [rand(B, T, D, seed=1)])
-    with pytest.raises(RuntimeError, match="TransformerEncoderLayer: activation should be relu/gelu, not swish"):
+    with pytest.raises(
+        RuntimeError, match="TransformerEncoderLayer: activation should be relu/gelu, not swish"
+    ):
         nn.TransformerEncoderLayer(D, NHEAD, activation="swish")
 
 
 # ---- gradients against finite differences -------------------------------------------------------
-# --8<-- [start:gradcheck_encoder]
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_gradcheck_encoder_layer(norm_first):
     mg.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first)
+    layer = nn.TransformerEncoderLayer(
+        4, 2, 6, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first
+    )
     layer = layer.double()
     x = mg.tensor(rand(2, 3, 4), requires_grad=True)  # (batch, seq, d_model)
     padding = mg.tensor(np.array([[False, False, True], [False, False, False]]))
     assert gradcheck(lambda x, *_: layer(x, src_key_padding_mask=padding), [x, *layer.parameters()])
-    # --8<-- [end:gradcheck_encoder]
 
 
-# --8<-- [start:gradcheck_decoder]
 @pytest.mark.slow
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_gradcheck_decoder_layer(norm_first):
     mg.manual_seed(0)
-    layer = nn.TransformerDecoderLayer(4, 2, 6, dropout=0.0, batch_first=True, norm_first=norm_first).double()
+    layer = nn.TransformerDecoderLayer(
+        4, 2, 6, dropout=0.0, batch_first=True, norm_first=norm_first
+    ).double()
     x = mg.tensor(rand(2, 3, 4, seed=1), requires_grad=True)
     memory = mg.tensor(rand(2, 2, 4, seed=2), requires_grad=True)
-    assert gradcheck(lambda x, m, *_: layer(x, m, tgt_is_causal=True), [x, memory, *layer.parameters()])
-    # --8<-- [end:gradcheck_decoder]
+    assert gradcheck(
+        lambda x, m, *_: layer(x, m, tgt_is_causal=True), [x, memory, *layer.parameters()]
+    )
 
 
 # ---- errors ------------------------------------------------------------------------------------
@@ -496,7 +603,9 @@ def test_errors():
     # the batch is read from dim 1 by default (seq, batch, d_model), from dim 0 when batch-first
     for batch_first, src, tgt in [(False, (5, 2, 8), (4, 3, 8)), (True, (2, 5, 8), (3, 4, 8))]:
         model = nn.Transformer(8, 2, 1, 1, 16, batch_first=batch_first)
-        with pytest.raises(RuntimeError, match=re.escape(f"must be equal, got src {src}, tgt {tgt}")):
+        with pytest.raises(
+            RuntimeError, match=re.escape(f"must be equal, got src {src}, tgt {tgt}")
+        ):
             model(mg.randn(*src), mg.randn(*tgt))
         assert model(mg.randn(*src), mg.randn(*src)).shape == src
     with pytest.raises(RuntimeError, match=r"feature number .* d_model=8"):
@@ -526,19 +635,29 @@ def test_seq2seq_learns_to_reverse_a_sequence():
     mg.manual_seed(0)
     rng = np.random.default_rng(0)
     model = Seq2SeqTransformer(
-        10, 10, d_model=32, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=64, max_len=8
+        10,
+        10,
+        d_model=32,
+        nhead=2,
+        num_encoder_layers=1,
+        num_decoder_layers=1,
+        dim_feedforward=64,
+        max_len=8,
     )
     opt = optim.Adam(model.parameters(), lr=3e-3)
     for _ in range(100):
         src, decoder_input, tgt = reversal_batch(rng, 64)
-        loss = mg.nn.functional.cross_entropy(model(src, decoder_input).reshape(-1, 10), tgt.reshape(-1))
+        loss = mg.nn.functional.cross_entropy(
+            model(src, decoder_input).reshape(-1, 10), tgt.reshape(-1)
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
     model.eval()
     src, _, tgt = reversal_batch(np.random.default_rng(1), 200)  # sequences it has not seen
     predicted = model.greedy_decode(src, 6, start_id=0).numpy()
-    assert (predicted == tgt.numpy()).all(axis=1).mean() >= 0.95  # whole sequences right (chance: 1e-6)
+    # whole sequences right (chance: 1e-6)
+    assert (predicted == tgt.numpy()).all(axis=1).mean() >= 0.95
 
 
 def test_seq2seq_decoder_is_causal_and_padding_is_hidden():
@@ -546,7 +665,14 @@ def test_seq2seq_decoder_is_causal_and_padding_is_hidden():
 
     mg.manual_seed(0)
     model = Seq2SeqTransformer(
-        7, 9, d_model=16, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=32, pad_id=6
+        7,
+        9,
+        d_model=16,
+        nhead=2,
+        num_encoder_layers=1,
+        num_decoder_layers=1,
+        dim_feedforward=32,
+        pad_id=6,
     ).double()
     src = np.array([[1, 2, 3, 6, 6], [4, 5, 1, 2, 3]])
     tgt = np.array([[0, 3, 2, 1], [0, 5, 4, 8]])

@@ -105,18 +105,24 @@ def test_the_stored_figures_are_small():
             for out in cell["outputs"]:
                 if "image/png" in out.get("data", {}):
                     data = base64.b64decode(out["data"]["image/png"])
-                    assert Image.open(io.BytesIO(data)).mode == "P", f"{path.name}: code cell {i}: not a palette PNG"
+                    assert Image.open(io.BytesIO(data)).mode == "P", (
+                        f"{path.name}: code cell {i}: not a palette PNG"
+                    )
                     sizes[f"{path.name} cell {i}"] = len(data)
     assert len(sizes) >= 20, sizes  # 27 figures when this was written
     total = sum(sizes.values())
     biggest = max(sizes, key=sizes.get)
-    assert total < MAX_FIGURE_BYTES, f"the figures take {total:,} bytes (largest: {biggest}, {sizes[biggest]:,})"
+    assert total < MAX_FIGURE_BYTES, (
+        f"the figures take {total:,} bytes (largest: {biggest}, {sizes[biggest]:,})"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_reads_the_small_setting_and_ends_with_an_assertion(path):
     cells = _code_cells(path)
-    assert any(SMALL_SETTING in _source(c) for c in cells), f"{path.name} never reads {SMALL_SETTING}"
+    assert any(SMALL_SETTING in _source(c) for c in cells), (
+        f"{path.name} never reads {SMALL_SETTING}"
+    )
     assert "assert " in _source(cells[-1]), f"{path.name}: the last code cell asserts nothing"
 
 
@@ -142,7 +148,11 @@ def test_notebook_imports_only_the_public_api(path):
     for cell in _code_cells(path):
         for line in _source(cell).splitlines():
             words = line.split()
-            if len(words) >= 2 and words[0] in ("import", "from") and words[1].split(".")[0] == "minigrad":
+            if (
+                len(words) >= 2
+                and words[0] in ("import", "from")
+                and words[1].split(".")[0] == "minigrad"
+            ):
                 imported.add(words[1])
     assert "minigrad" in imported, f"{path.name} does not import minigrad"
     private = sorted(imported - PUBLIC_MODULES)
@@ -159,7 +169,8 @@ def test_notebook_prints_what_is_stored(path):
     assert not found, (
         f"{path.name}: the stored outputs are not what the notebook makes now:\n  "
         + "\n  ".join(line.replace("\n", "\n    ") for line in found)
-        + f"\nIf the change is intended, store the new outputs with `{run_notebooks.REGENERATE} {path.name[:2]}`"
+        + f"\nIf the change is intended, store the new outputs with `{run_notebooks.REGENERATE} "
+        f"{path.name[:2]}`"
         " and commit the notebook."
     )
 
@@ -205,26 +216,36 @@ def _figure(size="600x300"):
         ("largest difference: 1.1e-09\n", "largest difference: 4.4e-16\n", True),  # both rounding
         ("largest difference: 1.1e-09\n", "largest difference: 0.25\n", False),
         ("<TanhBackward0 object at 0x7f3a2c>\n", "<TanhBackward0 object at 0x55e1d0>\n", True),
-        ("  8x8   numpy     6.63 ms\n", "  8x8   numpy    16.63 ms\n", True),  # the padding of a time
+        # the padding of a time
+        ("  8x8   numpy     6.63 ms\n", "  8x8   numpy    16.63 ms\n", True),
         ("epoch  1\nepoch  2\n", "epoch  1\n", False),  # a line gone
         ("conv1 weight\n", "conv2 weight\n", False),  # a digit in a word is text
         ("step 10 train 3.720\n", "step 20 train 3.720\n", False),
     ],
 )
 def test_printed_text_is_compared_up_to_rounding_and_durations(stored, fresh, matches):
-    found = run_notebooks.differences(_notebook((None, [_printed(stored)])), _notebook((None, [_printed(fresh)])))
+    found = run_notebooks.differences(
+        _notebook((None, [_printed(stored)])), _notebook((None, [_printed(fresh)]))
+    )
     assert (not found) == matches, found
 
 
 def test_a_machine_dependent_cell_is_compared_without_its_numbers():
-    stored, fresh = "CPU cores: 2, compiling cost 832 runs\n", "CPU cores: 16, compiling cost 365 runs\n"
+    stored, fresh = (
+        "CPU cores: 2, compiling cost 832 runs\n",
+        "CPU cores: 16, compiling cost 365 runs\n",
+    )
     tagged = [run_notebooks.MACHINE_DEPENDENT]
     assert not run_notebooks.differences(
         _notebook((tagged, [_printed(stored)])), _notebook((tagged, [_printed(fresh)]))
     )
-    assert run_notebooks.differences(_notebook((None, [_printed(stored)])), _notebook((None, [_printed(fresh)])))
+    assert run_notebooks.differences(
+        _notebook((None, [_printed(stored)])), _notebook((None, [_printed(fresh)]))
+    )
     words = "CPU threads: 16, compiling cost 365 runs\n"  # the words still count
-    assert run_notebooks.differences(_notebook((tagged, [_printed(stored)])), _notebook((tagged, [_printed(words)])))
+    assert run_notebooks.differences(
+        _notebook((tagged, [_printed(stored)])), _notebook((tagged, [_printed(words)]))
+    )
 
 
 def test_a_missing_or_changed_figure_is_a_difference():
@@ -232,7 +253,9 @@ def test_a_missing_or_changed_figure_is_a_difference():
     assert not run_notebooks.differences(stored, _notebook((None, [_printed("loss\n"), _figure()])))
     found = run_notebooks.differences(stored, _notebook((None, [_printed("loss\n")])))
     assert found and "a figure" in found[0], found
-    assert run_notebooks.differences(stored, _notebook((None, [_printed("loss\n"), _figure("900x300")])))
+    assert run_notebooks.differences(
+        stored, _notebook((None, [_printed("loss\n"), _figure("900x300")]))
+    )
 
 
 def test_tidy_joins_printed_pieces_and_drops_stderr():
@@ -257,7 +280,8 @@ def test_tutorial_pages_show_the_printed_results_and_the_figures(built_site):
     import html
 
     for path in NOTEBOOKS:
-        page = (built_site / "tutorials" / f"{path.stem}.html").read_text()  # use_directory_urls: false
+        # use_directory_urls: false
+        page = (built_site / "tutorials" / f"{path.stem}.html").read_text()
         outputs = [o for c in _code_cells(path) for o in c["outputs"]]
         figures = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
         shown = re.findall(r'<img [^>]*src="data:image/png;base64,([^"]+)"', page)
@@ -269,7 +293,9 @@ def test_tutorial_pages_show_the_printed_results_and_the_figures(built_site):
         assert printed, f"{path.name} prints nothing"
         for out in printed:
             for line in "".join(out["text"]).splitlines():
-                assert line.strip() in text, f"{path.name}: the printed line {line!r} is not on its page"
+                assert line.strip() in text, (
+                    f"{path.name}: the printed line {line!r} is not on its page"
+                )
 
 
 # ---- the README's command for JupyterLab ---------------------------------------------------
@@ -297,7 +323,9 @@ def test_the_readme_command_for_the_notebooks_works():
     import subprocess
 
     commands = re.findall(r"`([^`]*\.\[notebooks\][^`]*)`", (ROOT / "README.md").read_text())
-    assert len(commands) == 1, f"the README should give one command for the notebooks, found {commands}"
+    assert len(commands) == 1, (
+        f"the README should give one command for the notebooks, found {commands}"
+    )
     install, run = (part.strip() for part in commands[0].split("&&"))
     assert install == 'pip install -e ".[notebooks]"', install
     assert run.split()[:2] == ["jupyter", "lab"] and len(run.split()) == 3, run
@@ -305,17 +333,25 @@ def test_the_readme_command_for_the_notebooks_works():
     assert folder.is_dir() and sorted(folder.glob("*.ipynb")) == NOTEBOOKS, run
 
     extras = _extras()
-    assert any(re.match(r"jupyterlab\b", r) for r in extras.get("notebooks", [])), extras.get("notebooks")
-    assert "minigrad[notebooks]" in extras["dev"], "the dev extra must include the notebooks extra (CI tests it)"
+    assert any(re.match(r"jupyterlab\b", r) for r in extras.get("notebooks", [])), extras.get(
+        "notebooks"
+    )
+    assert "minigrad[notebooks]" in extras["dev"], (
+        "the dev extra must include the notebooks extra (CI tests it)"
+    )
 
-    bin_dir = Path(sys.executable).parent  # the venv's bin/, as `. .venv/bin/activate` puts it on PATH
+    # the venv's bin/, as `. .venv/bin/activate` puts it on PATH
+    bin_dir = Path(sys.executable).parent
     jupyter = bin_dir / "jupyter"
     assert jupyter.is_file(), (
         f"no {jupyter}: install the dev extra (pip install -e '.[dev]'), which includes JupyterLab"
     )
     env = dict(os.environ, PATH=str(bin_dir) + os.pathsep + os.environ.get("PATH", ""))
-    result = subprocess.run([str(jupyter), "lab", "--help"], capture_output=True, text=True, env=env, timeout=120)
+    result = subprocess.run(
+        [str(jupyter), "lab", "--help"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert result.returncode == 0 and "JupyterLab" in result.stdout, (
-        f"`jupyter lab --help` in {bin_dir} exited with {result.returncode} (is JupyterLab installed? "
-        f"pip install -e '.[dev]' brings it):\n{result.stdout[-1000:]}{result.stderr[-1000:]}"
+        f"`jupyter lab --help` in {bin_dir} exited with {result.returncode} (is JupyterLab "
+        "installed? pip install -e '.[dev]' brings "
+        f"it):\n{result.stdout[-1000:]}{result.stderr[-1000:]}"
     )

@@ -70,7 +70,8 @@ def test_diamond_draws_the_shared_input_once_with_two_out_edges():
     assert sorted(n.lines[0] for n in layout.nodes if n.kind == "op") == sorted(
         ["MulBackward0", "AddBackward0", "MulBackward0", "SumBackward0"]
     )
-    assert len(layout.edges) == 11  # per op, its inputs + its output: (2 + 1) * 3 for Mul, Add, Mul, 1 + 1 for Sum
+    # per op, its inputs + its output: (2 + 1) * 3 for Mul, Add, Mul, 1 + 1 for Sum
+    assert len(layout.edges) == 11
     for t in (b, c, d):  # every tensor made by an op: one edge in, from its grad_fn
         (edge,) = layout.in_edges(index_of(layout, t))
         assert layout.nodes[edge.source].obj is t.grad_fn
@@ -99,7 +100,8 @@ def test_layout_is_layered_from_the_leaves(graph):
     for e in layout.edges:
         source, target = layout.nodes[e.source], layout.nodes[e.target]
         assert source.layer < target.layer
-        assert {source.kind, target.kind} == {"tensor", "op"}  # tensor -> op -> tensor while the graph lives
+        # tensor -> op -> tensor while the graph lives
+        assert {source.kind, target.kind} == {"tensor", "op"}
         assert len(e.lane) == target.layer - source.layer - 1  # one bend per layer crossed
     (root_node,) = [n for n in layout.nodes if n.obj is root]
     assert root_node.role == "output" and root_node.layer == max(n.layer for n in layout.nodes)
@@ -159,7 +161,9 @@ def test_the_ordering_leaves_no_crossings_in_small_graphs(leaves):
     # with every parameter in the top row, a skip connection's lane must cross a bias's
     # lane unless the whole first row is reordered at once, which a local search does not
     # find; near their ops, nothing crosses
-    assert crossings(viz.graph_layout(residual_loss(), leaves=leaves)) == (1 if leaves == "top" else 0)
+    assert crossings(viz.graph_layout(residual_loss(), leaves=leaves)) == (
+        1 if leaves == "top" else 0
+    )
 
 
 def test_left_to_right_layout_runs_along_x():
@@ -191,10 +195,18 @@ def test_values_are_shown_for_small_tensors_only():
     d.backward(retain_graph=True)
     layout = viz.graph_layout(d, labels={a: "a"})
     # d = sum(2a * (a + 1)) = 2 * 2 + 4 * 3, dd/da = 4a + 2
-    assert layout.nodes[index_of(layout, a)].lines == ["a", "(2,) float32", "data [1, 2]", "grad [6, 10]"]
+    assert layout.nodes[index_of(layout, a)].lines == [
+        "a",
+        "(2,) float32",
+        "data [1, 2]",
+        "grad [6, 10]",
+    ]
     assert layout.nodes[index_of(layout, d)].lines == ["scalar float32", "data 16"]
-    assert layout.nodes[index_of(layout, b)].lines == ["(2,) float32", "data [2, 4]"]  # no grad kept
-    assert viz.graph_layout(d, max_elements=1, labels={a: "a"}).nodes[index_of(layout, a)].lines == [
+    # no grad kept
+    assert layout.nodes[index_of(layout, b)].lines == ["(2,) float32", "data [2, 4]"]
+    assert viz.graph_layout(d, max_elements=1, labels={a: "a"}).nodes[
+        index_of(layout, a)
+    ].lines == [
         "a",
         "(2,) float32",
     ]
@@ -216,7 +228,9 @@ def test_a_tensor_without_a_graph_is_one_node():
 
 
 def test_graph_errors_are_clear():
-    with pytest.raises(TypeError, match=r"draw_graph: expected a minigrad Tensor .* got numpy.ndarray"):
+    with pytest.raises(
+        TypeError, match=r"draw_graph: expected a minigrad Tensor .* got numpy.ndarray"
+    ):
         viz.draw_graph(np.ones(3))
     import torch
 
@@ -237,7 +251,9 @@ def test_draw_graph_renders_to_png(tmp_path, direction):
     model, x, loss = mlp_loss()
     loss.backward(retain_graph=True)
     path = tmp_path / "graph.png"
-    fig = viz.draw_graph(loss, path, labels={**dict(model.named_parameters()), "x": x}, direction=direction)
+    fig = viz.draw_graph(
+        loss, path, labels={**dict(model.named_parameters()), "x": x}, direction=direction
+    )
     assert isinstance(fig, Figure)
     assert_png(path, fig)
     texts = [t.get_text() for t in fig.axes[0].texts]
@@ -315,14 +331,18 @@ def test_plot_attention_one_panel_per_head(tmp_path):
     assert_png(tmp_path / "a.png", fig)
     panels = visible_axes(fig, with_images=True)
     assert [ax.get_title() for ax in panels[:3]] == ["head 0", "head 1", "head 2"]
-    assert [t.get_text() for t in panels[0].get_xticklabels()] == tokens  # keys default to the queries
+    # keys default to the queries
+    assert [t.get_text() for t in panels[0].get_xticklabels()] == tokens
     np.testing.assert_allclose(panels[1].images[0].get_array(), attention_weights(3, 6)[1])
     single = viz.plot_attention(attention_weights(1, 4)[0])  # (T_q, T_k), no tokens
-    assert len(visible_axes(single, with_images=True)) == 1 and len(single.axes) == 2  # the map and its colour bar
+    # the map and its colour bar
+    assert len(visible_axes(single, with_images=True)) == 1 and len(single.axes) == 2
 
 
 def test_plot_attention_errors():
-    with pytest.raises(ValueError, match=r"plot_attention: weights must be 2-D or 3-D or 4-D, got shape \(4,\)"):
+    with pytest.raises(
+        ValueError, match=r"plot_attention: weights must be 2-D or 3-D or 4-D, got shape \(4,\)"
+    ):
         viz.plot_attention(np.ones(4))
     with pytest.raises(ValueError, match="tokens_q .* has 2 labels for 3 positions"):
         viz.plot_attention(np.ones((3, 3)), ["a", "b"])
@@ -330,7 +350,9 @@ def test_plot_attention_errors():
         viz.plot_attention(np.ones((2, 1, 3, 3)))
 
 
-@pytest.mark.parametrize(("shape", "panels"), [((6, 1, 5, 5), 6), ((4, 3, 3, 3), 4), ((4, 6, 3, 3), 24)])
+@pytest.mark.parametrize(
+    ("shape", "panels"), [((6, 1, 5, 5), 6), ((4, 3, 3, 3), 4), ((4, 6, 3, 3), 24)]
+)
 def test_plot_filters(tmp_path, shape, panels):
     mg.manual_seed(0)
     weight = nn.Conv2d(shape[1], shape[0], shape[2]).weight if shape[1] != 6 else mg.randn(*shape)
@@ -345,7 +367,8 @@ def test_plot_filters(tmp_path, shape, panels):
 
 def test_plot_filters_errors():
     with pytest.raises(
-        ValueError, match=r"plot_filters: weight \(C_out, C_in, kh, kw\) must be 4-D, got shape \(3, 3\)"
+        ValueError,
+        match=r"plot_filters: weight \(C_out, C_in, kh, kw\) must be 4-D, got shape \(3, 3\)",
     ):
         viz.plot_filters(np.ones((3, 3)))
     with pytest.raises(TypeError, match="plot_filters: weight .* must be a Tensor or an array"):
@@ -372,20 +395,39 @@ def test_plot_images_marks_wrong_predictions(tmp_path):
     fig = viz.plot_images(images, labels, predictions, path=tmp_path / "i.png")
     assert_png(tmp_path / "i.png", fig)
     titles = [ax.title for ax in visible_axes(fig, with_images=True)]
-    assert [t.get_text() for t in titles] == ["0", "1", "5 (true 2)", "3", "4", "5", "6", "1 (true 7)", "8", "9"]
+    assert [t.get_text() for t in titles] == [
+        "0",
+        "1",
+        "5 (true 2)",
+        "3",
+        "4",
+        "5",
+        "6",
+        "1 (true 7)",
+        "8",
+        "9",
+    ]
     red = [t.get_text() for t in titles if t.get_color() != "black"]
     assert red == ["5 (true 2)", "1 (true 7)"]
     colour = viz.plot_images(
-        np.random.default_rng(0).normal(size=(3, 3, 8, 8)), class_names=["a", "b", "c"], labels=[0, 1, 2]
+        np.random.default_rng(0).normal(size=(3, 3, 8, 8)),
+        class_names=["a", "b", "c"],
+        labels=[0, 1, 2],
     )
     assert [ax.get_title() for ax in visible_axes(colour, with_images=True)] == ["a", "b", "c"]
     flat = viz.plot_images(images.reshape(10, 64), labels)  # as an MLP sees them
-    np.testing.assert_array_equal(visible_axes(flat, with_images=True)[3].images[0].get_array(), images.numpy()[3, 0])
-    with pytest.raises(ValueError, match=r"plot_images: 2-D images must be flattened squares .* \(10, 63\)"):
+    np.testing.assert_array_equal(
+        visible_axes(flat, with_images=True)[3].images[0].get_array(), images.numpy()[3, 0]
+    )
+    with pytest.raises(
+        ValueError, match=r"plot_images: 2-D images must be flattened squares .* \(10, 63\)"
+    ):
         viz.plot_images(np.ones((10, 63)))
     with pytest.raises(ValueError, match="plot_images: 2 labels for 10 images"):
         viz.plot_images(images, labels=[1, 2])
-    with pytest.raises(ValueError, match=r"plot_images: 4-D images must be .* got shape \(2, 5, 8, 8\)"):
+    with pytest.raises(
+        ValueError, match=r"plot_images: 4-D images must be .* got shape \(2, 5, 8, 8\)"
+    ):
         viz.plot_images(np.ones((2, 5, 8, 8)))
 
 
@@ -410,7 +452,9 @@ def test_confusion_matrix_counts_by_hand():
 def test_plot_confusion_matrix(tmp_path):
     y_true = [0, 0, 1, 2, 2, 2]
     y_pred = [0, 1, 1, 2, 0, 2]
-    fig = viz.plot_confusion_matrix(y_true, y_pred, path=tmp_path / "cm.png", class_names=["zero", "one", "two"])
+    fig = viz.plot_confusion_matrix(
+        y_true, y_pred, path=tmp_path / "cm.png", class_names=["zero", "one", "two"]
+    )
     assert_png(tmp_path / "cm.png", fig)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.texts] == ["1", "1", "0", "0", "1", "0", "1", "0", "2"]
@@ -429,7 +473,9 @@ def test_import_minigrad_viz_does_not_import_matplotlib():
     root = Path(__file__).resolve().parents[1]
     code = "import sys, minigrad as mg; mg.viz.draw_graph; print('matplotlib' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -455,14 +501,18 @@ def residual_loss(blocks=4):
 def test_leaves_near_puts_each_node_just_before_its_first_use():
     loss = residual_loss()
     top, near = viz.graph_layout(loss), viz.graph_layout(loss, leaves="near")
-    assert [id(n.obj) for n in top.nodes] == [id(n.obj) for n in near.nodes]  # same graph, other layers
+    # same graph, other layers
+    assert [id(n.obj) for n in top.nodes] == [id(n.obj) for n in near.nodes]
     assert max(n.layer for n in near.nodes) == max(n.layer for n in top.nodes)
     for i, node in enumerate(near.nodes):
         users = [near.nodes[e.target].layer for e in near.out_edges(i)]
         assert node.layer == (min(users) - 1 if users else max(n.layer for n in near.nodes))
-    weights = [i for i, n in enumerate(near.nodes) if n.role == "parameter" and n.obj.shape == (8, 8)]
+    weights = [
+        i for i, n in enumerate(near.nodes) if n.role == "parameter" and n.obj.shape == (8, 8)
+    ]
     assert len(weights) == 4
-    assert sorted(near.nodes[i].layer for i in weights) != [0, 0, 0, 0]  # no longer all in the top row
+    # no longer all in the top row
+    assert sorted(near.nodes[i].layer for i in weights) != [0, 0, 0, 0]
     assert near.width < top.width / 2  # 8 parameters side by side at the top vs a column of blocks
     with pytest.raises(ValueError, match="draw_graph: leaves must be 'top'"):
         viz.draw_graph(loss, leaves="bottom")

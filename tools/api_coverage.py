@@ -208,13 +208,19 @@ def declared_tests(tests=TESTS):
 def _declarations(path):
     tree = ast.parse(path.read_text(), filename=str(path))
     for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        target = (
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        )
         if isinstance(node, ast.AnnAssign):
             target = node.target
         if isinstance(target, ast.Name) and target.id == "TORCH_API":
             yield from _literal_names(node.value, path)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "case":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "case"
+        ):
             first = node.args[0] if node.args else None
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
                 yield first.value
@@ -225,7 +231,10 @@ def _literal_names(value, path):
         isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
     )
     if not ok:
-        raise ValueError(f"{path}: TORCH_API must be a literal list of strings (the tool reads it without importing)")
+        raise ValueError(
+            f"{path}: TORCH_API must be a literal list of strings (the tool reads it without "
+            "importing)"
+        )
     return [e.value for e in value.elts]
 
 
@@ -241,7 +250,9 @@ def read_stubs(path=STUBS):
     for line in read_list(path):
         name, sep, reason = line.partition(":")
         if not sep or not reason.strip():
-            raise ValueError(f"{path}: '{line}' must read 'torch.name: why it is a no-op on this platform'")
+            raise ValueError(
+                f"{path}: '{line}' must read 'torch.name: why it is a no-op on this platform'"
+            )
         stubs[name.strip()] = reason.strip()
     return stubs
 
@@ -284,7 +295,8 @@ def measure():
 
 
 def counts(entries):
-    """{namespace: {status: count}} with an "all" row; statuses as in STATUSES plus "out of scope"."""
+    """{namespace: {status: count}} with an "all" row; statuses as in STATUSES plus "out of
+    scope"."""
     table = {}
     for e in entries:
         for key in (e.namespace, "all"):
@@ -326,14 +338,14 @@ def render_summary(entries):
         done, scope = covered(row)
         label = f"**{key}**" if key == "all" else f"`{key}`"
         lines.append(
-            f"| {label} | {scope} | {row['present']} | {row['stub']} | {row['untested']} | {row['absent']} "
-            f"| {percent(done, scope)} | {row['out of scope']} |"
+            f"| {label} | {scope} | {row['present']} | {row['stub']} | {row['untested']} | "
+            f"{row['absent']} | {percent(done, scope)} | {row['out of scope']} |"
         )
     done, scope = covered(table["all"])
     lines += [
         "",
-        f"*covered* = (present + stub) / in scope. Now {done} of {scope} names in scope are covered "
-        f"({percent(done, scope)}); the goal is {GOAL:.0%}.",
+        f"*covered* = (present + stub) / in scope. Now {done} of {scope} names in scope are "
+        f"covered ({percent(done, scope)}); the goal is {GOAL:.0%}.",
     ]
     return "\n".join(lines)
 
@@ -347,7 +359,10 @@ def missing_most_used(entries):
 def render_most_used(entries):
     names = read_list(MOST_USED)
     missing = missing_most_used(entries)
-    lines = [f"`tools/api_most_used.txt` lists {len(names)} names; {len(names) - len(missing)} of them are covered."]
+    lines = [
+        f"`tools/api_most_used.txt` lists {len(names)} names; {len(names) - len(missing)} of them "
+        "are covered."
+    ]
     if missing:
         lines += ["", "| name | status | note |", "|---|---|---|"]
         lines += [f"| `{e.name}` | {e.status} | {e.note} |" for e in missing]
@@ -373,10 +388,18 @@ def render_namespace(namespace, entries):
     title = "other names" if namespace == OTHER else f"`{namespace}`"
     lines = [f"### {title}", ""]
     if namespace == OTHER:
-        lines += ["Names outside the namespaces above that a test proves or the most-used list names.", ""]
+        lines += [
+            "Names outside the namespaces above that a test proves or the most-used list names.",
+            "",
+        ]
     lines += [f"{done} of {len(scoped)} names in scope covered ({percent(done, len(scoped))}).", ""]
     if scoped:
-        lines += [f'??? note "{len(scoped)} names in scope"', "", "    | name | status | note |", "    |---|---|---|"]
+        lines += [
+            f'??? note "{len(scoped)} names in scope"',
+            "",
+            "    | name | status | note |",
+            "    |---|---|---|",
+        ]
         lines += [f"    | `{e.name}` | {e.status} | {e.note} |" for e in scoped]
         lines.append("")
     out = [e for e in mine if not e.in_scope]
@@ -438,7 +461,9 @@ def render_page(entries):
         "\n## Every name, by namespace\n",
     ]
     spaces = [*NAMESPACES, OTHER]
-    parts += [render_namespace(ns, entries) for ns in spaces if any(e.namespace == ns for e in entries)]
+    parts += [
+        render_namespace(ns, entries) for ns in spaces if any(e.namespace == ns for e in entries)
+    ]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -459,14 +484,17 @@ def _torch_version():
 
 def print_summary(entries):
     table = counts(entries)
-    print(f"{'namespace':28} {'in scope':>8} {'present':>8} {'stub':>5} {'untested':>8} {'absent':>7} {'covered':>8}")
+    print(
+        f"{'namespace':28} {'in scope':>8} {'present':>8} {'stub':>5} {'untested':>8} "
+        f"{'absent':>7} {'covered':>8}"
+    )
     for key in [*NAMESPACES, OTHER, "all"]:
         if key in table:
             row = table[key]
             done, scope = covered(row)
             print(
-                f"{key:28} {scope:8} {row['present']:8} {row['stub']:5} {row['untested']:8} {row['absent']:7} "
-                f"{percent(done, scope):>8}"
+                f"{key:28} {scope:8} {row['present']:8} {row['stub']:5} {row['untested']:8} "
+                f"{row['absent']:7} {percent(done, scope):>8}"
             )
 
 
@@ -477,21 +505,35 @@ def outputs(entries):
 
 def stale(entries):
     """The generated files whose committed text differs from what the tool writes now."""
-    return [path for path, text in outputs(entries).items() if not path.is_file() or path.read_text() != text]
+    return [
+        path
+        for path, text in outputs(entries).items()
+        if not path.is_file() or path.read_text() != text
+    ]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="rewrite docs/api/coverage.md and tools/api_absent.txt")
-    parser.add_argument("--check", action="store_true", help="exit 1 if those files are out of date")
-    parser.add_argument("--absent", action="store_true", help="print the in-scope names not present, one a line")
-    parser.add_argument("--json", metavar="PATH", help="write the measured names and the generated files as JSON")
+    parser.add_argument(
+        "--write", action="store_true", help="rewrite docs/api/coverage.md and tools/api_absent.txt"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if those files are out of date"
+    )
+    parser.add_argument(
+        "--absent", action="store_true", help="print the in-scope names not present, one a line"
+    )
+    parser.add_argument(
+        "--json", metavar="PATH", help="write the measured names and the generated files as JSON"
+    )
     args = parser.parse_args(argv)
     entries = measure()
     if args.json:
         data = {
             "entries": [vars(e) for e in entries],
-            "outputs": {str(path.relative_to(ROOT)): text for path, text in outputs(entries).items()},
+            "outputs": {
+                str(path.relative_to(ROOT)): text for path, text in outputs(entries).items()
+            },
         }
         Path(args.json).write_text(json.dumps(data))
     if args.absent:

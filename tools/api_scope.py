@@ -15,7 +15,10 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
-IMPORTED = "an import of torch's source file (a standard-library module, a typing name, or an object of another module)"
+IMPORTED = (
+    "an import of torch's source file (a standard-library module, a typing name, or an "
+    "object of another module)"
+)
 
 # Modules whose objects, found in a torch namespace, are imports, never torch's API.
 FOREIGN_MODULES = re.compile(
@@ -40,7 +43,8 @@ class Rule:
 
 
 def _names(text):
-    """The full names of a whitespace-separated block; `torch.nn.{A B}` expands to torch.nn.A, torch.nn.B."""
+    """The full names of a whitespace-separated block; `torch.nn.{A B}` expands to torch.nn.A,
+    torch.nn.B."""
     out = set()
     for prefix, group in re.findall(r"([\w.]*)\{([^}]*)\}", text):
         out.update(prefix + word for word in group.split())
@@ -51,7 +55,8 @@ def _names(text):
 RULES = [
     Rule(
         "sparse",
-        "sparse, nested and masked tensors: every minigrad tensor is one dense NumPy (or CuPy) array",
+        "sparse, nested and masked tensors: every minigrad tensor is one dense NumPy (or CuPy) "
+        "array",
         _names(
             """
             torch.{smm sspaddmm hsmm dsmm saddmm spmm hspmm segment_reduce nested jagged
@@ -72,7 +77,8 @@ RULES = [
     ),
     Rule(
         "quantized",
-        "quantization and low-bit dtypes: minigrad computes in float32/float64 and keeps integers for indices",
+        "quantization and low-bit dtypes: minigrad computes in float32/float64 and keeps integers "
+        "for indices",
         _names(
             """
             torch.{ao quantization qscheme int_repr dequantize choose_qparams_optimized bit bits8
@@ -115,8 +121,8 @@ RULES = [
     ),
     Rule(
         "compiler",
-        "TorchScript, torch.fx, torch.compile, torch.export and the dispatcher: they trace, compile or "
-        "re-dispatch Python programs, and minigrad runs them as Python",
+        "TorchScript, torch.fx, torch.compile, torch.export and the dispatcher: they trace, "
+        "compile or re-dispatch Python programs, and minigrad runs them as Python",
         _names(
             """
             torch.Tensor.{index}
@@ -134,7 +140,8 @@ RULES = [
                    BenchmarkExecutionStats PRIVATE_OPS}
             torch.Tensor.{__torch_function__ __torch_dispatch__ as_subclass module_load}
             torch.nn.Module.compile
-            torch.nn.functional.{BroadcastingList1 BroadcastingList2 BroadcastingList3 boolean_dispatch}
+            torch.nn.functional.{BroadcastingList1 BroadcastingList2 BroadcastingList3
+                                 boolean_dispatch}
             torch.autograd.{NestedIOFunction}
             """
         ),
@@ -155,9 +162,9 @@ RULES = [
     ),
     Rule(
         "accelerator",
-        "bindings to vendor kernel libraries (cuDNN, MIOpen, oneDNN, Vulkan) and accelerators other than "
-        "NVIDIA GPUs (MPS, XPU, MTIA, IPU, XLA), with their streams and events: minigrad runs NumPy and "
-        "Numba on the CPU and Numba CUDA on NVIDIA GPUs",
+        "bindings to vendor kernel libraries (cuDNN, MIOpen, oneDNN, Vulkan) and accelerators "
+        "other than NVIDIA GPUs (MPS, XPU, MTIA, IPU, XLA), with their streams and events: "
+        "minigrad runs NumPy and Numba on the CPU and Numba CUDA on NVIDIA GPUs",
         _names(
             """
             torch.{mps xpu mtia Stream Event is_vulkan_available
@@ -169,15 +176,17 @@ RULES = [
     ),
     Rule(
         "deprecated",
-        "deprecated or removed by torch itself (its reference or a warning says so and names the replacement)",
+        "deprecated or removed by torch itself (its reference or a warning says so and names the "
+        "replacement)",
         _names(
             """
             torch.{chain_matmul cholesky ger lu lu_solve qr range set_default_tensor_type svd
                    triangular_solve eig lstsq matrix_rank solve symeig get_autocast_gpu_dtype
                    set_autocast_gpu_dtype is_autocast_cpu_enabled set_autocast_cpu_enabled
                    get_autocast_cpu_dtype set_autocast_cpu_dtype TypedStorage Storage StorageBase}
-            torch.Tensor.{matrix_power storage storage_type eig lstsq symeig solve reinforce volatile
-                          resize resize_as cholesky qr svd lu lu_solve triangular_solve ger}
+            torch.Tensor.{matrix_power storage storage_type eig lstsq symeig solve reinforce
+                          volatile resize resize_as cholesky qr svd lu lu_solve triangular_solve
+                          ger}
             torch.nn.{Container NLLLoss2d}
             torch.nn.functional.{upsample upsample_bilinear upsample_nearest}
             torch.nn.init.{uniform normal constant eye dirac xavier_uniform xavier_normal
@@ -192,8 +201,8 @@ RULES = [
     ),
     Rule(
         "storage",
-        "storage objects: a minigrad tensor's storage is its NumPy (or CuPy) array, `Tensor.numpy()`, "
-        "not a class of its own",
+        "storage objects: a minigrad tensor's storage is its NumPy (or CuPy) array, "
+        "`Tensor.numpy()`, not a class of its own",
         _names("torch.{UntypedStorage storage} torch.Tensor.{untyped_storage}"),
     ),
     Rule(
@@ -211,10 +220,10 @@ RULES = [
     ),
     Rule(
         "internal",
-        "torch's internals that its namespaces expose: the ATen binding behind a documented function "
-        "(torch.conv2d is F.conv2d, counted there), copying twins of view ops made for the compiler, "
-        "undocumented torch-level in-place twins (the Tensor methods are counted), build flags and "
-        "helper modules",
+        "torch's internals that its namespaces expose: the ATen binding behind a documented "
+        "function (torch.conv2d is F.conv2d, counted there), copying twins of view ops made for "
+        "the compiler, undocumented torch-level in-place twins (the Tensor methods are counted), "
+        "build flags and helper modules",
         _names(
             """
             torch.{TYPE_CHECKING USE_GLOBAL_DEPS USE_RTLD_GLOBAL_WITH_LIBTORCH has_lapack has_mkl
@@ -257,14 +266,17 @@ RULES = [
             """
         ),
         (
-            r"^torch\.(?!(index_copy|narrow_copy)$)\w+_copy$",  # view_copy, t_copy ...: two documented ones stay
-            r"^torch\.[a-z]\w*[a-z0-9]_$",  # torch.relu_, torch.abs_: the Tensor methods are counted
+            # view_copy, t_copy ...: two documented ones stay
+            r"^torch\.(?!(index_copy|narrow_copy)$)\w+_copy$",
+            # torch.relu_, torch.abs_: the Tensor methods are counted
+            r"^torch\.[a-z]\w*[a-z0-9]_$",
             r"\.TYPE_CHECKING$",  # typing's flag, imported as a value
         ),
     ),
     Rule(
         "source file",
-        "a source file of its package: the names it defines are counted where the package exports them",
+        "a source file of its package: the names it defines are counted where the package exports "
+        "them",
         _names(
             """
             torch.nn.utils.{clip_grad convert_parameters fusion init memory_format stateless}
@@ -291,8 +303,9 @@ RULES = [
     ),
     Rule(
         "beyond the basics",
-        "distributions beyond the basics that the coverage issue scopes (the distributions a course uses: "
-        "Normal, Categorical, Bernoulli, ...), with the transforms and constraints machinery",
+        "distributions beyond the basics that the coverage issue scopes (the distributions a "
+        "course uses: Normal, Categorical, Bernoulli, ...), with the transforms and constraints "
+        "machinery",
         frozenset(),
         (
             r"^torch\.distributions\.(?!(Distribution|ExponentialFamily|Normal|Categorical|Bernoulli|Uniform|"
@@ -325,7 +338,9 @@ def imported(namespace, obj):
 
 def out_of_scope(name, namespace=None, obj=None):
     """(label, reason) of the rule that takes `name` out of scope, or None when it is in scope."""
-    if name in IMPORTED_VALUES or (namespace is not None and obj is not None and imported(namespace, obj)):
+    if name in IMPORTED_VALUES or (
+        namespace is not None and obj is not None and imported(namespace, obj)
+    ):
         return "import", IMPORTED
     for rule in RULES:
         if rule.matches(name):

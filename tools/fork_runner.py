@@ -58,7 +58,8 @@ def _child(script, args, log, err_log):
     code = 1
     try:
         os.setpgid(0, 0)  # a process group of its own (the parent does the same: no race)
-        with open(log, "wb") as out, open(err_log or os.devnull, "wb") as err:  # from here on, into the logs
+        # from here on, into the logs
+        with open(log, "wb") as out, open(err_log or os.devnull, "wb") as err:
             os.dup2(out.fileno(), 1)
             os.dup2(err.fileno() if err_log else out.fileno(), 2)
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__  # the server swaps them (main)
@@ -136,17 +137,26 @@ class ForkServer:
 
     def __init__(self, preload=PRELOAD, env=None):
         command = [sys.executable, __file__, "--preload", ",".join(preload)]
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
 
     def run(self, script, args, log, timeout=None, err_log=None):
         """run_script(script, args, log, timeout, err_log) in a child of the server."""
-        request = {"script": str(script), "args": [str(a) for a in args], "log": str(log), "timeout": timeout}
+        request = {
+            "script": str(script),
+            "args": [str(a) for a in args],
+            "log": str(log),
+            "timeout": timeout,
+        }
         request["err_log"] = err_log and str(err_log)
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         reply = self.proc.stdout.readline()
         if not reply:
-            raise RuntimeError(f"fork_runner: the server exited ({self.proc.wait()}); its error is above")
+            raise RuntimeError(
+                f"fork_runner: the server exited ({self.proc.wait()}); its error is above"
+            )
         return json.loads(reply)
 
     def close(self):
@@ -162,7 +172,9 @@ class ForkServer:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preload", default=",".join(PRELOAD), help="modules to import first (comma-separated)")
+    parser.add_argument(
+        "--preload", default=",".join(PRELOAD), help="modules to import first (comma-separated)"
+    )
     args = parser.parse_args(argv)
     # replies go to the real stdout; anything else printed here (an import's warning) to stderr
     replies, sys.stdout = sys.stdout, sys.stderr

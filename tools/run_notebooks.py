@@ -1,9 +1,10 @@
 """Run the tutorial notebooks and store their outputs in them, or check the stored ones.
 
-    python tools/run_notebooks.py            # run every notebook of tutorials/, store the outputs that changed
-    python tools/run_notebooks.py 04 06      # only these notebooks (by number or name)
-    python tools/run_notebooks.py --force    # store every notebook's new outputs, even where they match
-    python tools/run_notebooks.py --check    # run them, rewrite nothing, list where the stored outputs differ
+    python tools/run_notebooks.py            # run every notebook of tutorials/, store the outputs
+    that changed python tools/run_notebooks.py 04 06      # only these notebooks (by number or name)
+    python tools/run_notebooks.py --force    # store every notebook's new outputs, even where they
+    match python tools/run_notebooks.py --check    # run them, rewrite nothing, list where the
+    stored outputs differ
 
 A notebook whose stored outputs still match what it makes (by the check below) is left as
 it is: its figures would come out a few bytes different, and its timings different, on
@@ -40,9 +41,9 @@ one space (a time printed in a fixed width pads with fewer of them when it grows
 digit); and every other number equal to within NUMBER_RTOL of its size or one unit of its
 last printed digit, so that a model trained on another CPU, whose rounding differs in the
 last bits, still matches (numbers are compared as values: "85.8%" printed as "85.80%" matches,
-since a float's shortest repr, or NumPy's, can gain or lose a digit with its last bit). Two numbers both below ROUNDING_LEVEL in size match too: those
-are the differences a notebook prints to show that two computations agree to rounding
-(1e-9, 2.4e-06), and rounding is what differs between CPUs.
+since a float's shortest repr, or NumPy's, can gain or lose a digit with its last bit). Two numbers
+both below ROUNDING_LEVEL in size match too: those are the differences a notebook prints to show
+that two computations agree to rounding (1e-9, 2.4e-06), and rounding is what differs between CPUs.
 A cell tagged `machine-dependent` (in its metadata, as Jupyter's tags are) prints numbers
 that measure the machine, such as timings, speed ratios and the number of cores: its text
 is compared with all of its numbers taken out.
@@ -81,7 +82,8 @@ ROUNDING_LEVEL = 1e-4
 
 
 def notebooks(names=()):
-    """The notebooks of tutorials/, or those whose file name starts with or contains one of `names`."""
+    """The notebooks of tutorials/, or those whose file name starts with or contains one of
+    `names`."""
     found = sorted(TUTORIALS.glob("*.ipynb"))
     if not names:
         return found
@@ -89,7 +91,8 @@ def notebooks(names=()):
     unknown = [n for n in names if not any(p.name.startswith(n) or n in p.stem for p in found)]
     if unknown:
         raise SystemExit(
-            f"run_notebooks: no notebook in tutorials/ matches {unknown}; there are {[p.name for p in found]}"
+            f"run_notebooks: no notebook in tutorials/ matches {unknown}; there are "
+            f"{[p.name for p in found]}"
         )
     return chosen
 
@@ -107,12 +110,15 @@ def kernel_environment():
 def execute(path, timeout=600):
     """Run the notebook at `path` top to bottom in a fresh kernel and return it with its
     outputs, as `tidy` stores them. A cell that raises raises here, naming the cell."""
-    import nbclient  # the dev extra installs nbclient, nbformat and ipykernel (the "python3" kernel)
+    # the dev extra installs nbclient, nbformat and ipykernel (the "python3" kernel)
+    import nbclient
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     metadata = copy.deepcopy(nb.metadata)
-    check = f"import minigrad\nassert minigrad.__file__.startswith({str(ROOT)!r}), minigrad.__file__"
+    check = (
+        f"import minigrad\nassert minigrad.__file__.startswith({str(ROOT)!r}), minigrad.__file__"
+    )
     nb.cells.append(nbformat.v4.new_code_cell(check))
     client = nbclient.NotebookClient(
         nb,
@@ -206,7 +212,10 @@ def _close(stored, fresh):
 def text_difference(stored, fresh, numbers=True):
     """None if two printed texts match (see the module's docstring), else why not."""
     stored, fresh = (DURATION.sub(r"<time>\1\2", ADDRESS.sub("0x…", t)) for t in (stored, fresh))
-    skeletons = [[" ".join(line.split()) for line in NUMBER.sub("<n>", t).splitlines()] for t in (stored, fresh)]
+    skeletons = [
+        [" ".join(line.split()) for line in NUMBER.sub("<n>", t).splitlines()]
+        for t in (stored, fresh)
+    ]
     if skeletons[0] != skeletons[1]:
         diff = difflib.unified_diff(*skeletons, "stored", "now", lineterm="", n=1)
         return "the text differs:\n" + "\n".join(list(diff)[2:14])
@@ -230,7 +239,9 @@ def differences(stored_nb, fresh_nb):
         where = f"code cell {number} ({first_line[:60]!r})"
         kinds = [_kind(o) for o in stored.outputs], [_kind(o) for o in fresh.outputs]
         if kinds[0] != kinds[1]:
-            found.append(f"{where}: the stored outputs are {kinds[0]}, the notebook now makes {kinds[1]}")
+            found.append(
+                f"{where}: the stored outputs are {kinds[0]}, the notebook now makes {kinds[1]}"
+            )
             continue
         numbers = MACHINE_DEPENDENT not in stored.metadata.get("tags", [])
         for out_stored, out_fresh in zip(stored.outputs, fresh.outputs):
@@ -247,9 +258,17 @@ def _counts(nb):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", help="notebooks to run, by number or name (default: all)")
-    parser.add_argument("--check", action="store_true", help="compare with the stored outputs, rewrite nothing")
-    parser.add_argument("--force", action="store_true", help="store the new outputs even where the stored ones match")
+    parser.add_argument(
+        "names", nargs="*", help="notebooks to run, by number or name (default: all)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the stored outputs, rewrite nothing"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="store the new outputs even where the stored ones match",
+    )
     args = parser.parse_args(argv)
 
     import nbformat

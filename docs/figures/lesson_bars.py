@@ -40,7 +40,12 @@ def panels(results, keys, labels, colors, titles, suptitle, out, figsize, legend
         ax.set_ylim(0, 1.2 * max(row[k][2] for k in keys))
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("median time (ms), lower is better")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=legend_columns, fontsize=9)
+    fig.legend(
+        *axes[0].get_legend_handles_labels(),
+        loc="outside lower center",
+        ncol=legend_columns,
+        fontsize=9,
+    )
     fig.suptitle(f"{suptitle}\nwhiskers: quartiles of the repeats", fontsize=10)
     smoke.stamp(fig)
     fig.savefig(out, dpi=90)

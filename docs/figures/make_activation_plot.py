@@ -20,7 +20,10 @@ import minigrad.nn.functional as F  # noqa: E402
 
 # one row of the figure per family: (title, {name: function})
 FAMILIES = [
-    ("piecewise linear", {"ReLU": F.relu, "leaky ReLU (slope 0.1)": lambda x: F.leaky_relu(x, 0.1), "ELU": F.elu}),
+    (
+        "piecewise linear",
+        {"ReLU": F.relu, "leaky ReLU (slope 0.1)": lambda x: F.leaky_relu(x, 0.1), "ELU": F.elu},
+    ),
     ("smooth ReLUs", {"GELU": F.gelu, "SiLU": F.silu, "softplus": F.softplus}),
     ("saturating", {"sigmoid": F.sigmoid, "tanh": F.tanh}),
 ]
@@ -37,7 +40,9 @@ def values_and_derivatives(fn, x):
 
 def main(out_dir):
     x = mg.linspace(-4.0, 4.0, 801, dtype=mg.float64)
-    fig, axes = plt.subplots(len(FAMILIES), 2, figsize=(10, 9), sharex=True, constrained_layout=True)
+    fig, axes = plt.subplots(
+        len(FAMILIES), 2, figsize=(10, 9), sharex=True, constrained_layout=True
+    )
     for (family, fns), (ax_f, ax_d) in zip(FAMILIES, axes):
         for name, fn in fns.items():
             y, dy = values_and_derivatives(fn, x)

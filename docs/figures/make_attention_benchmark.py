@@ -46,7 +46,9 @@ def measure():
     cases = [(B, H, T, D) for T in MEMORY_LENGTHS]
     memory = {}
     for name in STYLE:  # MiB, at least 0.1 for the log scale
-        memory[name] = [max(0.1, m["rss"] / 2**20) for m in bench.peak_memory(name, os.cpu_count(), cases)]
+        memory[name] = [
+            max(0.1, m["rss"] / 2**20) for m in bench.peak_memory(name, os.cpu_count(), cases)
+        ]
     return times, memory
 
 

@@ -57,7 +57,11 @@ def main(out_dir):
         ax.set_title(f"{name} mask (white: may attend)", fontsize=10)
     combined = masks()["causal and padding"]
     scaled, unscaled = probabilities(combined), probabilities(combined, scaled=False)
-    maps = [("head 1", scaled[0]), ("head 2", scaled[1]), ("head 1 without 1/sqrt(d_k)", unscaled[0])]
+    maps = [
+        ("head 1", scaled[0]),
+        ("head 2", scaled[1]),
+        ("head 1 without 1/sqrt(d_k)", unscaled[0]),
+    ]
     for ax, (name, probs) in zip(axes[1], maps):
         image = ax.imshow(probs, cmap="viridis", vmin=0, vmax=1)
         ax.set_title(f"{name}: probabilities", fontsize=10)

@@ -3,9 +3,9 @@
     python docs/figures/make_attention_modules_benchmark.py [OUT_DIR] [--repeat R] [--number N]
 
 times nn.MultiheadAttention(128, 4) on a causal (16, 128, 128) float32 batch, forward and
-forward + backward, in minigrad and in PyTorch (default threads and one thread), each with need_weights=False (the fused
-attention kernel) and need_weights=True (the attention spelled out, probabilities
-kept), using benchmarks/bench_attention_modules.py, and writes
+forward + backward, in minigrad and in PyTorch (default threads and one thread), each with
+need_weights=False (the fused attention kernel) and need_weights=True (the attention spelled out,
+probabilities kept), using benchmarks/bench_attention_modules.py, and writes
 OUT_DIR/attention_modules_benchmark.png (default: this script's folder, where the lesson
 finds it). Bars are medians of R turns of N calls; whiskers span the fastest to the
 slowest turn. The committed PNG was made on a shared 2-core machine (other programs
@@ -48,19 +48,22 @@ def main(out_dir, repeat, number):
         mids = [statistics.median(ms[key]) for ms in results.values()]
         errors = [[m - min(ms[key]) for m, ms in zip(mids, results.values())],
                   [max(ms[key]) - m for m, ms in zip(mids, results.values())]]  # fmt: skip
-        drawn = ax.bar(xs, mids, width, yerr=errors, capsize=3, label=name, error_kw={"ecolor": "0.4", "lw": 1},
-                       hatch="//" if "True" in key else None, color=f"C{n // 2}", alpha=1.0 if n % 2 == 0 else 0.6)  # fmt: skip
+        drawn = ax.bar(xs, mids, width, yerr=errors, capsize=3, label=name,
+                       error_kw={"ecolor": "0.4", "lw": 1}, hatch="//" if "True" in key else None,
+                       color=f"C{n // 2}", alpha=1.0 if n % 2 == 0 else 0.6)  # fmt: skip
         ax.bar_label(drawn, fmt="%.0f", fontsize=7, padding=2)
     ax.set_xticks(range(len(results)), list(results))
     ax.set_ylabel("ms per call, lower is better")
     c = bench_attention_modules.SHAPE
     ax.set_title(
-        f"nn.MultiheadAttention({c['embed']}, {c['heads']}), causal, on ({c['batch']}, {c['T']}, {c['embed']}) float32:"
-        f" median and range of {repeat} turns\n(shared 2-core machine, other programs running)",
+        f"nn.MultiheadAttention({c['embed']}, {c['heads']}), causal, on ({c['batch']}, {c['T']}, "
+        f"{c['embed']}) float32: median and range of {repeat} turns\n(shared 2-core machine, other "
+        "programs running)",
         fontsize=10,
     )
     top = max(statistics.median(v) for ms in results.values() for v in ms.values())
-    ax.set_ylim(0, 1.7 * top)  # room for the legend; a turn slowed by another program may have its whisker cut
+    # room for the legend; a turn slowed by another program may have its whisker cut
+    ax.set_ylim(0, 1.7 * top)
     ax.legend(loc="upper center", fontsize=8, ncol=3)
     ax.grid(axis="y", alpha=0.3)
     smoke.stamp(fig)

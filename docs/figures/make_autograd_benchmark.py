@@ -29,10 +29,16 @@ import smoke  # noqa: E402
 
 
 def main(out_dir, repeat):
-    (_, chain_mg, chain_pt, _), (_, mlp_mg, mlp_pt, _) = bench_autograd.run(repeat=repeat, threads=2)
+    (_, chain_mg, chain_pt, _), (_, mlp_mg, mlp_pt, _) = bench_autograd.run(
+        repeat=repeat, threads=2
+    )
     per_op = 1e6 / bench_autograd.CHAIN_OPS
     panels = [
-        ("one elementwise op on 16 numbers\n(forward + backward), µs", chain_mg * per_op, chain_pt * per_op),
+        (
+            "one elementwise op on 16 numbers\n(forward + backward), µs",
+            chain_mg * per_op,
+            chain_pt * per_op,
+        ),
         ("MLP 784-256-128-10, batch 64\n(forward + backward), ms", mlp_mg * 1e3, mlp_pt * 1e3),
     ]
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), constrained_layout=True)
@@ -42,7 +48,9 @@ def main(out_dir, repeat):
         ax.set_title(title, fontsize=10)
         ax.set_ylim(0, 1.2 * max(ours, theirs))
         ax.text(0.5, 0.92, f"ratio {ours / theirs:.2f}x", transform=ax.transAxes, ha="center")
-    fig.suptitle("The cost of the graph: minigrad's autograd against PyTorch (CPU, median)", fontsize=11)
+    fig.suptitle(
+        "The cost of the graph: minigrad's autograd against PyTorch (CPU, median)", fontsize=11
+    )
     smoke.stamp(fig)
     out = Path(out_dir) / "autograd_benchmark.png"
     fig.savefig(out, dpi=110)

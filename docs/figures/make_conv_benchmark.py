@@ -34,7 +34,9 @@ IMPLEMENTATIONS = [
 
 
 def main(out_dir, batch, repeat, threads=2):
-    rows = bench_conv.run(list(bench_conv.CASES), batch, repeat, threads, measure_compile=False, out=lambda line: None)
+    rows = bench_conv.run(
+        list(bench_conv.CASES), batch, repeat, threads, measure_compile=False, out=lambda line: None
+    )
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True, constrained_layout=True)
     width = 0.27
     for ax, part in zip(axes, ("fwd", "fwd+bwd")):
@@ -44,7 +46,11 @@ def main(out_dir, batch, repeat, threads=2):
             ax.bar(xs, [r[key] for r in mine], width, label=name)
         for i, r in enumerate(mine):  # the ratio that the targets are about
             ax.annotate(
-                f"{r['numba'] / r['torch']:.1f}x", (i + width / 2, r["numba"]), ha="center", va="bottom", fontsize=8
+                f"{r['numba'] / r['torch']:.1f}x",
+                (i + width / 2, r["numba"]),
+                ha="center",
+                va="bottom",
+                fontsize=8,
             )
         ax.set_xticks(range(len(mine)), [r["case"] for r in mine])
         ax.set_yscale("log")

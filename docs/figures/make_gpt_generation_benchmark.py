@@ -66,7 +66,10 @@ def main(out_dir):
         runs = [step_times(model, use_cache) for _ in range(REPEATS)]
         times = np.median(runs, axis=0)
         rates = [len(run) / run.sum() for run in runs]
-        rate = f"{np.median(rates):.0f} ({min(rates):.0f}-{max(rates):.0f}) tokens/s over {CONTEXT} tokens"
+        rate = (
+            f"{np.median(rates):.0f} ({min(rates):.0f}-{max(rates):.0f}) tokens/s over "
+            f"{CONTEXT} tokens"
+        )
         positions = np.arange(2, CONTEXT + 1)
         ax.plot(positions, 1000 * times, label=f"{label}\n{rate}", linewidth=1.5)
         print(f"{label}: {rate}")

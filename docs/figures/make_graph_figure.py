@@ -26,7 +26,9 @@ def shared_input(out_dir):
     b.retain_grad()
     loss.backward(retain_graph=True)  # keep the graph's tensors, to draw them
     labels = {x: "x", a: "a", b: "b", loss: "loss"}
-    return mg.viz.draw_graph(loss, Path(out_dir) / "autograd_graph.png", labels=labels, direction="LR")
+    return mg.viz.draw_graph(
+        loss, Path(out_dir) / "autograd_graph.png", labels=labels, direction="LR"
+    )
 
 
 def mlp(out_dir):

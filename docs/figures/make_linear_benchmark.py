@@ -27,7 +27,11 @@ import bench_linear  # noqa: E402
 import lesson_bars  # noqa: E402
 import smoke  # noqa: E402
 
-IMPLEMENTATIONS = [("minigrad", "minigrad nn.Linear"), ("numpy", "NumPy, the 3 products by hand"), ("torch", "PyTorch")]
+IMPLEMENTATIONS = [
+    ("minigrad", "minigrad nn.Linear"),
+    ("numpy", "NumPy, the 3 products by hand"),
+    ("torch", "PyTorch"),
+]
 
 
 def main(out_dir, repeat, machine):
@@ -43,11 +47,22 @@ def main(out_dir, repeat, machine):
         high = [row["flops"] / row[key][1] / 1e6 - rate for rate, row in zip(rates, results)]
         drawn = ax.bar(xs, rates, width, yerr=[low, high], capsize=3, label=name)
         ax.bar_label(drawn, fmt="%.0f", fontsize=8, padding=2)
-    labels = [f"batch {b}, {i} -> {o}\n{row['flops'] / 1e9:.2f} GFLOP" for row in results for b, i, o in [row["size"]]]
+    labels = [
+        f"batch {b}, {i} -> {o}\n{row['flops'] / 1e9:.2f} GFLOP"
+        for row in results
+        for b, i, o in [row["size"]]
+    ]
     ax.set_xticks(range(len(results)), labels)
     ax.set_ylabel("GFLOP/s (6·N·in·out / median time), higher is better")
-    ax.set_title(f"nn.Linear forward + backward, float32, 1 thread; {machine}\nwhiskers: quartiles of the repeats")
-    ax.set_ylim(0, 1.3 * max(row["flops"] / min(row[k][1] for k, _ in IMPLEMENTATIONS) / 1e6 for row in results))
+    ax.set_title(
+        f"nn.Linear forward + backward, float32, 1 thread; {machine}\nwhiskers: quartiles of the "
+        "repeats"
+    )
+    ax.set_ylim(
+        0,
+        1.3
+        * max(row["flops"] / min(row[k][1] for k, _ in IMPLEMENTATIONS) / 1e6 for row in results),
+    )
     ax.legend(loc="upper left", ncol=3, fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     smoke.stamp(fig)

@@ -49,8 +49,13 @@ def main(out_dir, repeat, machine):
         for n, key in enumerate(keys):
             xs = [i + (n - 1.5) * width for i in range(len(rows))]
             medians = [row[key][0] for row in rows]
-            errors = [[row[key][0] - row[key][1] for row in rows], [row[key][2] - row[key][0] for row in rows]]
-            drawn = ax.bar(xs, medians, width, yerr=errors, capsize=2, color=COLORS[key], label=LABELS[key])
+            errors = [
+                [row[key][0] - row[key][1] for row in rows],
+                [row[key][2] - row[key][0] for row in rows],
+            ]
+            drawn = ax.bar(
+                xs, medians, width, yerr=errors, capsize=2, color=COLORS[key], label=LABELS[key]
+            )
             ax.bar_label(drawn, fmt="%.2f", fontsize=7, padding=2)
         ax.set_xticks(range(len(rows)), [row["optimizer"] for row in rows])
         ax.set_title(f"{model} parameters", fontsize=10)
@@ -58,7 +63,10 @@ def main(out_dir, repeat, machine):
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("median time of one step (ms), lower is better")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=9)
-    fig.suptitle(f"One optimizer step, float32, 1 thread; {machine}\nwhiskers: quartiles of the repeats", fontsize=10)
+    fig.suptitle(
+        f"One optimizer step, float32, 1 thread; {machine}\nwhiskers: quartiles of the repeats",
+        fontsize=10,
+    )
     smoke.stamp(fig)
     out = Path(out_dir) / "optimizers_benchmark.png"
     fig.savefig(out, dpi=90)

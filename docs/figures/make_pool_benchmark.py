@@ -26,11 +26,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_pool  # noqa: E402
 import smoke  # noqa: E402
 
-IMPLEMENTATIONS = [("numpy", "minigrad, NumPy reference"), ("numba", "minigrad, Numba kernels"), ("torch", "PyTorch")]
+IMPLEMENTATIONS = [
+    ("numpy", "minigrad, NumPy reference"),
+    ("numba", "minigrad, Numba kernels"),
+    ("torch", "PyTorch"),
+]
 
 
 def main(out_dir, repeat):
-    results = bench_pool.run(repeat=repeat, threads=2, shape=smoke.pick(bench_pool.SHAPE, (4, 8, 8, 8)))
+    results = bench_pool.run(
+        repeat=repeat, threads=2, shape=smoke.pick(bench_pool.SHAPE, (4, 8, 8, 8))
+    )
     labels, bars = [], {key: [] for key, _ in IMPLEMENTATIONS}
     for row in results:
         for k, part in enumerate(("forward", "forward +\nbackward")):

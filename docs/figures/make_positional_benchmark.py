@@ -5,8 +5,8 @@
 times RoPE on a query and a key of (12, 4, 256, 32) float32, forward and forward +
 backward: minigrad's RotaryEmbedding (one Function, cos/sin cached), the same Function
 with cos/sin computed at every call, the formula written with small Tensor operations,
-and PyTorch's operations (default threads and one thread), using benchmarks/bench_positional.py, and writes
-OUT_DIR/positional_benchmark.png (default: this script's folder, where the lesson finds
+and PyTorch's operations (default threads and one thread), using benchmarks/bench_positional.py,
+and writes OUT_DIR/positional_benchmark.png (default: this script's folder, where the lesson finds
 it). Bars are medians of R turns of N calls; whiskers span the fastest to the slowest
 turn. The committed PNG was made on a shared 2-core machine (other programs running).
 The test suite runs the script with MINIGRAD_FIGURES_SMOKE=1 (docs/figures/smoke.py): one
@@ -46,7 +46,9 @@ def main(out_dir, repeat, number):
         mids = [statistics.median(ms[key]) for ms in results.values()]
         errors = [[m - min(ms[key]) for m, ms in zip(mids, results.values())],
                   [max(ms[key]) - m for m, ms in zip(mids, results.values())]]  # fmt: skip
-        drawn = ax.bar(xs, mids, width, yerr=errors, capsize=3, label=name, error_kw={"ecolor": "0.4", "lw": 1})
+        drawn = ax.bar(
+            xs, mids, width, yerr=errors, capsize=3, label=name, error_kw={"ecolor": "0.4", "lw": 1}
+        )
         ax.bar_label(drawn, fmt="%.1f", fontsize=8, padding=2)
     ax.set_xticks(range(len(results)), list(results))
     ax.set_ylabel("ms per call (q and k), lower is better")

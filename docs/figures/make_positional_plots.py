@@ -28,7 +28,11 @@ SCALINGS = {
     "no scaling": None,
     f"linear, s={FACTOR:g}": {"type": "linear", "factor": FACTOR},
     f"NTK, s={FACTOR:g}": {"type": "ntk", "factor": FACTOR},
-    f"YaRN, s={FACTOR:g}": {"type": "yarn", "factor": FACTOR, "original_max_position_embeddings": TRAINED},
+    f"YaRN, s={FACTOR:g}": {
+        "type": "yarn",
+        "factor": FACTOR,
+        "original_max_position_embeddings": TRAINED,
+    },
 }
 
 
@@ -36,7 +40,9 @@ def sinusoidal_figure(out_dir):
     pe = nn.SinusoidalPositionalEncoding(d_model=64, max_len=128).pe.numpy()
     fig, ax = plt.subplots(figsize=(9, 4.2), constrained_layout=True)
     image = ax.imshow(pe, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-    ax.set_xlabel("feature j (even: sin, odd: cos); the wavelength grows from 2π to 2π·10000 left to right")
+    ax.set_xlabel(
+        "feature j (even: sin, odd: cos); the wavelength grows from 2π to 2π·10000 left to right"
+    )
     ax.set_ylabel("position t")
     ax.set_title("nn.SinusoidalPositionalEncoding(64).pe[:128]: PE[t, 2i] = sin(t / 10000^(2i/64))")
     fig.colorbar(image, ax=ax, shrink=0.9)
@@ -51,7 +57,8 @@ def scores_by_distance(rope, distances):
     q = k = all ones (RoFormer's long-term-decay plot), divided by head_dim."""
     ones = mg.ones(1, HEAD_DIM, dtype=mg.float64)
     q = rope.rotate(ones)  # position 0: unchanged
-    keys = rope.rotate(mg.ones(distances, HEAD_DIM, dtype=mg.float64))  # positions 0 .. distances - 1
+    # positions 0 .. distances - 1
+    keys = rope.rotate(mg.ones(distances, HEAD_DIM, dtype=mg.float64))
     return (keys @ q.mT).numpy()[:, 0] / HEAD_DIM
 
 
@@ -63,7 +70,14 @@ def rope_figure(out_dir):
         rope = nn.RotaryEmbedding(HEAD_DIM, scaling=scaling)
         ax_score.plot(n, scores_by_distance(rope, int(distances)), label=name, linewidth=1.3)
         wavelength = 2 * np.pi / rope.inv_freq
-        ax_wave.plot(np.arange(HEAD_DIM // 2), wavelength, marker="o", markersize=3, label=name, linewidth=1.3)
+        ax_wave.plot(
+            np.arange(HEAD_DIM // 2),
+            wavelength,
+            marker="o",
+            markersize=3,
+            label=name,
+            linewidth=1.3,
+        )
     ax_score.axvline(TRAINED, color="0.4", linestyle="--", linewidth=1)
     ax_score.text(TRAINED, 1.02, f" trained length {TRAINED}", fontsize=9, va="bottom")
     ax_score.set_xlabel("distance n - m between key and query")

@@ -44,8 +44,8 @@ def main(out_dir, repeat, machine):
         LABELS,
         COLORS,
         titles,
-        f"One recurrent layer forward + backward, {T} steps, batch {B}, input {I}, hidden {H}, float32, "
-        f"1 thread; {machine}",
+        f"One recurrent layer forward + backward, {T} steps, batch {B}, input {I}, hidden {H}, "
+        f"float32, 1 thread; {machine}",
         Path(out_dir) / "recurrent_benchmark.png",
         figsize=(11, 4.8),
         legend_columns=2,

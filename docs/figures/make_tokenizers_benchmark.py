@@ -36,7 +36,10 @@ def main(out_dir, repeat):
     for ax, (task, rates) in zip(axes, results.items()):
         names = list(rates)[::-1]  # minigrad's on top
         mids = [statistics.median(rates[k]) for k in names]
-        errors = [[m - min(rates[k]) for m, k in zip(mids, names)], [max(rates[k]) - m for m, k in zip(mids, names)]]
+        errors = [
+            [m - min(rates[k]) for m, k in zip(mids, names)],
+            [max(rates[k]) - m for m, k in zip(mids, names)],
+        ]
         colors = ["C0" if k.startswith("minigrad") else "C7" for k in names]
         ax.barh(names, mids, xerr=errors, capsize=3, color=colors)
         for y, (m, k) in enumerate(zip(mids, names)):
@@ -56,7 +59,9 @@ def main(out_dir, repeat):
     axes[-1].set_xlabel("characters per second (log scale), higher is better")
     smoke.stamp(fig)
     fig.suptitle(
-        f"Tokenizers on Tiny Shakespeare: median and range of {repeat} turns (shared 2-core machine)", fontsize=10
+        f"Tokenizers on Tiny Shakespeare: median and range of {repeat} turns (shared 2-core "
+        "machine)",
+        fontsize=10,
     )
     out = Path(out_dir) / "tokenizers_benchmark.png"
     fig.savefig(out, dpi=90)

@@ -32,7 +32,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_transformer  # noqa: E402
 import smoke  # noqa: E402
 
-IMPLEMENTATIONS = [("minigrad", "minigrad"), ("torch", "PyTorch (default threads)"), ("torch-1", "PyTorch (1 thread)")]
+IMPLEMENTATIONS = [
+    ("minigrad", "minigrad"),
+    ("torch", "PyTorch (default threads)"),
+    ("torch-1", "PyTorch (1 thread)"),
+]
 
 
 def measure(steps, repeat, seconds):
@@ -56,14 +60,26 @@ def main(out_dir, repeat, seconds):
     import minigrad as mg
     import minigrad.optim  # noqa: F401
 
-    encoder = {"minigrad": bench_transformer.encoder_step(mg), "torch": bench_transformer.encoder_step(torch)}
-    encoder["torch-1"] = bench_transformer.with_torch_threads(bench_transformer.encoder_step(torch), 1)
+    encoder = {
+        "minigrad": bench_transformer.encoder_step(mg),
+        "torch": bench_transformer.encoder_step(torch),
+    }
+    encoder["torch-1"] = bench_transformer.with_torch_threads(
+        bench_transformer.encoder_step(torch), 1
+    )
     mine, theirs = bench_transformer.gpt_models()  # checks that the two GPTs give the same logits
     _, theirs_1 = bench_transformer.gpt_models()
-    gpt = {"minigrad": bench_transformer.gpt_step(mg, mine), "torch": bench_transformer.gpt_step(torch, theirs)}
-    gpt["torch-1"] = bench_transformer.with_torch_threads(bench_transformer.gpt_step(torch, theirs_1), 1)
+    gpt = {
+        "minigrad": bench_transformer.gpt_step(mg, mine),
+        "torch": bench_transformer.gpt_step(torch, theirs),
+    }
+    gpt["torch-1"] = bench_transformer.with_torch_threads(
+        bench_transformer.gpt_step(torch, theirs_1), 1
+    )
     results = {
-        "encoder train step\n(2 pre-norm layers, d 128, T 64, batch 32)": measure(encoder, repeat, seconds),
+        "encoder train step\n(2 pre-norm layers, d 128, T 64, batch 32)": measure(
+            encoder, repeat, seconds
+        ),
         "GPT train step\n(4 layers, d 128, T 64, batch 12)": measure(gpt, repeat, seconds),
     }
 
@@ -74,7 +90,9 @@ def main(out_dir, repeat, seconds):
         mids = [statistics.median(ms[key]) for ms in results.values()]
         errors = [[m - min(ms[key]) for m, ms in zip(mids, results.values())],
                   [max(ms[key]) - m for m, ms in zip(mids, results.values())]]  # fmt: skip
-        drawn = ax.bar(xs, mids, width, yerr=errors, capsize=3, label=name, error_kw={"ecolor": "0.4", "lw": 1})
+        drawn = ax.bar(
+            xs, mids, width, yerr=errors, capsize=3, label=name, error_kw={"ecolor": "0.4", "lw": 1}
+        )
         labels = ax.bar_label(drawn, fmt="%.0f", fontsize=8, label_type="center")
         for label in labels:
             label.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 1, "alpha": 0.8})
@@ -83,13 +101,17 @@ def main(out_dir, repeat, seconds):
                   f"({min(ms[key]):.1f}-{max(ms[key]):.1f})")  # fmt: skip
     top = 1.8 * max(statistics.median(v) for ms in results.values() for v in ms.values())
     for i, ms in enumerate(results.values()):
-        ratios = [statistics.median(ms["minigrad"]) / statistics.median(ms[k]) for k in ("torch", "torch-1")]
+        ratios = [
+            statistics.median(ms["minigrad"]) / statistics.median(ms[k])
+            for k in ("torch", "torch-1")
+        ]
         text = f"minigrad / PyTorch: {ratios[0]:.2f}x\n(1 thread: {ratios[1]:.2f}x)"
         ax.text(i, 0.72 * top, text, ha="center", fontsize=9)
     ax.set_xticks(range(len(results)), list(results))
     ax.set_ylabel("ms per training step, lower is better")
     ax.set_title(
-        f"Training steps, float32, CPU: median and range of {repeat} turns\n(2-core machine; conditions and ranges in benchmarks/RESULTS.md)",
+        f"Training steps, float32, CPU: median and range of {repeat} turns\n(2-core machine; "
+        "conditions and ranges in benchmarks/RESULTS.md)",
         fontsize=10,
     )
     ax.set_ylim(0, top)  # a turn slowed by another program may run off the top: its whisker is cut

@@ -37,7 +37,8 @@ D_MODEL, HEADS, VOCAB, BATCH, T = 64, 4, 32, 8, 16
 SEEDS = smoke.pick((0, 1, 2), (0,))
 LAYERS = smoke.pick(12, 3)  # panel 1: the gradient of each layer of a stack this deep
 DEPTHS = smoke.pick([1, 2, 4, 8, 16], [1, 2])  # panel 2: the last layer's, against the depth
-STEPS = smoke.pick(150, 6)  # panel 3: training steps (at least 5, the width of the smoothing window)
+# panel 3: training steps (at least 5, the width of the smoothing window)
+STEPS = smoke.pick(150, 6)
 
 
 def ffn_gradient_norms(norm_first, n_layers, seed):
@@ -48,7 +49,9 @@ def ffn_gradient_norms(norm_first, n_layers, seed):
     layer = nn.TransformerEncoderLayer(
         D_MODEL, HEADS, 4 * D_MODEL, dropout=0.0, batch_first=True, norm_first=norm_first
     )
-    stack = nn.TransformerEncoder(layer, n_layers, norm=nn.LayerNorm(D_MODEL) if norm_first else None)
+    stack = nn.TransformerEncoder(
+        layer, n_layers, norm=nn.LayerNorm(D_MODEL) if norm_first else None
+    )
     for p in stack.parameters():  # the copies start equal: draw each layer's weights afresh
         if p.ndim > 1:
             nn.init.xavier_uniform_(p)
@@ -75,7 +78,9 @@ def reversal_losses(norm_first, lr, warmup_steps, steps=STEPS, seed=0, n=8, voca
         norm_first=norm_first,
     )
     opt = optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98))
-    warmup = optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup_steps) if warmup_steps else 1.0)
+    warmup = optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warmup_steps) if warmup_steps else 1.0
+    )
     losses = []
     for _ in range(steps):
         src = rng.integers(1, vocab, size=(batch, n))
@@ -92,20 +97,34 @@ def reversal_losses(norm_first, lr, warmup_steps, steps=STEPS, seed=0, n=8, voca
 
 
 def main(out_dir):
-    fig, (ax_layers, ax_depth, ax_train) = plt.subplots(1, 3, figsize=(15, 4.2), constrained_layout=True)
+    fig, (ax_layers, ax_depth, ax_train) = plt.subplots(
+        1, 3, figsize=(15, 4.2), constrained_layout=True
+    )
     styles = {True: ("pre-norm", "tab:blue"), False: ("post-norm", "tab:red")}
 
     for norm_first, (name, color) in styles.items():
         norms = np.mean([ffn_gradient_norms(norm_first, LAYERS, s) for s in SEEDS], axis=0)
         ax_layers.plot(np.arange(1, LAYERS + 1), norms, "o-", color=color, label=name)
-    ax_layers.set(xlabel="layer", ylabel="||dL/dW2|| at initialisation", title=f"gradient per layer ({LAYERS} layers)")
+    ax_layers.set(
+        xlabel="layer",
+        ylabel="||dL/dW2|| at initialisation",
+        title=f"gradient per layer ({LAYERS} layers)",
+    )
     ax_layers.set_ylim(bottom=0)
 
     for norm_first, (name, color) in styles.items():
         last = [np.mean([ffn_gradient_norms(norm_first, L, s)[-1] for s in SEEDS]) for L in DEPTHS]
         ax_depth.plot(DEPTHS, last, "o-", color=color, label=name)
-    ax_depth.plot(DEPTHS, last[0] / np.sqrt(DEPTHS), ":", color="0.5", label="post-norm at L=1, times 1/sqrt(L)")
-    ax_depth.set(xscale="log", yscale="log", xlabel="number of layers L", title="gradient of the last layer")
+    ax_depth.plot(
+        DEPTHS,
+        last[0] / np.sqrt(DEPTHS),
+        ":",
+        color="0.5",
+        label="post-norm at L=1, times 1/sqrt(L)",
+    )
+    ax_depth.set(
+        xscale="log", yscale="log", xlabel="number of layers L", title="gradient of the last layer"
+    )
     ax_depth.set_xticks(DEPTHS, [str(L) for L in DEPTHS])
 
     lr = 5e-3
@@ -117,7 +136,12 @@ def main(out_dir):
             ax_train.plot(np.arange(len(smooth)) + 4, smooth, line, color=color, label=label)
     ax_train.axhline(np.log(9), color="0.6", linewidth=0.8)
     ax_train.text(2, np.log(9) * 1.08, "chance: ln 9", color="0.4", fontsize=8)
-    ax_train.set(yscale="log", xlabel="step", ylabel="training loss", title=f"reversing 8 digits, Adam lr={lr:g}")
+    ax_train.set(
+        yscale="log",
+        xlabel="step",
+        ylabel="training loss",
+        title=f"reversing 8 digits, Adam lr={lr:g}",
+    )
 
     for ax in (ax_layers, ax_depth, ax_train):
         ax.grid(alpha=0.3)

@@ -48,7 +48,15 @@ def pick(full, smoke):
 def stamp(fig):
     """Write "smoke setting" across a matplotlib figure made in smoke mode (nothing otherwise)."""
     if SMOKE:
-        fig.text(0.5, 0.5, "smoke setting: not a measurement", ha="center", va="center", fontsize=28, color="red")
+        fig.text(
+            0.5,
+            0.5,
+            "smoke setting: not a measurement",
+            ha="center",
+            va="center",
+            fontsize=28,
+            color="red",
+        )
 
 
 def main(out_dir, names):
@@ -73,7 +81,8 @@ def main(out_dir, names):
             "log": str(log),
         }
         print(
-            f"{name:40s} exit {run['returncode']}  wall {run['seconds']:5.1f} s  CPU {run['cpu_seconds']:5.1f} s",
+            f"{name:40s} exit {run['returncode']}  wall {run['seconds']:5.1f} s  CPU "
+            f"{run['cpu_seconds']:5.1f} s",
             flush=True,
         )
     (out_dir / "report.json").write_text(json.dumps(report, indent=1))

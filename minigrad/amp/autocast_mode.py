@@ -37,13 +37,17 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         _check_device_type(device_type)
         self.device = _device(device_type).type  # an unknown device type raises here, as in torch
-        self.fast_dtype = DEFAULT_DTYPES.get(self.device, dtypes.float16) if dtype is None else dtype
+        self.fast_dtype = (
+            DEFAULT_DTYPES.get(self.device, dtypes.float16) if dtype is None else dtype
+        )
         self._enabled = bool(enabled)
         self._cache_enabled = cache_enabled
         if not self._enabled:
             return
         if self.device == "cuda" and not cuda.is_available():
-            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+            warnings.warn(
+                "CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2
+            )
         elif self.device == "cpu" and self.fast_dtype not in (dtypes.bfloat16, dtypes.float16):
             warnings.warn(
                 "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
@@ -52,9 +56,10 @@ class autocast:
             )
         else:
             warnings.warn(
-                f"mg.autocast({self.device!r}, dtype={self.fast_dtype}): minigrad does not run ops in a lower "
-                "precision, so autocast is disabled and the block runs in the tensors' own dtypes (full "
-                "precision: the results are those without autocast, not PyTorch's reduced-precision ones)",
+                f"mg.autocast({self.device!r}, dtype={self.fast_dtype}): minigrad does not run ops "
+                "in a lower precision, so autocast is disabled and the block runs in the tensors' "
+                "own dtypes (full precision: the results are those without autocast, not PyTorch's "
+                "reduced-precision ones)",
                 stacklevel=2,
             )
         self._enabled = False

@@ -60,7 +60,10 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled and not cuda.is_available():
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.", stacklevel=2)
+            warnings.warn(
+                "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                stacklevel=2,
+            )
             self._enabled = False
         if self._enabled:
             # torch's checks, and its exception type
@@ -105,7 +108,9 @@ class GradScaler:
         self._check_started("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is UNSCALED:
-            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
+            raise RuntimeError(
+                "unscale_() has already been called on this optimizer since the last update()."
+            )
         if state["stage"] is STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         # 1 / S in float64, then rounded to float32, as torch does it
@@ -163,7 +168,11 @@ class GradScaler:
                 new_scale = new_scale.item()
             self._scale = np.float32(new_scale)
         else:
-            found = [s["found_inf"] for s in self._per_optimizer_states.values() if s["found_inf"] is not None]
+            found = [
+                s["found_inf"]
+                for s in self._per_optimizer_states.values()
+                if s["found_inf"] is not None
+            ]
             if not found:
                 raise AssertionError("No inf checks were recorded prior to update.")
             if any(found):
@@ -181,8 +190,8 @@ class GradScaler:
     def _check_started(self, funcname):
         if self._scale is None:
             raise AssertionError(
-                f"Attempted {funcname} but _scale is None.  This may indicate your script did not use "
-                "scaler.scale(loss or outputs) earlier in the iteration."
+                f"Attempted {funcname} but _scale is None.  This may indicate your script did not "
+                "use scaler.scale(loss or outputs) earlier in the iteration."
             )
 
     # ---- what it is and its state ------------------------------------------------------------
@@ -244,7 +253,8 @@ class GradScaler:
             return
         if len(state_dict) == 0:
             raise RuntimeError(
-                "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler."
+                "The source state dict is empty, possibly because it was saved from a disabled "
+                "instance of GradScaler."
             )
         self._init_scale = state_dict["scale"]
         if self._scale is not None:

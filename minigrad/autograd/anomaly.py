@@ -12,7 +12,8 @@ but checks nothing.
 - `detect_anomaly(check_nan=True)`: a context manager that turns the mode on inside;
 - `set_detect_anomaly(mode, check_nan=True)`: turns it on or off at once, and, used as
   a context manager, restores the previous setting on exit;
-- `set_anomaly_enabled(enabled, check_nan=True)`: torch's plain setter (`torch.set_anomaly_enabled`).
+- `set_anomaly_enabled(enabled, check_nan=True)`: torch's plain setter
+  (`torch.set_anomaly_enabled`).
 """
 
 import warnings
@@ -51,8 +52,8 @@ class detect_anomaly:
         self.prev, self.prev_check_nan = _mode, _check_nan
         self.check_nan = check_nan
         warnings.warn(
-            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-            "enabled for debugging.",
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.",
             stacklevel=2,
         )
 
@@ -67,7 +68,8 @@ class detect_anomaly:
 
 class set_detect_anomaly:
     """`set_detect_anomaly(mode, check_nan=True)`: anomaly mode on or off from the call on;
-    as a context manager, the previous setting comes back on exit (torch.autograd.set_detect_anomaly)."""
+    as a context manager, the previous setting comes back on exit
+    (torch.autograd.set_detect_anomaly)."""
 
     def __init__(self, mode, check_nan=True):
         self.prev, self.prev_check_nan = _mode, _check_nan

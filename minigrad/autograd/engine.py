@@ -18,7 +18,6 @@ from minigrad.autograd.function import inputs_as_used
 from minigrad.tensor import Tensor
 
 
-# --8<-- [start:topological_order]
 def topological_order(roots):
     """Tensors reachable from `roots` (through inputs that require grad), inputs first."""
     order, seen = [], set()
@@ -34,18 +33,17 @@ def topological_order(roots):
         stack.append((tensor, True))  # revisit after all its inputs are placed
         fn = tensor.grad_fn
         if fn is not None:
-            for parent in inputs_as_used(fn):  # as fn used them (inputs changed in place since: inplace.py)
+            # as fn used them (inputs changed in place since: inplace.py)
+            for parent in inputs_as_used(fn):
                 if parent is not None and parent.requires_grad and id(parent) not in seen:
                     stack.append((parent, False))
     return order
-    # --8<-- [end:topological_order]
 
 
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-# --8<-- [start:backward_loop]
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, allow_unused=False):
     """Propagate `root_grads` from `roots` to the leaves: the walk, with its checks in
     the helpers below. Finished gradients go to `kept` (the leaves' `.grad`, or the
@@ -74,7 +72,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     finally:
         grad_mode._set(previous_mode)
     return kept.results(allow_unused)
-    # --8<-- [end:backward_loop]
 
 
 def _run_hooks(tensor, grad):
@@ -94,7 +91,6 @@ def _run_hooks(tensor, grad):
     return grad
 
 
-# --8<-- [start:input_grads]
 def _input_grads(fn, grad):
     """[(input, its gradient)] for the inputs of `fn` that take one: `fn`'s backward run
     with `fn` as ctx, and what it returned checked (count, type, shape; and the values
@@ -134,7 +130,6 @@ def _input_grads(fn, grad):
             anomaly.check_finite(g.array, f"{fn.name()} (gradient for input {i})")
         pairs.append((parent, g))
     return pairs
-    # --8<-- [end:input_grads]
 
 
 class _Kept:
@@ -207,7 +202,6 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
     handed_out.add(id(grad))
 
 
-# --8<-- [start:zero_grad]
 def zero_grad(tensors, set_to_none=True):
     """Forget the gradients accumulated in the `.grad` of `tensors` (parameters), before
     the next backward accumulates new ones: `Optimizer.zero_grad` and `Module.zero_grad`.
@@ -226,9 +220,6 @@ def zero_grad(tensors, set_to_none=True):
             t.grad.zero_()
 
 
-# --8<-- [end:zero_grad]
-
-
 def _check_roots(outputs, grad_outputs, caller):
     outputs = _as_tuple(outputs)
     if grad_outputs is None:
@@ -238,7 +229,11 @@ def _check_roots(outputs, grad_outputs, caller):
         raise ValueError(f"{caller}: got {len(outputs)} outputs but {len(grad_outputs)} gradients")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if out._view is not None and out._view.version != out._version and grad_mode.is_grad_enabled():
+        if (
+            out._view is not None
+            and out._view.version != out._version
+            and grad_mode.is_grad_enabled()
+        ):
             inplace.renew_view(out)  # a view whose base was changed in place since it was taken
         if not out.requires_grad:
             raise RuntimeError(
@@ -255,7 +250,9 @@ def _check_roots(outputs, grad_outputs, caller):
         elif not isinstance(g, Tensor):
             g = Tensor._make(array_module(out.array).asarray(g, dtype=out.dtype))
         if g.shape != out.shape:
-            raise RuntimeError(f"{caller}: gradient has shape {g.shape} but the output has shape {out.shape}")
+            raise RuntimeError(
+                f"{caller}: gradient has shape {g.shape} but the output has shape {out.shape}"
+            )
         grads.append(g)
     return outputs, grads
 
@@ -268,7 +265,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     run_backward(roots, grads, retain_graph, create_graph)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+def grad(
+    outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False
+):
     """Return d(outputs)/d(inputs) as a tuple, without touching any `.grad`.
 
     With `create_graph=True` the returned gradients are part of a graph and can be
@@ -281,4 +280,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError(f"autograd.grad: input {i} is not a Tensor that requires grad")
     if retain_graph is None:
         retain_graph = create_graph
-    return run_backward(roots, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused)
+    return run_backward(
+        roots, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused
+    )

@@ -63,8 +63,11 @@ class Function:
         hooks = graph.current_saved_tensors_hooks() if graph.saved_hooks_in_use else None
         if hooks is not None and getattr(self, "_packs", True):
             pack, unpack = hooks
-            self._saved = tuple([graph.Packed(pack(t), unpack) if isinstance(t, Tensor) else t for t in tensors])
-            self._saved_versions = (None,) * len(tensors)  # the hooks hold the data: nothing to compare
+            self._saved = tuple(
+                [graph.Packed(pack(t), unpack) if isinstance(t, Tensor) else t for t in tensors]
+            )
+            # the hooks hold the data: nothing to compare
+            self._saved_versions = (None,) * len(tensors)
             return
         self._saved = tensors
         self._saved_versions = tuple([getattr(t, "_version", None) for t in tensors])
@@ -106,18 +109,20 @@ class Function:
     def __repr__(self):
         return f"<{self.name()}>"
 
-    # --8<-- [start:next_functions]
     @property
     def next_functions(self):
         """PyTorch's view of the graph: one `(node, 0)` pair per tensor input, the node
         being the input's `grad_fn`, its `AccumulateGrad` (a leaf that requires grad) or
         None (an input that needs no gradient). See `minigrad.autograd.graph`."""
-        ends = self._ends if self._freed else (graph.end_of(t) for t in inputs_as_used(self) if t is not None)
-        return tuple((graph.accumulate_grad(end) if isinstance(end, Tensor) else end, 0) for end in ends)
+        ends = (
+            self._ends
+            if self._freed
+            else (graph.end_of(t) for t in inputs_as_used(self) if t is not None)
+        )
+        return tuple(
+            (graph.accumulate_grad(end) if isinstance(end, Tensor) else end, 0) for end in ends
+        )
 
-    # --8<-- [end:next_functions]
-
-    # --8<-- [start:release]
     def release(self):
         """Free what backward needed; a later backward through this node raises.
 
@@ -128,8 +133,6 @@ class Function:
         ends = tuple([graph.end_of(t) for t in inputs_as_used(self) if t is not None])
         # inputs, needs_input_grad and the saved tensors read as the class's empty defaults again
         self.__dict__ = {"_ends": ends, "_freed": True}  # _ends: what next_functions is made of
-
-    # --8<-- [end:release]
 
     # ---- graph building -----------------------------------------------------------
     @staticmethod
@@ -145,7 +148,6 @@ class Function:
     def backward(ctx, grad_output):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
-    # --8<-- [start:apply]
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` and, if any input requires grad, record the op in the graph.
@@ -157,7 +159,8 @@ class Function:
         if previous:
             for a in args:
                 if isinstance(a, Tensor) and a._view is not None and a._view.version != a._version:
-                    inplace.renew_view(a)  # its storage was changed in place since the view was taken
+                    # its storage was changed in place since the view was taken
+                    inplace.renew_view(a)
         if _runtime.in_use:  # a CUDA tensor exists: the inputs must share one device
             args = _same_device(cls.__name__, args)
         needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
@@ -176,7 +179,8 @@ class Function:
         elif any([out is a for a in args]):  # forward returned an input: give it a new node
             out = Tensor._make(out.array)
         if out.array.base is not None:  # a view (reshape, transpose, ...) shares its input's
-            _note_view(out, cls, args, kwargs, previous)  # storage, so it shares the in-place counter
+            # storage, so it shares the in-place counter
+            _note_view(out, cls, args, kwargs, previous)
         if mode.inference and not previous:  # made in inference_mode (which turns recording off)
             out._inference = True
         if anomaly._enabled:
@@ -191,8 +195,6 @@ class Function:
                 _check_saved(ctx, out)  # no inference tensors; the output itself held weakly
         return out
 
-    # --8<-- [end:apply]
-
 
 def _same_device(op, args):
     """`args`, checked to be on one device, as torch checks them: a CPU tensor with
@@ -204,7 +206,8 @@ def _same_device(op, args):
         return args
     if any(a.ndim and a.device.type == "cpu" for a in args if isinstance(a, Tensor)):
         raise RuntimeError(
-            f"{op}: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+            f"{op}: Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!"
         )
     return tuple([_as_device_number(a) for a in args])
 

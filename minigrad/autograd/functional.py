@@ -43,8 +43,8 @@ def _as_tuple(value, arg_name, fn_name):
         if not isinstance(v, Tensor):
             where = f"the value at index {i}" if is_tuple else f"the given {arg_name}"
             raise TypeError(
-                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but {where} "
-                f"has type {type(v)}."
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors "
+                f"but {where} has type {type(v)}."
             )
     return is_tuple, values
 
@@ -67,7 +67,8 @@ def _prepare(inputs, create_graph, need_graph):
     from tensors it captured: still in the graph (a view) when the caller wants to
     differentiate the results again, else detached leaves that require grad."""
     return tuple(
-        x.view_as(x) if create_graph and x.requires_grad else x.detach().requires_grad_(need_graph) for x in inputs
+        x.view_as(x) if create_graph and x.requires_grad else x.detach().requires_grad_(need_graph)
+        for x in inputs
     )
 
 
@@ -81,12 +82,16 @@ def _finish(tensors, create_graph):
 def _check_v(v, other, is_other_tuple):
     if len(v) != len(other):
         if is_other_tuple:
-            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}."
+            )
         raise RuntimeError("The given v should contain a single Tensor.")
     for i, (a, b) in enumerate(zip(v, other)):
         if a.shape != b.shape:
             where = f"Entry {i} in " if is_other_tuple else ""
-            raise RuntimeError(f"{where}v has invalid size: should be {tuple(b.shape)} but got {tuple(a.shape)}.")
+            raise RuntimeError(
+                f"{where}v has invalid size: should be {tuple(b.shape)} but got {tuple(a.shape)}."
+            )
 
 
 def _check_outputs(outputs, strict):
@@ -94,8 +99,9 @@ def _check_outputs(outputs, strict):
         for i, out in enumerate(outputs):
             if not out.requires_grad:
                 raise RuntimeError(
-                    f"Output {i} of the user-provided function does not require gradients. The outputs must be "
-                    "computed in a differentiable manner from the input when running in strict mode."
+                    f"Output {i} of the user-provided function does not require gradients. The "
+                    "outputs must be computed in a differentiable manner from the input when "
+                    "running in strict mode."
                 )
 
 
@@ -108,23 +114,28 @@ def _grads(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=
     if not pairs:
         return (None,) * len(inputs)
     outs, gouts = zip(*pairs)
-    return _grad(outs, inputs, gouts, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+    return _grad(
+        outs, inputs, gouts, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True
+    )
 
 
 _INDEPENDENT = {
-    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
-    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
-    "using the double backward trick to compute forward mode gradients. This is not allowed in strict mode.",
-    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed "
-    "in strict mode.",
-    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the "
-    "grad_jacobian. This is not allowed in strict mode as it prevents from using the double backward trick to "
-    "replace forward mode AD.",
+    "back": "The output of the user-provided function is independent of input {i}. This is not "
+    "allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+    "grad_outputs when using the double backward trick to compute forward mode gradients. This is "
+    "not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This "
+    "is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in "
+    "the grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
+    "backward trick to replace forward mode AD.",
 }
 
 
 def _zeros_for_none(grads, refs, strict, create_graph, stage):
-    """Replace the None gradients (an input nothing depends on) by zeros, or raise in strict mode."""
+    """Replace the None gradients (an input nothing depends on) by zeros, or raise in strict
+    mode."""
     result = []
     for i, (g, ref) in enumerate(zip(grads, refs)):
         if g is None:
@@ -134,8 +145,8 @@ def _zeros_for_none(grads, refs, strict, create_graph, stage):
         elif strict and create_graph and not g.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
             raise RuntimeError(
-                f"The {what} of the user-provided function is independent of input {i}. This is not allowed in "
-                "strict mode when create_graph=True."
+                f"The {what} of the user-provided function is independent of input {i}. This is "
+                "not allowed in strict mode when create_graph=True."
             )
         result.append(g)
     return tuple(result)
@@ -147,20 +158,21 @@ def _check_gradients_depend(grads, kind, strict):
     for i, g in enumerate(grads):
         if g is None:
             raise RuntimeError(
-                f"The output of the user-provided function is independent of input {i}. This is not allowed in "
-                "strict mode."
+                f"The output of the user-provided function is independent of input {i}. This is "
+                "not allowed in strict mode."
             )
         if not g.requires_grad:
             if kind == "grad_inputs":
                 raise RuntimeError(
-                    f"The gradient with respect to input {i} is independent of the inputs of the user-provided "
-                    "function. This is not allowed in strict mode."
+                    f"The gradient with respect to input {i} is independent of the inputs of the "
+                    "user-provided function. This is not allowed in strict mode."
                 )
             raise RuntimeError(
-                f"While computing the hessian, found that the jacobian of the user-provided function with respect "
-                f"to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
-                "that your function is twice differentiable and that the jacobian depends on the inputs (this "
-                "would be violated by a linear function for example)."
+                "While computing the hessian, found that the jacobian of the user-provided "
+                f"function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example)."
             )
 
 
@@ -168,7 +180,9 @@ def _vector(v, refs, is_refs_tuple, create_graph, fn_name, what):
     """The vector of a product: checked against `refs`, or 1 for a single one-element input."""
     if v is None:
         if len(refs) != 1 or refs[0].numel() != 1:
-            raise RuntimeError(f"The vector v can only be None if {what} a single Tensor with a single element.")
+            raise RuntimeError(
+                f"The vector v can only be None if {what} a single Tensor with a single element."
+            )
         return None
     _, v = _as_tuple(v, "v", fn_name)
     v = _prepare(v, create_graph, need_graph=False)
@@ -180,7 +194,10 @@ def _scalar_output(outputs, is_tuple, fn_name):
     if is_tuple:
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].numel() != 1:
-        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element"
+        )
 
 
 # ---- the products --------------------------------------------------------------------------------
@@ -190,11 +207,17 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vjp")
+        is_outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "vjp"
+        )
         _check_outputs(outputs, strict)
-        v = _vector(v, outputs, is_outputs_tuple, create_graph, "vjp", "the user-provided function returns")
+        v = _vector(
+            v, outputs, is_outputs_tuple, create_graph, "vjp", "the user-provided function returns"
+        )
     with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
-        result = _zeros_for_none(_grads(outputs, inputs, v, create_graph), inputs, strict, create_graph, "back")
+        result = _zeros_for_none(
+            _grads(outputs, inputs, v, create_graph), inputs, strict, create_graph, "back"
+        )
     return _unpack(_finish(outputs, create_graph), is_outputs_tuple), _unpack(
         _finish(result, create_graph), is_inputs_tuple
     )
@@ -207,8 +230,17 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _vector(v, inputs, is_inputs_tuple, create_graph, "jvp", "the input to the user-provided function is")
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
+        v = _vector(
+            v,
+            inputs,
+            is_inputs_tuple,
+            create_graph,
+            "jvp",
+            "the input to the user-provided function is",
+        )
+        is_outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "jvp"
+        )
         _check_outputs(outputs, strict)
         u = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _grads(outputs, inputs, u, create_graph=True)
@@ -221,7 +253,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     )
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+def jacobian(
+    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
+):
     """J, the Jacobian of func at inputs: for an output of shape O and an input of shape I, a
     tensor of shape O + I; a tuple over the inputs when `inputs` is a tuple, a tuple (over the
     outputs) of such when func returns a tuple.
@@ -232,35 +266,41 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
-            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
-            'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".'
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".'
         )
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(
-                'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
-                'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not '
+                "supported together (yet). Please either set `create_graph=False` or "
+                '`strategy="reverse-mode"`.'
             )
         if strict:
             raise RuntimeError(
-                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not supported '
-                'together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+                "are not supported together (yet). Please either set `strict=False` or "
+                '`strategy="reverse-mode"`.'
             )
         if not vectorize:
             raise NotImplementedError(
-                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only implemented for "
-                "`vectorize=True`."
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+                "implemented for `vectorize=True`."
             )
         return _jacobian_by_columns(func, inputs)
     if vectorize and strict:
         raise RuntimeError(
-            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported together. "
-            "Please either set `strict=False` or `vectorize=False`."
+            "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+            "supported together. Please either set `strict=False` or `vectorize=False`."
         )
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
+        is_outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "jacobian"
+        )
         _check_outputs(outputs, strict)
         jacobians = []
         for i, out in enumerate(outputs):
@@ -272,18 +312,23 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                     if g is None:
                         if strict:
                             raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of input {k}. This is "
+                                f"Output {i} of the user-provided function is independent of input "
+                                f"{k}. This is "
                                 "not allowed in strict mode."
                             )
                         g = zeros_like(x)
                     elif strict and create_graph and not g.requires_grad:
                         raise RuntimeError(
-                            f"The jacobian of the user-provided function is independent of input {i}. This is "
+                            "The jacobian of the user-provided function is independent of input "
+                            f"{i}. This is "
                             "not allowed in strict mode when create_graph=True."
                         )
                     rows[k].append(g)
             jacobians.append(
-                tuple(_stack(rows[k], x).reshape(tuple(out.shape) + tuple(x.shape)) for k, x in enumerate(inputs))
+                tuple(
+                    _stack(rows[k], x).reshape(tuple(out.shape) + tuple(x.shape))
+                    for k, x in enumerate(inputs)
+                )
             )
         return _unpack(_finish(tuple(jacobians), create_graph), (is_outputs_tuple, is_inputs_tuple))
 
@@ -304,11 +349,14 @@ def _jacobian_by_columns(func, inputs):
             unit = np.zeros(x.numel(), dtype=x.dtype)
             unit[m] = 1.0
             directions = tuple(
-                from_numpy(unit.reshape(x.shape)) if j == k else zeros_like(y) for j, y in enumerate(inputs)
+                from_numpy(unit.reshape(x.shape)) if j == k else zeros_like(y)
+                for j, y in enumerate(inputs)
             )
             outputs, products = jvp(func, inputs, directions, create_graph=True)
             is_outputs_tuple = isinstance(outputs, tuple)
-            outputs, products = (outputs, products) if is_outputs_tuple else ((outputs,), (products,))
+            outputs, products = (
+                (outputs, products) if is_outputs_tuple else ((outputs,), (products,))
+            )
             if columns is None:
                 columns = [[[] for _ in inputs] for _ in outputs]
             for i, p in enumerate(products):
@@ -326,7 +374,14 @@ def _jacobian_by_columns(func, inputs):
     return _unpack(jacobians, (is_outputs_tuple, is_inputs_tuple))
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+def hessian(
+    func,
+    inputs,
+    create_graph=False,
+    strict=False,
+    vectorize=False,
+    outer_jacobian_strategy="reverse-mode",
+):
     """H, the Hessian of a scalar func at inputs: the Jacobian of its gradient. For one
     input of shape I, a tensor of shape I + I; for a tuple of inputs, a tuple of tuples
     (`H[i][j]` of shape `I_i + I_j`)."""
@@ -364,8 +419,17 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _vector(v, inputs, is_inputs_tuple, create_graph, "vhp", "the input to the user-provided function is")
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vhp")
+        v = _vector(
+            v,
+            inputs,
+            is_inputs_tuple,
+            create_graph,
+            "vhp",
+            "the input to the user-provided function is",
+        )
+        is_outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "vhp"
+        )
         _check_outputs(outputs, strict)
         _scalar_output(outputs, is_outputs_tuple, "vhp")
         gradients = _grads(outputs, inputs, create_graph=True)
@@ -383,8 +447,17 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _vector(v, inputs, is_inputs_tuple, create_graph, "hvp", "the input to the user-provided function is")
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "hvp")
+        v = _vector(
+            v,
+            inputs,
+            is_inputs_tuple,
+            create_graph,
+            "hvp",
+            "the input to the user-provided function is",
+        )
+        is_outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "hvp"
+        )
         _check_outputs(outputs, strict)
         _scalar_output(outputs, is_outputs_tuple, "hvp")
         gradients = _grads(outputs, inputs, create_graph=True)

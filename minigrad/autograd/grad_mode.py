@@ -226,7 +226,8 @@ class set_multithreading_enabled:
 
     def __call__(self, fn):
         mode = self.mode
-        _multithreading.enabled = self.prev  # as a decorator it must not change the setting at definition time
+        # as a decorator it must not change the setting at definition time
+        _multithreading.enabled = self.prev
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

@@ -35,7 +35,6 @@ def _differentiable(inputs):
     return [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
 
-# --8<-- [start:numerical_jacobian]
 def numerical_jacobian(fn, inputs, k, eps):
     """d(all outputs, flattened and concatenated)/d(inputs[k]) by central differences."""
     x = inputs[k].array
@@ -53,10 +52,8 @@ def numerical_jacobian(fn, inputs, k, eps):
         flat[i] = orig
         columns.append((plus - minus) / (2 * eps))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
-    # --8<-- [end:numerical_jacobian]
 
 
-# --8<-- [start:analytical_jacobian]
 def analytical_jacobian(fn, inputs, k):
     """The same Jacobian, one autograd pass per output element."""
     outs = [o for o in _outputs(fn, inputs)]
@@ -68,11 +65,16 @@ def analytical_jacobian(fn, inputs, k):
         for j in range(out.numel()):
             seed = array_module(out.array).zeros(out.shape, dtype=out.dtype)  # on out's device
             seed.reshape(-1)[j] = 1.0
-            (g,) = autograd_grad(out, inputs[k], grad_outputs=Tensor._make(seed), retain_graph=True, allow_unused=True)
+            (g,) = autograd_grad(
+                out,
+                inputs[k],
+                grad_outputs=Tensor._make(seed),
+                retain_graph=True,
+                allow_unused=True,
+            )
             row = np.zeros(inputs[k].array.size) if g is None else to_host(g.array).reshape(-1)
             rows.append(row.astype(np.float64))
     return np.stack(rows) if rows else np.zeros((0, inputs[k].array.size))
-    # --8<-- [end:analytical_jacobian]
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
@@ -89,7 +91,8 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     for k in checked:
         if inputs[k].dtype != np.float64:
             raise ValueError(
-                f"gradcheck: input {k} is {inputs[k].dtype}; finite differences need float64 inputs (use .double())"
+                f"gradcheck: input {k} is {inputs[k].dtype}; finite differences need float64 "
+                "inputs (use .double())"
             )
     for k in checked:
         # --8<-- [start:compare]
@@ -97,7 +100,8 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
         analytical = analytical_jacobian(fn, inputs, k)
         if numerical.shape != analytical.shape:
             raise GradcheckError(
-                f"gradcheck: Jacobian shapes differ for input {k}: {analytical.shape} vs {numerical.shape}"
+                f"gradcheck: Jacobian shapes differ for input {k}: {analytical.shape} vs "
+                f"{numerical.shape}"
             )
         bad = ~(np.abs(analytical - numerical) <= atol + rtol * np.abs(numerical))
         # --8<-- [end:compare]
@@ -105,9 +109,11 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
             out_i, in_i = np.argwhere(bad)[0]
             index = np.unravel_index(in_i, inputs[k].shape)
             message = (
-                f"gradcheck: Jacobian mismatch for input {k} at element {tuple(int(i) for i in index)} "
-                f"(output element {int(out_i)}): analytical {float(analytical[out_i, in_i])!r} vs numerical "
-                f"{float(numerical[out_i, in_i])!r} ({int(bad.sum())} of {bad.size} entries differ)"
+                f"gradcheck: Jacobian mismatch for input {k} at element "
+                f"{tuple(int(i) for i in index)} (output element {int(out_i)}): analytical "
+                f"{float(analytical[out_i, in_i])!r} vs numerical "
+                f"{float(numerical[out_i, in_i])!r} ({int(bad.sum())} of {bad.size} "
+                "entries differ)"
             )
             if raise_exception:
                 raise GradcheckError(message)
@@ -115,7 +121,9 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     return True
 
 
-def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+def gradgradcheck(
+    fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
+):
     """Check second derivatives: gradcheck the function
     (inputs, v) -> d(fn(inputs) . v)/d(inputs), computed with create_graph=True.
 
@@ -128,9 +136,12 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            Tensor(rng.standard_normal(o.shape), dtype=np.float64, requires_grad=True) for o in outputs
+            Tensor(rng.standard_normal(o.shape), dtype=np.float64, requires_grad=True)
+            for o in outputs
         )
-    grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    grad_outputs = (
+        tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    )
     n = len(inputs)
 
     def first_derivative(*args):
@@ -147,5 +158,10 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
         return tuple(g for g in grads if g is not None and g.requires_grad)
 
     return gradcheck(
-        first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+        first_derivative,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
     )

@@ -120,7 +120,11 @@ _NAMES_BY_MODULE = {
         "HookIdentity": "BackwardHookFunctionBackward",
     },
 }
-TORCH_NAMES = {f"{module}.{op}": name for module, names in _NAMES_BY_MODULE.items() for op, name in names.items()}
+TORCH_NAMES = {
+    f"{module}.{op}": name
+    for module, names in _NAMES_BY_MODULE.items()
+    for op, name in names.items()
+}
 
 
 def node_name(cls):
@@ -205,7 +209,10 @@ class GradientEdge(NamedTuple):
 def get_gradient_edge(tensor):
     """The GradientEdge of a tensor that requires grad (torch.autograd.graph.get_gradient_edge)."""
     if not tensor.requires_grad:
-        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
     node = tensor.grad_fn if tensor.grad_fn is not None else accumulate_grad(tensor)
     return GradientEdge(node, 0)
 
@@ -229,7 +236,8 @@ class _SavedTensorsHooksState(threading.local):
 
 
 _saved_hooks = _SavedTensorsHooksState()
-saved_hooks_in_use = 0  # how many saved_tensors_hooks blocks are open, in all threads: 0 skips the lookup
+# how many saved_tensors_hooks blocks are open, in all threads: 0 skips the lookup
+saved_hooks_in_use = 0
 
 
 class Packed:
@@ -275,7 +283,8 @@ class saved_tensors_hooks:
 
 class disable_saved_tensors_hooks:
     """`with disable_saved_tensors_hooks(error_message):` opening a saved_tensors_hooks block
-    inside raises RuntimeError(error_message) (for code whose saved tensors must stay as they are)."""
+    inside raises RuntimeError(error_message) (for code whose saved tensors must stay as they
+    are)."""
 
     def __init__(self, error_message):
         self.error_message = error_message

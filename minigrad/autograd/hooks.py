@@ -45,7 +45,8 @@ def post_accumulate_grad_hooks(leaf):
 
 
 def run_post_accumulate_grad_hooks(leaf):
-    """Call `hook(leaf)` for each hook registered on `leaf` (backward has just updated its .grad)."""
+    """Call `hook(leaf)` for each hook registered on `leaf` (backward has just updated its
+    .grad)."""
     registered = _post_accumulate_grad_hooks.get(id(leaf))
     for hook in list(registered.values()) if registered else ():
         hook(leaf)

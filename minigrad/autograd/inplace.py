@@ -39,26 +39,32 @@ def is_recorded(op, target, operands):
     graph (else it is a plain write). Raises PyTorch's errors for the writes it refuses."""
     if not grad_mode._state.enabled:
         return False
-    hint = f"(shape {target.shape}). Change it under `with mg.no_grad():`, or use the out-of-place op."
+    hint = (
+        f"(shape {target.shape}). Change it under `with mg.no_grad():`, or use the out-of-place op."
+    )
     if target.requires_grad and target.grad_fn is None and target._view is None:
-        raise RuntimeError(f"{op}: a leaf Variable that requires grad is being used in an in-place operation {hint}")
+        raise RuntimeError(
+            f"{op}: a leaf Variable that requires grad is being used in an in-place operation "
+            f"{hint}"
+        )
     if target._view is not None:
         base = root_of(target)
         if base.requires_grad:
             if base.grad_fn is None:
                 raise RuntimeError(
-                    f"{op}: a view of a leaf Variable that requires grad is being used in an in-place operation {hint}"
+                    f"{op}: a view of a leaf Variable that requires grad is being used in an "
+                    f"in-place operation {hint}"
                 )
             if not target._view.grad_mode:
                 raise RuntimeError(
-                    f"{op}: a view was created in no_grad mode and is being modified in-place with grad mode "
-                    "enabled. Take the view with grad mode enabled, or make the change under no_grad too."
+                    f"{op}: a view was created in no_grad mode and is being modified in-place with "
+                    "grad mode enabled. Take the view with grad mode enabled, or make the change "
+                    "under no_grad too."
                 )
             return True
     return target.requires_grad or any(isinstance(t, Tensor) and t.requires_grad for t in operands)
 
 
-# --8<-- [start:record]
 def record(target, compute):
     """Write `compute(target)` (the op, out of place, recorded as usual) into target's
     storage, and make the graph say so (see the module docstring)."""
@@ -67,7 +73,8 @@ def record(target, compute):
     start = function.next_seq()
     result = compute(target)
     if result.dtype != target.dtype:
-        result = result.to(target.dtype)  # the storage keeps its dtype (checked castable by the caller)
+        # the storage keeps its dtype (checked castable by the caller)
+        result = result.to(target.dtype)
     old = split_off(target)
     _keep_overwritten_inputs(result, target, old, start)
     if target._view is None:
@@ -82,10 +89,8 @@ def record(target, compute):
         _take_node(base, new_base)
         renew_view(target)
     return target
-    # --8<-- [end:record]
 
 
-# --8<-- [start:split_off]
 def split_off(t):
     """Move t's node (and the hooks registered so far) to a new tensor that shares t's
     storage, and note in t's history that nodes recorded until now used that one.
@@ -96,7 +101,6 @@ def split_off(t):
     before._hooks, t._hooks = t._hooks, None  # hooks see the gradient of the value they were put on
     t._history = (*(t._history or ()), (function.next_seq(split=True), before))
     return before
-    # --8<-- [end:split_off]
 
 
 def _take_node(t, result):
@@ -197,7 +201,9 @@ class CopySlices(Function):
         ctx.written = np.zeros_like(base.array, dtype=bool)
         marks = take_view(view, Tensor._make(ctx.written)).array
         if not np.shares_memory(marks, ctx.written):
-            raise RuntimeError(f"in-place op on a view: cannot locate the view of shape {region.shape} in its base")
+            raise RuntimeError(
+                f"in-place op on a view: cannot locate the view of shape {region.shape} in its base"
+            )
         marks[...] = True
         np.copyto(region, values.array)  # region: the view's window into base's storage
         return base.array
@@ -207,7 +213,9 @@ class CopySlices(Function):
         # the view is taken of a gradient laid out in memory as a fresh base is: an as_strided
         # view names storage positions, and an expanded gradient has a storage of one element
         grad_values = take_view(ctx.view, grad.contiguous()) if ctx.needs_input_grad[1] else None
-        grad_base = grad.masked_fill(Tensor._make(ctx.written), 0.0) if ctx.needs_input_grad[0] else None
+        grad_base = (
+            grad.masked_fill(Tensor._make(ctx.written), 0.0) if ctx.needs_input_grad[0] else None
+        )
         return grad_base, grad_values
 
 

@@ -30,7 +30,9 @@ from minigrad.tensor import Tensor
 def default_collate(batch):
     """Stack a list of examples into a batch, recursing into tuples, lists and dicts."""
     if not batch:
-        raise ValueError("default_collate: the batch is empty (a DataLoader never asks for an empty batch)")
+        raise ValueError(
+            "default_collate: the batch is empty (a DataLoader never asks for an empty batch)"
+        )
     elem = batch[0]
     if isinstance(elem, Tensor):
         if any(t.requires_grad for t in batch):
@@ -99,7 +101,7 @@ def _stack_arrays(arrays, what):
     shapes = {a.shape for a in arrays}
     if len(shapes) > 1:
         raise RuntimeError(
-            f"default_collate: cannot stack {what} of different shapes {sorted(shapes)} into a batch; "
-            f"make every example the same shape, or pass a collate_fn that pads them"
+            f"default_collate: cannot stack {what} of different shapes {sorted(shapes)} into a "
+            "batch; make every example the same shape, or pass a collate_fn that pads them"
         )
     return from_numpy(np.stack(arrays))

@@ -31,7 +31,14 @@ from minigrad.data.collate import default_collate, default_convert
 from minigrad.data.dataset import IterableDataset
 from minigrad.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
-_FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+_FIXED_AFTER_INIT = (
+    "batch_size",
+    "batch_sampler",
+    "sampler",
+    "drop_last",
+    "dataset",
+    "persistent_workers",
+)
 
 
 class DataLoader:
@@ -85,31 +92,44 @@ class DataLoader:
         pin_memory_device="",
         in_order=True,
     ):
-        num_workers, prefetch_factor = _check_workers(num_workers, timeout, prefetch_factor, persistent_workers)
+        num_workers, prefetch_factor = _check_workers(
+            num_workers, timeout, prefetch_factor, persistent_workers
+        )
         iterable = isinstance(dataset, IterableDataset)
         if not iterable and not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(
-                f"DataLoader: dataset must define __getitem__ and __len__ (a Dataset), or be an IterableDataset, "
-                f"got {type(dataset).__name__}"
+                "DataLoader: dataset must define __getitem__ and __len__ (a Dataset), or be an "
+                f"IterableDataset, got {type(dataset).__name__}"
             )
         if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size <= 0
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, numbers.Integral)
+            or batch_size <= 0
         ):
             raise ValueError(
-                f"DataLoader: batch_size should be a positive integer value, but got batch_size={batch_size!r} "
+                "DataLoader: batch_size should be a positive integer value, but got "
+                f"batch_size={batch_size!r} "
                 "(or None to turn batching off)"
             )
-        random.numpy_generator(generator, "DataLoader")  # a bad generator fails here, not at the first epoch
+        # a bad generator fails here, not at the first epoch
+        random.numpy_generator(generator, "DataLoader")
         for name, fn in (("collate_fn", collate_fn), ("worker_init_fn", worker_init_fn)):
             if fn is not None and not callable(fn):
-                raise TypeError(f"DataLoader: {name} must be callable (or None), got {type(fn).__name__}")
+                raise TypeError(
+                    f"DataLoader: {name} must be callable (or None), got {type(fn).__name__}"
+                )
 
         if iterable:
             # a stream has no indices to choose: the order is the stream's own
-            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+            for name, value in (
+                ("shuffle", shuffle),
+                ("sampler", sampler),
+                ("batch_sampler", batch_sampler),
+            ):
                 if value not in (None, False):
                     raise ValueError(
-                        f"DataLoader with IterableDataset: expected unspecified {name} option, but got {name}={value!r}"
+                        f"DataLoader with IterableDataset: expected unspecified {name} option, but "
+                        f"got {name}={value!r}"
                     )
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
@@ -117,13 +137,14 @@ class DataLoader:
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
                 raise ValueError(
-                    "DataLoader: batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-                    "and drop_last"
+                    "DataLoader: batch_sampler option is mutually exclusive with batch_size, "
+                    "shuffle, sampler, and drop_last"
                 )
             batch_size, drop_last = None, False
         elif batch_size is None and drop_last:
             raise ValueError(
-                "DataLoader: batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
+                "DataLoader: batch_size=None option disables auto-batching and is mutually "
+                "exclusive with drop_last"
             )
 
         if sampler is None:
@@ -159,7 +180,9 @@ class DataLoader:
 
     def __setattr__(self, name, value):
         if self.__initialized and name in _FIXED_AFTER_INIT:
-            raise ValueError(f"{name} attribute should not be set after {type(self).__name__} is initialized")
+            raise ValueError(
+                f"{name} attribute should not be set after {type(self).__name__} is initialized"
+            )
         super().__setattr__(name, value)
 
     @property
@@ -194,7 +217,9 @@ class DataLoader:
 
     def _fetcher(self):
         if isinstance(self.dataset, IterableDataset):
-            return _StreamFetcher(self.dataset, self._auto_collation, self.collate_fn, self.drop_last)
+            return _StreamFetcher(
+                self.dataset, self._auto_collation, self.collate_fn, self.drop_last
+            )
         return _MapFetcher(self.dataset, self._auto_collation, self.collate_fn)
 
     def _base_seed(self):
@@ -211,13 +236,19 @@ class DataLoader:
 
 
 def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
-    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral) or num_workers < 0:
+    if (
+        isinstance(num_workers, bool)
+        or not isinstance(num_workers, numbers.Integral)
+        or num_workers < 0
+    ):
         raise ValueError(
-            "DataLoader: num_workers option should be non-negative; use num_workers=0 to disable multiprocessing. "
-            f"Got num_workers={num_workers!r}"
+            "DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
+            f"multiprocessing. Got num_workers={num_workers!r}"
         )
     if timeout < 0:
-        raise ValueError(f"DataLoader: timeout option should be non-negative, got timeout={timeout!r}")
+        raise ValueError(
+            f"DataLoader: timeout option should be non-negative, got timeout={timeout!r}"
+        )
     if num_workers == 0 and prefetch_factor is not None:
         raise ValueError(
             "DataLoader: prefetch_factor option could only be specified in multiprocessing."
@@ -226,9 +257,13 @@ def _check_workers(num_workers, timeout, prefetch_factor, persistent_workers):
     if num_workers > 0 and prefetch_factor is None:
         prefetch_factor = 2
     elif prefetch_factor is not None and (
-        isinstance(prefetch_factor, bool) or not isinstance(prefetch_factor, numbers.Integral) or prefetch_factor < 0
+        isinstance(prefetch_factor, bool)
+        or not isinstance(prefetch_factor, numbers.Integral)
+        or prefetch_factor < 0
     ):
-        raise ValueError(f"DataLoader: prefetch_factor option should be non-negative, got {prefetch_factor!r}")
+        raise ValueError(
+            f"DataLoader: prefetch_factor option should be non-negative, got {prefetch_factor!r}"
+        )
     if persistent_workers and num_workers == 0:
         raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")
     return int(num_workers), prefetch_factor
@@ -334,13 +369,15 @@ class _WorkerBatches:
     def _start_epoch(self):
         self._epoch += 1
         self._sampler_iter = iter(self._loader._index_sampler)
-        self._active = [True] * len(self._threads)  # an IterableDataset worker goes inactive when its stream ends
+        # an IterableDataset worker goes inactive when its stream ends
+        self._active = [True] * len(self._threads)
         self._next_worker = 0
         self._sent = 0  # tasks handed out this epoch
         self._done = 0  # tasks whose results were consumed
         self._ready = {}  # task number -> result, waiting for its turn
         self._exhausted = False
-        for _ in range(max(1, self._loader.prefetch_factor) * len(self._threads)):  # 0 would wait forever
+        # 0 would wait forever
+        for _ in range(max(1, self._loader.prefetch_factor) * len(self._threads)):
             self._send_next()
 
     def _reset(self):
@@ -397,7 +434,9 @@ class _WorkerBatches:
                 raise StopIteration
             result = self._take_ready()
             if result is None:
-                epoch, number, data = worker.get_result(self._result_queue, self._threads, self._loader.timeout)
+                epoch, number, data = worker.get_result(
+                    self._result_queue, self._threads, self._loader.timeout
+                )
                 if epoch == self._epoch:
                     self._ready[number] = data
                 continue

@@ -33,7 +33,9 @@ class Dataset:
     example, usually a tuple `(input, target)`) and `__len__()` (how many)."""
 
     def __getitem__(self, index):
-        raise NotImplementedError(f"{type(self).__name__} must define __getitem__(index) to be a Dataset")
+        raise NotImplementedError(
+            f"{type(self).__name__} must define __getitem__(index) to be a Dataset"
+        )
 
     def __len__(self):
         raise NotImplementedError(f"{type(self).__name__} must define __len__() to be a Dataset")
@@ -56,14 +58,21 @@ class IterableDataset(Dataset):
     """
 
     def __iter__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __iter__() to be an IterableDataset")
+        raise NotImplementedError(
+            f"{type(self).__name__} must define __iter__() to be an IterableDataset"
+        )
 
     def __getitem__(self, index):
-        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate over it, it cannot be indexed")
+        raise TypeError(
+            f"{type(self).__name__} is an IterableDataset: iterate over it, it cannot be indexed"
+        )
 
     def __len__(self):
         # a stream has no length unless a subclass knows it (then len(loader) works too)
-        raise TypeError(f"object of type '{type(self).__name__}' has no len() (an IterableDataset may define __len__)")
+        raise TypeError(
+            f"object of type '{type(self).__name__}' has no len() (an IterableDataset may define "
+            "__len__)"
+        )
 
     def __add__(self, other):
         """`a + b` is `ChainDataset([a, b])`: stream a, then stream b."""
@@ -85,15 +94,21 @@ class TensorDataset(Dataset):
             if isinstance(t, np.ndarray):
                 t = from_numpy(t)
             if not isinstance(t, Tensor):
-                raise TypeError(f"TensorDataset: argument {i} must be a Tensor or np.ndarray, got {type(t).__name__}")
+                raise TypeError(
+                    f"TensorDataset: argument {i} must be a Tensor or np.ndarray, got "
+                    f"{type(t).__name__}"
+                )
             if t.ndim == 0:
-                raise ValueError(f"TensorDataset: argument {i} is 0-d; every tensor needs a first dimension to index")
+                raise ValueError(
+                    f"TensorDataset: argument {i} is 0-d; every tensor needs a first dimension to "
+                    "index"
+                )
             wrapped.append(t)
         shapes = [tuple(t.shape) for t in wrapped]
         if any(s[0] != shapes[0][0] for s in shapes):
             raise ValueError(
-                f"TensorDataset: all tensors must have the same size in dimension 0 (the number of examples), "
-                f"got shapes {shapes}"
+                "TensorDataset: all tensors must have the same size in dimension 0 (the number of "
+                f"examples), got shapes {shapes}"
             )
         self.tensors = tuple(wrapped)
 
@@ -114,10 +129,14 @@ class Subset(Dataset):
     """
 
     def __init__(self, dataset, indices):
-        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+        if (
+            type(self).__getitem__ is not Subset.__getitem__
+            and type(self).__getitems__ is Subset.__getitems__
+        ):
             raise NotImplementedError(
-                f"{type(self).__name__} overrides __getitem__ but not __getitems__; the DataLoader would bypass "
-                "your __getitem__. Add: def __getitems__(self, indices): return [self[i] for i in indices]"
+                f"{type(self).__name__} overrides __getitem__ but not __getitems__; the DataLoader "
+                "would bypass your __getitem__. Add: def __getitems__(self, indices): return "
+                "[self[i] for i in indices]"
             )
         self.dataset = dataset
         self.indices = [int(i) for i in indices]
@@ -150,7 +169,8 @@ class ConcatDataset(Dataset):
         for i, d in enumerate(self.datasets):
             if isinstance(d, IterableDataset):
                 raise AssertionError(
-                    f"ConcatDataset does not support IterableDataset (datasets[{i}] is a {type(d).__name__}); "
+                    f"ConcatDataset does not support IterableDataset (datasets[{i}] is a "
+                    f"{type(d).__name__}); "
                     "use ChainDataset to chain streams"
                 )
         self.cumulative_sizes = self.cumsum(self.datasets)
@@ -172,11 +192,14 @@ class ConcatDataset(Dataset):
         if idx < 0:
             if -idx > n:
                 raise ValueError(
-                    f"ConcatDataset: absolute value of index should not exceed dataset length {n}, got {idx}"
+                    f"ConcatDataset: absolute value of index should not exceed dataset length {n}, "
+                    f"got {idx}"
                 )
             idx = n + idx
         if idx >= n:
-            raise IndexError(f"ConcatDataset: index {idx} is out of range for a dataset of length {n}")
+            raise IndexError(
+                f"ConcatDataset: index {idx} is out of range for a dataset of length {n}"
+            )
         part = bisect_right(self.cumulative_sizes, idx)  # the first part whose total exceeds idx
         start = self.cumulative_sizes[part - 1] if part > 0 else 0
         return self.datasets[part][idx - start]
@@ -204,7 +227,9 @@ class ChainDataset(IterableDataset):
 
 def _check_iterable(dataset):
     if not isinstance(dataset, IterableDataset):  # AssertionError, as PyTorch raises
-        raise AssertionError(f"ChainDataset only supports IterableDataset, got a {type(dataset).__name__}")
+        raise AssertionError(
+            f"ChainDataset only supports IterableDataset, got a {type(dataset).__name__}"
+        )
 
 
 class StackDataset(Dataset):
@@ -216,8 +241,8 @@ class StackDataset(Dataset):
     def __init__(self, *args, **kwargs):
         if args and kwargs:
             raise ValueError(
-                "StackDataset: supported either tuple- (via args) or dict- (via kwargs) like input/output, "
-                "but both types are given"
+                "StackDataset: supported either tuple- (via args) or dict- (via kwargs) like "
+                "input/output, but both types are given"
             )
         if not args and not kwargs:
             raise ValueError("StackDataset: at least one dataset should be passed")
@@ -242,8 +267,8 @@ class StackDataset(Dataset):
                 items = d.__getitems__(indices)
                 if len(items) != len(indices):
                     raise ValueError(
-                        f"StackDataset: nested dataset's output size mismatch: expected {len(indices)}, "
-                        f"got {len(items)}"
+                        "StackDataset: nested dataset's output size mismatch: expected "
+                        f"{len(indices)}, got {len(items)}"
                     )
             else:
                 items = [d[i] for i in indices]

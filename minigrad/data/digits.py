@@ -36,7 +36,9 @@ def stratified_split(labels, test_fraction, seed):
     """(train indices, test indices), both sorted: for each class, a seeded shuffle of
     its indices, of which the first round(test_fraction * count) are the test set."""
     if not 0 <= test_fraction <= 1:
-        raise ValueError(f"stratified_split: test_fraction must be between 0 and 1, got {test_fraction}")
+        raise ValueError(
+            f"stratified_split: test_fraction must be between 0 and 1, got {test_fraction}"
+        )
     rng = np.random.default_rng(seed)
     test = []
     for c in np.unique(labels):
@@ -57,7 +59,15 @@ class Digits(ImageDataset):
     fixed by `test_fraction` and `seed`, independent of `mg.manual_seed`.
     """
 
-    def __init__(self, train=True, test_fraction=0.2, seed=0, transform=None, normalize=True, target_transform=None):
+    def __init__(
+        self,
+        train=True,
+        test_fraction=0.2,
+        seed=0,
+        transform=None,
+        normalize=True,
+        target_transform=None,
+    ):
         images, labels = load_digits()
         train_idx, test_idx = stratified_split(labels, test_fraction, seed)
         keep = train_idx if train else test_idx

@@ -30,16 +30,20 @@ class DistributedSampler(Sampler):
     docstring). Its length is `ceil(len(dataset) / num_replicas)`, or, with drop_last
     and a remainder, `ceil((len(dataset) - num_replicas) / num_replicas)`."""
 
-    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+    def __init__(
+        self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False
+    ):
         # torch asks the process group for what is missing; minigrad has none
         if num_replicas is None or rank is None:
             if not distributed.is_available():
                 raise RuntimeError(
-                    "Requires distributed package to be available (DistributedSampler: minigrad has no process "
-                    "groups, so pass num_replicas= and rank= yourself)"
+                    "Requires distributed package to be available (DistributedSampler: minigrad "
+                    "has no process groups, so pass num_replicas= and rank= yourself)"
                 )
         if rank >= num_replicas or rank < 0:
-            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
+            raise ValueError(
+                f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]"
+            )
         self.dataset = dataset
         self.num_replicas = num_replicas
         self.rank = rank
@@ -58,7 +62,9 @@ class DistributedSampler(Sampler):
         n = len(self.dataset)
         if self.shuffle:  # the same permutation in every replica: seeded by seed + epoch alone
             generator = random.Generator().manual_seed(self.seed + self.epoch)
-            indices = random.numpy_generator(generator, "DistributedSampler").permutation(n).tolist()
+            indices = (
+                random.numpy_generator(generator, "DistributedSampler").permutation(n).tolist()
+            )
         else:
             indices = list(range(n))
         if not self.drop_last:

@@ -39,16 +39,22 @@ def read_idx(path):
     """
     raw = _read_bytes(path)
     if len(raw) < 4:
-        raise ValueError(f"read_idx: {path} has {len(raw)} bytes, too short for an IDX header (4 bytes at least)")
+        raise ValueError(
+            f"read_idx: {path} has {len(raw)} bytes, too short for an IDX header (4 bytes at least)"
+        )
     zero, type_code, ndim = struct.unpack(">HBB", raw[:4])
     if zero != 0 or type_code not in IDX_TYPES:
         raise ValueError(
-            f"read_idx: {path} is not an IDX file: it starts with magic number 0x{raw[:4].hex()}, expected "
-            f"0x0000TTDD with TT an element type in {[f'{t:02x}' for t in IDX_TYPES]} and DD the number of dims"
+            f"read_idx: {path} is not an IDX file: it starts with magic number 0x{raw[:4].hex()}, "
+            f"expected 0x0000TTDD with TT an element type in {[f'{t:02x}' for t in IDX_TYPES]} and "
+            "DD the number of dims"
         )
     header_size = 4 + 4 * ndim
     if len(raw) < header_size:
-        raise ValueError(f"read_idx: {path} is truncated: its header promises {ndim} dimension sizes but the file ends")
+        raise ValueError(
+            f"read_idx: {path} is truncated: its header promises {ndim} dimension sizes but the "
+            "file ends"
+        )
     shape = struct.unpack(f">{ndim}I", raw[4:header_size])
     dtype = IDX_TYPES[type_code]
     expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
@@ -56,8 +62,8 @@ def read_idx(path):
     if found != expected:
         problem = "is truncated" if found < expected else "has extra bytes after the data"
         raise ValueError(
-            f"read_idx: {path} {problem}: shape {shape} of {dtype.name} needs {expected} bytes of data "
-            f"after the {header_size}-byte header, found {found}"
+            f"read_idx: {path} {problem}: shape {shape} of {dtype.name} needs {expected} bytes of "
+            f"data after the {header_size}-byte header, found {found}"
         )
     data = np.frombuffer(raw, dtype=dtype, offset=header_size).reshape(shape)
     return data.astype(dtype.newbyteorder("="))  # a writable copy in this machine's byte order
@@ -71,4 +77,6 @@ def _read_bytes(path):
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as err:  # BadGzipFile is an OSError
-        raise ValueError(f"read_idx: {path} looks gzipped but cannot be decompressed ({err})") from err
+        raise ValueError(
+            f"read_idx: {path} looks gzipped but cannot be decompressed ({err})"
+        ) from err

@@ -55,20 +55,25 @@ class MNIST(ImageDataset):
         if missing:
             raise FileNotFoundError(
                 f"MNIST: {' and '.join(missing)} (or the same with .gz) not found in {root} "
-                f"(nor in {root / 'MNIST' / 'raw'}). Download the {'training' if train else 'test'} files from "
-                f"{MNIST_URL} (for example {MNIST_URL}{missing[0]}.gz) and put them, gzipped or not, in {root}"
+                f"(nor in {root / 'MNIST' / 'raw'}). Download the "
+                f"{'training' if train else 'test'} files from {MNIST_URL} (for example "
+                f"{MNIST_URL}{missing[0]}.gz) and put them, gzipped or not, in {root}"
             )
         images, labels = (read_idx(path) for path in paths)
         if images.ndim != 3 or images.dtype.name != "uint8":
             raise ValueError(
-                f"MNIST: {paths[0]} should hold uint8 images (N, rows, cols), got {images.dtype.name} {images.shape}"
+                f"MNIST: {paths[0]} should hold uint8 images (N, rows, cols), got "
+                f"{images.dtype.name} {images.shape}"
             )
         if labels.ndim != 1 or labels.dtype.name != "uint8":
-            raise ValueError(f"MNIST: {paths[1]} should hold uint8 labels (N,), got {labels.dtype.name} {labels.shape}")
+            raise ValueError(
+                f"MNIST: {paths[1]} should hold uint8 labels (N,), got {labels.dtype.name} "
+                f"{labels.shape}"
+            )
         if len(images) != len(labels):
             raise ValueError(
-                f"MNIST: {paths[0]} has {len(images)} images but {paths[1]} has {len(labels)} labels; "
-                f"are they from the same part (train or t10k)?"
+                f"MNIST: {paths[0]} has {len(images)} images but {paths[1]} has {len(labels)} "
+                "labels; are they from the same part (train or t10k)?"
             )
         super().__init__(
             images,

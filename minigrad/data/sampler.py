@@ -80,13 +80,15 @@ class RandomSampler(Sampler):
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         if not isinstance(replacement, bool):
             raise TypeError(
-                f"RandomSampler: replacement should be a boolean value, but got replacement={replacement!r}"
+                "RandomSampler: replacement should be a boolean value, but got "
+                f"replacement={replacement!r}"
             )
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
-        random.numpy_generator(generator, "RandomSampler")  # reject a bad generator now, not mid-epoch
+        # reject a bad generator now, not mid-epoch
+        random.numpy_generator(generator, "RandomSampler")
         _check_positive_int(self.num_samples, "RandomSampler", "num_samples")
 
     @property
@@ -97,7 +99,9 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n, count = len(self.data_source), self.num_samples
         if n == 0:
-            raise ValueError(f"RandomSampler: cannot draw num_samples={count} indices from an empty data_source")
+            raise ValueError(
+                f"RandomSampler: cannot draw num_samples={count} indices from an empty data_source"
+            )
         rng = _epoch_generator(self.generator, "RandomSampler")
         if self.replacement:
             for start in range(0, count, CHUNK):
@@ -143,21 +147,30 @@ class WeightedRandomSampler(Sampler):
         _check_positive_int(num_samples, "WeightedRandomSampler", "num_samples")
         if not isinstance(replacement, bool):
             raise ValueError(
-                f"WeightedRandomSampler: replacement should be a boolean value, but got replacement={replacement!r}"
+                "WeightedRandomSampler: replacement should be a boolean value, but got "
+                f"replacement={replacement!r}"
             )
-        array = np.asarray(weights.array if isinstance(weights, Tensor) else weights, dtype=np.float64)
+        array = np.asarray(
+            weights.array if isinstance(weights, Tensor) else weights, dtype=np.float64
+        )
         if array.ndim != 1:
             raise ValueError(
-                f"WeightedRandomSampler: weights should be a 1d sequence but given weights have shape {array.shape}"
+                "WeightedRandomSampler: weights should be a 1d sequence but given weights have "
+                f"shape {array.shape}"
             )
         if not np.all(np.isfinite(array)) or np.any(array < 0):
-            raise ValueError(f"WeightedRandomSampler: weights must be finite and non-negative, got {array.tolist()}")
+            raise ValueError(
+                "WeightedRandomSampler: weights must be finite and non-negative, got "
+                f"{array.tolist()}"
+            )
         if array.sum() <= 0:
-            raise ValueError("WeightedRandomSampler: the weights sum to 0; at least one must be positive")
+            raise ValueError(
+                "WeightedRandomSampler: the weights sum to 0; at least one must be positive"
+            )
         if not replacement and num_samples > np.count_nonzero(array):
             raise ValueError(
-                f"WeightedRandomSampler: cannot draw num_samples={num_samples} indices without replacement "
-                f"from {np.count_nonzero(array)} non-zero weights"
+                f"WeightedRandomSampler: cannot draw num_samples={num_samples} indices without "
+                f"replacement from {np.count_nonzero(array)} non-zero weights"
             )
         self.weights = from_numpy(array)
         self.num_samples = num_samples
@@ -193,7 +206,10 @@ class BatchSampler(Sampler):
     def __init__(self, sampler, batch_size, drop_last):
         _check_positive_int(batch_size, "BatchSampler", "batch_size")
         if not isinstance(drop_last, bool):
-            raise ValueError(f"BatchSampler: drop_last should be a boolean value, but got drop_last={drop_last!r}")
+            raise ValueError(
+                "BatchSampler: drop_last should be a boolean value, but got "
+                f"drop_last={drop_last!r}"
+            )
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
@@ -226,4 +242,6 @@ def _epoch_generator(generator, owner):
 
 def _check_positive_int(value, owner, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ValueError(f"{owner}: {name} should be a positive integer value, but got {name}={value!r}")
+        raise ValueError(
+            f"{owner}: {name} should be a positive integer value, but got {name}={value!r}"
+        )

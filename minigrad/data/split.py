@@ -36,18 +36,23 @@ def random_split(dataset, lengths, generator=None):
         raise ValueError(f"random_split: lengths must be non-negative, got {lengths}")
     if sum(lengths) != n:
         raise ValueError(
-            f"random_split: the lengths {lengths} sum to {sum(lengths)}, but the dataset has {n} examples "
-            f"(give counts that sum to {n}, or fractions that sum to 1)"
+            f"random_split: the lengths {lengths} sum to {sum(lengths)}, but the dataset has {n} "
+            f"examples (give counts that sum to {n}, or fractions that sum to 1)"
         )
     rng = random.numpy_generator(generator, "random_split")
     order = rng.permutation(n).tolist()
-    return [Subset(dataset, order[end - length : end]) for end, length in zip(accumulate(lengths), lengths)]
+    return [
+        Subset(dataset, order[end - length : end])
+        for end, length in zip(accumulate(lengths), lengths)
+    ]
 
 
 def _counts_from_fractions(fractions, n):
     for i, f in enumerate(fractions):
         if not 0 <= f <= 1:
-            raise ValueError(f"random_split: fraction at index {i} is {f}, expected a value between 0 and 1")
+            raise ValueError(
+                f"random_split: fraction at index {i} is {f}, expected a value between 0 and 1"
+            )
     if not math.isclose(sum(fractions), 1):
         raise ValueError(f"random_split: fractions {fractions} sum to {sum(fractions)}, expected 1")
     counts = [math.floor(n * f) for f in fractions]
@@ -55,5 +60,7 @@ def _counts_from_fractions(fractions, n):
         counts[i % len(counts)] += 1
     for i, count in enumerate(counts):
         if count == 0:
-            warnings.warn(f"random_split: part {i} is empty ({fractions[i]} of {n} examples)", stacklevel=3)
+            warnings.warn(
+                f"random_split: part {i} is empty ({fractions[i]} of {n} examples)", stacklevel=3
+            )
     return counts

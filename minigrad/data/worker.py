@@ -114,7 +114,9 @@ def worker_loop(fetcher, dataset, index_queue, result_queue, worker_id, num_work
             break
         if task[0] == "reset":
             seed = task[1]
-            _local.info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+            _local.info = WorkerInfo(
+                id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset
+            )
             random._worker.generator.manual_seed(seed)
             if failure is None:
                 try:
@@ -148,4 +150,6 @@ def get_result(result_queue, threads, timeout):
         except queue.Empty:
             dead = [t.name for t in threads if not t.is_alive()]
             if dead:
-                raise RuntimeError(f"DataLoader worker(s) {', '.join(dead)} exited unexpectedly") from None
+                raise RuntimeError(
+                    f"DataLoader worker(s) {', '.join(dead)} exited unexpectedly"
+                ) from None

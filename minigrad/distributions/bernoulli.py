@@ -16,7 +16,13 @@ from minigrad.autograd import grad_mode
 from minigrad.creation import arange
 from minigrad.distributions import constraints
 from minigrad.distributions.exp_family import ExponentialFamily
-from minigrad.distributions.utils import broadcast_all, is_number, lazy_property, logits_to_probs, probs_to_logits
+from minigrad.distributions.utils import (
+    broadcast_all,
+    is_number,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 from minigrad.nn import functional as F
 from minigrad.ops.sampling import bernoulli
 

@@ -1,8 +1,9 @@
 """The Beta distribution: a random probability x in (0, 1) with concentrations alpha
 (`concentration1`) and beta (`concentration0`):
 
-    p(x) = x^(alpha-1) (1 - x)^(beta-1) / B(alpha, beta),   B = Gamma(alpha) Gamma(beta) / Gamma(alpha + beta)
-    mean = alpha / (alpha + beta),  variance = alpha beta / ((alpha + beta)^2 (alpha + beta + 1))
+    p(x) = x^(alpha-1) (1 - x)^(beta-1) / B(alpha, beta),   B = Gamma(alpha) Gamma(beta) /
+    Gamma(alpha + beta) mean = alpha / (alpha + beta),  variance = alpha beta / ((alpha + beta)^2
+    (alpha + beta + 1))
 
 It is the two-class Dirichlet: (x, 1 - x) ~ Dirichlet(alpha, beta). log_prob, entropy and
 rsample are the Dirichlet's, on that pair.
@@ -19,7 +20,10 @@ from minigrad.ops.shape import stack
 class Beta(ExponentialFamily):
     """`Beta(concentration1, concentration0, validate_args=None)`: alpha > 0 and beta > 0."""
 
-    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
     has_rsample = True
 

@@ -15,7 +15,12 @@ from minigrad import random as _random
 from minigrad.creation import arange, from_numpy
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
-from minigrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from minigrad.distributions.utils import (
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 from minigrad.nn import functional as F
 
 
@@ -104,7 +109,9 @@ class Binomial(Distribution):
         log_factorial_k = (value + 1).lgamma()
         log_factorial_nmk = (n - value + 1).lgamma()
         # n ln(1 + e^logit) = n max(logit, 0) + n ln(1 + e^-|logit|): no overflow either way
-        normalize_term = n * _clamp_by_zero(self.logits) + n * F.softplus(-self.logits.abs()) - log_factorial_n
+        normalize_term = (
+            n * _clamp_by_zero(self.logits) + n * F.softplus(-self.logits.abs()) - log_factorial_n
+        )
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
 
     def entropy(self):
@@ -118,8 +125,12 @@ class Binomial(Distribution):
     def enumerate_support(self, expand=True):
         total_count = int(self.total_count.max())
         if not self.total_count.min() == total_count:
-            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
-        values = arange(1 + total_count, dtype=self._param.dtype).reshape((-1,) + (1,) * len(self._batch_shape))
+            raise NotImplementedError(
+                "Inhomogeneous total count not supported by `enumerate_support`."
+            )
+        values = arange(1 + total_count, dtype=self._param.dtype).reshape(
+            (-1,) + (1,) * len(self._batch_shape)
+        )
         if expand:
             values = values.expand((-1,) + self._batch_shape)
         return values

@@ -93,7 +93,8 @@ class Categorical(Distribution):
     def sample(self, sample_shape=()):
         shape = tuple(sample_shape)
         with grad_mode.no_grad():
-            probs_2d = self.probs.reshape(-1, self._num_events)  # one row per distribution of the batch
+            # one row per distribution of the batch
+            probs_2d = self.probs.reshape(-1, self._num_events)
             samples_2d = multinomial(probs_2d, math.prod(shape), True).T
             return samples_2d.reshape(self._extended_shape(shape))
 

@@ -102,11 +102,15 @@ class _IndependentConstraint(Constraint):
         result = _array(self.base_constraint.check(value))
         n = self.reinterpreted_batch_ndims
         if result.ndim < n:
-            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {np.ndim(_array(value))}")
+            raise ValueError(
+                f"Expected value.dim() >= {self.event_dim} but got {np.ndim(_array(value))}"
+            )
         return from_numpy(result.reshape(result.shape[: result.ndim - n] + (-1,)).all(-1))
 
     def __repr__(self):
-        return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+        return (
+            f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+        )
 
 
 class _Elementwise(Constraint):
@@ -156,7 +160,10 @@ class _IntegerInterval(_Elementwise):
         return (x % 1 == 0) & (_bound(self.lower_bound) <= x) & (x <= _bound(self.upper_bound))
 
     def __repr__(self):
-        return f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return (
+            f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
 
 
 class _IntegerGreaterThan(_Elementwise):
@@ -224,7 +231,10 @@ class _Interval(_Elementwise):
         return (_bound(self.lower_bound) <= x) & (x <= _bound(self.upper_bound))
 
     def __repr__(self):
-        return f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        return (
+            f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
 
 
 class _HalfOpenInterval(_Interval):

@@ -1,8 +1,8 @@
 """The Dirichlet distribution: a random probability vector x on the simplex (x_i > 0,
 sum x_i = 1), with concentration alpha:
 
-    p(x) = Gamma(alpha_0) / prod_i Gamma(alpha_i) * prod_i x_i^(alpha_i - 1),  alpha_0 = sum_i alpha_i
-    log p(x) = sum_i (alpha_i - 1) ln x_i + lgamma(alpha_0) - sum_i lgamma(alpha_i)
+    p(x) = Gamma(alpha_0) / prod_i Gamma(alpha_i) * prod_i x_i^(alpha_i - 1),  alpha_0 = sum_i
+    alpha_i log p(x) = sum_i (alpha_i - 1) ln x_i + lgamma(alpha_0) - sum_i lgamma(alpha_i)
     entropy = sum_i lgamma(alpha_i) - lgamma(alpha_0) - (K - alpha_0) digamma(alpha_0)
               - sum_i (alpha_i - 1) digamma(alpha_i)
     mean = alpha / alpha_0
@@ -51,7 +51,8 @@ class Dirichlet(ExponentialFamily):
         gammas = standard_gamma(self.concentration.expand(shape))
         x = gammas / gammas.sum(-1, keepdim=True)
         finfo = np.finfo(x.dtype)
-        x.detach().clamp_(min=float(finfo.tiny), max=1 - float(finfo.eps))  # inside the simplex, outside the graph
+        # inside the simplex, outside the graph
+        x.detach().clamp_(min=float(finfo.tiny), max=1 - float(finfo.eps))
         return x
 
     def log_prob(self, value):
@@ -75,7 +76,9 @@ class Dirichlet(ExponentialFamily):
         total = where(mask.unsqueeze(-1), 1.0, concentrationm1.sum(-1, True))
         mode = concentrationm1 / total
         if bool(mask.any()):
-            mode[mask] = F.one_hot(mode[mask].argmax(dim=-1), concentrationm1.shape[-1]).to(mode.dtype)
+            mode[mask] = F.one_hot(mode[mask].argmax(dim=-1), concentrationm1.shape[-1]).to(
+                mode.dtype
+            )
         return mode
 
     @property
@@ -88,7 +91,10 @@ class Dirichlet(ExponentialFamily):
         k = alpha.shape[-1]
         a0 = alpha.sum(-1)
         return (
-            alpha.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma() - ((alpha - 1.0) * alpha.digamma()).sum(-1)
+            alpha.lgamma().sum(-1)
+            - a0.lgamma()
+            - (k - a0) * a0.digamma()
+            - ((alpha - 1.0) * alpha.digamma()).sum(-1)
         )
 
     @property

@@ -68,21 +68,25 @@ class Distribution:
             except NotImplementedError:
                 arg_constraints = {}
                 warnings.warn(
-                    f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
-                    "or initialize the distribution with `validate_args=False` to turn off validation.",
+                    f"{self.__class__} does not define `arg_constraints`. Please set "
+                    f"`arg_constraints = {{}}` "
+                    "or initialize the distribution with `validate_args=False` to turn off "
+                    "validation.",
                     stacklevel=2,
                 )
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue  # cannot be checked on its own
-                if param not in self.__dict__ and isinstance(getattr(type(self), param), lazy_property):
+                if param not in self.__dict__ and isinstance(
+                    getattr(type(self), param), lazy_property
+                ):
                     continue  # a parameter computed from another (logits from probs): not given
                 value = getattr(self, param)
                 if not bool(np.all(constraint.check(value).numpy())):
                     raise ValueError(
-                        f"Expected parameter {param} ({type(value).__name__} of shape {tuple(value.shape)}) "
-                        f"of distribution {self!r} to satisfy the constraint {constraint!r}, "
-                        f"but found invalid values:\n{value}"
+                        f"Expected parameter {param} ({type(value).__name__} of shape "
+                        f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                        f"{constraint!r}, but found invalid values:\n{value}"
                     )
         super().__init__()
 
@@ -177,12 +181,16 @@ class Distribution:
         start = value.ndim - len(self._event_shape)
         if tuple(value.shape[start:]) != self._event_shape:
             raise ValueError(
-                f"The right-most size of value must match event_shape: {tuple(value.shape)} vs {self._event_shape}."
+                f"The right-most size of value must match event_shape: {tuple(value.shape)} vs "
+                f"{self._event_shape}."
             )
         actual, expected = tuple(value.shape), self._batch_shape + self._event_shape
         for i, j in zip(reversed(actual), reversed(expected)):
             if i != 1 and j != 1 and i != j:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}.")
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: {actual} vs "
+                    f"{expected}."
+                )
         try:
             support = self.support
         except NotImplementedError:
@@ -194,22 +202,24 @@ class Distribution:
             return
         if not bool(np.all(support.check(value).numpy())):
             raise ValueError(
-                f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
-                f"within the support ({support!r}) of the distribution {self!r}, but found invalid values:\n{value}"
+                f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
+                f"to be within the support ({support!r}) of the distribution {self!r}, but found "
+                f"invalid values:\n{value}"
             )
 
     def _get_checked_instance(self, cls, _instance=None):
         """The object `expand` fills in: a bare instance of this class (or `_instance`)."""
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(
-                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom __init__ method "
-                "must also define a custom .expand() method."
+                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                "__init__ method must also define a custom .expand() method."
             )
         return self.__new__(type(self)) if _instance is None else _instance
 
     def __repr__(self):
         names = [k for k in self.arg_constraints if k in self.__dict__]
         shown = [
-            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}" for p in names
+            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
+            for p in names
         ]
         return f"{type(self).__name__}({', '.join(shown)})"

@@ -33,7 +33,9 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch_shape = () if is_number(concentration) and is_number(rate) else self.concentration.shape
+        batch_shape = (
+            () if is_number(concentration) and is_number(rate) else self.concentration.shape
+        )
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -61,7 +63,8 @@ class Gamma(ExponentialFamily):
         """x = g / rate, g ~ Gamma(concentration, 1) with its implicit gradient."""
         shape = self._extended_shape(sample_shape)
         value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        value.detach().clamp_(min=float(np.finfo(value.dtype).tiny))  # never 0 (as torch), outside the graph
+        # never 0 (as torch), outside the graph
+        value.detach().clamp_(min=float(np.finfo(value.dtype).tiny))
         return value
 
     def log_prob(self, value):
@@ -79,7 +82,8 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return self.concentration.igamma(self.rate * value)  # P(alpha, rate x), torch.special.gammainc
+        # P(alpha, rate x), torch.special.gammainc
+        return self.concentration.igamma(self.rate * value)
 
     def entropy(self):
         alpha = self.concentration

@@ -33,7 +33,11 @@ from minigrad.distributions.gamma import Gamma
 from minigrad.distributions.independent import Independent
 from minigrad.distributions.laplace import Laplace
 from minigrad.distributions.log_normal import LogNormal
-from minigrad.distributions.multivariate_normal import MultivariateNormal, batch_mahalanobis, half_log_det
+from minigrad.distributions.multivariate_normal import (
+    MultivariateNormal,
+    batch_mahalanobis,
+    half_log_det,
+)
 from minigrad.distributions.normal import Normal
 from minigrad.distributions.one_hot_categorical import OneHotCategorical
 from minigrad.distributions.poisson import Poisson
@@ -110,7 +114,8 @@ def kl_divergence(p, q):
         fun = _KL_MEMOIZE[type(p), type(q)] = _dispatch_kl(type(p), type(q))
     if fun is NotImplemented:
         raise NotImplementedError(
-            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type {q.__class__.__name__}"
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}"
         )
     return fun(p, q)
 
@@ -151,7 +156,9 @@ def _kl_beta_beta(p, q):
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
     if bool((p.total_count < q.total_count).any()):
-        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     kl[p.total_count > q.total_count] = math.inf  # q gives no mass to p's largest counts
     return kl
@@ -187,8 +194,8 @@ def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log-normaliser, by autograd (see the module)."""
     if type(p) is not type(q):
         raise NotImplementedError(
-            "The cross KL-divergence between different exponential families cannot be computed using "
-            "Bregman divergences"
+            "The cross KL-divergence between different exponential families cannot be computed "
+            "using Bregman divergences"
         )
     p_nparams = [theta.detach().requires_grad_() for theta in p._natural_params]
     q_nparams = q._natural_params
@@ -230,14 +237,17 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     # (ln det Sigma_q - ln det Sigma_p + tr(Sigma_q^-1 Sigma_p) + M_q(mu_q - mu_p) - n) / 2
     if p.event_shape != q.event_shape:
         raise ValueError(
-            "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
+            "KL-divergence between two Multivariate Normals with different event shapes cannot be "
+            "computed"
         )
     p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = half_log_det(q_tril) - half_log_det(p_tril)
     n = p.event_shape[0]
     batch = tuple(np.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2]))
     # tr(Sigma_q^-1 Sigma_p) = |L_q^-1 L_p|_F^2
-    solved = solve_triangular(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False)
+    solved = solve_triangular(
+        q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False
+    )
     term2 = solved.pow(2).sum((-2, -1))
     term3 = batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
@@ -282,14 +292,20 @@ def _kl_bernoulli_poisson(p, q):
 
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+    return (
+        -p.entropy()
+        - q.rate.log()
+        + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+    )
 
 
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     t1 = -p.entropy()
     t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma())
+    t3 = (q.concentration - 1) * (
+        p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
+    )
     t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
     return t1 + t2 - t3 + t4
 
@@ -323,7 +339,13 @@ def _kl_exponential_infinity(p, q):
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
     t1 = -q.concentration * ratio.log()
-    return t1 + ratio + q.concentration.lgamma() + q.concentration * euler_constant - (1 + euler_constant)
+    return (
+        t1
+        + ratio
+        + q.concentration.lgamma()
+        + q.concentration * euler_constant
+        - (1 + euler_constant)
+    )
 
 
 @register_kl(Exponential, Normal)
@@ -352,7 +374,11 @@ def _kl_gamma_exponential(p, q):
 def _kl_gamma_normal(p, q):
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - p.concentration.lgamma()
+    t1 = (
+        0.5 * (beta_sqr * var_normal * 2 * math.pi).log()
+        - p.concentration
+        - p.concentration.lgamma()
+    )
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
@@ -408,8 +434,16 @@ def _kl_uniform_beta(p, q):
     common_term = p.high - p.low
     t1 = common_term.log()
     t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
-    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
-    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    t3 = (
+        (q.concentration0 - 1)
+        * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term)
+        / common_term
+    )
+    t4 = (
+        q.concentration1.lgamma()
+        + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )
     result = t3 + t4 - t1 - t2
     result[(p.high > 1) | (p.low < 0)] = math.inf  # outside q's support [0, 1]
     return result

@@ -56,7 +56,8 @@ class Laplace(Distribution):
         return (2**0.5) * self.scale
 
     def rsample(self, sample_shape=()):
-        """x = loc - scale sign(u) ln(1 - |u|), u ~ U(eps - 1, 1) (never -1, where the log is -inf)."""
+        """x = loc - scale sign(u) ln(1 - |u|), u ~ U(eps - 1, 1) (never -1, where the log is
+        -inf)."""
         shape = self._extended_shape(sample_shape)
         eps = float(np.finfo(self.loc.dtype).eps)
         u = empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
@@ -70,7 +71,9 @@ class Laplace(Distribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
+        return (
+            0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
+        )
 
     def icdf(self, value):
         term = value - 0.5

@@ -70,12 +70,22 @@ class MultivariateNormal(Distribution):
     support = constraints.real_vector
     has_rsample = True
 
-    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+    def __init__(
+        self,
+        loc,
+        covariance_matrix=None,
+        precision_matrix=None,
+        scale_tril=None,
+        validate_args=None,
+    ):
         if loc.ndim < 1:
             raise ValueError("loc must be at least one-dimensional.")
         given = [m is not None for m in (covariance_matrix, scale_tril, precision_matrix)]
         if sum(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+            raise ValueError(
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
+                "specified."
+            )
         name, matrix = next(
             (n, m)
             for n, m in [
@@ -86,7 +96,10 @@ class MultivariateNormal(Distribution):
             if m is not None
         )
         if matrix.ndim < 2:
-            raise ValueError(f"{name} matrix must be at least two-dimensional, with optional leading batch dimensions")
+            raise ValueError(
+                f"{name} matrix must be at least two-dimensional, with optional leading batch "
+                "dimensions"
+            )
         batch_shape = tuple(np.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1]))
         setattr(self, name, matrix.expand(batch_shape + matrix.shape[-2:]))
         self.loc = loc.expand(batch_shape + loc.shape[-1:])
@@ -113,7 +126,9 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._batch_shape + self._event_shape + self._event_shape)
+        return self._unbroadcasted_scale_tril.expand(
+            self._batch_shape + self._event_shape + self._event_shape
+        )
 
     @lazy_property
     def covariance_matrix(self):
@@ -125,7 +140,9 @@ class MultivariateNormal(Distribution):
         """Sigma^-1 = L^-T L^-1."""
         lower = self._unbroadcasted_scale_tril
         inverse = solve_triangular(lower, eye(lower.shape[-1], dtype=lower.dtype), upper=False)
-        return (inverse.mT @ inverse).expand(self._batch_shape + self._event_shape + self._event_shape)
+        return (inverse.mT @ inverse).expand(
+            self._batch_shape + self._event_shape + self._event_shape
+        )
 
     @property
     def mean(self):
@@ -138,7 +155,11 @@ class MultivariateNormal(Distribution):
     @property
     def variance(self):
         """The diagonal of Sigma = L L^T: the squared lengths of L's rows."""
-        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(self._batch_shape + self._event_shape)
+        return (
+            self._unbroadcasted_scale_tril.pow(2)
+            .sum(-1)
+            .expand(self._batch_shape + self._event_shape)
+        )
 
     def rsample(self, sample_shape=()):
         """x = loc + L eps, eps ~ N(0, I)."""

@@ -2,8 +2,8 @@
 
     p(x) = exp(-(x - loc)^2 / (2 scale^2)) / (scale sqrt(2 pi))
     log p(x) = -(x - loc)^2 / (2 scale^2) - ln scale - ln sqrt(2 pi)
-    cdf(x) = (1 + erf((x - loc) / (scale sqrt 2))) / 2,   icdf(p) = loc + scale sqrt(2) erfinv(2p - 1)
-    entropy = 1/2 + ln(2 pi) / 2 + ln scale
+    cdf(x) = (1 + erf((x - loc) / (scale sqrt 2))) / 2,   icdf(p) = loc + scale sqrt(2) erfinv(2p -
+    1) entropy = 1/2 + ln(2 pi) / 2 + ln scale
 
 rsample is the reparameterisation trick: x = loc + scale * eps with eps ~ N(0, 1) drawn
 on its own, so dx/dloc = 1 and dx/dscale = eps, and a VAE's loss differentiates through
@@ -66,7 +66,11 @@ class Normal(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale**2
-        return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
+        return (
+            -((value - self.loc) ** 2) / (2 * var)
+            - self.scale.log()
+            - math.log(math.sqrt(2 * math.pi))
+        )
 
     def cdf(self, value):
         if self._validate_args:

@@ -69,7 +69,8 @@ class Uniform(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        inside = ((self.low <= value) & (self.high > value)).to(self.low.dtype)  # log(0) = -inf outside
+        # log(0) = -inf outside
+        inside = ((self.low <= value) & (self.high > value)).to(self.low.dtype)
         return inside.log() - (self.high - self.low).log()
 
     def cdf(self, value):

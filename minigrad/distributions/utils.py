@@ -30,7 +30,8 @@ def broadcast_all(*values):
     """
     if not all(isinstance(v, Tensor) or is_number(v) for v in values):
         raise ValueError(
-            f"Input arguments must all be instances of Number or minigrad.Tensor, got {[type(v).__name__ for v in values]}"
+            "Input arguments must all be instances of Number or minigrad.Tensor, got "
+            f"{[type(v).__name__ for v in values]}"
         )
     like = next((v for v in values if isinstance(v, Tensor)), None)
     dtype = like.dtype if like is not None else dtypes.get_default_dtype()

@@ -15,14 +15,21 @@ from minigrad.exercises.student_copy import INSTALL, listing, make
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.exercises",
-        description="Exercise mode: copies of minigrad with a lesson's solutions replaced by NotImplementedError.",
+        description="Exercise mode: copies of minigrad with a lesson's solutions replaced by "
+        "NotImplementedError.",
     )
-    parser.add_argument("--list", action="store_true", help="list the lessons, their solution regions and tests")
+    parser.add_argument(
+        "--list", action="store_true", help="list the lessons, their solution regions and tests"
+    )
     commands = parser.add_subparsers(dest="command")
-    make_parser = commands.add_parser("make", help="write a student's copy of the package and the lesson's tests")
+    make_parser = commands.add_parser(
+        "make", help="write a student's copy of the package and the lesson's tests"
+    )
     make_parser.add_argument("out_dir", help="a new (or empty) folder for the copy")
     make_parser.add_argument("--lesson", required=True, help=f"one of {', '.join(LESSONS)}, or all")
-    make_parser.add_argument("--solutions", action="store_true", help="write the answer key instead (markers dropped)")
+    make_parser.add_argument(
+        "--solutions", action="store_true", help="write the answer key instead (markers dropped)"
+    )
     args = parser.parse_args(argv)
 
     if args.list:
@@ -38,7 +45,9 @@ def main(argv=None):
         return 2
     kind = "answer key" if args.solutions else "student copy"
     print(f"wrote the {kind} for {', '.join(lesson.name for lesson in lessons)} to {args.out_dir}")
-    print(f"install what its tests need (pytest; no PyTorch) with\n  cd {args.out_dir} && {INSTALL}")
+    print(
+        f"install what its tests need (pytest; no PyTorch) with\n  cd {args.out_dir} && {INSTALL}"
+    )
     print("and run its tests with")
     for lesson in lessons:
         print(f"  cd {args.out_dir} && python -m pytest -m {lesson.marker}")

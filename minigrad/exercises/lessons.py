@@ -36,7 +36,11 @@ LESSONS = {
             "the backward passes of elementwise ops and reductions",
             ("minigrad/ops/elementwise.py", "minigrad/ops/reduce.py"),
         ),
-        Lesson("linear", "the matrix product's backward (what a linear layer learns by)", ("minigrad/ops/linalg.py",)),
+        Lesson(
+            "linear",
+            "the matrix product's backward (what a linear layer learns by)",
+            ("minigrad/ops/linalg.py",),
+        ),
         Lesson(
             "losses",
             "softmax, log-softmax and the fused cross-entropy backward",
@@ -53,11 +57,14 @@ LESSONS = {
             ("minigrad/kernels/reference/conv.py",),
         ),
         Lesson(
-            "pool", "the max- and average-pooling backward (reference kernels)", ("minigrad/kernels/reference/pool.py",)
+            "pool",
+            "the max- and average-pooling backward (reference kernels)",
+            ("minigrad/kernels/reference/pool.py",),
         ),
         Lesson(
             "attention",
-            "scaled dot-product attention: stable softmax forward and the backward (reference kernel)",
+            "scaled dot-product attention: stable softmax forward and the backward (reference "
+            "kernel)",
             ("minigrad/kernels/reference/attention.py",),
         ),
     ]
@@ -69,7 +76,9 @@ def selected(name):
     if name == "all":
         return list(LESSONS.values())
     if name not in LESSONS:
-        raise ValueError(f"exercises: unknown lesson {name!r}; choose one of {', '.join(LESSONS)}, or 'all'")
+        raise ValueError(
+            f"exercises: unknown lesson {name!r}; choose one of {', '.join(LESSONS)}, or 'all'"
+        )
     return [LESSONS[name]]
 
 
@@ -82,7 +91,11 @@ def lesson_regions(root, lesson):
 def marked_tests(root, lesson):
     """['tests/test_x.py::test_name', ...]: the tests marked with the lesson's marker,
     found by reading every tests/test_*.py file."""
-    return [test for test, markers in _test_markers(str(Path(root).resolve())) if lesson.marker in markers]
+    return [
+        test
+        for test, markers in _test_markers(str(Path(root).resolve()))
+        if lesson.marker in markers
+    ]
 
 
 @functools.lru_cache(maxsize=4)
@@ -102,7 +115,9 @@ def _test_markers(root):
             ):
                 module_markers |= _lesson_markers(node.value)
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+                "test"
+            ):
                 markers = module_markers.union(*(_lesson_markers(d) for d in node.decorator_list))
                 if markers:
                     found.append((f"tests/{path.name}::{node.name}", frozenset(markers)))
@@ -111,4 +126,8 @@ def _test_markers(root):
 
 def _lesson_markers(node):
     """The names `lesson_*` used as attributes (pytest.mark.lesson_conv) inside `node`."""
-    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and n.attr.startswith("lesson_")}
+    return {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and n.attr.startswith("lesson_")
+    }

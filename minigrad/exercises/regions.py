@@ -46,16 +46,24 @@ def find_regions(source, path="<string>"):
         begin, end = BEGIN.match(line), END.match(line)
         if begin:
             if open_at is not None:
-                raise ValueError(f"{path}:{number}: BEGIN SOLUTION inside the region opened at line {open_at[0]}")
+                raise ValueError(
+                    f"{path}:{number}: BEGIN SOLUTION inside the region opened at line {open_at[0]}"
+                )
             if not begin["hint"]:
-                raise ValueError(f"{path}:{number}: BEGIN SOLUTION needs a hint ('# BEGIN SOLUTION hint: ...')")
+                raise ValueError(
+                    f"{path}:{number}: BEGIN SOLUTION needs a hint ('# BEGIN SOLUTION hint: ...')"
+                )
             open_at = (number, begin["indent"], begin["hint"])
         elif end:
             if open_at is None:
-                raise ValueError(f"{path}:{number}: END SOLUTION without a BEGIN SOLUTION before it")
+                raise ValueError(
+                    f"{path}:{number}: END SOLUTION without a BEGIN SOLUTION before it"
+                )
             start, indent, hint = open_at
             if end["indent"] != indent:
-                raise ValueError(f"{path}:{number}: END SOLUTION is not indented like its BEGIN (line {start})")
+                raise ValueError(
+                    f"{path}:{number}: END SOLUTION is not indented like its BEGIN (line {start})"
+                )
             if number == start + 1:
                 raise ValueError(f"{path}:{start}: the solution region is empty")
             found.append((start, number, indent, hint))
@@ -63,7 +71,9 @@ def find_regions(source, path="<string>"):
     if open_at is not None:
         raise ValueError(f"{path}:{open_at[0]}: BEGIN SOLUTION has no END SOLUTION")
     names = _enclosing_names(source, [start for start, *_ in found])
-    return [Region(path, start, stop, indent, hint, names[start]) for start, stop, indent, hint in found]
+    return [
+        Region(path, start, stop, indent, hint, names[start]) for start, stop, indent, hint in found
+    ]
 
 
 def _enclosing_names(source, lines):
@@ -97,7 +107,8 @@ def replace_regions(source, regions, replacement):
     """`source` with each region's lines (markers included) replaced by the lines
     `replacement(region)` returns (without indentation: the region's is added)."""
     lines = source.splitlines(keepends=True)
-    for region in sorted(regions, key=lambda r: r.begin, reverse=True):  # bottom up: numbers stay valid
+    # bottom up: numbers stay valid
+    for region in sorted(regions, key=lambda r: r.begin, reverse=True):
         new = [f"{region.indent}{line}\n" if line.strip() else "\n" for line in replacement(region)]
         lines[region.begin - 1 : region.end] = new
     return "".join(lines)
@@ -106,7 +117,9 @@ def replace_regions(source, regions, replacement):
 def without_solutions(source, regions, lesson):
     """The student's version: each region becomes `raise NotImplementedError(hint)`."""
     return replace_regions(
-        source, regions, lambda r: [f"raise NotImplementedError({exercise_message(lesson, r.hint)!r})"]
+        source,
+        regions,
+        lambda r: [f"raise NotImplementedError({exercise_message(lesson, r.hint)!r})"],
     )
 
 
@@ -118,10 +131,16 @@ def without_markers(source, regions, trace_lesson=None):
 
     def body(region):
         inner = [line.rstrip("\n") for line in lines[region.begin : region.end - 1]]
-        inner = [line[len(region.indent) :] if line.startswith(region.indent) else line.lstrip() for line in inner]
+        inner = [
+            line[len(region.indent) :] if line.startswith(region.indent) else line.lstrip()
+            for line in inner
+        ]
         if trace_lesson is None:
             return inner
-        report = f'__import__("minigrad.exercises.trace").exercises.trace.hit({trace_lesson!r}, {region.name!r})'
+        report = (
+            f'__import__("minigrad.exercises.trace").exercises.trace.hit({trace_lesson!r}, '
+            f"{region.name!r})"
+        )
         return [report, *inner]
 
     return replace_regions(source, regions, body)

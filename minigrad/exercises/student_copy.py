@@ -56,7 +56,9 @@ def make(out_dir, lesson="all", solutions=False, root=None):
     root = Path(root) if root is not None else REPOSITORY
     out = Path(out_dir)
     if not (root / "tests").is_dir():
-        raise RuntimeError(f"exercises: {root} has no tests/ folder; run this from a source checkout of minigrad")
+        raise RuntimeError(
+            f"exercises: {root} has no tests/ folder; run this from a source checkout of minigrad"
+        )
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"exercises: {out} is not empty; give a new or empty folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,9 @@ def make(out_dir, lesson="all", solutions=False, root=None):
     for name in ("pyproject.toml", "LICENSE"):
         if (root / name).exists():
             shutil.copy2(root / name, out / name)
-    tests = sorted({test.split("::")[0] for chosen in lessons for test in marked_tests(root, chosen)})
+    tests = sorted(
+        {test.split("::")[0] for chosen in lessons for test in marked_tests(root, chosen)}
+    )
     _copy_tests(root, out, tests)
     (out / "README.md").write_text(readme(root, lessons, solutions))
     return lessons
@@ -119,14 +123,23 @@ def _local_imports(root, path):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = "tests" if node.level == 1 else (node.module or "").split(".")[0]
-            module = node.module if node.level == 0 else f"tests.{node.module}" if node.module else "tests"
+            module = (
+                node.module
+                if node.level == 0
+                else f"tests.{node.module}"
+                if node.module
+                else "tests"
+            )
             if base == "tests":
                 names = [module] + [f"{module}.{alias.name}" for alias in node.names]
         for name in names:
             parts = name.split(".")
             if parts[0] != "tests" or len(parts) < 2:
                 continue
-            for candidate in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+            for candidate in (
+                root.joinpath(*parts).with_suffix(".py"),
+                root.joinpath(*parts, "__init__.py"),
+            ):
                 if candidate.exists():
                     found.append(candidate.relative_to(root).as_posix())
     return found
@@ -149,15 +162,19 @@ def readme(root, lessons, solutions=False):
         "",
         '    raise NotImplementedError("exercise <lesson>: <hint>")',
         "",
-        "Replace it with the code it stands for; the hint and the docstring above it say what to compute.",
-        "The lesson's tests fail until every gap of the lesson is filled, and pass when the code is right.",
-        "Convolution, pooling and attention run on the reference NumPy kernels here (tests/conftest.py",
+        "Replace it with the code it stands for; the hint and the docstring above it say what to "
+        "compute.",
+        "The lesson's tests fail until every gap of the lesson is filled, and pass when the code "
+        "is right.",
+        "Convolution, pooling and attention run on the reference NumPy kernels here "
+        "(tests/conftest.py",
         "selects the NumPy backend), so those tests run your code, not the compiled Numba kernels.",
         "",
         "## Installing",
         "",
         "The tests check the code against finite differences and NumPy; they need minigrad's own",
-        "dependencies (NumPy, Numba, Matplotlib, threadpoolctl) and pytest, not PyTorch. In this folder,",
+        "dependencies (NumPy, Numba, Matplotlib, threadpoolctl) and pytest, not PyTorch. In this "
+        "folder,",
         "in a virtual environment of Python 3.10 or later:",
         "",
         "```",
@@ -166,11 +183,16 @@ def readme(root, lessons, solutions=False):
         INSTALL,
         "```",
         "",
-        "Run the tests from this folder (it must come first on the Python path, which `python -m pytest` does):",
+        "Run the tests from this folder (it must come first on the Python path, which `python -m "
+        "pytest` does):",
         "",
     ]
     if solutions:
-        lines[2:8] = ["This is the answer key: the same files as a student's copy, with the solutions in place.", ""]
+        lines[2:8] = [
+            "This is the answer key: the same files as a student's copy, with the solutions in "
+            "place.",
+            "",
+        ]
     for lesson in lessons:
         lines.append(f"## {lesson.name}: {lesson.title}")
         lines += ["", "```", f"python -m pytest -m {lesson.marker}", "```", "", "The gaps:", ""]
@@ -186,7 +208,10 @@ def readme(root, lessons, solutions=False):
 def listing(root=None):
     """The text of `python -m minigrad.exercises --list`."""
     root = Path(root) if root is not None else REPOSITORY
-    lines = ["Lessons (python -m minigrad.exercises make OUT_DIR --lesson NAME, or --lesson all):", ""]
+    lines = [
+        "Lessons (python -m minigrad.exercises make OUT_DIR --lesson NAME, or --lesson all):",
+        "",
+    ]
     for lesson in LESSONS.values():
         lines.append(f"{lesson.name}: {lesson.title}")
         for path, regions in lesson_regions(root, lesson).items():

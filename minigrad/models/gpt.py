@@ -27,7 +27,6 @@ from minigrad.nn.functional.attention_parts import causal_mask, merge_heads, spl
 POSITIONS = ("rope", "learned", "sinusoidal")
 
 
-# --8<-- [start:cache]
 class KVCache:
     """The keys and values that every layer has computed so far, for generation.
 
@@ -63,17 +62,19 @@ class KVCache:
         past = self.in_graph[layer]
         if not (k.requires_grad or v.requires_grad or past is not None):
             # nothing to differentiate (inference): views of the arrays, no copying
-            return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(self.values[layer][:, :, :end])
+            return mg.from_numpy(self.keys[layer][:, :, :end]), mg.from_numpy(
+                self.values[layer][:, :, :end]
+            )
         if past is None:  # the earlier entries were made under no_grad: constants
-            past = mg.from_numpy(self.keys[layer][:, :, :start]), mg.from_numpy(self.values[layer][:, :, :start])
+            past = (
+                mg.from_numpy(self.keys[layer][:, :, :start]),
+                mg.from_numpy(self.values[layer][:, :, :start]),
+            )
         k, v = mg.cat([past[0], k], dim=-2), mg.cat([past[1], v], dim=-2)
         self.in_graph[layer] = (k, v) if k.requires_grad or v.requires_grad else None
         return k, v
 
-    # --8<-- [end:cache]
 
-
-# --8<-- [start:attention]
 class CausalSelfAttention(nn.Module):
     """Multi-head causal self-attention with H query heads and Hkv <= H key/value heads.
 
@@ -114,8 +115,6 @@ class CausalSelfAttention(nn.Module):
         )  # (B, H, T, D)
         y = merge_heads(y)  # (B, T, C): the heads side by side again
         return F.dropout(self.proj(y), self.dropout, self.training)
-
-    # --8<-- [end:attention]
 
 
 def _causal_mask_after(past, T, xp=np):
@@ -193,7 +192,12 @@ class GPT(nn.Module):
         super().__init__()
         n_kv_heads = n_heads if n_kv_heads is None else n_kv_heads
         _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, dropout, pos)
-        self.vocab_size, self.d_model, self.n_layers, self.max_len = vocab_size, d_model, n_layers, max_len
+        self.vocab_size, self.d_model, self.n_layers, self.max_len = (
+            vocab_size,
+            d_model,
+            n_layers,
+            max_len,
+        )
         self.n_heads, self.n_kv_heads, self.head_dim = n_heads, n_kv_heads, d_model // n_heads
         self.pos, self.dropout = pos, dropout
 
@@ -204,7 +208,9 @@ class GPT(nn.Module):
             self.pos_emb = nn.LearnedPositionalEmbedding(max_len, d_model)
         elif pos == "sinusoidal":
             self.pos_emb = nn.SinusoidalPositionalEncoding(d_model, max_len)
-        self.blocks = nn.ModuleList(Block(d_model, n_heads, n_kv_heads, dropout, bias) for _ in range(n_layers))
+        self.blocks = nn.ModuleList(
+            Block(d_model, n_heads, n_kv_heads, dropout, bias) for _ in range(n_layers)
+        )
         self.ln_f = nn.LayerNorm(d_model, bias=bias)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         if tie_weights:
@@ -237,7 +243,6 @@ class GPT(nn.Module):
                 nn.init.zeros_(p)
         # --8<-- [end:init]
 
-    # --8<-- [start:forward]
     def forward(self, idx, targets=None, cache=None):
         """idx (B, T) int64 token ids -> logits (B, T, vocab_size): row t scores every
         possible token t + 1. With targets (B, T), the next tokens, it returns
@@ -269,15 +274,20 @@ class GPT(nn.Module):
         loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(-1), ignore_index=-1)
         return logits, loss
 
-    # --8<-- [end:forward]
-
     def new_cache(self, batch_size):
         """An empty KVCache for `batch_size` sequences, as long as the context (max_len)."""
         weight = self.tok_emb.weight.array
         xp = array_module(weight)  # on the GPU when the model is
-        return KVCache(self.n_layers, batch_size, self.n_kv_heads, self.max_len, self.head_dim, weight.dtype, xp)
+        return KVCache(
+            self.n_layers,
+            batch_size,
+            self.n_kv_heads,
+            self.max_len,
+            self.head_dim,
+            weight.dtype,
+            xp,
+        )
 
-    # --8<-- [start:generate]
     @mg.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, use_cache=True):
         """Continue each row of idx (B, T) by max_new_tokens sampled tokens; returns
@@ -296,7 +306,9 @@ class GPT(nn.Module):
         generation compute the same logits, and give the same tokens for the same seed.
         """
         if not _is_int(max_new_tokens) or max_new_tokens < 0:
-            raise ValueError(f"GPT.generate: max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
+            raise ValueError(
+                f"GPT.generate: max_new_tokens must be an int >= 0, got {max_new_tokens!r}"
+            )
         _check_sampling(temperature, top_k, "GPT.generate")
         self._check_input(idx, None, limit=False)  # a prompt longer than max_len is cropped below
         # the tokens stay where idx is (on the GPU with a model there): each step appends one
@@ -318,16 +330,23 @@ class GPT(nn.Module):
             self.train(was_training)
         return tokens
 
-    # --8<-- [end:generate]
-
     def _check_input(self, idx, cache, limit=True):
         """(B, T) of a valid batch of token ids, or a clear error naming what is wrong."""
         if not isinstance(idx, mg.Tensor) or idx.dtype.kind not in "iu" or idx.ndim != 2:
-            what = f"{idx.dtype} tensor of shape {idx.shape}" if isinstance(idx, mg.Tensor) else type(idx).__name__
-            raise TypeError(f"GPT: expected a (batch, T) integer (int64) tensor of token ids, got a {what}")
+            what = (
+                f"{idx.dtype} tensor of shape {idx.shape}"
+                if isinstance(idx, mg.Tensor)
+                else type(idx).__name__
+            )
+            raise TypeError(
+                f"GPT: expected a (batch, T) integer (int64) tensor of token ids, got a {what}"
+            )
         B, T = idx.shape
         if B == 0 or T == 0:
-            raise ValueError(f"GPT: the input needs at least one row and one token per row, got shape {idx.shape}")
+            raise ValueError(
+                "GPT: the input needs at least one row and one token per row, got shape "
+                f"{idx.shape}"
+            )
         # The range check reads the ids on the host. On a GPU that would be a copy (and a wait)
         # at every step, so it is skipped there: torch's CUDA embedding, likewise, reports a
         # bad id only by a device-side assertion.
@@ -335,14 +354,20 @@ class GPT(nn.Module):
         if ids is not None and (ids.min() < 0 or ids.max() >= self.vocab_size):
             bad = int(ids[(ids < 0) | (ids >= self.vocab_size)][0])
             raise IndexError(
-                f"GPT: token id {bad} is out of range for vocab_size {self.vocab_size} (ids 0..{self.vocab_size - 1})"
+                f"GPT: token id {bad} is out of range for vocab_size {self.vocab_size} (ids "
+                f"0..{self.vocab_size - 1})"
             )
         past = 0 if cache is None else cache.length
         if limit and past + T > self.max_len:
             held = f" after the {past} tokens in the cache" if past else ""
-            raise ValueError(f"GPT: {T} tokens{held} exceed the context length max_len={self.max_len}")
+            raise ValueError(
+                f"GPT: {T} tokens{held} exceed the context length max_len={self.max_len}"
+            )
         if cache is not None and cache.keys[0].shape[0] != B:
-            raise ValueError(f"GPT: the cache was made for batch size {cache.keys[0].shape[0]}, got a batch of {B}")
+            raise ValueError(
+                f"GPT: the cache was made for batch size {cache.keys[0].shape[0]}, got a batch of "
+                f"{B}"
+            )
         return B, T
 
     def _check_targets(self, targets, idx):
@@ -363,7 +388,6 @@ class GPT(nn.Module):
         return f"pos={self.pos!r}, max_len={self.max_len}{kv}"
 
 
-# --8<-- [start:sample]
 def sample(logits, temperature=1.0, top_k=None):
     """One token per row of logits (B, vocab): (B, 1) int64.
 
@@ -384,9 +408,6 @@ def sample(logits, temperature=1.0, top_k=None):
     return mg.multinomial(probs, num_samples=1)  # the global generator: mg.manual_seed
 
 
-# --8<-- [end:sample]
-
-
 def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)  # True is not a 1
 
@@ -395,7 +416,9 @@ def _check_sampling(temperature, top_k, op):
     # inf would flatten every distribution to uniform, NaN would poison it: both refused
     real = isinstance(temperature, numbers.Real) and not isinstance(temperature, bool)
     if not (real and math.isfinite(temperature) and temperature >= 0):
-        raise ValueError(f"{op}: temperature must be a finite number >= 0 (0 = greedy), got {temperature!r}")
+        raise ValueError(
+            f"{op}: temperature must be a finite number >= 0 (0 = greedy), got {temperature!r}"
+        )
     if top_k is not None and (not _is_int(top_k) or top_k < 1):
         raise ValueError(f"{op}: top_k must be a positive int or None, got {top_k!r}")
 
@@ -412,14 +435,20 @@ def _check_config(vocab_size, d_model, n_layers, n_heads, max_len, n_kv_heads, d
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"GPT: {name} must be a positive int, got {value!r}")
     if d_model % n_heads:
-        raise ValueError(f"GPT: n_heads ({n_heads}) must divide d_model ({d_model}) (each head gets d_model / n_heads)")
+        raise ValueError(
+            f"GPT: n_heads ({n_heads}) must divide d_model ({d_model}) (each head gets d_model / "
+            "n_heads)"
+        )
     if n_heads % n_kv_heads:
         raise ValueError(
-            f"GPT: n_kv_heads ({n_kv_heads}) must divide n_heads ({n_heads}) (each key/value head serves a group)"
+            f"GPT: n_kv_heads ({n_kv_heads}) must divide n_heads ({n_heads}) (each key/value head "
+            "serves a group)"
         )
     if pos not in POSITIONS:
         raise ValueError(f"GPT: pos must be one of {POSITIONS}, got {pos!r}")
     if pos == "rope" and (d_model // n_heads) % 2:
-        raise ValueError(f"GPT: pos='rope' needs an even head dim (d_model / n_heads), got {d_model // n_heads}")
+        raise ValueError(
+            f"GPT: pos='rope' needs an even head dim (d_model / n_heads), got {d_model // n_heads}"
+        )
     if not isinstance(dropout, (int, float, np.floating)) or not 0.0 <= dropout < 1.0:
         raise ValueError(f"GPT: dropout must be a number in [0, 1), got {dropout!r}")

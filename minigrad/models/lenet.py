@@ -16,7 +16,8 @@ class LeNet5(nn.Module):
         super().__init__()
         if image_size < 12:
             raise ValueError(
-                f"LeNet5: image_size must be at least 12 (two 2x2 poolings and a 5x5 conv), got {image_size}"
+                "LeNet5: image_size must be at least 12 (two 2x2 poolings and a 5x5 conv), got "
+                f"{image_size}"
             )
         side = (image_size // 2 - 4) // 2  # after pool, conv5 without padding, pool
         self.features = nn.Sequential(

@@ -19,10 +19,14 @@ class MLP(nn.Module):
     flattened after the batch dim first.
     """
 
-    def __init__(self, in_features, hidden_sizes=(128, 64), out_features=10, activation="relu", dropout=0.0):
+    def __init__(
+        self, in_features, hidden_sizes=(128, 64), out_features=10, activation="relu", dropout=0.0
+    ):
         super().__init__()
         if activation not in _ACTIVATIONS:
-            raise ValueError(f"MLP: activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}")
+            raise ValueError(
+                f"MLP: activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}"
+            )
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"MLP: dropout must be in [0, 1), got {dropout}")
         sizes = [in_features, *hidden_sizes, out_features]

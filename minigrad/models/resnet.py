@@ -22,7 +22,8 @@ class BasicBlock(nn.Module):
         self.bn2 = nn.BatchNorm2d(channels)
         if stride != 1 or in_channels != channels:
             self.downsample = nn.Sequential(
-                nn.Conv2d(in_channels, channels, 1, stride=stride, bias=False), nn.BatchNorm2d(channels)
+                nn.Conv2d(in_channels, channels, 1, stride=stride, bias=False),
+                nn.BatchNorm2d(channels),
             )
         else:
             self.downsample = None
@@ -46,9 +47,13 @@ class ResNet(nn.Module):
     def __init__(self, blocks=(1, 1, 1), widths=(16, 32, 64), num_classes=10, in_channels=1):
         super().__init__()
         if len(blocks) != len(widths) or not blocks:
-            raise ValueError(f"ResNet: blocks {blocks} and widths {widths} must be non-empty and of equal length")
+            raise ValueError(
+                f"ResNet: blocks {blocks} and widths {widths} must be non-empty and of equal length"
+            )
         self.stem = nn.Sequential(
-            nn.Conv2d(in_channels, widths[0], 3, padding=1, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU()
+            nn.Conv2d(in_channels, widths[0], 3, padding=1, bias=False),
+            nn.BatchNorm2d(widths[0]),
+            nn.ReLU(),
         )
         stages, channels = [], widths[0]
         for i, (n, width) in enumerate(zip(blocks, widths)):

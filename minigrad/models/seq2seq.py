@@ -61,15 +61,17 @@ class Seq2SeqTransformer(nn.Module):
         )
         self.generator = nn.Linear(d_model, tgt_vocab_size)
 
-    # --8<-- [start:embed]
     def _embed(self, ids, table, name):
         if ids.ndim != 2:
-            raise ValueError(f"Seq2SeqTransformer: {name} must be token ids of shape (batch, length), got {ids.shape}")
+            raise ValueError(
+                f"Seq2SeqTransformer: {name} must be token ids of shape (batch, length), got "
+                f"{ids.shape}"
+            )
         if ids.shape[1] > self.max_len:
-            raise ValueError(f"Seq2SeqTransformer: {name} has length {ids.shape[1]} > max_len={self.max_len}")
+            raise ValueError(
+                f"Seq2SeqTransformer: {name} has length {ids.shape[1]} > max_len={self.max_len}"
+            )
         return self.pos_embed(table(ids))  # E[ids] + P[:T]
-
-    # --8<-- [end:embed]
 
     def _padding(self, ids):
         return None if self.pad_id is None else ids == self.pad_id
@@ -77,7 +79,9 @@ class Seq2SeqTransformer(nn.Module):
     def encode(self, src):
         """The encoder's output (the memory), (B, S, d_model)."""
         padding = self._padding(src)
-        return self.transformer.encoder(self._embed(src, self.src_embed, "src"), src_key_padding_mask=padding)
+        return self.transformer.encoder(
+            self._embed(src, self.src_embed, "src"), src_key_padding_mask=padding
+        )
 
     def decode(self, tgt, memory, src=None):
         """Logits (B, T, tgt_vocab) for decoder input tgt, given the memory (and src to
@@ -94,7 +98,6 @@ class Seq2SeqTransformer(nn.Module):
     def forward(self, src, tgt):
         return self.decode(tgt, self.encode(src), src)
 
-    # --8<-- [start:greedy]
     def greedy_decode(self, src, max_new_tokens, start_id):
         """Generate: start from start_id and append the most likely next token, max_new_tokens
         times. Returns the generated ids (B, max_new_tokens), without the start token."""
@@ -106,5 +109,3 @@ class Seq2SeqTransformer(nn.Module):
                 next_id = logits[:, -1].argmax(dim=-1).numpy()
                 out = np.concatenate([out, next_id[:, None]], axis=1)
         return mg.tensor(out[:, 1:])
-
-    # --8<-- [end:greedy]

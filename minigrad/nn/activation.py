@@ -177,7 +177,9 @@ class Hardtanh(Module):
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
         if not max_val > min_val:  # torch asserts this
-            raise AssertionError(f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})")
+            raise AssertionError(
+                f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
+            )
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def forward(self, input):

@@ -94,7 +94,9 @@ class Attention(Module):
         dtype=None,
     ):
         super().__init__()
-        _check_config(query_dim, cross_attention_dim, heads, kv_heads, dim_head, out_dim, dropout, qk_norm)
+        _check_config(
+            query_dim, cross_attention_dim, heads, kv_heads, dim_head, out_dim, dropout, qk_norm
+        )
         self.query_dim, self.dim_head = query_dim, dim_head
         self.is_cross_attention = cross_attention_dim is not None
         self.cross_attention_dim = query_dim if cross_attention_dim is None else cross_attention_dim
@@ -108,12 +110,15 @@ class Attention(Module):
         self.inner_kv_dim = dim_head * self.kv_heads  # smaller than inner_dim under GQA / MQA
         if residual_connection and self.out_dim != query_dim:
             raise ValueError(
-                f"{NAME}: residual_connection adds the input to the output, so out_dim ({self.out_dim}) "
-                f"must equal query_dim ({query_dim})"
+                f"{NAME}: residual_connection adds the input to the output, so out_dim "
+                f"({self.out_dim}) must equal query_dim ({query_dim})"
             )
         self.scale = dim_head**-0.5  # 1 / sqrt(d): keeps the scores of order 1
         self.use_bias, self.dropout = bias, float(dropout)
-        self.residual_connection, self.rescale_output_factor = residual_connection, rescale_output_factor
+        self.residual_connection, self.rescale_output_factor = (
+            residual_connection,
+            rescale_output_factor,
+        )
         self.only_cross_attention = only_cross_attention
         self.fused_projections = False
 
@@ -121,19 +126,27 @@ class Attention(Module):
             self.norm_q = self.norm_k = None
         else:  # one norm over each head's d features, shared by all heads (q and k apart)
             norm = LayerNorm if qk_norm == "layer_norm" else RMSNorm
-            self.norm_q, self.norm_k = norm(dim_head, eps=eps, dtype=dtype), norm(dim_head, eps=eps, dtype=dtype)
+            self.norm_q, self.norm_k = (
+                norm(dim_head, eps=eps, dtype=dtype),
+                norm(dim_head, eps=eps, dtype=dtype),
+            )
         self.to_q = Linear(query_dim, self.inner_dim, bias=bias, dtype=dtype)
         self.to_k = Linear(self.cross_attention_dim, self.inner_kv_dim, bias=bias, dtype=dtype)
         self.to_v = Linear(self.cross_attention_dim, self.inner_kv_dim, bias=bias, dtype=dtype)
-        self.to_out = ModuleList([Linear(self.inner_dim, self.out_dim, bias=out_bias, dtype=dtype), Dropout(dropout)])
+        self.to_out = ModuleList(
+            [Linear(self.inner_dim, self.out_dim, bias=out_bias, dtype=dtype), Dropout(dropout)]
+        )
         self.set_processor(AttnProcessor2_0() if processor is None else processor)
 
     # --8<-- [end:init]
 
     def set_processor(self, processor):
-        """Use `processor(attn, hidden_states, encoder_hidden_states, attention_mask)` from now on."""
+        """Use `processor(attn, hidden_states, encoder_hidden_states, attention_mask)` from now
+        on."""
         if isinstance(processor, type):
-            raise TypeError(f"{NAME}: pass a processor instance, {processor.__name__}(), not the class")
+            raise TypeError(
+                f"{NAME}: pass a processor instance, {processor.__name__}(), not the class"
+            )
         if not callable(processor):
             raise TypeError(f"{NAME}: a processor must be callable, got {type(processor).__name__}")
         self.processor = processor
@@ -155,7 +168,9 @@ class Attention(Module):
         heads defaults to self.heads (pass self.kv_heads for keys and values)."""
         heads = self.heads if heads is None else heads
         if tensor.ndim != 3 or tensor.shape[-1] % heads:
-            raise ValueError(f"{NAME}.head_to_batch_dim: expected (B, T, {heads} * d), got {tensor.shape}")
+            raise ValueError(
+                f"{NAME}.head_to_batch_dim: expected (B, T, {heads} * d), got {tensor.shape}"
+            )
         tensor = split_heads(tensor, heads)  # (B, heads, T, d)
         return tensor.reshape(-1, *tensor.shape[2:]) if out_dim == 3 else tensor
 
@@ -166,7 +181,6 @@ class Attention(Module):
 
     # --8<-- [end:heads]
 
-    # --8<-- [start:scores]
     def get_attention_scores(self, query, key, attention_mask=None):
         """P = softmax(scale * query @ key^T + attention_mask), one row per query.
 
@@ -176,9 +190,6 @@ class Attention(Module):
         """
         return attention_weights(query, key, attention_mask, self.scale)
 
-    # --8<-- [end:scores]
-
-    # --8<-- [start:mask]
     def prepare_attention_mask(self, attention_mask, target_length, batch_size, out_dim=3):
         """The mask, one per head, as an additive float tensor.
 
@@ -199,18 +210,17 @@ class Attention(Module):
             or mask.shape[0] not in (batch_size, batch_size * self.heads)
         ):
             raise ValueError(
-                f"{NAME}: attention_mask must have shape (B, T_k), (B, 1 or T_q, T_k) or (B * heads, 1 or T_q, T_k) "
-                f"with B = {batch_size}, heads = {self.heads}, T_k = {target_length}, got {tuple(attention_mask.shape)}"
+                f"{NAME}: attention_mask must have shape (B, T_k), (B, 1 or T_q, T_k) or (B * "
+                f"heads, 1 or T_q, T_k) with B = {batch_size}, heads = {self.heads}, T_k = "
+                f"{target_length}, got {tuple(attention_mask.shape)}"
             )
         rows, length = mask.shape[1:]
-        if mask.shape[0] == batch_size:  # the same mask for every head (repeat_interleave in diffusers)
+        # the same mask for every head (repeat_interleave in diffusers)
+        if mask.shape[0] == batch_size:
             mask = mask.unsqueeze(1).expand(batch_size, self.heads, rows, length)
         mask = mask.reshape(batch_size, self.heads, rows, length)
         return mask.reshape(batch_size * self.heads, rows, length) if out_dim == 3 else mask
 
-    # --8<-- [end:mask]
-
-    # --8<-- [start:project]
     def project(self, hidden_states, encoder_hidden_states=None):
         """query (B, T_q, h * d), key and value (B, T_k, h_kv * d): three Linears, or after
         fuse_projections() one wider Linear whose output is split in three (or two)."""
@@ -225,9 +235,6 @@ class Attention(Module):
             key, value = self.to_k(context), self.to_v(context)
         return query, key, value
 
-    # --8<-- [end:project]
-
-    # --8<-- [start:fuse]
     def fuse_projections(self, fuse=True):
         """Concatenate the weights of to_q, to_k, to_v into one Linear `to_qkv`
         (self-attention), or of to_k, to_v into `to_kv` (cross-attention), so that one
@@ -236,17 +243,22 @@ class Attention(Module):
         separate layers no longer match it (as in diffusers). fuse=False goes back to
         the separate layers."""
         if fuse:
-            sources = [self.to_k, self.to_v] if self.is_cross_attention else [self.to_q, self.to_k, self.to_v]
+            sources = (
+                [self.to_k, self.to_v]
+                if self.is_cross_attention
+                else [self.to_q, self.to_k, self.to_v]
+            )
             in_features, out_features = sources[0].in_features, sum(s.out_features for s in sources)
-            fused = Linear(in_features, out_features, bias=self.use_bias, dtype=self.to_q.weight.dtype)
+            fused = Linear(
+                in_features, out_features, bias=self.use_bias, dtype=self.to_q.weight.dtype
+            )
             with no_grad():
-                fused.weight.copy_(cat([s.weight for s in sources], dim=0))  # rows: W_q, then W_k, then W_v
+                # rows: W_q, then W_k, then W_v
+                fused.weight.copy_(cat([s.weight for s in sources], dim=0))
                 if self.use_bias:
                     fused.bias.copy_(cat([s.bias for s in sources], dim=0))
             setattr(self, "to_kv" if self.is_cross_attention else "to_qkv", fused)
         self.fused_projections = fuse
-
-    # --8<-- [end:fuse]
 
     def _sequence(self, hidden_states):
         """An image (B, C, H, W) as a sequence (B, H * W, C) of its pixels; a sequence as is.
@@ -267,32 +279,36 @@ class Attention(Module):
 
     def extra_repr(self):
         return (
-            f"query_dim={self.query_dim}, cross_attention_dim={self.cross_attention_dim}, heads={self.heads}, "
-            f"kv_heads={self.kv_heads}, dim_head={self.dim_head}, out_dim={self.out_dim}, "
-            f"processor={type(self.processor).__name__}"
+            f"query_dim={self.query_dim}, cross_attention_dim={self.cross_attention_dim}, "
+            f"heads={self.heads}, kv_heads={self.kv_heads}, dim_head={self.dim_head}, "
+            f"out_dim={self.out_dim}, processor={type(self.processor).__name__}"
         )
 
     def _check_inputs(self, hidden_states, encoder_hidden_states):
         if not isinstance(hidden_states, Tensor):
-            raise TypeError(f"{NAME}: hidden_states must be a Tensor, got {type(hidden_states).__name__}")
+            raise TypeError(
+                f"{NAME}: hidden_states must be a Tensor, got {type(hidden_states).__name__}"
+            )
         width = hidden_states.shape[-1] if hidden_states.ndim == 3 else hidden_states.shape[1]
         if hidden_states.ndim not in (3, 4) or width != self.query_dim:
             raise ValueError(
-                f"{NAME}: hidden_states must have shape (B, T, query_dim) or (B, query_dim, H, W) with "
-                f"query_dim = {self.query_dim}, got {hidden_states.shape}"
+                f"{NAME}: hidden_states must have shape (B, T, query_dim) or (B, query_dim, H, W) "
+                f"with query_dim = {self.query_dim}, got {hidden_states.shape}"
             )
         if encoder_hidden_states is None:
             if self.only_cross_attention:
                 raise ValueError(f"{NAME}: only_cross_attention=True needs encoder_hidden_states")
             if self.is_cross_attention and self.cross_attention_dim != self.query_dim:
                 raise ValueError(
-                    f"{NAME}: this layer's keys have cross_attention_dim = {self.cross_attention_dim} features: "
+                    f"{NAME}: this layer's keys have cross_attention_dim = "
+                    f"{self.cross_attention_dim} features: "
                     "give encoder_hidden_states"
                 )
             return
         if not isinstance(encoder_hidden_states, Tensor):
             raise TypeError(
-                f"{NAME}: encoder_hidden_states must be a Tensor, got {type(encoder_hidden_states).__name__}"
+                f"{NAME}: encoder_hidden_states must be a Tensor, got "
+                f"{type(encoder_hidden_states).__name__}"
             )
         shape = encoder_hidden_states.shape
         if (
@@ -302,12 +318,12 @@ class Attention(Module):
         ):
             raise ValueError(
                 f"{NAME}: encoder_hidden_states must have shape (B, T_k, cross_attention_dim) with "
-                f"B = {hidden_states.shape[0]}, cross_attention_dim = {self.cross_attention_dim}, got {shape}"
+                f"B = {hidden_states.shape[0]}, cross_attention_dim = {self.cross_attention_dim}, "
+                f"got {shape}"
             )
 
 
 # ---- processors ---------------------------------------------------------------------------------
-# --8<-- [start:processor]
 class AttnProcessor:
     """Attention spelled out with Tensor operations, keeping the probabilities.
 
@@ -323,8 +339,10 @@ class AttnProcessor:
     def __call__(self, attn, hidden_states, encoder_hidden_states=None, attention_mask=None):
         residual = hidden_states
         hidden_states, image_shape = attn._sequence(hidden_states)
-        B, T_k = (hidden_states if encoder_hidden_states is None else encoder_hidden_states).shape[:2]
-        attention_mask = attn.prepare_attention_mask(attention_mask, T_k, B)  # (B * h, 1 or T_q, T_k)
+        context = hidden_states if encoder_hidden_states is None else encoder_hidden_states
+        B, T_k = context.shape[:2]
+        # (B * h, 1 or T_q, T_k)
+        attention_mask = attn.prepare_attention_mask(attention_mask, T_k, B)
 
         query, key, value = attn.project(hidden_states, encoder_hidden_states)
         query = attn.head_to_batch_dim(query, out_dim=4)  # (B, h, T_q, d)
@@ -335,16 +353,14 @@ class AttnProcessor:
         groups = attn.heads // attn.kv_heads  # query heads that share one key/value head
         key, value = repeat_kv(key, groups), repeat_kv(value, groups)  # (B, h, T_k, d)
 
-        query, key, value = (t.reshape(-1, *t.shape[-2:]) for t in (query, key, value))  # (B * h, T, d)
+        # (B * h, T, d)
+        query, key, value = (t.reshape(-1, *t.shape[-2:]) for t in (query, key, value))
         probs = attn.get_attention_scores(query, key, attention_mask)  # (B * h, T_q, T_k)
         self.last_attention_probs = probs
         hidden_states = attn.batch_to_head_dim(probs @ value)  # (B, T_q, h * d)
         return attn._output(hidden_states, residual, image_shape)
 
-    # --8<-- [end:processor]
 
-
-# --8<-- [start:processor2_0]
 class AttnProcessor2_0:
     """Attention by F.scaled_dot_product_attention: the fused kernel, which never holds
     the (T_q, T_k) weights, and repeats key/value heads itself (enable_gqa)."""
@@ -352,8 +368,10 @@ class AttnProcessor2_0:
     def __call__(self, attn, hidden_states, encoder_hidden_states=None, attention_mask=None):
         residual = hidden_states
         hidden_states, image_shape = attn._sequence(hidden_states)
-        B, T_k = (hidden_states if encoder_hidden_states is None else encoder_hidden_states).shape[:2]
-        attention_mask = attn.prepare_attention_mask(attention_mask, T_k, B, out_dim=4)  # (B, h, 1 or T_q, T_k)
+        context = hidden_states if encoder_hidden_states is None else encoder_hidden_states
+        B, T_k = context.shape[:2]
+        # (B, h, 1 or T_q, T_k)
+        attention_mask = attn.prepare_attention_mask(attention_mask, T_k, B, out_dim=4)
 
         query, key, value = attn.project(hidden_states, encoder_hidden_states)
         query = attn.head_to_batch_dim(query, out_dim=4)  # (B, h, T_q, d)
@@ -368,17 +386,21 @@ class AttnProcessor2_0:
         hidden_states = merge_heads(hidden_states)  # (B, T_q, h * d)
         return attn._output(hidden_states, residual, image_shape)
 
-    # --8<-- [end:processor2_0]
-
 
 # ---- helpers ------------------------------------------------------------------------------------
 _KEEP_HINT = "; for a 0/1 keep mask use (1 - mask) * -10000.0, as diffusers' models do"
 
 
-def _check_config(query_dim, cross_attention_dim, heads, kv_heads, dim_head, out_dim, dropout, qk_norm):
+def _check_config(
+    query_dim, cross_attention_dim, heads, kv_heads, dim_head, out_dim, dropout, qk_norm
+):
     sizes = {"query_dim": query_dim, "heads": heads, "dim_head": dim_head}
     sizes.update(
-        {k: v for k, v in [("cross_attention_dim", cross_attention_dim), ("kv_heads", kv_heads)] if v is not None}
+        {
+            k: v
+            for k, v in [("cross_attention_dim", cross_attention_dim), ("kv_heads", kv_heads)]
+            if v is not None
+        }
     )
     if out_dim is not None:
         sizes["out_dim"] = out_dim
@@ -387,9 +409,12 @@ def _check_config(query_dim, cross_attention_dim, heads, kv_heads, dim_head, out
             raise ValueError(f"{NAME}: {name} must be a positive integer, got {n!r}")
     if out_dim is not None and out_dim % dim_head:
         raise ValueError(
-            f"{NAME}: out_dim ({out_dim}) must be a multiple of dim_head ({dim_head}): heads = out_dim // dim_head"
+            f"{NAME}: out_dim ({out_dim}) must be a multiple of dim_head ({dim_head}): heads = "
+            "out_dim // dim_head"
         )
     if not 0.0 <= dropout <= 1.0:
         raise ValueError(f"{NAME}: dropout must be a probability in [0, 1], got {dropout}")
     if qk_norm not in (None, "layer_norm", "rms_norm"):
-        raise ValueError(f"{NAME}: unknown qk_norm {qk_norm!r}: expected None, 'layer_norm' or 'rms_norm'")
+        raise ValueError(
+            f"{NAME}: unknown qk_norm {qk_norm!r}: expected None, 'layer_norm' or 'rms_norm'"
+        )

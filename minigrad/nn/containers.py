@@ -259,13 +259,18 @@ class ParameterList(Module):
 
     def extra_repr(self):
         return "\n".join(
-            f"({i}): Parameter containing: [minigrad.{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+            f"({i}): Parameter containing: [minigrad.{p.dtype} of size "
+            f"{'x'.join(map(str, p.shape))}]"
             for i, p in enumerate(self)
         )
 
     def __repr__(self):
         body = self.extra_repr()
-        return "ParameterList(" + ("\n    " + body.replace("\n", "\n    ") + "\n" if body else "") + ")"
+        return (
+            "ParameterList("
+            + ("\n    " + body.replace("\n", "\n    ") + "\n" if body else "")
+            + ")"
+        )
 
 
 class ParameterDict(Module):
@@ -316,13 +321,18 @@ class ParameterDict(Module):
 
     def extra_repr(self):
         return "\n".join(
-            f"({k}): Parameter containing: [minigrad.{p.dtype} of size {'x'.join(map(str, p.shape))}]"
+            f"({k}): Parameter containing: [minigrad.{p.dtype} of size "
+            f"{'x'.join(map(str, p.shape))}]"
             for k, p in self.items()
         )
 
     def __repr__(self):
         body = self.extra_repr()
-        return "ParameterDict(" + ("\n    " + body.replace("\n", "\n    ") + "\n" if body else "") + ")"
+        return (
+            "ParameterDict("
+            + ("\n    " + body.replace("\n", "\n    ") + "\n" if body else "")
+            + ")"
+        )
 
 
 def _as_parameter(value):

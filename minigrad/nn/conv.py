@@ -63,18 +63,26 @@ class _ConvNd(Module):
         if groups <= 0:
             raise ValueError(f"{name}: groups must be a positive integer, got {groups}")
         if in_channels % groups:
-            raise ValueError(f"{name}: in_channels ({in_channels}) must be divisible by groups ({groups})")
+            raise ValueError(
+                f"{name}: in_channels ({in_channels}) must be divisible by groups ({groups})"
+            )
         if out_channels % groups:
-            raise ValueError(f"{name}: out_channels ({out_channels}) must be divisible by groups ({groups})")
+            raise ValueError(
+                f"{name}: out_channels ({out_channels}) must be divisible by groups ({groups})"
+            )
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, got {padding_mode!r}")
+            raise ValueError(
+                f"{name}: padding_mode must be one of {list(_PADDING_MODES)}, got {padding_mode!r}"
+            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = int_tuple(kernel_size, n, "kernel_size", name)
         self.stride = int_tuple(stride, n, "stride", name)
         self.dilation = int_tuple(dilation, n, "dilation", name)
         # F.conv2d's own reading of padding: checks 'same' and 'valid' now, as PyTorch's
         # layers do, and gives the amounts (per dim, and 'same''s extra zero at the end)
-        amounts, extra = _resolve_padding(padding, self.kernel_size, self.stride, self.dilation, name)
+        amounts, extra = _resolve_padding(
+            padding, self.kernel_size, self.stride, self.dilation, name
+        )
         self.padding = padding if isinstance(padding, str) else amounts
         self.output_padding = (0,) * n  # a transposed layer's own setting
         self.groups = groups
@@ -108,7 +116,10 @@ class _ConvNd(Module):
 
     def extra_repr(self):
         n = self._dims
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0,) * n:
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
@@ -131,7 +142,6 @@ class _ConvNd(Module):
         return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), 0
 
 
-# --8<-- [start:conv2d_module]
 class Conv2d(_ConvNd):
     """2-d convolution layer: y = conv2d(x, W) + b for x (N, C_in, H, W) or (C_in, H, W).
 
@@ -143,8 +153,6 @@ class Conv2d(_ConvNd):
     def forward(self, input):
         x, padding = self._padded(input)
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
-
-    # --8<-- [end:conv2d_module]
 
 
 class Conv1d(_ConvNd):
@@ -204,7 +212,9 @@ class ConvTranspose2d(_ConvNd):
     ):
         name = type(self).__name__
         if padding_mode != "zeros":
-            raise ValueError(f'{name}: only "zeros" padding mode is supported, got {padding_mode!r}')
+            raise ValueError(
+                f'{name}: only "zeros" padding mode is supported, got {padding_mode!r}'
+            )
         if isinstance(padding, str):
             raise ValueError(f"{name}: padding must be an int or a tuple of ints, got {padding!r}")
         super().__init__(
@@ -226,7 +236,14 @@ class ConvTranspose2d(_ConvNd):
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
         return F.conv_transpose2d(
-            input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
         )
 
     def _output_padding(self, input, output_size):
@@ -237,17 +254,23 @@ class ConvTranspose2d(_ConvNd):
         n, name = self._dims, type(self).__name__
         output_size = tuple(int(s) for s in output_size)[-n:]
         if len(output_size) != n:
-            raise ValueError(f"{name}: output_size must have {n} or {n + 2} elements, got {output_size}")
+            raise ValueError(
+                f"{name}: output_size must have {n} or {n + 2} elements, got {output_size}"
+            )
         padding = []
         for d in range(n):
             smallest = _transposed_output_size(
-                input.shape[-n + d], self.kernel_size[d], self.stride[d], self.padding[d], self.dilation[d]
+                input.shape[-n + d],
+                self.kernel_size[d],
+                self.stride[d],
+                self.padding[d],
+                self.dilation[d],
             )
             largest = smallest + max(self.stride[d], self.dilation[d]) - 1
             if not smallest <= output_size[d] <= largest:
                 raise ValueError(
-                    f"{name}: requested an output size of {output_size}, but valid sizes for an input of "
-                    f"shape {input.shape} range from {smallest} to {largest} in dim {d}"
+                    f"{name}: requested an output size of {output_size}, but valid sizes for an "
+                    f"input of shape {input.shape} range from {smallest} to {largest} in dim {d}"
                 )
             padding.append(output_size[d] - smallest)
         return tuple(padding)
@@ -263,5 +286,12 @@ class ConvTranspose1d(ConvTranspose2d):
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
         return F.conv_transpose1d(
-            input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
         )

@@ -52,11 +52,14 @@ class Embedding(Module):
         """An Embedding holding a copy of `embeddings` (a 2-D tensor or array); with
         freeze=True its weight does not require grad."""
         if embeddings.ndim != 2:
-            raise ValueError(f"Embedding.from_pretrained: embeddings must be 2-D, got shape {embeddings.shape}")
+            raise ValueError(
+                f"Embedding.from_pretrained: embeddings must be 2-D, got shape {embeddings.shape}"
+            )
         rows, dim = embeddings.shape
         embedding = cls(rows, dim, padding_idx=padding_idx, dtype=embeddings.dtype)
         with no_grad():
-            embedding.weight.copy_(embeddings)  # copy_ after init: the padding row keeps the given values
+            # copy_ after init: the padding row keeps the given values
+            embedding.weight.copy_(embeddings)
         embedding.weight.requires_grad_(not freeze)
         return embedding
 
@@ -101,9 +104,15 @@ class EmbeddingBag(Module):
         if mode not in ("sum", "mean", "max"):
             raise ValueError(f"EmbeddingBag: mode has to be one of sum, mean or max, got {mode!r}")
         if sparse:
-            raise ValueError("EmbeddingBag: sparse=True (a sparse weight gradient) is not supported")
+            raise ValueError(
+                "EmbeddingBag: sparse=True (a sparse weight gradient) is not supported"
+            )
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = (
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+        )
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
         if padding_idx is not None:
             padding_idx = normalize_padding_idx(padding_idx, num_embeddings, "EmbeddingBag")

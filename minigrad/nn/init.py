@@ -22,12 +22,19 @@ from minigrad.array_module import on_device, to_device
 from minigrad.autograd.grad_mode import no_grad
 
 
-# --8<-- [start:calculate_gain]
 def calculate_gain(nonlinearity, param=None):
     """The factor that keeps activations' variance steady through `nonlinearity`
     (PyTorch's table: 1 for linear/sigmoid, 5/3 for tanh, sqrt(2) for relu,
     sqrt(2 / (1 + slope^2)) for leaky_relu, 3/4 for selu)."""
-    linear_fns = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+    linear_fns = (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    )
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
         return 1.0
     if nonlinearity == "tanh":
@@ -45,20 +52,18 @@ def calculate_gain(nonlinearity, param=None):
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
-    # --8<-- [end:calculate_gain]
 
 
-# --8<-- [start:fans]
 def _calculate_fan_in_and_fan_out(tensor):
     """fan_in = in_features * receptive field, fan_out = out_features * receptive field,
     for a weight laid out (out, in, *kernel) as PyTorch's."""
     if tensor.ndim < 2:
         raise ValueError(
-            f"fan in and fan out can not be computed for a tensor with fewer than 2 dimensions (shape {tensor.shape})"
+            "fan in and fan out can not be computed for a tensor with fewer than 2 dimensions "
+            f"(shape {tensor.shape})"
         )
     receptive_field = int(np.prod(tensor.shape[2:])) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
-    # --8<-- [end:fans]
 
 
 def _fan(tensor, mode, op):
@@ -98,10 +103,13 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if not a < b:
         raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
     # the chance that one draw lands in [a, b]; each round keeps about that fraction
-    inside = 0.5 * (math.erf((b - mean) / (std * math.sqrt(2))) - math.erf((a - mean) / (std * math.sqrt(2))))
+    inside = 0.5 * (
+        math.erf((b - mean) / (std * math.sqrt(2))) - math.erf((a - mean) / (std * math.sqrt(2)))
+    )
     if inside < 1e-4:
         raise ValueError(
-            f"trunc_normal_: [a, b] = [{a}, {b}] holds almost none of N({mean}, {std}^2) (probability {inside:.2e}); "
+            f"trunc_normal_: [a, b] = [{a}, {b}] holds almost none of N({mean}, {std}^2) "
+            f"(probability {inside:.2e}); "
             "rejection sampling would not finish"
         )
     rng = _random.numpy_generator(generator, "trunc_normal_")
@@ -132,7 +140,9 @@ def eye_(tensor):
     """Fill a 2-D tensor with the identity matrix (ones on the diagonal, a rectangular one
     for a non-square tensor): a Linear layer that starts as the identity map."""
     if tensor.ndim != 2:
-        raise ValueError(f"eye_: Only tensors with 2 dimensions are supported, got shape {tuple(tensor.shape)}")
+        raise ValueError(
+            f"eye_: Only tensors with 2 dimensions are supported, got shape {tuple(tensor.shape)}"
+        )
     return _fill(tensor, np.eye(*tensor.shape))
 
 
@@ -142,10 +152,15 @@ def dirac_(tensor, groups=1):
     groups, 0 elsewhere, so the convolution starts as the identity map on the channels it
     keeps."""
     if tensor.ndim not in (3, 4, 5):
-        raise ValueError(f"dirac_: Only tensors with 3, 4, or 5 dimensions are supported, got shape {tensor.shape}")
+        raise ValueError(
+            "dirac_: Only tensors with 3, 4, or 5 dimensions are supported, got shape "
+            f"{tensor.shape}"
+        )
     out_channels = tensor.shape[0]
     if out_channels % groups:
-        raise ValueError(f"dirac_: dim 0 must be divisible by groups, got {out_channels} and groups={groups}")
+        raise ValueError(
+            f"dirac_: dim 0 must be divisible by groups, got {out_channels} and groups={groups}"
+        )
     per_group = out_channels // groups
     values = np.zeros(tensor.shape)
     centre = tuple(size // 2 for size in tensor.shape[2:])
@@ -156,7 +171,6 @@ def dirac_(tensor, groups=1):
 
 
 # ---- scaled by the fans (weights of layers) -------------------------------------------------
-# --8<-- [start:xavier_uniform]
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Fill with U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010),
     i.e. std = gain * sqrt(2 / (fan_in + fan_out)): the average of the variances that
@@ -167,7 +181,6 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     bound = math.sqrt(3.0) * std  # U(-b, b) has std b / sqrt(3)
     return uniform_(tensor, -bound, bound, generator)
-    # --8<-- [end:xavier_uniform]
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
@@ -178,7 +191,6 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
-# --8<-- [start:kaiming_uniform]
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """Fill with U(-bound, bound), bound = gain * sqrt(3 / fan) (He et al. 2015), with
     gain = calculate_gain(nonlinearity, a); fan_in keeps the forward pass steady,
@@ -188,7 +200,6 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
         return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(tensor, -bound, bound, generator)
-    # --8<-- [end:kaiming_uniform]
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -207,7 +218,10 @@ def orthogonal_(tensor, gain=1.0, generator=None):
     flipping Q's columns by the signs of R's diagonal makes the result uniformly
     distributed over orthogonal matrices (otherwise QR's sign convention biases it)."""
     if tensor.ndim < 2:
-        raise ValueError(f"orthogonal_: only tensors with 2 or more dimensions are supported, got shape {tensor.shape}")
+        raise ValueError(
+            "orthogonal_: only tensors with 2 or more dimensions are supported, got shape "
+            f"{tensor.shape}"
+        )
     if tensor.array.size == 0:
         return tensor
     rows = tensor.shape[0]
@@ -224,7 +238,15 @@ def orthogonal_(tensor, gain=1.0, generator=None):
 
 # ---- a whole model at once ---------------------------------------------------------------
 # the layers init_weights initialises: a weight (out, in, *kernel) and an optional bias
-_WEIGHT_LAYERS = ("Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d")
+_WEIGHT_LAYERS = (
+    "Linear",
+    "Bilinear",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+)
 
 
 def init_weights(module, init_type="xavier", gain=None):
@@ -239,9 +261,17 @@ def init_weights(module, init_type="xavier", gain=None):
     """
     from minigrad import nn  # here, not at the top: nn.linear imports this module
 
-    default_gain = {"xavier": 1.0, "kaiming": 1.0, "normal": 0.02, "uniform": 0.05, "orthogonal": 1.0}
+    default_gain = {
+        "xavier": 1.0,
+        "kaiming": 1.0,
+        "normal": 0.02,
+        "uniform": 0.05,
+        "orthogonal": 1.0,
+    }
     if init_type not in default_gain:
-        raise ValueError(f"init_weights: init_type must be one of {list(default_gain)}, got {init_type!r}")
+        raise ValueError(
+            f"init_weights: init_type must be one of {list(default_gain)}, got {init_type!r}"
+        )
     gain = default_gain[init_type] if gain is None else gain
     layer_types = tuple(getattr(nn, name) for name in _WEIGHT_LAYERS if hasattr(nn, name))
     for m in module.modules():

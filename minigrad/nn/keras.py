@@ -99,7 +99,6 @@ def initialize_weight(layer):
 
 
 # ---- Dense ----------------------------------------------------------------------------------
-# --8<-- [start:dense]
 class Dense(Linear):
     """The lazy Linear: `Dense(out_features)` reads in_features from its first input.
 
@@ -168,8 +167,6 @@ class Dense(Linear):
         if self._built:
             arguments["in_features"] = self.in_features
         return arguments
-
-    # --8<-- [end:dense]
 
 
 # ---- Module.is_built, Module.get_config, Module.from_config -----------------------------------

@@ -27,7 +27,11 @@ from minigrad.nn.normalization import (
     InstanceNorm2d,
     InstanceNorm3d,
 )
-from minigrad.nn.parameter import UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin
+from minigrad.nn.parameter import (
+    UninitializedBuffer,
+    UninitializedParameter,
+    UninitializedTensorMixin,
+)
 
 
 def _infer_parameters(module, args):
@@ -125,8 +129,8 @@ class _LazyConvNd(LazyModuleMixin):
         n = self._dims
         if input.ndim not in (n + 1, n + 2):
             raise RuntimeError(
-                f"{type(self).__name__}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                f"{self.cls_to_become.__name__}, but got input of size: {list(input.shape)}"
+                f"{type(self).__name__}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) input "
+                f"to {self.cls_to_become.__name__}, but got input of size: {list(input.shape)}"
             )
         self.in_channels = input.shape[1] if input.ndim == n + 2 else input.shape[0]
         if self.in_channels % self.groups:
@@ -165,7 +169,9 @@ class LazyConv1d(_LazyConvNd, Conv1d):
         dtype=None,
     ):
         self._lazy_out_channels = out_channels
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
         self._make_uninitialized(bias, dtype)
 
 
@@ -188,7 +194,9 @@ class LazyConv2d(_LazyConvNd, Conv2d):
         dtype=None,
     ):
         self._lazy_out_channels = out_channels
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
         self._make_uninitialized(bias, dtype)
 
 
@@ -211,7 +219,9 @@ class LazyConv3d(_LazyConvNd, Conv3d):
         dtype=None,
     ):
         self._lazy_out_channels = out_channels
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
         self._make_uninitialized(bias, dtype)
 
 
@@ -236,7 +246,18 @@ class LazyConvTranspose1d(_LazyConvNd, ConvTranspose1d):
     ):
         self._lazy_out_channels = out_channels
         super().__init__(
-            0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode, device, dtype
+            0,
+            0,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            groups,
+            False,
+            dilation,
+            padding_mode,
+            device,
+            dtype,
         )
         self._make_uninitialized(bias, dtype)
 
@@ -262,17 +283,30 @@ class LazyConvTranspose2d(_LazyConvNd, ConvTranspose2d):
     ):
         self._lazy_out_channels = out_channels
         super().__init__(
-            0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode, device, dtype
+            0,
+            0,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            groups,
+            False,
+            dilation,
+            padding_mode,
+            device,
+            dtype,
         )
         self._make_uninitialized(bias, dtype)
 
 
-# ---- normalization ---------------------------------------------------------------------------------
+# ---- normalization -------------------------------------------------------------------------------
 class _LazyNormBase(LazyModuleMixin):
     """num_features from the first input's channels; weight, bias and the running
     statistics uninitialized until then (num_batches_tracked is a plain counter)."""
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(
+        self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None
+    ):
         super().__init__(0, eps, momentum, False, False, device, dtype)
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
@@ -326,7 +360,8 @@ class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
 
 class _LazyInstanceNorm(_LazyNormBase):
     def _channel_dim(self, input):
-        return 0 if input.ndim == self.expected_dims[0] else 1  # an unbatched input has its channels first
+        # an unbatched input has its channels first
+        return 0 if input.ndim == self.expected_dims[0] else 1
 
 
 class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):

@@ -15,7 +15,6 @@ from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 
 
-# --8<-- [start:linear_module]
 class Linear(Module):
     """y = x W^T + b, W: (out_features, in_features), b: (out_features,).
 
@@ -29,7 +28,9 @@ class Linear(Module):
         super().__init__()
         check_device(device, type(self).__name__)
         if in_features < 0 or out_features < 0:
-            raise ValueError(f"Linear: features must be non-negative, got in={in_features}, out={out_features}")
+            raise ValueError(
+                f"Linear: features must be non-negative, got in={in_features}, out={out_features}"
+            )
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(empty(out_features, in_features, dtype=dtype))
         if bias:
@@ -47,24 +48,32 @@ class Linear(Module):
     def forward(self, input):
         if input.shape[-1:] != (self.in_features,):
             raise ValueError(
-                f"Linear: expected input with last dimension {self.in_features} (in_features), got shape {input.shape}"
+                f"Linear: expected input with last dimension {self.in_features} (in_features), got "
+                f"shape {input.shape}"
             )
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-    # --8<-- [end:linear_module]
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class Bilinear(Module):
     """y_o = x1^T A_o x2 + b_o: weight A (out_features, in1_features, in2_features), bias
     (out_features,). Default initialisation as torch's: both uniform in +-1/sqrt(in1_features)."""
 
-    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(
+        self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None
+    ):
         super().__init__()
         check_device(device, "Bilinear")
-        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.in1_features, self.in2_features, self.out_features = (
+            in1_features,
+            in2_features,
+            out_features,
+        )
         self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_features, dtype=dtype))

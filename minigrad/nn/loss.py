@@ -15,7 +15,12 @@ is supported.
 from minigrad.creation import as_tensor
 from minigrad.nn import functional as F
 from minigrad.nn.distance import PairwiseDistance
-from minigrad.nn.functional.loss import KL_DIV_REDUCTIONS, REDUCTIONS, check_label_smoothing, check_reduction
+from minigrad.nn.functional.loss import (
+    KL_DIV_REDUCTIONS,
+    REDUCTIONS,
+    check_label_smoothing,
+    check_reduction,
+)
 from minigrad.nn.module import Module
 
 
@@ -113,12 +118,20 @@ class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of log-probabilities (LogSoftmax output) at class indices:
     loss_n = -w[t_n] * x[n, t_n]."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    def __init__(
+        self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+    ):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class BCELoss(_WeightedLoss):
@@ -134,7 +147,9 @@ class BCEWithLogitsLoss(_WeightedLoss):
     `pos_weight` (one value per class, broadcast over the last dim) multiplies the loss
     of the positive targets: > 1 raises recall, < 1 raises precision."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+    ):
         super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", None if pos_weight is None else as_tensor(pos_weight))
 
@@ -169,7 +184,9 @@ class MarginRankingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 class HingeEmbeddingLoss(_Loss):
@@ -198,7 +215,9 @@ class CosineEmbeddingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
 
 
 def _check_margin(margin, layer):
@@ -210,14 +229,30 @@ class TripletMarginLoss(_Loss):
     """loss = max(0, d(a, p) - d(a, n) + margin), d the p-norm distance (eps added, as
     F.pairwise_distance); swap=True uses the nearer of d(a, n) and d(p, n)."""
 
-    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+    def __init__(
+        self,
+        margin=1.0,
+        p=2.0,
+        eps=1e-6,
+        swap=False,
+        size_average=None,
+        reduce=None,
+        reduction="mean",
+    ):
         super().__init__(size_average, reduce, reduction)
         _check_margin(margin, "TripletMarginLoss")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(
-            anchor, positive, negative, self.margin, self.p, self.eps, self.swap, reduction=self.reduction
+            anchor,
+            positive,
+            negative,
+            self.margin,
+            self.p,
+            self.eps,
+            self.swap,
+            reduction=self.reduction,
         )
 
 
@@ -228,7 +263,9 @@ class TripletMarginWithDistanceLoss(_Loss):
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
         super().__init__(reduction=reduction)
         _check_margin(margin, "TripletMarginWithDistanceLoss")
-        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
@@ -247,17 +284,27 @@ class MultiMarginLoss(_WeightedLoss):
     """The multi-class hinge: loss_n = sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C,
     p = 1 or 2."""
 
-    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+    def __init__(
+        self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
+    ):
         super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got p={p}")
         if self.weight is not None and self.weight.ndim != 1:
-            raise ValueError(f"MultiMarginLoss: weight must be one-dimensional, got shape {tuple(self.weight.shape)}")
+            raise ValueError(
+                "MultiMarginLoss: weight must be one-dimensional, got shape "
+                f"{tuple(self.weight.shape)}"
+            )
         self.p, self.margin = p, margin
 
     def forward(self, input, target):
         return F.multi_margin_loss(
-            input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
+            input,
+            target,
+            p=self.p,
+            margin=self.margin,
+            weight=self.weight,
+            reduction=self.reduction,
         )
 
 
@@ -274,7 +321,9 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     weighted per class and averaged over the classes."""
 
     def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
 
 
 # ---- likelihoods -------------------------------------------------------------------------------
@@ -288,7 +337,9 @@ class GaussianNLLLoss(_Loss):
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
 
 
 class PoissonNLLLoss(_Loss):
@@ -296,13 +347,20 @@ class PoissonNLLLoss(_Loss):
     log-likelihood of counts y under a Poisson of rate exp(x) (or x), up to log(y!),
     which full=True approximates (Stirling) where y > 1."""
 
-    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+    def __init__(
+        self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+    ):
         super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
         return F.poisson_nll_loss(
-            log_input, target, log_input=self.log_input, full=self.full, eps=self.eps, reduction=self.reduction
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
         )
 
 
@@ -317,5 +375,11 @@ class CTCLoss(_Loss):
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(
-            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )

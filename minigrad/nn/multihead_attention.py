@@ -209,7 +209,9 @@ class MultiheadAttention(Module):
         mask = _merge(mask, padding, B, H)  # None or (B or 1, H or 1, L, S')
         dropout_p = self.dropout if self.training else 0.0
         if not need_weights:  # the fused kernel: the (L, S) weights are never stored
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=kernel_causal)
+            out = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=kernel_causal
+            )
             weights = None
         else:  # the same math spelt out, keeping the weights (B, H, L, S') to return them
             out, weights = attention(q, k, v, mask, dropout_p=dropout_p)
@@ -238,7 +240,11 @@ class MultiheadAttention(Module):
         W = self.in_proj_weight
         if query is key and key is value:
             return F.linear(query, W, b).chunk(3, dim=-1)
-        return F.linear(query, W[:E], bq), F.linear(key, W[E : 2 * E], bk), F.linear(value, W[2 * E :], bv)
+        return (
+            F.linear(query, W[:E], bq),
+            F.linear(key, W[E : 2 * E], bk),
+            F.linear(value, W[2 * E :], bv),
+        )
 
     # --8<-- [end:forward]
 
@@ -248,36 +254,45 @@ class MultiheadAttention(Module):
         """Refuse, naming the argument, what PyTorch refuses or would fail on later: the
         types PyTorch's (TypeError for a size that is no int, ValueError for a value)."""
         sizes = {"embed_dim": embed_dim, "num_heads": num_heads, "kdim": kdim, "vdim": vdim}
-        sizes = {name: n for name, n in sizes.items() if n is not None}  # kdim, vdim: None = embed_dim
+        # kdim, vdim: None = embed_dim
+        sizes = {name: n for name, n in sizes.items() if n is not None}
         for name, n in sizes.items():
             if not _is_int(n):
                 raise TypeError(f"{OP}: {name} must be an int, got {n!r} ({type(n).__name__})")
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(
-                f"{OP}: embed_dim and num_heads must be positive, got embed_dim={embed_dim}, num_heads={num_heads}"
+                f"{OP}: embed_dim and num_heads must be positive, got embed_dim={embed_dim}, "
+                f"num_heads={num_heads}"
             )
         for name, width in (("kdim", "keys"), ("vdim", "values")):
             if sizes.get(name, 1) <= 0:
-                raise ValueError(f"{OP}: {name} (the width of the {width}) must be positive or None, got {sizes[name]}")
+                raise ValueError(
+                    f"{OP}: {name} (the width of the {width}) must be positive or None, got "
+                    f"{sizes[name]}"
+                )
         if embed_dim % num_heads:
             raise ValueError(
-                f"{OP}: embed_dim must be divisible by num_heads (each head gets embed_dim / num_heads "
-                f"features), got embed_dim={embed_dim}, num_heads={num_heads}"
+                f"{OP}: embed_dim must be divisible by num_heads (each head gets embed_dim / "
+                f"num_heads features), got embed_dim={embed_dim}, num_heads={num_heads}"
             )
         if not isinstance(dropout, numbers.Real):
             raise TypeError(f"{OP}: dropout must be a number (a probability), got {dropout!r}")
         if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"{OP}: dropout probability has to be between 0 and 1, but got {dropout}")
+            raise ValueError(
+                f"{OP}: dropout probability has to be between 0 and 1, but got {dropout}"
+            )
 
     def _check_inputs(self, query, key, value):
-        """True for batched (3-D) inputs, False for unbatched (2-D) ones; raises on anything else."""
+        """True for batched (3-D) inputs, False for unbatched (2-D) ones; raises on anything
+        else."""
         for name, t in (("query", query), ("key", key), ("value", value)):
             if not isinstance(t, Tensor):
                 raise TypeError(f"{OP}: {name} must be a Tensor, got {type(t).__name__}")
         shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
         if query.ndim not in (2, 3) or not query.ndim == key.ndim == value.ndim:
             raise ValueError(
-                f"{OP}: query, key and value must all be 3-D (batched) or all 2-D (unbatched), got {shapes}"
+                f"{OP}: query, key and value must all be 3-D (batched) or all 2-D (unbatched), got "
+                f"{shapes}"
             )
         for name, t, width, arg in (
             ("query", query, self.embed_dim, "embed_dim"),
@@ -293,9 +308,13 @@ class MultiheadAttention(Module):
             )
         seq, batch = (-2, 0) if (query.ndim == 2 or self.batch_first) else (0, 1)
         if key.shape[seq] != value.shape[seq]:
-            raise ValueError(f"{OP}: key and value must have the same sequence length, got {shapes}")
+            raise ValueError(
+                f"{OP}: key and value must have the same sequence length, got {shapes}"
+            )
         if query.ndim == 3 and not query.shape[batch] == key.shape[batch] == value.shape[batch]:
-            raise ValueError(f"{OP}: query, key and value must have the same batch size, got {shapes}")
+            raise ValueError(
+                f"{OP}: query, key and value must have the same batch size, got {shapes}"
+            )
         return query.ndim == 3
 
     def _check_masks(self, padding, mask, B, L, S, batched):
@@ -309,13 +328,12 @@ class MultiheadAttention(Module):
             allowed = ((L, S), (B * self.num_heads, L, S))
             if mask.shape not in allowed:
                 raise ValueError(
-                    f"{OP}: attn_mask must have shape (L, S) = {allowed[0]} or (batch * num_heads, L, S) = "
-                    f"{allowed[1]}, got {mask.shape}"
+                    f"{OP}: attn_mask must have shape (L, S) = {allowed[0]} or (batch * num_heads, "
+                    f"L, S) = {allowed[1]}, got {mask.shape}"
                 )
 
 
 # ---- masks ----------------------------------------------------------------------------------
-# --8<-- [start:keep_mask]
 def _keep_mask(mask, name):
     """PyTorch's MultiheadAttention reads a bool mask as True = masked out: checked, and a
     bool one flipped into a keep mask (True = may attend), the convention of
@@ -324,7 +342,6 @@ def _keep_mask(mask, name):
         return None
     check_mask(mask, OP, name, bool_means="True = masked out")
     return mask.logical_not() if mask.dtype.kind == "b" else mask
-    # --8<-- [end:keep_mask]
 
 
 def _pad_key(mask):
@@ -336,7 +353,11 @@ def _merge(mask, padding, B, H):
     """attn_mask (L, S) or (B*H, L, S) plus key_padding_mask (B, S), as one additive mask
     that broadcasts against the scores (B, H, L, S)."""
     if mask is not None:
-        mask = mask.reshape(1, 1, *mask.shape) if mask.ndim == 2 else mask.reshape(B, H, *mask.shape[1:])
+        mask = (
+            mask.reshape(1, 1, *mask.shape)
+            if mask.ndim == 2
+            else mask.reshape(B, H, *mask.shape[1:])
+        )
     if padding is not None:
         padding = padding.reshape(B, 1, 1, padding.shape[-1])
         mask = padding if mask is None else mask + padding

@@ -8,7 +8,8 @@ one call of `F.layer_norm`, `F.batch_norm`, ... (`minigrad/nn/functional/`), whi
 check the input, and the math is in `minigrad/ops/normalization.py`. BatchNorm decides
 which statistics to use. Parameter and buffer names, shapes, defaults and `repr` are
 PyTorch's, so PyTorch state dicts load unchanged. Each takes PyTorch's factory keywords
-`device` ('cpu', or 'cuda' where there is a GPU) and `dtype` (of the parameters and running statistics).
+`device` ('cpu', or 'cuda' where there is a GPU) and `dtype` (of the parameters and running
+statistics).
 """
 
 import warnings
@@ -44,7 +45,15 @@ class LayerNorm(Module):
     and evaluation behave the same.
     """
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        normalized_shape,
+        eps=1e-5,
+        elementwise_affine=True,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         check_device(device, "LayerNorm")
         self.normalized_shape = _as_shape(normalized_shape)
@@ -69,8 +78,8 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-            f"bias={self.bias is not None}"
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
         )
 
 
@@ -81,7 +90,9 @@ class RMSNorm(Module):
     eps=None uses the machine epsilon of the input's dtype, as PyTorch.
     """
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+    def __init__(
+        self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None
+    ):
         super().__init__()
         check_device(device, "RMSNorm")
         self.normalized_shape = _as_shape(normalized_shape)
@@ -99,7 +110,9 @@ class RMSNorm(Module):
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class GroupNorm(Module):
@@ -110,11 +123,16 @@ class GroupNorm(Module):
     Like LayerNorm, it uses no batch statistics, so it works at any batch size.
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+    def __init__(
+        self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True
+    ):
         super().__init__()
         check_device(device, "GroupNorm")
         if num_groups <= 0 or num_channels % num_groups != 0:
-            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+            raise ValueError(
+                f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                f"({num_groups})"
+            )
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps = eps
         self.affine = affine
@@ -135,8 +153,8 @@ class GroupNorm(Module):
     def forward(self, input):
         if input.ndim >= 2 and input.shape[1] != self.num_channels:
             raise RuntimeError(
-                f"GroupNorm: expected input with {self.num_channels} channels (num_channels, dim 1), "
-                f"got shape {input.shape}"
+                f"GroupNorm: expected input with {self.num_channels} channels (num_channels, dim "
+                f"1), got shape {input.shape}"
             )
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
@@ -228,12 +246,13 @@ class _BatchNorm(Module):
         if input.ndim not in self.expected_dims:
             dims = " or ".join(f"{d}D" for d in self.expected_dims)
             raise ValueError(
-                f"{type(self).__name__}: expected {dims} input (got {input.ndim}D input of shape {input.shape})"
+                f"{type(self).__name__}: expected {dims} input (got {input.ndim}D input of shape "
+                f"{input.shape})"
             )
         if input.shape[1] != self.num_features:  # RuntimeError, as PyTorch's
             raise RuntimeError(
-                f"{type(self).__name__}: expected input with {self.num_features} channels (num_features, dim 1), "
-                f"got shape {input.shape}"
+                f"{type(self).__name__}: expected input with {self.num_features} channels "
+                f"(num_features, dim 1), got shape {input.shape}"
             )
 
     def reset_running_stats(self):
@@ -292,18 +311,22 @@ class _InstanceNorm(_BatchNorm):
         *,
         bias=True,
     ):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
 
     def forward(self, input):
         if input.ndim not in self.expected_dims:
             dims = " or ".join(f"{d}D" for d in self.expected_dims)
-            raise ValueError(f"{type(self).__name__}: expected {dims} input (got {input.ndim}D input)")
+            raise ValueError(
+                f"{type(self).__name__}: expected {dims} input (got {input.ndim}D input)"
+            )
         unbatched = input.ndim == self.expected_dims[0]
         channel_dim = 0 if unbatched else 1
         if input.shape[channel_dim] != self.num_features:
             message = (
-                f"{type(self).__name__}: expected input's size at dim={channel_dim} to match num_features "
-                f"({self.num_features}), but got: {input.shape[channel_dim]}."
+                f"{type(self).__name__}: expected input's size at dim={channel_dim} to match "
+                f"num_features ({self.num_features}), but got: {input.shape[channel_dim]}."
             )
             if self.affine:
                 raise ValueError(message)

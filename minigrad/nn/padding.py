@@ -29,7 +29,9 @@ def _amounts(padding, dims, layer):
         return (int(padding),) * (2 * dims)
     padding = tuple(padding)
     if len(padding) != 2 * dims or not all(isinstance(p, numbers.Integral) for p in padding):
-        raise ValueError(f"{layer}: padding must be an int or a tuple of {2 * dims} ints, got {padding!r}")
+        raise ValueError(
+            f"{layer}: padding must be an int or a tuple of {2 * dims} ints, got {padding!r}"
+        )
     return tuple(int(p) for p in padding)
 
 
@@ -47,8 +49,8 @@ class _PadNd(Module):
             # torch's exception types: F.pad's NotImplementedError, the circular layers' ValueError
             error = ValueError if self.mode == "circular" else NotImplementedError
             raise error(
-                f"{type(self).__name__}: expected {self.dims + 1}D (unbatched) or {self.dims + 2}D {layout} "
-                f"input, got {input.ndim}D input of shape {tuple(input.shape)}"
+                f"{type(self).__name__}: expected {self.dims + 1}D (unbatched) or {self.dims + 2}D "
+                f"{layout} input, got {input.ndim}D input of shape {tuple(input.shape)}"
             )
         return F.pad(input, self.padding, self.mode)
 
@@ -81,7 +83,8 @@ class ConstantPad2d(_ConstantPadNd):
 
 
 class ConstantPad3d(_ConstantPadNd):
-    """Pad the last three dims with `value`: padding = int or (left, right, top, bottom, front, back)."""
+    """Pad the last three dims with `value`: padding = int or (left, right, top, bottom, front,
+    back)."""
 
     dims = 3
 
@@ -107,7 +110,8 @@ class ZeroPad2d(ConstantPad2d):
 
 
 class ZeroPad3d(ConstantPad3d):
-    """Pad the last three dims with zeros: padding = int or (left, right, top, bottom, front, back)."""
+    """Pad the last three dims with zeros: padding = int or (left, right, top, bottom, front,
+    back)."""
 
     def __init__(self, padding):
         super().__init__(padding, 0.0)

@@ -21,7 +21,9 @@ class DataParallel(Module):
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
         super().__init__()
         if not isinstance(module, Module):
-            raise TypeError(f"DataParallel: expected an nn.Module to wrap, got {type(module).__name__}")
+            raise TypeError(
+                f"DataParallel: expected an nn.Module to wrap, got {type(module).__name__}"
+            )
         from minigrad.devices import check_device
 
         for d in list(device_ids or []) + ([] if output_device is None else [output_device]):

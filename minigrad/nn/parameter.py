@@ -60,8 +60,8 @@ class Buffer(Tensor):
 
 _UNINITIALIZED_SHAPE = (
     "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
-    "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
-    "`forward` to initialize the parameters before accessing their attributes."
+    "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. "
+    "Call `forward` to initialize the parameters before accessing their attributes."
 )
 
 
@@ -84,7 +84,11 @@ class UninitializedTensorMixin:
         `device`, or where the placeholder lives (a layer made with device="cuda")."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         array = np.zeros(shape, dtype=self.array.dtype if dtype is None else np.dtype(dtype))
-        on_gpu = on_device(self.array) if device is None else check_device(device, "materialize").type == "cuda"
+        on_gpu = (
+            on_device(self.array)
+            if device is None
+            else check_device(device, "materialize").type == "cuda"
+        )
         self.array = to_device(array) if on_gpu else array
         self.__class__ = self.cls_to_become
 
@@ -99,7 +103,9 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
-        super().__init__(np.zeros(0, dtype=np.float32 if dtype is None else np.dtype(dtype)), requires_grad)
+        super().__init__(
+            np.zeros(0, dtype=np.float32 if dtype is None else np.dtype(dtype)), requires_grad
+        )
 
     def __reduce_ex__(self, protocol):
         return (type(self), (self.requires_grad, None, self.array.dtype))

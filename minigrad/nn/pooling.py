@@ -19,7 +19,9 @@ def _setting(value):
 
 
 class _MaxPoolNd(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
+    ):
         super().__init__()
         self.kernel_size = _setting(kernel_size)
         self.stride = _setting(stride if stride is not None else kernel_size)
@@ -41,7 +43,13 @@ class MaxPool1d(_MaxPoolNd):
 
     def forward(self, input):
         return F.max_pool1d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
+            self.return_indices,
         )
 
 
@@ -51,7 +59,13 @@ class MaxPool2d(_MaxPoolNd):
 
     def forward(self, input):
         return F.max_pool2d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
+            self.return_indices,
         )
 
 
@@ -62,7 +76,9 @@ def _single(value):
 class _AvgPoolNd(Module):
     _stored = staticmethod(_setting)  # how a window setting is kept (and printed)
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
+    ):
         super().__init__()
         self.kernel_size = self._stored(kernel_size)
         self.stride = self._stored(stride if stride is not None else kernel_size)
@@ -81,7 +97,14 @@ class AvgPool1d(_AvgPoolNd):
     _stored = staticmethod(_single)
 
     def forward(self, input):
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+        return F.avg_pool1d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+        )
 
 
 class AvgPool2d(_AvgPoolNd):
@@ -89,7 +112,13 @@ class AvgPool2d(_AvgPoolNd):
     `F.avg_pool2d` for the divisor at the borders."""
 
     def __init__(
-        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
     ):
         super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
@@ -217,7 +246,9 @@ class MaxUnpool1d(Module):
         self.padding = _single(padding)
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return F.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -235,17 +266,25 @@ class MaxUnpool2d(MaxUnpool1d):
         self.padding = _pair(padding)
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return F.max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
-# ---- over volumes (F in minigrad/nn/functional/pool3d.py) --------------------------------------------
+# ---- over volumes (F in minigrad/nn/functional/pool3d.py) ----------------------------------------
 class MaxPool3d(_MaxPoolNd):
     """The largest value of each kd x kh x kw window of (N, C, D, H, W) or (C, D, H, W); with
     return_indices=True, also where it was (flat index d H W + h W + w in its volume)."""
 
     def forward(self, input):
         return F.max_pool3d(
-            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.ceil_mode,
+            self.return_indices,
         )
 
 
@@ -302,4 +341,6 @@ class MaxUnpool3d(MaxUnpool1d):
         self.padding = _triple(padding)
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return F.max_unpool3d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )

@@ -26,7 +26,6 @@ from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
 
-# --8<-- [start:sinusoid]
 def sinusoidal_table(max_len, d_model, base=10000.0):
     """PE (max_len, d_model), float64: PE[t, 2i] = sin(t * w_i), PE[t, 2i+1] = cos(t * w_i)
     with w_i = base^(-2i / d_model), wavelengths 2 pi .. 2 pi * base."""
@@ -38,23 +37,22 @@ def sinusoidal_table(max_len, d_model, base=10000.0):
     return pe
 
 
-# --8<-- [end:sinusoid]
-
-
 def _positions(module, x, offset, size):
     """Check x (..., T, size) and offset; return T."""
     name = type(module).__name__
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
     if x.ndim < 2 or x.shape[-1] != size:
-        raise ValueError(f"{name}: expected input of shape (B, T, d_model={size}), got {tuple(x.shape)}")
+        raise ValueError(
+            f"{name}: expected input of shape (B, T, d_model={size}), got {tuple(x.shape)}"
+        )
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
         raise ValueError(f"{name}: offset must be a non-negative int, got {offset!r}")
     length = x.shape[-2]
     if offset + length > module.max_len:
         raise ValueError(
-            f"{name}: positions {offset} .. {offset + length - 1} (offset={offset}, T={length}) go past "
-            f"max_len={module.max_len}; build the module with a larger max_len"
+            f"{name}: positions {offset} .. {offset + length - 1} (offset={offset}, T={length}) go "
+            f"past max_len={module.max_len}; build the module with a larger max_len"
         )
     return length
 
@@ -72,7 +70,8 @@ class SinusoidalPositionalEncoding(Module):
         super().__init__()
         if d_model <= 0 or max_len <= 0:
             raise ValueError(
-                f"SinusoidalPositionalEncoding: d_model and max_len must be positive, got {d_model}, {max_len}"
+                "SinusoidalPositionalEncoding: d_model and max_len must be positive, got "
+                f"{d_model}, {max_len}"
             )
         self.d_model, self.max_len = int(d_model), int(max_len)
         table = sinusoidal_table(self.max_len, self.d_model).astype(get_default_dtype())
@@ -97,7 +96,8 @@ class LearnedPositionalEmbedding(Module):
         check_device(device, "LearnedPositionalEmbedding")
         if d_model <= 0 or max_len <= 0:
             raise ValueError(
-                f"LearnedPositionalEmbedding: max_len and d_model must be positive, got {max_len}, {d_model}"
+                f"LearnedPositionalEmbedding: max_len and d_model must be positive, got {max_len}, "
+                f"{d_model}"
             )
         self.max_len, self.d_model = int(max_len), int(d_model)
         self.weight = Parameter(empty(self.max_len, self.d_model, dtype=dtype))

@@ -31,7 +31,14 @@ from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
-from minigrad.ops.recurrent import GRUSequence, LSTMSequence, RNNSequence, gru_cell, lstm_cell, rnn_cell
+from minigrad.ops.recurrent import (
+    GRUSequence,
+    LSTMSequence,
+    RNNSequence,
+    gru_cell,
+    lstm_cell,
+    rnn_cell,
+)
 from minigrad.ops.shape import cat, stack
 
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # gate blocks in each weight
@@ -52,14 +59,16 @@ def _check_flag(value, name, op):
 
 def _check_nonlinearity(nonlinearity, op):
     if nonlinearity not in ("tanh", "relu"):
-        raise ValueError(f"{op}: Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        raise ValueError(
+            f"{op}: Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+        )
 
 
 def _check_dtype(input, weight, op):
     if input.dtype != weight.dtype:
         raise ValueError(
-            f"{op}: input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
-            f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})"
+            f"{op}: input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
+            f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})"
         )
 
 
@@ -102,11 +111,13 @@ class RNNCellBase(Module):
         for k, state in enumerate(states):
             which = "hidden" if len(states) == 1 else f"hx[{k}]"
             if state is not None and state.ndim not in (1, 2):
-                raise ValueError(f"{op}: Expected {which} to be 1D or 2D, got {state.ndim}D instead")
+                raise ValueError(
+                    f"{op}: Expected {which} to be 1D or 2D, got {state.ndim}D instead"
+                )
             if state is not None and state.ndim != input.ndim:
                 raise RuntimeError(
-                    f"{op}: Expected {which} to be {input.ndim}D like the input (of shape {tuple(input.shape)}), "
-                    f"got {state.ndim}D instead"
+                    f"{op}: Expected {which} to be {input.ndim}D like the input (of shape "
+                    f"{tuple(input.shape)}), got {state.ndim}D instead"
                 )
         unbatched = input.ndim == 1
         if unbatched:
@@ -114,7 +125,8 @@ class RNNCellBase(Module):
             states = [None if s is None else s.unsqueeze(0) for s in states]
         if input.shape[1] != self.input_size:
             raise RuntimeError(
-                f"{op}: input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}"
+                f"{op}: input has inconsistent input_size: got {input.shape[1]} expected "
+                f"{self.input_size}"
             )
         _check_dtype(input, self.weight_ih, op)
         for k, state in enumerate(states):
@@ -122,15 +134,23 @@ class RNNCellBase(Module):
                 continue
             if state.shape[0] != input.shape[0]:
                 raise RuntimeError(
-                    f"{op}: Input batch size {input.shape[0]} doesn't match hidden{k} batch size {state.shape[0]}"
+                    f"{op}: Input batch size {input.shape[0]} doesn't match hidden{k} batch size "
+                    f"{state.shape[0]}"
                 )
             if state.shape[1] != self.hidden_size:
                 raise RuntimeError(
-                    f"{op}: hidden{k} has inconsistent hidden_size: got {state.shape[1]}, expected {self.hidden_size}"
+                    f"{op}: hidden{k} has inconsistent hidden_size: got {state.shape[1]}, expected "
+                    f"{self.hidden_size}"
                 )
             if state.dtype != input.dtype:
-                raise RuntimeError(f"{op}: hidden{k} dtype ({state.dtype}) does not match input dtype ({input.dtype})")
-        states = [zeros(input.shape[0], self.hidden_size, dtype=input.dtype) if s is None else s for s in states]
+                raise RuntimeError(
+                    f"{op}: hidden{k} dtype ({state.dtype}) does not match input dtype "
+                    f"({input.dtype})"
+                )
+        states = [
+            zeros(input.shape[0], self.hidden_size, dtype=input.dtype) if s is None else s
+            for s in states
+        ]
         return input, states, unbatched
 
     def extra_repr(self):
@@ -142,7 +162,6 @@ class RNNCellBase(Module):
         return text
 
 
-# --8<-- [start:rnn_cell_module]
 class RNNCell(RNNCellBase):
     """One step of an Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh).
 
@@ -152,7 +171,9 @@ class RNNCell(RNNCellBase):
     `rnn_cell`): dL/da = dL/dh' * (1 - h'^2), a = the pre-activation.
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
         _check_nonlinearity(nonlinearity, "RNNCell")
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
@@ -163,8 +184,6 @@ class RNNCell(RNNCellBase):
         x_part = F.linear(input, self.weight_ih, self.bias_ih)
         h = rnn_cell(x_part, h, self.weight_hh, self.bias_hh, self.nonlinearity)
         return h.squeeze(0) if unbatched else h
-
-    # --8<-- [end:rnn_cell_module]
 
 
 class LSTMCell(RNNCellBase):
@@ -185,7 +204,9 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         """(h', c') from input (B, input_size) or (input_size,) and hx = (h, c), zeros if None."""
         if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
-            raise TypeError(f"LSTMCell: hx must be a tuple (h, c) of two tensors, got {type(hx).__name__}")
+            raise TypeError(
+                f"LSTMCell: hx must be a tuple (h, c) of two tensors, got {type(hx).__name__}"
+            )
         input, (h, c), unbatched = self._batch(input, [None, None] if hx is None else list(hx))
         x_part = F.linear(input, self.weight_ih, self.bias_ih)
         h, c = lstm_cell(x_part, h, c, self.weight_hh, self.bias_hh)
@@ -242,10 +263,14 @@ class RNNBase(Module):
         check_device(device, op)
         if mode not in GATES:
             raise ValueError(f"{op}: Unrecognized RNN mode: {mode}")
-        if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1:
+        if (
+            isinstance(dropout, bool)
+            or not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+        ):
             raise ValueError(
-                f"{op}: dropout should be a number in range [0, 1] representing the probability of an "
-                f"element being zeroed, got {dropout!r}"
+                f"{op}: dropout should be a number in range [0, 1] representing the probability of "
+                f"an element being zeroed, got {dropout!r}"
             )
         _check_flag(bias, "bias", op)
         _check_flag(batch_first, "batch_first", op)
@@ -255,13 +280,17 @@ class RNNBase(Module):
         _check_size(num_layers, "num_layers", op, 1)
         _check_size(proj_size, "proj_size", op, 0)
         if proj_size >= hidden_size:
-            raise ValueError(f"{op}: proj_size has to be smaller than hidden_size, got {proj_size} >= {hidden_size}")
+            raise ValueError(
+                f"{op}: proj_size has to be smaller than hidden_size, got {proj_size} >= "
+                f"{hidden_size}"
+            )
         if dropout > 0 and num_layers == 1:
             # stacklevel 5 names the user's line: past this __init__ and RNN's (or LSTM's, GRU's),
             # each wrapped by Module.__init_subclass__
             warnings.warn(
-                "dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}",
                 stacklevel=5,
             )
         self.mode = mode
@@ -368,14 +397,19 @@ class RNNBase(Module):
         and its states, and zeros for states not given."""
         op = type(self).__name__
         if input.ndim not in (2, 3):
-            raise ValueError(f"{op}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
+            raise ValueError(
+                f"{op}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead"
+            )
         unbatched = input.ndim == 2
         if state is not None:
             want = 2 if unbatched else 3
             if any(s.ndim != want for s in state):
                 ranks = ", ".join(f"{s.ndim}-D" for s in state)
                 kind = "unbatched 2-D" if unbatched else "batched 3-D"
-                raise RuntimeError(f"{op}: For {kind} input, hx should also be {want}-D but got ({ranks}) tensor(s)")
+                raise RuntimeError(
+                    f"{op}: For {kind} input, hx should also be {want}-D but got ({ranks}) "
+                    "tensor(s)"
+                )
         if unbatched:
             input = input.unsqueeze(0 if self.batch_first else 1)
             state = None if state is None else tuple(s.unsqueeze(1) for s in state)
@@ -388,9 +422,12 @@ class RNNBase(Module):
         length, batch = (input.shape[1], input.shape[0]) if self.batch_first else input.shape[:2]
         if length == 0:
             raise RuntimeError(
-                f"{op}: Expected sequence length to be larger than 0 in RNN, got input of shape {tuple(input.shape)}"
+                f"{op}: Expected sequence length to be larger than 0 in RNN, got input of shape "
+                f"{tuple(input.shape)}"
             )
-        expected = [(self.num_layers * self.num_directions, batch, size) for size in self._state_sizes()]
+        expected = [
+            (self.num_layers * self.num_directions, batch, size) for size in self._state_sizes()
+        ]
         if state is None:
             return input, tuple(zeros(*shape, dtype=input.dtype) for shape in expected), unbatched
         for k, (s, shape) in enumerate(zip(state, expected)):
@@ -398,7 +435,9 @@ class RNNBase(Module):
             if tuple(s.shape) != shape:
                 raise RuntimeError(f"{op}: Expected {which} size {shape}, got {list(s.shape)}")
             if s.dtype != input.dtype:
-                raise RuntimeError(f"{op}: {which} dtype ({s.dtype}) does not match input dtype ({input.dtype})")
+                raise RuntimeError(
+                    f"{op}: {which} dtype ({s.dtype}) does not match input dtype ({input.dtype})"
+                )
         return input, state, unbatched
 
     def extra_repr(self):
@@ -447,7 +486,17 @@ class RNN(RNNBase):
         _check_nonlinearity(nonlinearity, "RNN")
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
         super().__init__(
-            mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, 0, device, dtype
+            mode,
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            0,
+            device,
+            dtype,
         )
         self.nonlinearity = nonlinearity
 
@@ -457,7 +506,9 @@ class RNN(RNNBase):
         return output, h_n
 
     def _sequence(self, x_part, state, w_hh, b_hh, w_hr, reverse):
-        out = RNNSequence.apply(x_part, state[0], w_hh, b_hh, nonlinearity=self.nonlinearity, reverse=reverse)
+        out = RNNSequence.apply(
+            x_part, state[0], w_hh, b_hh, nonlinearity=self.nonlinearity, reverse=reverse
+        )
         return out, (out[0 if reverse else -1],)
 
 
@@ -503,13 +554,16 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         """(output, (h_n, c_n)): every step's h of the last layer, every layer's last h and c."""
         if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
-            raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
+            raise TypeError(
+                f"LSTM: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}"
+            )
         output, (h_n, c_n) = self._run(input, None if hx is None else tuple(hx))
         return output, (h_n, c_n)
 
     def _sequence(self, x_part, state, w_hh, b_hh, w_hr, reverse):
         h0, c0 = state
-        hc = LSTMSequence.apply(x_part, h0, c0, w_hh, b_hh, w_hr, reverse=reverse)  # (T, B, H_out + H)
+        # (T, B, H_out + H)
+        hc = LSTMSequence.apply(x_part, h0, c0, w_hh, b_hh, w_hr, reverse=reverse)
         h_size = h0.shape[-1]
         last = hc[0 if reverse else -1]
         return hc[..., :h_size], (last[:, :h_size], last[:, h_size:])
@@ -538,7 +592,17 @@ class GRU(RNNBase):
         dtype=None,
     ):
         super().__init__(
-            "GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, 0, device, dtype
+            "GRU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            0,
+            device,
+            dtype,
         )
 
     def forward(self, input, hx=None):

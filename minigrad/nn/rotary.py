@@ -45,11 +45,17 @@ SCALING_TYPES = ("linear", "ntk", "yarn")
 _SCALING_KEYS = {
     "linear": {"factor"},
     "ntk": {"factor"},
-    "yarn": {"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor", "truncate"},
+    "yarn": {
+        "factor",
+        "original_max_position_embeddings",
+        "beta_fast",
+        "beta_slow",
+        "attention_factor",
+        "truncate",
+    },
 }
 
 
-# --8<-- [start:rotate_half]
 def rotate_half(x):
     """[x1, x2] -> [-x2, x1] over the last dim (x1, x2 its two halves): each pair
     (x_i, x_{i+d/2}) turned by 90 degrees. Works on NumPy arrays and Tensors."""
@@ -60,10 +66,6 @@ def rotate_half(x):
     return np.concatenate((-x2, x1), axis=-1)
 
 
-# --8<-- [end:rotate_half]
-
-
-# --8<-- [start:rotate]
 class Rotate(Function):
     """y = x * cos + rotate_half(x) * sin: each feature pair of x turned by its angle.
 
@@ -93,9 +95,6 @@ class Rotate(Function):
         return Rotate.apply(grad, cos=ctx.cos, sin=-ctx.sin)
 
 
-# --8<-- [end:rotate]
-
-
 def _is_number(value):
     """A finite real number (a NumPy scalar too), not a bool."""
     return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
@@ -105,16 +104,23 @@ def _scaling_config(scaling):
     """Check a `scaling` dict and return (type, its settings) with defaults filled in."""
     if not isinstance(scaling, dict):
         raise TypeError(
-            f"RotaryEmbedding: scaling must be a dict such as {{'type': 'linear', 'factor': 2.0}}, got {scaling!r}"
+            f"RotaryEmbedding: scaling must be a dict such as {{'type': 'linear', 'factor': 2.0}}, "
+            f"got {scaling!r}"
         )
     settings = dict(scaling)
     kind = settings.pop("type", None)
     hf_kind = settings.pop("rope_type", None)  # Hugging Face's name for the same key
     if kind is not None and hf_kind is not None and kind != hf_kind:
-        raise ValueError(f"RotaryEmbedding: scaling names two types, type={kind!r} and rope_type={hf_kind!r}")
+        raise ValueError(
+            f"RotaryEmbedding: scaling names two types, type={kind!r} and rope_type={hf_kind!r}"
+        )
     kind = kind if kind is not None else hf_kind
     if kind not in SCALING_TYPES:
-        what = "no scaling 'type' (or 'rope_type')" if kind is None else f"unknown scaling type {kind!r}"
+        what = (
+            "no scaling 'type' (or 'rope_type')"
+            if kind is None
+            else f"unknown scaling type {kind!r}"
+        )
         raise ValueError(f"RotaryEmbedding: {what}; expected one of {SCALING_TYPES}")
     unknown = set(settings) - _SCALING_KEYS[kind]
     if unknown:
@@ -123,19 +129,23 @@ def _scaling_config(scaling):
             f"it takes {sorted(_SCALING_KEYS[kind])}"
         )
     if "factor" not in settings:
-        raise ValueError(f"RotaryEmbedding: {kind!r} scaling needs a 'factor' (how many times longer the context)")
+        raise ValueError(
+            f"RotaryEmbedding: {kind!r} scaling needs a 'factor' (how many times longer the "
+            "context)"
+        )
     factor = settings["factor"]
     if not _is_number(factor) or not factor >= 1:
         raise ValueError(
-            f"RotaryEmbedding: scaling factor must be a finite number >= 1 (the context grows by it), got {factor!r}"
+            "RotaryEmbedding: scaling factor must be a finite number >= 1 (the context grows by "
+            f"it), got {factor!r}"
         )
     settings["factor"] = float(factor)
     if kind == "yarn":
         length = settings.get("original_max_position_embeddings")
         if not _is_int(length) or length < 1:
             raise ValueError(
-                "RotaryEmbedding: 'yarn' scaling needs original_max_position_embeddings, the context length "
-                f"the model was trained on (a positive int), got {length!r}"
+                "RotaryEmbedding: 'yarn' scaling needs original_max_position_embeddings, the "
+                f"context length the model was trained on (a positive int), got {length!r}"
             )
         settings.setdefault("beta_fast", 32.0)
         settings.setdefault("beta_slow", 1.0)
@@ -143,25 +153,30 @@ def _scaling_config(scaling):
         for key in ("beta_fast", "beta_slow"):
             if not _is_number(settings[key]):
                 raise ValueError(
-                    f"RotaryEmbedding: yarn's {key} must be a number (of rotations), got {settings[key]!r}"
+                    f"RotaryEmbedding: yarn's {key} must be a number (of rotations), got "
+                    f"{settings[key]!r}"
                 )
         if not settings["beta_fast"] > settings["beta_slow"] > 0:
             raise ValueError(
-                f"RotaryEmbedding: yarn needs beta_fast > beta_slow > 0, got beta_fast={settings['beta_fast']}, "
-                f"beta_slow={settings['beta_slow']}"
+                "RotaryEmbedding: yarn needs beta_fast > beta_slow > 0, got "
+                f"beta_fast={settings['beta_fast']}, beta_slow={settings['beta_slow']}"
             )
         attention_factor = settings.get("attention_factor")
-        if attention_factor is not None and not (_is_number(attention_factor) and attention_factor > 0):
+        if attention_factor is not None and not (
+            _is_number(attention_factor) and attention_factor > 0
+        ):
             raise ValueError(
-                f"RotaryEmbedding: yarn's attention_factor (cos and sin are scaled by it) must be a positive "
-                f"number or None, got {attention_factor!r}"
+                "RotaryEmbedding: yarn's attention_factor (cos and sin are scaled by it) must be "
+                f"a positive number or None, got {attention_factor!r}"
             )
         if not isinstance(settings["truncate"], (bool, np.bool_)):
-            raise ValueError(f"RotaryEmbedding: yarn's truncate must be True or False, got {settings['truncate']!r}")
+            raise ValueError(
+                "RotaryEmbedding: yarn's truncate must be True or False, got "
+                f"{settings['truncate']!r}"
+            )
     return kind, settings
 
 
-# --8<-- [start:frequencies]
 def rope_frequencies(head_dim, base=10000.0, scaling=None):
     """(inv_freq, attention_factor): the head_dim/2 angular speeds theta_i (radians per
     position, float64) and the factor cos and sin are multiplied by (1 but for YaRN)."""
@@ -205,9 +220,6 @@ def rope_frequencies(head_dim, base=10000.0, scaling=None):
     return inv_freq, float(attention_factor)
 
 
-# --8<-- [end:frequencies]
-
-
 def rope_cos_sin(inv_freq, positions, attention_factor=1.0):
     """cos and sin (len(positions), 2 * len(inv_freq)) in float64: row m holds
     cos/sin(m * theta), the angles written twice (once per half of the vector)."""
@@ -240,17 +252,23 @@ class RotaryEmbedding(Module):
     def __init__(self, head_dim, base=10000.0, scaling=None):
         super().__init__()
         if not _is_int(head_dim):
-            raise TypeError(f"RotaryEmbedding: head_dim must be an int, got {head_dim!r} ({type(head_dim).__name__})")
+            raise TypeError(
+                f"RotaryEmbedding: head_dim must be an int, got {head_dim!r} "
+                f"({type(head_dim).__name__})"
+            )
         if head_dim <= 0 or head_dim % 2:
             raise ValueError(
-                f"RotaryEmbedding: head_dim must be a positive even int (features are rotated in pairs), got {head_dim!r}"
+                "RotaryEmbedding: head_dim must be a positive even int (features are rotated in "
+                f"pairs), got {head_dim!r}"
             )
         if not isinstance(base, numbers.Real) or isinstance(base, bool):
-            raise TypeError(f"RotaryEmbedding: base must be a number, got {base!r} ({type(base).__name__})")
+            raise TypeError(
+                f"RotaryEmbedding: base must be a number, got {base!r} ({type(base).__name__})"
+            )
         if not (math.isfinite(base) and base > 1):
             raise ValueError(
-                f"RotaryEmbedding: base must be a finite number > 1 (the pairs' speeds base^(-2i/head_dim) "
-                f"fall from 1 towards 1/base), got {base!r}"
+                "RotaryEmbedding: base must be a finite number > 1 (the pairs' speeds "
+                f"base^(-2i/head_dim) fall from 1 towards 1/base), got {base!r}"
             )
         self.head_dim, self.base = int(head_dim), float(base)
         self.inv_freq, self.attention_factor = rope_frequencies(self.head_dim, self.base, scaling)
@@ -259,11 +277,10 @@ class RotaryEmbedding(Module):
         self.register_buffer("cos_cached", Tensor._make(empty), persistent=False)
         self.register_buffer("sin_cached", Tensor._make(empty.copy()), persistent=False)
 
-    # --8<-- [start:cos_sin]
     def cos_sin(self, length, dtype, offset=0):
         """cos and sin (length, head_dim) for positions offset .. offset + length - 1, as
-        arrays of `dtype` on the model's device: rows of the cached table of positions 0, 1, ... when it
-        holds them. Too short, it is grown to at least twice its size, so a generation loop
+        arrays of `dtype` on the model's device: rows of the cached table of positions 0, 1, ...
+        when it holds them. Too short, it is grown to at least twice its size, so a generation loop
         recomputes it only log(T) times; but only while at least half of the new table is
         positions held or asked for: a few tokens far past its end (one token at 65,536)
         get rows of their own, not a table of every position before them."""
@@ -275,21 +292,24 @@ class RotaryEmbedding(Module):
         # per growth, and later calls slice it where it lives
         place = to_device if on_device(cached) else (lambda array: array)
         size = max(end, 2 * cached.shape[0])
-        if dtype != cached.dtype or size > 2 * (cached.shape[0] + length):  # another precision, or far
+        # another precision, or far
+        if dtype != cached.dtype or size > 2 * (cached.shape[0] + length):
             cos, sin = rope_cos_sin(self.inv_freq, np.arange(offset, end), self.attention_factor)
             return place(cos), place(sin)
         cos, sin = rope_cos_sin(self.inv_freq, np.arange(size), self.attention_factor)
-        self.cos_cached.array, self.sin_cached.array = place(cos.astype(cached.dtype)), place(sin.astype(cached.dtype))
+        self.cos_cached.array, self.sin_cached.array = (
+            place(cos.astype(cached.dtype)),
+            place(sin.astype(cached.dtype)),
+        )
         return self.cos_cached.array[offset:end], self.sin_cached.array[offset:end]
-
-    # --8<-- [end:cos_sin]
 
     def _check(self, x, name, offset):
         if not isinstance(x, Tensor):
             raise TypeError(f"RotaryEmbedding: {name} must be a Tensor, got {type(x).__name__}")
         if x.ndim < 2 or x.shape[-1] != self.head_dim:
             raise ValueError(
-                f"RotaryEmbedding: {name} must have shape (..., T, head_dim={self.head_dim}), got {tuple(x.shape)}"
+                f"RotaryEmbedding: {name} must have shape (..., T, head_dim={self.head_dim}), got "
+                f"{tuple(x.shape)}"
             )
         if x.dtype.kind != "f":
             raise TypeError(f"RotaryEmbedding: {name} must be a float tensor, got {x.dtype}")
@@ -307,7 +327,9 @@ class RotaryEmbedding(Module):
     def _rotate(self, x, offset, name):
         self._check(x, name, offset)
         cos, sin = self.cos_sin(x.shape[-2], x.dtype, offset)
-        return Rotate.apply(x, cos=cos.astype(x.dtype, copy=False), sin=sin.astype(x.dtype, copy=False))
+        return Rotate.apply(
+            x, cos=cos.astype(x.dtype, copy=False), sin=sin.astype(x.dtype, copy=False)
+        )
 
     def extra_repr(self):
         text = f"head_dim={self.head_dim}, base={self.base:g}"

@@ -63,7 +63,9 @@ class MultiHeadAttention(Module):
         if attn_mask is not None and attn_mask.ndim == 3:
             attn_mask = attn_mask.unsqueeze(1)  # (B, T_q, T_k): the same mask for every head
         dropout_p = self.dropout if self.training else 0.0
-        heads = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal)
+        heads = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal
+        )
         return self.W_o(self.merge_heads(heads))  # (B, T_q, d_mod)
 
     # --8<-- [end:module]
@@ -77,25 +79,29 @@ class MultiHeadAttention(Module):
                 raise TypeError(f"{NAME}: {name} must be a Tensor, got {type(t).__name__}")
             if t.ndim != 3 or t.shape[-1] != self.d_model:
                 raise ValueError(
-                    f"{NAME}: {name} must have shape (batch, length, d_model={self.d_model}), got {t.shape}"
+                    f"{NAME}: {name} must have shape (batch, length, d_model={self.d_model}), got "
+                    f"{t.shape}"
                 )
         shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
         if not query.shape[0] == key.shape[0] == value.shape[0]:
-            raise ValueError(f"{NAME}: query, key and value must have the same batch size, got {shapes}")
+            raise ValueError(
+                f"{NAME}: query, key and value must have the same batch size, got {shapes}"
+            )
         if key.shape[1] != value.shape[1]:
             raise ValueError(f"{NAME}: key and value must have the same length, got {shapes}")
         if attn_mask is None:
             return
         if is_causal:
             raise ValueError(
-                f"{NAME}: give attn_mask or is_causal=True, not both (fold the causal mask into attn_mask)"
+                f"{NAME}: give attn_mask or is_causal=True, not both (fold the causal mask into "
+                "attn_mask)"
             )
         if not isinstance(attn_mask, Tensor):
             raise TypeError(f"{NAME}: attn_mask must be a Tensor, got {type(attn_mask).__name__}")
         if attn_mask.dtype.kind not in "bf":
             raise TypeError(
-                f"{NAME}: attn_mask must be bool (True = may attend) or float (added to the scores), "
-                f"got {attn_mask.dtype}"
+                f"{NAME}: attn_mask must be bool (True = may attend) or float (added to the "
+                f"scores), got {attn_mask.dtype}"
             )
         (B, Tq, _), Tk = query.shape, key.shape[1]
         full = {2: (Tq, Tk), 3: (B, Tq, Tk), 4: (B, self.num_heads, Tq, Tk)}.get(attn_mask.ndim)
@@ -105,8 +111,9 @@ class MultiHeadAttention(Module):
             or any(s not in (1, f) for s, f in zip(attn_mask.shape, full))
         ):
             raise ValueError(
-                f"{NAME}: attn_mask must have shape (T_q, T_k) = ({Tq}, {Tk}), (B, T_q, T_k) or (B, heads, T_q, T_k) "
-                f"= ({B}, {self.num_heads}, {Tq}, {Tk}) (leading dims may be 1), got {attn_mask.shape}"
+                f"{NAME}: attn_mask must have shape (T_q, T_k) = ({Tq}, {Tk}), (B, T_q, T_k) or "
+                f"(B, heads, T_q, T_k) = ({B}, {self.num_heads}, {Tq}, {Tk}) (leading dims may be "
+                f"1), got {attn_mask.shape}"
             )
 
 

@@ -42,11 +42,13 @@ def _activation(activation, op):
             raise RuntimeError(f"{op}: activation should be relu/gelu, not {activation}")
         return F.relu if activation == "relu" else F.gelu
     if not callable(activation):
-        raise TypeError(f"{op}: activation must be 'relu', 'gelu' or a callable, got {type(activation).__name__}")
+        raise TypeError(
+            f"{op}: activation must be 'relu', 'gelu' or a callable, got "
+            f"{type(activation).__name__}"
+        )
     return activation
 
 
-# --8<-- [start:encoder_layer]
 class TransformerEncoderLayer(Module):
     """Self-attention, then a feed-forward network, each added to the residual stream.
 
@@ -59,8 +61,8 @@ class TransformerEncoderLayer(Module):
 
     and with norm_first=False (post-norm, the default as in PyTorch)
     x = LayerNorm1(x + Dropout(SelfAttention(x))) and x = LayerNorm2(x + Dropout(FFN(x))).
-    W1 widens d_model to dim_feedforward, W2 brings it back. src_mask / src_key_padding_mask / is_causal go to the attention
-    (see MultiheadAttention.forward: bool True = masked, float added).
+    W1 widens d_model to dim_feedforward, W2 brings it back. src_mask / src_key_padding_mask /
+    is_causal go to the attention (see MultiheadAttention.forward: bool True = masked, float added).
     """
 
     def __init__(
@@ -106,7 +108,13 @@ class TransformerEncoderLayer(Module):
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
         """Self-attention through the fused kernel (need_weights=False)."""
         x = self.self_attn(
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
         )[0]
         return self.dropout1(x)
 
@@ -115,10 +123,7 @@ class TransformerEncoderLayer(Module):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
 
-    # --8<-- [end:encoder_layer]
 
-
-# --8<-- [start:decoder_layer]
 class TransformerDecoderLayer(Module):
     """Self-attention over the target, cross-attention to the encoder's output (memory),
     then the FFN; each added to the residual stream.
@@ -128,8 +133,8 @@ class TransformerDecoderLayer(Module):
     (norm_first=True):
 
         x = x + Dropout1(SelfAttention(LayerNorm1(x)))            tgt_mask: usually causal
-        x = x + Dropout2(CrossAttention(LayerNorm2(x), memory))   queries from x, keys/values from memory
-        x = x + Dropout3(FFN(LayerNorm3(x)))
+        x = x + Dropout2(CrossAttention(LayerNorm2(x), memory))   queries from x, keys/values from
+        memory x = x + Dropout3(FFN(LayerNorm3(x)))
 
     post-norm (norm_first=False, the default as in PyTorch) puts each LayerNorm after its
     residual sum instead.
@@ -184,17 +189,28 @@ class TransformerDecoderLayer(Module):
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            x = x + self._mha_block(
+                self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal
+            )
             x = x + self._ff_block(self.norm3(x))
         else:
             x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
+            x = self.norm2(
+                x
+                + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            )
             x = self.norm3(x + self._ff_block(x))
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
         x = self.self_attn(
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
         )[0]
         return self.dropout1(x)
 
@@ -214,8 +230,6 @@ class TransformerDecoderLayer(Module):
     def _ff_block(self, x):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout3(x)
-
-    # --8<-- [end:decoder_layer]
 
 
 def _clones(layer, n, op):
@@ -248,7 +262,9 @@ class TransformerEncoder(Module):
     the same masks; is_causal=None means: True if `mask` is the float causal mask.
     """
 
-    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+    def __init__(
+        self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True
+    ):
         super().__init__()
         self.layers = _clones(encoder_layer, num_layers, type(self).__name__)
         self.num_layers = num_layers
@@ -257,7 +273,12 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         output, is_causal = src, _detect_is_causal_mask(mask, is_causal)
         for layer in self.layers:
-            output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal)
+            output = layer(
+                output,
+                src_mask=mask,
+                src_key_padding_mask=src_key_padding_mask,
+                is_causal=is_causal,
+            )
         return output if self.norm is None else self.norm(output)
 
 
@@ -299,7 +320,6 @@ class TransformerDecoder(Module):
     # --8<-- [end:stacks]
 
 
-# --8<-- [start:transformer]
 class Transformer(Module):
     """The encoder-decoder of Vaswani et al. 2017, as PyTorch's nn.Transformer:
     `encoder` (a TransformerEncoder with a final LayerNorm) reads src (S, B, d_model);
@@ -378,14 +398,17 @@ class Transformer(Module):
         batch = 0 if self.batch_first else 1
         if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch] != tgt.shape[batch]:
             raise RuntimeError(
-                f"Transformer: the batch number of src and tgt must be equal, got src {src.shape}, tgt {tgt.shape}"
+                f"Transformer: the batch number of src and tgt must be equal, got src {src.shape}, "
+                f"tgt {tgt.shape}"
             )
         if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
             raise RuntimeError(
-                f"Transformer: the feature number of src and tgt must be equal to d_model={self.d_model}, "
-                f"got src {src.shape}, tgt {tgt.shape}"
+                "Transformer: the feature number of src and tgt must be equal to "
+                f"d_model={self.d_model}, got src {src.shape}, tgt {tgt.shape}"
             )
-        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        memory = self.encoder(
+            src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal
+        )
         return self.decoder(
             tgt,
             memory,
@@ -404,10 +427,10 @@ class Transformer(Module):
         op = "Transformer.generate_square_subsequent_mask"
         check_device(device, op)
         if not _is_int(sz):
-            raise TypeError(f"{op}: sz (the sequence length) must be an int, got {sz!r} ({type(sz).__name__})")
+            raise TypeError(
+                f"{op}: sz (the sequence length) must be an int, got {sz!r} ({type(sz).__name__})"
+            )
         if sz < 0:  # RuntimeError, as PyTorch's "negative dimension"
             raise RuntimeError(f"{op}: sz (the sequence length) must be >= 0, got {sz}")
         dtype = np.float32 if dtype is None else dtype
         return from_numpy(np.triu(np.full((sz, sz), -np.inf), k=1).astype(dtype))
-
-    # --8<-- [end:transformer]

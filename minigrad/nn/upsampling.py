@@ -15,7 +15,14 @@ class Upsample(Module):
     'bilinear', 'trilinear' or 'area': `F.interpolate` with these settings (see it for
     the modes, `align_corners` and `recompute_scale_factor`)."""
 
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    def __init__(
+        self,
+        size=None,
+        scale_factor=None,
+        mode="nearest",
+        align_corners=None,
+        recompute_scale_factor=None,
+    ):
         super().__init__()
         self.name = type(self).__name__
         self.size = tuple(size) if isinstance(size, list) else size

@@ -53,14 +53,15 @@ class Adadelta(Optimizer):
 
     def _check_group(self, group):
         self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
-        self._check(0 <= group["rho"] <= 1, f"Invalid rho value: {group['rho']} (expected 0 <= rho <= 1)")
+        self._check(
+            0 <= group["rho"] <= 1, f"Invalid rho value: {group['rho']} (expected 0 <= rho <= 1)"
+        )
         self._check(group["eps"] >= 0, f"Invalid epsilon value: {group['eps']} (expected eps >= 0)")
         self._check(
             group["weight_decay"] >= 0,
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, rho, eps = group["lr"], group["rho"], group["eps"]
         if group["maximize"]:
@@ -80,5 +81,3 @@ class Adadelta(Optimizer):
         u *= rho
         u += (1 - rho) * delta * delta
         param.sub_(lr * delta)
-
-    # --8<-- [end:update]

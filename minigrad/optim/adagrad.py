@@ -54,7 +54,10 @@ class Adagrad(Optimizer):
 
     def _check_group(self, group):
         self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
-        self._check(group["lr_decay"] >= 0, f"Invalid lr_decay value: {group['lr_decay']} (expected lr_decay >= 0)")
+        self._check(
+            group["lr_decay"] >= 0,
+            f"Invalid lr_decay value: {group['lr_decay']} (expected lr_decay >= 0)",
+        )
         self._check(
             group["weight_decay"] >= 0,
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
@@ -79,7 +82,6 @@ class Adagrad(Optimizer):
         state["step"] = 0
         state["sum"] = np.full_like(param.array, group["initial_accumulator_value"])
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         if group["maximize"]:
             grad = -grad
@@ -92,5 +94,3 @@ class Adagrad(Optimizer):
         state["sum"] += grad * grad
         denom = np.sqrt(state["sum"]) + group["eps"]
         param.sub_(lr_t * (grad / denom))
-
-    # --8<-- [end:update]

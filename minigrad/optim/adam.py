@@ -64,7 +64,6 @@ class Adam(Optimizer):
     def _check_group(self, group):
         _check_adam_family(self, group)
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
@@ -115,8 +114,6 @@ class Adam(Optimizer):
         np.divide(m, work, out=work)
         work *= step_size  # lr · m̂ / (√v̂ + eps)
         param.sub_(work)
-
-    # --8<-- [end:update]
 
 
 class AdamW(Adam):

@@ -53,7 +53,6 @@ class Adamax(Optimizer):
     def _check_group(self, group):
         _check_adam_family(self, group)
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
@@ -72,5 +71,3 @@ class Adamax(Optimizer):
         np.maximum(u * beta2, np.abs(grad) + eps, out=u)
         step_size = lr / (1 - beta1 ** state["step"])  # only m is biased towards 0; u is not
         param.sub_(step_size * (m / u))
-
-    # --8<-- [end:update]

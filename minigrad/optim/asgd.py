@@ -65,7 +65,6 @@ class ASGD(Optimizer):
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, lambd, weight_decay = group["lr"], group["lambd"], group["weight_decay"]
         if group["maximize"]:
@@ -92,5 +91,3 @@ class ASGD(Optimizer):
 
         state["eta"][...] = lr / ((1 + lambd * lr * t) ** group["alpha"])
         state["mu"][...] = 1 / max(1, t - group["t0"])
-
-    # --8<-- [end:update]

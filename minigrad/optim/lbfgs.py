@@ -78,7 +78,8 @@ class LBFGS(Optimizer):
         if group["line_search_fn"] not in (None, "strong_wolfe"):
             # PyTorch raises this RuntimeError at the first step; here it comes at once
             raise RuntimeError(
-                f"LBFGS: only 'strong_wolfe' is supported as line_search_fn (or None), got {group['line_search_fn']!r}"
+                "LBFGS: only 'strong_wolfe' is supported as line_search_fn (or None), got "
+                f"{group['line_search_fn']!r}"
             )
 
     def add_param_group(self, param_group):
@@ -92,7 +93,9 @@ class LBFGS(Optimizer):
         xp = array_module(self._params[0].array)  # zeros where the parameters live (CPU or GPU)
         return xp.concatenate(
             [
-                xp.zeros(p.numel(), dtype=p.array.dtype) if p.grad is None else p.grad.array.reshape(-1)
+                xp.zeros(p.numel(), dtype=p.array.dtype)
+                if p.grad is None
+                else p.grad.array.reshape(-1)
                 for p in self._params
             ]
         )
@@ -111,7 +114,8 @@ class LBFGS(Optimizer):
 
     def _set_param(self, values):
         for p, value in zip(self._params, values):
-            p.copy_(from_numpy(value))  # wrapped as a tensor where it lives (a GPU array stays there)
+            # wrapped as a tensor where it lives (a GPU array stays there)
+            p.copy_(from_numpy(value))
 
     def _directional_evaluate(self, closure, x, t, d):
         """The loss and the gradient at x + t·d, leaving the parameters at x."""
@@ -149,7 +153,11 @@ class LBFGS(Optimizer):
         # the history, carried over from the last step(closure)
         d, t = state.get("d"), state.get("t")
         old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag, prev_flat_grad, prev_loss = state.get("H_diag"), state.get("prev_flat_grad"), state.get("prev_loss")
+        H_diag, prev_flat_grad, prev_loss = (
+            state.get("H_diag"),
+            state.get("prev_flat_grad"),
+            state.get("prev_loss"),
+        )
 
         n_iter = 0
         while n_iter < max_iter:
@@ -181,7 +189,8 @@ class LBFGS(Optimizer):
 
             # -- the step length --
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr  # the first step has no curvature to go by
+                # the first step has no curvature to go by
+                t = min(1.0, 1.0 / np.abs(flat_grad).sum()) * lr
             else:
                 t = lr
             gtd = flat_grad.dot(d)  # the slope of the loss along d
@@ -222,7 +231,6 @@ class LBFGS(Optimizer):
         state.update(prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
         return orig_loss
 
-    # --8<-- [start:two_loop]
     @staticmethod
     def _two_loop(state, q, old_dirs, old_stps, ro, H_diag, history_size):
         """H·q for the L-BFGS approximation H of the inverse Hessian (Nocedal & Wright,
@@ -240,10 +248,8 @@ class LBFGS(Optimizer):
             r = r + (al[i] - be_i) * old_stps[i]
         return r
 
-    # --8<-- [end:two_loop]
 
-
-# ---- the strong-Wolfe line search ------------------------------------------------------------------
+# ---- the strong-Wolfe line search ----------------------------------------------------------------
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     """The minimizer of the cubic through (x1, f1) and (x2, f2) with slopes g1 and g2,
     clipped to `bounds` (by default, the interval between x1 and x2); the middle of the
@@ -300,7 +306,9 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
         tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step))
+        t = _cubic_interpolate(
+            t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step)
+        )
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.copy(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
@@ -315,13 +323,19 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     while not done and ls_iter < max_ls:
         if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
             break
-        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1])
+        t = _cubic_interpolate(
+            bracket[0], bracket_f[0], bracket_gtd[0], bracket[1], bracket_f[1], bracket_gtd[1]
+        )
         # A point too close to an end of the bracket makes little progress; once that
         # has happened twice (or t fell outside), move it to 10% inside the bracket.
         eps = 0.1 * (max(bracket) - min(bracket))
         if min(max(bracket) - t, t - min(bracket)) < eps:
             if insuf_progress or t >= max(bracket) or t <= min(bracket):
-                t = max(bracket) - eps if abs(t - max(bracket)) < abs(t - min(bracket)) else min(bracket) + eps
+                t = (
+                    max(bracket) - eps
+                    if abs(t - max(bracket)) < abs(t - min(bracket))
+                    else min(bracket) + eps
+                )
                 insuf_progress = False
             else:
                 insuf_progress = True
@@ -344,7 +358,10 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             elif gtd_new * (bracket[high_pos] - bracket[low_pos]) >= 0:
                 # the old high end lies on the wrong side of the new low one: drop it
                 bracket[high_pos], bracket_f[high_pos] = bracket[low_pos], bracket_f[low_pos]
-                bracket_g[high_pos], bracket_gtd[high_pos] = bracket_g[low_pos], bracket_gtd[low_pos]
+                bracket_g[high_pos], bracket_gtd[high_pos] = (
+                    bracket_g[low_pos],
+                    bracket_gtd[low_pos],
+                )
             bracket[low_pos], bracket_f[low_pos] = t, f_new
             bracket_g[low_pos], bracket_gtd[low_pos] = g_new.copy(), gtd_new
 

@@ -65,12 +65,17 @@ class NAdam(Optimizer):
         _check_adam_family(self, group)
         self._check(
             group["momentum_decay"] >= 0,
-            f"Invalid momentum_decay value: {group['momentum_decay']} (expected momentum_decay >= 0)",
+            f"Invalid momentum_decay value: {group['momentum_decay']} (expected momentum_decay >= "
+            "0)",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
-        lr, eps, weight_decay, psi = group["lr"], group["eps"], group["weight_decay"], group["momentum_decay"]
+        lr, eps, weight_decay, psi = (
+            group["lr"],
+            group["eps"],
+            group["weight_decay"],
+            group["momentum_decay"],
+        )
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
@@ -101,5 +106,3 @@ class NAdam(Optimizer):
         # the gradient's part uses this step's μ, the momentum's part the next one: the look-ahead
         param.sub_(lr * (1 - mu) / (1 - mu_product) * (grad / denom))
         param.sub_(lr * mu_next / (1 - mu_product * mu_next) * (m / denom))
-
-    # --8<-- [end:update]

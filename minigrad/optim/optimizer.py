@@ -76,8 +76,8 @@ class Optimizer:
         self.param_groups = []
         if isinstance(params, Tensor):
             raise TypeError(
-                f"{name}: params should be an iterable of Tensors or dicts, but got a single Tensor; "
-                "pass [tensor] or model.parameters()"
+                f"{name}: params should be an iterable of Tensors or dicts, but got a single "
+                "Tensor; pass [tensor] or model.parameters()"
             )
         groups = _ordered_list(name, params)  # model.parameters() is a generator: read it once
         if not groups:
@@ -87,7 +87,6 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
-    # --8<-- [start:add_param_group]
     def add_param_group(self, param_group):
         """Add a group of parameters, with hyper-parameters of its own; whatever it
         leaves out is filled in from the optimizer's defaults. The parameters may come
@@ -95,34 +94,44 @@ class Optimizer:
         names in `group['param_names']` (as in PyTorch, all groups or none)."""
         name = type(self).__name__
         if not isinstance(param_group, dict):
-            raise TypeError(f"{name}: a param group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(
+                f"{name}: a param group must be a dict, but got {type(param_group).__name__}"
+            )
         if "params" not in param_group:
             # KeyError, as PyTorch raises
-            raise KeyError(f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}")
+            raise KeyError(
+                f"{name}: a param group must have a 'params' entry, got keys {sorted(param_group)}"
+            )
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else _ordered_list(name, params)
         params, param_names = _split_names(name, params)
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
-                    f"{name}: optimizer can only optimize Tensors, but one of the params is {type(p).__name__}"
+                    f"{name}: optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(p).__name__}"
                 )
             if not p.is_leaf:
-                raise ValueError(f"{name}: can't optimize a non-leaf Tensor (it was made by {p.grad_fn!r})")
+                raise ValueError(
+                    f"{name}: can't optimize a non-leaf Tensor (it was made by {p.grad_fn!r})"
+                )
 
         group = dict(param_group, params=params)
         if param_names is not None:
             group["param_names"] = param_names
         if any(("param_names" in group) != ("param_names" in g) for g in self.param_groups):
             raise ValueError(
-                f"{name}: all optimizer param groups should be with/without names; cannot add a param group "
-                f"{'with' if param_names is not None else 'without'} names to this optimizer"
+                f"{name}: all optimizer param groups should be with/without names; cannot add a "
+                f"param group {'with' if param_names is not None else 'without'} names to this "
+                "optimizer"
             )
         for key, default in self.defaults.items():
             group.setdefault(key, default)
 
         if len({id(p) for p in params}) != len(params):
-            warnings.warn(f"{name}: a parameter group contains the same parameter twice", stacklevel=2)
+            warnings.warn(
+                f"{name}: a parameter group contains the same parameter twice", stacklevel=2
+            )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError(
@@ -133,8 +142,6 @@ class Optimizer:
         self._check_group(group)
         self.param_groups.append(group)
 
-    # --8<-- [end:add_param_group]
-
     def _check_group(self, group):
         """Raise ValueError for hyper-parameters the update rule cannot use."""
 
@@ -143,7 +150,6 @@ class Optimizer:
         if not ok:
             raise ValueError(f"{type(self).__name__}: {message}")
 
-    # --8<-- [start:step]
     def step(self, closure=None):
         """Update every parameter that has a gradient, once.
 
@@ -164,23 +170,19 @@ class Optimizer:
                         self.update(param, param.grad.array, self.state[param], group)
         return loss
 
-    # --8<-- [end:step]
-
     def update(self, param, grad, state, group):
         """Change `param` in place, given its gradient `grad` (a NumPy array, not to be
         modified), its `state` dict and its `group`'s hyper-parameters."""
-        raise NotImplementedError(f"{type(self).__name__} must implement update(param, grad, state, group)")
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement update(param, grad, state, group)"
+        )
 
-    # --8<-- [start:zero_grad]
     def zero_grad(self, set_to_none=True):
         """Forget the gradients, before the next backward accumulates new ones: drop each
         `.grad` (the default) or, with `set_to_none=False`, fill it with zeros."""
         engine.zero_grad((p for group in self.param_groups for p in group["params"]), set_to_none)
 
-    # --8<-- [end:zero_grad]
-
     # ---- saving and loading -------------------------------------------------------------
-    # --8<-- [start:state_dict]
     def state_dict(self):
         """A snapshot of the optimizer, in PyTorch's format:
 
@@ -209,8 +211,6 @@ class Optimizer:
                 state_dict = result
         return state_dict
 
-    # --8<-- [end:state_dict]
-
     def load_state_dict(self, state_dict):
         """Restore a snapshot made by `state_dict` (here or by PyTorch, with its tensors
         turned into NumPy arrays) into an optimizer built over the same parameters.
@@ -228,16 +228,16 @@ class Optimizer:
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
-                f"{name}.load_state_dict: loaded state dict has {len(saved_groups)} parameter groups, "
-                f"but the optimizer has {len(self.param_groups)}"
+                f"{name}.load_state_dict: loaded state dict has {len(saved_groups)} parameter "
+                f"groups, but the optimizer has {len(self.param_groups)}"
             )
         param_at = {}  # saved index -> this optimizer's parameter
         for i, (saved, group) in enumerate(zip(saved_groups, self.param_groups)):
             if len(saved["params"]) != len(group["params"]):
                 raise ValueError(
-                    f"{name}.load_state_dict: loaded state dict contains a parameter group that doesn't match "
-                    f"the size of optimizer's group: group {i} has {len(saved['params'])} parameters saved, "
-                    f"{len(group['params'])} here"
+                    f"{name}.load_state_dict: loaded state dict contains a parameter group that "
+                    f"doesn't match the size of optimizer's group: group {i} has "
+                    f"{len(saved['params'])} parameters saved, {len(group['params'])} here"
                 )
             for index, p in zip(saved["params"], group["params"]):
                 param_at[int(index)] = p
@@ -245,11 +245,18 @@ class Optimizer:
         state = defaultdict(dict)
         for index, saved_state in state_dict["state"].items():
             if int(index) not in param_at:
-                raise ValueError(f"{name}.load_state_dict: state for parameter {index}, which no group contains")
+                raise ValueError(
+                    f"{name}.load_state_dict: state for parameter {index}, which no group contains"
+                )
             p = param_at[int(index)]
-            state[p] = {key: _load_value(key, value, p, self._host_state) for key, value in saved_state.items()}
+            state[p] = {
+                key: _load_value(key, value, p, self._host_state)
+                for key, value in saved_state.items()
+            }
         self.state = state
-        self.param_groups = [_loaded_group(saved, group) for saved, group in zip(saved_groups, self.param_groups)]
+        self.param_groups = [
+            _loaded_group(saved, group) for saved, group in zip(saved_groups, self.param_groups)
+        ]
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             hook(self)
 
@@ -320,8 +327,8 @@ def _run_hooks_around_step(cls):
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
                     raise RuntimeError(
-                        f"{type(self).__name__}.step: a step pre-hook must return None or a tuple of "
-                        f"(new_args, new_kwargs), but got {result}."
+                        f"{type(self).__name__}.step: a step pre-hook must return None or a tuple "
+                        f"of (new_args, new_kwargs), but got {result}."
                     )
                 args, kwargs = result
         out = step(*args, **kwargs)
@@ -339,8 +346,8 @@ def _check_implementation_flags(name, group):
         raise RuntimeError(f"{name}: `fused` and `foreach` cannot be `True` together.")
     if group.get("differentiable"):
         raise NotImplementedError(
-            f"{name}: differentiable=True is not supported: minigrad's optimizer step runs under no_grad, so "
-            "autograd cannot go through it (use differentiable=False, the default)"
+            f"{name}: differentiable=True is not supported: minigrad's optimizer step runs under "
+            "no_grad, so autograd cannot go through it (use differentiable=False, the default)"
         )
 
 
@@ -352,7 +359,10 @@ def _check_adam_family(optimizer, group):
     betas = group["betas"]
     check(len(betas) == 2, f"Invalid betas: {betas} (expected a pair (beta1, beta2))")
     for i, beta in enumerate(betas):
-        check(0 <= beta < 1, f"Invalid beta parameter at index {i}: {beta} (expected 0 <= betas[{i}] < 1)")
+        check(
+            0 <= beta < 1,
+            f"Invalid beta parameter at index {i}: {beta} (expected 0 <= betas[{i}] < 1)",
+        )
     check(
         group["weight_decay"] >= 0,
         f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
@@ -366,7 +376,10 @@ def _split_names(name, params):
     if not pairs:
         return params, None
     if len(pairs) != len(params):
-        raise ValueError(f"{name}: all optimizer params should be with/without names. Some param names are missing")
+        raise ValueError(
+            f"{name}: all optimizer params should be with/without names. Some param names are "
+            "missing"
+        )
     return [tensor for _, tensor in pairs], [param_name for param_name, _ in pairs]
 
 

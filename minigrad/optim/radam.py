@@ -62,7 +62,6 @@ class RAdam(Optimizer):
     def _check_group(self, group):
         _check_adam_family(self, group)
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
@@ -93,10 +92,10 @@ class RAdam(Optimizer):
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * t * beta2**t / bias_correction2
         if rho_t > 5.0:
-            rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            rect = math.sqrt(
+                (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+            )
             adaptive_lr = bias_correction2**0.5 / (np.sqrt(v) + eps)  # = 1 / √v̂, up to eps
             param.sub_(m_hat * lr * adaptive_lr * rect)
         else:
             param.sub_(m_hat * lr)  # plain momentum SGD until v̂ is trustworthy
-
-    # --8<-- [end:update]

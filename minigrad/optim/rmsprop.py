@@ -58,14 +58,18 @@ class RMSprop(Optimizer):
     def _check_group(self, group):
         self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
         self._check(group["eps"] >= 0, f"Invalid epsilon value: {group['eps']} (expected eps >= 0)")
-        self._check(group["momentum"] >= 0, f"Invalid momentum value: {group['momentum']} (expected momentum >= 0)")
+        self._check(
+            group["momentum"] >= 0,
+            f"Invalid momentum value: {group['momentum']} (expected momentum >= 0)",
+        )
         self._check(
             group["weight_decay"] >= 0,
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
         )
-        self._check(group["alpha"] >= 0, f"Invalid alpha value: {group['alpha']} (expected alpha >= 0)")
+        self._check(
+            group["alpha"] >= 0, f"Invalid alpha value: {group['alpha']} (expected alpha >= 0)"
+        )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
         if group["maximize"]:
@@ -98,5 +102,3 @@ class RMSprop(Optimizer):
             param.sub_(lr * velocity)
         else:
             param.sub_(lr * (grad / denom))
-
-    # --8<-- [end:update]

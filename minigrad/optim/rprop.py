@@ -60,7 +60,6 @@ class Rprop(Optimizer):
             f"Invalid eta values: {eta_minus}, {eta_plus} (expected 0 < etas[0] < 1 < etas[1])",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         eta_minus, eta_plus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
@@ -84,5 +83,3 @@ class Rprop(Optimizer):
         grad = np.where(agreement < 0, 0, grad)
         param.sub_(np.sign(grad) * step_size)
         state["prev"][...] = grad
-
-    # --8<-- [end:update]

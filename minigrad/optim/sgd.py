@@ -52,7 +52,10 @@ class SGD(Optimizer):
 
     def _check_group(self, group):
         self._check(group["lr"] >= 0, f"Invalid learning rate: {group['lr']} (expected lr >= 0)")
-        self._check(group["momentum"] >= 0, f"Invalid momentum value: {group['momentum']} (expected momentum >= 0)")
+        self._check(
+            group["momentum"] >= 0,
+            f"Invalid momentum value: {group['momentum']} (expected momentum >= 0)",
+        )
         self._check(
             group["weight_decay"] >= 0,
             f"Invalid weight_decay value: {group['weight_decay']} (expected weight_decay >= 0)",
@@ -63,7 +66,6 @@ class SGD(Optimizer):
             f"(got momentum={group['momentum']}, dampening={group['dampening']})",
         )
 
-    # --8<-- [start:update]
     def update(self, param, grad, state, group):
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
         if group["maximize"]:
@@ -85,5 +87,3 @@ class SGD(Optimizer):
             else:
                 grad = velocity
         param.sub_(lr * grad)  # in place, so the model's reference sees the new value
-
-    # --8<-- [end:update]

@@ -42,7 +42,9 @@ __all__ = [
 
 def _check_decay(decay):
     if decay < 0.0 or decay > 1.0:
-        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in [0,1] range.")
+        raise ValueError(
+            f"Invalid decay value {decay} provided. Please provide a value in [0,1] range."
+        )
 
 
 def get_ema_avg_fn(decay=0.999):
@@ -175,14 +177,19 @@ class SWALR(LRScheduler):
     anneal each group's learning rate from where it is to `swa_lr` over `anneal_epochs`
     steps (cosine or linear), then hold it there, for the SWA phase of training:
 
-        lr_t = swa_lr alpha_t + lr_0 (1 - alpha_t),  alpha_t = (1 - cos(pi t / T)) / 2 (cos) or t / T
+        lr_t = swa_lr alpha_t + lr_0 (1 - alpha_t),  alpha_t = (1 - cos(pi t / T)) / 2 (cos) or t /
+        T
     """
 
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1):
-        for value, group in zip(_one_per_group("swa_lr", optimizer, swa_lr), optimizer.param_groups):
+        for value, group in zip(
+            _one_per_group("swa_lr", optimizer, swa_lr), optimizer.param_groups
+        ):
             group["swa_lr"] = value
         if anneal_strategy not in ["cos", "linear"]:
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
         self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
@@ -210,9 +217,15 @@ class SWALR(LRScheduler):
         if self.anneal_epochs == 0:
             step = max(1, step)
         prev_alpha = self.anneal_func(max(0, min(1, (step - 1) / max(1, self.anneal_epochs))))
-        prev_lrs = [self._get_initial_lr(g["lr"], g["swa_lr"], prev_alpha) for g in self.optimizer.param_groups]
+        prev_lrs = [
+            self._get_initial_lr(g["lr"], g["swa_lr"], prev_alpha)
+            for g in self.optimizer.param_groups
+        ]
         alpha = self.anneal_func(max(0, min(1, step / max(1, self.anneal_epochs))))
-        return [g["swa_lr"] * alpha + lr * (1 - alpha) for g, lr in zip(self.optimizer.param_groups, prev_lrs)]
+        return [
+            g["swa_lr"] * alpha + lr * (1 - alpha)
+            for g, lr in zip(self.optimizer.param_groups, prev_lrs)
+        ]
 
     def _set_anneal_func(self, anneal_strategy):
         self._anneal_strategy = anneal_strategy
@@ -220,7 +233,11 @@ class SWALR(LRScheduler):
 
     def state_dict(self):
         """Everything but the optimizer and the annealing function (kept by name)."""
-        return {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "anneal_func")}
+        return {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "anneal_func")
+        }
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)

@@ -58,7 +58,6 @@ def _is_id(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# --8<-- [start:merge]
 def merge(ids, pair, new_id):
     """`ids` with every occurrence of `pair` (left to right, not overlapping) replaced
     by `new_id`: merge([1, 2, 2, 2], (2, 2), 9) == [1, 9, 2]."""
@@ -72,7 +71,6 @@ def merge(ids, pair, new_id):
             merged.append(ids[i])
             i += 1
     return merged
-    # --8<-- [end:merge]
 
 
 class BPETokenizer:
@@ -87,14 +85,19 @@ class BPETokenizer:
         for left, right in merges:
             self._add_merge(int(left), int(right))
         self.pattern = pattern
-        self._split = re.compile(pattern).findall if pattern is not None else (lambda text: [text] if text else [])
+        self._split = (
+            re.compile(pattern).findall
+            if pattern is not None
+            else (lambda text: [text] if text else [])
+        )
         self._cache = {}  # chunk -> its ids: a text repeats its words, so each is merged once
 
     def _add_merge(self, left, right):
         new_id = len(self.vocab)
         if not (0 <= left < new_id and 0 <= right < new_id):
             raise ValueError(
-                f"BPETokenizer: merge {len(self.merges)} joins ({left}, {right}), but only ids 0..{new_id - 1} exist before it"
+                f"BPETokenizer: merge {len(self.merges)} joins ({left}, {right}), but only ids "
+                f"0..{new_id - 1} exist before it"
             )
         self.ranks[(left, right)] = len(self.merges)
         self.merges.append((left, right))
@@ -111,9 +114,14 @@ class BPETokenizer:
         first: then `vocab_size` of the result is smaller than asked)."""
         if not isinstance(text, str):
             raise TypeError(f"BPETokenizer.train: expected a str, got {type(text).__name__}")
-        if not isinstance(vocab_size, numbers.Integral) or isinstance(vocab_size, bool) or vocab_size < BYTES:
+        if (
+            not isinstance(vocab_size, numbers.Integral)
+            or isinstance(vocab_size, bool)
+            or vocab_size < BYTES
+        ):
             raise ValueError(
-                f"BPETokenizer.train: vocab_size must be an int >= {BYTES} (the byte tokens come first), got {vocab_size!r}"
+                f"BPETokenizer.train: vocab_size must be an int >= {BYTES} (the byte tokens come "
+                f"first), got {vocab_size!r}"
             )
         tokenizer = cls(pattern=pattern)
 
@@ -156,7 +164,6 @@ class BPETokenizer:
         return tokenizer
         # --8<-- [end:train]
 
-    # --8<-- [start:encode_chunk]
     def _encode_chunk(self, chunk):
         """The ids of one chunk: its bytes, then the learnt merges, earliest first."""
         ids = list(chunk.encode("utf-8"))
@@ -169,7 +176,6 @@ class BPETokenizer:
                 break  # no pair of this chunk was ever merged
             ids = merge(ids, pair, BYTES + rank[pair])
         return ids
-        # --8<-- [end:encode_chunk]
 
     def encode(self, text):
         """`text` as a list of ids: pre-split into chunks, each chunk's UTF-8 bytes merged."""
@@ -188,12 +194,18 @@ class BPETokenizer:
         """The text of `ids` (a list, NumPy array or Tensor of ids). A slice of a text's
         ids may cut a character's UTF-8 bytes in two; such bytes decode as U+FFFD, as in
         GPT-2, while the ids of a whole text decode to exactly that text."""
-        data = b"".join(self.vocab[i] for i in as_id_list(ids, self.vocab_size, "BPETokenizer.decode"))
+        data = b"".join(
+            self.vocab[i] for i in as_id_list(ids, self.vocab_size, "BPETokenizer.decode")
+        )
         return data.decode("utf-8", errors="replace")
 
     def save(self, path):
         """Write the tokenizer to `path` as JSON: the split pattern and the merges in order."""
-        state = {"type": "bpe", "pattern": self.pattern, "merges": [list(pair) for pair in self.merges]}
+        state = {
+            "type": "bpe",
+            "pattern": self.pattern,
+            "merges": [list(pair) for pair in self.merges],
+        }
         Path(path).write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
@@ -207,14 +219,20 @@ class BPETokenizer:
         merges, pattern = state["merges"], state["pattern"]
         if not isinstance(merges, list):
             raise ValueError(
-                f"{where}: 'merges' must be a list of [left, right] id pairs, got a JSON {json_type(merges)}"
+                f"{where}: 'merges' must be a list of [left, right] id pairs, got a JSON "
+                f"{json_type(merges)}"
             )
         for i, pair in enumerate(merges):
             # JSON true is a Python bool, an int subclass: refused, as 97.5 and "a" are
             if not (isinstance(pair, list) and len(pair) == 2 and all(_is_id(x) for x in pair)):
-                raise ValueError(f"{where}: merge {i} is {pair!r}; each merge must be a pair [left, right] of int ids")
+                raise ValueError(
+                    f"{where}: merge {i} is {pair!r}; each merge must be a pair [left, right] of "
+                    "int ids"
+                )
         if pattern is not None and not isinstance(pattern, str):
-            raise ValueError(f"{where}: 'pattern' must be a string or null, got a JSON {json_type(pattern)}")
+            raise ValueError(
+                f"{where}: 'pattern' must be a string or null, got a JSON {json_type(pattern)}"
+            )
         try:
             re.compile(pattern or "")
         except re.error as err:

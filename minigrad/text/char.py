@@ -29,7 +29,9 @@ class CharTokenizer:
         chars = list(chars)
         for c in chars:
             if not isinstance(c, str) or len(c) != 1:
-                raise ValueError(f"CharTokenizer: the vocabulary must hold single characters, got {c!r}")
+                raise ValueError(
+                    f"CharTokenizer: the vocabulary must hold single characters, got {c!r}"
+                )
         if len(set(chars)) != len(chars):
             raise ValueError("CharTokenizer: the vocabulary holds a character twice")
         if not chars:
@@ -43,7 +45,9 @@ class CharTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"CharTokenizer.train: expected a str, got {type(text).__name__}")
         if not text:
-            raise ValueError("CharTokenizer.train: the text is empty, so there is no vocabulary to learn")
+            raise ValueError(
+                "CharTokenizer.train: the text is empty, so there is no vocabulary to learn"
+            )
         return cls(sorted(set(text)))
 
     @property
@@ -61,17 +65,22 @@ class CharTokenizer:
             # find the first unknown character only now, so the common path stays one loop
             position, c = next((i, c) for i, c in enumerate(text) if c not in self.ids)
             raise ValueError(
-                f"CharTokenizer.encode: character {c!r} (U+{ord(c):04X}) at position {position} is not in the "
-                f"vocabulary of {self.vocab_size} characters; train the tokenizer on text that contains it"
+                f"CharTokenizer.encode: character {c!r} (U+{ord(c):04X}) at position {position} is "
+                f"not in the vocabulary of {self.vocab_size} characters; train the tokenizer on "
+                "text that contains it"
             ) from None
 
     def decode(self, ids):
         """The text of `ids` (a list, NumPy array or Tensor of ids)."""
-        return "".join(self.chars[i] for i in as_id_list(ids, self.vocab_size, "CharTokenizer.decode"))
+        return "".join(
+            self.chars[i] for i in as_id_list(ids, self.vocab_size, "CharTokenizer.decode")
+        )
 
     def save(self, path):
         """Write the vocabulary to `path` as JSON: {"type": "char", "chars": [...]}."""
-        Path(path).write_text(json.dumps({"type": "char", "chars": self.chars}, ensure_ascii=False), encoding="utf-8")
+        Path(path).write_text(
+            json.dumps({"type": "char", "chars": self.chars}, ensure_ascii=False), encoding="utf-8"
+        )
 
     @classmethod
     def load(cls, path):

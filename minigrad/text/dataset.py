@@ -44,7 +44,10 @@ def train_val_split(tokens, train_fraction=0.9):
     """`(train, val)`: the first `int(n * train_fraction)` tokens and the rest, as int64
     NumPy arrays (nanoGPT's split: the validation text is the end of the file)."""
     if not isinstance(train_fraction, numbers.Real) or not 0 < train_fraction < 1:
-        raise ValueError(f"train_val_split: train_fraction must be between 0 and 1 (exclusive), got {train_fraction!r}")
+        raise ValueError(
+            "train_val_split: train_fraction must be between 0 and 1 (exclusive), got "
+            f"{train_fraction!r}"
+        )
     tokens = as_token_array(tokens, "train_val_split")
     n = int(len(tokens) * train_fraction)
     return tokens[:n], tokens[n:]
@@ -58,14 +61,19 @@ class TextDataset(Dataset):
     """
 
     def __init__(self, tokens, block_size):
-        if not isinstance(block_size, numbers.Integral) or isinstance(block_size, bool) or block_size < 1:
+        if (
+            not isinstance(block_size, numbers.Integral)
+            or isinstance(block_size, bool)
+            or block_size < 1
+        ):
             raise ValueError(f"TextDataset: block_size must be a positive int, got {block_size!r}")
         self.tokens = as_token_array(tokens, "TextDataset")
         self.block_size = int(block_size)
         if len(self.tokens) <= self.block_size:
             raise ValueError(
-                f"TextDataset: {len(self.tokens)} tokens are too few for block_size {self.block_size}: "
-                f"one example needs block_size + 1 = {self.block_size + 1} tokens (the target is shifted by one)"
+                f"TextDataset: {len(self.tokens)} tokens are too few for block_size "
+                f"{self.block_size}: one example needs block_size + 1 = {self.block_size + 1} "
+                "tokens (the target is shifted by one)"
             )
 
     def __len__(self):
@@ -82,7 +90,6 @@ class TextDataset(Dataset):
         window = self.tokens[i : i + self.block_size + 1]
         return from_numpy(window[:-1].copy()), from_numpy(window[1:].copy())
 
-    # --8<-- [start:random_batch]
     def random_batch(self, batch_size, generator=None):
         """`(x, y)`, int64 Tensors of shape (batch_size, block_size): `batch_size` examples
         at random offsets, drawn with replacement (nanoGPT's get_batch).
@@ -90,14 +97,19 @@ class TextDataset(Dataset):
         The offsets come from minigrad's global generator (so `mg.manual_seed` fixes
         them), or from `generator` (an `mg.Generator` or a NumPy Generator).
         """
-        if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"TextDataset.random_batch: batch_size must be a positive int, got {batch_size!r}")
+        if (
+            not isinstance(batch_size, numbers.Integral)
+            or isinstance(batch_size, bool)
+            or batch_size < 1
+        ):
+            raise ValueError(
+                f"TextDataset.random_batch: batch_size must be a positive int, got {batch_size!r}"
+            )
         rng = random.numpy_generator(generator, "TextDataset.random_batch")
         starts = rng.integers(0, len(self), size=int(batch_size))
         # row b holds positions starts[b], starts[b] + 1, ...: one gather builds the batch
         positions = starts[:, None] + np.arange(self.block_size)
         return from_numpy(self.tokens[positions]), from_numpy(self.tokens[positions + 1])
-        # --8<-- [end:random_batch]
 
     def __repr__(self):
         return f"TextDataset({len(self.tokens)} tokens, block_size={self.block_size})"

@@ -11,7 +11,14 @@ import json
 from pathlib import Path
 
 # what json.loads makes of each JSON type, named as JSON names them
-JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+}
 
 
 def json_type(value):
@@ -28,7 +35,9 @@ def read_saved(path, kind, where, keys):
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"{where} is not UTF-8 text (byte {err.start}), so not a saved tokenizer") from None
+        raise ValueError(
+            f"{where} is not UTF-8 text (byte {err.start}), so not a saved tokenizer"
+        ) from None
     try:
         state = json.loads(text)
     except json.JSONDecodeError as err:
@@ -37,9 +46,15 @@ def read_saved(path, kind, where, keys):
             "is the file cut short or damaged?"
         ) from None
     if not isinstance(state, dict):
-        raise ValueError(f"{where} does not hold a saved {name}: expected a JSON object, got a JSON {json_type(state)}")
+        raise ValueError(
+            f"{where} does not hold a saved {name}: expected a JSON object, got a JSON "
+            f"{json_type(state)}"
+        )
     if state.get("type") != kind:
-        raise ValueError(f"{where} does not hold a saved {name}: its type is {state.get('type')!r}, expected {kind!r}")
+        raise ValueError(
+            f"{where} does not hold a saved {name}: its type is {state.get('type')!r}, expected "
+            f"{kind!r}"
+        )
     for key in keys:
         if key not in state:
             raise ValueError(f"{where} lacks the key {key!r} that a saved {name} has")

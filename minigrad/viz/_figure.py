@@ -60,7 +60,11 @@ def finish(fig, path, dpi=DPI):
 def type_name(x):
     """`numpy.ndarray`, `torch.Tensor`, `list`: enough to tell a minigrad Tensor from another."""
     cls = type(x)
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+    return (
+        cls.__qualname__
+        if cls.__module__ == "builtins"
+        else f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+    )
 
 
 def as_array(x, what, caller, ndims=None):
@@ -71,9 +75,13 @@ def as_array(x, what, caller, ndims=None):
     try:
         array = np.asarray(x)
     except (TypeError, ValueError) as err:
-        raise TypeError(f"{caller}: {what} must be a Tensor or an array, got {type_name(x)}") from err
+        raise TypeError(
+            f"{caller}: {what} must be a Tensor or an array, got {type_name(x)}"
+        ) from err
     if array.dtype.kind not in "biuf":  # strings, objects: not pictures
-        raise TypeError(f"{caller}: {what} must be a Tensor or an array of numbers, got {type_name(x)}")
+        raise TypeError(
+            f"{caller}: {what} must be a Tensor or an array of numbers, got {type_name(x)}"
+        )
     if ndims is not None and array.ndim not in ndims:
         expected = " or ".join(f"{n}-D" for n in ndims)
         raise ValueError(f"{caller}: {what} must be {expected}, got shape {tuple(array.shape)}")

@@ -16,7 +16,8 @@ def plot_attention(weights, tokens_q=None, tokens_k=None, path=None, title=None,
     if w.ndim == 4:
         if w.shape[0] != 1:
             raise ValueError(
-                f"plot_attention: a 4-D weights must be a batch of one (1, heads, T_q, T_k), got shape {tuple(w.shape)}"
+                "plot_attention: a 4-D weights must be a batch of one (1, heads, T_q, T_k), got "
+                f"shape {tuple(w.shape)}"
             )
         w = w[0]
     if w.ndim == 2:
@@ -34,7 +35,9 @@ def plot_attention(weights, tokens_q=None, tokens_k=None, path=None, title=None,
     rows, columns = grid_shape(heads, max_columns)
     cell = 0.3 if (tokens_q is not None or tokens_k is not None) else 0.12  # inches per position
     side = max(2.4, min(6.0, cell * max(t_q, t_k) + 1.0))
-    fig, axes = subplots(rows, columns, figsize=(side * columns + 0.8, side * rows + 0.5 + (0.4 if title else 0)))
+    fig, axes = subplots(
+        rows, columns, figsize=(side * columns + 0.8, side * rows + 0.5 + (0.4 if title else 0))
+    )
     vmax = float(w.max()) if w.size else 1.0
     for h, ax in enumerate(axes.flat):
         if h >= heads:

@@ -38,7 +38,10 @@ def plot_curves(history, path=None, keys=None, x="epoch", title=None, max_column
     [0, 1] is shown in percent. Returns the Figure; writes it to `path` when given.
     """
     if not hasattr(history, "items"):
-        raise TypeError(f"plot_curves: history must be a dict of lists (name -> values), got {type_name(history)}")
+        raise TypeError(
+            "plot_curves: history must be a dict of lists (name -> values), got "
+            f"{type_name(history)}"
+        )
     keys = list(history) if keys is None else list(keys)
     missing = [k for k in keys if k not in history]
     if missing:
@@ -60,7 +63,9 @@ def plot_curves(history, path=None, keys=None, x="epoch", title=None, max_column
         longest = max(len(values) for _, values in series)
         for label, values in series:
             xs = np.arange(1, len(values) + 1) * longest / len(values)
-            ax.plot(xs, values, marker="o" if len(values) <= 30 else None, markersize=4, label=label)
+            ax.plot(
+                xs, values, marker="o" if len(values) <= 30 else None, markersize=4, label=label
+            )
         if "accuracy" in metric and all(0 <= v.min() and v.max() <= 1 for _, v in series):
             ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no epoch 1.5
@@ -78,7 +83,9 @@ def plot_curves(history, path=None, keys=None, x="epoch", title=None, max_column
 def plot_history(history, path, title="training"):
     """Save the loss and accuracy of a `minigrad-train` run, `history` = {'train_loss':
     [...], 'test_accuracy': [...], ...}, as a two-panel PNG at `path`; returns `path`."""
-    keys = [k for k in ("train_loss", "test_loss", "train_accuracy", "test_accuracy") if k in history]
+    keys = [
+        k for k in ("train_loss", "test_loss", "train_accuracy", "test_accuracy") if k in history
+    ]
     plot_curves(history, path, keys=keys, title=title)
     return path
 
@@ -96,7 +103,13 @@ def plot_lm_history(history, path, title="language model"):
     ax.plot(history["iter"], history["train_loss"], marker="o", label="train")
     ax.plot(history["iter"], history["val_loss"], marker="o", label="validation")
     if "unigram_baseline" in history:
-        ax.axhline(history["unigram_baseline"], color="0.4", linestyle="--", linewidth=1, label="unigram baseline")
+        ax.axhline(
+            history["unigram_baseline"],
+            color="0.4",
+            linestyle="--",
+            linewidth=1,
+            label="unigram baseline",
+        )
     ax.set(xlabel="iteration", ylabel="cross-entropy loss (nats)", title=title)
     ax.grid(alpha=0.3)
     ax.legend()

@@ -104,15 +104,18 @@ def graph_layout(tensor, labels=None, show_data=True, max_elements=4, direction=
     `edges` (source -> target indices, in the direction of the forward computation)."""
     if not isinstance(tensor, Tensor):
         raise TypeError(
-            f"draw_graph: expected a minigrad Tensor (the output whose graph to draw), got {type_name(tensor)}"
+            "draw_graph: expected a minigrad Tensor (the output whose graph to draw), got "
+            f"{type_name(tensor)}"
         )
     if direction not in ("TB", "LR"):
         raise ValueError(
-            f"draw_graph: direction must be 'TB' (top to bottom) or 'LR' (left to right), got {direction!r}"
+            "draw_graph: direction must be 'TB' (top to bottom) or 'LR' (left to right), got "
+            f"{direction!r}"
         )
     if leaves not in ("top", "near"):
         raise ValueError(
-            f"draw_graph: leaves must be 'top' (all in the first layer) or 'near' (beside their first use), got {leaves!r}"
+            "draw_graph: leaves must be 'top' (all in the first layer) or 'near' (beside their "
+            f"first use), got {leaves!r}"
         )
     if not (isinstance(max_elements, int) and max_elements >= 0):
         raise ValueError(f"draw_graph: max_elements must be an int >= 0, got {max_elements!r}")
@@ -173,14 +176,16 @@ def _label_table(labels):
     if labels is None:
         return {}
     if not hasattr(labels, "items"):
-        raise TypeError(f"draw_graph: labels must be a dict {{tensor: name}}, got {type_name(labels)}")
+        raise TypeError(
+            f"draw_graph: labels must be a dict {{tensor: name}}, got {type_name(labels)}"
+        )
     table = {}
     for key, value in labels.items():
         tensor, name = (value, key) if isinstance(key, str) else (key, value)
         if not isinstance(tensor, Tensor):
             raise TypeError(
-                f"draw_graph: labels must map Tensors to names (or names to Tensors), got a {type_name(tensor)} "
-                f"for {name!r}"
+                "draw_graph: labels must map Tensors to names (or names to Tensors), got a "
+                f"{type_name(tensor)} for {name!r}"
             )
         table[id(tensor)] = str(name)
     return table
@@ -356,11 +361,14 @@ def _place(slots, lanes, layout, passes=8):
             layer = slots[l]
             desired = []
             for s in layer:
-                if isinstance(s, tuple):  # a long edge's lane: keep it straight, one x for all its dummies
+                # a long edge's lane: keep it straight, one x for all its dummies
+                if isinstance(s, tuple):
                     around = [position[d] for d in lanes[s[1]][1:-1]]
                 else:  # toward its neighbours; nodes before lanes, so a chain of ops stays straight
                     near = up.get(s, []) + down.get(s, [])
-                    around = [position[n] for n in near if not isinstance(n, tuple)] or [position[n] for n in near]
+                    around = [position[n] for n in near if not isinstance(n, tuple)] or [
+                        position[n] for n in near
+                    ]
                 desired.append(sum(around) / len(around) if around else position[s])
             gaps = [(extent(a) + extent(b)) / 2 + NODE_GAP for a, b in zip(layer, layer[1:])]
             for s, x in zip(layer, _pack(desired, gaps)):
@@ -390,7 +398,16 @@ def _place(slots, lanes, layout, passes=8):
 
 
 # ---- drawing ------------------------------------------------------------------------------
-def draw_graph(tensor, path=None, ax=None, show_data=True, max_elements=4, labels=None, direction="TB", leaves="top"):
+def draw_graph(
+    tensor,
+    path=None,
+    ax=None,
+    show_data=True,
+    max_elements=4,
+    labels=None,
+    direction="TB",
+    leaves="top",
+):
     """Draw the autograd graph that made `tensor` and return the matplotlib Figure.
 
     Tensors are rectangles (label or shape, dtype, and `data`/`grad` values when the
@@ -499,7 +516,9 @@ def _route(layout, edge, k, count):
 
 def _band(layout, layer):
     """Half the thickness of a layer along the flow: its thickest box."""
-    sizes = [n.height if layout.direction == "TB" else n.width for n in layout.nodes if n.layer == layer]
+    sizes = [
+        n.height if layout.direction == "TB" else n.width for n in layout.nodes if n.layer == layer
+    ]
     return max(sizes, default=0.0) / 2
 
 

@@ -19,7 +19,9 @@ def plot_filters(weight, path=None, title=None, max_columns=8):
     channel. Single-channel panels share one diverging scale centred on 0, so red is a
     positive weight, blue a negative one, and a brighter colour a larger one.
     """
-    w = as_array(weight, "weight (C_out, C_in, kh, kw)", "plot_filters", ndims=(4,)).astype(np.float64)
+    w = as_array(weight, "weight (C_out, C_in, kh, kw)", "plot_filters", ndims=(4,)).astype(
+        np.float64
+    )
     c_out, c_in, kh, kw = w.shape
     if w.size == 0:
         raise ValueError(f"plot_filters: weight has no elements (shape {tuple(w.shape)})")
@@ -37,7 +39,11 @@ def plot_filters(weight, path=None, title=None, max_columns=8):
             else:
                 ax.set_visible(False)
     else:
-        panels = [(k, 0) for k in range(c_out)] if c_in == 1 else [(k, c) for k in range(c_out) for c in range(c_in)]
+        panels = (
+            [(k, 0) for k in range(c_out)]
+            if c_in == 1
+            else [(k, c) for k in range(c_out) for c in range(c_in)]
+        )
         rows, columns = grid_shape(c_out, max_columns) if c_in == 1 else (c_out, c_in)
         fig, axes = subplots(rows, columns, figsize=(size * columns + 1.2, size * rows + 0.7))
         vmax = np.abs(w).max() or 1.0
@@ -47,7 +53,9 @@ def plot_filters(weight, path=None, title=None, max_columns=8):
                 ax.set_visible(False)
                 continue
             k, c = panel
-            image = ax.imshow(w[k, c], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+            image = ax.imshow(
+                w[k, c], cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest"
+            )
             if c_in == 1:
                 ax.set_title(str(k), fontsize=8)
             else:
@@ -69,7 +77,8 @@ def plot_feature_maps(maps, path=None, title=None, max_columns=8):
     if m.ndim == 4:
         if m.shape[0] != 1:
             raise ValueError(
-                f"plot_feature_maps: 4-D maps must be a batch of one (1, C, H, W), got shape {tuple(m.shape)}; pick one "
+                "plot_feature_maps: 4-D maps must be a batch of one (1, C, H, W), got shape "
+                f"{tuple(m.shape)}; pick one "
                 "image, maps[i]"
             )
         m = m[0]
@@ -98,7 +107,8 @@ def _as_images(images):
         side = round(x.shape[1] ** 0.5)
         if side * side != x.shape[1]:
             raise ValueError(
-                f"plot_images: 2-D images must be flattened squares (N, side**2), got shape {tuple(x.shape)}; "
+                "plot_images: 2-D images must be flattened squares (N, side**2), got shape "
+                f"{tuple(x.shape)}; "
                 "reshape them to (N, H, W)"
             )
         x = x.reshape(len(x), side, side)
@@ -109,7 +119,8 @@ def _as_images(images):
             x = x.transpose(0, 2, 3, 1)
         elif x.shape[3] != 3:
             raise ValueError(
-                f"plot_images: 4-D images must be (N, 1, H, W), (N, 3, H, W) or (N, H, W, 3), got shape {tuple(x.shape)}"
+                "plot_images: 4-D images must be (N, 1, H, W), (N, 3, H, W) or (N, H, W, 3), got "
+                f"shape {tuple(x.shape)}"
             )
         if x.ndim == 4:  # colour: imshow wants floats in [0, 1]
             x = x.astype(np.float64)
@@ -124,7 +135,9 @@ def _class_names(values, names, caller):
     return [str(names[v]) if names is not None else str(v) for v in values.astype(np.int64)]
 
 
-def plot_images(images, labels=None, predictions=None, path=None, class_names=None, title=None, max_columns=8):
+def plot_images(
+    images, labels=None, predictions=None, path=None, class_names=None, title=None, max_columns=8
+):
     """Draw `images` in a grid, each titled with its label, or, given `predictions`,
     with what the model said ("7 (true 1)" in red where it is wrong), e.g. the digits a
     model misclassified. `images` is (N, H, W), (N, 1, H, W), (N, 3, H, W), (N, H, W, 3)
@@ -141,14 +154,19 @@ def plot_images(images, labels=None, predictions=None, path=None, class_names=No
             if len(shown[name]) != n:
                 raise ValueError(f"plot_images: {len(shown[name])} {name} for {n} images")
     rows, columns = grid_shape(n, max_columns)
-    fig, axes = subplots(rows, columns, figsize=(1.3 * columns, 1.45 * rows + (0.4 if title else 0)))
+    fig, axes = subplots(
+        rows, columns, figsize=(1.3 * columns, 1.45 * rows + (0.4 if title else 0))
+    )
     for i, ax in enumerate(axes.flat):
         _hide_ticks(ax)
         if i >= n:
             ax.set_visible(False)
             continue
         ax.imshow(x[i], cmap="gray_r" if x.ndim == 3 else None, interpolation="nearest")
-        label, predicted = shown.get("labels", [None] * n)[i], shown.get("predictions", [None] * n)[i]
+        label, predicted = (
+            shown.get("labels", [None] * n)[i],
+            shown.get("predictions", [None] * n)[i],
+        )
         if predicted is not None:
             wrong = label is not None and predicted != label
             text = f"{predicted} (true {label})" if wrong else predicted
@@ -174,18 +192,25 @@ def confusion_matrix(y_true, y_pred, num_classes=None):
         raise ValueError(f"confusion_matrix: {len(true)} true labels but {len(pred)} predictions")
     for name, v in (("y_true", true), ("y_pred", pred)):
         if v.size and (v.dtype.kind not in "iu" or v.min() < 0):
-            raise ValueError(f"confusion_matrix: {name} must hold class indices (ints >= 0), got {v.dtype} {v[:5]}")
+            raise ValueError(
+                f"confusion_matrix: {name} must hold class indices (ints >= 0), got {v.dtype} "
+                f"{v[:5]}"
+            )
     seen = int(max(true.max(initial=-1), pred.max(initial=-1))) + 1
     if num_classes is None:
         num_classes = seen
     elif seen > num_classes:
-        raise ValueError(f"confusion_matrix: class {seen - 1} found, but num_classes is {num_classes}")
+        raise ValueError(
+            f"confusion_matrix: class {seen - 1} found, but num_classes is {num_classes}"
+        )
     counts = np.zeros((num_classes, num_classes), dtype=np.int64)
     np.add.at(counts, (true.astype(np.int64), pred.astype(np.int64)), 1)
     return counts
 
 
-def plot_confusion_matrix(y_true, y_pred, num_classes=None, path=None, class_names=None, normalize=False, title=None):
+def plot_confusion_matrix(
+    y_true, y_pred, num_classes=None, path=None, class_names=None, normalize=False, title=None
+):
     """Draw `confusion_matrix(y_true, y_pred, num_classes)`: rows are the true classes,
     columns the predicted ones, so the diagonal is what the model gets right and an
     off-diagonal cell says which class is taken for which. `normalize=True` shows each

@@ -36,7 +36,10 @@ def origin_of(folder):
     """`git remote get-url origin` of the checkout holding `folder`, or None."""
     try:
         result = subprocess.run(
-            ["git", "-C", str(folder), "remote", "get-url", "origin"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(folder), "remote", "get-url", "origin"],
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except (OSError, subprocess.TimeoutExpired):  # no git on this machine
         return None
@@ -44,7 +47,9 @@ def origin_of(folder):
 
 
 def on_config(config):
-    url = os.environ.get("MINIGRAD_REPO_URL") or web_address(origin_of(Path(config.config_file_path).parent))
+    url = os.environ.get("MINIGRAD_REPO_URL") or web_address(
+        origin_of(Path(config.config_file_path).parent)
+    )
     if url:
         config.repo_url = url
         config.repo_name = url.rstrip("/").rsplit("/", 1)[-1]

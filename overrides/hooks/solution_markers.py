@@ -13,7 +13,8 @@ import re
 # One highlighted comment line, as Pygments writes it: optional indentation (plain or in
 # a whitespace span), the comment span, the newline.
 MARKER_LINE = re.compile(
-    r'^[ \t]*(?:<span class="w">[ \t]*</span>)?<span class="c1"># (?:BEGIN|END) SOLUTION[^<]*</span>\n',
+    r'^[ \t]*(?:<span class="w">[ \t]*</span>)?<span class="c1"># (?:BEGIN|END) '
+    r"SOLUTION[^<]*</span>\n",
     re.MULTILINE,
 )
 

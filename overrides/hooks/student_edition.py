@@ -35,7 +35,9 @@ def edition(config):
     """'instructor' (the default) or 'student', from `extra.edition`."""
     name = config.extra.get("edition", "instructor")
     if name not in EDITIONS:
-        raise PluginError(f"student_edition: extra.edition is {name!r}; expected one of {', '.join(EDITIONS)}")
+        raise PluginError(
+            f"student_edition: extra.edition is {name!r}; expected one of {', '.join(EDITIONS)}"
+        )
     return name
 
 

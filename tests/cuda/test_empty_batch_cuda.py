@@ -10,7 +10,9 @@ from tests.test_empty_batch import test_empty_batch_matches_torch as check_case
 KERNEL_CASES = [
     name
     for name in CASES
-    if any(word in name for word in ("Conv", "Pool", "Attention", "Transformer", "scaled_dot_product"))
+    if any(
+        word in name for word in ("Conv", "Pool", "Attention", "Transformer", "scaled_dot_product")
+    )
 ]
 
 

@@ -49,7 +49,9 @@ class RealGPU:
     def count(self, direction):
         """Count a copy; raise inside forbid_transfers(), as the simulator does."""
         if self._forbidden:
-            raise RuntimeError(f"real GPU: a copy {direction.replace('_', ' ')} happened inside forbid_transfers()")
+            raise RuntimeError(
+                f"real GPU: a copy {direction.replace('_', ' ')} happened inside forbid_transfers()"
+            )
         self.transfers[direction] += 1
 
     @contextlib.contextmanager
@@ -82,7 +84,9 @@ def real_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_generator", {"rng": None, "seed": None})
     cupy = runtime.cupy()
     if cupy is None:
-        raise RuntimeError(f"MINIGRAD_TEST_REAL_GPU=1, but there is no GPU to test on: {runtime._why_not}")
+        raise RuntimeError(
+            f"MINIGRAD_TEST_REAL_GPU=1, but there is no GPU to test on: {runtime._why_not}"
+        )
     real = RealGPU(cupy)
     if not isinstance(_no_synchronize(cupy), contextlib.nullcontext):
         real.guards.append("cupyx.allow_synchronize(False)")

@@ -34,7 +34,9 @@ def test_tensors_move_between_devices(gpu):
 def test_mixed_devices_raise_pytorchs_error(gpu):
     a, b = mg.ones(3, device="cuda"), mg.ones(3)
     for op in (lambda: a + b, lambda: b * a, lambda: mg.cat([a, b])):
-        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device.*cuda:0.*cpu"):
+        with pytest.raises(
+            RuntimeError, match="Expected all tensors to be on the same device.*cuda:0.*cpu"
+        ):
             op()
 
 

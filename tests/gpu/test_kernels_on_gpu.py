@@ -28,7 +28,9 @@ def _tol(dtype):
 
 def _check_on_device(gpu, result, expected, dtype, what):
     """`result` is a device array and equals `expected` (host) to rounding."""
-    assert isinstance(result, gpu.ndarray), f"{what}: the kernel returned {type(result).__name__}, not a GPU array"
+    assert isinstance(result, gpu.ndarray), (
+        f"{what}: the kernel returned {type(result).__name__}, not a GPU array"
+    )
     np.testing.assert_allclose(gpu.asnumpy(result), expected, **_tol(dtype), err_msg=what)
 
 
@@ -71,9 +73,12 @@ def test_pool_kernels_on_device_arrays(dtype, gpu):
         dtype,
         "max_pool2d_backward",
     )
-    args = ((3, 3), (2, 2), (1, 1), False, True)  # kernel, stride, padding, ceil_mode, count_include_pad
+    # kernel, stride, padding, ceil_mode, count_include_pad
+    args = ((3, 3), (2, 2), (1, 1), False, True)
     y_ref = ref_pool.avg_pool2d_forward(x, *args)
-    _check_on_device(gpu, gpu_pool.avg_pool2d_forward(gpu.asarray(x), *args), y_ref, dtype, "avg_pool2d_forward")
+    _check_on_device(
+        gpu, gpu_pool.avg_pool2d_forward(gpu.asarray(x), *args), y_ref, dtype, "avg_pool2d_forward"
+    )
     g = _rand(y_ref.shape, 2, dtype)
     _check_on_device(
         gpu,
@@ -95,8 +100,12 @@ def test_attention_kernels_on_device_arrays(dtype, is_causal, gpu):
     _check_on_device(gpu, out, out_ref, dtype, "attention_forward out")
     _check_on_device(gpu, lse, lse_ref, dtype, "attention_forward lse")
     g = _rand(out_ref.shape, 3, dtype)
-    grads = gpu_attention.attention_backward(gpu.asarray(g), q_d, k_d, v_d, out, lse, scale, is_causal, None)
-    grads_ref = ref_attention.attention_backward(g, q, k, v, out_ref, lse_ref, scale, is_causal, None)
+    grads = gpu_attention.attention_backward(
+        gpu.asarray(g), q_d, k_d, v_d, out, lse, scale, is_causal, None
+    )
+    grads_ref = ref_attention.attention_backward(
+        g, q, k, v, out_ref, lse_ref, scale, is_causal, None
+    )
     for name, got, want in zip(("dq", "dk", "dv"), grads, grads_ref):
         _check_on_device(gpu, got, want, dtype, f"attention_backward {name}")
 

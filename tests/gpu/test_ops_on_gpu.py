@@ -44,23 +44,41 @@ def _on(device, data):
 OPS = [
     ("unary", lambda xs, d: xs[0].exp() + xs[0].tanh() + F.gelu(xs[0]) + xs[0].sigmoid(), [(3, 4)]),
     ("binary-broadcast", lambda xs, d: xs[0] * xs[1] - xs[0] / (xs[1].abs() + 1.0), [(3, 4), (4,)]),
-    ("pow-clamp-where", lambda xs, d: mg.where(xs[0] > 0, (xs[0].abs() + 0.5) ** 1.5, xs[0].clamp(-0.5, 0.5)), [(5,)]),
-    ("reductions", lambda xs, d: xs[0].sum(1) + xs[0].mean(1) + xs[0].amax(1) + xs[0].logsumexp(1), [(3, 5)]),
+    (
+        "pow-clamp-where",
+        lambda xs, d: mg.where(xs[0] > 0, (xs[0].abs() + 0.5) ** 1.5, xs[0].clamp(-0.5, 0.5)),
+        [(5,)],
+    ),
+    (
+        "reductions",
+        lambda xs, d: xs[0].sum(1) + xs[0].mean(1) + xs[0].amax(1) + xs[0].logsumexp(1),
+        [(3, 5)],
+    ),
     ("softmax", lambda xs, d: F.softmax(xs[0], dim=-1) * F.log_softmax(xs[0], dim=0), [(3, 4)]),
     ("matmul", lambda xs, d: xs[0] @ xs[1], [(2, 3, 4), (4, 5)]),
     ("linear", lambda xs, d: F.linear(xs[0], xs[1], xs[2]), [(3, 4), (2, 4), (2,)]),
     (
         "shapes",
-        lambda xs, d: mg.cat([xs[0].transpose(0, 1).reshape(2, 6), mg.stack([xs[1], xs[1]])], 0)[:, 1::2],
+        lambda xs, d: mg.cat([xs[0].transpose(0, 1).reshape(2, 6), mg.stack([xs[1], xs[1]])], 0)[
+            :, 1::2
+        ],
         [(3, 4), (6,)],
     ),
     ("indexing", lambda xs, d: xs[0][_on(d, ROWS)] + xs[0].gather(1, _on(d, COLUMNS)), [(3, 4)]),
     ("cross-entropy", lambda xs, d: F.cross_entropy(xs[0], _on(d, TARGETS)), [(5, 4)]),
     ("mse", lambda xs, d: F.mse_loss(xs[0], xs[1]), [(3, 4), (3, 4)]),
     ("layer-norm", lambda xs, d: F.layer_norm(xs[0], (4,), xs[1], xs[2]), [(3, 4), (4,), (4,)]),
-    ("batch-norm", lambda xs, d: F.batch_norm(xs[0], None, None, xs[1], xs[2], training=True), [(4, 3, 2), (3,), (3,)]),
+    (
+        "batch-norm",
+        lambda xs, d: F.batch_norm(xs[0], None, None, xs[1], xs[2], training=True),
+        [(4, 3, 2), (3,), (3,)],
+    ),
     ("embedding", lambda xs, d: F.embedding(_on(d, TOKENS), xs[0]), [(6, 3)]),
-    ("conv2d", lambda xs, d: F.conv2d(xs[0], xs[1], xs[2], stride=1, padding=1), [(2, 2, 5, 5), (3, 2, 3, 3), (3,)]),
+    (
+        "conv2d",
+        lambda xs, d: F.conv2d(xs[0], xs[1], xs[2], stride=1, padding=1),
+        [(2, 2, 5, 5), (3, 2, 3, 3), (3,)],
+    ),
     ("max-pool", lambda xs, d: F.max_pool2d(xs[0], 2), [(1, 2, 4, 6)]),
     ("avg-pool", lambda xs, d: F.avg_pool2d(xs[0], 3, stride=2, padding=1), [(1, 2, 5, 5)]),
     (

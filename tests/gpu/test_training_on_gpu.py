@@ -22,7 +22,8 @@ STEPS = 200
 
 def _digits_batches(steps, batch=32, seed=0):
     images, labels = load_digits()
-    x = np.repeat(np.repeat(images.astype(np.float32) / 16.0, 2, axis=1), 2, axis=2)[:, None]  # 16x16
+    # 16x16
+    x = np.repeat(np.repeat(images.astype(np.float32) / 16.0, 2, axis=1), 2, axis=2)[:, None]
     rng = np.random.default_rng(seed)
     picks = [rng.choice(len(x), batch, replace=False) for _ in range(steps)]
     return [(x[p], labels[p]) for p in picks]
@@ -60,7 +61,9 @@ def _train(model, batches, device, loss_fn, lr):
 def _same_losses(cpu, gpu_losses, what):
     np.testing.assert_allclose(gpu_losses[:5], cpu[:5], rtol=1e-4, err_msg=f"{what}: first steps")
     np.testing.assert_allclose(gpu_losses, cpu, rtol=1e-2, err_msg=f"{what}: the whole run")
-    assert cpu[-20:].mean() < cpu[:5].mean() - 0.5, f"{what}: the run did not learn ({cpu[:5]} -> {cpu[-20:]})"
+    assert cpu[-20:].mean() < cpu[:5].mean() - 0.5, (
+        f"{what}: the run did not learn ({cpu[:5]} -> {cpu[-20:]})"
+    )
 
 
 def _gpt_loss(logits, y):
@@ -99,13 +102,24 @@ def test_a_training_step_copies_nothing(gpu):
     resnet = ResNet(num_classes=10).cuda()
     images, labels = _digits_batches(2)[0]
     cases = [
-        (gpt, mg.tensor(batches[0][0], device="cuda"), mg.tensor(batches[0][1], device="cuda"), _gpt_loss),
-        (resnet, mg.tensor(images[:, :, ::2, ::2], device="cuda"), mg.tensor(labels, device="cuda"), F.cross_entropy),
+        (
+            gpt,
+            mg.tensor(batches[0][0], device="cuda"),
+            mg.tensor(batches[0][1], device="cuda"),
+            _gpt_loss,
+        ),
+        (
+            resnet,
+            mg.tensor(images[:, :, ::2, ::2], device="cuda"),
+            mg.tensor(labels, device="cuda"),
+            F.cross_entropy,
+        ),
     ]
     for model, x, y, loss_fn in cases:
         opt = mg.optim.AdamW(model.parameters(), lr=1e-3)
         sched = mg.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)
-        for _ in range(2):  # the first step makes the optimizer's state; the second must copy nothing either
+        # the first step makes the optimizer's state; the second must copy nothing either
+        for _ in range(2):
             gpu.transfers.update(to_host=0, to_device=0)
             with gpu.forbid_transfers():
                 loss = loss_fn(model(x), y)

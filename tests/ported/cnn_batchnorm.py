@@ -29,7 +29,9 @@ def main(data):
     for name, p in model.named_parameters():  # deterministic init through .data
         if name.endswith("weight") and p.dim() > 1:
             fan_in = p[0].numel()
-            p.data = torch.from_numpy((rng.standard_normal(tuple(p.shape)) / np.sqrt(fan_in)).astype(np.float32))
+            p.data = torch.from_numpy(
+                (rng.standard_normal(tuple(p.shape)) / np.sqrt(fan_in)).astype(np.float32)
+            )
         else:
             p.data.zero_()
             if "1." in name or "5." in name:  # the BatchNorm scales start at one
@@ -55,6 +57,8 @@ def main(data):
     model.eval()
     with torch.no_grad():
         x_test = torch.tensor(data["x_test"], dtype=torch.float32).unsqueeze(1) / 16.0
-        accuracy = (model(x_test).argmax(1) == torch.tensor(data["y_test"])).sum().item() / len(x_test)
+        accuracy = (model(x_test).argmax(1) == torch.tensor(data["y_test"])).sum().item() / len(
+            x_test
+        )
     running_mean = model[1].running_mean.detach().cpu().numpy().copy()
     return {"losses": losses, "accuracy": accuracy, "running_mean": running_mean}

@@ -35,12 +35,16 @@ class Net(nn.Module):
 
 def main(data):
     x64 = torch.tensor(np.linspace(-2, 2, 12).reshape(3, 4), dtype=torch.double, requires_grad=True)
-    passed = torch.autograd.gradcheck(lambda t: SoftClamp.apply(t, 1.5), (x64,), eps=1e-6, atol=1e-5)
+    passed = torch.autograd.gradcheck(
+        lambda t: SoftClamp.apply(t, 1.5), (x64,), eps=1e-6, atol=1e-5
+    )
 
     net = Net()
     rng = np.random.default_rng(3)
     for p in net.parameters():
-        p.data.copy_(torch.from_numpy(rng.uniform(-0.2, 0.2, size=tuple(p.shape)).astype(np.float32)))
+        p.data.copy_(
+            torch.from_numpy(rng.uniform(-0.2, 0.2, size=tuple(p.shape)).astype(np.float32))
+        )
     x = torch.tensor(data["x_train"][:200].reshape(200, -1), dtype=torch.float) / 16.0
     y = torch.tensor(data["y_train"][:200])
     lr, losses = 0.5, []

@@ -22,7 +22,10 @@ class Linear:
     def __init__(self, fan_in, fan_out, rng, bias=True):
         # port: the notebook draws torch.randn((fan_in, fan_out), generator=g); NumPy's
         # generator (rng) gives torch and minigrad the same weights
-        self.weight = torch.from_numpy(rng.standard_normal((fan_in, fan_out)).astype(np.float32)) / fan_in**0.5
+        self.weight = (
+            torch.from_numpy(rng.standard_normal((fan_in, fan_out)).astype(np.float32))
+            / fan_in**0.5
+        )
         self.bias = torch.zeros(fan_out) if bias else None
 
     def __call__(self, x):
@@ -177,7 +180,13 @@ def main(data):
             t = layer.out
             print(
                 "layer %d (%10s): mean %+.2f, std %.2f, saturated: %.2f%%"
-                % (i, layer.__class__.__name__, t.mean(), t.std(), (t.abs() > 0.97).float().mean() * 100)
+                % (
+                    i,
+                    layer.__class__.__name__,
+                    t.mean(),
+                    t.std(),
+                    (t.abs() > 0.97).float().mean() * 100,
+                )
             )
             hy, hx = torch.histogram(t, density=True)
             histograms.append((hx[:-1].detach().numpy(), hy.detach().numpy()))
@@ -186,7 +195,10 @@ def main(data):
     for i, layer in enumerate(layers[:-1]):
         if isinstance(layer, Tanh):
             t = layer.out.grad
-            print("layer %d (%10s): mean %+f, std %e" % (i, layer.__class__.__name__, t.mean(), t.std()))
+            print(
+                "layer %d (%10s): mean %+f, std %e"
+                % (i, layer.__class__.__name__, t.mean(), t.std())
+            )
 
     print("weights gradient distribution")
     for p in parameters:

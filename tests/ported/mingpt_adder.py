@@ -77,7 +77,11 @@ class NewGELU(nn.Module):
     """GELU with the tanh approximation, as in Google BERT and OpenAI GPT."""
 
     def forward(self, x):
-        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+        return (
+            0.5
+            * x
+            * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+        )
 
 
 class CausalSelfAttention(nn.Module):
@@ -161,7 +165,9 @@ class GPT(nn.Module):
         self.block_size = config.block_size
 
         type_given = config.model_type is not None
-        params_given = all([config.n_layer is not None, config.n_head is not None, config.n_embd is not None])
+        params_given = all(
+            [config.n_layer is not None, config.n_head is not None, config.n_embd is not None]
+        )
         assert type_given ^ params_given, "give a model_type or (n_layer, n_head, n_embd), not both"
         if type_given:
             config.merge_from_dict(self.MODEL_TYPES[config.model_type])
@@ -221,15 +227,22 @@ class GPT(nn.Module):
         )
 
         optim_groups = [
-            {"params": [param_dict[pn] for pn in sorted(decay)], "weight_decay": train_config.weight_decay},
+            {
+                "params": [param_dict[pn] for pn in sorted(decay)],
+                "weight_decay": train_config.weight_decay,
+            },
             {"params": [param_dict[pn] for pn in sorted(no_decay)], "weight_decay": 0.0},
         ]
-        return torch.optim.AdamW(optim_groups, lr=train_config.learning_rate, betas=train_config.betas)
+        return torch.optim.AdamW(
+            optim_groups, lr=train_config.learning_rate, betas=train_config.betas
+        )
 
     def forward(self, idx, targets=None):
         device = idx.device
         b, t = idx.size()
-        assert t <= self.block_size, f"Cannot forward sequence of length {t}, block size is only {self.block_size}"
+        assert t <= self.block_size, (
+            f"Cannot forward sequence of length {t}, block size is only {self.block_size}"
+        )
         pos = torch.arange(0, t, dtype=torch.long, device=device).unsqueeze(0)  # shape (1, t)
 
         tok_emb = self.transformer.wte(idx)
@@ -242,7 +255,9 @@ class GPT(nn.Module):
 
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+            )
         return logits, loss
 
     @torch.no_grad()
@@ -313,7 +328,9 @@ class Trainer:
         # batches drawn with replacement from a sampler that never runs out
         train_loader = DataLoader(
             self.train_dataset,
-            sampler=torch.utils.data.RandomSampler(self.train_dataset, replacement=True, num_samples=int(1e10)),
+            sampler=torch.utils.data.RandomSampler(
+                self.train_dataset, replacement=True, num_samples=int(1e10)
+            ),
             shuffle=False,
             pin_memory=True,
             batch_size=config.batch_size,
@@ -423,8 +440,14 @@ def main(data):
     with torch.no_grad():
         for pn, p in model.named_parameters():
             if p.dim() >= 2:
-                std = 0.02 / math.sqrt(2 * config.model.n_layer) if pn.endswith("c_proj.weight") else 0.02
-                p.copy_(torch.from_numpy((rng.standard_normal(tuple(p.shape)) * std).astype(np.float32)))
+                std = (
+                    0.02 / math.sqrt(2 * config.model.n_layer)
+                    if pn.endswith("c_proj.weight")
+                    else 0.02
+                )
+                p.copy_(
+                    torch.from_numpy((rng.standard_normal(tuple(p.shape)) * std).astype(np.float32))
+                )
 
     trainer = Trainer(config.trainer, model, train_dataset)
 
@@ -452,11 +475,17 @@ def main(data):
                 results.append(int(correct[i]))
                 if not correct[i] and mistakes_printed_already < 5:
                     mistakes_printed_already += 1
-                    print("GPT claims that %d + %d = %d but gt is %d" % (d1i[i], d2i[i], d3i_pred[i], d3i_gt[i]))
+                    print(
+                        "GPT claims that %d + %d = %d but gt is %d"
+                        % (d1i[i], d2i[i], d3i_pred[i], d3i_gt[i])
+                    )
             if max_batches is not None and b + 1 >= max_batches:
                 break
         rt = torch.tensor(results, dtype=torch.float)
-        print("%s final score: %d/%d = %.2f%% correct" % (split, rt.sum(), len(results), 100 * rt.mean()))
+        print(
+            "%s final score: %d/%d = %.2f%% correct"
+            % (split, rt.sum(), len(results), 100 * rt.mean())
+        )
         return rt.sum()
 
     # this project: the untrained model's scores, before the trainer draws any random batch
@@ -476,7 +505,8 @@ def main(data):
         losses.append(trainer.loss.item())
         if trainer.iter_num % 10 == 0:
             print(
-                f"iter_dt {trainer.iter_dt * 1000:.2f}ms; iter {trainer.iter_num}: train loss {trainer.loss.item():.5f}"
+                f"iter_dt {trainer.iter_dt * 1000:.2f}ms; iter {trainer.iter_num}: train loss "
+                f"{trainer.loss.item():.5f}"
             )
         if trainer.iter_num % data["eval_every"] == 0:
             model.eval()

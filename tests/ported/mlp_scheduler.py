@@ -46,7 +46,10 @@ def main(data):
             running += loss.item() * len(labels)
             losses.append(loss.item())
         scheduler.step()
-        log.append(f"epoch {epoch}: loss {running / len(loader.dataset):.4f} lr {scheduler.get_last_lr()[0]:.5f}")
+        log.append(
+            f"epoch {epoch}: loss {running / len(loader.dataset):.4f} lr "
+            f"{scheduler.get_last_lr()[0]:.5f}"
+        )
 
     model.eval()
     with torch.no_grad():

@@ -70,7 +70,12 @@ class CausalSelfAttention(nn.Module):
 
         if self.flash:
             y = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=None, dropout_p=self.dropout if self.training else 0, is_causal=True
+                q,
+                k,
+                v,
+                attn_mask=None,
+                dropout_p=self.dropout if self.training else 0,
+                is_causal=True,
             )
         else:
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
@@ -183,7 +188,9 @@ class GPT(nn.Module):
 
         if targets is not None:
             logits = self.lm_head(x)
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+            )
         else:
             # generating: only the last position's logits are needed (the list keeps the time dim)
             logits = self.lm_head(x[:, [-1], :])
@@ -202,8 +209,14 @@ class GPT(nn.Module):
         ]
         num_decay_params = sum(p.numel() for p in decay_params)
         num_nodecay_params = sum(p.numel() for p in nodecay_params)
-        print(f"num decayed parameter tensors: {len(decay_params)}, with {num_decay_params:,} parameters")
-        print(f"num non-decayed parameter tensors: {len(nodecay_params)}, with {num_nodecay_params:,} parameters")
+        print(
+            f"num decayed parameter tensors: {len(decay_params)}, with {num_decay_params:,} "
+            "parameters"
+        )
+        print(
+            f"num non-decayed parameter tensors: {len(nodecay_params)}, with "
+            f"{num_nodecay_params:,} parameters"
+        )
         # the fused AdamW is faster, where it exists and the model is on a GPU
         fused_available = "fused" in inspect.signature(torch.optim.AdamW).parameters
         use_fused = fused_available and device_type == "cuda"
@@ -218,7 +231,9 @@ class GPT(nn.Module):
         for the next position. Call it with the model in eval mode."""
         for _ in range(max_new_tokens):
             # past block_size tokens of context, keep the most recent ones
-            idx_cond = idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size :]
+            idx_cond = (
+                idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size :]
+            )
             logits, _ = self(idx_cond)
             logits = logits[:, -1, :] / temperature
             if top_k is not None:
@@ -295,9 +310,17 @@ def train(**overrides):
     torch.manual_seed(cfg.seed)
     device_type = "cuda" if "cuda" in cfg.device else "cpu"
     # float16 needs the loss scaled; bfloat16 has float32's range and does not
-    dtype = "bfloat16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "float16"
-    ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-    ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type, dtype=ptdtype)
+    dtype = (
+        "bfloat16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "float16"
+    )
+    ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[
+        dtype
+    ]
+    ctx = (
+        nullcontext()
+        if device_type == "cpu"
+        else torch.amp.autocast(device_type=device_type, dtype=ptdtype)
+    )
 
     # poor man's data loader: random windows of the token files
     # port: nanoGPT draws the window offsets with torch.randint; NumPy's generator (seed in
@@ -308,11 +331,20 @@ def train(**overrides):
         # a fresh memmap every batch, as nanoGPT does, so the file's pages do not pile up
         path = os.path.join(cfg.data_dir, "train.bin" if split == "train" else "val.bin")
         data = np.memmap(path, dtype=np.uint16, mode="r")
-        ix = torch.from_numpy(batch_rng.integers(0, len(data) - cfg.block_size, size=(cfg.batch_size,)))
-        x = torch.stack([torch.from_numpy((data[i : i + cfg.block_size]).astype(np.int64)) for i in ix])
-        y = torch.stack([torch.from_numpy((data[i + 1 : i + 1 + cfg.block_size]).astype(np.int64)) for i in ix])
+        ix = torch.from_numpy(
+            batch_rng.integers(0, len(data) - cfg.block_size, size=(cfg.batch_size,))
+        )
+        x = torch.stack(
+            [torch.from_numpy((data[i : i + cfg.block_size]).astype(np.int64)) for i in ix]
+        )
+        y = torch.stack(
+            [torch.from_numpy((data[i + 1 : i + 1 + cfg.block_size]).astype(np.int64)) for i in ix]
+        )
         if device_type == "cuda":
-            x, y = x.pin_memory().to(cfg.device, non_blocking=True), y.pin_memory().to(cfg.device, non_blocking=True)
+            x, y = (
+                x.pin_memory().to(cfg.device, non_blocking=True),
+                y.pin_memory().to(cfg.device, non_blocking=True),
+            )
         else:
             x, y = x.to(cfg.device), y.to(cfg.device)
         return x, y
@@ -349,8 +381,14 @@ def train(**overrides):
         with torch.no_grad():
             for pn, p in model.named_parameters():
                 if p.dim() >= 2:
-                    std = 0.02 / math.sqrt(2 * cfg.n_layer) if pn.endswith("c_proj.weight") else 0.02
-                    p.copy_(torch.from_numpy((init_rng.standard_normal(tuple(p.shape)) * std).astype(np.float32)))
+                    std = (
+                        0.02 / math.sqrt(2 * cfg.n_layer) if pn.endswith("c_proj.weight") else 0.02
+                    )
+                    p.copy_(
+                        torch.from_numpy(
+                            (init_rng.standard_normal(tuple(p.shape)) * std).astype(np.float32)
+                        )
+                    )
     elif cfg.init_from == "resume":
         print(f"Resuming training from {cfg.out_dir}")
         ckpt_path = os.path.join(cfg.out_dir, "ckpt.pt")
@@ -375,7 +413,9 @@ def train(**overrides):
     # a no-op unless dtype is float16 (on the CPU here it scales by powers of two, exactly)
     scaler = torch.amp.GradScaler(device_type, enabled=(dtype == "float16"))
 
-    optimizer = model.configure_optimizers(cfg.weight_decay, cfg.learning_rate, (cfg.beta1, cfg.beta2), device_type)
+    optimizer = model.configure_optimizers(
+        cfg.weight_decay, cfg.learning_rate, (cfg.beta1, cfg.beta2), device_type
+    )
     if cfg.init_from == "resume":
         optimizer.load_state_dict(checkpoint["optimizer"])
     checkpoint = None  # let it go
@@ -419,7 +459,9 @@ def train(**overrides):
 
         if iter_num % cfg.eval_interval == 0:
             losses = estimate_loss()
-            print(f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
+            print(
+                f"step {iter_num}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}"
+            )
             eval_losses.append((losses["train"].item(), losses["val"].item()))
             if losses["val"] < best_val_loss or cfg.always_save_checkpoint:
                 best_val_loss = losses["val"]
@@ -467,7 +509,9 @@ def train(**overrides):
 
 
 # ---- sampling (sample.py) ----------------------------------------------------------------
-def sample(out_dir, data_dir, start, num_samples, max_new_tokens, temperature, top_k, seed, device="cpu"):
+def sample(
+    out_dir, data_dir, start, num_samples, max_new_tokens, temperature, top_k, seed, device="cpu"
+):
     torch.manual_seed(seed)
     checkpoint = torch.load(os.path.join(out_dir, "ckpt.pt"), map_location=device)
     model = GPT(GPTConfig(**checkpoint["model_args"]))

@@ -79,7 +79,9 @@ def main(data):
     training_data = TensorDataset(
         torch.tensor(data["x_train"]).reshape(-1, 1, 8, 8) / 16.0, torch.tensor(data["y_train"])
     )
-    test_data = TensorDataset(torch.tensor(data["x_test"]).reshape(-1, 1, 8, 8) / 16.0, torch.tensor(data["y_test"]))
+    test_data = TensorDataset(
+        torch.tensor(data["x_test"]).reshape(-1, 1, 8, 8) / 16.0, torch.tensor(data["y_test"])
+    )
 
     batch_size = 64
     train_dataloader = DataLoader(training_data, batch_size=batch_size)
@@ -97,9 +99,15 @@ def main(data):
     rng = np.random.default_rng(data["seed"])
     with torch.no_grad():
         for name, p in model.named_parameters():
-            fan_in = p.shape[1] if p.dim() == 2 else model.get_parameter(name.replace("bias", "weight")).shape[1]
+            fan_in = (
+                p.shape[1]
+                if p.dim() == 2
+                else model.get_parameter(name.replace("bias", "weight")).shape[1]
+            )
             bound = 1 / np.sqrt(fan_in)
-            p.copy_(torch.from_numpy(rng.uniform(-bound, bound, size=tuple(p.shape)).astype(np.float32)))
+            p.copy_(
+                torch.from_numpy(rng.uniform(-bound, bound, size=tuple(p.shape)).astype(np.float32))
+            )
 
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)

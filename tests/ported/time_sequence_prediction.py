@@ -21,7 +21,9 @@ parser.add_argument("--waves", type=int, default=100, help="number of sine waves
 parser.add_argument("--length", type=int, default=1000, help="samples per wave")
 parser.add_argument("--period", type=int, default=20, help="samples per radian")
 parser.add_argument("--hidden", type=int, default=51, help="LSTM units")
-parser.add_argument("--future", type=int, default=1000, help="steps to predict past the end of the input")
+parser.add_argument(
+    "--future", type=int, default=1000, help="steps to predict past the end of the input"
+)
 
 
 def sine_waves(n, length, period):

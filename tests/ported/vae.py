@@ -13,7 +13,9 @@ class VAE(nn.Module):
         self.encoder = nn.Sequential(nn.Linear(pixels, hidden), nn.ReLU())
         self.mu = nn.Linear(hidden, latent)
         self.logvar = nn.Linear(hidden, latent)
-        self.decoder = nn.Sequential(nn.Linear(latent, hidden), nn.ReLU(), nn.Linear(hidden, pixels))
+        self.decoder = nn.Sequential(
+            nn.Linear(latent, hidden), nn.ReLU(), nn.Linear(hidden, pixels)
+        )
 
     def forward(self, x):
         h = self.encoder(x)

@@ -29,8 +29,12 @@ parser.add_argument("--clip", type=float, default=0.25, help="gradient clipping"
 parser.add_argument("--epochs", type=int, default=40, help="upper epoch limit")
 parser.add_argument("--batch_size", type=int, default=20, metavar="N", help="batch size")
 parser.add_argument("--bptt", type=int, default=35, help="sequence length")
-parser.add_argument("--dropout", type=float, default=0.2, help="dropout applied to layers (0 = no dropout)")
-parser.add_argument("--tied", action="store_true", help="tie the word embedding and softmax weights")
+parser.add_argument(
+    "--dropout", type=float, default=0.2, help="dropout applied to layers (0 = no dropout)"
+)
+parser.add_argument(
+    "--tied", action="store_true", help="tie the word embedding and softmax weights"
+)
 parser.add_argument("--seed", type=int, default=1111, help="random seed")
 parser.add_argument("--cuda", action="store_true", help="use CUDA")
 parser.add_argument("--log-interval", type=int, default=200, metavar="N", help="report interval")
@@ -209,14 +213,18 @@ def main(data):
     test_data = batchify(corpus.test, eval_batch_size, device)
 
     ntokens = len(corpus.dictionary)
-    model = RNNModel(args.model, ntokens, args.emsize, args.nhid, args.nlayers, args.dropout, args.tied).to(device)
+    model = RNNModel(
+        args.model, ntokens, args.emsize, args.nhid, args.nlayers, args.dropout, args.tied
+    ).to(device)
     # port: the example trains from torch's random initialisation; here every parameter is
     # redrawn from NumPy (seed in data), uniform in [-0.1, 0.1], so that torch and minigrad
     # train the same model
     rng = np.random.default_rng(data["seed"])
     with torch.no_grad():
         for _, p in model.named_parameters():
-            p.copy_(torch.from_numpy(rng.uniform(-0.1, 0.1, size=tuple(p.shape)).astype(np.float32)))
+            p.copy_(
+                torch.from_numpy(rng.uniform(-0.1, 0.1, size=tuple(p.shape)).astype(np.float32))
+            )
     criterion = nn.NLLLoss()
 
     lr = args.lr

@@ -80,7 +80,9 @@ def softplus(input, beta=1.0, threshold=20.0):
 def _softmax_dim(input, dim, op):
     if dim is None:
         # PyTorch's legacy rule for a missing dim, with its warning
-        warnings.warn(f"{op}: implicit dimension choice is deprecated; pass dim explicitly", stacklevel=3)
+        warnings.warn(
+            f"{op}: implicit dimension choice is deprecated; pass dim explicitly", stacklevel=3
+        )
         dim = 0 if input.ndim in (0, 1, 3) else 1
     return normalize_dim(dim, input.ndim, op)
 
@@ -105,7 +107,10 @@ def logsumexp(input, dim, keepdim=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(x, min_val, max_val), with no gradient at the bounds themselves (as torch)."""
     if min_val > max_val:
-        raise ValueError(f"hardtanh: min_val cannot be greater than max_val, got min_val={min_val}, max_val={max_val}")
+        raise ValueError(
+            f"hardtanh: min_val cannot be greater than max_val, got min_val={min_val}, "
+            f"max_val={max_val}"
+        )
     return _piecewise.Hardtanh.apply(input, min_val=min_val, max_val=max_val)
 
 
@@ -132,7 +137,9 @@ def threshold(input, threshold, value, inplace=False):
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0 (lambd >= 0)."""
     if lambd < 0:
-        raise RuntimeError(f"softshrink: lambda must be in range [0, inf) for the input, but found {lambd}")
+        raise RuntimeError(
+            f"softshrink: lambda must be in range [0, inf) for the input, but found {lambd}"
+        )
     return _piecewise.Softshrink.apply(_floating(input), lambd=lambd)
 
 
@@ -149,7 +156,10 @@ def prelu(input, weight):
 
 def _check_rrelu_bounds(lower, upper, op):
     if lower > upper:
-        raise RuntimeError(f"{op}: Lower bound should be less than or equal to the upper bound, got {lower} > {upper}")
+        raise RuntimeError(
+            f"{op}: Lower bound should be less than or equal to the upper bound, got {lower} > "
+            f"{upper}"
+        )
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -256,7 +266,9 @@ def celu_(input, alpha=1.0):
 
 def threshold_(input, threshold, value):
     """threshold, in place; returns input."""
-    return input._inplace("threshold_", lambda t: _piecewise.Threshold.apply(t, threshold=threshold, value=value))
+    return input._inplace(
+        "threshold_", lambda t: _piecewise.Threshold.apply(t, threshold=threshold, value=value)
+    )
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

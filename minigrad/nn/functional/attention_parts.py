@@ -91,7 +91,6 @@ def check_mask(mask, op, name, bool_means=KEEP, hint=""):
 # --8<-- [end:masks]
 
 
-# --8<-- [start:repeat_kv]
 def repeat_kv(x, groups):
     """(..., h_kv, T, d) -> (..., h_kv * groups, T, d): each key/value head repeated
     `groups` times in a row, so that query head j reads key/value head j // groups
@@ -101,7 +100,6 @@ def repeat_kv(x, groups):
         return x
     lead, (h_kv, T, d) = x.shape[:-3], x.shape[-3:]
     return x.unsqueeze(-3).expand(*lead, h_kv, groups, T, d).reshape(*lead, h_kv * groups, T, d)
-    # --8<-- [end:repeat_kv]
 
 
 # --8<-- [start:attention]

@@ -94,7 +94,9 @@ def ctc_loss(
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     if lp.ndim != 3:
-        raise RuntimeError(f"{op}: log_probs must be (T, N, C) or (T, C), got shape {tuple(log_probs.shape)}")
+        raise RuntimeError(
+            f"{op}: log_probs must be (T, N, C) or (T, C), got shape {tuple(log_probs.shape)}"
+        )
     T, N, C = lp.shape
     if not 0 <= blank < C:
         raise RuntimeError(f"{op}: blank must be in label range [0, {C}), got blank={blank}")
@@ -112,20 +114,23 @@ def ctc_loss(
         raise RuntimeError(f"{op}: Expected input_lengths to be in [0, {T}], got {inputs.tolist()}")
     if unbatched or labels.ndim == 1:  # concatenated targets
         if labels.size < lengths.sum():
-            raise RuntimeError(f"{op}: targets hold {labels.size} labels, target_lengths ask for {lengths.sum()}")
+            raise RuntimeError(
+                f"{op}: targets hold {labels.size} labels, target_lengths ask for {lengths.sum()}"
+            )
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         sequences = [labels.reshape(-1)[s : s + n].tolist() for s, n in zip(starts, lengths)]
     else:
         if labels.ndim != 2 or labels.shape[0] != N or np.any(lengths > labels.shape[1]):
             raise RuntimeError(
-                f"{op}: padded targets must be (N, S) with S >= every target length, got shape {labels.shape} "
-                f"and target_lengths {lengths.tolist()}"
+                f"{op}: padded targets must be (N, S) with S >= every target length, got shape "
+                f"{labels.shape} and target_lengths {lengths.tolist()}"
             )
         sequences = [labels[n, :k].tolist() for n, k in enumerate(lengths)]
     for sequence in sequences:
         if any(not 0 <= label < C or label == blank for label in sequence):
             raise RuntimeError(
-                f"{op}: targets must be classes in [0, {C}) other than the blank {blank}, got {sequence}"
+                f"{op}: targets must be classes in [0, {C}) other than the blank {blank}, got "
+                f"{sequence}"
             )
     losses = stack([_sample_nll(lp[: inputs[n], n], sequences[n], blank) for n in range(N)])
     if zero_infinity:

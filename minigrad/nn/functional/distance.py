@@ -35,12 +35,16 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     dtype = dtypes.result_type(x1.dtype, x2.dtype)
     if dtype.kind != "f":
         raise RuntimeError(
-            f"cosine_similarity: expected common dtype to be floating point, yet common dtype is {dtype}"
+            "cosine_similarity: expected common dtype to be floating point, yet common dtype is "
+            f"{dtype}"
         )
     check_broadcast("cosine_similarity", x1.shape, x2.shape, names=("x1", "x2"))
     x1, x2 = x1.to(dtype), x2.to(dtype)
     shape = tuple(
-        max(a, b) for a, b in zip((1,) * (x2.ndim - x1.ndim) + x1.shape, (1,) * (x1.ndim - x2.ndim) + x2.shape)
+        max(a, b)
+        for a, b in zip(
+            (1,) * (x2.ndim - x1.ndim) + x1.shape, (1,) * (x1.ndim - x2.ndim) + x2.shape
+        )
     )
     x1, x2 = x1.expand(shape), x2.expand(shape)
     norm1 = x1.norm(2, dim=dim, keepdim=True).clone()
@@ -57,7 +61,9 @@ def pdist(input, p=2.0):
     without its diagonal). Its gradient is the norm's, pair by pair."""
     if not isinstance(input, Tensor) or input.ndim != 2:
         shape = getattr(input, "shape", None)
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {len(shape) if shape is not None else 'no'}D")
+        raise RuntimeError(
+            f"pdist only supports 2D tensors, got: {len(shape) if shape is not None else 'no'}D"
+        )
     if input.dtype.kind != "f":
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     if p < 0:

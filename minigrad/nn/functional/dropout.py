@@ -43,12 +43,15 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def _feature_mask_shape(shape, op):
     """(N, C, 1, ..., 1): one draw per feature map, broadcast over its positions."""
     if len(shape) < 2:
-        raise RuntimeError(f"{op}: Feature dropout requires at least 2 dimensions in the input, got shape {shape}")
+        raise RuntimeError(
+            f"{op}: Feature dropout requires at least 2 dimensions in the input, got shape {shape}"
+        )
     return tuple(shape[:2]) + (1,) * (len(shape) - 2)
 
 
 def _feature_dropout(input, p, training, op):
-    """Zero whole channels (dim 1 of (N, C, ...)) with probability p, scale the rest by 1 / (1 - p)."""
+    """Zero whole channels (dim 1 of (N, C, ...)) with probability p, scale the rest by 1 / (1 -
+    p)."""
     if not training or p == 0.0 or input.numel() == 0:
         return input
     shape = _feature_mask_shape(input.shape, op)
@@ -66,9 +69,11 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     check_dropout_probability(p, op)
     if input.ndim not in (2, 3):
         raise RuntimeError(
-            f"{op}: Expected 2D or 3D input, but received a {input.ndim}D input of shape {tuple(input.shape)}. "
-            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
-            "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs)."
+            f"{op}: Expected 2D or 3D input, but received a {input.ndim}D input of shape "
+            f"{tuple(input.shape)}. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs)."
         )
     if input.ndim == 2:
         return _feature_dropout(input.unsqueeze(0), p, training, op).squeeze(0)
@@ -83,18 +88,20 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     check_dropout_probability(p, op)
     if input.ndim not in (3, 4):
         warnings.warn(
-            f"{op}: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result in an error "
-            "in a future release. To retain the behavior and silence this warning, please use dropout instead. "
-            "Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a "
-            "channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            f"{op}: Received a {input.ndim}-D input to dropout2d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and an "
+            "optional batch dimension (i.e. 3D or 4D inputs).",
             stacklevel=2,
         )
     if input.ndim == 3:
         warnings.warn(
-            f"{op}: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired "
-            "- input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a "
-            "future release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To "
-            "maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            f"{op}: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+            "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
+            "dim. This behavior will change in a future release to interpret the input as one "
+            "without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+            "dropout behavior, please switch to using dropout1d instead.",
             stacklevel=2,
         )
     return _feature_dropout(input, p, training, op)
@@ -107,10 +114,11 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     check_dropout_probability(p, op)
     if input.ndim not in (4, 5):
         warnings.warn(
-            f"{op}: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result in an error "
-            "in a future release. To retain the behavior and silence this warning, please use dropout instead. "
-            "Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a "
-            "channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            f"{op}: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and an "
+            "optional batch dimension (i.e. 4D or 5D inputs).",
             stacklevel=2,
         )
     if input.ndim != 5:
@@ -118,8 +126,9 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, op)
 
 
-# ---- alpha dropout: dropout that keeps SELU's mean 0 and variance 1 ---------------------------------
-SELU_SATURATION = 1.7580993408473766  # -lambda * alpha of SELU: the value SELU tends to at -infinity
+# ---- alpha dropout: dropout that keeps SELU's mean 0 and variance 1 ------------------------------
+# -lambda * alpha of SELU: the value SELU tends to at -infinity
+SELU_SATURATION = 1.7580993408473766
 
 
 def _alpha_dropout(input, p, training, mask_shape):
@@ -151,4 +160,6 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels (dim 1 of (N, C, ...)): one draw per feature map."""
     op = "feature_alpha_dropout"
     check_dropout_probability(p, op)
-    return _alpha_dropout(input, p, training, _feature_mask_shape(input.shape, op) if training else None)
+    return _alpha_dropout(
+        input, p, training, _feature_mask_shape(input.shape, op) if training else None
+    )

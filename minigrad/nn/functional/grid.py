@@ -35,8 +35,9 @@ from minigrad.ops.elementwise import where
 from minigrad.tensor import Tensor
 
 _ALIGN_WARNING = (
-    "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
-    "align_corners=True if the old behavior is desired. See the documentation of grid_sample for details."
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+    "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+    "grid_sample for details."
 )
 CUBIC_A = -0.75  # the cubic convolution's parameter, torch's (and OpenCV's)
 
@@ -48,7 +49,7 @@ def _align(align_corners):
     return bool(align_corners)
 
 
-# ---- affine_grid ------------------------------------------------------------------------------------
+# ---- affine_grid ---------------------------------------------------------------------------------
 def _base_coordinates(size, align_corners, dtype):
     """The normalized positions of `size` pixel centres along one axis, from -1 to 1
     (pulled in by (size - 1) / size when the corners are not aligned)."""
@@ -70,21 +71,22 @@ def affine_grid(theta, size, align_corners=None):
     size = tuple(int(s) for s in size)
     if len(size) not in (4, 5):
         raise NotImplementedError(
-            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. "
-            f"Got size {size}."
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}."
         )
     spatial = len(size) - 2
     if theta.ndim != 3 or theta.shape[1:] != (spatial, spatial + 1) or theta.shape[0] != size[0]:
         raise ValueError(
-            f"Expected a batch of {spatial}D affine matrices of shape Nx{spatial}x{spatial + 1} for size {size}. "
-            f"Got {tuple(theta.shape)}."
+            f"Expected a batch of {spatial}D affine matrices of shape Nx{spatial}x{spatial + 1} "
+            f"for size {size}. Got {tuple(theta.shape)}."
         )
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if align_corners and min(size[2:]) == 1:
         warnings.warn(
-            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when align_corners=True. "
-            "This is not an intended use case of affine_grid. See the documentation of affine_grid for details.",
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+            "align_corners=True. This is not an intended use case of affine_grid. See the "
+            "documentation of affine_grid for details.",
             stacklevel=2,
         )
     # positions (x, y[, z], 1) of every output pixel, x along the last dim
@@ -95,7 +97,7 @@ def affine_grid(theta, size, align_corners=None):
     return grid.reshape(size[0], *size[2:], spatial)
 
 
-# ---- grid_sample ---------------------------------------------------------------------------------------
+# ---- grid_sample ---------------------------------------------------------------------------------
 def _unnormalize(coord, size, align_corners):
     """A normalized coordinate (-1 .. 1) as a pixel coordinate (0 .. size - 1)."""
     if align_corners:
@@ -171,38 +173,44 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     op = "grid_sampler()"
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
-            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
+            "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+            f"but got: '{mode}'"
         )
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(
-            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', "
-            f"but got: '{padding_mode}'"
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
         )
     align_corners = _align(align_corners)
     if input.ndim not in (4, 5) or grid.ndim != input.ndim:
         raise RuntimeError(
-            f"{op}: expected 4D or 5D input and grid with same number of dimensions, but got input with sizes "
-            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+            f"{op}: expected 4D or 5D input and grid with same number of dimensions, but got input "
+            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
         )
     spatial = input.ndim - 2
     if grid.shape[-1] != spatial:
         raise RuntimeError(
-            f"{op}: expected grid to have size {spatial} in last dimension, but got grid with sizes {list(grid.shape)}"
+            f"{op}: expected grid to have size {spatial} in last dimension, but got grid with "
+            f"sizes {list(grid.shape)}"
         )
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(
-            f"{op}: expected grid and input to have same batch size, but got input with sizes {list(input.shape)} "
-            f"and grid with sizes {list(grid.shape)}"
+            f"{op}: expected grid and input to have same batch size, but got input with sizes "
+            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
         )
     if input.dtype != grid.dtype:
-        raise RuntimeError(f"{op}: expected input and grid of the same dtype, got {input.dtype} and {grid.dtype}")
+        raise RuntimeError(
+            f"{op}: expected input and grid of the same dtype, got {input.dtype} and {grid.dtype}"
+        )
     if mode == "bicubic" and spatial != 2:
         raise RuntimeError(f"{op}: bicubic interpolation only supports 4D input")
     N, C, *sizes = input.shape
     out_shape = grid.shape[1:-1]
     points = grid.reshape(N, -1, spatial)
     # the point's pixel coordinates, one per spatial dim in input order (z,) y, x
-    coords = [_unnormalize(points[..., spatial - 1 - d], sizes[d], align_corners) for d in range(spatial)]
+    coords = [
+        _unnormalize(points[..., spatial - 1 - d], sizes[d], align_corners) for d in range(spatial)
+    ]
     if mode == "bicubic":
         out = _bicubic(input, coords, sizes, padding_mode, align_corners)
     else:
@@ -213,7 +221,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def _nearest(input, coords, sizes):
-    positions = [np.rint(c.array).astype(np.int64) for c in coords]  # rint: ties to even, as nearbyint
+    # rint: ties to even, as nearbyint
+    positions = [np.rint(c.array).astype(np.int64) for c in coords]
     return _read(input, positions, _inside(positions, sizes))
 
 
@@ -226,8 +235,13 @@ def _linear(input, coords, sizes):
         positions = [b + k for b, k in zip(below, corner)]
         weight = None
         for c, b, k in zip(coords, below, corner):
-            # the far neighbour's distance: (b + 1 - c) for the lower pixel, (c - b) for the upper one
-            factor = (c - from_numpy(b.astype(c.dtype))) if k else (from_numpy((b + 1).astype(c.dtype)) - c)
+            # the far neighbour's distance: (b + 1 - c) for the lower pixel, (c - b) for the upper
+            # one
+            factor = (
+                (c - from_numpy(b.astype(c.dtype)))
+                if k
+                else (from_numpy((b + 1).astype(c.dtype)) - c)
+            )
             weight = factor if weight is None else weight * factor
         term = _read(input, positions, _inside(positions, sizes)) * weight.unsqueeze(-1)
         out = term if out is None else out + term
@@ -245,9 +259,15 @@ def _bicubic(input, coords, sizes, padding_mode, align_corners):
     for i in range(4):
         row = None
         for j in range(4):
-            tap_y = _padded(from_numpy(y0 + i - 1), H, padding_mode, align_corners).array.astype(np.int64)
-            tap_x = _padded(from_numpy(x0 + j - 1), W, padding_mode, align_corners).array.astype(np.int64)
-            term = _read(input, [tap_y, tap_x], _inside([tap_y, tap_x], sizes)) * wx[j].unsqueeze(-1)
+            tap_y = _padded(from_numpy(y0 + i - 1), H, padding_mode, align_corners).array.astype(
+                np.int64
+            )
+            tap_x = _padded(from_numpy(x0 + j - 1), W, padding_mode, align_corners).array.astype(
+                np.int64
+            )
+            term = _read(input, [tap_y, tap_x], _inside([tap_y, tap_x], sizes)) * wx[j].unsqueeze(
+                -1
+            )
             row = term if row is None else row + term
         term = row * wy[i].unsqueeze(-1)
         out = term if out is None else out + term

@@ -11,13 +11,12 @@ from minigrad.ops.linalg import einsum
 from minigrad.ops.promotion import check_same_dtype
 
 
-# --8<-- [start:linear]
 def linear(input, weight, bias=None):
     """x @ W^T + b, with W of shape (out_features, in_features)."""
     check_same_dtype("linear", input=input, weight=weight, bias=bias)
-    out = input @ weight.mT if weight.ndim == 2 else input @ weight  # a 1-D W: one output, as PyTorch
+    # a 1-D W: one output, as PyTorch
+    out = input @ weight.mT if weight.ndim == 2 else input @ weight
     return out if bias is None else out + bias
-    # --8<-- [end:linear]
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -31,19 +30,35 @@ def bilinear(input1, input2, weight, bias=None):
     op = "bilinear"
     check_same_dtype(op, input1=input1, input2=input2, weight=weight, bias=bias)
     if input1.ndim != input2.ndim:
-        raise RuntimeError(f"{op}(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+        raise RuntimeError(
+            f"{op}(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"
+        )
     for d, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
         if a != b:
-            raise RuntimeError(f"{op}(): input batch dimensions do not match at dim {d}: got {a} and {b}")
+            raise RuntimeError(
+                f"{op}(): input batch dimensions do not match at dim {d}: got {a} and {b}"
+            )
     if weight.ndim != 3:
-        raise RuntimeError(f"{op}(): weight must be 3-D (out, in1, in2), got shape {tuple(weight.shape)}")
+        raise RuntimeError(
+            f"{op}(): weight must be 3-D (out, in1, in2), got shape {tuple(weight.shape)}"
+        )
     out, in1, in2 = weight.shape
     if input1.shape[-1] != in1:
-        raise RuntimeError(f"{op}(): input1 size does not match weight size: got {input1.shape[-1]} but expected {in1}")
+        raise RuntimeError(
+            f"{op}(): input1 size does not match weight size: got {input1.shape[-1]} but expected "
+            f"{in1}"
+        )
     if input2.shape[-1] != in2:
-        raise RuntimeError(f"{op}(): input2 size does not match weight size: got {input2.shape[-1]} but expected {in2}")
+        raise RuntimeError(
+            f"{op}(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
+            f"{in2}"
+        )
     if bias is not None and bias.shape != (out,):
-        raise RuntimeError(f"{op}(): bias size does not match weight size: got {bias.shape[-1]} but expected {out}")
+        raise RuntimeError(
+            f"{op}(): bias size does not match weight size: got {bias.shape[-1]} but expected {out}"
+        )
     lead = input1.shape[:-1]
-    y = einsum("bi,oij,bj->bo", input1.reshape(-1, in1), weight, input2.reshape(-1, in2)).reshape(*lead, out)
+    y = einsum("bi,oij,bj->bo", input1.reshape(-1, in1), weight, input2.reshape(-1, in2)).reshape(
+        *lead, out
+    )
     return y if bias is None else y + bias

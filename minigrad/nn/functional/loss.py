@@ -48,7 +48,8 @@ def legacy_reduction(size_average, reduce, reduction, op):
     reduce = True if reduce is None else reduce
     reduction = "none" if not reduce else "mean" if size_average else "sum"
     warnings.warn(
-        f"{op}: size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+        f"{op}: size_average and reduce args will be deprecated, please use "
+        f"reduction='{reduction}' instead.",
         stacklevel=3,
     )
     return reduction
@@ -104,7 +105,6 @@ def class_weights(weight, n_classes, op):
     return w
 
 
-# --8<-- [start:class_index_coefficients]
 def class_index_coefficients(x_shape, target, weight, ignore_index, label_smoothing, op):
     """A (shape of the input, class dim 1) and the per-position weights w[target].
 
@@ -117,8 +117,8 @@ def class_index_coefficients(x_shape, target, weight, ignore_index, label_smooth
     bad = valid & ((target < 0) | (target >= n_classes))
     if xp is np and bad.any():
         raise IndexError(
-            f"{op}: target {int(target[bad].reshape(-1)[0])} is out of bounds for {n_classes} classes "
-            f"(valid targets are 0..{n_classes - 1}, or ignore_index={ignore_index})"
+            f"{op}: target {int(target[bad].reshape(-1)[0])} is out of bounds for {n_classes} "
+            f"classes (valid targets are 0..{n_classes - 1}, or ignore_index={ignore_index})"
         )
     # On a GPU, `bad.any()` would copy to the host at every step: an out-of-range class
     # gives that position a NaN weight, and so a NaN loss, instead (PyTorch's CUDA kernels
@@ -135,11 +135,17 @@ def class_index_coefficients(x_shape, target, weight, ignore_index, label_smooth
         smooth = w.reshape(class_shape) * np.expand_dims(valid, class_dim) / n_classes
         coeff = (1.0 - label_smoothing) * coeff + label_smoothing * smooth
     return coeff, w_target
-    # --8<-- [end:class_index_coefficients]
 
 
 def cross_entropy(
-    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
 ):
     """Cross-entropy between logits `input` (N, C) / (N, C, d1, ...) / (C,) and class indices
     or class probabilities: loss_n = -sum_c A[n, c] log_softmax(x)[n, c], with A built here
@@ -158,7 +164,10 @@ def cross_entropy(
     w_b = None if w is None else w.reshape(_class_shape(n_classes, x.ndim, class_dim))
     if target.dtype.kind == "f":  # class probabilities
         if target.shape != x.shape:
-            raise RuntimeError(f"{op}: probability targets must have the input's shape {x.shape}, got {target.shape}")
+            raise RuntimeError(
+                f"{op}: probability targets must have the input's shape {x.shape}, got "
+                f"{target.shape}"
+            )
         coeff = target.array * (1.0 - label_smoothing) + label_smoothing / n_classes
         if w_b is not None:
             coeff = coeff * w_b
@@ -168,10 +177,12 @@ def cross_entropy(
         expected = _class_index_shape(x.shape)
         if target.shape != expected:
             raise RuntimeError(
-                f"{op}: for input of shape {x.shape} the class-index target must have shape {expected}, "
-                f"got {target.shape}"
+                f"{op}: for input of shape {x.shape} the class-index target must have shape "
+                f"{expected}, got {target.shape}"
             )
-        coeff, w_target = class_index_coefficients(x.shape, target.array, w, ignore_index, label_smoothing, op)
+        coeff, w_target = class_index_coefficients(
+            x.shape, target.array, w, ignore_index, label_smoothing, op
+        )
         denominator = np.sum(w_target)  # 0 if all ignored: the mean is NaN, as PyTorch
         target_arg = None  # indices are not differentiable
     return CrossEntropy.apply(
@@ -185,7 +196,9 @@ def cross_entropy(
     )
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
     """Negative log-likelihood of log-probabilities `input` at class indices `target`:
     loss_n = -w[t_n] * input[n, t_n]; 'mean' divides by the sum of the w[t_n] used."""
     op = "nll_loss"
@@ -197,7 +210,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     expected = _class_index_shape(input.shape)
     if target.shape != expected:
         raise RuntimeError(
-            f"{op}: for input of shape {input.shape} the target must have shape {expected}, got {target.shape}"
+            f"{op}: for input of shape {input.shape} the target must have shape {expected}, got "
+            f"{target.shape}"
         )
     w = class_weights(weight, input.shape[_class_dim(input.shape)], op)
     _, w_target = class_index_coefficients(input.shape, target.array, w, ignore_index, 0.0, op)
@@ -272,7 +286,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     # --8<-- [end:robust_losses]
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """-w (y log x + (1 - y) log(1 - x)) for probabilities x; each log is clamped at -100
     as in PyTorch, so x = 0 or 1 gives a large finite loss instead of inf."""
     op = "binary_cross_entropy"
@@ -291,7 +307,6 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
-# --8<-- [start:bce_with_logits]
 def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
@@ -307,7 +322,6 @@ def binary_cross_entropy_with_logits(
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
-    # --8<-- [end:bce_with_logits]
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -348,10 +362,14 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:  # one variance per row of the last dim
             var = var.unsqueeze(-1)
-        elif not (input.ndim == var.ndim and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+        elif not (
+            input.ndim == var.ndim and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1
+        ):
             raise ValueError(
-                f"{op}: var is of incorrect size: {tuple(var.shape)} for input of shape {tuple(input.shape)} "
-                "(expected the input's shape, that shape without its last dim, or one dim of size 1)"
+                f"{op}: var is of incorrect size: {tuple(var.shape)} for input of shape "
+                f"{tuple(input.shape)} "
+                "(expected the input's shape, that shape without its last dim, or one dim of size "
+                "1)"
             )
     var = var.clone()
     with no_grad():
@@ -363,7 +381,14 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def poisson_nll_loss(
-    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
 ):
     """The negative log-likelihood of counts `target` under Poisson distributions of rate
     exp(input) (log_input=True, the default) or of rate input (then input + eps is logged):

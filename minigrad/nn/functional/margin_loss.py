@@ -37,21 +37,27 @@ def _softplus(z):
     return _act.Softplus.apply(z, beta=1.0, threshold=np.inf)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """max(0, -y (x1 - x2) + margin): with y = 1, x1 should exceed x2 by the margin; with
     y = -1, x2 should exceed x1. The three tensors need the same number of dims (and broadcast)."""
     op = "margin_ranking_loss"
     reduction = legacy_reduction(size_average, reduce, reduction, op)
     if not input1.ndim == input2.ndim == target.ndim:
         raise RuntimeError(
-            f"{op}: All input tensors should have same dimension but got sizes: input1: {tuple(input1.shape)}, "
-            f"input2: {tuple(input2.shape)}, target: {tuple(target.shape)}"
+            f"{op}: All input tensors should have same dimension but got sizes: input1: "
+            f"{tuple(input1.shape)}, input2: {tuple(input2.shape)}, target: {tuple(target.shape)}"
         )
-    check_broadcast(op, input1.shape, input2.shape, target.shape, names=("input1", "input2", "target"))
+    check_broadcast(
+        op, input1.shape, input2.shape, target.shape, names=("input1", "input2", "target")
+    )
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0.0), reduction)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
     """x where y = 1 and max(0, margin - x) where y = -1: `input` is a distance that
     should be small for similar pairs (y = 1) and at least the margin for dissimilar ones.
     (As torch: where y is neither, both terms count.)"""
@@ -74,14 +80,18 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 COSINE_EPSILON = 1e-12  # added to each squared norm, as torch
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """1 - cos(x1, x2) where y = 1 (pull together), max(0, cos(x1, x2) - margin) where
     y = -1 (push apart), cos taken along dim 1 of (N, D) inputs with a (N,) target, or
     of (D,) inputs with a 0-d target: x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))."""
     op = "cosine_embedding_loss"
     reduction = legacy_reduction(size_average, reduce, reduction, op)
     if target.ndim > 1:
-        raise RuntimeError(f"{op}: 0D or 1D target tensor expected, multi-target not supported, got {target.shape}")
+        raise RuntimeError(
+            f"{op}: 0D or 1D target tensor expected, multi-target not supported, got {target.shape}"
+        )
     if target.ndim == 1 and not input1.ndim == input2.ndim == 2:
         raise RuntimeError(
             f"{op}: 1D target tensor expects 2D input tensors, but found inputs with sizes "
@@ -109,9 +119,9 @@ def _check_triplet(anchor, positive, negative, margin, op):
         raise ValueError(f"{op}: margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(
-            f"{op}: The anchor, positive, and negative tensors are expected to have the same number of "
-            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
-            f"{negative.ndim}D inputs"
+            f"{op}: The anchor, positive, and negative tensors are expected to have the same "
+            f"number of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and "
+            f"negative {negative.ndim}D inputs"
         )
 
 
@@ -164,18 +174,24 @@ def _class_scores(input, op):
     """input as (N, C) and whether it was an unbatched (C,)."""
     if input.ndim not in (1, 2) or input.shape[-1] == 0:
         raise RuntimeError(
-            f"{op}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: {tuple(input.shape)}"
+            f"{op}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{tuple(input.shape)}"
         )
     return (input.unsqueeze(0), True) if input.ndim == 1 else (input, False)
 
 
 def _int_target(target, op):
     if target.dtype.kind not in "iu":
-        raise RuntimeError(f"{op}: expected scalar type Long but found {target.dtype} for the target (class indices)")
+        raise RuntimeError(
+            f"{op}: expected scalar type Long but found {target.dtype} for the target (class "
+            "indices)"
+        )
     return target.array.astype(np.int64)
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+def multi_margin_loss(
+    input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """The multi-class hinge (Weston-Watkins SVM): for scores x (N, C) and classes y (N,),
     loss_n = sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C, p = 1 or 2: every
     other class should score at least the margin below the true one."""
@@ -190,14 +206,17 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     y = _int_target(target, op).reshape(-1)
     if y.shape != (N,):
         raise RuntimeError(
-            f"{op}: target tensor should be 1-D with size equal to the number of input samples (batch size). "
-            f"Expected target size [{N}], but got {list(target.shape)}. Input has shape {list(input.shape)}."
+            f"{op}: target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size [{N}], but got {list(target.shape)}. Input has "
+            f"shape {list(input.shape)}."
         )
     xp = array_module(y)
     if xp is np and np.any((y < 0) | (y >= C)):  # on a GPU, a copy to the host: not checked
         raise RuntimeError(f"{op}: target out of range: got {y.tolist()} for {C} classes")
     if weight is not None and weight.shape != (C,):
-        raise RuntimeError(f"{op}: inconsistent weight size, expected {C} but got {list(weight.shape)}")
+        raise RuntimeError(
+            f"{op}: inconsistent weight size, expected {C} but got {list(weight.shape)}"
+        )
     rows = xp.arange(N)
     true_score = x[rows, y].unsqueeze(1)  # (N, 1)
     others = from_numpy((xp.arange(C) != y[:, None]).astype(x.dtype))  # 0 at the true class
@@ -221,7 +240,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     y = _int_target(target, op)
     if y.shape != tuple(input.shape):
         raise RuntimeError(
-            f"{op}: inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+            f"{op}: inconsistent target size: {list(target.shape)} for input of size: "
+            f"{list(input.shape)}"
         )
     y = y.reshape(N, C)
     # position k of a row is listed if no -1 comes at or before it
@@ -229,7 +249,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     xp = array_module(y)
     # not checked on a GPU, where asking is a copy to the host
     if xp is np and np.any(listed & ((y < 0) | (y >= C))):
-        raise RuntimeError(f"{op}: argument #2 'target' is out of range: got {target.tolist()} for {C} classes")
+        raise RuntimeError(
+            f"{op}: argument #2 'target' is out of range: got {target.tolist()} for {C} classes"
+        )
     classes = np.where(listed, y, 0)
     # is_target[n, i]: class i is listed in row n (unlisted positions name class C, no class)
     is_target = np.any(np.where(listed, y, C)[:, :, None] == xp.arange(C), axis=1)
@@ -241,7 +263,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss.squeeze(0) if unbatched else loss, reduction)
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
     """The logistic loss of each class, -(y log sigmoid(x) + (1 - y) log sigmoid(-x)),
     times `weight` (per class), averaged over the classes (the last dim)."""
     op = "multilabel_soft_margin_loss"

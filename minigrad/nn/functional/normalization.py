@@ -50,7 +50,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     op = "group_norm"
     _check_floating(input, op)
     if input.ndim < 2:
-        raise RuntimeError(f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape {input.shape}")
+        raise RuntimeError(
+            f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape "
+            f"{input.shape}"
+        )
     channels = input.shape[1]
     if not isinstance(num_groups, (int, np.integer)) or num_groups <= 0 or channels % num_groups:
         raise RuntimeError(
@@ -58,17 +61,23 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"{input.shape} ({channels} channels) and num_groups={num_groups}"
         )
     for name, param in (("weight", weight), ("bias", bias)):
-        _check_param(param, name, (channels,), f"the {channels} channels of input shape {input.shape}", op)
+        _check_param(
+            param, name, (channels,), f"the {channels} channels of input shape {input.shape}", op
+        )
     # the check PyTorch makes: at least 2 values among N * (C / G) * positions
     if input.shape[0] * (channels // num_groups) * math.prod(input.shape[2:]) == 1:
-        raise ValueError(f"{op}: expected more than 1 value per group, got input of shape {input.shape}")
+        raise ValueError(
+            f"{op}: expected more than 1 value per group, got input of shape {input.shape}"
+        )
     check_same_dtype(op, input=input, weight=weight, bias=bias)  # after that one, as torch
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
     return GroupNorm.apply(input, weight, bias, num_groups=int(num_groups), eps=eps)
 
 
 # --8<-- [start:batch_norm_functional]
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
     """Standardize each channel of x (N, C, *) over the batch and positions, then scale
     and shift per channel. training=True uses the batch's own statistics and, if running
     buffers are given, updates them in place; training=False uses the running buffers."""
@@ -85,13 +94,23 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             update_running_stats(running_mean, running_var, mean, var, n, momentum)
     elif running_mean is not None:
         # copies: a later training step must not change what this output's backward uses
-        mean, var = running_mean.array.reshape(stats_shape).copy(), running_var.array.reshape(stats_shape).copy()
+        mean, var = (
+            running_mean.array.reshape(stats_shape).copy(),
+            running_var.array.reshape(stats_shape).copy(),
+        )
     else:  # an empty batch in training without running estimates: any constants will do
         xp = array_module(input.array)
         mean, var = xp.zeros(stats_shape, input.dtype), xp.ones(stats_shape, input.dtype)
     weight, bias = _per_channel(weight, input.ndim), _per_channel(bias, input.ndim)
     return BatchNorm.apply(
-        input, weight, bias, mean=mean, var=var, axes=axes, batch_statistics=batch_statistics, eps=eps
+        input,
+        weight,
+        bias,
+        mean=mean,
+        var=var,
+        axes=axes,
+        batch_statistics=batch_statistics,
+        eps=eps,
     )
 
 
@@ -122,20 +141,26 @@ def _check_floating(input, op):
 def _trailing_shape(input, normalized_shape, op):
     """normalized_shape as a tuple, checked against the input's trailing dims."""
     _check_floating(input, op)
-    shape = (int(normalized_shape),) if isinstance(normalized_shape, (int, np.integer)) else tuple(normalized_shape)
+    shape = (
+        (int(normalized_shape),)
+        if isinstance(normalized_shape, (int, np.integer))
+        else tuple(normalized_shape)
+    )
     if not shape:
         raise RuntimeError(f"{op}: normalized_shape must have at least one dimension, got {shape}")
     if input.shape[input.ndim - len(shape) :] != shape or input.ndim < len(shape):
         raise RuntimeError(
-            f"{op}: normalized_shape={shape} expects an input of shape (*, {', '.join(map(str, shape))}), "
-            f"but got input of shape {input.shape}"
+            f"{op}: normalized_shape={shape} expects an input of shape (*, "
+            f"{', '.join(map(str, shape))}), but got input of shape {input.shape}"
         )
     return shape
 
 
 def _check_param(param, name, shape, what, op):
     if param is not None and tuple(param.shape) != shape:
-        raise RuntimeError(f"{op}: {name} must have shape {shape} to match {what}, but got shape {param.shape}")
+        raise RuntimeError(
+            f"{op}: {name} must have shape {shape} to match {what}, but got shape {param.shape}"
+        )
 
 
 def _per_channel(param, ndim):
@@ -149,9 +174,14 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
     op = "batch_norm"
     _check_floating(input, op)
     if input.ndim < 2:
-        raise RuntimeError(f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape {input.shape}")
+        raise RuntimeError(
+            f"{op}: expected an input of shape (N, C, *) with at least 2 dims, got shape "
+            f"{input.shape}"
+        )
     if (running_mean is None) != (running_var is None):
-        raise ValueError(f"{op}: running_mean and running_var must either both be None or neither be None")
+        raise ValueError(
+            f"{op}: running_mean and running_var must either both be None or neither be None"
+        )
     channels = input.shape[1]
     what = f"the {channels} channels of input shape {input.shape}"
     for name, param in (
@@ -165,16 +195,26 @@ def _check_batch_norm_args(input, running_mean, running_var, weight, bias, train
         if input.array.size // max(channels, 1) == 1:
             # one value: its variance is 0 and every output would be `bias`
             raise ValueError(
-                f"{op}: expected more than 1 value per channel when training, got input of shape {input.shape}"
+                f"{op}: expected more than 1 value per channel when training, got input of shape "
+                f"{input.shape}"
             )
         if eps <= 0:
             raise ValueError(f"{op}: eps must be positive during training, but got {eps}")
     elif running_mean is None:
-        raise RuntimeError(f"{op}: running_mean and running_var must be given in evaluation mode (training=False)")
+        raise RuntimeError(
+            f"{op}: running_mean and running_var must be given in evaluation mode (training=False)"
+        )
     elif eps < 0:
         raise ValueError(f"{op}: eps must be non-negative, but got {eps}")
     # last, as torch, which names one value per channel before the dtypes
-    check_same_dtype(op, input=input, running_mean=running_mean, running_var=running_var, weight=weight, bias=bias)
+    check_same_dtype(
+        op,
+        input=input,
+        running_mean=running_mean,
+        running_var=running_var,
+        weight=weight,
+        bias=bias,
+    )
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -188,9 +228,15 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return y if out is None else out.copy_(y)
 
 
-# --8<-- [start:instance_norm]
 def instance_norm(
-    input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
 ):
     """Standardize each channel of each sample of x (N, C, *) over its positions alone
     (Ulyanov et al. 2016, the normalization of style transfer), then scale and shift per
@@ -205,11 +251,19 @@ def instance_norm(
     op = "instance_norm"
     _check_floating(input, op)
     if input.ndim < 3:
-        raise ValueError(f"{op}: expected an input of shape (N, C, *) with spatial dims, got shape {input.shape}")
+        raise ValueError(
+            f"{op}: expected an input of shape (N, C, *) with spatial dims, got shape {input.shape}"
+        )
     if use_input_stats and int(np.prod(input.shape[2:])) == 1:
-        raise ValueError(f"{op}: Expected more than 1 spatial element when training, got input size {input.shape}")
+        raise ValueError(
+            f"{op}: Expected more than 1 spatial element when training, got input size "
+            f"{input.shape}"
+        )
     if not use_input_stats and (running_mean is None or running_var is None):
-        raise RuntimeError(f"{op}: Expected running_mean and running_var to be defined when use_input_stats is false")
+        raise RuntimeError(
+            f"{op}: Expected running_mean and running_var to be defined when use_input_stats is "
+            "false"
+        )
     N, C = input.shape[:2]
 
     def repeated(t):  # (C,) -> (N C,): channel c of sample n is channel n C + c
@@ -218,12 +272,13 @@ def instance_norm(
     # copies of the running statistics, one per sample, for batch_norm to update
     means, variances = repeated(running_mean), repeated(running_var)
     x = input.reshape((1, N * C) + input.shape[2:])
-    y = batch_norm(x, means, variances, repeated(weight), repeated(bias), use_input_stats, momentum, eps)
+    y = batch_norm(
+        x, means, variances, repeated(weight), repeated(bias), use_input_stats, momentum, eps
+    )
     if running_mean is not None:
         running_mean.copy_(from_numpy(means.array.reshape(N, C).mean(0)))
         running_var.copy_(from_numpy(variances.array.reshape(N, C).mean(0)))
     return y.reshape(input.shape)
-    # --8<-- [end:instance_norm]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
@@ -237,7 +292,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     slides along the channels. x is (N, C, *), with at least one trailing dim."""
     op = "local_response_norm"
     if input.ndim < 3:
-        raise ValueError(f"{op}: Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+        raise ValueError(
+            f"{op}: Expected 3D or higher dimensionality input (got {input.ndim} dimensions)"
+        )
     if input.numel() == 0:
         return input
     N, C = input.shape[:2]

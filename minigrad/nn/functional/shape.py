@@ -32,32 +32,44 @@ def pad(input, pad, mode="constant", value=None):
     for d, ((lo, hi), size) in enumerate(zip(widths, input.shape)):
         if size + lo + hi < 0:  # negative padding crops, but not past nothing
             raise RuntimeError(
-                f"pad: the input size {size}, plus negative padding {lo} and {hi}, would give a negative "
-                f"size {size + lo + hi} at dim {d} of an input of shape {input.shape}"
+                f"pad: the input size {size}, plus negative padding {lo} and {hi}, would give a "
+                f"negative size {size + lo + hi} at dim {d} of an input of shape {input.shape}"
             )
     if mode == "constant":
         # negative widths crop first; what is left is an ordinary pad
-        crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for (lo, hi), s in zip(widths, input.shape))
+        crop = tuple(
+            slice(max(-lo, 0), s - max(-hi, 0)) for (lo, hi), s in zip(widths, input.shape)
+        )
         x = input[crop] if any(lo < 0 or hi < 0 for lo, hi in widths) else input
         positive = tuple((max(lo, 0), max(hi, 0)) for lo, hi in widths)
         if not any(lo or hi for lo, hi in positive):
             return x
         return ConstantPad.apply(x, widths=positive, value=0.0 if value is None else value)
     if mode not in _PAD_MODES:
-        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}")
+        raise ValueError(
+            f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
+        )
     if value is not None and value != 0:
-        raise ValueError(f"pad: value is only used with mode='constant', got value={value} with mode={mode!r}")
+        raise ValueError(
+            f"pad: value is only used with mode='constant', got value={value} with mode={mode!r}"
+        )
     out = input
     for d, (lo, hi) in enumerate(widths):
         if lo == 0 and hi == 0:
             continue
         size = input.shape[d]
         if mode == "reflect" and (lo >= size or hi >= size):
-            raise ValueError(f"pad: reflect padding ({lo}, {hi}) must be smaller than dim {d}'s size {size}")
+            raise ValueError(
+                f"pad: reflect padding ({lo}, {hi}) must be smaller than dim {d}'s size {size}"
+            )
         if mode == "circular" and (lo > size or hi > size):
-            raise ValueError(f"pad: circular padding ({lo}, {hi}) can be at most dim {d}'s size {size}")
+            raise ValueError(
+                f"pad: circular padding ({lo}, {hi}) can be at most dim {d}'s size {size}"
+            )
         if lo < 0 or hi < 0:
-            raise ValueError(f"pad: negative padding is only supported with mode='constant', got {pad}")
+            raise ValueError(
+                f"pad: negative padding is only supported with mode='constant', got {pad}"
+            )
         source = source_positions(size, lo, hi, mode, array_module(input.array))
         out = out[(slice(None),) * d + (source,)]
     return out

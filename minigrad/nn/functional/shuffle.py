@@ -24,20 +24,22 @@ def _check_factor(factor, name, op):
 def _check_rank(input, op):
     if input.ndim < 3:
         raise RuntimeError(
-            f"{op} expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+            f"{op} expects input to have at least 3 dimensions, but got input with {input.ndim} "
+            "dimension(s)"
         )
 
 
 def pixel_shuffle(input, upscale_factor):
-    """(*, C r^2, H, W) -> (*, C, H r, W r): out[c, h r + i, w r + j] = in[c r^2 + i r + j, h, w]."""
+    """(*, C r^2, H, W) -> (*, C, H r, W r): out[c, h r + i, w r + j] = in[c r^2 + i r + j, h,
+    w]."""
     op = "pixel_shuffle"
     _check_rank(input, op)
     r = _check_factor(upscale_factor, "upscale_factor", op)
     *lead, channels, H, W = input.shape
     if channels % (r * r):
         raise RuntimeError(
-            f"{op} expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
-            f"but input.size(-3)={channels} is not divisible by {r * r}"
+            f"{op} expects its input's 'channel' dimension to be divisible by the square of "
+            f"upscale_factor, but input.size(-3)={channels} is not divisible by {r * r}"
         )
     C, n = channels // (r * r), len(lead)
     x = input.reshape(*lead, C, r, r, H, W)
@@ -55,8 +57,8 @@ def pixel_unshuffle(input, downscale_factor):
     for name, size, dim in (("height", Hr, -2), ("width", Wr, -1)):
         if size % r:
             raise RuntimeError(
-                f"{op} expects {name} to be divisible by downscale_factor, but input.size({dim})={size} "
-                f"is not divisible by {r}"
+                f"{op} expects {name} to be divisible by downscale_factor, but "
+                f"input.size({dim})={size} is not divisible by {r}"
             )
     H, W, n = Hr // r, Wr // r, len(lead)
     x = input.reshape(*lead, C, H, r, W, r)
@@ -70,13 +72,19 @@ def channel_shuffle(input, groups):
     and flatten back, interleaving the groups."""
     op = "channel_shuffle"
     if input.ndim <= 2:
-        raise RuntimeError(f"{op} expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+        raise RuntimeError(
+            f"{op} expects input with > 2 dims, but got input with sizes {list(input.shape)}"
+        )
     if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups <= 0:
-        raise RuntimeError(f"{op}: Number of groups to divide channels in must be positive. Value of groups:{groups}")
+        raise RuntimeError(
+            f"{op}: Number of groups to divide channels in must be positive. Value of "
+            f"groups:{groups}"
+        )
     N, C, *rest = input.shape
     if C % groups:
         raise RuntimeError(
-            f"{op}: Number of channels must be divisible by groups. Got {C} channels and {groups} groups."
+            f"{op}: Number of channels must be divisible by groups. Got {C} channels and {groups} "
+            "groups."
         )
     x = input.reshape(N, groups, C // groups, *rest).transpose(1, 2)
     return x.reshape(N, C, *rest)

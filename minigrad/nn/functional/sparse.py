@@ -27,7 +27,9 @@ def embedding(input, weight, padding_idx=None):
     if input.dtype not in (np.int64, np.int32):  # as torch: not uint8, bool or floats
         raise RuntimeError(f"{op}: expected indices of dtype int64 or int32, but got {input.dtype}")
     if weight.ndim != 2:
-        raise ValueError(f"{op}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}")
+        raise ValueError(
+            f"{op}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}"
+        )
     n = weight.shape[0]
     # checked on the CPU; on a GPU the check would copy to the host at every step, and an
     # index out of range reads the row it wraps around to (CuPy's rule for indexing)
@@ -35,8 +37,8 @@ def embedding(input, weight, padding_idx=None):
     if on_cpu and input.array.size and (input.array.min() < 0 or input.array.max() >= n):
         bad = input.array[(input.array < 0) | (input.array >= n)].reshape(-1)[0]
         raise IndexError(
-            f"{op}: index {int(bad)} is out of range for a weight with {n} rows (shape {weight.shape}); "
-            f"indices must be in [0, {n - 1}]"
+            f"{op}: index {int(bad)} is out of range for a weight with {n} rows (shape "
+            f"{weight.shape}); indices must be in [0, {n - 1}]"
         )
     rows = weight[input.array]
     if padding_idx is not None:
@@ -50,7 +52,9 @@ def embedding(input, weight, padding_idx=None):
 def normalize_padding_idx(padding_idx, num_embeddings, op):
     """A negative padding_idx counts from the end, as a negative list index."""
     if not -num_embeddings <= padding_idx < num_embeddings:
-        raise ValueError(f"{op}: padding_idx {padding_idx} must be within num_embeddings {num_embeddings}")
+        raise ValueError(
+            f"{op}: padding_idx {padding_idx} must be within num_embeddings {num_embeddings}"
+        )
     return padding_idx % num_embeddings
 
 
@@ -107,17 +111,20 @@ def embedding_bag(
     op = "embedding_bag"
     if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
         raise ValueError(
-            f"{op}: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, then it must have the "
-            f"same shape as the input ({tuple(input.shape)})"
+            f"{op}: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, then it "
+            f"must have the same shape as the input ({tuple(input.shape)})"
         )
     if weight.ndim != 2:
-        raise ValueError(f"{op}: weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+        raise ValueError(
+            f"{op}: weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}"
+        )
     ids = as_tensor(input).array
     if ids.ndim == 2:
         if offsets is not None:
             raise ValueError(
-                f"{op}: if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
-                f"length sequences. However, found offsets of type {type(offsets)}"
+                f"{op}: if input is 2D, then offsets has to be None, as input is treated is a "
+                "mini-batch of fixed length sequences. However, found offsets of type "
+                f"{type(offsets)}"
             )
         starts, include_last_offset = np.arange(0, ids.size, ids.shape[1]), False
         ids = ids.reshape(-1)
@@ -128,27 +135,37 @@ def embedding_bag(
         if starts.ndim != 1:
             raise ValueError(f"{op}: offsets has to be a 1D Tensor, got shape {starts.shape}")
     else:
-        raise ValueError(f"{op}: input has to be 1D or 2D Tensor, but got Tensor of dimension {ids.ndim}")
+        raise ValueError(
+            f"{op}: input has to be 1D or 2D Tensor, but got Tensor of dimension {ids.ndim}"
+        )
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"{op}: mode has to be one of sum, mean or max, got {mode!r}")
     if mode == "max" and scale_grad_by_freq:
         raise ValueError(f"{op}: max mode does not support scaling the gradient by the frequency")
     if sparse:
-        raise ValueError(f"{op}: sparse=True (a sparse weight gradient) is not supported: minigrad's are dense")
+        raise ValueError(
+            f"{op}: sparse=True (a sparse weight gradient) is not supported: minigrad's are dense"
+        )
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
-            f"{op}: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
-            f"(got mode='{mode}')."
+            f"{op}: per_sample_weights was not None. per_sample_weights is only supported for "
+            f"mode='sum' (got mode='{mode}')."
         )
     num_embeddings, dim = weight.shape
     if ids.size and (ids.min() < 0 or ids.max() >= num_embeddings):
         bad = ids[(ids < 0) | (ids >= num_embeddings)][0]
-        raise IndexError(f"{op}: index {int(bad)} is out of range for a weight with {num_embeddings} rows")
-    if include_last_offset:  # one offset more than bags; as torch, the last bag still runs to the end
+        raise IndexError(
+            f"{op}: index {int(bad)} is out of range for a weight with {num_embeddings} rows"
+        )
+    # one offset more than bags; as torch, the last bag still runs to the end
+    if include_last_offset:
         starts = starts[:-1]
     ends = np.append(starts[1:], ids.size)
     if len(starts) and (starts[0] != 0 or np.any(ends < starts) or ends[-1] > ids.size):
-        raise ValueError(f"{op}: offsets must start at 0 and not decrease, up to the input's length, got {starts}")
+        raise ValueError(
+            f"{op}: offsets must start at 0 and not decrease, up to the input's length, got "
+            f"{starts}"
+        )
     bags = len(starts)
     # each id's bag: the number of bag starts at or before its position, minus one
     bag_of = np.searchsorted(ends, np.arange(ids.size), side="right")

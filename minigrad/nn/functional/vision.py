@@ -48,8 +48,8 @@ def interpolate(
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
-                "align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                "bicubic | trilinear"
+                "align_corners option can only be set with the interpolating modes: linear | "
+                "bilinear | bicubic | trilinear"
             )
     elif align_corners is None:
         align_corners = False
@@ -64,22 +64,26 @@ def interpolate(
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError(
-            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input"
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires "
+            "a 4-D tensor as input"
         )
     if not 3 <= input.ndim <= 5:
         raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: nearest | "
-            f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+            "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})"
         )
     if mode in NOT_IMPLEMENTED or antialias:
         what = "antialias=True" if antialias else f"mode {mode!r}"
         raise NotImplementedError(
-            f"interpolate: {what} is not implemented in minigrad (the modes are {', '.join(MODES)}, without antialias)"
+            f"interpolate: {what} is not implemented in minigrad (the modes are "
+            f"{', '.join(MODES)}, without antialias)"
         )
     if mode not in MODES:
         raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: nearest | "
-            f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+            "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})"
         )
     if mode in LINEAR_MODES.values() and mode != LINEAR_MODES[dim]:
         needs = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
@@ -87,16 +91,22 @@ def interpolate(
     sizes = input.shape[2:]
     if min(sizes) <= 0 or min(output_size) <= 0:
         raise RuntimeError(
-            f"interpolate: Input and output sizes should be greater than 0, but got input {tuple(sizes)} "
-            f"output {tuple(output_size)}"
+            "interpolate: Input and output sizes should be greater than 0, but got input "
+            f"{tuple(sizes)} output {tuple(output_size)}"
         )
     if input.dtype.kind != "f" and not (mode.startswith("nearest") and input.dtype == np.uint8):
-        raise NotImplementedError(f'interpolate: mode "{mode}" is not implemented for {input.dtype} input')
+        raise NotImplementedError(
+            f'interpolate: mode "{mode}" is not implemented for {input.dtype} input'
+        )
     if mode == "area":
         return _area(input, output_size)
     # indices and weights are computed in the input's float type (float32 for smaller
     # and integer types), as PyTorch computes them, and the weights applied in its dtype
-    opmath = np.promote_types(input.dtype, np.float32) if input.dtype.kind == "f" else np.dtype(np.float32)
+    opmath = (
+        np.promote_types(input.dtype, np.float32)
+        if input.dtype.kind == "f"
+        else np.dtype(np.float32)
+    )
     factors = scale_factors or [None] * dim
     xp = array_module(input.array)  # the taps' index arrays are made where the input lives
     if mode.startswith("nearest"):
@@ -123,14 +133,16 @@ def _sizes(input, dim, size, scale_factor):
         if isinstance(size, (list, tuple)):
             if len(size) != dim:
                 raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got input with spatial "
-                    f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor "
-                    "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
+                    f"{size}. Please "
+                    "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, "
+                    "o2, ...,oK) format."
                 )
             if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in size):
                 raise TypeError(
-                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
-                    f"but got size with types {[type(s) for s in size]}"
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, "
+                    f"int, int], but got size with types {[type(s) for s in size]}"
                 )
             return [int(s) for s in size], None
         return [int(size)] * dim, None
@@ -139,9 +151,11 @@ def _sizes(input, dim, size, scale_factor):
     if isinstance(scale_factor, (list, tuple)):
         if len(scale_factor) != dim:
             raise ValueError(
-                "Input and scale_factor must have the same number of spatial dimensions, but got input with "
-                f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. Please "
-                "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+                "Input and scale_factor must have the same number of spatial dimensions, but got "
+                f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of "
+                f"shape {scale_factor}. Please "
+                "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, "
+                "s2, ...,sK) format."
             )
         factors = [float(f) for f in scale_factor]
     else:

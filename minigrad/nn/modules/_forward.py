@@ -29,7 +29,9 @@ def forwarding(module_name, names):
             nn = importlib.import_module("minigrad.nn")
             if hasattr(nn, name):
                 return getattr(nn, name)
-        raise AttributeError(f"module {module_name!r} has no attribute {name!r} (minigrad.nn has no {name})")
+        raise AttributeError(
+            f"module {module_name!r} has no attribute {name!r} (minigrad.nn has no {name})"
+        )
 
     def __dir__():
         return sorted(["NAMES", *present()])

@@ -1,4 +1,5 @@
-"""`torch.nn.modules.normalization`'s names: `from minigrad.nn.modules.normalization import LocalResponseNorm`.
+"""`torch.nn.modules.normalization`'s names: `from minigrad.nn.modules.normalization import
+LocalResponseNorm`.
 
 The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
 names torch defines that minigrad.nn lacks fail as missing names do.

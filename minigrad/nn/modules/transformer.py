@@ -1,4 +1,5 @@
-"""`torch.nn.modules.transformer`'s names: `from minigrad.nn.modules.transformer import Transformer`.
+"""`torch.nn.modules.transformer`'s names: `from minigrad.nn.modules.transformer import
+Transformer`.
 
 The same objects as minigrad.nn's, read from there when asked for (see _forward.py); the
 names torch defines that minigrad.nn lacks fail as missing names do.

@@ -45,7 +45,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     params = _as_list(parameters)
     if not params and isinstance(parameters, types.GeneratorType):
         # as torch: an exhausted generator (model.parameters() read twice) is a likely mistake
-        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
+        warnings.warn(
+            "`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2
+        )
     grads = [p.grad for p in params if p.grad is not None]
     norm_type = float(norm_type)  # also accepts 'inf', an int, a 0-d tensor
     max_norm = float(max_norm)
@@ -123,9 +125,9 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
         total = vector_norm(stack([vector_norm(t, norm_type) for t in tensors]), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
-            f"get_total_norm: the total norm of order {norm_type} for gradients from `parameters` is non-finite "
-            f"({total.item()}), so it cannot be clipped. To disable this error and scale the gradients by the "
-            "non-finite norm anyway, set `error_if_nonfinite=False`"
+            f"get_total_norm: the total norm of order {norm_type} for gradients from `parameters` "
+            f"is non-finite ({total.item()}), so it cannot be clipped. To disable this error and "
+            "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
         )
     return total
 
@@ -144,7 +146,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     return None
 
 
-# ---- fusing a batch norm into the layer before it (for inference) ----------------------------------
+# ---- fusing a batch norm into the layer before it (for inference) --------------------------------
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
     """(weight, bias) of one convolution that computes conv then batch norm in evaluation:
     BN(y) = (y - mean) / sqrt(var + eps) * gamma + beta is affine in y, so it folds into
@@ -160,7 +162,9 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
     shape = ([1, -1] if transpose else [-1, 1]) + [1] * (conv_w.ndim - 2)
     fused_w = (conv_w * (bn_w * scale).reshape(shape)).to(weight_dtype)
     fused_b = ((conv_b - bn_rm) * scale * bn_w + bn_b).to(bias_dtype)
-    return Parameter(fused_w.detach(), conv_w.requires_grad), Parameter(fused_b.detach(), conv_b.requires_grad)
+    return Parameter(fused_w.detach(), conv_w.requires_grad), Parameter(
+        fused_b.detach(), conv_b.requires_grad
+    )
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
@@ -173,7 +177,14 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
         raise AssertionError("fuse_conv_bn_eval: the batch norm must track running statistics")
     fused = copy.deepcopy(conv)
     fused.weight, fused.bias = fuse_conv_bn_weights(
-        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias, transpose
+        fused.weight,
+        fused.bias,
+        bn.running_mean,
+        bn.running_var,
+        bn.eps,
+        bn.weight,
+        bn.bias,
+        transpose,
     )
     return fused
 
@@ -188,7 +199,9 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
     scale = bn_w * (bn_rv + bn_eps).rsqrt()
     fused_w = linear_w * scale.unsqueeze(-1).to(weight_dtype)
     fused_b = ((linear_b - bn_rm) * scale + bn_b).to(bias_dtype)
-    return Parameter(fused_w.detach(), linear_w.requires_grad), Parameter(fused_b.detach(), linear_b.requires_grad)
+    return Parameter(fused_w.detach(), linear_w.requires_grad), Parameter(
+        fused_b.detach(), linear_b.requires_grad
+    )
 
 
 def fuse_linear_bn_eval(linear, bn):
@@ -196,7 +209,9 @@ def fuse_linear_bn_eval(linear, bn):
     if linear.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     if not (linear.out_features == bn.num_features or bn.num_features == 1):
-        raise AssertionError("To fuse, linear.out_features == bn.num_features or bn.num_features == 1")
+        raise AssertionError(
+            "To fuse, linear.out_features == bn.num_features or bn.num_features == 1"
+        )
     if bn.running_mean is None or bn.running_var is None:
         raise AssertionError("fuse_linear_bn_eval: the batch norm must track running statistics")
     fused = copy.deepcopy(linear)

@@ -71,9 +71,9 @@ class ParametrizationList(ModuleList):
         if self.is_tensor:
             if not unsafe and (new.shape != original.shape or new.dtype != original.dtype):
                 raise ValueError(
-                    "When `right_inverse` outputs one tensor, it may not change the dtype or shape: "
-                    f"original {original.dtype} {tuple(original.shape)}, right_inverse gave {new.dtype} "
-                    f"{tuple(new.shape)}"
+                    "When `right_inverse` outputs one tensor, it may not change the dtype or "
+                    f"shape: original {original.dtype} {tuple(original.shape)}, right_inverse gave "
+                    f"{new.dtype} {tuple(new.shape)}"
                 )
             _set_data(original, new)
             if isinstance(original, Parameter):
@@ -88,8 +88,9 @@ class ParametrizationList(ModuleList):
             z = self()
             if z.shape != original.shape or z.dtype != original.dtype:
                 raise ValueError(
-                    "Registering a parametrization may not change the shape or dtype of the tensor, unless "
-                    f"`unsafe` is set: {original.dtype} {tuple(original.shape)} became {z.dtype} {tuple(z.shape)}"
+                    "Registering a parametrization may not change the shape or dtype of the "
+                    f"tensor, unless `unsafe` is set: {original.dtype} {tuple(original.shape)} "
+                    f"became {z.dtype} {tuple(z.shape)}"
                 )
 
     def originals(self):
@@ -103,7 +104,9 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for module in reversed(self):
                 if not hasattr(module, "right_inverse"):
-                    raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
+                    raise RuntimeError(
+                        f"parametrization {type(module).__name__} does not implement right_inverse."
+                    )
                 value = module.right_inverse(value)
             values = (value,) if self.is_tensor else tuple(value)
             for target, new in zip(self.originals(), values):
@@ -129,7 +132,9 @@ def _parametrized_property(tensor_name):
     def set_original(self, value):
         self.parametrizations[tensor_name].right_inverse(value)
 
-    return property(get_parametrized, set_original, doc=f"{tensor_name}, computed by its parametrizations")
+    return property(
+        get_parametrized, set_original, doc=f"{tensor_name}, computed by its parametrizations"
+    )
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
@@ -138,7 +143,10 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
     A second call on the same name chains another parametrization after the first.
     Returns the module."""
     if not isinstance(parametrization, Module):
-        raise TypeError(f"register_parametrization: the parametrization must be a Module, got {type(parametrization)}")
+        raise TypeError(
+            "register_parametrization: the parametrization must be a Module, got "
+            f"{type(parametrization)}"
+        )
     if is_parametrized(module, tensor_name):
         parametrizations = module.parametrizations[tensor_name]
         if not unsafe:
@@ -146,15 +154,16 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
             X = parametrization(Y)
             if X.shape != Y.shape or X.dtype != Y.dtype:
                 raise ValueError(
-                    "Registering a parametrization may not change the shape or dtype of the tensor, unless `unsafe`"
+                    "Registering a parametrization may not change the shape or dtype of the "
+                    "tensor, unless `unsafe`"
                 )
         parametrizations.append(parametrization)
         parametrizations.unsafe |= unsafe
         return module
     if tensor_name not in module._parameters and tensor_name not in module._buffers:
         raise ValueError(
-            f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with name "
-            f"'{tensor_name}'"
+            f"Module '{module}' does not have a parameter, a buffer, or a parametrized element "
+            f"with name '{tensor_name}'"
         )
     original = getattr(module, tensor_name)
     parametrizations = ParametrizationList([parametrization], original, unsafe=unsafe)
@@ -162,7 +171,9 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
     if not is_parametrized(module):
         # a subclass of the module's class, of this module alone, to hold the properties
         cls = module.__class__
-        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {"_type_before_parametrizations": cls})
+        module.__class__ = type(
+            f"Parametrized{cls.__name__}", (cls,), {"_type_before_parametrizations": cls}
+        )
         module.parametrizations = ModuleDict()
     module.parametrizations[tensor_name] = parametrizations
     setattr(module.__class__, tensor_name, _parametrized_property(tensor_name))
@@ -202,8 +213,8 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     else:
         if not leave_parametrized:
             raise ValueError(
-                "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
-                "in terms of a sequence of tensors."
+                "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is "
+                "parametrized in terms of a sequence of tensors."
             )
         with no_grad():
             value = getattr(module, tensor_name)

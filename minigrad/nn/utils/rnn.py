@@ -41,7 +41,9 @@ def invert_permutation(permutation):
     return from_numpy(inverse)
 
 
-class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
+class PackedSequence(
+    namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
+):
     """A packed batch of sequences: `data` (sum of lengths, *) holds the steps time step by
     time step, `batch_sizes[t]` how many sequences have a step t (an int64 tensor), and
     `sorted_indices` / `unsorted_indices` the sorting permutation and its inverse (None
@@ -53,12 +55,19 @@ class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorte
         if unsorted_indices is None:
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:
-            raise ValueError("PackedSequence: batch_sizes must be given (use pack_padded_sequence to make one)")
+            raise ValueError(
+                "PackedSequence: batch_sizes must be given (use pack_padded_sequence to make one)"
+            )
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
         """The same packing with `data.to(*args, **kwargs)` (a dtype or a device)."""
-        return type(self)(self.data.to(*args, **kwargs), self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+        return type(self)(
+            self.data.to(*args, **kwargs),
+            self.batch_sizes,
+            self.sorted_indices,
+            self.unsorted_indices,
+        )
 
     def float(self):
         """data as float32."""
@@ -84,7 +93,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     before its start ('left')."""
     op = "pad_sequence"
     if padding_side not in ("left", "right"):
-        raise ValueError(f"{op}: Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise ValueError(
+            f"{op}: Expected padding_side to be one of left or right, but got {padding_side}."
+        )
     sequences = [as_tensor(s) for s in sequences]
     if not sequences:
         raise RuntimeError(f"{op}: received an empty list of sequences")
@@ -92,8 +103,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     for s in sequences:
         if s.ndim == 0 or s.shape[1:] != trailing:
             raise RuntimeError(
-                f"{op}: every sequence must be (length, {', '.join(map(str, trailing)) or '*'}), the first's "
-                f"trailing dims; got shapes {[tuple(t.shape) for t in sequences]}"
+                f"{op}: every sequence must be (length, {', '.join(map(str, trailing)) or '*'}), "
+                f"the first's trailing dims; got shapes {[tuple(t.shape) for t in sequences]}"
             )
     longest = max(s.shape[0] for s in sequences)
     padded = []
@@ -120,18 +131,21 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     op = "pack_padded_sequence"
     lengths = _indices(lengths)
     if input.ndim < 2:
-        raise RuntimeError(f"{op}: expected a padded batch of at least 2 dims (T, B, *), got shape {input.shape}")
+        raise RuntimeError(
+            f"{op}: expected a padded batch of at least 2 dims (T, B, *), got shape {input.shape}"
+        )
     x = input.transpose(0, 1) if batch_first else input  # (T, B, *)
     if lengths.shape != (x.shape[1],):
         raise RuntimeError(
-            f"{op}: Expected `len(lengths)` to be equal to batch_size, but got {lengths.size} (batch_size={x.shape[1]})"
+            f"{op}: Expected `len(lengths)` to be equal to batch_size, but got {lengths.size} "
+            f"(batch_size={x.shape[1]})"
         )
     if enforce_sorted:
         if np.any(np.diff(lengths) > 0):
             raise RuntimeError(
-                f"{op}: `lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
-                "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
-                "requirement if you do not need ONNX exportability."
+                f"{op}: `lengths` array must be sorted in decreasing order when `enforce_sorted` "
+                "is True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
+                "pack_sequence to sidestep this requirement if you do not need ONNX exportability."
             )
         sorted_indices = None
     else:
@@ -140,14 +154,17 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         x, lengths = x[:, order], lengths[order]
     if lengths.size and lengths.min() <= 0:
         raise RuntimeError(
-            f"{op}: Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
+            f"{op}: Length of all samples has to be greater than 0, but found an element in "
+            "'lengths' that is <= 0"
         )
     if lengths.size and lengths.max() > x.shape[0]:
         raise RuntimeError(f"{op}: a length {lengths.max()} exceeds the padded length {x.shape[0]}")
     steps = int(lengths.max()) if lengths.size else 0
     batch_sizes = np.array([(lengths > t).sum() for t in range(steps)], dtype=np.int64)
     data = cat([x[t, :size] for t, size in enumerate(batch_sizes.tolist())])
-    return PackedSequence(data, from_numpy(batch_sizes), sorted_indices, invert_permutation(sorted_indices))
+    return PackedSequence(
+        data, from_numpy(batch_sizes), sorted_indices, invert_permutation(sorted_indices)
+    )
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -160,8 +177,8 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     if total_length is not None:
         if total_length < steps:
             raise ValueError(
-                f"{op}: Expected total_length to be at least the length of the longest sequence in input, but got "
-                f"total_length={total_length} and max sequence length being {steps}"
+                f"{op}: Expected total_length to be at least the length of the longest sequence in "
+                f"input, but got total_length={total_length} and max sequence length being {steps}"
             )
         steps_out = total_length
     else:

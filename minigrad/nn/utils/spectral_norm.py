@@ -21,7 +21,8 @@ class SpectralNorm:
     def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
         if n_power_iterations <= 0:
             raise ValueError(
-                f"Expected n_power_iterations to be positive, but got n_power_iterations={n_power_iterations}"
+                "Expected n_power_iterations to be positive, but got "
+                f"n_power_iterations={n_power_iterations}"
             )
         self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
 
@@ -62,7 +63,9 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     a transposed convolution. Returns the module."""
     for hook in module._forward_pre_hooks.values():
         if isinstance(hook, SpectralNorm) and hook.name == name:
-            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+            raise RuntimeError(
+                f"Cannot register two spectral_norm hooks on the same parameter {name}"
+            )
     if dim is None:
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
     fn = SpectralNorm(name, n_power_iterations, dim, eps)

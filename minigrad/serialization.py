@@ -106,8 +106,9 @@ import numpy as np
 from minigrad import allowlist, module_records
 from minigrad import devices as _devices
 from minigrad.allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
-from minigrad.array_module import on_device, to_device, to_host
+from minigrad.array_module import on_device, to_host
 from minigrad.creation import from_numpy
+from minigrad.map_location import placement as map_location_placement
 from minigrad.module_records import named_globals
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -284,7 +285,7 @@ def load(
     into memory.
     """
     _check_load_options(map_location, weights_only, mmap)
-    place = _placement(map_location)
+    place = map_location_placement(map_location)
     if weights_only is None:
         weights_only = pickle_module is None  # torch.load's default
     return _read(
@@ -678,52 +679,3 @@ def _check_load_options(map_location, weights_only, mmap):
     for option, value in (("weights_only", weights_only), ("mmap", mmap)):
         if value is not None and not isinstance(value, bool):
             raise TypeError(f"load: {option} must be True, False or None, got {value!r}")
-
-
-def _placement(map_location):
-    """torch.load's `map_location` as a function (host array, the location it was saved
-    from: 'cpu' or 'cuda:0') -> the array where it is to load. A target device is checked
-    here, before the file is read: 'cuda' without a GPU raises at once."""
-    if map_location is None:
-        return _put
-    if callable(map_location) and not isinstance(map_location, dict):
-
-        def place(array, saved):
-            moved = map_location(from_numpy(array), saved)
-            return _put(array, saved) if moved is None else getattr(moved, "array", moved)
-
-        return place
-    if isinstance(map_location, dict):
-        table = {_saved_location(key): _location(target) for key, target in map_location.items()}
-        return lambda array, saved: _put(array, table.get(saved, saved))
-    target = _location(map_location)
-    return lambda array, saved: _put(array, target)
-
-
-def _location(target):
-    """A map_location target as 'cpu' or 'cuda:0', checked: a GPU on a machine without one,
-    or a device minigrad has no tensors on, raises a RuntimeError that says so."""
-    if not isinstance(target, str) and not _devices._is_device(target):
-        raise TypeError(
-            "load: map_location must be None, a device, a string, a dict or a callable, got "
-            f"{target!r}"
-        )
-    device = _devices.check_device(target, f"load: map_location={target!r}")
-    return "cpu" if device.type == "cpu" else str(device)
-
-
-def _saved_location(key):
-    """A key of a map_location dict (a location tensors were saved from) as 'cpu' or
-    'cuda:0', unchecked: the file may come from a machine with a GPU this one lacks."""
-    device = _devices.as_device(key, "load: map_location")
-    if device.type == "cpu":
-        return "cpu"
-    return f"{device.type}:{device.index or 0}"
-
-
-def _put(array, location):
-    """A host array as it loads on `location` ('cpu', or 'cuda:0': copied to the GPU)."""
-    if location == "cpu":
-        return array
-    _devices.check_device(location, "load")  # a file saved on a GPU, loaded where there is none
-    return to_device(array)

@@ -10,7 +10,17 @@ import math
 from minigrad.creation import as_tensor
 from minigrad.ops.explog import exp2, expm1, log1p, logit, xlogy
 from minigrad.ops.reduce import logsumexp
-from minigrad.ops.special_functions import digamma, erfc, erfinv, i0, igamma, igammac, lgamma, mvlgamma, polygamma
+from minigrad.ops.special_functions import (
+    digamma,
+    erfc,
+    erfinv,
+    i0,
+    igamma,
+    igammac,
+    lgamma,
+    mvlgamma,
+    polygamma,
+)
 from minigrad.ops.trig import sinc
 from minigrad.ops.unary_functions import (
     erf,
@@ -21,9 +31,10 @@ from minigrad.ops.unary_functions import (
 )
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
-    "gammaln", "i0", "i0e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln",
-    "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc",
+    "gammaincc", "gammaln", "i0", "i0e", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc",
+    "softmax", "xlog1py", "xlogy",
 ]  # fmt: skip
 
 expit = sigmoid  # expit(x) = 1 / (1 + e^-x)
@@ -38,7 +49,8 @@ def entr(input):
     """-x ln x for x > 0, 0 at x = 0, -inf for x < 0 (the entropy of one probability);
     d/dx = -(ln x + 1) for x > 0."""
     x = as_tensor(input)
-    positive = x.masked_fill(x <= 0, 1.0)  # ln of 1 where x is not positive: no inf * 0 in the gradient
+    # ln of 1 where x is not positive: no inf * 0 in the gradient
+    positive = x.masked_fill(x <= 0, 1.0)
     return (-(x * log(positive))).masked_fill(x < 0, -math.inf)
 
 

@@ -35,6 +35,7 @@ from minigrad.size import Size
 from minigrad.tensor_conversion import ConversionMethods, _array_from_data
 from minigrad.tensor_elementwise import ElementwiseMethods
 from minigrad.tensor_inplace import InplaceMethods, _as_array, _data
+from minigrad.tensor_inplace_math import InplaceMathMethods
 from minigrad.tensor_linalg import LinalgMethods
 from minigrad.tensor_random import RandomMethods
 from minigrad.tensor_reductions import ReductionMethods
@@ -61,6 +62,7 @@ class Tensor(
     ShapeMethods,
     LinalgMethods,
     InplaceMethods,
+    InplaceMathMethods,
     RandomMethods,
     ConversionMethods,
     RuntimeMethods,
@@ -187,7 +189,9 @@ class Tensor(
     def mT(self):
         """The last two dimensions swapped (a batch of transposed matrices)."""
         if self.ndim < 2:
-            raise RuntimeError(f"mT: tensor must have at least 2 dimensions, got shape {self.shape}")
+            raise RuntimeError(
+                f"mT: tensor must have at least 2 dimensions, got shape {self.shape}"
+            )
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
@@ -221,14 +225,18 @@ class Tensor(
         """
         if not self.is_leaf:
             raise RuntimeError(
-                "requires_grad_: you can only change requires_grad of leaf tensors; use .detach() to get a new leaf"
+                "requires_grad_: you can only change requires_grad of leaf tensors; use .detach() "
+                "to get a new leaf"
             )
         if requires_grad and self.dtype.kind != "f":
-            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients, got {self.dtype}"
+            )
         if requires_grad and self._inference and not autograd.grad_mode.is_inference_mode_enabled():
             raise RuntimeError(
-                "requires_grad_: Setting requires_grad=True on inference tensor outside InferenceMode is "
-                "not allowed (it was made in mg.inference_mode(); use clone() for an ordinary tensor)."
+                "requires_grad_: Setting requires_grad=True on inference tensor outside "
+                "InferenceMode is not allowed (it was made in mg.inference_mode(); use clone() for "
+                "an ordinary tensor)."
             )
         self.requires_grad = bool(requires_grad)
         return self
@@ -241,7 +249,9 @@ class Tensor(
     def retain_grad(self):
         """Keep `.grad` for this non-leaf tensor after backward (leaves always keep it)."""
         if not self.requires_grad:
-            raise RuntimeError("retain_grad: can't retain_grad on a Tensor that has requires_grad=False")
+            raise RuntimeError(
+                "retain_grad: can't retain_grad on a Tensor that has requires_grad=False"
+            )
         if not self.is_leaf:
             self._retains_grad = True
 
@@ -254,7 +264,9 @@ class Tensor(
         """Call `hook(grad)` when this tensor's gradient is computed; if it returns a
         Tensor, that replaces the gradient. Returns a handle with `.remove()`."""
         if not self.requires_grad:
-            raise RuntimeError("register_hook: cannot register a hook on a tensor that doesn't require gradient")
+            raise RuntimeError(
+                "register_hook: cannot register a hook on a tensor that doesn't require gradient"
+            )
         if self._hooks is None:
             self._hooks = {}
         handle = autograd.hooks.RemovableHandle(self._hooks)
@@ -263,7 +275,9 @@ class Tensor(
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         """Accumulate d(self)/d(leaf) into `.grad` of every leaf that requires grad."""
-        autograd.engine.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+        autograd.engine.backward(
+            self, gradient, retain_graph=retain_graph, create_graph=create_graph
+        )
 
     def detach(self):
         """A new leaf sharing this data (and its version counter), cut from the graph."""
@@ -300,15 +314,19 @@ class Tensor(
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"grad: assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+                raise TypeError(
+                    "grad: assigned grad expected to be a Tensor or None but got "
+                    f"{type(value).__name__}"
+                )
             if value.shape != self.shape:
                 raise RuntimeError(
-                    f"grad: assigned grad has data of a different size: {tuple(value.shape)} for a tensor of "
-                    f"shape {tuple(self.shape)}"
+                    f"grad: assigned grad has data of a different size: {tuple(value.shape)} for a "
+                    f"tensor of shape {tuple(self.shape)}"
                 )
             if value.dtype != self.dtype:
                 raise RuntimeError(
-                    f"grad: assigned grad has data of a different type: {value.dtype} for a tensor of {self.dtype}"
+                    f"grad: assigned grad has data of a different type: {value.dtype} for a tensor "
+                    f"of {self.dtype}"
                 )
         self._grad = value
 
@@ -323,7 +341,8 @@ class Tensor(
         return 0 if self._counter is None else self._counter.value
 
     def detach_(self):
-        """Detach in place: this tensor becomes a leaf, cut from the graph that made it; returns self."""
+        """Detach in place: this tensor becomes a leaf, cut from the graph that made it; returns
+        self."""
         self.grad_fn = None
         self.requires_grad = False
         return self
@@ -335,7 +354,8 @@ class Tensor(
         values are copied to the host to be printed, and it says `device='cuda:0'`."""
         data = _to_host(self.array)
         suffixes = [] if isinstance(self.array, np.ndarray) or self.is_cpu else ["device='cuda:0'"]
-        has_default_dtype = data.dtype in (dtypes.default_float, np.int64, np.bool_)  # torch omits these
+        # torch omits these
+        has_default_dtype = data.dtype in (dtypes.default_float, np.int64, np.bool_)
         if data.size == 0:
             if data.ndim != 1:
                 suffixes.append(f"size={tuple(data.shape)}")
@@ -373,12 +393,9 @@ class Tensor(
         b, a = ops.promotion.binary_operands(self, other, "sub")
         return ops.elementwise.Sub.apply(a, b)
 
-    # --8<-- [start:tensor_mul]
     def __mul__(self, other):
         a, b = ops.promotion.binary_operands(self, other, "mul")
         return ops.elementwise.Mul.apply(a, b)
-
-    # --8<-- [end:tensor_mul]
 
     def __rmul__(self, other):
         b, a = ops.promotion.binary_operands(self, other, "mul")
@@ -414,7 +431,8 @@ class Tensor(
                 return self.float() ** exponent
             if self.dtype.kind != "f" and exponent < 0:
                 raise RuntimeError(
-                    f"pow: integers to negative integer powers are not allowed ({self.dtype} ** {exponent})"
+                    f"pow: integers to negative integer powers are not allowed ({self.dtype} ** "
+                    f"{exponent})"
                 )
             return ops.elementwise.PowScalar.apply(self, exponent=exponent)
         a, b = ops.promotion.binary_operands(self, exponent, "pow")
@@ -432,7 +450,10 @@ class Tensor(
 
     def __neg__(self):
         if self.dtype.kind == "b":
-            raise RuntimeError("neg: negation, the `-` operator, on a bool tensor is not supported; use logical_not()")
+            raise RuntimeError(
+                "neg: negation, the `-` operator, on a bool tensor is not supported; use "
+                "logical_not()"
+            )
         return ops.elementwise.Neg.apply(self)
 
     def __pos__(self):
@@ -443,7 +464,9 @@ class Tensor(
 
     # ---- comparisons (no gradient: the result is bool) --------------------------------
     def _compare(self, other, op):
-        if not isinstance(other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)):
+        if not isinstance(
+            other, (Tensor, int, float, bool, np.number, np.bool_, np.ndarray, list, tuple)
+        ):
             return NotImplemented  # so `t == None` is False, as for any unrelated object
         a, b = ops.promotion.binary_operands(self, other, op.__name__)
         if _runtime.in_use:  # a CUDA tensor exists: check the devices, as Function.apply does
@@ -537,7 +560,9 @@ def _legacy_array(args, dtype, op, xp=np):
     if all(_is_size(a) for a in args):  # also Tensor(): no sizes, an empty tensor
         shape = tuple(int(a) for a in args) or (0,)
         if min(shape) < 0:
-            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+            raise RuntimeError(
+                f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}"
+            )
         return xp.zeros(shape, dtype=dtype)  # PyTorch leaves it uninitialised; zeros, as mg.empty
     if len(args) > 1:
         raise TypeError(f"{op}: expected sizes (ints) or one sequence of data, got {args!r}")

@@ -48,7 +48,8 @@ class ConversionMethods:
         """`element in t`: whether any element equals `element` (a number or a tensor)."""
         if not isinstance(element, (Tensor, int, float, bool, np.number, np.bool_)):
             raise RuntimeError(
-                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
             )
         return bool((self == element).array.any())  # one number back from the GPU, as torch
 
@@ -56,7 +57,10 @@ class ConversionMethods:
         """The value of a one-element tensor as a Python number (raises for more elements);
         from a CUDA tensor this copies the number to the host, and waits for the GPU."""
         if self.array.size != 1:
-            raise RuntimeError(f"item: a Tensor with {self.array.size} elements cannot be converted to a Python number")
+            raise RuntimeError(
+                f"item: a Tensor with {self.array.size} elements cannot be converted to a Python "
+                "number"
+            )
         return self.array.reshape(()).item()
 
     def tolist(self):
@@ -70,11 +74,14 @@ class ConversionMethods:
         if force:
             return _to_host(self.array)
         if self.requires_grad:
-            raise RuntimeError("numpy: can't call numpy() on a Tensor that requires grad; use tensor.detach().numpy()")
+            raise RuntimeError(
+                "numpy: can't call numpy() on a Tensor that requires grad; use "
+                "tensor.detach().numpy()"
+            )
         if not isinstance(self.array, np.ndarray) and self.is_cuda:
             raise TypeError(
-                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
-                "to host memory first."
+                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
             )
         return self.array
 
@@ -87,7 +94,10 @@ class ConversionMethods:
         if dtype is None or np.dtype(dtype) == self.dtype:
             return self.array.copy() if copy else self.array
         if copy is False:
-            raise ValueError(f"__array__: can't convert a {self.dtype} tensor to {np.dtype(dtype)} without a copy")
+            raise ValueError(
+                f"__array__: can't convert a {self.dtype} tensor to {np.dtype(dtype)} without a "
+                "copy"
+            )
         return self.array.astype(dtype)
 
     def __format__(self, format_spec):
@@ -98,8 +108,8 @@ class ConversionMethods:
         if not format_spec:
             return str(self)
         raise TypeError(
-            f"unsupported format string {format_spec!r} passed to Tensor.__format__: only a tensor with one "
-            f"element can be formatted as a number, this one has shape {self.shape}"
+            f"unsupported format string {format_spec!r} passed to Tensor.__format__: only a tensor "
+            f"with one element can be formatted as a number, this one has shape {self.shape}"
         )
 
     def __float__(self):
@@ -116,7 +126,9 @@ class ConversionMethods:
     def __bool__(self):
         if self.array.size != 1:
             what = "no values" if self.array.size == 0 else "more than one value"
-            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous (shape {self.shape})")
+            raise RuntimeError(
+                f"Boolean value of Tensor with {what} is ambiguous (shape {self.shape})"
+            )
         return bool(self.item())
 
     # ---- conversion ------------------------------------------------------------------
@@ -181,7 +193,10 @@ class ConversionMethods:
         """This tensor converted to `tensor`'s dtype (self if it has it already), as
         `self.type(tensor.type())`; the gradient flows back, cast to self's dtype."""
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}")
+            raise TypeError(
+                "type_as(): argument 'other' (position 1) must be Tensor, not "
+                f"{type(tensor).__name__}"
+            )
         return self.to(tensor.dtype)
 
     def float(self):
@@ -232,7 +247,10 @@ class ConversionMethods:
         several elements, whose truth is ambiguous."""
         if self.array.size != 1:
             which = "no values" if self.array.size == 0 else "more than one value"
-            raise RuntimeError(f"is_nonzero: Boolean value of Tensor with {which} is ambiguous (shape {self.shape})")
+            raise RuntimeError(
+                f"is_nonzero: Boolean value of Tensor with {which} is ambiguous (shape "
+                f"{self.shape})"
+            )
         return bool(self.array.reshape(()) != 0)
 
     # ---- new tensors like this one: its dtype (and device) unless told otherwise --------
@@ -252,16 +270,30 @@ class ConversionMethods:
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         """Zeros of shape `size` (`new_zeros(2, 3)` or `new_zeros((2, 3))`), of this tensor's
         dtype unless `dtype` is given."""
-        return self.new_full(_new_shape(size, "new_zeros"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+        return self.new_full(
+            _new_shape(size, "new_zeros"),
+            0,
+            dtype=dtype,
+            device=device,
+            requires_grad=requires_grad,
+        )
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         """Ones of shape `size`, of this tensor's dtype unless `dtype` is given."""
-        return self.new_full(_new_shape(size, "new_ones"), 1, dtype=dtype, device=device, requires_grad=requires_grad)
+        return self.new_full(
+            _new_shape(size, "new_ones"), 1, dtype=dtype, device=device, requires_grad=requires_grad
+        )
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         """A tensor of shape `size` and this tensor's dtype unless `dtype` is given (zeros
         here; PyTorch leaves it uninitialised)."""
-        return self.new_full(_new_shape(size, "new_empty"), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+        return self.new_full(
+            _new_shape(size, "new_empty"),
+            0,
+            dtype=dtype,
+            device=device,
+            requires_grad=requires_grad,
+        )
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
         """A tensor of shape `size` laid out with the given strides (see `mg.empty_strided`),
@@ -278,7 +310,8 @@ class ConversionMethods:
         device = self._new_device(device, "new_full")
         if not isinstance(size, (tuple, list)):
             raise TypeError(
-                f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+                "new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(size).__name__}"
             )
         shape = _new_shape((tuple(size),), "new_full")
         dtype = dtypes.to_dtype(dtype, "new_full") or self.dtype
@@ -295,8 +328,10 @@ class ConversionMethods:
         device = self._new_device(device, "new_tensor")
         if isinstance(data, Tensor):
             warnings.warn(
-                "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-                "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                "To copy construct from a tensor, it is recommended to use "
+                "sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                "tensor.new_tensor(sourceTensor).",
                 UserWarning,
                 stacklevel=2,
             )
@@ -322,7 +357,9 @@ def _new_shape(size, op):
         raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
     shape = size_args(size)
     if any(s < 0 for s in shape):
-        raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+        raise RuntimeError(
+            f"{op}: Trying to create tensor with negative dimension {min(shape)}: {list(shape)}"
+        )
     return shape
 
 
@@ -352,11 +389,15 @@ def _not_numbers(data):
         if not seqs:
             for x in level:
                 if not isinstance(x, (int, float, bool, complex, np.number, np.bool_)):
-                    return TypeError(f"mg.tensor: expected numbers, got {type(x).__name__} {x!r:.40}")
+                    return TypeError(
+                        f"mg.tensor: expected numbers, got {type(x).__name__} {x!r:.40}"
+                    )
             return None
         length = len(seqs[0])
         for x in level:
             if not isinstance(x, (list, tuple)) or len(x) != length:
                 got = len(x) if isinstance(x, (list, tuple)) else f"{type(x).__name__} {x!r:.40}"
-                return ValueError(f"mg.tensor: expected sequence of length {length} at dim {dim} (got {got})")
+                return ValueError(
+                    f"mg.tensor: expected sequence of length {length} at dim {dim} (got {got})"
+                )
         level, dim = [y for x in seqs for y in x], dim + 1

@@ -102,7 +102,8 @@ class ElementwiseMethods:
         return ops.logic.equal(self, other)
 
     def allclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
-        """True if every |self - other| <= atol + rtol * |other| (a Python bool), as `mg.allclose`."""
+        """True if every |self - other| <= atol + rtol * |other| (a Python bool), as
+        `mg.allclose`."""
         return ops.logic.allclose(self, other, rtol, atol, equal_nan)
 
     def isclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
@@ -206,7 +207,8 @@ class ElementwiseMethods:
             out = self if min is None else ops.elementwise.where(self < min, min, self)
             return out if max is None else ops.elementwise.where(out > max, max, out)
         x = self
-        for bound in (min, max):  # an int tensor clamped to a float bound becomes float32, as PyTorch
+        # an int tensor clamped to a float bound becomes float32, as PyTorch
+        for bound in (min, max):
             if bound is not None and dtypes.scalar_result_type(x.dtype, bound) != x.dtype:
                 x = x.to(dtypes.scalar_result_type(x.dtype, bound))
         return ops.elementwise.Clamp.apply(x, min=min, max=max)
@@ -227,11 +229,15 @@ class ElementwiseMethods:
         return ops.elementwise.minimum(self, other)
 
     def softmax(self, dim):
-        """exp(x) / sum(exp(x)) along `dim`, computed stably; dL/dx = y * (dL/dy - sum(dL/dy * y))."""
-        return ops.activation.Softmax.apply(ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "softmax"))
+        """exp(x) / sum(exp(x)) along `dim`, computed stably; dL/dx = y * (dL/dy - sum(dL/dy *
+        y))."""
+        return ops.activation.Softmax.apply(
+            ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "softmax")
+        )
 
     def log_softmax(self, dim):
-        """x - logsumexp(x) along `dim`, computed stably; dL/dx = dL/dy - softmax(x) * sum(dL/dy)."""
+        """x - logsumexp(x) along `dim`, computed stably; dL/dx = dL/dy - softmax(x) *
+        sum(dL/dy)."""
         return ops.activation.LogSoftmax.apply(
             ops.promotion.floating(self), dim=normalize_dim(dim, self.ndim, "log_softmax")
         )
@@ -363,9 +369,12 @@ class ElementwiseMethods:
         return ops.special_functions.Polygamma.apply(ops.promotion.floating(self), n=0)
 
     def polygamma(self, n):
-        """y = polygamma(n, x), the n-th derivative of digamma; dL/dx = dL/dy * polygamma(n + 1, x)."""
+        """y = polygamma(n, x), the n-th derivative of digamma; dL/dx = dL/dy * polygamma(n + 1,
+        x)."""
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise RuntimeError(f"polygamma(n, x) does not support negative n (or a non-integer n), got {n!r}")
+            raise RuntimeError(
+                f"polygamma(n, x) does not support negative n (or a non-integer n), got {n!r}"
+            )
         return ops.special_functions.Polygamma.apply(ops.promotion.floating(self), n=n)
 
     def mvlgamma(self, p):
@@ -402,7 +411,9 @@ class ElementwiseMethods:
     def frac(self):
         """y = x - trunc(x), the fractional part with x's sign; dL/dx = dL/dy."""
         if self.dtype.kind != "f":
-            raise NotImplementedError(f"frac: not implemented for {self.dtype} tensors; expected floating point")
+            raise NotImplementedError(
+                f"frac: not implemented for {self.dtype} tensors; expected floating point"
+            )
         return ops.rounding.Frac.apply(self)
 
     def fmod(self, other):
@@ -484,7 +495,8 @@ class ElementwiseMethods:
         return ops.elementwise.sub(self, other, alpha=alpha)
 
     def mul(self, other):
-        """self * other, broadcast: the `*` operator; dL/dself = dL/dy * other, dL/dother = dL/dy * self."""
+        """self * other, broadcast: the `*` operator; dL/dself = dL/dy * other, dL/dother = dL/dy *
+        self."""
         return self * other
 
     def div(self, other, *, rounding_mode=None):

@@ -1,5 +1,6 @@
-"""Tensor's in-place methods: `add_`, `mul_`, `exp_`, `clamp_`, `copy_`, `fill_`, `index_add_`,
-`t += u`, ... (the random fills, `normal_` and the like, are in tensor_random.py).
+"""Tensor's in-place methods: `add_`, `mul_`, `copy_`, `fill_`, `index_add_`, `t += u`, ...
+(the in-place elementwise math, `exp_`, `clamp_` and the like, is in tensor_inplace_math.py,
+and the random fills, `normal_` and the like, in tensor_random.py).
 
 Each writes an op's result into this tensor's own storage and returns self. On a
 tensor autograd has seen, or with an operand that requires grad, the write is
@@ -13,7 +14,6 @@ under `mg.no_grad()`: the optimizer's update.
 
 import numpy as np
 
-from minigrad import dtypes
 from minigrad.array_module import array_module
 from minigrad.cuda import runtime as _runtime
 
@@ -33,14 +33,15 @@ class InplaceMethods:
         recorded."""
         if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
             raise RuntimeError(
-                f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. You can "
-                "make a clone to get a normal tensor before doing inplace update."
+                f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed. "
+                "You can make a clone to get a normal tensor before doing inplace update."
             )
         if not _writeable(self.array):
             raise RuntimeError(
-                f"{op}: unsupported operation: more than one element of the written-to tensor refers to a "
-                f"single memory location (a read-only or expanded tensor of shape {self.shape}). Please "
-                "clone() the tensor before performing the operation."
+                f"{op}: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (a read-only or expanded tensor of shape "
+                f"{self.shape}). "
+                "Please clone() the tensor before performing the operation."
             )
         if autograd.inplace.is_recorded(op, self, operands):
             return autograd.inplace.record(self, lambda t: self._checked(op, compute(t)))
@@ -87,23 +88,33 @@ class InplaceMethods:
     def add_(self, other, *, alpha=1):
         """`self += alpha * other`, in place; returns self."""
         other = ops.elementwise.scaled(self, other, alpha, "add_")
-        return self._inplace("add_", lambda t: t + other, (other,), self._ufunc_("add_", np.add, other))
+        return self._inplace(
+            "add_", lambda t: t + other, (other,), self._ufunc_("add_", np.add, other)
+        )
 
     def sub_(self, other, *, alpha=1):
         """`self -= alpha * other`, in place; returns self."""
         other = ops.elementwise.scaled(self, other, alpha, "sub_")
-        return self._inplace("sub_", lambda t: t - other, (other,), self._ufunc_("sub_", np.subtract, other))
+        return self._inplace(
+            "sub_", lambda t: t - other, (other,), self._ufunc_("sub_", np.subtract, other)
+        )
 
     def mul_(self, other):
         """`self *= other`, in place; returns self."""
-        return self._inplace("mul_", lambda t: t * other, (other,), self._ufunc_("mul_", np.multiply, other))
+        return self._inplace(
+            "mul_", lambda t: t * other, (other,), self._ufunc_("mul_", np.multiply, other)
+        )
 
     def div_(self, other, *, rounding_mode=None):
         """`self /= other` (with `rounding_mode` 'trunc' or 'floor', an integer division), in
         place; returns self."""
         if rounding_mode is not None:
-            return self._inplace("div_", lambda t: t.div(other, rounding_mode=rounding_mode), (other,))
-        return self._inplace("div_", lambda t: t / other, (other,), self._ufunc_("div_", np.divide, other))
+            return self._inplace(
+                "div_", lambda t: t.div(other, rounding_mode=rounding_mode), (other,)
+            )
+        return self._inplace(
+            "div_", lambda t: t / other, (other,), self._ufunc_("div_", np.divide, other)
+        )
 
     def pow_(self, exponent):
         """`self = self ** exponent`, in place; returns self."""
@@ -130,7 +141,9 @@ class InplaceMethods:
             src = src.to(self.device)
         self._check_shape("copy_", src.shape)
         write = lambda: np.copyto(self.array, src.array, casting="unsafe")  # noqa: E731
-        return self._inplace("copy_", lambda t: _replaced(t, src.expand(t.shape).to(t.dtype)), (src,), write)
+        return self._inplace(
+            "copy_", lambda t: _replaced(t, src.expand(t.shape).to(t.dtype)), (src,), write
+        )
 
     def fill_(self, value):
         """Set every element to `value` (a number or a 0-d tensor), in place; returns self.
@@ -138,7 +151,8 @@ class InplaceMethods:
         requires grad is moved over, so that its gradient reaches it)."""
         if isinstance(value, Tensor) and value.ndim != 0:
             raise RuntimeError(
-                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                "dimensions."
             )
         if isinstance(value, Tensor) and value.device != self.device:
             value = value.to(self.device) if value.requires_grad else value.item()
@@ -169,315 +183,45 @@ class InplaceMethods:
         """Limit the values from above: `clamp_(max=max)`."""
         return self.clamp_(max=max)
 
-    def exp_(self):
-        """exp, in place; returns self."""
-        return self._inplace("exp_", Tensor.exp)
-
-    def log_(self):
-        """log, in place; returns self."""
-        return self._inplace("log_", Tensor.log)
-
-    def sqrt_(self):
-        """sqrt, in place; returns self."""
-        return self._inplace("sqrt_", Tensor.sqrt)
-
-    def abs_(self):
-        """abs, in place; returns self."""
-        return self._inplace("abs_", Tensor.abs)
-
-    def neg_(self):
-        """Negate in place; returns self."""
-        return self._inplace("neg_", Tensor.neg)
-
-    def relu_(self):
-        """relu, in place; returns self."""
-        return self._inplace("relu_", Tensor.relu)
-
-    def sigmoid_(self):
-        """sigmoid, in place; returns self."""
-        return self._inplace("sigmoid_", Tensor.sigmoid)
-
-    def tanh_(self):
-        """tanh, in place; returns self."""
-        return self._inplace("tanh_", Tensor.tanh)
-
-    def floor_(self):
-        """floor, in place; returns self."""
-        return self._inplace("floor_", Tensor.floor)
-
-    def ceil_(self):
-        """ceil, in place; returns self."""
-        return self._inplace("ceil_", Tensor.ceil)
-
-    def round_(self, decimals=0):
-        """round, in place; returns self."""
-        return self._inplace("round_", lambda t: t.round(decimals))
-
-    def reciprocal_(self):
-        """1 / x, in place; returns self."""
-        return self._inplace("reciprocal_", Tensor.reciprocal)
-
-    # the in-place twins of the elementwise math (minigrad/ops/trig.py, explog.py, ...)
-    def sin_(self):
-        """sin, in place; returns self."""
-        return self._inplace("sin_", Tensor.sin)
-
-    def cos_(self):
-        """cos, in place; returns self."""
-        return self._inplace("cos_", Tensor.cos)
-
-    def tan_(self):
-        """tan, in place; returns self."""
-        return self._inplace("tan_", Tensor.tan)
-
-    def asin_(self):
-        """asin, in place; returns self."""
-        return self._inplace("asin_", Tensor.asin)
-
-    def acos_(self):
-        """acos, in place; returns self."""
-        return self._inplace("acos_", Tensor.acos)
-
-    def atan_(self):
-        """atan, in place; returns self."""
-        return self._inplace("atan_", Tensor.atan)
-
-    def sinh_(self):
-        """sinh, in place; returns self."""
-        return self._inplace("sinh_", Tensor.sinh)
-
-    def cosh_(self):
-        """cosh, in place; returns self."""
-        return self._inplace("cosh_", Tensor.cosh)
-
-    def asinh_(self):
-        """asinh, in place; returns self."""
-        return self._inplace("asinh_", Tensor.asinh)
-
-    def acosh_(self):
-        """acosh, in place; returns self."""
-        return self._inplace("acosh_", Tensor.acosh)
-
-    def atanh_(self):
-        """atanh, in place; returns self."""
-        return self._inplace("atanh_", Tensor.atanh)
-
-    def atan2_(self, other):
-        """atan2(self, other), in place; returns self."""
-        return self._inplace("atan2_", lambda t: t.atan2(other), (other,))
-
-    def hypot_(self, other):
-        """hypot(self, other), in place; returns self."""
-        return self._inplace("hypot_", lambda t: t.hypot(other), (other,))
-
-    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
-    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
-
-    def sinc_(self):
-        """sinc, in place; returns self."""
-        return self._inplace("sinc_", Tensor.sinc)
-
-    def deg2rad_(self):
-        """Degrees to radians, in place; returns self."""
-        return self._inplace("deg2rad_", Tensor.deg2rad)
-
-    def rad2deg_(self):
-        """Radians to degrees, in place; returns self."""
-        return self._inplace("rad2deg_", Tensor.rad2deg)
-
-    def rsqrt_(self):
-        """rsqrt, in place; returns self."""
-        return self._inplace("rsqrt_", Tensor.rsqrt)
-
-    def square_(self):
-        """square, in place; returns self."""
-        return self._inplace("square_", Tensor.square)
-
-    def log1p_(self):
-        """log1p, in place; returns self."""
-        return self._inplace("log1p_", Tensor.log1p)
-
-    def expm1_(self):
-        """expm1, in place; returns self."""
-        return self._inplace("expm1_", Tensor.expm1)
-
-    def log2_(self):
-        """log2, in place; returns self."""
-        return self._inplace("log2_", Tensor.log2)
-
-    def log10_(self):
-        """log10, in place; returns self."""
-        return self._inplace("log10_", Tensor.log10)
-
-    def exp2_(self):
-        """exp2, in place; returns self."""
-        return self._inplace("exp2_", Tensor.exp2)
-
-    def logit_(self, eps=None):
-        """logit, in place; returns self."""
-        return self._inplace("logit_", lambda t: t.logit(eps))
-
-    def xlogy_(self, other):
-        """xlogy(self, other), in place; returns self."""
-        return self._inplace("xlogy_", lambda t: t.xlogy(other), (other,))
-
-    def float_power_(self, exponent):
-        """float_power, in place; self must be float64 (the result's dtype), as in torch."""
-        if self.dtype != dtypes.float64:
-            raise RuntimeError(
-                f"float_power_: the base given to float_power_ has dtype {self.dtype} but the operation's "
-                "result requires dtype float64"
-            )
-        return self._inplace("float_power_", lambda t: t.float_power(exponent), (exponent,))
-
-    def ldexp_(self, other):
-        """self * 2^other, in place; returns self."""
-        return self._inplace("ldexp_", lambda t: t.ldexp(other), (other,))
-
-    def erf_(self):
-        """erf, in place; returns self."""
-        return self._inplace("erf_", Tensor.erf)
-
-    def erfc_(self):
-        """erfc, in place; returns self."""
-        return self._inplace("erfc_", Tensor.erfc)
-
-    def erfinv_(self):
-        """erfinv, in place; returns self."""
-        return self._inplace("erfinv_", Tensor.erfinv)
-
-    def lgamma_(self):
-        """lgamma, in place; returns self."""
-        return self._inplace("lgamma_", Tensor.lgamma)
-
-    def digamma_(self):
-        """digamma, in place; returns self."""
-        return self._inplace("digamma_", Tensor.digamma)
-
-    def polygamma_(self, n):
-        """polygamma(n, self), in place; returns self."""
-        return self._inplace("polygamma_", lambda t: t.polygamma(n))
-
-    def mvlgamma_(self, p):
-        """mvlgamma(self, p), in place; returns self."""
-        return self._inplace("mvlgamma_", lambda t: t.mvlgamma(p))
-
-    def i0_(self):
-        """i0, in place; returns self."""
-        return self._inplace("i0_", Tensor.i0)
-
-    def igamma_(self, other):
-        """igamma(self, other), in place; returns self."""
-        return self._inplace("igamma_", lambda t: t.igamma(other), (other,))
-
-    def igammac_(self, other):
-        """igammac(self, other), in place; returns self."""
-        return self._inplace("igammac_", lambda t: t.igammac(other), (other,))
-
-    def sign_(self):
-        """sign, in place; returns self."""
-        return self._inplace("sign_", Tensor.sign)
-
-    def sgn_(self):
-        """sgn, in place; returns self."""
-        return self._inplace("sgn_", Tensor.sgn)
-
-    def trunc_(self):
-        """trunc, in place; returns self."""
-        return self._inplace("trunc_", Tensor.trunc)
-
-    fix_ = trunc_
-
-    def frac_(self):
-        """frac, in place; returns self."""
-        return self._inplace("frac_", Tensor.frac)
-
-    def fmod_(self, other):
-        """fmod(self, other), in place; returns self."""
-        return self._inplace("fmod_", lambda t: t.fmod(other), (other,))
-
-    def remainder_(self, other):
-        """remainder(self, other), Python's %, in place; returns self."""
-        return self._inplace("remainder_", lambda t: t.remainder(other), (other,))
-
-    def floor_divide_(self, other):
-        """floor_divide(self, other), Python's //, in place; returns self."""
-        return self._inplace("floor_divide_", lambda t: t.floor_divide(other), (other,))
-
-    def copysign_(self, other):
-        """copysign(self, other), in place; returns self."""
-        return self._inplace("copysign_", lambda t: t.copysign(other), (other,))
-
-    def nextafter_(self, other):
-        """nextafter(self, other), in place; returns self."""
-        return self._inplace("nextafter_", lambda t: t.nextafter(other), (other,))
-
-    def heaviside_(self, values):
-        """heaviside(self, values), in place; returns self."""
-        return self._inplace("heaviside_", lambda t: t.heaviside(values), (values,))
-
-    def addcmul_(self, tensor1, tensor2, *, value=1):
-        """self += value * tensor1 * tensor2; returns self."""
-        compute = lambda t: t.addcmul(tensor1, tensor2, value=value)  # noqa: E731
-        return self._inplace("addcmul_", compute, (tensor1, tensor2))
-
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
-        """self += value * tensor1 / tensor2; returns self."""
-        compute = lambda t: t.addcdiv(tensor1, tensor2, value=value)  # noqa: E731
-        return self._inplace("addcdiv_", compute, (tensor1, tensor2))
-
-    def lerp_(self, end, weight):
-        """self += weight * (end - self); returns self."""
-        return self._inplace("lerp_", lambda t: t.lerp(end, weight), (end, weight))
-
-    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-        """nan_to_num, in place; returns self."""
-        return self._inplace("nan_to_num_", lambda t: t.nan_to_num(nan, posinf, neginf))
-
-    def gcd_(self, other):
-        """gcd(self, other), in place; returns self."""
-        return self._inplace("gcd_", lambda t: t.gcd(other), (other,))
-
-    def lcm_(self, other):
-        """lcm(self, other), in place; returns self."""
-        return self._inplace("lcm_", lambda t: t.lcm(other), (other,))
-
-    def cumsum_(self, dim, *, dtype=None):
-        """cumsum along `dim`, in place; returns self."""
-        return self._inplace("cumsum_", lambda t: t.cumsum(dim, dtype=dtype))
-
-    def cumprod_(self, dim, *, dtype=None):
-        """cumprod along `dim`, in place; returns self."""
-        return self._inplace("cumprod_", lambda t: t.cumprod(dim, dtype=dtype))
-
     # torch's other names for the in-place arithmetic
-    negative_, absolute_ = neg_, abs_
     subtract_, multiply_, divide_, true_divide_ = sub_, mul_, div_, div_
 
     # the in-place comparisons: self <- 1 where the comparison holds, else 0, in self's dtype
     def eq_(self, other):
         """self == other as 1 or 0 in self's dtype, in place; returns self."""
-        return self._inplace("eq_", lambda t: ops.compare.compared_in(t, other, np.equal, "eq_"), (other,))
+        return self._inplace(
+            "eq_", lambda t: ops.compare.compared_in(t, other, np.equal, "eq_"), (other,)
+        )
 
     def ne_(self, other):
         """self != other as 1 or 0 in self's dtype, in place; returns self."""
-        return self._inplace("ne_", lambda t: ops.compare.compared_in(t, other, np.not_equal, "ne_"), (other,))
+        return self._inplace(
+            "ne_", lambda t: ops.compare.compared_in(t, other, np.not_equal, "ne_"), (other,)
+        )
 
     def lt_(self, other):
         """self < other as 1 or 0 in self's dtype, in place; returns self."""
-        return self._inplace("lt_", lambda t: ops.compare.compared_in(t, other, np.less, "lt_"), (other,))
+        return self._inplace(
+            "lt_", lambda t: ops.compare.compared_in(t, other, np.less, "lt_"), (other,)
+        )
 
     def le_(self, other):
         """self <= other as 1 or 0 in self's dtype, in place; returns self."""
-        return self._inplace("le_", lambda t: ops.compare.compared_in(t, other, np.less_equal, "le_"), (other,))
+        return self._inplace(
+            "le_", lambda t: ops.compare.compared_in(t, other, np.less_equal, "le_"), (other,)
+        )
 
     def gt_(self, other):
         """self > other as 1 or 0 in self's dtype, in place; returns self."""
-        return self._inplace("gt_", lambda t: ops.compare.compared_in(t, other, np.greater, "gt_"), (other,))
+        return self._inplace(
+            "gt_", lambda t: ops.compare.compared_in(t, other, np.greater, "gt_"), (other,)
+        )
 
     def ge_(self, other):
         """self >= other as 1 or 0 in self's dtype, in place; returns self."""
-        return self._inplace("ge_", lambda t: ops.compare.compared_in(t, other, np.greater_equal, "ge_"), (other,))
+        return self._inplace(
+            "ge_", lambda t: ops.compare.compared_in(t, other, np.greater_equal, "ge_"), (other,)
+        )
 
     greater_, greater_equal_, less_, less_equal_, not_equal_ = gt_, ge_, lt_, le_, ne_
 
@@ -549,44 +293,69 @@ class InplaceMethods:
     def masked_fill_(self, mask, value):
         """Set the elements where `mask` (a bool tensor, broadcast) is True to `value`, in
         place; returns self."""
-        return self._inplace("masked_fill_", lambda t: ops.index.masked_fill(t, mask, value), (value,))
+        return self._inplace(
+            "masked_fill_", lambda t: ops.index.masked_fill(t, mask, value), (value,)
+        )
 
     def index_fill_(self, dim, index, value):
         """Set the slices `index` along `dim` to `value`, in place; returns self."""
-        return self._inplace("index_fill_", lambda t: ops.index.index_fill(t, dim, index, value), (value,))
+        return self._inplace(
+            "index_fill_", lambda t: ops.index.index_fill(t, dim, index, value), (value,)
+        )
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         """scatter, in place: write `src` (or `value`) at `index` along `dim`; returns self."""
-        compute = lambda t: ops.index.scatter(t, dim, index, src, value=value, reduce=reduce)  # noqa: E731
+
+        def compute(t):
+            return ops.index.scatter(t, dim, index, src, value=value, reduce=reduce)
+
         return self._inplace("scatter_", compute, (src,))
 
     def scatter_add_(self, dim, index, src):
         """scatter_add, in place: add `src` at `index` along `dim`; returns self."""
-        return self._inplace("scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,))
+        return self._inplace(
+            "scatter_add_", lambda t: ops.index.scatter_add(t, dim, index, src), (src,)
+        )
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
         """addmm, in place: self = beta * self + alpha * (mat1 @ mat2); returns self."""
-        compute = lambda t: ops.linalg.addmm(t, mat1, mat2, beta=beta, alpha=alpha)  # noqa: E731
+
+        def compute(t):
+            return ops.linalg.addmm(t, mat1, mat2, beta=beta, alpha=alpha)
+
         return self._inplace("addmm_", compute, (mat1, mat2))
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
         """addmv, in place: self = beta * self + alpha * (mat @ vec); returns self."""
-        compute = lambda t: ops.linalg.addmv(t, mat, vec, beta=beta, alpha=alpha)  # noqa: E731
+
+        def compute(t):
+            return ops.linalg.addmv(t, mat, vec, beta=beta, alpha=alpha)
+
         return self._inplace("addmv_", compute, (mat, vec))
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         """addr, in place: self = beta * self + alpha * outer(vec1, vec2); returns self."""
-        compute = lambda t: ops.linalg.addr(t, vec1, vec2, beta=beta, alpha=alpha)  # noqa: E731
+
+        def compute(t):
+            return ops.linalg.addr(t, vec1, vec2, beta=beta, alpha=alpha)
+
         return self._inplace("addr_", compute, (vec1, vec2))
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        """addbmm, in place: self = beta * self + alpha * sum_b batch1[b] @ batch2[b]; returns self."""
-        compute = lambda t: ops.linalg.addbmm(t, batch1, batch2, beta=beta, alpha=alpha)  # noqa: E731
+        """addbmm, in place: self = beta * self + alpha * sum_b batch1[b] @ batch2[b]; returns
+        self."""
+
+        def compute(t):
+            return ops.linalg.addbmm(t, batch1, batch2, beta=beta, alpha=alpha)
+
         return self._inplace("addbmm_", compute, (batch1, batch2))
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         """baddbmm, in place: self = beta * self + alpha * (batch1 @ batch2); returns self."""
-        compute = lambda t: ops.linalg.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha)  # noqa: E731
+
+        def compute(t):
+            return ops.linalg.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha)
+
         return self._inplace("baddbmm_", compute, (batch1, batch2))
 
     def renorm_(self, p, dim, maxnorm):
@@ -603,35 +372,59 @@ class InplaceMethods:
         return self._inplace("triu_", lambda t: t.triu(diagonal))
 
     def index_add_(self, dim, index, source, *, alpha=1):
-        """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns self."""
-        compute = lambda t: ops.index_write.index_add(t, dim, index, source, alpha=alpha)  # noqa: E731
+        """index_add, in place: add `alpha * source` at the slices `index` along `dim`; returns
+        self."""
+
+        def compute(t):
+            return ops.index_write.index_add(t, dim, index, source, alpha=alpha)
+
         return self._inplace("index_add_", compute, (source,))
 
     def index_copy_(self, dim, index, source):
-        """index_copy, in place: replace the slices `index` along `dim` by source's; returns self."""
-        return self._inplace("index_copy_", lambda t: ops.index_write.index_copy(t, dim, index, source), (source,))
+        """index_copy, in place: replace the slices `index` along `dim` by source's; returns
+        self."""
+        return self._inplace(
+            "index_copy_", lambda t: ops.index_write.index_copy(t, dim, index, source), (source,)
+        )
 
     def index_put_(self, indices, values, accumulate=False):
         """index_put, in place: write (or add) `values` at `self[indices]`; returns self."""
-        compute = lambda t: ops.index_write.index_put(t, indices, values, accumulate)  # noqa: E731
+
+        def compute(t):
+            return ops.index_write.index_put(t, indices, values, accumulate)
+
         return self._inplace("index_put_", compute, (values,))
 
     def put_(self, index, source, accumulate=False):
         """put, in place: write (or add) `source` at the flat positions `index`; returns self."""
-        return self._inplace("put_", lambda t: ops.index_write.put(t, index, source, accumulate), (source,))
+        return self._inplace(
+            "put_", lambda t: ops.index_write.put(t, index, source, accumulate), (source,)
+        )
 
     def masked_scatter_(self, mask, source):
         """masked_scatter, in place: fill the masked places in order from `source`; returns self."""
-        return self._inplace("masked_scatter_", lambda t: ops.index_write.masked_scatter(t, mask, source), (source,))
+        return self._inplace(
+            "masked_scatter_", lambda t: ops.index_write.masked_scatter(t, mask, source), (source,)
+        )
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         """scatter_reduce, in place: reduce `src` into the places `index` names; returns self."""
-        compute = lambda t: ops.scatter_reduce.scatter_reduce(t, dim, index, src, reduce, include_self=include_self)  # noqa: E731
+
+        def compute(t):
+            return ops.scatter_reduce.scatter_reduce(
+                t, dim, index, src, reduce, include_self=include_self
+            )
+
         return self._inplace("scatter_reduce_", compute, (src,))
 
     def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         """index_reduce, in place: reduce source's slices into the slices `index`; returns self."""
-        compute = lambda t: ops.scatter_reduce.index_reduce(t, dim, index, source, reduce, include_self=include_self)  # noqa: E731
+
+        def compute(t):
+            return ops.scatter_reduce.index_reduce(
+                t, dim, index, source, reduce, include_self=include_self
+            )
+
         return self._inplace("index_reduce_", compute, (source,))
 
     def fill_diagonal_(self, fill_value, wrap=False):
@@ -640,10 +433,13 @@ class InplaceMethods:
         With `wrap=True`, a tall matrix's diagonal starts again below a row left out, every
         columns + 1 rows, as NumPy's fill_diagonal."""
         if self.ndim < 2:
-            raise RuntimeError(f"fill_diagonal_: dimensions must larger than 1, got shape {tuple(self.shape)}")
+            raise RuntimeError(
+                f"fill_diagonal_: dimensions must larger than 1, got shape {tuple(self.shape)}"
+            )
         if self.ndim > 2 and len(set(self.shape)) != 1:
             raise RuntimeError(
-                f"fill_diagonal_: all dimensions of input must be of equal length, got {tuple(self.shape)}"
+                "fill_diagonal_: all dimensions of input must be of equal length, got "
+                f"{tuple(self.shape)}"
             )
         xp = array_module(self.array)  # the mask is made where the tensor lives
         on_diagonal = xp.zeros(self.shape, dtype=bool)

@@ -78,9 +78,15 @@ class RandomMethods:
             from_, to = 0, from_
         if to is None:
             to = 2 ** (np.finfo(self.dtype).nmant + 1) + 1 if self.dtype.kind == "f" else None
-            to = to if to is not None else (2 if self.dtype.kind == "b" else int(np.iinfo(self.dtype).max) + 1)
+            to = (
+                to
+                if to is not None
+                else (2 if self.dtype.kind == "b" else int(np.iinfo(self.dtype).max) + 1)
+            )
         if to <= from_:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
+            )
         rng = self._generator_for(generator, "random_")
         return self._inplace("random_", lambda t: _replaced(t, _integers(rng, from_, to, t.shape)))
 
@@ -106,13 +112,17 @@ class RandomMethods:
         """Fill with samples of the Cauchy distribution, median + sigma * tan(pi (u - 1/2)),
         in place; returns self."""
         rng = self._generator_for(generator, "cauchy_")
-        return self._inplace("cauchy_", lambda t: _replaced(t, median + sigma * rng.standard_cauchy(t.shape)))
+        return self._inplace(
+            "cauchy_", lambda t: _replaced(t, median + sigma * rng.standard_cauchy(t.shape))
+        )
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         """Fill with samples of exp(N(mean, std^2)) (mean and std of the underlying normal),
         in place; returns self."""
         rng = self._generator_for(generator, "log_normal_")
-        return self._inplace("log_normal_", lambda t: _replaced(t, rng.lognormal(mean, std, size=t.shape)))
+        return self._inplace(
+            "log_normal_", lambda t: _replaced(t, rng.lognormal(mean, std, size=t.shape))
+        )
 
     def geometric_(self, p, *, generator=None):
         """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...),

@@ -56,7 +56,9 @@ class ReductionMethods:
         dL/dx = dL/dy * (x - mean) / ((N - correction) * std).
         """
         dim = normalize_dims(dim, self.ndim, "std")  # here, so that errors name std, not var
-        return ops.reduce.Std.apply(self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
+        return ops.reduce.Std.apply(
+            self.var(dim=dim, correction=correction, keepdim=keepdim, unbiased=unbiased)
+        )
 
     def max(self, dim=None, keepdim=False):
         """Without dim: the largest element. With dim: a (values, indices) pair."""
@@ -76,20 +78,26 @@ class ReductionMethods:
         """The largest value over `dim` (an int or tuple; all by default), without indices; the
         gradient is shared evenly between tied maxima.
         """
-        return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amax"), keepdim=keepdim, largest=True)
+        return ops.reduce.Amax.apply(
+            self, dim=normalize_dims(dim, self.ndim, "amax"), keepdim=keepdim, largest=True
+        )
 
     def amin(self, dim=None, keepdim=False):
         """The smallest value over `dim` (an int or tuple; all by default), without indices; the
         gradient is shared evenly between tied minima.
         """
-        return ops.reduce.Amax.apply(self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False)
+        return ops.reduce.Amax.apply(
+            self, dim=normalize_dims(dim, self.ndim, "amin"), keepdim=keepdim, largest=False
+        )
 
     def argmax(self, dim=None, keepdim=False):
-        """The index of the largest element (of the flattened tensor, or along `dim`); int64, no gradient."""
+        """The index of the largest element (of the flattened tensor, or along `dim`); int64, no
+        gradient."""
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmax, "argmax")
 
     def argmin(self, dim=None, keepdim=False):
-        """The index of the smallest element (of the flattened tensor, or along `dim`); int64, no gradient."""
+        """The index of the smallest element (of the flattened tensor, or along `dim`); int64, no
+        gradient."""
         return ops.reduce.arg_extreme(self, dim, keepdim, np.argmin, "argmin")
 
     def prod(self, dim=None, keepdim=False):
@@ -99,7 +107,9 @@ class ReductionMethods:
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod: dim must be an int or None, got {dim!r}")
         return ops.reduce.Prod.apply(
-            self, dim=None if dim is None else normalize_dim(dim, self.ndim, "prod"), keepdim=keepdim
+            self,
+            dim=None if dim is None else normalize_dim(dim, self.ndim, "prod"),
+            keepdim=keepdim,
         )
 
     def logsumexp(self, dim, keepdim=False):
@@ -107,7 +117,9 @@ class ReductionMethods:
         dL/dx = dL/dy * softmax(x).
         """
         return ops.reduce.LogSumExp.apply(
-            ops.promotion.floating(self), dim=normalize_dims(dim, self.ndim, "logsumexp"), keepdim=keepdim
+            ops.promotion.floating(self),
+            dim=normalize_dims(dim, self.ndim, "logsumexp"),
+            keepdim=keepdim,
         )
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -117,7 +129,8 @@ class ReductionMethods:
         return ops.reduce.norm_function(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, dim, *, dtype=None):
-        """Running sums along `dim`: y_i = x_0 + ... + x_i; dL/dx is the reversed running sum of dL/dy."""
+        """Running sums along `dim`: y_i = x_0 + ... + x_i; dL/dx is the reversed running sum of
+        dL/dy."""
         return ops.reduce.cumsum(self, dim, dtype=dtype)
 
     def cumprod(self, dim, *, dtype=None):
@@ -146,7 +159,8 @@ class ReductionMethods:
         return ops.sort.topk(self, k, dim, largest, sorted)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-        """The distinct values (sorted), with the inverse indices and counts if asked; no gradient."""
+        """The distinct values (sorted), with the inverse indices and counts if asked; no
+        gradient."""
         return ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
 
     # ---- reductions: order statistics, running extremes, NaN-skipping sums, statistics -------

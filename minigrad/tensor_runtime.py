@@ -29,7 +29,9 @@ def _refuse_grad(op, *tensors):
     """torch's error for a Python-callable map on a tensor that requires grad: the callable's
     work cannot be recorded."""
     if any(t.requires_grad for t in tensors):
-        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+        raise RuntimeError(
+            f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead."
+        )
 
 
 def _map_operand(op, self, other, name):
@@ -43,8 +45,8 @@ def _map_operand(op, self, other, name):
         return np.broadcast_to(other.array, self.shape)
     except ValueError:
         raise RuntimeError(
-            f"{op}: the expanded size of the tensor must match the existing size: '{name}' has shape "
-            f"{tuple(other.shape)}, which does not broadcast to {tuple(self.shape)}"
+            f"{op}: the expanded size of the tensor must match the existing size: '{name}' has "
+            f"shape {tuple(other.shape)}, which does not broadcast to {tuple(self.shape)}"
         ) from None
 
 
@@ -223,7 +225,10 @@ class RuntimeMethods:
         if len(args) == 1 and isinstance(args[0], Tensor):
             other = args[0]
             if other.dtype != self.dtype:
-                raise TypeError(f"new(): expected a tensor of dtype {self.dtype} (this tensor's), got {other.dtype}")
+                raise TypeError(
+                    f"new(): expected a tensor of dtype {self.dtype} (this tensor's), got "
+                    f"{other.dtype}"
+                )
             if other.device != device:
                 where = f"on {device} (this tensor's device, or `device`)"
                 raise RuntimeError(f"new(): expected a tensor {where}, got one on {other.device}")
@@ -252,21 +257,29 @@ class RuntimeMethods:
         _refuse_grad("map_", self, tensor)
         other = _map_operand("map_", self, tensor, "other")
         pairs = zip(self.array.reshape(-1).tolist(), other.reshape(-1).tolist())
-        return self._write("map_", np.asarray([callable(a, b) for a, b in pairs]).reshape(self.shape))
+        return self._write(
+            "map_", np.asarray([callable(a, b) for a, b in pairs]).reshape(self.shape)
+        )
 
     def map2_(self, x, y, callable):
         """self[i] = callable(self[i], x[i], y[i]) for every element, in place. Returns self."""
         _refuse_gpu("map2_", self)
         _refuse_grad("map2_", self, x, y)
         xs, ys = _map_operand("map2_", self, x, "x"), _map_operand("map2_", self, y, "y")
-        triples = zip(self.array.reshape(-1).tolist(), xs.reshape(-1).tolist(), ys.reshape(-1).tolist())
-        return self._write("map2_", np.asarray([callable(a, b, c) for a, b, c in triples]).reshape(self.shape))
+        triples = zip(
+            self.array.reshape(-1).tolist(), xs.reshape(-1).tolist(), ys.reshape(-1).tolist()
+        )
+        return self._write(
+            "map2_", np.asarray([callable(a, b, c) for a, b, c in triples]).reshape(self.shape)
+        )
 
     def _write(self, op, values):
         """Copy `values` into self's storage (cast to its dtype, as torch casts a Python
         number), counting it as an in-place change."""
         if not self.array.flags.writeable:
-            raise RuntimeError(f"{op}: the tensor is read-only or expanded (shape {self.shape}); clone() it first")
+            raise RuntimeError(
+                f"{op}: the tensor is read-only or expanded (shape {self.shape}); clone() it first"
+            )
         np.copyto(self.array, values, casting="unsafe")
         self._version_counter().value += 1
         return self
@@ -281,15 +294,19 @@ class RuntimeMethods:
         if self.requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
         if memory_format is not None and memory_format is not _layout.contiguous_format:
-            raise RuntimeError(f"resize_: only memory_format=contiguous_format is supported, got {memory_format}")
+            raise RuntimeError(
+                f"resize_: only memory_format=contiguous_format is supported, got {memory_format}"
+            )
         shape = size_args(sizes)
         if any(s < 0 for s in shape):
-            raise RuntimeError(f"resize_: trying to create a tensor with negative dimension: {list(shape)}")
+            raise RuntimeError(
+                f"resize_: trying to create a tensor with negative dimension: {list(shape)}"
+            )
         root = _storage(self.array)
         if not root.flags.c_contiguous:
             raise RuntimeError(
-                "resize_: the tensor's storage is not one contiguous block (a NumPy array's strided view); "
-                "clone() it first"
+                "resize_: the tensor's storage is not one contiguous block (a NumPy array's "
+                "strided view); clone() it first"
             )
         storage = root.reshape(-1)
         offset = self.storage_offset()
@@ -299,8 +316,9 @@ class RuntimeMethods:
                 # torch moves every view of the storage along to the new one; NumPy views would
                 # keep the old memory, and silently stop sharing it with this tensor
                 raise RuntimeError(
-                    f"resize_: growing the tensor to {list(shape)} needs a larger storage, and other tensors may "
-                    "view this one's storage (minigrad cannot move them along with it); clone() the tensor first"
+                    f"resize_: growing the tensor to {list(shape)} needs a larger storage, and "
+                    "other tensors may view this one's storage (minigrad cannot move them along "
+                    "with it); clone() the tensor first"
                 )
             bigger = array_module(storage).zeros(needed, dtype=storage.dtype)
             bigger[: storage.size] = storage
@@ -324,12 +342,17 @@ class RuntimeMethods:
         except ValueError:
             fits = False
         if not fits:
-            raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(self.shape)}}}.")
+            raise RuntimeError(
+                f"size {{{list(shape)}}} is not expandable to size {{{list(self.shape)}}}."
+            )
         if shape == self.shape:
             return self
-        # sum the leading dims broadcasting added, and the dims where `size` has a 1 (as unbroadcast)
+        # sum the leading dims broadcasting added, and the dims where `size` has a 1 (as
+        # unbroadcast)
         lead = self.ndim - len(shape)
-        dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
+        dims = tuple(range(lead)) + tuple(
+            lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1
+        )
         return (self.sum(dim=dims) if dims else self).reshape(shape)
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -341,7 +364,9 @@ class RuntimeMethods:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
         registered = hooks.post_accumulate_grad_hooks(self)
         handle = hooks.RemovableHandle(registered)
         registered[handle.id] = hook
@@ -378,8 +403,15 @@ def _suggested_format(tensor):
 
 def _layout_order(memory_format, op):
     """The dim order of a memory format (None for row-major), or a clear error."""
-    if memory_format is None or memory_format is _layout.contiguous_format or memory_format is _layout.preserve_format:
+    if (
+        memory_format is None
+        or memory_format is _layout.contiguous_format
+        or memory_format is _layout.preserve_format
+    ):
         return None
     if not isinstance(memory_format, _layout.memory_format):
-        raise TypeError(f"{op}: memory_format must be a minigrad.memory_format, got {type(memory_format).__name__}")
+        raise TypeError(
+            f"{op}: memory_format must be a minigrad.memory_format, got "
+            f"{type(memory_format).__name__}"
+        )
     return memory_format.order

@@ -58,7 +58,10 @@ class ShapeMethods:
         start = normalize_dim(start_dim, self.ndim, "flatten")
         end = normalize_dim(end_dim, self.ndim, "flatten")
         if start > end:
-            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for shape {self.shape}")
+            raise ValueError(
+                f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for shape "
+                f"{self.shape}"
+            )
         size = int(np.prod(self.shape[start : end + 1]))
         return self.reshape(self.shape[:start] + (size,) + self.shape[end + 1 :])
 
@@ -72,8 +75,12 @@ class ShapeMethods:
         """Remove size-1 dims (all of them, or only `dim`, an int or tuple); a reshape."""
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
-        dims = distinct_dims(dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim, "squeeze")
-        return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1)))
+        dims = distinct_dims(
+            dim if isinstance(dim, (tuple, list)) else (dim,), self.ndim, "squeeze"
+        )
+        return self.reshape(
+            tuple(s for i, s in enumerate(self.shape) if not (i in dims and s == 1))
+        )
 
     def unsqueeze(self, dim):
         """Insert a size-1 dim at position `dim`; a reshape."""
@@ -86,7 +93,9 @@ class ShapeMethods:
         """
         dims = size_args(dims)
         if len(dims) != self.ndim:
-            raise RuntimeError(f"permute: got {len(dims)} dims {dims} for a tensor of shape {self.shape}")
+            raise RuntimeError(
+                f"permute: got {len(dims)} dims {dims} for a tensor of shape {self.shape}"
+            )
         dims = tuple(normalize_dim(d, self.ndim, "permute") for d in dims)
         if sorted(dims) != list(range(self.ndim)):
             raise RuntimeError(f"permute: dims {dims} are not a permutation of 0..{self.ndim - 1}")
@@ -123,11 +132,13 @@ class ShapeMethods:
         return ops.shape.expand(self, tuple(shape))
 
     def repeat(self, *repeats):
-        """Tile the tensor `repeats[i]` times along dim i (copies); dL/dx sums the tiles of dL/dy."""
+        """Tile the tensor `repeats[i]` times along dim i (copies); dL/dx sums the tiles of
+        dL/dy."""
         repeats = size_args(repeats)
         if len(repeats) < self.ndim:
             raise RuntimeError(
-                f"repeat: number of repeats {len(repeats)} can't be smaller than the number of dims {self.ndim}"
+                f"repeat: number of repeats {len(repeats)} can't be smaller than the number of "
+                f"dims {self.ndim}"
             )
         return ops.shape.Repeat.apply(self, repeats=repeats)
 
@@ -137,7 +148,9 @@ class ShapeMethods:
         (N, C, H, W) tensor out as (N, H, W, C), `channels_last_3d` a 5-D one likewise."""
         order = _layout_order(memory_format, "contiguous")
         if order is not None and self.ndim != len(order):
-            raise RuntimeError(f"required rank {len(order)} tensor to use {memory_format.name} format")
+            raise RuntimeError(
+                f"required rank {len(order)} tensor to use {memory_format.name} format"
+            )
         if self.is_contiguous(memory_format):
             return self
         if memory_format is _layout.preserve_format:
@@ -166,12 +179,18 @@ class ShapeMethods:
         n = self.shape[d]
         if isinstance(split_size_or_sections, int):
             if split_size_or_sections <= 0:
-                raise ValueError(f"split: split_size must be positive, got {split_size_or_sections}")
-            sizes = [min(split_size_or_sections, n - s) for s in range(0, n, split_size_or_sections)] or [0]
+                raise ValueError(
+                    f"split: split_size must be positive, got {split_size_or_sections}"
+                )
+            sizes = [
+                min(split_size_or_sections, n - s) for s in range(0, n, split_size_or_sections)
+            ] or [0]
         else:
             sizes = list(split_size_or_sections)
             if sum(sizes) != n:
-                raise ValueError(f"split: sections {sizes} sum to {sum(sizes)} but dim {d} has size {n}")
+                raise ValueError(
+                    f"split: sections {sizes} sum to {sum(sizes)} but dim {d} has size {n}"
+                )
         pieces, start = [], 0
         for s in sizes:
             index = (slice(None),) * d + (slice(start, start + s),)
@@ -187,7 +206,9 @@ class ShapeMethods:
     def flip(self, *dims, **kwargs):
         """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
         if set(kwargs) - {"dims"}:
-            raise TypeError(f"flip() got unexpected keyword arguments {sorted(set(kwargs) - {'dims'})}")
+            raise TypeError(
+                f"flip() got unexpected keyword arguments {sorted(set(kwargs) - {'dims'})}"
+            )
         return ops.shape.flip(self, kwargs.pop("dims") if "dims" in kwargs else size_args(dims))
 
     def tril(self, diagonal=0):
@@ -223,7 +244,8 @@ class ShapeMethods:
         return self.reshape(-1)
 
     def tile(self, *dims):
-        """Repeated `dims[i]` times along dim i, fewer dims counting as leading 1s; see `mg.tile`."""
+        """Repeated `dims[i]` times along dim i, fewer dims counting as leading 1s; see
+        `mg.tile`."""
         return ops.shape.tile(self, size_args(dims))
 
     def rot90(self, k=1, dims=(0, 1)):
@@ -248,7 +270,8 @@ class ShapeMethods:
         """The conjugate transpose of each matrix: for real tensors, `mT`."""
         if self.ndim < 2:
             raise RuntimeError(
-                f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor."
+                "tensor.mH is only supported on matrices or batches of matrices. Got "
+                f"{self.ndim}-D tensor."
             )
         return self.transpose(-2, -1)
 
@@ -256,7 +279,9 @@ class ShapeMethods:
     def H(self):
         """The conjugate transpose of a matrix (2-D only): for real tensors, its transpose."""
         if self.ndim != 2:
-            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+            raise RuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+            )
         return self.transpose(0, 1)
 
     def unfold(self, dimension, size, step):
@@ -304,8 +329,8 @@ class ShapeMethods:
         d = normalize_dim(dim, self.ndim, "split_with_sizes")
         if sum(split_sizes) != self.shape[d]:
             raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {self.shape[d]} (input tensor's size at "
-                f"dimension {d}), but got split_sizes={list(split_sizes)}"
+                f"split_with_sizes expects split_sizes to sum exactly to {self.shape[d]} (input "
+                f"tensor's size at dimension {d}), but got split_sizes={list(split_sizes)}"
             )
         return self.split(list(split_sizes), d)
 
@@ -356,7 +381,8 @@ class ShapeMethods:
         return ops.view_scatter.as_strided_scatter(self, src, size, stride, storage_offset)
 
     def index_add(self, dim, index, source, *, alpha=1):
-        """A copy with `alpha * source` added at the slices `index` along `dim`; see `mg.index_add`."""
+        """A copy with `alpha * source` added at the slices `index` along `dim`; see
+        `mg.index_add`."""
         return ops.index_write.index_add(self, dim, index, source, alpha=alpha)
 
     def index_copy(self, dim, index, source):
@@ -378,11 +404,15 @@ class ShapeMethods:
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
         """A copy with `src` reduced into the places `index` names; see `mg.scatter_reduce`."""
-        return ops.scatter_reduce.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+        return ops.scatter_reduce.scatter_reduce(
+            self, dim, index, src, reduce, include_self=include_self
+        )
 
     def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         """A copy with source's slices reduced into the slices `index`; see `mg.index_reduce`."""
-        return ops.scatter_reduce.index_reduce(self, dim, index, source, reduce, include_self=include_self)
+        return ops.scatter_reduce.index_reduce(
+            self, dim, index, source, reduce, include_self=include_self
+        )
 
     # ---- indexing: gathers, scatters, selections, masks -----------------------------------
     def masked_fill(self, mask, value):
@@ -408,7 +438,8 @@ class ShapeMethods:
         return ops.index.scatter_add(self, dim, index, src)
 
     def index_select(self, dim, index):
-        """The slices `index` (a 1-d int tensor) along `dim`; the gradient adds back at repeated indices."""
+        """The slices `index` (a 1-d int tensor) along `dim`; the gradient adds back at repeated
+        indices."""
         return ops.index.index_select(self, dim, index)
 
     def index_fill(self, dim, index, value):
@@ -433,7 +464,9 @@ class ShapeMethods:
     # not its values: the tensor becomes the view (autograd/inplace.py, change_view).
     def _inplace_view(self, op, view):
         if self._inference and not autograd.grad_mode.is_inference_mode_enabled():
-            raise RuntimeError(f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed.")
+            raise RuntimeError(
+                f"{op}: Inplace update to inference tensor outside InferenceMode is not allowed."
+            )
         try:
             return autograd.inplace.change_view(self, view)
         except RuntimeError as e:
@@ -460,4 +493,6 @@ class ShapeMethods:
     def as_strided_(self, size, stride, storage_offset=None):
         """as_strided, in place: this tensor sees its storage with new sizes and strides;
         returns self."""
-        return self._inplace_view("as_strided_", lambda t: t.as_strided(size, stride, storage_offset))
+        return self._inplace_view(
+            "as_strided_", lambda t: t.as_strided(size, stride, storage_offset)
+        )

@@ -27,8 +27,8 @@ class TensorType(type):
     def __call__(cls, *args, device=None):
         if len(args) == 1 and isinstance(args[0], Tensor) and args[0].dtype != cls.dtype:
             raise TypeError(
-                f"{cls.__name__}: expected a tensor of dtype {cls.dtype}, got one of dtype {args[0].dtype} "
-                f"(convert it with .to(mg.{cls.dtype}) or .type(mg.{cls.__name__}))"
+                f"{cls.__name__}: expected a tensor of dtype {cls.dtype}, got one of dtype "
+                f"{args[0].dtype} (convert it with .to(mg.{cls.dtype}) or .type(mg.{cls.__name__}))"
             )
         return Tensor(*args, dtype=cls.dtype, device=device)
 
@@ -59,7 +59,8 @@ class HalfTensor(metaclass=TensorType):
 
 
 class LongTensor(metaclass=TensorType):
-    """int64 tensors: `LongTensor([1, 2])` (floats are truncated), `LongTensor(*sizes)`, as torch's."""
+    """int64 tensors: `LongTensor([1, 2])` (floats are truncated), `LongTensor(*sizes)`, as
+    torch's."""
 
     dtype = dtypes.int64
 

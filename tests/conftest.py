@@ -42,7 +42,9 @@ def no_gpu(monkeypatch):
     monkeypatch.setattr(runtime, "_simulated", False)
     monkeypatch.setattr(runtime, "_looked", True)
     monkeypatch.setattr(runtime, "_module", None)
-    monkeypatch.setattr(runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)')
+    monkeypatch.setattr(
+        runtime, "_why_not", 'CuPy is not installed (pip install "minigrad[cuda]", ...)'
+    )
     monkeypatch.setattr(runtime, "in_use", False)  # as in a process that never made a CUDA tensor
 
 
@@ -113,7 +115,8 @@ def built_site(tmp_path_factory):
                 capture_output=True,
                 text=True,
                 # a repository address, so that the header's repository link is drawn and can be
-                # checked (overrides/hooks/repository_link.py); a clone without a web remote has none
+                # checked (overrides/hooks/repository_link.py); a clone without a web remote has
+                # none
                 env=dict(os.environ, NO_MKDOCS_2_WARNING="1", MINIGRAD_REPO_URL=TEST_REPO_URL),
             )
             outcome.write_text("built" if result.returncode == 0 else result.stdout + result.stderr)

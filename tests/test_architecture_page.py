@@ -72,7 +72,9 @@ def table_rows(text, heading="## Where does my change go?"):
     section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("|")]
     cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
-    assert cells and cells[0] == ["To add", "Write it in", "Test it in"], f"not the table: {cells[:1]}"
+    assert cells and cells[0] == ["To add", "Write it in", "Test it in"], (
+        f"not the table: {cells[:1]}"
+    )
     return [tuple(row) for row in cells[2:]]
 
 
@@ -83,13 +85,18 @@ def diagram_problems(rows):
     problems = []
     labels = [label for label, _ in rows]
     if labels != list(reversed(LAYERS)):
-        problems.append(f"the diagram's rows are {labels}, LAYERS (top first) is {list(reversed(LAYERS))}")
+        problems.append(
+            f"the diagram's rows are {labels}, LAYERS (top first) is {list(reversed(LAYERS))}"
+        )
     for label, paths in rows:
         for path in paths:
             if not resolve(path):
                 problems.append(f"the diagram names {path} in {label}, and there is no such file")
             elif layers_of(path) != {label}:
-                problems.append(f"the diagram puts {path} in {label}; LAYERS puts it in {sorted(layers_of(path))}")
+                problems.append(
+                    f"the diagram puts {path} in {label}; LAYERS puts it in "
+                    f"{sorted(layers_of(path))}"
+                )
     return problems
 
 
@@ -103,10 +110,13 @@ def table_problems(rows):
                 problems.append(f"{to_add!r}: {code} does not exist")
             elif not code.startswith(TOP_LEVEL):
                 if not layer:
-                    problems.append(f"{to_add!r}: {code} is not followed by its layer, as `{code}` (layer)")
+                    problems.append(
+                        f"{to_add!r}: {code} is not followed by its layer, as `{code}` (layer)"
+                    )
                 elif layers_of(code) != {layer}:
                     problems.append(
-                        f"{to_add!r}: the table puts {code} in {layer}; LAYERS puts it in {sorted(layers_of(code))}"
+                        f"{to_add!r}: the table puts {code} in {layer}; LAYERS puts it in "
+                        f"{sorted(layers_of(code))}"
                     )
         tests = [code for code, _ in CODE.findall(test_in) if is_path(code)]
         if not any(t.startswith("tests/") for t in tests):
@@ -125,7 +135,9 @@ def test_the_diagram_places_each_path_in_its_layer():
 
 
 def test_the_diagram_names_every_folder_of_the_package():
-    named = {path for _, paths in diagram_rows(TEXT_BLOCK.findall(PAGE.read_text())[0]) for path in paths}
+    named = {
+        path for _, paths in diagram_rows(TEXT_BLOCK.findall(PAGE.read_text())[0]) for path in paths
+    }
     folders = {p.name + "/" for p in (ROOT / "minigrad").iterdir() if (p / "__init__.py").exists()}
     missing = sorted(f for f in folders if not any(path.startswith(f) for path in named))
     assert not missing, f"docs/architecture.md's diagram does not show {missing}"
@@ -144,7 +156,9 @@ def test_the_call_runs_down_through_the_layers():
     assert len(paths) >= 5, f"the call's path names {paths}"
     assert all(resolve(p) for p in paths), [p for p in paths if not resolve(p)]
     ranks = [list(LAYERS).index(layers_of(p).pop()) for p in paths]
-    assert ranks == sorted(ranks, reverse=True), f"the call goes up a layer: {list(zip(paths, ranks))}"
+    assert ranks == sorted(ranks, reverse=True), (
+        f"the call goes up a layer: {list(zip(paths, ranks))}"
+    )
 
 
 # --- the checks themselves: they can fail ----------------------------------------------
@@ -152,7 +166,11 @@ def test_the_call_runs_down_through_the_layers():
 
 def test_a_moved_file_or_a_wrong_layer_is_found():
     rows = [
-        ("a loss", "`ops/loss.py` (nn); `nn/gone.py` (nn); `nn/loss.py`; `mg.f` and `docs/lessons/`", "`tests/x.py`"),
+        (
+            "a loss",
+            "`ops/loss.py` (nn); `nn/gone.py` (nn); `nn/loss.py`; `mg.f` and `docs/lessons/`",
+            "`tests/x.py`",
+        ),
         ("a model", "`models/` (top)", "nothing"),
     ]
     assert table_problems(rows) == [
@@ -165,7 +183,9 @@ def test_a_moved_file_or_a_wrong_layer_is_found():
 
 
 def test_a_diagram_out_of_order_or_in_the_wrong_layer_is_found():
-    block = "\n".join(["tensor         ops/conv.py   nn/", "               tensor_<family>.py (mixins)"])
+    block = "\n".join(
+        ["tensor         ops/conv.py   nn/", "               tensor_<family>.py (mixins)"]
+    )
     rows = diagram_rows(block)
     assert rows == [("tensor", ["ops/conv.py", "nn/", "tensor_<family>.py"])]
     problems = diagram_problems(rows)

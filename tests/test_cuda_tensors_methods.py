@@ -94,7 +94,11 @@ def test_new_tensor_copies_host_data_to_the_device_and_device_overrides(gpu):
     made = cuda.new_tensor([[1, 2], [3, 4]])
     assert made.device.type == "cuda" and made.dtype == mg.float32
     np.testing.assert_array_equal(host(made), [[1, 2], [3, 4]])
-    for back in (cuda.new_zeros(2, device="cpu"), cuda.new_tensor([1.0], device="cpu"), cuda.new(2, device="cpu")):
+    for back in (
+        cuda.new_zeros(2, device="cpu"),
+        cuda.new_tensor([1.0], device="cpu"),
+        cuda.new(2, device="cpu"),
+    ):
         assert back.device.type == "cpu"
     assert mg.zeros(2).new_ones(3, device="cuda").device.type == "cuda"
     assert cuda.new([1.0, 2.0]).device.type == "cuda"
@@ -215,7 +219,9 @@ def test_assigning_a_cpu_tensor_into_a_cuda_tensor_copies_it_over(gpu):
 def test_inplace_on_an_expanded_cuda_tensor_is_refused_as_on_the_cpu(gpu):
     for device in ("cpu", "cuda"):
         row = mg.ones(1, 4, device=device).expand(3, 4)
-        with pytest.raises(RuntimeError, match="add_: unsupported operation: more than one element"):
+        with pytest.raises(
+            RuntimeError, match="add_: unsupported operation: more than one element"
+        ):
             row.add_(1.0)
 
 
@@ -232,7 +238,9 @@ def test_copy_between_devices_copies_the_values_and_sends_the_gradient_back(gpu,
     dst = mg.zeros(3, 4, dtype=mg.float64, device=target)
     result = (dst * 1.0).copy_(src)  # recorded: the gradient reaches src across the devices
     assert result.device.type == target and result.dtype == mg.float64
-    np.testing.assert_array_equal(host(result), np.broadcast_to(VALUES[0], (3, 4)).astype(np.float32))
+    np.testing.assert_array_equal(
+        host(result), np.broadcast_to(VALUES[0], (3, 4)).astype(np.float32)
+    )
     (result * mg.tensor(VALUES, device=target)).sum().backward()
     assert src.grad.device.type == source and src.grad.dtype == mg.float32
     np.testing.assert_allclose(host(src.grad), VALUES.sum(axis=0), rtol=1e-6)
@@ -255,10 +263,16 @@ FILLS = {
     "bernoulli_": (lambda t: t.bernoulli_(0.5), lambda v: set(np.unique(v)) <= {0.0, 1.0}),
     "exponential_": (lambda t: t.exponential_(2.0), lambda v: (v >= 0).all()),
     "random_": (lambda t: t.random_(3, 7), lambda v: set(np.unique(v)) <= {3.0, 4.0, 5.0, 6.0}),
-    "random_(to)": (lambda t: t.random_(5), lambda v: set(np.unique(v)) <= {0.0, 1.0, 2.0, 3.0, 4.0}),
+    "random_(to)": (
+        lambda t: t.random_(5),
+        lambda v: set(np.unique(v)) <= {0.0, 1.0, 2.0, 3.0, 4.0},
+    ),
     "cauchy_": (lambda t: t.cauchy_(), lambda v: np.isfinite(v).all()),
     "log_normal_": (lambda t: t.log_normal_(0.0, 0.5), lambda v: (v > 0).all()),
-    "geometric_": (lambda t: t.geometric_(0.5), lambda v: (v >= 1).all() and (v == v.round()).all()),
+    "geometric_": (
+        lambda t: t.geometric_(0.5),
+        lambda v: (v >= 1).all() and (v == v.round()).all(),
+    ),
 }
 
 
@@ -274,7 +288,9 @@ def test_random_fills_draw_on_the_gpu_without_touching_the_cpu_stream(gpu, name)
     values = host(x)
     assert plausible(values), values
     assert len(np.unique(values)) > 1  # drawn, not one value
-    np.testing.assert_array_equal(mg.random.default_generator.get_state().numpy(), cpu_state.numpy())
+    np.testing.assert_array_equal(
+        mg.random.default_generator.get_state().numpy(), cpu_state.numpy()
+    )
     mg.manual_seed(0)  # seeds the GPU's generator too: the same draws again
     np.testing.assert_array_equal(host(fill(mg.zeros(64, device="cuda"))), values)
 
@@ -311,7 +327,9 @@ def test_random_fill_in_the_graph_gives_its_input_a_zero_gradient_on_the_device(
 
 
 def test_a_cpu_generator_for_a_cuda_tensor_raises_torchs_error(gpu):
-    with pytest.raises(RuntimeError, match="uniform_: Expected a 'cuda' device type for generator but found 'cpu'"):
+    with pytest.raises(
+        RuntimeError, match="uniform_: Expected a 'cuda' device type for generator but found 'cpu'"
+    ):
         mg.zeros(3, device="cuda").uniform_(generator=mg.Generator())
 
 
@@ -329,7 +347,9 @@ def test_pin_memory_copies_a_cpu_tensor_and_refuses_a_cuda_one(gpu):
     pinned.sum().backward()  # a copy in the graph, as torch's
     np.testing.assert_array_equal(cpu.grad.numpy(), np.ones((3, 4)))
     assert not cpu.is_pinned() and not mg.zeros(2, device="cuda").is_pinned()
-    with pytest.raises(RuntimeError, match="cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors"):
+    with pytest.raises(
+        RuntimeError, match="cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors"
+    ):
         mg.zeros(2, device="cuda").pin_memory()
 
 
@@ -383,7 +403,7 @@ def test_python_maps_are_cpu_only_as_in_torch(gpu):
         cuda.map2_(cuda, cuda, lambda a, b, c: a)
 
 
-# ---- conversions: host transfers by nature, or refused as torch refuses them ------------------------
+# ---- conversions: host transfers by nature, or refused as torch refuses them ---------------------
 def test_numbers_lists_and_iteration_copy_to_the_host(gpu):
     cpu, cuda = both()
     assert cuda.tolist() == cpu.tolist()

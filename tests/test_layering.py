@@ -65,6 +65,7 @@ LAYERS = {
         "minigrad/tensor_shape.py",  # shape and indexing
         "minigrad/tensor_linalg.py",
         "minigrad/tensor_inplace.py",
+        "minigrad/tensor_inplace_math.py",
         "minigrad/tensor_random.py",
         "minigrad/tensor_conversion.py",
         "minigrad/tensor_runtime.py",  # torch's device probes, memory layout and legacy methods
@@ -99,6 +100,7 @@ LAYERS = {
     "top": [
         "minigrad/models/",
         "minigrad/serialization.py",
+        "minigrad/map_location.py",  # where mg.load puts tensors (torch.load's map_location)
         "minigrad/module_records.py",  # a whole Module as data, for mg.save / mg.load
         "minigrad/allowlist.py",  # which classes mg.load may use (torch.serialization.safe_globals)
         "minigrad/train.py",

@@ -51,7 +51,6 @@ def manual_seed_all(seed):
     manual_seed(seed)
 
 
-# --8<-- [start:synchronize]
 def synchronize(device=None):
     """Wait until every op queued on the GPU has finished (returns at once without one).
 
@@ -60,7 +59,6 @@ def synchronize(device=None):
     module = runtime.cupy()
     if module is not None:
         module.cuda.Device(0).synchronize()
-        # --8<-- [end:synchronize]
 
 
 def empty_cache():

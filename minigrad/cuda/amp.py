@@ -15,14 +15,23 @@ class GradScaler(amp.GradScaler):
     """`torch.cuda.amp.GradScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
     growth_interval=2000, enabled=True)`: `mg.amp.GradScaler("cuda", ...)`."""
 
-    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+    def __init__(
+        self,
+        init_scale=2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=2000,
+        enabled=True,
+    ):
         warnings.warn(
-            "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` "
-            "instead.",
+            "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+            "`torch.amp.GradScaler('cuda', args...)` instead.",
             FutureWarning,
             stacklevel=2,
         )
-        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+        super().__init__(
+            "cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled
+        )
 
 
 class autocast(amp.autocast):
@@ -31,8 +40,8 @@ class autocast(amp.autocast):
 
     def __init__(self, enabled=True, dtype=dtypes.float16, cache_enabled=True):
         warnings.warn(
-            "`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` "
-            "instead.",
+            "`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
+            "`torch.amp.autocast('cuda', args...)` instead.",
             FutureWarning,
             stacklevel=2,
         )

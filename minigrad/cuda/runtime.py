@@ -21,7 +21,6 @@ _simulated = os.environ.get("MINIGRAD_CUDA_SIMULATOR") == "1"
 in_use = False  # set once a CUDA tensor may exist; until then ops skip the device check
 
 
-# --8<-- [start:find]
 def _find():
     """Import CuPy and ask it for a GPU; remember the answer (and why not)."""
     global _module, _looked, _why_not
@@ -34,7 +33,9 @@ def _find():
     try:
         import cupy
     except ImportError:
-        _why_not = 'CuPy is not installed (pip install "minigrad[cuda]", on a machine with an NVIDIA GPU)'
+        _why_not = (
+            'CuPy is not installed (pip install "minigrad[cuda]", on a machine with an NVIDIA GPU)'
+        )
         return
     try:
         count = cupy.cuda.runtime.getDeviceCount()
@@ -45,7 +46,6 @@ def _find():
         _why_not = "CuPy is installed but found no NVIDIA GPU"
         return
     _module = cupy
-    # --8<-- [end:find]
 
 
 def cupy():
@@ -104,5 +104,6 @@ def generator(default_seed):
     if _generator["rng"] is None:
         xp = require("random numbers on cuda")
         seed = _generator["seed"] if _generator["seed"] is not None else default_seed
-        _generator["rng"] = xp.random.RandomState(seed & 0xFFFF_FFFF)  # RandomState takes 32-bit seeds
+        # RandomState takes 32-bit seeds
+        _generator["rng"] = xp.random.RandomState(seed & 0xFFFF_FFFF)
     return _generator["rng"]

@@ -48,7 +48,10 @@ def forbid_transfers():
 
 def _count(direction):
     if _forbidden:
-        raise RuntimeError(f"simulated GPU: a copy {direction.replace('_', ' ')} happened inside forbid_transfers()")
+        raise RuntimeError(
+            f"simulated GPU: a copy {direction.replace('_', ' ')} happened inside "
+            "forbid_transfers()"
+        )
     transfers[direction] += 1
 
 
@@ -197,7 +200,9 @@ class SimulatedArray:
         return SimulatedArray(self._host.copy())
 
     def __reduce__(self):
-        raise TypeError("simulated GPU: a device array cannot be pickled; copy it to the host first")
+        raise TypeError(
+            "simulated GPU: a device array cannot be pickled; copy it to the host first"
+        )
 
 
 def _host_base(host):
@@ -250,7 +255,9 @@ def _operand(x):
     if isinstance(x, SimulatedArray):
         return x._host
     if isinstance(x, np.ndarray):
-        raise TypeError(f"Unsupported type {type(x)} (a host array mixed with a simulated GPU array)")
+        raise TypeError(
+            f"Unsupported type {type(x)} (a host array mixed with a simulated GPU array)"
+        )
     if isinstance(x, (list, tuple)):
         return type(x)(_operand(v) for v in x)
     return x
@@ -434,7 +441,12 @@ def _device_count():
 
 
 def _properties(index):
-    return {"name": b"minigrad CUDA simulator (host memory)", "totalGlobalMem": 0, "major": 0, "minor": 0}
+    return {
+        "name": b"minigrad CUDA simulator (host memory)",
+        "totalGlobalMem": 0,
+        "major": 0,
+        "minor": 0,
+    }
 
 
 cuda = types.SimpleNamespace(

@@ -21,7 +21,8 @@ class Linear(Module):
     Default initialisation as PyTorch: W and b uniform in +-1/sqrt(in_features)
     (kaiming_uniform_ with a = sqrt(5) works out to exactly that bound for W).
     `device` and `dtype` are PyTorch's factory keywords: where the parameters live ('cpu',
-    or 'cuda' where there is a GPU; see nn/module_device.py's `place_on_factory_device`) and their dtype.
+    or 'cuda' where there is a GPU; see nn/module_device.py's `place_on_factory_device`) and their
+    dtype.
     """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):

@@ -7,12 +7,12 @@ A Module is a container with three registries filled by plain attribute assignme
   registered with `register_buffer`; persistent ones are saved in the state dict;
 - `_modules`: child Modules (`self.fc = Linear(...)`), which makes models trees.
 
-Everything else — `parameters()`, `state_dict()`, `train()`, `to()`, `zero_grad()`,
+Everything else — `parameters()`, `state_dict()`, `train()`, `zero_grad()`, `to()`,
 the nested `repr` — is a walk over that tree. Names follow PyTorch exactly
 ("features.0.weight"), so a PyTorch state dict (as NumPy arrays) loads into the same
-minigrad model. Elsewhere: how `module(x)` runs the hooks (module_hooks.py, and
-backward_hooks.py for the full backward hooks), and Keras's spellings `is_built`,
-`get_config`, `from_config` (keras.py).
+minigrad model. Elsewhere: where the parameters live and in which dtype (`to`, `cuda`,
+`float`: module_device.py), how `module(x)` runs the hooks (module_hooks.py, and
+backward_hooks.py for the full backward hooks), and Keras's spellings (keras.py).
 """
 
 import inspect
@@ -32,9 +32,7 @@ from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import Tensor
 
 _READ_ONCE = "<an iterator, read once by the constructor>"
-
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
 _EXTRA_STATE_KEY = "_extra_state"
 
 
@@ -48,7 +46,9 @@ class Module(DeviceMethods):
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments {args} {kwargs}")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments {args} {kwargs}"
+            )
         # object.__setattr__: our own __setattr__ needs these dicts to exist already
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -76,7 +76,9 @@ class Module(DeviceMethods):
         """The computation of the module: define it in every subclass. Call the module (`model(x)`),
         not `forward`, so that the hooks run.
         """
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     def __call__(self, *args, **kwargs):
         """forward(*args, **kwargs), with the module's hooks around it if it has any
@@ -97,10 +99,12 @@ class Module(DeviceMethods):
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' (a Parameter or None is expected)"
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' (a Parameter or "
+                    "None is expected)"
                 )
             params[name] = None
-        elif isinstance(value, Buffer):  # `self.name = nn.Buffer(t)` registers a buffer, as torch 2.x
+        # `self.name = nn.Buffer(t)` registers a buffer, as torch 2.x
+        elif isinstance(value, Buffer):
             if params is None:
                 raise AttributeError("cannot assign buffers before Module.__init__() call")
             self._remove_from(name, self.__dict__, self._parameters, self._modules)
@@ -113,11 +117,16 @@ class Module(DeviceMethods):
             self._modules[name] = value
         elif params is not None and name in self._modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' (a Module or None)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' (a Module or "
+                    "None)"
+                )
             self._modules[name] = None
         elif params is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (a Tensor or None)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' (a Tensor or None)"
+                )
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -156,8 +165,8 @@ class Module(DeviceMethods):
         self._check_name(name, "parameter")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{type(param).__name__}' object to parameter '{name}' (a Parameter or None is "
-                "expected; wrap a tensor with nn.Parameter)"
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' (a Parameter "
+                "or None is expected; wrap a tensor with nn.Parameter)"
             )
         if param is not None:
             place_on_factory_device(self, param)
@@ -169,7 +178,10 @@ class Module(DeviceMethods):
         if name in self._parameters:
             raise KeyError(f"attribute '{name}' already exists as a parameter")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (a Tensor or None)")
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (a Tensor or "
+                "None)"
+            )
         if tensor is not None:
             place_on_factory_device(self, tensor)
         self._buffers[name] = tensor
@@ -203,7 +215,9 @@ class Module(DeviceMethods):
         for name, child in self._modules.items():
             if child is None:
                 continue
-            yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+            yield from child.named_modules(
+                memo, prefix + ("." if prefix else "") + name, remove_duplicate
+            )
 
     def modules(self):
         """Every module in the tree, self first, each once (see named_modules)."""
@@ -225,7 +239,11 @@ class Module(DeviceMethods):
 
     def _named_members(self, registry, prefix, recurse, remove_duplicate=True):
         seen = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for module_prefix, module in modules:
             for name, value in getattr(module, registry).items():
                 if value is None or (remove_duplicate and id(value) in seen):
@@ -264,7 +282,9 @@ class Module(DeviceMethods):
             child = module._modules.get(part)
             if not isinstance(child, Module):
                 where = ".".join(target.split(".")[:i]) or type(self).__name__
-                raise AttributeError(f"get_submodule: {where} has no submodule '{part}' (path '{target}')")
+                raise AttributeError(
+                    f"get_submodule: {where} has no submodule '{part}' (path '{target}')"
+                )
             module = child
         return module
 
@@ -290,7 +310,9 @@ class Module(DeviceMethods):
         module = self.get_submodule(module_path)
         members = getattr(module, registry)
         if name not in members or members[name] is None:
-            raise AttributeError(f"get_{kind}: '{module_path or type(self).__name__}' has no {kind} '{name}'")
+            raise AttributeError(
+                f"get_{kind}: '{module_path or type(self).__name__}' has no {kind} '{name}'"
+            )
         return members[name]
 
     def get_parameter(self, target):
@@ -343,7 +365,10 @@ class Module(DeviceMethods):
         `.grad` (the spelling of frameworks that put the backward call on the model, such
         as DeepSpeed's engine; plain PyTorch code calls `loss.backward()`)."""
         if not isinstance(loss, Tensor):
-            raise TypeError(f"{type(self).__name__}.backward: expected the loss as a Tensor, got {type(loss).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.backward: expected the loss as a Tensor, got "
+                f"{type(loss).__name__}"
+            )
         loss.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     # ---- state dict -----------------------------------------------------------------------
@@ -352,7 +377,8 @@ class Module(DeviceMethods):
         raise RuntimeError("get_extra_state: this module does not define extra state")
 
     def set_extra_state(self, state):
-        """Restore what get_extra_state returned (load_state_dict calls it); override both together."""
+        """Restore what get_extra_state returned (load_state_dict calls it); override both
+        together."""
         raise RuntimeError("set_extra_state: this module does not define extra state")
 
     def _has_extra_state(self):
@@ -382,8 +408,8 @@ class Module(DeviceMethods):
         """
         if args:
             warnings.warn(
-                "Positional args are being deprecated, use kwargs instead (state_dict(destination=..., prefix=..., "
-                "keep_vars=...))",
+                "Positional args are being deprecated, use kwargs instead "
+                "(state_dict(destination=..., prefix=..., keep_vars=...))",
                 FutureWarning,
                 stacklevel=2,
             )
@@ -401,10 +427,14 @@ class Module(DeviceMethods):
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, child in self._modules.items():
             if child is not None:
-                child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+                child.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         for hook in list(self._state_dict_hooks.values()):
             if hook(self, destination, prefix, local_metadata) is not None:
-                raise RuntimeError("state_dict post-hook must return None (change the state_dict in place)")
+                raise RuntimeError(
+                    "state_dict post-hook must return None (change the state_dict in place)"
+                )
         return destination
 
     def _load_from_state_dict(
@@ -414,7 +444,16 @@ class Module(DeviceMethods):
         running its load-state-dict pre-hooks (which may edit `state_dict`, a copy).
         Missing and unexpected keys and errors are appended to the three lists."""
         for hook in list(self._load_state_dict_pre_hooks.values()):
-            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+            hook(
+                self,
+                state_dict,
+                prefix,
+                local_metadata,
+                strict,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
         local = {name: (p, "_parameters") for name, p in self._parameters.items() if p is not None}
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
@@ -431,14 +470,15 @@ class Module(DeviceMethods):
             array = array if on_device(array) else np.asarray(array)
             if array.dtype.hasobject:
                 error_msgs.append(
-                    f'While copying the parameter named "{key}", expected a Tensor or NumPy array from the '
+                    f'While copying the parameter named "{key}", expected a Tensor or NumPy array '
+                    "from the "
                     f"checkpoint but received {type(value)}"
                 )
                 continue
             if array.shape != target.shape:
                 error_msgs.append(
-                    f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
-                    f"the shape in current model is {target.shape}."
+                    f"size mismatch for {key}: copying a param with shape {array.shape} from "
+                    f"checkpoint, the shape in current model is {target.shape}."
                 )
                 continue
             with no_grad():
@@ -448,8 +488,11 @@ class Module(DeviceMethods):
                         self._parameters[name] = Parameter(new, requires_grad=target.requires_grad)
                     else:
                         self._buffers[name] = from_numpy(new)
-                else:  # the values go where the parameter lives (torch's param.copy_ across devices)
-                    target.array[...] = to_device(array) if on_device(target.array) else to_host(array)
+                # the values go where the parameter lives (torch's param.copy_ across devices)
+                else:
+                    target.array[...] = (
+                        to_device(array) if on_device(target.array) else to_host(array)
+                    )
                     target._version_counter().value += 1
         extra_key = prefix + _EXTRA_STATE_KEY
         if type(self).set_extra_state is not Module.set_extra_state:
@@ -481,7 +524,9 @@ class Module(DeviceMethods):
         missing and unexpected keys before strict decides whether to raise.
         """
         if not hasattr(state_dict, "keys"):
-            raise TypeError(f"load_state_dict: expected a dict-like state_dict, got {type(state_dict).__name__}")
+            raise TypeError(
+                f"load_state_dict: expected a dict-like state_dict, got {type(state_dict).__name__}"
+            )
         missing, unexpected, errors = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)  # a copy: pre-hooks may rename or drop keys
@@ -493,28 +538,42 @@ class Module(DeviceMethods):
             if assign:
                 local_metadata["assign_to_params_buffers"] = True
             # strict=True here, always: the lists are filled either way and returned
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+            module._load_from_state_dict(
+                local_state_dict, prefix, local_metadata, True, missing, unexpected, errors
+            )
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    child_state_dict = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
+                    child_state_dict = {
+                        k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)
+                    }
                     load(child, child_state_dict, child_prefix)
             incompatible = IncompatibleKeys(missing, unexpected)
             for hook in list(module._load_state_dict_post_hooks.values()):
                 if hook(module, incompatible) is not None:
                     raise RuntimeError(
-                        "load_state_dict post-hooks must return None; edit incompatible_keys.missing_keys / "
-                        ".unexpected_keys in place instead"
+                        "load_state_dict post-hooks must return None; edit "
+                        "incompatible_keys.missing_keys / .unexpected_keys in place instead"
                     )
 
         load(self, state_dict)
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ".",
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+                errors.insert(
+                    0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + "."
+                )
         if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
         return IncompatibleKeys(missing, unexpected)
 
     # ---- hooks --------------------------------------------------------------------------
@@ -626,12 +685,15 @@ class Module(DeviceMethods):
         for name, child in self._modules.items():
             child_repr = repr(child).replace("\n", "\n  ")
             lines.append(f"({name}): {child_repr}")
-        if not self._modules and len(lines) <= 1:  # a leaf with a one-line extra_repr fits on one line
+        # a leaf with a one-line extra_repr fits on one line
+        if not self._modules and len(lines) <= 1:
             return f"{self._get_name()}({''.join(lines)})"
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+        return sorted(
+            set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules)
+        )
 
 
 from minigrad.nn import keras  # noqa: E402  (it defines layers, which are Modules)

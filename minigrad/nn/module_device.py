@@ -17,8 +17,8 @@ from minigrad.tensor import Tensor
 def place_on_factory_device(module, item):
     """torch's factory keyword `device=` of a layer (`nn.Linear(3, 4, device="cuda")`): each
     parameter, buffer and submodule the layer registers goes to that device as it is
-    registered, in this one place for every layer. Initial values are drawn on the host and copied over
-    (nn/init.py), so a seed gives the same weights on either device (torch draws them on
+    registered, in this one place for every layer. Initial values are drawn on the host and copied
+    over (nn/init.py), so a seed gives the same weights on either device (torch draws them on
     the GPU's generator instead)."""
     if "_factory_device" not in module.__dict__:  # read once per module, from __new__'s note
         recorded = module.__dict__.get("_config")
@@ -52,7 +52,9 @@ class DeviceMethods:
         device, dtype, _ = _devices.parse_to(args, kwargs, "Module.to")
         if device is not None:
             move = to_device if device.type == "cuda" else to_host
-            self._apply(lambda a: a if (array_module(a) is not np) == (device.type == "cuda") else move(a))
+            self._apply(
+                lambda a: a if (array_module(a) is not np) == (device.type == "cuda") else move(a)
+            )
         if dtype is None:
             return self
         if dtype.kind != "f":
@@ -110,8 +112,8 @@ class DeviceMethods:
             raise ValueError("Module.type: invalid type: None")
         if dtype.kind not in "fc" and any(p.requires_grad for p in self.parameters()):
             raise RuntimeError(
-                f"Module.type: cannot cast parameters that require gradients to {dtype}: data set to a tensor "
-                "that requires gradients must be floating point or complex dtype"
+                f"Module.type: cannot cast parameters that require gradients to {dtype}: data set "
+                "to a tensor that requires gradients must be floating point or complex dtype"
             )
         return self._apply(lambda a: a.astype(dtype))
 

@@ -13,7 +13,8 @@ from minigrad.kernels.cuda import attention as gpu
 from minigrad.kernels.reference import attention as ref
 from tests.cuda.device import dev, host, no_transfers
 
-T64, T32 = gpu.TILE_FLOAT64, gpu.TILE_FLOAT32  # queries per block (16 and 32; 4 and 8 on the simulator)
+# queries per block (16 and 32; 4 and 8 on the simulator)
+T64, T32 = gpu.TILE_FLOAT64, gpu.TILE_FLOAT32
 
 # (B, Tq, Tk, d, dv), is_causal, mask layout: size-1 dims, Tq != Tk both ways, and
 # lengths past one tile
@@ -69,7 +70,9 @@ def test_kernels_match_reference(dims, is_causal, mask_layout, dtype):
 
 def _assert_same_nan_inf(actual, expected, name, **tol):
     for test in (np.isnan, np.isposinf, np.isneginf):
-        np.testing.assert_array_equal(test(actual), test(expected), err_msg=f"{name}: {test.__name__}")
+        np.testing.assert_array_equal(
+            test(actual), test(expected), err_msg=f"{name}: {test.__name__}"
+        )
     finite = np.isfinite(expected)
     np.testing.assert_allclose(actual[finite], expected[finite], err_msg=name, **tol)
 
@@ -78,7 +81,8 @@ def _assert_same_nan_inf(actual, expected, name, **tol):
 # in float64 two tiles, so with is_causal the first tile's queries would skip the second key tile
 T = T64 + 2
 NON_FINITE = [
-    (True, False, "v", (0, T - 1, 1), np.nan),  # a key hidden from the first tile: 0 * NaN in every row
+    # a key hidden from the first tile: 0 * NaN in every row
+    (True, False, "v", (0, T - 1, 1), np.nan),
     (True, False, "q", (0, 2, 0), np.inf),  # its P row is NaN, hidden keys included
     (True, False, "k", (0, T - 1, 0), np.nan),  # hidden from all but the last query
     (True, False, "grad_out", (0, 1, 0), np.nan),
@@ -110,12 +114,15 @@ def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, inde
         out, lse = gpu.attention_forward(q_d, k_d, v_d, 0.5, is_causal, mask_d)
         out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
         grads = gpu.attention_backward(grad_out_d, q_d, k_d, v_d, out, lse, 0.5, is_causal, mask_d)
-        grads_ref = ref.attention_backward(grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask)
+        grads_ref = ref.attention_backward(
+            grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask
+        )
     _assert_same_nan_inf(host(out), out_ref, "out", **tol)
     _assert_same_nan_inf(host(lse), lse_ref, "lse", **tol)
     for n, g, g_ref in zip("qkv", grads, grads_ref):
         _assert_same_nan_inf(host(g), g_ref, f"d{n}", **tol)
-    assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))  # the bad number got through
+    # the bad number got through
+    assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
 
 
 @pytest.mark.parametrize("is_causal", [False, True])
@@ -143,7 +150,11 @@ def _attention(device, backend, arrays, allowed):
 def test_function_on_cuda_tensors_matches_the_cpu(backend, monkeypatch):
     """The 'numba' backend launches the CUDA kernels on CUDA tensors (counted here); the
     'numpy' one runs the reference on the device. Both give the CPU's numbers."""
-    arrays = _rand((2, 2, 4, 3), 0, np.float64), _rand((2, 1, 5, 3), 1, np.float64), _rand((2, 1, 5, 2), 2, np.float64)
+    arrays = (
+        _rand((2, 2, 4, 3), 0, np.float64),
+        _rand((2, 1, 5, 3), 1, np.float64),
+        _rand((2, 1, 5, 2), 2, np.float64),
+    )
     allowed = np.random.default_rng(4).random((4, 5)) > 0.3
     calls = []
     for name in ("attention_forward", "attention_backward"):

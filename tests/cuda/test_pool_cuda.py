@@ -32,7 +32,9 @@ def _rand(shape, seed, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, kernel, stride, padding, dilation, ceil_mode", CASES)
-def test_max_pool_kernels_match_reference(shape, kernel, stride, padding, dilation, ceil_mode, dtype):
+def test_max_pool_kernels_match_reference(
+    shape, kernel, stride, padding, dilation, ceil_mode, dtype
+):
     x = _rand(shape, 0, dtype)
     y_ref, indices_ref = ref.max_pool2d_forward(x, kernel, stride, padding, dilation, ceil_mode)
     g = _rand(y_ref.shape, 1, dtype)
@@ -49,7 +51,9 @@ def test_max_pool_kernels_match_reference(shape, kernel, stride, padding, dilati
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, kernel, stride, padding, _, ceil_mode", CASES)
-@pytest.mark.parametrize("count_include_pad, divisor_override", [(True, None), (False, None), (False, 3)])
+@pytest.mark.parametrize(
+    "count_include_pad, divisor_override", [(True, None), (False, None), (False, 3)]
+)
 def test_avg_pool_kernels_match_reference(
     shape, kernel, stride, padding, _, ceil_mode, count_include_pad, divisor_override, dtype
 ):

@@ -25,7 +25,6 @@ from minigrad.tensor import Tensor
 OP = "scaled_dot_product_attention"
 
 
-# --8<-- [start:functional]
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):
@@ -44,12 +43,17 @@ def scaled_dot_product_attention(
         key, value = _grouped_query(query, key, value)
     try:
         batch = tuple(np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2]))
-        if attn_mask is not None and np.broadcast_shapes(attn_mask.shape, (*batch, Tq, Tk)) != (*batch, Tq, Tk):
+        if attn_mask is not None and np.broadcast_shapes(attn_mask.shape, (*batch, Tq, Tk)) != (
+            *batch,
+            Tq,
+            Tk,
+        ):
             raise ValueError
     except ValueError:
         mask_shape = "" if attn_mask is None else f", attn_mask {attn_mask.shape}"
         raise RuntimeError(
-            f"{OP}: shapes do not broadcast: query {query.shape}, key {key.shape}, value {value.shape}{mask_shape} "
+            f"{OP}: shapes do not broadcast: query {query.shape}, key {key.shape}, value "
+            f"{value.shape}{mask_shape} "
             "(the leading dims must broadcast, and the mask to (..., Tq, Tk))"
         ) from None
 
@@ -61,12 +65,15 @@ def scaled_dot_product_attention(
         return attention(query, key, value, mask, scale, is_causal, dropout_p)[0]
 
     B = math.prod(batch)
-    q, k, v = (t.expand(*batch, *t.shape[-2:]).reshape(B, *t.shape[-2:]) for t in (query, key, value))
+    q, k, v = (
+        t.expand(*batch, *t.shape[-2:]).reshape(B, *t.shape[-2:]) for t in (query, key, value)
+    )
     if mask is not None:
         mask = _flat_mask(mask.array, batch, Tq, Tk)
-    out = ScaledDotProductAttention.apply(q, k, v, mask=mask, scale=scale, is_causal=bool(is_causal))
+    out = ScaledDotProductAttention.apply(
+        q, k, v, mask=mask, scale=scale, is_causal=bool(is_causal)
+    )
     return out.reshape(*batch, Tq, dv)
-    # --8<-- [end:functional]
 
 
 # ---- masks ------------------------------------------------------------------------------------
@@ -92,7 +99,8 @@ def _grouped_query(query, key, value):
     hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
     if hq % hk or hq % hv:
         raise RuntimeError(
-            f"{OP}: the number of heads of key ({hk}) and value ({hv}) must divide the number of heads of query ({hq})"
+            f"{OP}: the number of heads of key ({hk}) and value ({hv}) must divide the number of "
+            f"heads of query ({hq})"
         )
     return repeat_kv(key, hq // hk), repeat_kv(value, hq // hv)
 
@@ -104,24 +112,34 @@ def _check_inputs(query, key, value, attn_mask, dropout_p, is_causal):
             raise TypeError(f"{OP}: {name} must be a Tensor, got {type(t).__name__}")
     shapes = f"query {query.shape}, key {key.shape}, value {value.shape}"
     if min(query.ndim, key.ndim, value.ndim) < 2:
-        raise RuntimeError(f"{OP}: query, key and value need at least 2 dims (..., T, d), got {shapes}")
+        raise RuntimeError(
+            f"{OP}: query, key and value need at least 2 dims (..., T, d), got {shapes}"
+        )
     check_same_dtype(OP, query=query, key=key, value=value)
     if query.dtype.kind != "f":
         raise RuntimeError(f"{OP}: query, key and value must be floating point, got {query.dtype}")
     if key.shape[-1] != query.shape[-1]:
-        raise RuntimeError(f"{OP}: key's last dim must equal query's (the embedding size d), got {shapes}")
+        raise RuntimeError(
+            f"{OP}: key's last dim must equal query's (the embedding size d), got {shapes}"
+        )
     if value.shape[-2] != key.shape[-2]:
         raise RuntimeError(f"{OP}: key and value must have the same length (dim -2), got {shapes}")
     if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"{OP}: dropout probability has to be between 0 and 1, but got {dropout_p}")
+        raise ValueError(
+            f"{OP}: dropout probability has to be between 0 and 1, but got {dropout_p}"
+        )
     if attn_mask is not None:
         if is_causal:
             raise RuntimeError(f"{OP}: explicit attn_mask should not be set when is_causal=True")
         if not isinstance(attn_mask, Tensor):
             raise TypeError(f"{OP}: attn_mask must be a Tensor, got {type(attn_mask).__name__}")
-        if attn_mask.dtype.kind != "b" and attn_mask.dtype not in (query.dtype, np.dtype(np.float32)):
+        if attn_mask.dtype.kind != "b" and attn_mask.dtype not in (
+            query.dtype,
+            np.dtype(np.float32),
+        ):
             raise RuntimeError(
-                f"{OP}: attn_mask must be bool, float32 or the query's dtype ({query.dtype}), got {attn_mask.dtype}"
+                f"{OP}: attn_mask must be bool, float32 or the query's dtype ({query.dtype}), got "
+                f"{attn_mask.dtype}"
             )
         if attn_mask.device != query.device:  # the mask enters the kernels as an array: check here
             raise RuntimeError(

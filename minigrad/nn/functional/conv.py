@@ -27,14 +27,18 @@ def _check_tensors(input, weight, bias, spatial, op):
     if input.dtype.kind != "f":
         raise TypeError(f"{op}: input must be floating point, got {input.dtype}")
     if input.dtype not in (np.float32, np.float64):
-        raise TypeError(f"{op}: the convolution kernels support float32 and float64, got {input.dtype}")
+        raise TypeError(
+            f"{op}: the convolution kernels support float32 and float64, got {input.dtype}"
+        )
     if input.ndim not in (spatial + 1, spatial + 2):
         raise RuntimeError(
             f"{op}: expected a {spatial + 1}-d (unbatched) or {spatial + 2}-d (batched) input, "
             f"got input of shape {input.shape}"
         )
     if weight.ndim != spatial + 2:
-        raise RuntimeError(f"{op}: expected a {spatial + 2}-d weight, got weight of shape {weight.shape}")
+        raise RuntimeError(
+            f"{op}: expected a {spatial + 2}-d weight, got weight of shape {weight.shape}"
+        )
     check_same_dtype(op, input=input, weight=weight, bias=bias)
 
 
@@ -54,7 +58,6 @@ def _check_non_negative(values, name, op):
         raise ValueError(f"{op}: {name} must be non-negative, got {values}")
 
 
-# --8<-- [start:same_padding]
 def _resolve_padding(padding, kernel, stride, dilation, op):
     """padding as (per-dim amounts, extra zeros for the end of each dim).
 
@@ -68,35 +71,40 @@ def _resolve_padding(padding, kernel, stride, dilation, op):
         if padding == "valid":
             return (0,) * n, (0,) * n
         if padding != "same":
-            raise ValueError(f"{op}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
+            raise ValueError(
+                f"{op}: invalid padding string {padding!r}, should be one of 'valid', 'same'"
+            )
         if any(s != 1 for s in stride):
-            raise ValueError(f"{op}: padding='same' is not supported for strided convolutions (stride={stride})")
+            raise ValueError(
+                f"{op}: padding='same' is not supported for strided convolutions (stride={stride})"
+            )
         total = tuple(d * (k - 1) for k, d in zip(kernel, dilation))
         return tuple(t // 2 for t in total), tuple(t % 2 for t in total)
     return int_tuple(padding, n, "padding", op), (0,) * n
-    # --8<-- [end:same_padding]
 
 
 def _check_channels(input, weight, groups, op):
     channels, out_channels = input.shape[1], weight.shape[0]
     if out_channels % groups:
         raise RuntimeError(
-            f"{op}: the number of output channels (weight.shape[0] = {out_channels}) must be divisible "
-            f"by groups={groups}, got weight of shape {weight.shape}"
+            f"{op}: the number of output channels (weight.shape[0] = {out_channels}) must be "
+            f"divisible by groups={groups}, got weight of shape {weight.shape}"
         )
     if channels != weight.shape[1] * groups:
         raise RuntimeError(
-            f"{op}: given groups={groups} and weight of shape {weight.shape}, expected input {input.shape} "
-            f"to have {weight.shape[1] * groups} channels (weight.shape[1] * groups), but got {channels}"
+            f"{op}: given groups={groups} and weight of shape {weight.shape}, expected input "
+            f"{input.shape} to have {weight.shape[1] * groups} channels (weight.shape[1] * "
+            f"groups), but got {channels}"
         )
 
 
 def _check_output_size(input_size, out_size, padding, kernel, dilation, op):
     if any(s <= 0 for s in out_size):
         raise RuntimeError(
-            f"{op}: the output would have size {out_size} (zero or negative): the input's spatial size "
-            f"{input_size} with padding {padding} is smaller than the kernel {kernel} with dilation "
-            f"{dilation}, which spans {tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))}"
+            f"{op}: the output would have size {out_size} (zero or negative): the input's spatial "
+            f"size {input_size} with padding {padding} is smaller than the kernel {kernel} with "
+            f"dilation {dilation}, which spans "
+            f"{tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))}"
         )
 
 
@@ -141,7 +149,9 @@ def _conv2d(input, weight, bias, stride, padding, dilation, groups, op):
         x = pad(x, (0, extra[1], 0, extra[0]))
     out_size = tuple(map(window_output_size, x.shape[2:], kernel, stride, padding, dilation))
     _check_output_size(x.shape[2:], out_size, padding, kernel, dilation, op)
-    y = Conv2d.apply(x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    y = Conv2d.apply(
+        x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups
+    )
     return y.squeeze(0) if unbatched else y
     # --8<-- [end:conv2d]
 
@@ -159,8 +169,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return y.squeeze(-2)
 
 
-# --8<-- [start:conv_transpose2d]
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
     """Transposed 2-d convolution of input (N, C_in, H, W) or (C_in, H, W) with weight
     (C_in, C_out/groups, kH, kW), plus bias (C_out,): the gradient of conv2d for its
     input, used as a layer. Its forward is the kernel conv2d_backward_input, and its
@@ -183,7 +194,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if isinstance(padding, str):
         raise ValueError(f"{op}: padding must be an int or a pair of ints, got {padding!r}")
     stride, dilation = int_tuple(stride, 2, "stride", op), int_tuple(dilation, 2, "dilation", op)
-    padding, output_padding = int_tuple(padding, 2, "padding", op), int_tuple(output_padding, 2, "output_padding", op)
+    padding, output_padding = (
+        int_tuple(padding, 2, "padding", op),
+        int_tuple(output_padding, 2, "output_padding", op),
+    )
     _check_positive(stride, "stride", op)
     _check_positive(dilation, "dilation", op)
     _check_non_negative(padding, "padding", op)
@@ -195,16 +209,20 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         )
     if weight.shape[0] != x.shape[1]:
         raise RuntimeError(
-            f"{op}: weight of shape {weight.shape} expects an input with {weight.shape[0]} channels "
-            f"(weight.shape[0]), but got input of shape {x.shape}"
+            f"{op}: weight of shape {weight.shape} expects an input with {weight.shape[0]} "
+            f"channels (weight.shape[0]), but got input of shape {x.shape}"
         )
     if weight.shape[0] % groups:
-        raise RuntimeError(f"{op}: the input channels {weight.shape[0]} must be divisible by groups={groups}")
+        raise RuntimeError(
+            f"{op}: the input channels {weight.shape[0]} must be divisible by groups={groups}"
+        )
     out_channels = weight.shape[1] * groups
     if bias is not None and bias.shape != (out_channels,):
         raise RuntimeError(f"{op}: expected bias of shape ({out_channels},), got {bias.shape}")
     kernel = weight.shape[2:]
-    out_size = tuple(map(_transposed_output_size, x.shape[2:], kernel, stride, padding, dilation, output_padding))
+    out_size = tuple(
+        map(_transposed_output_size, x.shape[2:], kernel, stride, padding, dilation, output_padding)
+    )
     if any(s <= 0 for s in out_size):
         raise RuntimeError(
             f"{op}: the output would have size {out_size} (zero or negative) for input {x.shape}, "
@@ -212,22 +230,34 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         )
     out_shape = (x.shape[0], out_channels) + out_size
     y = ConvTranspose2d.apply(
-        x, weight, bias, out_shape=out_shape, stride=stride, padding=padding, dilation=dilation, groups=groups
+        x,
+        weight,
+        bias,
+        out_shape=out_shape,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
     )
     return y.squeeze(0) if unbatched else y
-    # --8<-- [end:conv_transpose2d]
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
     """Transposed 1-d convolution of input (N, C_in, L) or (C_in, L) with weight
     (C_in, C_out/groups, k): conv_transpose2d of height 1 (the input and weight get a size-1
-    height, removed after). L_out = (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
+    height, removed after). L_out = (L - 1) stride - 2 padding + dilation (k - 1) + output_padding
+    + 1."""
     op = "conv_transpose1d"
     _check_tensors(input, weight, bias, 1, op)
     if isinstance(padding, str):
         raise ValueError(f"{op}: padding must be an int or a 1-tuple of ints, got {padding!r}")
     stride, dilation = int_tuple(stride, 1, "stride", op), int_tuple(dilation, 1, "dilation", op)
-    padding, output_padding = int_tuple(padding, 1, "padding", op), int_tuple(output_padding, 1, "output_padding", op)
+    padding, output_padding = (
+        int_tuple(padding, 1, "padding", op),
+        int_tuple(output_padding, 1, "output_padding", op),
+    )
     y = conv_transpose2d(
         input.unsqueeze(-2),
         weight.unsqueeze(2),
@@ -241,7 +271,6 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return y.squeeze(-2)
 
 
-# --8<-- [start:conv3d]
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-d convolution of input (N, C, D, H, W) or (C, D, H, W) with weight
     (O, C/groups, kD, kH, kW), plus bias (O,).
@@ -274,14 +303,20 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     (sd, sh, sw), (dd, dh, dw) = stride, dilation
     y = None
     for i in range(kernel[0]):
-        slices = x[:, :, i * dd : i * dd + sd * (OD - 1) + 1 : sd]  # (N, C, OD, H, W): what tap i meets
+        # (N, C, OD, H, W): what tap i meets
+        slices = x[:, :, i * dd : i * dd + sd * (OD - 1) + 1 : sd]
         planes = slices.transpose(1, 2).reshape(N * OD, C, *x.shape[3:])
         term = Conv2d.apply(
-            planes, weight[:, :, i], None, stride=(sh, sw), padding=(ph, pw), dilation=(dh, dw), groups=groups
+            planes,
+            weight[:, :, i],
+            None,
+            stride=(sh, sw),
+            padding=(ph, pw),
+            dilation=(dh, dw),
+            groups=groups,
         )
         y = term if y is None else y + term
     y = y.reshape(N, OD, weight.shape[0], *y.shape[2:]).transpose(1, 2)
     if bias is not None:
         y = y + bias.reshape(-1, 1, 1, 1)
     return y.squeeze(0) if unbatched else y
-    # --8<-- [end:conv3d]

@@ -32,14 +32,21 @@ from minigrad.ops.index import scatter_add
 def _window_args(kernel_size, dilation, padding, stride, op):
     args = [
         int_tuple(v, 2, name, op)
-        for v, name in ((kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"), (stride, "stride"))
+        for v, name in (
+            (kernel_size, "kernel_size"),
+            (dilation, "dilation"),
+            (padding, "padding"),
+            (stride, "stride"),
+        )
     ]
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = args
     for name, (a, b) in (("kernel size", (kh, kw)), ("dilation", (dh, dw)), ("stride", (sh, sw))):
         if a <= 0 or b <= 0:
             raise RuntimeError(f"{op}: {name} should be greater than zero, but got {(a, b)}")
     if ph < 0 or pw < 0:
-        raise RuntimeError(f"{op}: padding should be non-negative, but got pad_height: {ph} pad_width: {pw}")
+        raise RuntimeError(
+            f"{op}: padding should be non-negative, but got pad_height: {ph} pad_width: {pw}"
+        )
     return args
 
 
@@ -48,9 +55,9 @@ def _blocks(spatial, kernel, dilation, padding, stride, op):
     blocks = tuple(map(window_output_size, spatial, kernel, stride, padding, dilation))
     if min(blocks) < 1:
         raise RuntimeError(
-            f"{op}: Given input with spatial size {tuple(spatial)}, kernel_size={tuple(kernel)}, dilation="
-            f"{tuple(dilation)}, padding={tuple(padding)}, calculated shape of the array of sliding blocks as "
-            f"{blocks}, but its components must be at least one."
+            f"{op}: Given input with spatial size {tuple(spatial)}, kernel_size={tuple(kernel)}, "
+            f"dilation={tuple(dilation)}, padding={tuple(padding)}, calculated shape of the array "
+            f"of sliding blocks as {blocks}, but its components must be at least one."
         )
     return blocks
 
@@ -61,7 +68,8 @@ def window_positions(padded_size, kernel, blocks, dilation, stride, xp=np):
     the array module `xp`: numpy, or cupy to index a CUDA tensor without a copy."""
     Hp, Wp = padded_size
     position_image = xp.arange(Hp * Wp).reshape(1, 1, Hp, Wp)
-    windows = im2col(position_image, kernel, blocks, stride, (0, 0), dilation)  # (1, 1, kh, kw, OH, OW)
+    # (1, 1, kh, kw, OH, OW)
+    windows = im2col(position_image, kernel, blocks, stride, (0, 0), dilation)
     return windows.reshape(kernel[0] * kernel[1], blocks[0] * blocks[1])
 
 
@@ -70,7 +78,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     (in row-major order of the window positions), each channel's kh kw values in turn."""
     op = "unfold"
     if input.ndim not in (3, 4):
-        raise IndexError(f"{op}: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {tuple(input.shape)}")
+        raise IndexError(
+            f"{op}: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape "
+            f"{tuple(input.shape)}"
+        )
     kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride, op)
     x = input if input.ndim == 4 else input.unsqueeze(0)
     N, C, H, W = x.shape
@@ -89,8 +100,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     op = "fold"
     if input.ndim not in (2, 3):
         raise RuntimeError(
-            f"{op}: Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
-            f"dimensions for input, but got: {list(input.shape)}"
+            f"{op}: Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+            f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
     output_size = int_tuple(output_size, 2, "output_size", op)
     kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride, op)
@@ -99,15 +110,16 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     taps = kernel[0] * kernel[1]
     if rows % taps:
         raise RuntimeError(
-            f"{op}: Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
-            f"input.size(1)={rows} and kernel_size={tuple(kernel)}."
+            f"{op}: Expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={rows} and kernel_size={tuple(kernel)}."
         )
     blocks = _blocks(output_size, kernel, dilation, padding, stride, op)
     if L != blocks[0] * blocks[1]:
         raise RuntimeError(
-            f"{op}: Given output_size={tuple(output_size)}, kernel_size={tuple(kernel)}, dilation={tuple(dilation)}, "
-            f"padding={tuple(padding)}, stride={tuple(stride)}, expected size of input's dimension 2 to match the "
-            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+            f"{op}: Given output_size={tuple(output_size)}, kernel_size={tuple(kernel)}, "
+            f"dilation={tuple(dilation)}, padding={tuple(padding)}, stride={tuple(stride)}, "
+            "expected size of input's dimension 2 to match the calculated number of sliding "
+            f"blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
             f"input.size(2)={L}."
         )
     C = rows // taps
@@ -116,6 +128,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     positions = window_positions((H + 2 * ph, W + 2 * pw), kernel, blocks, dilation, stride, xp)
     index = np.broadcast_to(positions.reshape(1, 1, -1), (N, C, taps * L))
     image = zeros(N, C, (H + 2 * ph) * (W + 2 * pw), dtype=columns.dtype, device=columns.device)
-    image = scatter_add(image, 2, index, columns.reshape(N, C, taps * L)).reshape(N, C, H + 2 * ph, W + 2 * pw)
+    image = scatter_add(image, 2, index, columns.reshape(N, C, taps * L)).reshape(
+        N, C, H + 2 * ph, W + 2 * pw
+    )
     image = image[:, :, ph : ph + H, pw : pw + W]
     return image if input.ndim == 3 else image.squeeze(0)

@@ -20,7 +20,9 @@ from minigrad.tensor import Tensor
 
 
 # --8<-- [start:max_pool2d]
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """The largest element of each kh x kw window of x (N, C, H, W) or (C, H, W).
 
     stride defaults to kernel_size; the input is padded with -inf on each side
@@ -42,14 +44,22 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode):
     """(values, indices) as Tensors, for x (N, C, H, W) and checked arguments."""
-    window = dict(kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation, ceil_mode=bool(ceil_mode))
+    window = dict(
+        kernel_size=kernel_size,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        ceil_mode=bool(ceil_mode),
+    )
     found = []  # MaxPool2d puts the kernel's indices here: they are not an output of the graph
     y = MaxPool2d.apply(_compute_dtype(x), **window, indices_out=found)
     return y.to(x.dtype), from_numpy(found[0])
     # --8<-- [end:max_pool2d]
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """max_pool2d along the last axis of x (N, C, L) or (C, L): a 1 x k window."""
     op = "max_pool1d"
     x, unbatched = _checked_input(input, 1, op)
@@ -58,7 +68,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     )
     # (N, C, L) is (N, C, 1, L): one row, and a window one row high
     y, indices = _max_pool(
-        x.unsqueeze(2), (1,) + kernel_size, (1,) + stride, (0,) + padding, (1,) + dilation, ceil_mode
+        x.unsqueeze(2),
+        (1,) + kernel_size,
+        (1,) + stride,
+        (0,) + padding,
+        (1,) + dilation,
+        ceil_mode,
     )
     y, indices = y.squeeze(2), indices.squeeze(2)  # h = 0, so the flat index h * L + w is w
     if unbatched:
@@ -68,7 +83,13 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 # --8<-- [start:avg_pool2d]
 def avg_pool2d(
-    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
 ):
     """The mean of each kh x kw window of x (N, C, H, W) or (C, H, W).
 
@@ -79,14 +100,23 @@ def avg_pool2d(
     """
     op = "avg_pool2d"
     x, unbatched = _checked_input(input, 2, op)
-    kernel_size, stride, padding, _ = _window_args(op, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode)
+    kernel_size, stride, padding, _ = _window_args(
+        op, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode
+    )
     _check_divisor(divisor_override, op)
     y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return y.squeeze(0) if unbatched else y
 
 
 def _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    args = (kernel_size, stride, padding, bool(ceil_mode), bool(count_include_pad), divisor_override)
+    args = (
+        kernel_size,
+        stride,
+        padding,
+        bool(ceil_mode),
+        bool(count_include_pad),
+        divisor_override,
+    )
     return AvgPool2d.apply(_compute_dtype(x), args=args).to(x.dtype)
     # --8<-- [end:avg_pool2d]
 
@@ -96,8 +126,18 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     no divisor_override."""
     op = "avg_pool1d"
     x, unbatched = _checked_input(input, 1, op)
-    kernel_size, stride, padding, _ = _window_args(op, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode)
-    y = _avg_pool(x.unsqueeze(2), (1,) + kernel_size, (1,) + stride, (0,) + padding, ceil_mode, count_include_pad, None)
+    kernel_size, stride, padding, _ = _window_args(
+        op, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode
+    )
+    y = _avg_pool(
+        x.unsqueeze(2),
+        (1,) + kernel_size,
+        (1,) + stride,
+        (0,) + padding,
+        ceil_mode,
+        count_include_pad,
+        None,
+    )
     y = y.squeeze(2)
     return y.squeeze(0) if unbatched else y
 
@@ -157,7 +197,8 @@ def _checked_input(input, spatial, op):
         raise TypeError(f"{op}: input must be floating point, got {input.dtype}")
     if 0 in x.shape[1:]:
         raise RuntimeError(
-            f"{op}: expected non-zero channel and spatial sizes (only the batch may be empty), got shape {input.shape}"
+            f"{op}: expected non-zero channel and spatial sizes (only the batch may be empty), got "
+            f"shape {input.shape}"
         )
     return x, unbatched
 
@@ -167,13 +208,16 @@ def _compute_dtype(x):
     return x.float() if x.dtype == np.float16 else x
 
 
-# --8<-- [start:window_args]
 def _window_args(op, spatial_shape, kernel_size, stride, padding, dilation, ceil_mode):
     """Check the window arguments as PyTorch does; return them as tuples, one int per
     spatial dim. stride None (or empty) means stride = kernel_size."""
     n = len(spatial_shape)
     kernel_size = int_tuple(kernel_size, n, "kernel_size", op)
-    stride = kernel_size if stride is None or stride == () or stride == [] else int_tuple(stride, n, "stride", op)
+    stride = (
+        kernel_size
+        if stride is None or stride == () or stride == []
+        else int_tuple(stride, n, "stride", op)
+    )
     padding = int_tuple(padding, n, "padding", op)
     dilation = int_tuple(dilation, n, "dilation", op)
     for name, value in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
@@ -199,7 +243,6 @@ def _window_args(op, spatial_shape, kernel_size, stride, padding, dilation, ceil
     for size, k, s, p, d, o in zip(spatial_shape, kernel_size, stride, padding, dilation, out):
         _check_windows_reach_input(op, size, k, s, p, d, o)
     return kernel_size, stride, padding, dilation
-    # --8<-- [end:window_args]
 
 
 def _check_windows_reach_input(op, size, kernel, stride, padding, dilation, out):
@@ -217,8 +260,9 @@ def _check_windows_reach_input(op, size, kernel, stride, padding, dilation, out)
         first_inside = start + math.ceil(-start / dilation) * dilation
         if first_inside > start + (kernel - 1) * dilation or first_inside >= size:
             raise ValueError(
-                f"{op}: window {o} along an axis of size {size} holds only padding (kernel_size={kernel}, "
-                f"stride={stride}, padding={padding}, dilation={dilation}); use less padding or dilation"
+                f"{op}: window {o} along an axis of size {size} holds only padding "
+                f"(kernel_size={kernel}, stride={stride}, padding={padding}, dilation={dilation}); "
+                "use less padding or dilation"
             )
 
 
@@ -232,7 +276,8 @@ def _check_divisor(divisor_override, op):
 
 
 def _adaptive_size(output_size, input_hw, op):
-    """output_size as (OH, OW): an int for both, or a pair whose None entries keep the input size."""
+    """output_size as (OH, OW): an int for both, or a pair whose None entries keep the input
+    size."""
     if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
         sizes = (int(output_size),) * 2
     elif isinstance(output_size, (tuple, list)) and len(output_size) == 2:
@@ -241,7 +286,9 @@ def _adaptive_size(output_size, input_hw, op):
             raise TypeError(f"{op}: output_size must hold ints or None, got {output_size!r}")
         sizes = tuple(int(s) for s in sizes)
     else:
-        raise TypeError(f"{op}: output_size must be an int or a pair of ints (or None), got {output_size!r}")
+        raise TypeError(
+            f"{op}: output_size must be an int or a pair of ints (or None), got {output_size!r}"
+        )
     if min(sizes) < 0:
         raise ValueError(f"{op}: output_size must be non-negative, got {output_size!r}")
     return sizes
@@ -267,7 +314,9 @@ def _one_size(output_size, op):
     """A 1-d output_size: an int or a 1-tuple."""
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 1:
-            raise RuntimeError(f"{op}: argument 'output_size' should contain one int (got {len(output_size)})")
+            raise RuntimeError(
+                f"{op}: argument 'output_size' should contain one int (got {len(output_size)})"
+            )
         output_size = output_size[0]
     if isinstance(output_size, bool) or not isinstance(output_size, (int, np.integer)):
         raise TypeError(f"{op}: output_size must be an int, got {output_size!r}")
@@ -284,7 +333,6 @@ def adaptive_avg_pool1d(input, output_size):
     return y.squeeze(0) if unbatched else y
 
 
-# --8<-- [start:adaptive_max]
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """The largest element of each adaptive window of x (N, C, H, W) or (C, H, W): output
     (i, j) takes rows floor(i H / OH) <= h < ceil((i + 1) H / OH) and the columns alike,
@@ -313,7 +361,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if unbatched:
         y, indices = y.squeeze(0), indices.squeeze(0)
     return (y, indices) if return_indices else y
-    # --8<-- [end:adaptive_max]
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
@@ -338,7 +385,7 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     return adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
-# ---- power-average pooling ------------------------------------------------------------------------
+# ---- power-average pooling -----------------------------------------------------------------------
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """The p-norm of each window, (sum of x^p)^(1/p), p = norm_type: p = 1 is sum pooling,
     p -> infinity max pooling. Computed as torch does, from average pooling of x^p times
@@ -356,11 +403,13 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (out.sign() * out.abs().relu() * k) ** (1.0 / norm_type)
 
 
-# ---- max unpooling: max pooling's values put back where they were ---------------------------------
+# ---- max unpooling: max pooling's values put back where they were --------------------------------
 def _unpool_output_size(spatial, kernel_size, stride, padding, output_size, op):
     """The unpooled spatial size: (size - 1) * stride - 2 * padding + kernel by default, or
     output_size (spatial, or with N and C in front), which must lie within a stride of it."""
-    default = [(s - 1) * st + k - 2 * p for s, k, st, p in zip(spatial, kernel_size, stride, padding)]
+    default = [
+        (s - 1) * st + k - 2 * p for s, k, st, p in zip(spatial, kernel_size, stride, padding)
+    ]
     if output_size is None:
         return tuple(default)
     output_size = tuple(int(s) for s in output_size)
@@ -368,13 +417,14 @@ def _unpool_output_size(spatial, kernel_size, stride, padding, output_size, op):
         output_size = output_size[2:]
     if len(output_size) != len(kernel_size):
         raise ValueError(
-            f"{op}: output_size should be a sequence containing {len(kernel_size)} or {len(kernel_size) + 2} "
-            f"elements, but it has a length of '{len(output_size)}'"
+            f"{op}: output_size should be a sequence containing {len(kernel_size)} or "
+            f"{len(kernel_size) + 2} elements, but it has a length of '{len(output_size)}'"
         )
     for d, (size, dflt, st) in enumerate(zip(output_size, default, stride)):
         if not dflt - st < size < dflt + st:
             raise ValueError(
-                f'{op}: invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})'
+                f'{op}: invalid output_size "{output_size}" (dim {d} must be between {dflt - st} '
+                f"and {dflt + st})"
             )
     return output_size
 
@@ -389,11 +439,13 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = kernel_size if stride is None else int_tuple(stride, 2, "stride", op)
     padding = int_tuple(padding, 2, "padding", op)
     if indices.dtype != np.int64:
-        raise RuntimeError(f"{op}: elements in indices should be type int64 but got: {indices.dtype}")
+        raise RuntimeError(
+            f"{op}: elements in indices should be type int64 but got: {indices.dtype}"
+        )
     if indices.shape != input.shape:
         raise RuntimeError(
-            f"{op}: Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
-            f"indices tensor with shape: {list(indices.shape)}"
+            f"{op}: Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}"
         )
     x, unbatched = _checked_input(input, 2, op)
     OH, OW = _unpool_output_size(x.shape[2:], kernel_size, stride, padding, output_size, op)
@@ -401,7 +453,8 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     bad = (index < 0) | (index >= OH * OW)
     if bad.any():  # on the GPU, one bool copied to the host: the op must know whether to raise
         raise RuntimeError(
-            f"{op}: Found an invalid max index: {int(index[bad][0])} (output volumes are of size {OH}x{OW})"
+            f"{op}: Found an invalid max index: {int(index[bad][0])} (output volumes are of size "
+            f"{OH}x{OW})"
         )
     y = MaxUnpool2d.apply(x, indices=index, out_shape=(*x.shape[:2], OH, OW))
     return y.squeeze(0) if unbatched else y
@@ -416,5 +469,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if output_size is not None:
         (L,) = _unpool_output_size(input.shape[-1:], (k,), (s,), (p,), output_size, op)
         output_size = (1, L)
-    y = max_unpool2d(input.unsqueeze(-2), indices.unsqueeze(-2), (1, k), (1, s), (0, p), output_size)
+    y = max_unpool2d(
+        input.unsqueeze(-2), indices.unsqueeze(-2), (1, k), (1, s), (0, p), output_size
+    )
     return y.squeeze(-2)

@@ -42,7 +42,9 @@ def _volumes(input, op):
     if x.dtype.kind != "f":
         raise TypeError(f"{op}: input must be floating point, got {input.dtype}")
     if 0 in x.shape[1:]:
-        raise RuntimeError(f"{op}: expected non-zero channel and spatial sizes, got shape {tuple(input.shape)}")
+        raise RuntimeError(
+            f"{op}: expected non-zero channel and spatial sizes, got shape {tuple(input.shape)}"
+        )
     return x, unbatched
 
 
@@ -51,7 +53,13 @@ def _done(y, unbatched):
 
 
 def avg_pool3d(
-    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
 ):
     """The mean of each kd x kh x kw window (see F.avg_pool2d for the divisor at the
     borders, here a product of one count per axis): the planes' window means, then the
@@ -63,7 +71,13 @@ def avg_pool3d(
     N, C, D, H, W = x.shape
     # divisor_override divides the whole window's sum once: stage 1 sums (a divisor of 1)
     planes = _avg_pool(
-        x.reshape(N, C * D, H, W), k[1:], s[1:], p[1:], ceil_mode, count_include_pad, 1 if divisor_override else None
+        x.reshape(N, C * D, H, W),
+        k[1:],
+        s[1:],
+        p[1:],
+        ceil_mode,
+        count_include_pad,
+        1 if divisor_override else None,
     )
     OH, OW = planes.shape[2:]
     y = _avg_pool(
@@ -81,7 +95,9 @@ def avg_pool3d(
 def _max_pool3d(x, k, s, p, d, ceil_mode):
     """(values, indices) for x (N, C, D, H, W) and checked window arguments."""
     N, C, D, H, W = x.shape
-    planes, plane_indices = _max_pool(x.reshape(N, C * D, H, W), k[1:], s[1:], p[1:], d[1:], ceil_mode)
+    planes, plane_indices = _max_pool(
+        x.reshape(N, C * D, H, W), k[1:], s[1:], p[1:], d[1:], ceil_mode
+    )
     OH, OW = planes.shape[2:]
     y, depth_indices = _max_pool(
         planes.reshape(N, C, D, OH * OW), (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode
@@ -95,7 +111,9 @@ def _max_pool3d(x, k, s, p, d, ceil_mode):
     return y.reshape(N, C, OD, OH, OW), from_numpy(indices.reshape(N, C, OD, OH, OW))
 
 
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """The largest element of each kd x kh x kw window (padding -inf; the rules of
     F.max_pool2d per axis); with return_indices=True, also its flat index d H W + h W + w
     in its volume. The planes' window maxima, then the maximum of those over depth."""
@@ -121,9 +139,13 @@ def _adaptive_size3(output_size, input_dhw, op):
         return (int(output_size),) * 3
     if isinstance(output_size, (tuple, list)) and len(output_size) == 3:
         sizes = tuple(size if s is None else s for s, size in zip(output_size, input_dhw))
-        if all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0 for s in sizes):
+        if all(
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0 for s in sizes
+        ):
             return tuple(int(s) for s in sizes)
-    raise TypeError(f"{op}: output_size must be an int or a triple of ints (or None), got {output_size!r}")
+    raise TypeError(
+        f"{op}: output_size must be an int or a triple of ints (or None), got {output_size!r}"
+    )
 
 
 def adaptive_avg_pool3d(input, output_size):
@@ -145,8 +167,12 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     x, unbatched = _volumes(input, op)
     N, C, D, H, W = x.shape
     OD, OH, OW = _adaptive_size3(output_size, (D, H, W), op)
-    planes, plane_indices = adaptive_max_pool2d(x.reshape(N, C * D, H, W), (OH, OW), return_indices=True)
-    y, depth_indices = adaptive_max_pool2d(planes.reshape(N, C, D, OH * OW), (OD, OH * OW), return_indices=True)
+    planes, plane_indices = adaptive_max_pool2d(
+        x.reshape(N, C * D, H, W), (OH, OW), return_indices=True
+    )
+    y, depth_indices = adaptive_max_pool2d(
+        planes.reshape(N, C, D, OH * OW), (OD, OH * OW), return_indices=True
+    )
     depth = depth_indices.array // (OH * OW)
     in_plane = np.take_along_axis(plane_indices.array.reshape(N, C, D, OH * OW), depth, axis=2)
     y = _done(y.reshape(N, C, OD, OH, OW), unbatched)
@@ -175,11 +201,13 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     s = k if stride is None else int_tuple(stride, 3, "stride", op)
     p = int_tuple(padding, 3, "padding", op)
     if indices.dtype != np.int64:
-        raise RuntimeError(f"{op}: elements in indices should be type int64 but got: {indices.dtype}")
+        raise RuntimeError(
+            f"{op}: elements in indices should be type int64 but got: {indices.dtype}"
+        )
     if indices.shape != input.shape:
         raise RuntimeError(
-            f"{op}: Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
-            f"indices tensor with shape: {list(indices.shape)}"
+            f"{op}: Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}"
         )
     x, unbatched = _volumes(input, op)
     N, C = x.shape[:2]
@@ -188,7 +216,8 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     bad = (index < 0) | (index >= OD * OH * OW)
     if bad.any():
         raise RuntimeError(
-            f"{op}: Found an invalid max index: {int(index[bad][0])} (output volumes are of size {OD}x{OH}x{OW})"
+            f"{op}: Found an invalid max index: {int(index[bad][0])} (output volumes are of size "
+            f"{OD}x{OH}x{OW})"
         )
     # one flat row per volume: the 2-d unpooling's plane index h W + w is then d H W + h W + w
     y = MaxUnpool2d.apply(x.reshape(N, C, 1, -1), indices=index, out_shape=(N, C, 1, OD * OH * OW))

@@ -38,7 +38,9 @@ class LRScheduler:
     # --8<-- [start:base]
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(self).__name__}: expected an Optimizer, but got {type(optimizer).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}: expected an Optimizer, but got {type(optimizer).__name__}"
+            )
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -47,9 +49,9 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
-                        f"{type(self).__name__}: param 'initial_lr' is not specified in param_groups[{i}] when "
-                        f"resuming with last_epoch={last_epoch}; load the optimizer's state_dict first, "
-                        "or start with last_epoch=-1"
+                        f"{type(self).__name__}: param 'initial_lr' is not specified in "
+                        f"param_groups[{i}] when resuming with last_epoch={last_epoch}; load the "
+                        "optimizer's state_dict first, or start with last_epoch=-1"
                     )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
@@ -117,7 +119,8 @@ class LRScheduler:
         """An update-form get_lr() called by hand computes the *next* step's rates."""
         if not self._get_lr_called_within_step:
             warnings.warn(
-                "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                "To get the last learning rate computed by the scheduler, please use "
+                "`get_last_lr()`.",
                 UserWarning,
                 stacklevel=3,
             )
@@ -133,7 +136,8 @@ def _note_optimizer_steps(optimizer):
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
         return
     step = optimizer.step.__func__
-    optimizer_ref = weakref.ref(optimizer)  # a strong reference would be a cycle through its own __dict__
+    # a strong reference would be a cycle through its own __dict__
+    optimizer_ref = weakref.ref(optimizer)
 
     @functools.wraps(step)
     def wrapper(*args, **kwargs):

@@ -13,21 +13,29 @@ def _check_schedulers(name, optimizer, schedulers):
         raise ValueError(f"{name} expects at least one scheduler, but got no scheduler")
     for i, scheduler in enumerate(schedulers):
         if not hasattr(scheduler, "optimizer"):
-            raise TypeError(f"{name}: the scheduler at index {i} should have `optimizer` as its attribute")
+            raise TypeError(
+                f"{name}: the scheduler at index {i} should have `optimizer` as its attribute"
+            )
         if isinstance(scheduler, ReduceLROnPlateau):
             raise ValueError(
-                f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
-                f"specified when calling `step`, but got one at index {i} in the given schedulers sequence"
+                f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                f"kwargs to be specified when calling `step`, but got one at index {i} in the "
+                "given schedulers sequence"
             )
         if scheduler.optimizer is not optimizer:
             raise ValueError(
                 f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
-                f"{type(scheduler).__name__} at index {i} with another {type(scheduler.optimizer).__name__}"
+                f"{type(scheduler).__name__} at index {i} with another "
+                f"{type(scheduler.optimizer).__name__}"
             )
 
 
 def _nested_state_dict(scheduler):
-    state = {key: value for key, value in scheduler.__dict__.items() if key not in ("optimizer", "_schedulers")}
+    state = {
+        key: value
+        for key, value in scheduler.__dict__.items()
+        if key not in ("optimizer", "_schedulers")
+    }
     state["_schedulers"] = [s.state_dict() for s in scheduler._schedulers]
     return state
 
@@ -45,7 +53,8 @@ class SequentialLR(LRScheduler):
     `milestones[i − 1]` up to `milestones[i]`. Each one starts from its own step 0 (its
     closed form at 0) when its turn comes, so
 
-        SequentialLR(opt, [LinearLR(opt, 0.1, total_iters=5), CosineAnnealingLR(opt, T_max=95)], [5])
+        SequentialLR(opt, [LinearLR(opt, 0.1, total_iters=5), CosineAnnealingLR(opt, T_max=95)],
+        [5])
 
     is a five-step linear warm-up and then a cosine from the full rate. Make the
     schedulers over the same optimizer first; SequentialLR undoes the first step each
@@ -56,9 +65,9 @@ class SequentialLR(LRScheduler):
         _check_schedulers("SequentialLR", optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
-                "SequentialLR expects number of schedulers provided to be one more than the number of milestone "
-                f"points, but got number of schedulers {len(schedulers)} and the number of milestones to be "
-                f"equal to {len(milestones)}"
+                "SequentialLR expects number of schedulers provided to be one more than the number "
+                f"of milestone points, but got number of schedulers {len(schedulers)} and the "
+                f"number of milestones to be equal to {len(milestones)}"
             )
         self._schedulers = schedulers
         self._milestones = milestones
@@ -106,14 +115,18 @@ class ChainedScheduler(LRScheduler):
     """Several schedulers at once: each `step()` steps every one of them, in order. The
     update-form schedules multiply their factors in, so
 
-        ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2), ExponentialLR(opt, gamma=0.9)])
+        ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2), ExponentialLR(opt,
+        gamma=0.9)])
 
     gives base_lr · 0.1 · 0.9^t for t < 2 and base_lr · 0.9^t afterwards.
     """
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
-            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got no scheduler")
+            raise ValueError(
+                "ChainedScheduler expects at least one scheduler to be chained, but got no "
+                "scheduler"
+            )
         optimizer = optimizer if optimizer is not None else schedulers[0].optimizer
         _check_schedulers("ChainedScheduler", optimizer, schedulers)
         self._schedulers = schedulers

@@ -22,9 +22,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if isinstance(T_0, bool) or not isinstance(T_0, int) or T_0 <= 0:
-            raise ValueError(f"CosineAnnealingWarmRestarts: expected positive integer T_0, but got {T_0!r}")
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: expected positive integer T_0, but got {T_0!r}"
+            )
         if isinstance(T_mult, bool) or not isinstance(T_mult, int) or T_mult < 1:
-            raise ValueError(f"CosineAnnealingWarmRestarts: expected integer T_mult >= 1, but got {T_mult!r}")
+            raise ValueError(
+                f"CosineAnnealingWarmRestarts: expected integer T_mult >= 1, but got {T_mult!r}"
+            )
         if not isinstance(eta_min, (float, int)):
             raise ValueError(
                 f"CosineAnnealingWarmRestarts: expected float or int eta_min, but got {eta_min!r} "
@@ -54,14 +58,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_i * self.T_mult
         else:
             if epoch < 0:
-                raise ValueError(f"CosineAnnealingWarmRestarts: expected non-negative epoch, but got {epoch}")
+                raise ValueError(
+                    f"CosineAnnealingWarmRestarts: expected non-negative epoch, but got {epoch}"
+                )
             if epoch < self.T_0:
                 self.T_i, self.T_cur = self.T_0, epoch
             elif self.T_mult == 1:
                 self.T_cur = epoch % self.T_0
             else:
-                # the periods T_0·(1 + T_mult + ... + T_mult^(n−1)) = T_0·(T_mult^n − 1)/(T_mult − 1)
-                # add up to the start of period n: solve for the n that holds `epoch`
+                # the periods T_0·(1 + T_mult + ... + T_mult^(n−1)) = T_0·(T_mult^n − 1)/(T_mult −
+                # 1) add up to the start of period n: solve for the n that holds `epoch`
                 n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
                 self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
                 self.T_i = self.T_0 * self.T_mult**n
@@ -76,7 +82,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = self._current_lrs()
 
 
-# ---- cycles ---------------------------------------------------------------------------------------------
+# ---- cycles --------------------------------------------------------------------------------------
 def _set_momentum(group, use_beta1, value):
     """Set SGD's `momentum`, or Adam's β1, of one param group."""
     if use_beta1:
@@ -139,14 +145,16 @@ class CyclicLR(LRScheduler):
         self.step_ratio = step_size_up / self.total_size
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError(
-                f"CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range' (or give a scale_fn), "
-                f"but got mode={mode!r} and scale_fn=None"
+                "CyclicLR: mode must be 'triangular', 'triangular2' or 'exp_range' (or give a "
+                f"scale_fn), but got mode={mode!r} and scale_fn=None"
             )
         self.mode = mode
         self.gamma = gamma
         self._scale_fn_custom = scale_fn
         # the built-in policies fix what scale_fn is evaluated at; a custom one follows scale_mode
-        self.scale_mode = scale_mode if scale_fn is not None else _BUILT_IN_SCALE_MODES.get(mode, scale_mode)
+        self.scale_mode = (
+            scale_mode if scale_fn is not None else _BUILT_IN_SCALE_MODES.get(mode, scale_mode)
+        )
 
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
@@ -154,12 +162,15 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _one_per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _one_per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for high, low, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                for high, low, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups
+                ):
                     _set_momentum(group, self.use_beta1, high)
                     group["max_momentum"] = high
                     group["base_momentum"] = low
         super().__init__(optimizer, last_epoch)
-        self.base_lrs = base_lrs  # after the first step, as in PyTorch (that step used 'initial_lr')
+        # after the first step, as in PyTorch (that step used 'initial_lr')
+        self.base_lrs = base_lrs
 
     def scale_fn(self, x):
         """The amplitude's scale at x (a cycle number, or a step count)."""
@@ -180,9 +191,14 @@ class CyclicLR(LRScheduler):
         else:
             height = (x - 1) / (self.step_ratio - 1)
         scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
-        lrs = [base_lr + (max_lr - base_lr) * height * scale for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        lrs = [
+            base_lr + (max_lr - base_lr) * height * scale
+            for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)
+        ]
         if self.cycle_momentum:
-            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+            for group, low, high in zip(
+                self.optimizer.param_groups, self.base_momentums, self.max_momentums
+            ):
                 _set_momentum(group, self.use_beta1, high - (high - low) * height * scale)
         return lrs
 
@@ -241,22 +257,33 @@ class OneCycleLR(LRScheduler):
         last_epoch=-1,
     ):
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"OneCycleLR: expected an Optimizer, but got {type(optimizer).__name__}")
+            raise TypeError(
+                f"OneCycleLR: expected an Optimizer, but got {type(optimizer).__name__}"
+            )
         if total_steps is not None:
             if not (isinstance(total_steps, int) and total_steps > 0):
-                raise ValueError(f"OneCycleLR: expected positive integer total_steps, but got {total_steps!r}")
+                raise ValueError(
+                    f"OneCycleLR: expected positive integer total_steps, but got {total_steps!r}"
+                )
             self.total_steps = total_steps
         elif epochs is not None and steps_per_epoch is not None:
             for name, value in (("epochs", epochs), ("steps_per_epoch", steps_per_epoch)):
                 if not (isinstance(value, int) and value > 0):
-                    raise ValueError(f"OneCycleLR: expected positive integer {name}, but got {value!r}")
+                    raise ValueError(
+                        f"OneCycleLR: expected positive integer {name}, but got {value!r}"
+                    )
             self.total_steps = epochs * steps_per_epoch
         else:
-            raise ValueError("OneCycleLR: you must define either total_steps OR (epochs AND steps_per_epoch)")
+            raise ValueError(
+                "OneCycleLR: you must define either total_steps OR (epochs AND steps_per_epoch)"
+            )
         if not 0 <= pct_start <= 1:
             raise ValueError(f"OneCycleLR: expected pct_start between 0 and 1, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', but got {anneal_strategy!r}")
+            raise ValueError(
+                "OneCycleLR: anneal_strategy must be 'cos' or 'linear', but got "
+                f"{anneal_strategy!r}"
+            )
         self.anneal_strategy = anneal_strategy
 
         # Each phase: the step at which it ends, and the group keys of the learning rate
@@ -265,7 +292,13 @@ class OneCycleLR(LRScheduler):
         if three_phase:
             self.phases = [
                 (rise_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                (
+                    float(2 * pct_start * self.total_steps) - 2,
+                    "max_lr",
+                    "initial_lr",
+                    "base_momentum",
+                    "max_momentum",
+                ),
                 (self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
             ]
         else:
@@ -275,7 +308,9 @@ class OneCycleLR(LRScheduler):
             ]
 
         if last_epoch == -1:
-            for group, top in zip(optimizer.param_groups, _one_per_group("max_lr", optimizer, max_lr)):
+            for group, top in zip(
+                optimizer.param_groups, _one_per_group("max_lr", optimizer, max_lr)
+            ):
                 group["initial_lr"] = top / div_factor
                 group["max_lr"] = top
                 group["min_lr"] = group["initial_lr"] / final_div_factor
@@ -303,12 +338,15 @@ class OneCycleLR(LRScheduler):
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(
-                f"OneCycleLR: tried to step {step} times, but the specified number of total steps is {self.total_steps}"
+                f"OneCycleLR: tried to step {step} times, but the specified number of total steps "
+                f"is {self.total_steps}"
             )
         lrs = []
         for group in self.optimizer.param_groups:
             phase_start = 0.0
-            for i, (phase_end, lr_from, lr_to, momentum_from, momentum_to) in enumerate(self.phases):
+            for i, (phase_end, lr_from, lr_to, momentum_from, momentum_to) in enumerate(
+                self.phases
+            ):
                 if step <= phase_end or i == len(self.phases) - 1:
                     pct = (step - phase_start) / (phase_end - phase_start)
                     lrs.append(self._anneal(group[lr_from], group[lr_to], pct))

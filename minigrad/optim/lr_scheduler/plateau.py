@@ -39,14 +39,16 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError(f"ReduceLROnPlateau: factor should be < 1.0, but got {factor}")
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"ReduceLROnPlateau: expected an Optimizer, but got {type(optimizer).__name__}")
+            raise TypeError(
+                f"ReduceLROnPlateau: expected an Optimizer, but got {type(optimizer).__name__}"
+            )
         self.factor = factor
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
                 raise ValueError(
-                    f"ReduceLROnPlateau: expected {len(optimizer.param_groups)} min_lrs (one per param group), "
-                    f"got {len(min_lr)}"
+                    f"ReduceLROnPlateau: expected {len(optimizer.param_groups)} min_lrs (one per "
+                    f"param group), got {len(min_lr)}"
                 )
             self.default_min_lr = None
             self.min_lrs = list(min_lr)
@@ -63,12 +65,16 @@ class ReduceLROnPlateau(LRScheduler):
 
     def _init_is_better(self, mode, threshold, threshold_mode):
         if mode not in ("min", "max"):
-            raise ValueError(f"ReduceLROnPlateau: mode {mode!r} is unknown (expected 'min' or 'max')")
+            raise ValueError(
+                f"ReduceLROnPlateau: mode {mode!r} is unknown (expected 'min' or 'max')"
+            )
         if threshold_mode not in ("rel", "abs"):
             raise ValueError(
-                f"ReduceLROnPlateau: threshold mode {threshold_mode!r} is unknown (expected 'rel' or 'abs')"
+                f"ReduceLROnPlateau: threshold mode {threshold_mode!r} is unknown (expected 'rel' "
+                "or 'abs')"
             )
-        self.mode_worse = math.inf if mode == "min" else -math.inf  # what any first metric improves on
+        # what any first metric improves on
+        self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode = mode
         self.threshold = threshold
         self.threshold_mode = threshold_mode
@@ -122,9 +128,9 @@ class ReduceLROnPlateau(LRScheduler):
         if len(groups) != len(self.min_lrs):
             if self.default_min_lr is None:
                 raise RuntimeError(
-                    f"ReduceLROnPlateau: the optimizer has {len(groups)} param groups, but min_lr was given for "
-                    f"{len(self.min_lrs)} (a param group was added after the scheduler was made); set "
-                    "`scheduler.min_lrs` to one value per group"
+                    f"ReduceLROnPlateau: the optimizer has {len(groups)} param groups, but min_lr "
+                    f"was given for {len(self.min_lrs)} (a param group was added after the "
+                    "scheduler was made); set `scheduler.min_lrs` to one value per group"
                 )
             self.min_lrs = [self.default_min_lr] * len(groups)
         for group, min_lr in zip(groups, self.min_lrs):

@@ -22,20 +22,26 @@ class _FunctionsPerGroup:
         if isinstance(lr_lambda, (list, tuple)):
             if len(lr_lambda) != len(optimizer.param_groups):
                 raise ValueError(
-                    f"{name}: expected {len(optimizer.param_groups)} lr_lambdas (one per param group), "
-                    f"but got {len(lr_lambda)}"
+                    f"{name}: expected {len(optimizer.param_groups)} lr_lambdas (one per param "
+                    f"group), but got {len(lr_lambda)}"
                 )
             self.lr_lambdas = list(lr_lambda)
         else:
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
         for fn in self.lr_lambdas:
             if not callable(fn):
-                raise TypeError(f"{name}: lr_lambda should be a function, but got {type(fn).__name__}")
+                raise TypeError(
+                    f"{name}: lr_lambda should be a function, but got {type(fn).__name__}"
+                )
 
     def state_dict(self):
         """As the base class's, with each function replaced by the attributes of a callable
         object, or None for a plain function (re-create those in code)."""
-        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
+        state = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "lr_lambdas")
+        }
         state["lr_lambdas"] = [_saved_attributes(fn) for fn in self.lr_lambdas]
         return state
 
@@ -59,7 +65,10 @@ class LambdaLR(_FunctionsPerGroup, LRScheduler):
 
     def get_lr(self):
         self._warn_outside_step()
-        return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [
+            base_lr * lmbda(self.last_epoch)
+            for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)
+        ]
 
 
 class MultiplicativeLR(_FunctionsPerGroup, LRScheduler):
@@ -80,10 +89,12 @@ class MultiplicativeLR(_FunctionsPerGroup, LRScheduler):
         if self._is_initial:
             return self._current_lrs()
         groups = self.optimizer.param_groups
-        return [group["lr"] * lmbda(self.last_epoch) for lmbda, group in zip(self.lr_lambdas, groups)]
+        return [
+            group["lr"] * lmbda(self.last_epoch) for lmbda, group in zip(self.lr_lambdas, groups)
+        ]
 
 
-# ---- step and factor schedules --------------------------------------------------------------------
+# ---- step and factor schedules -------------------------------------------------------------------
 # --8<-- [start:step_schedules]
 class StepLR(LRScheduler):
     """Multiply the learning rate by `gamma` every `step_size` steps:
@@ -102,7 +113,9 @@ class StepLR(LRScheduler):
         return [lr * self.gamma for lr in self._current_lrs()]
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        return [
+            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
+        ]
 
 
 class MultiStepLR(LRScheduler):
@@ -156,7 +169,10 @@ class ConstantLR(LRScheduler):
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if not 0 <= factor <= 1:
-            raise ValueError(f"ConstantLR: constant multiplicative factor expected to be between 0 and 1, got {factor}")
+            raise ValueError(
+                "ConstantLR: constant multiplicative factor expected to be between 0 and 1, got "
+                f"{factor}"
+            )
         self.factor = factor
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
@@ -184,9 +200,13 @@ class LinearLR(LRScheduler):
     With start_factor < 1 = end_factor this is a linear warm-up.
     """
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
+    ):
         if not 0 < start_factor <= 1:
-            raise ValueError(f"LinearLR: start_factor expected to be in (0, 1], but got {start_factor}")
+            raise ValueError(
+                f"LinearLR: start_factor expected to be in (0, 1], but got {start_factor}"
+            )
         if not 0 <= end_factor <= 1:
             raise ValueError(f"LinearLR: end_factor expected to be in [0, 1], but got {end_factor}")
         _check_positive_int("LinearLR", "total_iters", total_iters)
@@ -239,8 +259,7 @@ class PolynomialLR(LRScheduler):
         return [base_lr * remaining**self.power for base_lr in self.base_lrs]
 
 
-# ---- cosines ------------------------------------------------------------------------------------------
-# --8<-- [start:cosine]
+# ---- cosines -------------------------------------------------------------------------------------
 class CosineAnnealingLR(LRScheduler):
     """Half a cosine from base_lr down to eta_min over T_max steps (SGDR, Loshchilov &
     Hutter 2017, without the restarts):
@@ -267,7 +286,10 @@ class CosineAnnealingLR(LRScheduler):
         if (t - 1 - T) % (2 * T) == 0:
             # the step away from the bottom of the cosine, where the ratio below is 0 / 0
             rise = (1 - math.cos(math.pi / T)) / 2
-            return [lr + (base_lr - eta_min) * rise for lr, base_lr in zip(self._current_lrs(), self.base_lrs)]
+            return [
+                lr + (base_lr - eta_min) * rise
+                for lr, base_lr in zip(self._current_lrs(), self.base_lrs)
+            ]
         # (lr − eta_min) shrinks by the ratio of two consecutive cosine factors
         ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
         return [eta_min + (lr - eta_min) * ratio for lr in self._current_lrs()]
@@ -277,12 +299,10 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base_lr - self.eta_min) * cosine for base_lr in self.base_lrs]
 
 
-# --8<-- [end:cosine]
-
-
-# ---- the warm-up + cosine helper ---------------------------------------------------------------------
-# --8<-- [start:warmup_cosine]
-def get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps, min_lr_ratio=0.0, last_epoch=-1):
+# ---- the warm-up + cosine helper -----------------------------------------------------------------
+def get_cosine_schedule_with_warmup(
+    optimizer, num_warmup_steps, num_training_steps, min_lr_ratio=0.0, last_epoch=-1
+):
     """A linear warm-up followed by a cosine decay, the usual schedule for transformers.
 
     The learning rate is base_lr times
@@ -299,11 +319,15 @@ def get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_st
     """
     if not 0 <= num_warmup_steps <= num_training_steps:
         raise ValueError(
-            "get_cosine_schedule_with_warmup: expected 0 <= num_warmup_steps <= num_training_steps, "
-            f"but got num_warmup_steps={num_warmup_steps}, num_training_steps={num_training_steps}"
+            "get_cosine_schedule_with_warmup: expected 0 <= num_warmup_steps <= "
+            f"num_training_steps, but got num_warmup_steps={num_warmup_steps}, "
+            f"num_training_steps={num_training_steps}"
         )
     if not 0 <= min_lr_ratio <= 1:
-        raise ValueError(f"get_cosine_schedule_with_warmup: min_lr_ratio must be in [0, 1], but got {min_lr_ratio}")
+        raise ValueError(
+            "get_cosine_schedule_with_warmup: min_lr_ratio must be in [0, 1], but got "
+            f"{min_lr_ratio}"
+        )
 
     def warmup_then_cosine(t):
         if t < num_warmup_steps:
@@ -312,6 +336,3 @@ def get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_st
         return min_lr_ratio + (1 - min_lr_ratio) * (1 + math.cos(math.pi * progress)) / 2
 
     return LambdaLR(optimizer, warmup_then_cosine, last_epoch)
-
-
-# --8<-- [end:warmup_cosine]

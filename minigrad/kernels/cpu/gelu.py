@@ -35,7 +35,7 @@ from minigrad.kernels.reference.gelu import INV_SQRT_2PI, SQRT1_2, TANH_C, TANH_
 _F = np.float32
 _SQRT1_2, _INV_SQRT_2PI, _HALF, _ONE, _TWO = _F(SQRT1_2), _F(INV_SQRT_2PI), _F(0.5), _F(1.0), _F(2.0)
 _K, _K3, _C = _F(TANH_K), _F(TANH_K * 3 * TANH_C), _F(TANH_C)
-_INF, _NAN = _F(np.inf), _F(np.nan)
+_ZERO, _INF, _NAN = _F(0.0), _F(np.inf), _F(np.nan)
 
 
 # error_model="numpy": a division by zero gives inf instead of raising, so no check before
@@ -65,7 +65,7 @@ def _single_tanh(x, y, s):
         u = _K * (v + _C * v * v * v)
         e = exp_nonpositive32(-_TWO * abs(u))
         inv = _ONE / (_ONE + e)
-        cdf = inv if u >= 0 else e * inv
+        cdf = inv if u >= _ZERO else e * inv  # a float32 zero, like every constant here
         y[i] = v * cdf
         if s is not None:
             s[i] = cdf + _TWO * v * (e * inv * inv) * (_K + _K3 * v * v)

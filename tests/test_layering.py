@@ -329,7 +329,8 @@ def test_no_import_circle_inside_kernels():
     """Each kernel file imports only files below it (vecmath.py and gemm.py at the bottom),
     so each can be read, and tested, from the bottom up."""
     circles = import_circles(ROOT / "minigrad", "minigrad.kernels")
-    assert not circles, "import circles in minigrad/kernels: " + "; ".join(" -> ".join(c) for c in circles)
+    listed = "; ".join(" -> ".join(circle) for circle in circles)
+    assert not circles, "import circles in minigrad/kernels: " + listed
 
 
 # --- the checker, on small fake packages: it can fail -----------------------------------

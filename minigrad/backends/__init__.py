@@ -62,7 +62,9 @@ from minigrad.array_module import on_device
 FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
 _CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
-_CUDA = {**_REFERENCE, **{family: f"minigrad.kernels.cuda.{family}" for family in ("attention", "conv", "pool")}}
+_CUDA = dict(_REFERENCE)
+for _family in ("attention", "conv", "pool"):
+    _CUDA[_family] = f"minigrad.kernels.cuda.{_family}"
 
 # Each module is imported the first time its family is asked for, so that nothing is
 # imported before a kernel is needed; then it is looked up here (a dict, which every

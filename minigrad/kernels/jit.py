@@ -31,7 +31,8 @@ dispatchers, which other compiled code can call.
 
 Why a lock, and not a threading layer that is itself thread-safe: `omp` (GNU OpenMP
 here) spins its threads, which on a busy 2-core machine made a LeNet training step several
-times slower even on one Python thread (benchmarks/RESULTS.md), and a process that forks after using it is killed;
+times slower even on one Python thread (benchmarks/RESULTS.md), and a process that
+forks after using it is killed;
 `tbb` would be a new dependency. The lock costs far less per call than the smallest parallel
 kernel takes (benchmarks/bench_threads.py measures both; benchmarks/RESULTS.md).
 """

@@ -40,7 +40,8 @@ class MatMul(Function):
             # tall product: BLAS runs one (B*T, k) @ (k, m) faster than B small ones
             rows = math.prod(a.shape[:-1])  # not -1: that fails for an empty row of k = 0
             product = backends.kernels("matmul", array=a.array).matmul
-            return product(a.array.reshape(rows, a.shape[-1]), b.array).reshape(*a.shape[:-1], b.shape[-1])
+            out = product(a.array.reshape(rows, a.shape[-1]), b.array)
+            return out.reshape(*a.shape[:-1], b.shape[-1])
         # the "matmul" kernels: on the CPU a large product of two matrices runs on every
         # core, by blocks of rows (kernels/cpu/matmul.py)
         return backends.kernels("matmul", array=a.array).matmul(a.array, b.array)

@@ -284,7 +284,8 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
     out = np.empty((B, Tq, dv), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
-    finite = all_finite_arrays(v)  # the keys the causal mask hides add 0 * v to the output: skip them
+    # the keys the causal mask hides add 0 * v to the output: skip them
+    finite = all_finite_arrays(v)
     _forward(qt, np.ascontiguousarray(k), np.ascontiguousarray(v), maskt, has_mask, bool(is_causal), finite, out, lse)
     return out, lse
     # --8<-- [end:forward]
@@ -302,7 +303,8 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     if max(Tq, Tk) <= attention_short.SHORT_T:  # the whole score matrix of a head fits in cache
         maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, dtype)
         out, lse = (np.ascontiguousarray(a, dtype=dtype) for a in (out, lse))
-        return attention_short.attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask)
+        short = attention_short.attention_backward
+        return short(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask)
     delta = np.einsum("bie,bie->bi", grad_out, out)  # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
     lse = np.where(lse == -np.inf, np.inf, lse).astype(dtype)  # a query that sees no key: P = exp(S - inf) = 0
     if B == 0:  # no batch entries: nothing to compute (and no tasks to split among threads)

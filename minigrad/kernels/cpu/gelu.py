@@ -33,7 +33,8 @@ from minigrad.kernels.reference.gelu import INV_SQRT_2PI, SQRT1_2, TANH_C, TANH_
 # The float32 loops' constants, as float32: with Python floats Numba would compute in
 # float64, at half the vector width
 _F = np.float32
-_SQRT1_2, _INV_SQRT_2PI, _HALF, _ONE, _TWO = _F(SQRT1_2), _F(INV_SQRT_2PI), _F(0.5), _F(1.0), _F(2.0)
+_SQRT1_2, _INV_SQRT_2PI = _F(SQRT1_2), _F(INV_SQRT_2PI)
+_HALF, _ONE, _TWO = _F(0.5), _F(1.0), _F(2.0)
 _K, _K3, _C = _F(TANH_K), _F(TANH_K * 3 * TANH_C), _F(TANH_C)
 _ZERO, _INF, _NAN = _F(0.0), _F(np.inf), _F(np.nan)
 
@@ -90,11 +91,13 @@ def _double_tanh(x, y, s):  # the same formulas as _single_tanh, with the librar
         cdf = 1.0 / (1.0 + e) if u >= 0 else e / (1.0 + e)
         y[i] = v * cdf
         if s is not None:
-            s[i] = cdf + 2.0 * v * (e / ((1.0 + e) * (1.0 + e))) * (TANH_K * (1.0 + 3.0 * TANH_C * v * v))
+            du_dx = TANH_K * (1.0 + 3.0 * TANH_C * v * v)
+            s[i] = cdf + 2.0 * v * (e / ((1.0 + e) * (1.0 + e))) * du_dx
 
 
 _F4, _F8 = np.dtype(np.float32), np.dtype(np.float64)
-_LOOPS = {("none", _F4): _single, ("none", _F8): _double, ("tanh", _F4): _single_tanh, ("tanh", _F8): _double_tanh}
+_LOOPS = {("none", _F4): _single, ("none", _F8): _double}
+_LOOPS.update({("tanh", _F4): _single_tanh, ("tanh", _F8): _double_tanh})
 
 
 def gelu_and_slope(x, slope=True, approximate="none"):

@@ -73,14 +73,16 @@ def exp_nonpositive(x, consts, scratch):
     float array as long as x, for the 2^n factors.
     """
     lowest, log2e, ln2_hi, ln2_lo, zero = consts[0], consts[1], consts[2], consts[3], consts[0] * 0
-    c12, c11, c10, c9, c8, c7, c6 = consts[4], consts[5], consts[6], consts[7], consts[8], consts[9], consts[10]
-    c5, c4, c3, c2, c1, c0 = consts[11], consts[12], consts[13], consts[14], consts[15], consts[16]
+    c12, c11, c10, c9, c8, c7 = consts[4], consts[5], consts[6], consts[7], consts[8], consts[9]
+    c6, c5, c4, c3 = consts[10], consts[11], consts[12], consts[13]
+    c2, c1, c0 = consts[14], consts[15], consts[16]
     for j in range(x.size):
         t = max(x[j], lowest)
-        n = np.floor(t * log2e + c2)  # round(t / ln 2), still a float (c2 = 1/2!: a Python 0.5 would make it float64)
+        # round(t / ln 2), still a float (c2 = 1/2!: a Python 0.5 would make it float64)
+        n = np.floor(t * log2e + c2)
         r = (t - n * ln2_hi) - n * ln2_lo  # t - n ln 2 without losing r's digits
-        p = ((((((c12 * r + c11) * r + c10) * r + c9) * r + c8) * r + c7) * r + c6) * r + c5  # Horner
-        p = ((((p * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
+        p = (((((c12 * r + c11) * r + c10) * r + c9) * r + c8) * r + c7) * r + c6  # Horner
+        p = (((((p * r + c5) * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
         x[j] = p if x[j] >= lowest else zero
         scratch[j] = n
     if x.itemsize == 4:  # float32: bias 127, 23 mantissa bits below the exponent
@@ -111,7 +113,8 @@ def exp_nonpositive32(t):
     n = np.floor(tc * _LOG2E_F + _HALF_F)  # round(t / ln 2), still a float
     r = (tc - n * _LN2_HI_F) - n * _LN2_LO_F
     T = _T_F
-    er = ((((((T[0] * r + T[1]) * r + T[2]) * r + T[3]) * r + T[4]) * r + T[5]) * r + T[6]) * r + T[7]
+    er = (((T[0] * r + T[1]) * r + T[2]) * r + T[3]) * r + T[4]
+    er = ((er * r + T[5]) * r + T[6]) * r + T[7]
     two_n = np.int32((np.int32(n) + 127) << 23).view(np.float32)  # exponent field n + 127
     return er * two_n if t >= _LOWEST_F else _ZERO_F
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.ops import matmul_split
+from minigrad.kernels.cpu import matmul as matmul_split
 from minigrad.ops.cholesky import cholesky, solve_triangular
 from tests.device_compare import Case, check_case, rand
 

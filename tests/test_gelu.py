@@ -237,7 +237,7 @@ def test_float32_tanh_form_is_within_2_eps_of_its_exact_value():
 
 CACHE_SCRIPT = """
 import numpy as np
-from minigrad.ops.gelu_loop import gelu_and_slope
+from minigrad.kernels.cpu.gelu import gelu_and_slope
 for approximate in ("none", "tanh"):
     for dtype in (np.float32, np.float64):
         for slope in (True, False):

@@ -299,6 +299,67 @@ def test_layer_order_is_the_one_of_the_issue():
     assert layer_of("minigrad/__init__.py", LAYERS) == "top"
 
 
+def skipped_layers(package, layers, source, skipped):
+    """Every import from layer `source` straight into layer `skipped`, as readable lines:
+    the layer between them is the only way down (ops reach kernels through backends)."""
+    modules = package_modules(package)
+    problems = []
+    for module, path in modules.items():
+        if layer_of(path, layers) != source:
+            continue
+        tree = ast.parse((package.parent / path).read_text(), filename=path)
+        for line, target, _ in imports_of(module, modules, tree, package.name):
+            problem = f"{path}:{line}: {source} imports {target} ({skipped}) directly"
+            if layer_of(modules[target], layers) == skipped and problem not in problems:
+                problems.append(problem)
+    return problems
+
+
+def import_circles(package, prefix):
+    """Each circle of imports (module level or inside functions) among the modules whose
+    names start with `prefix`, as a list of module names that ends where it starts."""
+    modules = package_modules(package)
+    inside = [name for name in modules if name == prefix or name.startswith(prefix + ".")]
+    edges = {}
+    for module in inside:
+        tree = ast.parse((package.parent / modules[module]).read_text(), filename=modules[module])
+        targets = {target for _, target, _ in imports_of(module, modules, tree, package.name)}
+        edges[module] = sorted(t for t in targets if t in inside and t != module)
+    circles, done = [], set()
+
+    def walk(module, path):
+        if module in path:
+            circle = path[path.index(module) :] + [module]
+            if sorted(circle[:-1]) not in [sorted(c[:-1]) for c in circles]:
+                circles.append(circle)
+            return
+        if module in done:
+            return
+        for target in edges[module]:
+            walk(target, path + [module])
+        done.add(module)
+
+    for module in sorted(inside):
+        walk(module, [])
+    return circles
+
+
+def test_ops_reach_the_kernels_only_through_backends():
+    """The Functions ask `backends.kernels(family, array=...)` for their kernels, so that
+    `mg.backends.use("numpy")` and the device of the data choose them. An op importing a
+    kernel module itself would run it whatever the backend."""
+    problems = skipped_layers(ROOT / "minigrad", LAYERS, "ops", "kernels")
+    assert not problems, "ops must call kernels through minigrad.backends:\n" + "\n".join(problems)
+
+
+def test_no_import_circle_inside_kernels():
+    """Each kernel file imports only files below it (vecmath.py and gemm.py at the bottom),
+    so each can be read, and tested, from the bottom up."""
+    circles = import_circles(ROOT / "minigrad", "minigrad.kernels")
+    listed = "; ".join(" -> ".join(circle) for circle in circles)
+    assert not circles, "import circles in minigrad/kernels: " + listed
+
+
 # --- the checker, on small fake packages: it can fail -----------------------------------
 
 
@@ -400,3 +461,32 @@ def test_checker_wants_every_module_placed_and_every_entry_used(tmp_path):
         "LAYERS names pkg/high/, which holds no module: remove or move the entry",
         "pkg/new.py is in no layer: place it in LAYERS",
     ]
+
+
+def test_checker_finds_an_op_that_skips_the_backends(tmp_path):
+    files = {
+        "__init__.py": "",
+        "low.py": "",
+        "mid.py": "from pkg import low\n",
+        "high/__init__.py": "",
+        "high/ok.py": "from pkg import mid\n",
+        "high/skip.py": "def f():\n    import pkg.low\n",
+    }
+    package = _package(tmp_path, files)
+    assert skipped_layers(package, FAKE_LAYERS, "high", "low") == [
+        "pkg/high/skip.py:2: high imports pkg.low (low) directly"
+    ]
+
+
+def test_checker_finds_an_import_circle(tmp_path):
+    files = {
+        "__init__.py": "",
+        "k/__init__.py": "",
+        "k/a.py": "from pkg.k import b\n",
+        "k/b.py": "def f():\n    from pkg.k.a import x\n",  # inside a function: still a circle
+        "k/c.py": "from pkg.k import a, b\n",
+    }
+    package = _package(tmp_path, files)
+    assert import_circles(package, "pkg.k") == [["pkg.k.a", "pkg.k.b", "pkg.k.a"]]
+    (package / "k/b.py").write_text("x = 1\n")
+    assert import_circles(package, "pkg.k") == []

@@ -1,4 +1,4 @@
-"""minigrad/ops/matmul_split.py: a large product cut by rows over helper threads gives
+"""minigrad/kernels/cpu/matmul.py: a large product cut by rows over helper threads gives
 the same numbers as one np.matmul (up to the order BLAS adds a row's terms in), in every
 case the cutting can meet.
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.ops import matmul_split
+from minigrad.kernels.cpu import matmul as matmul_split
 
 
 @pytest.fixture

@@ -1,14 +1,17 @@
 """Which implementation of the hot-path kernels the autograd Functions call.
 
-Convolution, pooling and attention each exist three times, with the same function
-names and array-in/array-out signatures:
+Every kernel family (`FAMILIES`: attention, convolution, pooling, the matrix product,
+GELU, erf) exists as a reference and as CPU kernels, and attention, convolution and
+pooling also as CUDA kernels, with the same function names and array-in/array-out
+signatures:
 
 - `minigrad/kernels/reference/`: readable NumPy, the lesson code. Written with the array
   module of its inputs (`minigrad/array_module.py`), so it runs on CuPy arrays too;
-- `minigrad/kernels/cpu/`: Numba ``@njit(parallel=True, cache=True)`` kernels, for arrays
-  in host memory;
+- `minigrad/kernels/cpu/`: Numba ``@njit(cache=True)`` kernels (most ``parallel=True``),
+  and the matrix product cut over the cores, for arrays in host memory;
 - `minigrad/kernels/cuda/`: Numba ``@cuda.jit`` kernels, for arrays in GPU memory (CuPy
-  arrays, read in place through ``__cuda_array_interface__``).
+  arrays, read in place through ``__cuda_array_interface__``). A family without them
+  runs its reference on GPU arrays.
 
 A program chooses the *backend*; the *device* of the data then picks the kernels:
 
@@ -45,31 +48,48 @@ The submodules ``cudnn``, ``mps`` and ``cuda`` hold the switches PyTorch program
 accepted and stored, and change nothing, since minigrad runs neither cuDNN nor Metal.
 """
 
+import importlib
 import importlib.util
 import os
 
+import numpy as np
+
 from minigrad.array_module import on_device
 
+# The kernel families, and for each set of kernels the module of each family. A family
+# with no CUDA kernel runs its reference on GPU arrays: array expressions, which CuPy
+# runs on the GPU (GELU and erf), or one cuBLAS call (the matrix product).
+FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special")
+_REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
+_CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
+_CUDA = dict(_REFERENCE)
+for _family in ("attention", "conv", "pool"):
+    _CUDA[_family] = f"minigrad.kernels.cuda.{_family}"
 
-# One function per set of kernels: each imports that set's three kernel modules, inside
-# the function, so that nothing is imported before a kernel is needed (Python imports a
-# module once; later calls only look it up).
+# Each module is imported the first time its family is asked for, so that nothing is
+# imported before a kernel is needed; then it is looked up here (a dict, which every
+# matrix product reads: cheaper than an import statement).
+_modules = {}
+_for_host = {}  # (backend, family) -> the module `kernels` gives for host arrays
+
+
+def _module(name):
+    module = _modules.get(name)
+    if module is None:
+        module = _modules[name] = importlib.import_module(name)
+    return module
+
+
 def _reference_kernels():
-    from minigrad.kernels.reference import attention, conv, pool
-
-    return {"attention": attention, "conv": conv, "pool": pool}
+    return _REFERENCE
 
 
 def _cpu_kernels():
-    from minigrad.kernels.cpu import attention, conv, pool
-
-    return {"attention": attention, "conv": conv, "pool": pool}
+    return _CPU
 
 
 def _cuda_kernels():
-    from minigrad.kernels.cuda import attention, conv, pool
-
-    return {"attention": attention, "conv": conv, "pool": pool}
+    return _CUDA
 
 
 # backend -> (kernels for host arrays, kernels for GPU arrays)
@@ -157,17 +177,21 @@ def cuda_kernels_run_on_device_arrays():
 
 
 def kernels(family, backend=None, array=None):
-    """The kernel module for `family` ('conv', 'pool', 'attention') of a backend (the
-    current one by default), for data like `array`: an array on the GPU gets the
-    backend's GPU kernels (the reference when the CUDA kernels cannot run here), any
-    other (or none) its host kernels."""
+    """The kernel module for `family` (one of FAMILIES) of a backend (the current one by
+    default), for data like `array`: an array on the GPU gets the backend's GPU kernels
+    (the reference when the CUDA kernels cannot run here), any other (or none) its host
+    kernels."""
     name = backend or _current
-    for_host, for_gpu = BACKENDS[name]
-    if array is None or not on_device(array):
-        return for_host()[family]
+    if array is None or type(array) is np.ndarray or not on_device(array):
+        # host arrays: every matrix product asks, so the answer is kept per (backend, family)
+        module = _for_host.get((name, family))
+        if module is None:
+            module = _for_host[name, family] = _module(BACKENDS[name][0]()[family])
+        return module
+    for_gpu = BACKENDS[name][1]
     if for_gpu is _cuda_kernels and not cuda_kernels_run_on_device_arrays():
-        return _reference_kernels()[family]
-    return for_gpu()[family]
+        return _module(_REFERENCE[family])
+    return _module(for_gpu()[family])
 
 
 # The PyTorch-shaped switches (see the module docstring); imported last, as they import

@@ -1,7 +1,5 @@
-"""`njit` for minigrad's CPU kernels (and erf): Numba's decorator, plus a disk cache that
-always finds a home, and one line on stderr when a family of kernels compiles for the
-first time. (It lives here, not in kernels/cpu/, so that `import minigrad`, which needs
-it for erf, does not run the CPU kernels' set-up.)
+"""`njit` for minigrad's CPU kernels: Numba's decorator, plus a disk cache that always
+finds a home, and one line on stderr when a family of kernels compiles for the first time.
 
 Numba compiles a kernel the first time it is called with new argument types (seconds per
 kernel on a small machine) and, with ``cache=True``, keeps the machine code on disk: the
@@ -32,10 +30,11 @@ re-entrant. Serial kernels need no lock (they run on the calling thread) and sta
 dispatchers, which other compiled code can call.
 
 Why a lock, and not a threading layer that is itself thread-safe: `omp` (GNU OpenMP
-here) spins its threads, which on a busy 2-core machine made a LeNet training step 4-6x
-slower even on one Python thread, and a process that forks after using it is killed;
-`tbb` would be a new dependency. The lock costs about 0.5 µs per call, against 30-100 µs
-for the smallest parallel kernel (benchmarks/bench_threads.py; benchmarks/RESULTS.md).
+here) spins its threads, which on a busy 2-core machine made a LeNet training step several
+times slower even on one Python thread (benchmarks/RESULTS.md), and a process that
+forks after using it is killed;
+`tbb` would be a new dependency. The lock costs far less per call than the smallest parallel
+kernel takes (benchmarks/bench_threads.py measures both; benchmarks/RESULTS.md).
 """
 
 import os
@@ -67,15 +66,17 @@ from minigrad import warn_always
 FASTMATH = {"contract", "reassoc"}
 
 # the family of a kernel, from the name of the module that defines it; the shared matrix
-# product (gemm) compiles inside the kernels that call it, whose family says so
+# product (gemm) and the vector math (vecmath) compile inside the kernels that call them,
+# whose family says so
 FAMILIES = {
     "conv": "convolution",
     "pool": "pooling",
     "attention": "attention",
     "attention_short": "attention",
     "special": "erf",
-    "gelu_loop": "GELU",
+    "gelu": "GELU",
     "gemm": None,
+    "vecmath": None,
 }
 
 _family_of = {}  # dispatcher or ParallelKernel -> family name, for each function decorated here

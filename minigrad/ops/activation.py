@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 
+from minigrad import backends
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import where
-from minigrad.ops.gelu_loop import gelu_and_slope
 
 
 # --8<-- [start:leaky_relu]
@@ -71,9 +71,11 @@ class Gelu(Function):
     def forward(ctx, x, approximate="none"):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        # y and the slope s = GELU'(x) in one compiled pass (gelu_loop.py): both need
-        # Phi(x), and then backward is one multiply. s is kept, so only if x needs grad
-        y, ctx.slope = gelu_and_slope(x.array, slope=x.requires_grad, approximate=approximate)
+        # y and the slope s = GELU'(x) together (on the CPU in one compiled pass, kernels/
+        # cpu/gelu.py): both need Phi(x), and then backward is one multiply. s is kept, so
+        # only if x needs grad
+        gelu = backends.kernels("gelu", array=x.array)
+        y, ctx.slope = gelu.gelu_and_slope(x.array, slope=x.requires_grad, approximate=approximate)
         return y
 
     @staticmethod

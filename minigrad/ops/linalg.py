@@ -12,13 +12,13 @@ import warnings
 
 import numpy as np
 
+from minigrad import backends
 from minigrad._args import normalize_dim
 from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import _module as module_of_device  # numpy, or the GPU's module
 from minigrad.creation import as_tensor
 from minigrad.dtypes import to_dtype
-from minigrad.ops import matmul_split
 from minigrad.ops.broadcast import check_broadcast, unbroadcast
 from minigrad.ops.elementwise import Where
 from minigrad.ops.out import write_out
@@ -39,9 +39,12 @@ class MatMul(Function):
             # a batch of rows times one matrix (a linear layer on (B, T, features)) is one
             # tall product: BLAS runs one (B*T, k) @ (k, m) faster than B small ones
             rows = math.prod(a.shape[:-1])  # not -1: that fails for an empty row of k = 0
-            return matmul_split.matmul(a.array.reshape(rows, a.shape[-1]), b.array).reshape(*a.shape[:-1], b.shape[-1])
-        # matmul_split: a large product of two matrices runs on every core, by blocks of rows
-        return matmul_split.matmul(a.array, b.array)
+            product = backends.kernels("matmul", array=a.array).matmul
+            out = product(a.array.reshape(rows, a.shape[-1]), b.array)
+            return out.reshape(*a.shape[:-1], b.shape[-1])
+        # the "matmul" kernels: on the CPU a large product of two matrices runs on every
+        # core, by blocks of rows (kernels/cpu/matmul.py)
+        return backends.kernels("matmul", array=a.array).matmul(a.array, b.array)
 
     @staticmethod
     def backward(ctx, grad):

@@ -47,76 +47,22 @@ Speed. Numba compiles plain loops, so the matrix products of each tile are writt
 (`matmul_acc`, in kernels/cpu/gemm.py, shared with the convolution kernels), blocked
 over 4 rows and 4 terms so that each loaded vector feeds many multiply-adds (a naive
 loop is limited by loads and stores, not by arithmetic). And
-`exp` is written out (`exp_nonpositive`): Numba's own `np.exp` calls the C library once
-per number (about 2 ns each, as much as the whole matrix work here), because on this
-machine it has no vectorised math library; the version below vectorises.
+`exp` is written out (`exp_nonpositive`, in kernels/cpu/vecmath.py): Numba's own `np.exp`
+calls the C library once per number, which costs as much as the whole matrix work here
+(benchmarks/RESULTS.md); the written-out one vectorises.
 """
-
-import math
 
 import numba
 import numpy as np
 from numba import prange
 
+from minigrad.kernels.cpu import attention_short
 from minigrad.kernels.cpu.gemm import matmul_acc
+from minigrad.kernels.cpu.vecmath import all_finite_arrays, exp_constants, exp_nonpositive
 from minigrad.kernels.jit import FASTMATH, njit
 
 BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vector loops
 BLOCK_K = 64  # keys per tile
-
-
-# --8<-- [start:exp_nonpositive]
-# exp(r) for |r| <= ln(2)/2 by its Taylor series to r^12 (error below 1e-16 relative),
-# in Horner's form: 1 + r (1 + r/2 (1 + r/3 (... (1 + r/12)))), highest power first.
-TAYLOR = tuple(1.0 / math.factorial(i) for i in range(12, -1, -1))
-
-
-@njit(cache=True)
-def exp_constants(like):
-    """The numbers exp_nonpositive needs, in the dtype of the array `like`: Numba would
-    compute in float64 with Python float constants, at half the vector width."""
-    c = np.empty(3 + len(TAYLOR), like.dtype)
-    c[0] = -87.3 if like.itemsize == 4 else -708.3  # below this, exp(x) is not a normal float
-    c[1] = 1.4426950408889634  # 1 / ln 2
-    c[2] = 0.693145751953125  # ln 2 = c[2] + c[3]: a short c[2] makes n * c[2] exact
-    c[3] = 1.4286068203094173e-06
-    for i in range(len(TAYLOR)):
-        c[4 + i] = TAYLOR[i]
-    return c
-
-
-@njit(fastmath=FASTMATH, cache=True)
-def exp_nonpositive(x, consts, scratch):
-    """x[:] = exp(x) in place, for x <= 0 (-inf included), in loops that vectorise.
-
-    exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-0.35, 0.35]:
-    exp(r) by its Taylor series, and 2^n built directly as the bits of a float, whose
-    exponent field holds n + bias. Below consts[0] the result is 0, and so is exp(NaN):
-    the callers deal with NaN rows. `consts` comes from exp_constants; `scratch` is a
-    float array as long as x, for the 2^n factors.
-    """
-    lowest, log2e, ln2_hi, ln2_lo, zero = consts[0], consts[1], consts[2], consts[3], consts[0] * 0
-    c12, c11, c10, c9, c8, c7, c6 = consts[4], consts[5], consts[6], consts[7], consts[8], consts[9], consts[10]
-    c5, c4, c3, c2, c1, c0 = consts[11], consts[12], consts[13], consts[14], consts[15], consts[16]
-    for j in range(x.size):
-        t = max(x[j], lowest)
-        n = np.floor(t * log2e + c2)  # round(t / ln 2), still a float (c2 = 1/2!: a Python 0.5 would make it float64)
-        r = (t - n * ln2_hi) - n * ln2_lo  # t - n ln 2 without losing r's digits
-        p = ((((((c12 * r + c11) * r + c10) * r + c9) * r + c8) * r + c7) * r + c6) * r + c5  # Horner
-        p = ((((p * r + c4) * r + c3) * r + c2) * r + c1) * r + c0
-        x[j] = p if x[j] >= lowest else zero
-        scratch[j] = n
-    if x.itemsize == 4:  # float32: bias 127, 23 mantissa bits below the exponent
-        bits32 = scratch.view(np.int32)
-        for j in range(x.size):
-            bits32[j] = (np.int32(scratch[j]) + 127) << 23
-    else:  # float64: bias 1023, 52 mantissa bits
-        bits64 = scratch.view(np.int64)
-        for j in range(x.size):
-            bits64[j] = (np.int64(scratch[j]) + 1023) << 52
-    for j in range(x.size):
-        x[j] *= scratch[j]
-    # --8<-- [end:exp_nonpositive]
 
 
 # --8<-- [start:score_tile]
@@ -311,22 +257,6 @@ def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, fini
 
 
 # ---- the functions the autograd Function calls ---------------------------------------------
-def _short_path():
-    """The kernels for short sequences (attention_short.py), imported here and not at the
-    top: that module imports exp_nonpositive from this one."""
-    from minigrad.kernels.cpu import attention_short
-
-    return attention_short
-
-
-def _all_finite(*arrays):
-    """No NaN or Inf in any of the arrays. A sum is NaN or Inf when a term is, and costs
-    no temporary array; when a sum of finite numbers overflows, the answer is False and
-    the kernels just walk every block, which is slower, never wrong."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return all(np.isfinite(a.sum()) for a in arrays)
-
-
 def _mask_transposed(mask, B, Tq, Tk, dtype):
     """The mask as the kernels read it, (1 or B, Tk, 1 or Tq) contiguous, and whether
     there is one. Without a mask a (1, 1, 1) dummy keeps the compiled signature the same."""
@@ -344,18 +274,18 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq)."""
     B, Tq, _ = q.shape
     Tk, dv = k.shape[1], v.shape[2]
-    short = _short_path()
-    if max(Tq, Tk) <= short.SHORT_T:  # the whole score matrix of a head fits in cache
+    if max(Tq, Tk) <= attention_short.SHORT_T:  # the whole score matrix of a head fits in cache
         maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
         q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
-        return short.attention_forward(q, k, v, scale, is_causal, maskt, has_mask)
+        return attention_short.attention_forward(q, k, v, scale, is_causal, maskt, has_mask)
     scale = q.dtype.type(scale)
     qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), C order: queries innermost (a copy, never q)
     qt *= scale  # in place: no second (B, d, Tq) array
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
     out = np.empty((B, Tq, dv), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
-    finite = _all_finite(v)  # the keys the causal mask hides add 0 * v to the output: skip them
+    # the keys the causal mask hides add 0 * v to the output: skip them
+    finite = all_finite_arrays(v)
     _forward(qt, np.ascontiguousarray(k), np.ascontiguousarray(v), maskt, has_mask, bool(is_causal), finite, out, lse)
     return out, lse
     # --8<-- [end:forward]
@@ -370,11 +300,11 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     scale = dtype.type(scale)
     q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
     grad_out = np.ascontiguousarray(grad_out, dtype=dtype)
-    short = _short_path()
-    if max(Tq, Tk) <= short.SHORT_T:  # the whole score matrix of a head fits in cache
+    if max(Tq, Tk) <= attention_short.SHORT_T:  # the whole score matrix of a head fits in cache
         maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, dtype)
         out, lse = (np.ascontiguousarray(a, dtype=dtype) for a in (out, lse))
-        return short.attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask)
+        short = attention_short.attention_backward
+        return short(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask)
     delta = np.einsum("bie,bie->bi", grad_out, out)  # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
     lse = np.where(lse == -np.inf, np.inf, lse).astype(dtype)  # a query that sees no key: P = exp(S - inf) = 0
     if B == 0:  # no batch entries: nothing to compute (and no tasks to split among threads)
@@ -391,7 +321,7 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     qt *= scale
     dot = np.ascontiguousarray(grad_out.transpose(0, 2, 1))  # (B, dv, Tq)
     # the hidden blocks add exactly 0 when all is finite (a NaN output, or lse, makes delta NaN)
-    finite = _all_finite(q, k, v, grad_out, delta)
+    finite = all_finite_arrays(q, k, v, grad_out, delta)
     _backward(
         qt, q, k, v, dot, grad_out, lse, delta, maskt, has_mask, bool(is_causal), finite, groups, dq_parts, dk, dv
     )

@@ -25,13 +25,14 @@ reaches every row (0 * NaN = NaN), and then every entry is computed. The check i
 sum per head, made inside the parallel loop, instead of one over the whole batch.
 
 The heads are independent, so each task takes a contiguous run of them: one task per
-thread (a small head is 10-30 us of work, the price of a task is not negligible), with
+thread (a small head is tens of microseconds of work, next to which the price of a task
+is not negligible: benchmarks/RESULTS.md), with
 its scratch allocated once for its run.
 
 NaN and Inf come out as from the reference (see attention.py for how, the same tests
 check both kernels).
 
-Numba's cache: these kernels have attention.py's exp_nonpositive (and gemm.py's product)
+Numba's cache: these kernels have vecmath.py's exp_nonpositive (and gemm.py's product)
 compiled into them, and their cache is checked against this file only: after editing
 those, delete the attention_short entries in ``__pycache__`` (or touch this file).
 """
@@ -40,26 +41,12 @@ import numba
 import numpy as np
 from numba import prange
 
-from minigrad.kernels.cpu.attention import exp_constants, exp_nonpositive
 from minigrad.kernels.cpu.gemm import matmul_acc
+from minigrad.kernels.cpu.vecmath import all_finite, exp_constants, exp_nonpositive
 from minigrad.kernels.jit import FASTMATH, njit
 
 SHORT_T = 128  # the longest Tq and Tk that take this path: two (Tk, Tq) float64 tiles stay in L2
 STRIP = 8  # keys per causal strip: matmul_acc's row block; a strip starts at its first key's query
-
-
-@njit(fastmath=FASTMATH, cache=True)
-def all_finite(a):
-    """No NaN or Inf in the C-contiguous 2-D array a: its sum is NaN or Inf when a term is
-    (an overflow of finite numbers says False too, which only costs the skipping, never
-    correctness). One flat loop: a loop per row of 32 would spend its time starting."""
-    if a.size == 0:
-        return True
-    flat = a.reshape(a.size)
-    total = flat[0] * 0  # a zero of a's dtype
-    for i in range(flat.size):
-        total += flat[i]
-    return total - total == 0
 
 
 @njit(cache=True)

@@ -24,8 +24,8 @@ With stride 1 the input gradient is a convolution of grad_y with the kernel turn
 
 Why slices and rows: an innermost loop whose index is computed from several loop
 variables (x[n, c, oh * sh + i * dh, ow * sw + j * dw]), or starts at a run-time
-offset, is not vectorised by LLVM, and runs ~10x slower than a loop from 0 over a
-contiguous row sliced outside it.
+offset, is not vectorised by LLVM, and runs many times slower than a loop from 0 over a
+contiguous row sliced outside it (benchmarks/RESULTS.md has this file's measurements).
 
 Every kernel is ``@njit(parallel=True, cache=True)``: `prange` splits the outermost
 loop over independent pieces of work (images, channels, tiles) between the threads;
@@ -364,10 +364,9 @@ def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length):
 def _use_gemm(channels_per_group, k, strided=False, positions=None):
     """The tiled matrix product pays when its blocks of 4 output channels fill up and a
     window holds enough numbers to be worth copying into cols. Otherwise the direct loop
-    wins, but only where its long contiguous loops exist: not with a stride (a 1x1
-    convolution 16 -> 32 with stride 2 ran 3x faster as a product), and not on small
-    planes (at 4x4, a 1x1 convolution 16 -> 32 ran 4x faster as a product; at 8x8 the
-    two are even, and the ResNet on the 8x8 digits then needs no direct kernel at all)."""
+    wins, but only where its long contiguous loops exist: not with a stride, and not on
+    small planes (up to 8x8, where the two measured even; the ResNet on the 8x8 digits
+    then needs no direct kernel at all). The measurements: benchmarks/RESULTS.md."""
     small = positions is not None and positions <= 64
     return channels_per_group >= 4 and (k >= 32 or strided or small)
 
@@ -376,7 +375,8 @@ def _tile(positions):
     """Tiles of at most TILE positions, as equal as possible, in multiples of 32. The
     product's innermost loop runs over a tile's positions, and LLVM's vector loop takes
     32 float32 at a time (four AVX2 registers): what is left over runs number by number
-    (tiles of 124 positions instead of 128 made a ResNet layer's forward pass 1.3x slower)."""
+    (tiles of 124 positions instead of 128 made a ResNet layer's forward pass slower:
+    benchmarks/RESULTS.md)."""
     n_tiles = -(-positions // TILE)  # -(-a // b) is a / b rounded up
     per_tile = -(-positions // n_tiles)
     return 32 * -(-per_tile // 32)
@@ -389,7 +389,7 @@ def _crop(x, top, bottom, left, right):
 
 def _pad_nchw(x, top, bottom, left, right):
     """x with zeros added around each plane (a negative amount crops). Zeros and a slice
-    assignment: np.pad takes ten times longer on a small array (75 us against 6)."""
+    assignment: np.pad takes many times longer on a small array (benchmarks/RESULTS.md)."""
     x = _crop(x, top, bottom, left, right)
     top, bottom, left, right = max(top, 0), max(bottom, 0), max(left, 0), max(right, 0)
     n, c, h, w = x.shape
@@ -400,8 +400,9 @@ def _pad_nchw(x, top, bottom, left, right):
 
 def _padded_nhwc(x, top, bottom, left, right):
     """x padded (or cropped) and channels last. Every parallel region costs Numba's
-    workqueue threads ~0.1 ms to start, more than NumPy's single-threaded copy of a
-    small array takes; from half a million numbers on, the parallel kernel wins."""
+    workqueue threads time to start, more than NumPy's single-threaded copy of a small
+    array takes; from half a million numbers on, the parallel kernel wins (measured:
+    benchmarks/RESULTS.md)."""
     if x.size >= 1 << 19:
         return _to_padded_nhwc(x, top, bottom, left, right)
     x = _crop(x, top, bottom, left, right)

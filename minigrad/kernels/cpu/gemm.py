@@ -16,9 +16,10 @@ the speed of the memory unit, not of the arithmetic. Here four rows of C and fou
 of the sum are handled at once, so each vector of B that is loaded feeds four rows and
 each element of C takes four terms per load and store. The other classic order, dot
 products (``C[i, j] = sum_p A[i, p] B[j, p]``, the reduction innermost), was measured
-against it on the tiles of both families, one core, float32: as fast or slower on the
-convolution's tiles (its sums must be added across the SIMD lanes at the end of every
-4 x 4 block), and 1.6x slower on attention's, whose sums are short (64 terms). This
+against it on the tiles of both families, one core, float32 (benchmarks/RESULTS.md): as
+fast or slower on the convolution's tiles (its sums must be added across the SIMD lanes
+at the end of every 4 x 4 block), and slower on attention's, whose sums are short (64
+terms). This
 order needs no reordering of sums at all (the j of the innermost loop are
 independent), so it vectorises with only the `contract` flag (see FASTMATH in
 kernels/jit.py).

@@ -1,9 +1,10 @@
-"""Large matrix products on every core, each core's share on one BLAS thread.
+"""Large matrix products on every core, each core's share on one BLAS thread (the
+reference, one call: kernels/reference/matmul.py).
 
 minigrad keeps BLAS on one thread (minigrad/threads.py): OpenBLAS's own threads spin
-between products and, on a busy machine, turn a 1 ms product into 10 ms. But a
-transformer's products are large enough to use a second core — (768, 128) @ (128, 384)
-is 38 million multiply-adds, about 0.9 ms on one core — and they are half of its
+between products and, on a busy machine, make a product several times slower
+(benchmarks/RESULTS.md). But a transformer's products are large enough to use a second
+core — (768, 128) @ (128, 384) is 38 million multiply-adds — and they are half of its
 training step. So a product this large is cut here, by rows of the result:
 
     C = A @ B,   C[r0:r1] = A[r0:r1] @ B   for one block of rows per core
@@ -20,9 +21,8 @@ bit, as PyTorch's does between thread counts. With the same number of cores it i
 same from run to run (the blocks' edges depend only on the shapes).
 
 Products below SPLIT_MIN_MACS multiply-adds run as one call: handing a block to a
-helper costs ~20-50 µs, which a product of a few hundred µs does not win back.
-(Measured on 2 cores: (768, 128) @ (128, 384) 0.85 -> 0.52-0.61 ms; (768, 128) @
-(128, 65) gains nothing.)
+helper costs tens of µs, which a product of a few hundred µs does not win back
+(benchmarks/RESULTS.md has the timings that set the threshold).
 
 Only float32 and float64 matrices of one dtype are cut (BLAS's types; NumPy's other
 products do not release the lock the same way), and only when minigrad's thread policy
@@ -40,7 +40,7 @@ import numpy as np
 
 from minigrad import threads
 
-SPLIT_MIN_MACS = 8_000_000  # m * k * n below this: one call (see the docstring's timings)
+SPLIT_MIN_MACS = 8_000_000  # m * k * n below this: one call (see the docstring)
 
 
 class _Helper:

@@ -7,7 +7,7 @@ On (768, 512) float32 (the baby GPT's MLP activation: 12 sequences x 64 tokens x
 hidden units; bench_transformer.py's GPT applies it in 4 layers per step):
 
 - minigrad, fused loop: `F.gelu(x)`, y and the slope s = Phi(x) + x phi(x) in one
-  compiled pass (minigrad/ops/gelu_loop.py), the backward one multiply by s;
+  compiled pass (minigrad/kernels/cpu/gelu.py), the backward one multiply by s;
 - minigrad, NumPy passes: the same Function written as before the loop, y from erf
   (compiled) and NumPy products, s in the backward from the kept Phi(x) and np.exp;
 - minigrad, tanh: `F.gelu(x, approximate="tanh")`, a fused loop of the same shape;

@@ -25,7 +25,7 @@ request:
 - torch: PyTorch as installed (its own OpenMP pool, one thread per core);
 - on request (--variants): minigrad-1 and torch-1, everything on one thread; and
   minigrad-unsplit: one BLAS thread and no product cut over the cores (the policy
-  before `minigrad/ops/matmul_split.py`; OPENBLAS_NUM_THREADS=1 switches the cutting off).
+  before `minigrad/kernels/cpu/matmul.py`; OPENBLAS_NUM_THREADS=1 switches the cutting off).
 
 The variants take turns of about --seconds each (A B C C B A ...), idle and loaded
 rounds alternate, and the ranges over --repeat rounds are printed: on a shared machine

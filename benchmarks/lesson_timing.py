@@ -75,7 +75,7 @@ def one_thread(fn):
 @contextlib.contextmanager
 def blas_threads(threads):
     """NumPy's products on `threads` BLAS threads and nothing else: minigrad cuts no
-    product over the cores itself meanwhile (minigrad/ops/matmul_split.py), so that
+    product over the cores itself meanwhile (minigrad/kernels/cpu/matmul.py), so that
     minigrad, NumPy and PyTorch (torch.set_num_threads) run on the same threads."""
     from threadpoolctl import threadpool_limits
 

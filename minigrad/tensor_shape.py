@@ -337,32 +337,32 @@ class ShapeMethods:
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         """Each element (or slice along `dim`) repeated `repeats` times in a row; see
         `mg.repeat_interleave`."""
-        return ops.index.repeat_interleave(self, repeats, dim, output_size=output_size)
+        return ops.index_reads.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     # ---- indexing: reads and writes at indices (math in minigrad/ops/) ----------------------
     def select(self, dim, index):
         """The slice at `index` along `dim`, that dim removed; a view. See `mg.select`."""
-        return ops.index.select(self, dim, index)
+        return ops.index_reads.select(self, dim, index)
 
     def narrow_copy(self, dim, start, length):
         """`narrow(dim, start, length)` as a copy with its own memory."""
-        return ops.index.narrow_copy(self, dim, start, length)
+        return ops.index_reads.narrow_copy(self, dim, start, length)
 
     def take(self, index):
         """The elements at flat positions `index` (the tensor read as 1-D); see `mg.take`."""
-        return ops.index.take(self, index)
+        return ops.index_reads.take(self, index)
 
     def take_along_dim(self, indices, dim=None):
         """Read along `dim` at `indices` (gather with broadcasting); see `mg.take_along_dim`."""
-        return ops.index.take_along_dim(self, indices, dim)
+        return ops.index_reads.take_along_dim(self, indices, dim)
 
     def masked_select(self, mask):
         """The elements where the bool `mask` is True, as a 1-D tensor; see `mg.masked_select`."""
-        return ops.index.masked_select(self, mask)
+        return ops.index_reads.masked_select(self, mask)
 
     def nonzero_static(self, *, size, fill_value=-1):
         """`nonzero()` cut or padded to exactly `size` rows; see `mg.nonzero_static`."""
-        return ops.index.nonzero_static(self, size=size, fill_value=fill_value)
+        return ops.index_reads.nonzero_static(self, size=size, fill_value=fill_value)
 
     def select_scatter(self, src, dim, index):
         """A copy with `src` in place of `select(dim, index)`; see `mg.select_scatter`."""

@@ -20,7 +20,7 @@ One BLAS thread costs little for most of minigrad's products, which are small (a
 batch of 32 through a 256-wide layer is 1 MFLOP, 15 µs on one core, no faster on two).
 Medium ones, like a transformer's (768 x 128) @ (128 x 384), are half of its training
 step and do run faster on two cores; those minigrad cuts itself, by rows of the result,
-into one single-threaded BLAS call per core (minigrad/ops/matmul_split.py), on threads
+into one single-threaded BLAS call per core (minigrad/kernels/cpu/matmul.py), on threads
 that sleep, not spin, while they wait.
 
 The policy:
@@ -28,7 +28,7 @@ The policy:
 1. **BLAS: one thread.** Unless you chose otherwise with one of `BLAS_VARIABLES`, which
    OpenBLAS, MKL and BLIS read when NumPy loads them; then it is left alone.
 2. **Large products (at least 8 million multiply-adds): cut by rows over the cores**
-   (`minigrad.ops.matmul_split`), each block on that one BLAS thread: MATMUL_SPLIT_THREADS.
+   (`minigrad.kernels.cpu.matmul`), each block on that one BLAS thread: MATMUL_SPLIT_THREADS.
    Not when the user chose BLAS's thread count (then BLAS is left to do as told);
    `minigrad.threads.MATMUL_SPLIT_THREADS = 1` switches it off at run time.
 3. **Numba: the `workqueue` threading layer, one thread per core** (Numba's default
@@ -133,7 +133,7 @@ def info():
     }
 
 
-# how many threads a large product is cut over (minigrad/ops/matmul_split.py; 1: none is
+# how many threads a large product is cut over (minigrad/kernels/cpu/matmul.py; 1: none is
 # cut): every core, unless the user chose BLAS's thread count, and BLAS is then theirs
 MATMUL_SPLIT_THREADS = cores() if policy_applies() else 1
 

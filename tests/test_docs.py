@@ -179,26 +179,6 @@ def test_listings_are_well_formed(page):
         )
 
 
-# The files other branches were editing when the lines were wrapped to 100 characters
-# (pyproject.toml leaves them out of ruff's line length and format for now): after
-# `python tools/fit_lines.py` on them, this set is emptied, with those lists.
-NOT_YET_WRAPPED = {
-    "minigrad/kernels/cpu/attention.py",
-    "minigrad/kernels/cpu/conv.py",
-    "minigrad/kernels/cpu/gemm.py",
-    "minigrad/kernels/cpu/pool.py",
-    "minigrad/kernels/cuda/attention.py",
-    "minigrad/kernels/cuda/pool.py",
-    "minigrad/kernels/reference/attention.py",
-    "minigrad/kernels/reference/conv.py",
-    "minigrad/kernels/reference/pool.py",
-    "minigrad/ops/attention.py",
-    "minigrad/ops/conv.py",
-    "minigrad/ops/linalg.py",
-    "minigrad/ops/loss.py",
-    "minigrad/ops/normalization.py",
-    "minigrad/ops/pool.py",
-}
 # the exercise marks, which the site hides (overrides/hooks/solution_markers.py)
 SOLUTION_MARK = re.compile(r"^[ \t]*# (?:BEGIN|END) SOLUTION")
 WIDTH = 100  # characters a listing shows without scrolling sideways (and ruff's line-length)
@@ -218,13 +198,7 @@ def test_listings_fit_the_page():
                 wide.setdefault(path, []).append(
                     f"{page}:{line}: {len(too_long)} lines, {too_long[0]!r}"
                 )
-    unexpected = {path: found for path, found in wide.items() if path not in NOT_YET_WRAPPED}
-    assert not unexpected, "listings wider than the page:\n" + "\n".join(
-        sum(unexpected.values(), [])
-    )
-    assert not NOT_YET_WRAPPED - set(wide), (
-        f"these fit now; take them off NOT_YET_WRAPPED: {NOT_YET_WRAPPED - set(wide)}"
-    )
+    assert not wide, "listings wider than the page:\n" + "\n".join(sum(wide.values(), []))
 
 
 SOURCE = """\

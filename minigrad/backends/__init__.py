@@ -114,7 +114,9 @@ class use:
     def __init__(self, name):
         global _current
         if name not in BACKENDS:
-            raise ValueError(f"backends.use: unknown backend {name!r}; choose one of {sorted(BACKENDS)}")
+            raise ValueError(
+                f"backends.use: unknown backend {name!r}; choose one of {sorted(BACKENDS)}"
+            )
         check_available(name)
         self.previous, self.name = _current, name
         _current = name

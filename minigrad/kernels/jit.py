@@ -105,7 +105,9 @@ def njit(func=None, *, cache=False, **options):
     (see the module's docstring)."""
     if func is not None:  # used bare, as @njit
         if not callable(func):
-            raise TypeError("njit: no signatures here; a kernel compiles for the types it is first called with")
+            raise TypeError(
+                "njit: no signatures here; a kernel compiles for the types it is first called with"
+            )
         return njit(cache=cache, **options)(func)
 
     def decorate(py_func):
@@ -114,7 +116,8 @@ def njit(func=None, *, cache=False, **options):
             enable_cache(dispatcher)
         module = py_func.__module__.rsplit(".", 1)[-1]
         _family_of[dispatcher] = FAMILIES.get(module, module)
-        # (with NUMBA_DISABLE_JIT=1 the "dispatcher" is the Python function: nothing runs in parallel)
+        # (with NUMBA_DISABLE_JIT=1 the "dispatcher" is the Python function: nothing runs in
+        # parallel)
         if options.get("parallel") and isinstance(dispatcher, numba.core.dispatcher.Dispatcher):
             kernel = ParallelKernel(dispatcher)
             _family_of[kernel] = _family_of[dispatcher]
@@ -195,9 +198,9 @@ def _warn_uncached():
         return
     _warned_uncached = True
     warnings.warn(
-        "minigrad: no writable folder for Numba's cache (next to the package, ~/.cache, NUMBA_CACHE_DIR "
-        "or the temporary directory); kernels will compile again in every new process. "
-        "Set NUMBA_CACHE_DIR to a writable folder to keep them.",
+        "minigrad: no writable folder for Numba's cache (next to the package, ~/.cache, "
+        "NUMBA_CACHE_DIR or the temporary directory); kernels will compile again in every new "
+        "process. Set NUMBA_CACHE_DIR to a writable folder to keep them.",
         RuntimeWarning,
         stacklevel=3,
     )

@@ -18,7 +18,6 @@ from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.elementwise import where
 
 
-# --8<-- [start:leaky_relu]
 class LeakyRelu(Function):
     """y = x if x > 0 else slope * x;  dL/dx = dL/dy * (1 if x > 0 else slope)."""
 
@@ -34,10 +33,7 @@ class LeakyRelu(Function):
         positive = x.array > 0
         return grad * from_numpy(np.where(positive, 1.0, ctx.slope).astype(grad.dtype))
 
-    # --8<-- [end:leaky_relu]
 
-
-# --8<-- [start:elu]
 class Elu(Function):
     """y = x if x > 0 else alpha (e^x - 1);  dL/dx = dL/dy * (1 if x > 0 else y + alpha)."""
 
@@ -57,10 +53,7 @@ class Elu(Function):
         negative_slope = (x.clamp(max=0.0)).exp() * ctx.alpha
         return grad * (positive + (1.0 - positive) * negative_slope)
 
-    # --8<-- [end:elu]
 
-
-# --8<-- [start:gelu]
 class Gelu(Function):
     """y = x * Phi(x), Phi the standard normal CDF;  dL/dx = dL/dy * (Phi(x) + x phi(x)).
 
@@ -92,8 +85,6 @@ class Gelu(Function):
             return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
         return grad * GeluSlope.apply(x, slope=ctx.slope)
 
-    # --8<-- [end:gelu]
-
 
 class GeluSlope(Function):
     """s = GELU'(x) = Phi(x) + x phi(x), with phi(x) = e^(-x^2/2) / sqrt(2 pi) the normal
@@ -116,7 +107,6 @@ class GeluSlope(Function):
         return grad * pdf * (2.0 - x * x)
 
 
-# --8<-- [start:silu]
 class Silu(Function):
     """y = x * sigmoid(x);  dL/dx = dL/dy * s (1 + x (1 - s)), s = sigmoid(x)."""
 
@@ -131,10 +121,7 @@ class Silu(Function):
         s = x.sigmoid()
         return grad * s * (1.0 + x * (1.0 - s))
 
-    # --8<-- [end:silu]
 
-
-# --8<-- [start:softplus]
 class Softplus(Function):
     """y = log(1 + e^(beta x)) / beta, and y = x where beta x > threshold (where the
     two agree to float precision);  dL/dx = dL/dy * sigmoid(beta x) (1 past threshold)."""
@@ -153,8 +140,6 @@ class Softplus(Function):
         (x,) = ctx.saved_tensors
         linear = x.array * ctx.beta > ctx.threshold
         return grad * where(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
-
-    # --8<-- [end:softplus]
 
 
 def shift_by_max(x, dim):

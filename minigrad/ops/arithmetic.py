@@ -52,9 +52,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     input = as_tensor(input)
     if _dtype_of(tensor1).kind in "iub" and _dtype_of(tensor2).kind in "iub":
         raise RuntimeError(
-            "addcdiv: Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
-            "perform a true division of tensor1 and tensor2. Use torch.addcmul(input, tensor1, 1 / tensor2) "
-            f"instead (got {_dtype_of(tensor1)} and {_dtype_of(tensor2)})"
+            "addcdiv: Integer division with addcdiv is no longer supported, and in a future "
+            "release addcdiv will perform a true division of tensor1 and tensor2. Use "
+            f"torch.addcmul(input, tensor1, 1 / tensor2) instead (got {_dtype_of(tensor1)} and "
+            f"{_dtype_of(tensor2)})"
         )
     value = _check_value("addcdiv", value, input, tensor1, tensor2)
     return input + tensor1 * value / tensor2
@@ -71,9 +72,13 @@ def lerp(input, end, weight):
     input = as_tensor(input)
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype:
-            raise RuntimeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {t.dtype}")
+            raise RuntimeError(
+                f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {t.dtype}"
+            )
     if input.dtype.kind != "f":
-        raise NotImplementedError(f"lerp: not implemented for {input.dtype} tensors; expected floating point")
+        raise NotImplementedError(
+            f"lerp: not implemented for {input.dtype} tensors; expected floating point"
+        )
     if not isinstance(weight, Tensor):
         if abs(weight) < 0.5:
             return input + weight * (end - input)
@@ -189,7 +194,9 @@ def rsub(input, other, *, alpha=1):
     """other - alpha * input: sub with its operands swapped; broadcasts."""
     input = as_tensor(input)
     if input.dtype.kind == "b" or _dtype_of(other).kind == "b":
-        raise RuntimeError("rsub: Subtraction, the `-` operator, with a bool tensor is not supported.")
+        raise RuntimeError(
+            "rsub: Subtraction, the `-` operator, with a bool tensor is not supported."
+        )
     alpha_input = scaled(input, input, alpha, "rsub")
     return other - alpha_input if isinstance(other, Tensor) else alpha_input.__rsub__(other)
 
@@ -197,7 +204,9 @@ def rsub(input, other, *, alpha=1):
 def _integers(input, other, op):
     a, b = binary_operands(as_tensor(input), other, op)
     if a.dtype.kind not in "iu":
-        raise NotImplementedError(f"{op}: not implemented for {a.dtype} tensors; it takes integer tensors")
+        raise NotImplementedError(
+            f"{op}: not implemented for {a.dtype} tensors; it takes integer tensors"
+        )
     return a.array, b.array
 
 

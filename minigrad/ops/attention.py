@@ -35,7 +35,6 @@ from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
 
 
-# --8<-- [start:function]
 class ScaledDotProductAttention(Function):
     """out = softmax(scale * q @ k^T + mask) @ v for q (B, Tq, d), k (B, Tk, d),
     v (B, Tk, dv); `mask` is None or an additive float array broadcastable to
@@ -60,19 +59,26 @@ class ScaledDotProductAttention(Function):
     def backward(ctx, grad):
         q, k, v = ctx.saved_tensors
         grads = ctx.kernels.attention_backward(
-            grad.array, q.array, k.array, v.array, ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
+            grad.array,
+            q.array,
+            k.array,
+            v.array,
+            ctx.out,
+            ctx.lse,
+            ctx.scale,
+            ctx.is_causal,
+            ctx.mask,
         )
         # each one handed to the graph as a function of (dO, q, k, v), for create_graph=True
         config = dict(mask=ctx.mask, scale=ctx.scale, is_causal=ctx.is_causal)
         return tuple(
-            AttentionGradient.apply(grad, q, k, v, value=g, wrt=i, **config) if ctx.needs_input_grad[i] else None
+            AttentionGradient.apply(grad, q, k, v, value=g, wrt=i, **config)
+            if ctx.needs_input_grad[i]
+            else None
             for i, g in enumerate(grads)
         )
 
-    # --8<-- [end:function]
 
-
-# --8<-- [start:gradient]
 class AttentionGradient(Function):
     """One of the kernels' gradients (`wrt` 0, 1, 2: dL/dq, dL/dk, dL/dv), as a function
     of dO, q, k and v. forward returns the kernel's array `value`: nothing is computed
@@ -90,8 +96,6 @@ class AttentionGradient(Function):
         grad, q, k, v = ctx.saved_tensors
         mask = None if ctx.mask is None else from_numpy(ctx.mask)
         return gradient_backward(ctx.wrt, u, grad, q, k, v, mask, ctx.scale, ctx.is_causal)
-
-    # --8<-- [end:gradient]
 
 
 # ---- the same math with Tensor operations -----------------------------------------------------
@@ -134,7 +138,6 @@ def softmax_backward(probs, grad_probs):
     # --8<-- [end:math]
 
 
-# --8<-- [start:gradient_backward]
 def gradient_backward(wrt, u, grad, q, k, v, mask, scale, is_causal):
     """The derivatives of <u, G> with respect to dO (`grad`), q, k and v, for G one of
     attention's gradients: G = dq = scale dS k (wrt 0), dk = scale dS^T q (1) or
@@ -162,4 +165,3 @@ def gradient_backward(wrt, u, grad, q, k, v, mask, scale, is_causal):
     else:  # W holds q
         grad_q = grad_q + (grad_scores @ u) * scale
     return a @ v, grad_q, grad_k, a.mT @ grad
-    # --8<-- [end:gradient_backward]

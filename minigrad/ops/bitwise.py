@@ -67,8 +67,8 @@ def _bits(input, other, op, bools=True):
         b, a = binary_operands(other, input, op)
     if a.dtype.kind not in ("iub" if bools else "iu"):
         raise NotImplementedError(
-            f"{op}: not implemented for {a.dtype} tensors (input {_dtype(input)}, other {_dtype(other)}); "
-            f"it takes {'integer and bool' if bools else 'integer'} tensors"
+            f"{op}: not implemented for {a.dtype} tensors (input {_dtype(input)}, other "
+            f"{_dtype(other)}); it takes {'integer and bool' if bools else 'integer'} tensors"
         )
     return a.array, b.array
 
@@ -96,7 +96,9 @@ def bitwise_not(input):
     """Every bit flipped: ~x = -x - 1 for integers, not x for bools."""
     x = as_tensor(input)
     if x.dtype.kind not in "iub":
-        raise NotImplementedError(f"bitwise_not: not implemented for {x.dtype} tensors; it takes integer and bool")
+        raise NotImplementedError(
+            f"bitwise_not: not implemented for {x.dtype} tensors; it takes integer and bool"
+        )
     return from_numpy(np.invert(x.array))
 
 

@@ -11,7 +11,6 @@ broadcasts, and it uses Tensor ops, so it is differentiable itself.
 import numpy as np
 
 
-# --8<-- [start:unbroadcast]
 def unbroadcast(grad, shape):
     """Sum `grad` (the shape of a broadcast result) back down to `shape`."""
     if grad.shape == shape:
@@ -23,7 +22,6 @@ def unbroadcast(grad, shape):
     if axes:
         grad = grad.sum(dim=axes)
     return grad.reshape(shape)
-    # --8<-- [end:unbroadcast]
 
 
 def broadcastable(a, b):
@@ -45,8 +43,10 @@ def check_broadcast(op, *shapes, names=("a", "b", "c")):
             if size != sizes[0][0]:
                 given = ", ".join(f"{n} {tuple(s)}" for s, n in zip(shapes, names))
                 raise RuntimeError(
-                    f"{op}: the size of tensor {sizes[0][1]} ({sizes[0][0]}) must match the size of tensor "
-                    f"{name} ({size}) at non-singleton dimension {ndim - d} (shapes {given} do not broadcast)"
+                    f"{op}: the size of tensor {sizes[0][1]} ({sizes[0][0]}) must match the size "
+                    f"of tensor {name} ({size}) at non-singleton dimension {ndim - d} (shapes "
+                    f"{given} do not "
+                    "broadcast)"
                 )
 
 
@@ -54,7 +54,9 @@ def check_broadcast_to(op, shape, target):
     """Raise a RuntimeError naming `op` unless `shape` broadcasts to exactly `target` (an
     in-place op or a copy writes into a tensor whose shape cannot change)."""
     check_broadcast(op, shape, target, names=("src", "self"))
-    if len(shape) > len(target) or any(s != 1 and s != t for s, t in zip(shape[::-1], target[::-1])):
+    if len(shape) > len(target) or any(
+        s != 1 and s != t for s, t in zip(shape[::-1], target[::-1])
+    ):
         raise RuntimeError(
             f"{op}: output with shape {tuple(target)} doesn't match the broadcast shape "
             f"{tuple(np.broadcast_shapes(shape, target))}"

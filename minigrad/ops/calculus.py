@@ -54,7 +54,9 @@ def _one_dim_gradient(f, d, h, edge_order):
     two ends, as NumPy's gradient."""
     n = f.shape[d]
     if n < edge_order + 1:
-        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+        raise RuntimeError(
+            "torch.gradient expected each dimension size to be at least edge_order+1"
+        )
     at = lambda start, stop=None: _slice(f, d, start, stop)  # noqa: E731
 
     def along(t):  # a 1-D coordinate tensor shaped to broadcast along dim d
@@ -75,11 +77,15 @@ def _one_dim_gradient(f, d, h, edge_order):
         else:
             a, b = steps[0], steps[1]
             first = (
-                -(2 * a + b) / (a * (a + b)) * at(0, 1) + (a + b) / (a * b) * at(1, 2) - a / (b * (a + b)) * at(2, 3)
+                -(2 * a + b) / (a * (a + b)) * at(0, 1)
+                + (a + b) / (a * b) * at(1, 2)
+                - a / (b * (a + b)) * at(2, 3)
             )
             a, b = steps[-2], steps[-1]
             last = (
-                b / (a * (a + b)) * at(-3, -2) - (a + b) / (a * b) * at(-2, -1) + (a + 2 * b) / (b * (a + b)) * at(-1)
+                b / (a * (a + b)) * at(-3, -2)
+                - (a + b) / (a * b) * at(-2, -1)
+                + (a + 2 * b) / (b * (a + b)) * at(-1)
             )
     else:
         inside = (at(2) - at(None, -2)) / (2 * h)
@@ -104,15 +110,19 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     dims = tuple(range(f.ndim)) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
     dims = tuple(normalize_dim(d, f.ndim, "gradient") for d in dims)
     if edge_order not in (1, 2):
-        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}")
+        raise RuntimeError(
+            f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}"
+        )
     steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
     if len(steps) != len(dims):
         raise RuntimeError(
-            f"torch.gradient expected spacing to be unspecified, a scalar or a list of length {len(dims)}, "
-            f"got a list of length {len(steps)}"
+            "torch.gradient expected spacing to be unspecified, a scalar or a list of length "
+            f"{len(dims)}, got a list of length {len(steps)}"
         )
     return tuple(
-        _one_dim_gradient(f, d, as_tensor(h).to(f.dtype) if isinstance(h, Tensor) else float(h), edge_order)
+        _one_dim_gradient(
+            f, d, as_tensor(h).to(f.dtype) if isinstance(h, Tensor) else float(h), edge_order
+        )
         for d, h in zip(dims, steps)
     )
 

@@ -34,8 +34,8 @@ class Cholesky(Function):
             lower = np.linalg.cholesky(a.array)
         except np.linalg.LinAlgError:
             raise RuntimeError(
-                f"linalg.cholesky: The factorization could not be completed because the input (shape "
-                f"{tuple(a.shape)}) is not positive-definite"
+                "linalg.cholesky: The factorization could not be completed because the input "
+                f"(shape {tuple(a.shape)}) is not positive-definite"
             ) from None
         lower = from_numpy(lower)
         ctx.save_for_backward(lower)
@@ -62,7 +62,8 @@ class SolveTriangular(Function):
         triangle = np.triu(a.array) if upper else np.tril(a.array)  # the other triangle is ignored
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         x = np.linalg.solve(
-            np.broadcast_to(triangle, batch + a.shape[-2:]), np.broadcast_to(b.array, batch + b.shape[-2:])
+            np.broadcast_to(triangle, batch + a.shape[-2:]),
+            np.broadcast_to(b.array, batch + b.shape[-2:]),
         )
         x = from_numpy(x)
         ctx.save_for_backward(a, x)
@@ -81,15 +82,18 @@ class SolveTriangular(Function):
 def cholesky(a):
     """The lower Cholesky factor L of (each matrix of) a, A = L L^T (see Cholesky)."""
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"linalg.cholesky: A must be batches of square matrices, but they are {tuple(a.shape)}")
+        raise RuntimeError(
+            f"linalg.cholesky: A must be batches of square matrices, but they are {tuple(a.shape)}"
+        )
     return Cholesky.apply(a)
 
 
 def solve_triangular(a, b, *, upper):
-    """X = A^-1 B for (batches of) triangular A, as torch.linalg.solve_triangular(A, B, upper=upper)."""
+    """X = A^-1 B for (batches of) triangular A, as torch.linalg.solve_triangular(A, B,
+    upper=upper)."""
     if a.ndim < 2 or a.shape[-1] != a.shape[-2] or b.ndim < 2 or b.shape[-2] != a.shape[-1]:
         raise RuntimeError(
-            f"linalg.solve_triangular: A must be batches of square matrices and B of matrices with as many "
-            f"rows, but they have shapes {tuple(a.shape)} and {tuple(b.shape)}"
+            "linalg.solve_triangular: A must be batches of square matrices and B of matrices with "
+            f"as many rows, but they have shapes {tuple(a.shape)} and {tuple(b.shape)}"
         )
     return SolveTriangular.apply(a, b, upper=upper)

@@ -31,7 +31,10 @@ class Compared(Function):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
         zero = grad * 0.0
-        return (unbroadcast(zero, a_shape) if need_a else None, unbroadcast(zero, b_shape) if need_b else None)
+        return (
+            unbroadcast(zero, a_shape) if need_a else None,
+            unbroadcast(zero, b_shape) if need_b else None,
+        )
 
 
 def compared(input, other, test, op):

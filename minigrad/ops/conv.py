@@ -50,7 +50,6 @@ def _add_bias(y, bias):
     return y
 
 
-# --8<-- [start:conv2d_function]
 class Conv2d(Function):
     """y = C(x, w) + b: x (N, C, H, W), w (O, C/groups, kH, kW), b (O,) or None.
 
@@ -64,7 +63,9 @@ class Conv2d(Function):
         ctx.kernels = backends.kernels("conv", array=x.array) if kernels is None else kernels
         ctx.save_for_backward(x, weight)
         # the backward applies the other two maps with the same settings, on the same kernels
-        ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)
+        ctx.config = dict(
+            stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels
+        )
         y = ctx.kernels.conv2d_forward(x.array, weight.array, stride, padding, dilation, groups)
         return _add_bias(y, bias)
 
@@ -72,15 +73,18 @@ class Conv2d(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        grad_x = ConvTranspose2d.apply(grad, weight, None, out_shape=x.shape, **ctx.config) if need_x else None
-        grad_w = Conv2dWeightGrad.apply(grad, x, w_shape=weight.shape, **ctx.config) if need_w else None
+        grad_x = (
+            ConvTranspose2d.apply(grad, weight, None, out_shape=x.shape, **ctx.config)
+            if need_x
+            else None
+        )
+        grad_w = (
+            Conv2dWeightGrad.apply(grad, x, w_shape=weight.shape, **ctx.config) if need_w else None
+        )
         grad_b = grad.sum(dim=(0, 2, 3)) if need_b else None
         return grad_x, grad_w, grad_b
 
-    # --8<-- [end:conv2d_function]
 
-
-# --8<-- [start:conv_transpose2d_function]
 class ConvTranspose2d(Function):
     """z = T(g, w) + b, the transposed convolution, of output shape `out_shape`:
     g (N, O, Hg, Wg), w (O, C/groups, kH, kW) -> z (N, C, H, W).
@@ -97,7 +101,9 @@ class ConvTranspose2d(Function):
         ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels
         ctx.save_for_backward(g, weight)
         # the backward applies the other two maps with the same settings, on the same kernels
-        ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)
+        ctx.config = dict(
+            stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels
+        )
         z = ctx.kernels.conv2d_backward_input(
             g.array, weight.array, tuple(out_shape), stride, padding, dilation, groups
         )
@@ -108,14 +114,13 @@ class ConvTranspose2d(Function):
         g, weight = ctx.saved_tensors
         need_g, need_w, need_b = ctx.needs_input_grad
         grad_g = _fit(Conv2d.apply(grad, weight, None, **ctx.config), g.shape) if need_g else None
-        grad_w = Conv2dWeightGrad.apply(g, grad, w_shape=weight.shape, **ctx.config) if need_w else None
+        grad_w = (
+            Conv2dWeightGrad.apply(g, grad, w_shape=weight.shape, **ctx.config) if need_w else None
+        )
         grad_b = grad.sum(dim=(0, 2, 3)) if need_b else None
         return grad_g, grad_w, grad_b
 
-    # --8<-- [end:conv_transpose2d_function]
 
-
-# --8<-- [start:weight_grad_function]
 class Conv2dWeightGrad(Function):
     """v = W(g, x), the weight gradient of conv2d as an op of its own, of shape
     `w_shape`: v[o, c, i, j] = sum over n and positions of g[n, o, p] * window_p(x)[c, i, j].
@@ -131,15 +136,21 @@ class Conv2dWeightGrad(Function):
         ctx.kernels = backends.kernels("conv", array=g.array) if kernels is None else kernels
         ctx.save_for_backward(g, x)
         # the backward applies the other two maps with the same settings, on the same kernels
-        ctx.config = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels)
-        return ctx.kernels.conv2d_backward_weight(g.array, x.array, tuple(w_shape), stride, padding, dilation, groups)
+        ctx.config = dict(
+            stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels
+        )
+        return ctx.kernels.conv2d_backward_weight(
+            g.array, x.array, tuple(w_shape), stride, padding, dilation, groups
+        )
 
     @staticmethod
     def backward(ctx, grad):
         g, x = ctx.saved_tensors
         need_g, need_x = ctx.needs_input_grad
         grad_g = _fit(Conv2d.apply(x, grad, None, **ctx.config), g.shape) if need_g else None
-        grad_x = ConvTranspose2d.apply(g, grad, None, out_shape=x.shape, **ctx.config) if need_x else None
+        grad_x = (
+            ConvTranspose2d.apply(g, grad, None, out_shape=x.shape, **ctx.config)
+            if need_x
+            else None
+        )
         return grad_g, grad_x
-
-    # --8<-- [end:weight_grad_function]

@@ -8,7 +8,6 @@ from minigrad.array_module import to_device, to_host
 from minigrad.autograd.function import Function
 
 
-# --8<-- [start:to_device]
 class ToDevice(Function):
     """y = x copied to `device` ('cpu' or 'cuda');  dL/dx = dL/dy copied back to x's device."""
 
@@ -20,4 +19,3 @@ class ToDevice(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.to(ctx.source)
-        # --8<-- [end:to_device]

@@ -14,7 +14,11 @@ error where two rows are close); the values agree to rounding.
 from minigrad.creation import as_tensor
 from minigrad.ops.broadcast import check_broadcast
 
-COMPUTE_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+COMPUTE_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
@@ -30,14 +34,19 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {x.dtype}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
-            f"cdist: X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
+            f"cdist: X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+            f"{x2.shape[-1]}"
         )
     if x1.dtype != x2.dtype:
-        raise RuntimeError(f"cdist: expected both inputs to have the same dtype, got {x1.dtype} and {x2.dtype}")
+        raise RuntimeError(
+            f"cdist: expected both inputs to have the same dtype, got {x1.dtype} and {x2.dtype}"
+        )
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got p={p}")
     if compute_mode not in COMPUTE_MODES:
-        raise ValueError(f"cdist: {compute_mode} is not a valid value for compute_mode (one of {COMPUTE_MODES})")
+        raise ValueError(
+            f"cdist: {compute_mode} is not a valid value for compute_mode (one of {COMPUTE_MODES})"
+        )
     check_broadcast("cdist", x1.shape[:-2], x2.shape[:-2], names=("x1", "x2"))
     differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (.., P, 1, M) - (.., 1, R, M)
     return differences.norm(p, dim=-1)

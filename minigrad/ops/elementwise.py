@@ -46,7 +46,10 @@ class Add(Function):
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (unbroadcast(grad, a_shape) if need_a else None, unbroadcast(grad, b_shape) if need_b else None)
+        return (
+            unbroadcast(grad, a_shape) if need_a else None,
+            unbroadcast(grad, b_shape) if need_b else None,
+        )
 
 
 class Sub(Function):
@@ -61,7 +64,10 @@ class Sub(Function):
     def backward(ctx, grad):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
-        return (unbroadcast(grad, a_shape) if need_a else None, unbroadcast(-grad, b_shape) if need_b else None)
+        return (
+            unbroadcast(grad, a_shape) if need_a else None,
+            unbroadcast(-grad, b_shape) if need_b else None,
+        )
 
 
 # --8<-- [start:mul]
@@ -113,7 +119,9 @@ def check_integer_divisor(x, y, op):
     is inf or nan for them, as in torch. Device arrays are not checked either: the check
     would copy a bool to the host at every division, and torch's CUDA kernels skip it too."""
     if x.dtype.kind in "iub" and not on_device(y) and np.any(y == 0):
-        raise RuntimeError(f"ZeroDivisionError: {op} of {x.dtype} values by 0 (integers have no inf or nan)")
+        raise RuntimeError(
+            f"ZeroDivisionError: {op} of {x.dtype} values by 0 (integers have no inf or nan)"
+        )
 
 
 class DivRounding(Function):
@@ -130,9 +138,12 @@ class DivRounding(Function):
         ctx.shapes = a.shape, b.shape
         x, y = a.array, b.array
         if x.dtype.kind in "iub":
-            check_integer_divisor(x, y, op if op != "div" else f"div(rounding_mode={rounding_mode!r})")
+            check_integer_divisor(
+                x, y, op if op != "div" else f"div(rounding_mode={rounding_mode!r})"
+            )
             q = np.floor_divide(x, y)
-            if rounding_mode == "trunc":  # floor rounded down a negative inexact quotient: step back up
+            # floor rounded down a negative inexact quotient: step back up
+            if rounding_mode == "trunc":
                 q = q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
             return q
         with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 gives inf or nan, as torch
@@ -143,7 +154,10 @@ class DivRounding(Function):
         a_shape, b_shape = ctx.shapes
         need_a, need_b = ctx.needs_input_grad
         zeros = from_numpy(array_module(grad.array).zeros(grad.shape, dtype=grad.dtype))
-        return (unbroadcast(zeros, a_shape) if need_a else None, unbroadcast(zeros, b_shape) if need_b else None)
+        return (
+            unbroadcast(zeros, a_shape) if need_a else None,
+            unbroadcast(zeros, b_shape) if need_b else None,
+        )
 
 
 class Remainder(Function):
@@ -356,7 +370,6 @@ class Tanh(Function):
     # --8<-- [end:tanh]
 
 
-# --8<-- [start:sigmoid]
 class Sigmoid(Function):
     """y = 1 / (1 + e^-x);  dL/dx = dL/dy * y (1 - y)."""
 
@@ -374,8 +387,6 @@ class Sigmoid(Function):
         (y,) = ctx.saved_tensors
         return grad * y * (1.0 - y)
 
-    # --8<-- [end:sigmoid]
-
 
 class Erf(Function):
     """y = erf x;  dL/dx = dL/dy * 2/sqrt(pi) * e^(-x^2)."""
@@ -391,7 +402,6 @@ class Erf(Function):
         return grad * (-(x * x)).exp() * (2.0 / math.sqrt(math.pi))
 
 
-# --8<-- [start:relu]
 class Relu(Function):
     """y = max(x, 0);  dL/dx = dL/dy where x > 0, else 0 (0 at x == 0, as PyTorch)."""
 
@@ -405,8 +415,6 @@ class Relu(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * from_numpy((y.array > 0).astype(grad.dtype))
-
-    # --8<-- [end:relu]
 
 
 class Abs(Function):
@@ -485,7 +493,9 @@ def scaled(input, other, alpha, op):
     other_kind = other.dtype.kind if isinstance(other, Tensor) else np.asarray(other).dtype.kind
     integral = input.dtype.kind in "iub" and other_kind in "iub"
     if integral and isinstance(alpha, float):
-        raise RuntimeError(f"{op}: for integral input tensors, argument alpha must not be a floating point number")
+        raise RuntimeError(
+            f"{op}: for integral input tensors, argument alpha must not be a floating point number"
+        )
     return other * alpha
 
 
@@ -499,7 +509,9 @@ def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other, with broadcasting and PyTorch's type promotion."""
     input = as_tensor(input)
     if input.dtype.kind == "b" and getattr(other, "dtype", None) == np.bool_:
-        raise RuntimeError("sub: subtraction of two bool tensors is not supported; use logical_xor()")
+        raise RuntimeError(
+            "sub: subtraction of two bool tensors is not supported; use logical_xor()"
+        )
     return _result(input - scaled(input, other, alpha, "sub"), out, "sub")
 
 
@@ -522,7 +534,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         y = DivRounding.apply(a, b, rounding_mode=rounding_mode)
     else:
         raise RuntimeError(
-            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}"
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"{rounding_mode!r}"
         )
     return _result(y, out, "div")
 

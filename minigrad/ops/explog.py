@@ -254,7 +254,9 @@ def float_power(input, exponent):
     if isinstance(exponent, Tensor):
         exponent = exponent.to(dtypes.float64)
     if isinstance(input, Tensor):
-        return input.to(dtypes.float64) ** (exponent if isinstance(exponent, Tensor) else float(exponent))
+        return input.to(dtypes.float64) ** (
+            exponent if isinstance(exponent, Tensor) else float(exponent)
+        )
     return exponent.__rpow__(float(input))
 
 

@@ -18,7 +18,7 @@ an index tensor) are the same pair for the index-tensor style of `gather`/`scatt
 import numpy as np
 
 from minigrad._args import normalize_dim
-from minigrad.array_module import array_module, on_device, to_host
+from minigrad.array_module import array_module
 from minigrad.array_module import scatter_add as add_at  # np.add.at on either device
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor, from_numpy
@@ -39,7 +39,9 @@ def normalize_index(index):
 def _normalize_one(i):
     if isinstance(i, Tensor):
         if i.dtype.kind == "f":
-            raise IndexError(f"tensors used as indices must be long, int or bool tensors, got {i.dtype}")
+            raise IndexError(
+                f"tensors used as indices must be long, int or bool tensors, got {i.dtype}"
+            )
         return i.array
     if isinstance(i, list):
         arr = np.asarray(i)
@@ -48,7 +50,8 @@ def _normalize_one(i):
         return arr
     if isinstance(i, float):
         raise IndexError(
-            f"only integers, slices, None, Ellipsis, bool masks and integer arrays are valid indices, got {i!r}"
+            "only integers, slices, None, Ellipsis, bool masks and integer arrays are valid "
+            f"indices, got {i!r}"
         )
     return i
 
@@ -96,7 +99,9 @@ class GetItem(Function):
         try:
             return x.array[view_index]
         except IndexError as e:
-            raise IndexError(f"index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}") from None
+            raise IndexError(
+                f"index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}"
+            ) from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -137,7 +142,8 @@ def _add_rows(out, rows, g):
     flat = np.where(flat < 0, flat + out.shape[0], flat)  # -1 and n - 1 are the same row
     order = np.argsort(flat, kind="stable")  # stable: the same sums in the same order every run
     sorted_rows = flat[order]
-    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])  # where each run begins
+    # where each run begins
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
     values = g.reshape(flat.size, *out.shape[1:])[order]
     out[sorted_rows[starts]] += np.add.reduceat(values, starts, axis=0)
 
@@ -176,7 +182,8 @@ def assign(x, index, value):
         x.array[index] = value
     except IndexError as e:
         raise IndexError(
-            f"setitem: index {_describe(index)} is out of range for a tensor of shape {x.shape}: {e}"
+            f"setitem: index {_describe(index)} is out of range for a tensor of shape {x.shape}: "
+            f"{e}"
         ) from None
     except (ValueError, TypeError):
         target = np.shape(x.array[index])
@@ -184,17 +191,22 @@ def assign(x, index, value):
             np.broadcast_shapes(np.shape(value), target)
         except ValueError:
             raise RuntimeError(
-                f"setitem: the value's shape {np.shape(value)} cannot be broadcast to the indexed shape {target} "
-                f"(x[{_describe(index)[1:-1]}] of a tensor of shape {x.shape})"
+                f"setitem: the value's shape {np.shape(value)} cannot be broadcast to the indexed "
+                f"shape {target} (x[{_describe(index)[1:-1]}] of a tensor of shape {x.shape})"
             ) from None
         raise TypeError(
-            f"setitem: cannot assign {type(value).__name__} {value!r:.40} to a tensor of dtype {x.dtype}"
+            f"setitem: cannot assign {type(value).__name__} {value!r:.40} to a tensor of dtype "
+            f"{x.dtype}"
         ) from None
 
 
 def _describe(index):
     parts = index if isinstance(index, tuple) else (index,)
-    return "[" + ", ".join(f"array{p.shape}" if isinstance(p, np.ndarray) else repr(p) for p in parts) + "]"
+    return (
+        "["
+        + ", ".join(f"array{p.shape}" if isinstance(p, np.ndarray) else repr(p) for p in parts)
+        + "]"
+    )
 
 
 # ---- gather and scatter: indexing along one dim with a whole index tensor -------------------
@@ -297,7 +309,9 @@ def index_array(index, op):
     if not isinstance(index, Tensor):
         index = as_tensor(index)
     if index.dtype.kind not in "iu":
-        raise RuntimeError(f"{op}(): expected an integer (int64) index tensor, got dtype {index.dtype}")
+        raise RuntimeError(
+            f"{op}(): expected an integer (int64) index tensor, got dtype {index.dtype}"
+        )
     return index.array
 
 
@@ -307,7 +321,9 @@ def _check_bounds(index, size, dim, op, allow_negative=False):
     low = -size if allow_negative else 0
     if index.size and (index.min() < low or index.max() >= size):
         bad = index.min() if index.min() < low else index.max()
-        raise IndexError(f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError(
+            f"{op}(): index {bad} is out of bounds for dimension {dim} with size {size}"
+        )
 
 
 def _check_gather_scatter(op, x, dim, index, src=None):
@@ -327,7 +343,9 @@ def _check_gather_scatter(op, x, dim, index, src=None):
     if src is not None and src.ndim:
         too_big = too_big or any(n > s for n, s in zip(idx.shape, src.shape))
     if too_big:
-        src_part = "" if src is None or not src.ndim else f" and to be no larger than src {src.shape}"
+        src_part = (
+            "" if src is None or not src.ndim else f" and to be no larger than src {src.shape}"
+        )
         raise RuntimeError(
             f"{op}(): expected index {idx.shape} to be no larger than input {x.shape} apart from "
             f"dimension {d}{src_part}"
@@ -355,9 +373,13 @@ def _scatter(op, fn, input, dim, index, src, value=None, reduce=None):
         raise TypeError(f"{op}(): missing the src tensor (or a value)")
     if isinstance(src, Tensor):
         if src.dtype != x.dtype:
-            raise RuntimeError(f"{op}(): expected src dtype {src.dtype} to equal input dtype {x.dtype}")
+            raise RuntimeError(
+                f"{op}(): expected src dtype {src.dtype} to equal input dtype {x.dtype}"
+            )
         if src.ndim == 0 and fn is ScatterAdd:
-            raise RuntimeError(f"{op}(): src must be a tensor with the same number of dimensions as index")
+            raise RuntimeError(
+                f"{op}(): src must be a tensor with the same number of dimensions as index"
+            )
     else:  # a number: written (or added) at every indexed place
         src = from_numpy(np.asarray(src, dtype=x.dtype))
         if fn is ScatterAdd:
@@ -375,11 +397,17 @@ def _scatter_reduce(op, x, src, d, idx, reduce):
     """scatter(..., reduce='add'|'multiply'): combine instead of overwrite. Not
     differentiable (PyTorch does not differentiate it either)."""
     if reduce not in ("add", "multiply"):
-        raise RuntimeError(f"{op}(): reduce argument must be either 'add' or 'multiply', got {reduce!r}")
+        raise RuntimeError(
+            f"{op}(): reduce argument must be either 'add' or 'multiply', got {reduce!r}"
+        )
     if x.requires_grad or src.requires_grad:
-        raise RuntimeError(f"{op}(): the derivative of scatter with reduce={reduce!r} is not implemented")
+        raise RuntimeError(
+            f"{op}(): the derivative of scatter with reduce={reduce!r} is not implemented"
+        )
     out = x.array.copy()
-    value = np.broadcast_to(src.array, idx.shape) if src.ndim == 0 else _leading(src.array, idx.shape)
+    value = (
+        np.broadcast_to(src.array, idx.shape) if src.ndim == 0 else _leading(src.array, idx.shape)
+    )
     if reduce == "add":
         add_at(out, _coords(idx, d), value)
     elif type(out) is np.ndarray:
@@ -425,7 +453,8 @@ def _fill_value(value, dtype, op):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(
-                f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)"
+                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)"
             )
         return value if value.dtype == dtype else value.to(dtype)
     return from_numpy(np.asarray(value, dtype=dtype))  # 0-d on the host: a number to any device
@@ -437,12 +466,15 @@ def masked_fill(input, mask, value):
     x = input if isinstance(input, Tensor) else as_tensor(input)
     mask = mask if isinstance(mask, Tensor) else as_tensor(mask)
     if mask.dtype.kind != "b":
-        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}")
+        raise RuntimeError(
+            f"masked_fill only supports boolean masks, but got mask with dtype {mask.dtype}"
+        )
     try:
         np.broadcast_shapes(mask.shape, x.shape)
     except ValueError:
         raise RuntimeError(
-            f"masked_fill: the mask of shape {mask.shape} does not broadcast with the input of shape {x.shape}"
+            f"masked_fill: the mask of shape {mask.shape} does not broadcast with the input of "
+            f"shape {x.shape}"
         ) from None
     return Where.apply(mask, _fill_value(value, x.dtype, "masked_fill"), x)
 
@@ -476,7 +508,8 @@ def narrow(input, dim, start, length):
     if isinstance(start, Tensor):
         if start.ndim != 0 or start.dtype.kind not in "iu":
             raise RuntimeError(
-                f"narrow(): start must be an 0-dim integral Tensor, got shape {start.shape} {start.dtype}"
+                f"narrow(): start must be an 0-dim integral Tensor, got shape {start.shape} "
+                f"{start.dtype}"
             )
         start = int(start.item())
     for name, value in (("start", start), ("length", length)):
@@ -487,11 +520,14 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
         raise IndexError(
-            f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+            f"narrow(): start out of range (expected to be in range of [{-size}, {size}], but got "
+            f"{start})"
         )
     start = start + size if start < 0 else start
     if start + length > size:
-        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        raise RuntimeError(
+            f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
     return GetItem.apply(x, index=(slice(None),) * d + (slice(start, start + length),))
 
 
@@ -511,167 +547,3 @@ def nonzero(input, *, out=None, as_tuple=False):
 def argwhere(input):
     """The indices of the non-zero elements, one row each: `nonzero(input)`."""
     return nonzero(input)
-
-
-# ---- more reads: one slice, flat indices, indices along a dim, masks, repeats ---------------------
-def select(input, dim, index):
-    """The slice of `input` at `index` along `dim`, that dim removed (`x[:, index]` for
-    dim=1; a negative index counts from the end). A view, as in PyTorch."""
-    x = input if isinstance(input, Tensor) else as_tensor(input)
-    if x.ndim == 0:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = normalize_dim(dim, x.ndim, "select")
-    index = int(index)
-    if not -x.shape[d] <= index < x.shape[d]:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at dimension {d}")
-    return GetItem.apply(x, index=(slice(None),) * d + (index,))
-
-
-def narrow_copy(input, dim, start, length):
-    """`narrow(input, dim, start, length)` as a copy with its own memory, not a view."""
-    return narrow(input, dim, start, length).clone()
-
-
-def take(input, index):
-    """The elements of `input` read as if it were 1-D, at the flat positions `index` (an
-    integer tensor; negatives count from the end): the result has index's shape. The
-    gradient adds back at repeated positions."""
-    x = input if isinstance(input, Tensor) else as_tensor(input)
-    if not isinstance(index, Tensor) or index.dtype != np.int64:
-        got = index.dtype if isinstance(index, Tensor) else type(index).__name__
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
-    n = x.numel()
-    idx = index.array
-    checked = not on_device(idx)  # not on a GPU: see the module's docstring
-    if checked and idx.size and (idx.min() < -n or idx.max() >= n):
-        bad = idx.min() if idx.min() < -n else idx.max()
-        raise IndexError(f"take(): out of range: tried to access index {bad} on a tensor of {n} elements.")
-    return GetItem.apply(x.reshape(-1), index=idx)
-
-
-def take_along_dim(input, indices, dim=None):
-    """`input` read along `dim` at `indices`, which has input's number of dims and
-    broadcasts with it in the others (`gather` with broadcasting); `x.argsort(1)` or
-    `x.argmax(1, keepdim=True)` are such indices. Without dim, both are read flattened.
-    Negative indices count from the end."""
-    x = input if isinstance(input, Tensor) else as_tensor(input)
-    idx = index_array(indices, "take_along_dim")
-    if dim is None:
-        x, idx, d = x.reshape(-1), idx.reshape(-1), 0
-    else:
-        if x.ndim != idx.ndim:
-            raise RuntimeError(
-                "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
-                f"{x.ndim} dimensions for input, and {idx.ndim} dimensions for indices"
-            )
-        d = normalize_dim(dim, x.ndim, "take_along_dim")
-        others = np.broadcast_shapes(x.shape[:d] + (1,) + x.shape[d + 1 :], idx.shape[:d] + (1,) + idx.shape[d + 1 :])
-        x = x.expand(others[:d] + (x.shape[d],) + others[d + 1 :])
-        idx = np.broadcast_to(idx, others[:d] + (idx.shape[d],) + others[d + 1 :])
-    size = (x.shape or (1,))[d]
-    _check_bounds(idx, size, d, "take_along_dim", allow_negative=True)
-    return Gather.apply(x, dim=d, index=np.where(idx < 0, idx + size, idx))
-
-
-def masked_select(input, mask):
-    """The elements of `input` where the bool `mask` is True, as a 1-D tensor in row-major
-    order; input and mask broadcast together first. The gradient goes back to the
-    selected places (summed over what input was broadcast along)."""
-    x = input if isinstance(input, Tensor) else as_tensor(input)
-    mask = mask if isinstance(mask, Tensor) else as_tensor(mask)
-    if mask.dtype.kind != "b":
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
-    try:
-        shape = np.broadcast_shapes(x.shape, mask.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"masked_select: the mask of shape {mask.shape} does not broadcast with the input of shape {x.shape}"
-        ) from None
-    return GetItem.apply(x.expand(shape), index=np.broadcast_to(mask.array, shape))
-
-
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    """Each element (each slice along `dim`) of `input` repeated `repeats` times in a row:
-    [a, b] with 2 gives [a, a, b, b] (`repeat` gives [a, b, a, b]). `repeats` is an int or
-    a tensor with one count per slice; without `dim`, input is flattened first. With only a
-    tensor of counts, `repeat_interleave(counts)` gives the indices 0, 1, ... each repeated
-    by its count. A read at repeated indices, so each slice's gradient is the sum of its
-    copies'."""
-    if repeats is None:  # repeat_interleave(counts): the indices, repeated
-        counts = _repeat_counts(input, None, "repeat_interleave")
-        picks = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-        return from_numpy(array_module(input.array).asarray(picks))  # on the counts' device
-    x = input if isinstance(input, Tensor) else as_tensor(input)
-    if dim is None:
-        x, d = x.reshape(-1), 0
-    else:
-        d = normalize_dim(dim, x.ndim, "repeat_interleave")
-        x = x.reshape(1) if x.ndim == 0 else x
-    size = x.shape[d]
-    counts = _repeat_counts(repeats, size, "repeat_interleave")
-    if isinstance(repeats, Tensor):  # GetItem copies picks to a GPU
-        picks = np.repeat(np.arange(size, dtype=np.int64), counts)
-    else:  # one count for all: the picks made where x is
-        positions = array_module(x.array).arange(size, dtype=np.int64)
-        picks = np.repeat(positions, int(counts[0]) if size else 0)
-    if output_size is not None and output_size != picks.size:
-        raise RuntimeError(
-            f"repeat_interleave: allocated size does not match required size (output_size={output_size}, "
-            f"the repeats sum to {picks.size})"
-        )
-    return GetItem.apply(x, index=(slice(None),) * d + (picks,))
-
-
-def _repeat_counts(repeats, size, op):
-    """The repeat count of each of `size` slices: an int for all, or a tensor of one
-    count (for all) or of `size` counts."""
-    if isinstance(repeats, Tensor):
-        if repeats.dtype.kind not in "iu":
-            raise NotImplementedError(f"{op}: repeats must be an integer tensor, got {repeats.dtype}")
-        if repeats.ndim > 1:
-            raise RuntimeError(f"{op}: repeats must be 0-dim or 1-dim tensor, got shape {tuple(repeats.shape)}")
-        # the counts size the result, so a GPU's are read on the host (torch reads them too)
-        counts = to_host(repeats.array).reshape(-1)
-    else:
-        counts = np.array([int(repeats)])
-    if size is not None:
-        if counts.size == 1:
-            counts = np.full(size, counts[0])
-        elif counts.size != size:
-            raise RuntimeError(
-                f"{op}: repeats must have the same size as input along dim, but got repeats.size(0) = "
-                f"{counts.size} and input.size(dim) = {size}"
-            )
-    if (counts < 0).any():
-        raise RuntimeError(f"{op}: repeats can not be negative")
-    return counts.astype(np.int64)
-
-
-def nonzero_static(input, *, size, fill_value=-1):
-    """`nonzero(input)` with exactly `size` rows: cut short, or padded with rows of
-    `fill_value`, so that the shape is known before the values are (torch's form for
-    compilers)."""
-    if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size!r}")
-    found = nonzero(input).array[:size]
-    pad_shape = (size - found.shape[0], found.shape[1])
-    pad = array_module(found).full(pad_shape, fill_value, dtype=np.int64)
-    return from_numpy(np.concatenate([found, pad]))
-
-
-def unravel_index(indices, shape):
-    """The coordinates in a tensor of `shape` of the flat (row-major) positions `indices`:
-    a tuple of one int64 tensor per dim, each of indices' shape. Positions are taken
-    modulo the number of elements, as PyTorch's are (-1 is the last element)."""
-    idx = indices if isinstance(indices, Tensor) else as_tensor(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"unravel_index: expected 'indices' to be integer dtype, but got {idx.dtype}")
-    sizes = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
-    if any(s < 0 for s in sizes):
-        raise ValueError(f"unravel_index: 'shape' cannot have negative values, but got {tuple(sizes)}")
-    rest = idx.array.astype(np.int64)
-    coords = []
-    for size in reversed(sizes):  # the last dim varies fastest
-        coords.append(rest % size if size else np.zeros_like(rest))
-        rest = rest // size if size else rest
-    return tuple(from_numpy(c) for c in reversed(coords))

@@ -17,7 +17,15 @@ import numpy as np
 
 from minigrad._args import normalize_dim
 from minigrad.creation import as_tensor
-from minigrad.ops.index import GetItem, IndexAdd, IndexPut, Scatter, ScatterAdd, index_array, normalize_index
+from minigrad.ops.index import (
+    GetItem,
+    IndexAdd,
+    IndexPut,
+    Scatter,
+    ScatterAdd,
+    index_array,
+    normalize_index,
+)
 from minigrad.tensor import Tensor
 
 # torch's exception types differ by op for the same mistake
@@ -36,30 +44,37 @@ def _along_dim(op, x, dim, index, source):
     idx = index.array
     if idx.ndim > 1:
         raise IndexError(
-            f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} and size: {list(idx.shape)}"
+            f"{op}(): Index is supposed to be a vector, but got dim: {idx.ndim} and size: "
+            f"{list(idx.shape)}"
         )
     idx = idx.reshape(-1)
     if source.dtype != x.dtype:
-        raise RuntimeError(f"{op}(): self ({x.dtype}) and source ({source.dtype}) must have the same scalar type")
+        raise RuntimeError(
+            f"{op}(): self ({x.dtype}) and source ({source.dtype}) must have the same scalar type"
+        )
     src_shape = source.shape if source.ndim else (1,)
     if source.ndim and len(src_shape) != max(x.ndim, 1):
-        raise RuntimeError(f"{op}(): source {tuple(source.shape)} must have as many dims as self {tuple(x.shape)}")
+        raise RuntimeError(
+            f"{op}(): source {tuple(source.shape)} must have as many dims as self {tuple(x.shape)}"
+        )
     if idx.size != src_shape[d]:
         raise _COUNT_ERROR.get(op, RuntimeError)(
-            f"{op}(): Number of indices ({idx.size}) should be equal to source.size(dim): ({src_shape[d]}), "
-            f"for dim: {d}"
+            f"{op}(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"({src_shape[d]}), for dim: {d}"
         )
     x_shape = x.shape or (1,)
     if any(s != n for k, (s, n) in enumerate(zip(src_shape, x_shape)) if k != d):
         raise RuntimeError(
-            "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-            f"self.shape = {list(x.shape)} source.shape = {list(source.shape)}"
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(x.shape)} source.shape = {list(source.shape)}"
         )
     checked = isinstance(idx, np.ndarray)  # a GPU's index is not checked (see ops/index.py)
     if checked and idx.size and (idx.min() < 0 or idx.max() >= x_shape[d]):
         bad = idx.min() if idx.min() < 0 else idx.max()
         error = _BOUNDS_ERROR.get(op, IndexError)
-        raise error(f"{op}(): index {bad} is out of bounds for dimension {d} with size {x_shape[d]}")
+        raise error(
+            f"{op}(): index {bad} is out of bounds for dimension {d} with size {x_shape[d]}"
+        )
     along = idx.reshape((-1,) + (1,) * (len(src_shape) - d - 1))
     return d, np.broadcast_to(along, src_shape)
 
@@ -77,7 +92,9 @@ def index_add(input, dim, index, source, *, alpha=1):
     dim=1: out[:, index[j]] += alpha * source[:, j]); repeated indices add up.
     dL/dinput = dL/dy, dL/dsource = alpha * dL/dy read at the slices `index`."""
     source = as_tensor(source)
-    return _scatter_along(ScatterAdd, "index_add", input, dim, index, source if alpha == 1 else source * alpha)
+    return _scatter_along(
+        ScatterAdd, "index_add", input, dim, index, source if alpha == 1 else source * alpha
+    )
 
 
 def index_copy(input, dim, index, source):
@@ -100,15 +117,17 @@ def index_put(input, indices, values, accumulate=False):
             f"{x.dtype} for the destination and {v.dtype} for the source."
         )
     if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put(): indices must be a tuple of tensors, got {type(indices).__name__}")
+        raise TypeError(
+            f"index_put(): indices must be a tuple of tensors, got {type(indices).__name__}"
+        )
     index = normalize_index(tuple(indices))
     target = np.shape(x.array[index])
     try:
         np.broadcast_to(np.empty(v.shape, dtype=bool), target)
     except ValueError:
         raise RuntimeError(
-            f"index_put: shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to indexing "
-            f"result of shape {list(target)}"
+            f"index_put: shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
+            f"to indexing result of shape {list(target)}"
         ) from None
     if not accumulate:
         return IndexPut.apply(x, v, index=index)
@@ -129,7 +148,9 @@ def put(input, index, source, accumulate=False):
     checked = isinstance(idx, np.ndarray)  # a GPU's index is not checked (see ops/index.py)
     if checked and idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx.min() if idx.min() < -n else idx.max()
-        raise IndexError(f"put(): out of range: tried to access index {bad} on a tensor of {n} elements.")
+        raise IndexError(
+            f"put(): out of range: tried to access index {bad} on a tensor of {n} elements."
+        )
     flat = index_put(x.reshape(-1), (Tensor._make(idx.reshape(-1)),), src.reshape(-1), accumulate)
     return flat.reshape(x.shape)
 
@@ -141,23 +162,27 @@ def masked_scatter(input, mask, source):
     order, then zeros for the elements of source not used."""
     x, mask, src = as_tensor(input), as_tensor(mask), as_tensor(source)
     if mask.dtype.kind != "b":
-        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}"
+        )
     if src.dtype != x.dtype:
         raise RuntimeError(
-            f"masked_scatter: expected self and source to have same dtypes but got {x.dtype} and {src.dtype}"
+            f"masked_scatter: expected self and source to have same dtypes but got {x.dtype} and "
+            f"{src.dtype}"
         )
     try:
         shape = np.broadcast_shapes(x.shape, mask.shape)
     except ValueError:
         raise RuntimeError(
-            f"masked_scatter: the mask of shape {tuple(mask.shape)} does not broadcast with the input of shape "
-            f"{tuple(x.shape)}"
+            f"masked_scatter: the mask of shape {tuple(mask.shape)} does not broadcast with the "
+            f"input of shape {tuple(x.shape)}"
         ) from None
     where = np.broadcast_to(mask.array, shape)
     count = int(where.sum())  # it sizes the slice of source: read on the host, on a GPU too
     if count > src.numel():
         raise RuntimeError(
-            f"masked_scatter: Number of elements of source ({src.numel()}) < number of ones in mask ({count})"
+            f"masked_scatter: Number of elements of source ({src.numel()}) < number of ones in "
+            f"mask ({count})"
         )
     used = GetItem.apply(src.reshape(-1), index=(slice(0, count),))
     return IndexPut.apply(x.expand(shape), used, index=where)

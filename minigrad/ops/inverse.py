@@ -31,19 +31,25 @@ def square_matrices(op, A):
     """A as a floating point batch of square matrices, or torch's error."""
     A = as_tensor(A)
     if A.dtype.kind != "f":
-        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {A.dtype}")
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {A.dtype}"
+        )
     if A.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions, got shape {tuple(A.shape)}")
+        raise RuntimeError(
+            f"{op}: The input tensor A must have at least 2 dimensions, got shape {tuple(A.shape)}"
+        )
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(
-            f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+            f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
         )
     return A
 
 
 def _singular(op, error):
     return RuntimeError(
-        f"{op}: the input matrix is singular, so it has no inverse (the inversion could not be completed: {error})"
+        f"{op}: the input matrix is singular, so it has no inverse (the inversion could not be "
+        f"completed: {error})"
     )
 
 
@@ -110,8 +116,8 @@ def solve(A, B, *, left=True, out=None):
     b = B.unsqueeze(-1) if vector else B
     if b.shape[-2] != A.shape[-1]:
         raise RuntimeError(
-            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({A.shape[-2]}x{A.shape[-1]} "
-            f"and {b.shape[-2]}x{b.shape[-1]})"
+            "linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({A.shape[-2]}x{A.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})"
         )
     x = Solve.apply(A, b)
     x = x.squeeze(-1) if vector else x
@@ -245,9 +251,13 @@ def pinverse(input, rcond=1e-15):
     values (those below rcond times the largest count as 0)."""
     A = as_tensor(input)
     if A.dtype.kind != "f":
-        raise RuntimeError(f"linalg.pinv: Expected a floating point or complex tensor as input. Got {A.dtype}")
+        raise RuntimeError(
+            f"linalg.pinv: Expected a floating point or complex tensor as input. Got {A.dtype}"
+        )
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.pinv: The input tensor A must have at least 2 dimensions, got {tuple(A.shape)}")
+        raise RuntimeError(
+            f"linalg.pinv: The input tensor A must have at least 2 dimensions, got {tuple(A.shape)}"
+        )
     return PInverse.apply(A, rcond=rcond)
 
 
@@ -272,6 +282,9 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     """X with A X = B, A = L L^T (U^T U with `upper=True`) given by its Cholesky factor."""
     B = as_tensor(B)
     if B.ndim < 2:
-        raise RuntimeError(f"cholesky_solve: b should have at least 2 dimensions, but has {B.ndim} dimensions instead")
+        raise RuntimeError(
+            f"cholesky_solve: b should have at least 2 dimensions, but has {B.ndim} dimensions "
+            "instead"
+        )
     x = Solve.apply(_from_factor("cholesky_solve", L, upper), B)
     return x if out is None else write_out(out, x, "cholesky_solve")

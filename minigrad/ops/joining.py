@@ -103,29 +103,36 @@ def tensor_split(input, indices_or_sections, dim=0):
     if isinstance(cuts, Tensor):
         if cuts.ndim > 1 or cuts.dtype.kind not in "iu":
             raise RuntimeError(
-                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
-                f"integer tensor, but got a tensor with {cuts.ndim} dims of {cuts.dtype}"
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional integer tensor, but got a tensor with {cuts.ndim} dims of "
+                f"{cuts.dtype}"
             )
         cuts = int(cuts.item()) if cuts.ndim == 0 else [int(i) for i in cuts.tolist()]
     if isinstance(cuts, bool) or not isinstance(cuts, (int, list, tuple)):
-        raise TypeError(f"tensor_split(): expected an int or a sequence of ints, got {type(cuts).__name__}")
+        raise TypeError(
+            f"tensor_split(): expected an int or a sequence of ints, got {type(cuts).__name__}"
+        )
     size = x.shape[d]
     if isinstance(cuts, int):
         if cuts <= 0:
-            raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {cuts}")
+            raise RuntimeError(
+                f"tensor_split: number of sections must be larger than 0, got {cuts}"
+            )
         small, extra = divmod(size, cuts)
         lengths = [small + 1] * extra + [small] * (cuts - extra)
         cuts = [sum(lengths[:k]) for k in range(1, cuts)]
     bounds = [0, *cuts, size]
-    return tuple(x[(slice(None),) * d + (slice(start, end),)] for start, end in zip(bounds[:-1], bounds[1:]))
+    return tuple(
+        x[(slice(None),) * d + (slice(start, end),)] for start, end in zip(bounds[:-1], bounds[1:])
+    )
 
 
 def _split_even(op, input, sections, dim, min_ndim):
     x = as_tensor(input)
     if x.ndim < min_ndim:
         raise RuntimeError(
-            f"torch.{op} requires a tensor with at least {min_ndim} dimension, but got a tensor with "
-            f"{x.ndim} dimensions!"
+            f"torch.{op} requires a tensor with at least {min_ndim} dimension, but got a tensor "
+            f"with {x.ndim} dimensions!"
         )
     if isinstance(sections, int) and (sections == 0 or x.shape[dim] % sections):
         raise RuntimeError(
@@ -162,7 +169,8 @@ def block_diag(*tensors):
         t = as_tensor(t)
         if t.ndim > 2:
             raise RuntimeError(
-                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.ndim} dimensions"
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                f"{t.ndim} dimensions"
             )
         blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not blocks:

@@ -85,15 +85,20 @@ def matmul(input, other, *, out=None):
     `a @ b` is `matmul(a, b)`."""
     a, b = as_tensor(input), as_tensor(other)
     if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {a.shape} and {b.shape}")
+        raise RuntimeError(
+            f"matmul: both arguments need at least 1 dimension, got shapes {a.shape} and {b.shape}"
+        )
     k_a = a.shape[-1]
     k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
     if k_a != k_b:
         raise RuntimeError(
-            f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} and {k_b} differ)"
+            f"matmul: shapes {a.shape} and {b.shape} cannot be multiplied (inner dimensions {k_a} "
+            f"and {k_b} differ)"
         )
     if a.shape[:-2] != b.shape[:-2]:  # (..., n, k) @ (..., k, m): the batch dims broadcast
-        check_broadcast(f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2])
+        check_broadcast(
+            f"matmul: the batch dims of {a.shape} and {b.shape}", a.shape[:-2], b.shape[:-2]
+        )
     check_same_dtype("matmul", input=a, other=b)  # no promotion, as torch
     return _result(MatMul.apply(a, b), out, "matmul")
 
@@ -102,9 +107,13 @@ def _check_matrices(op, a, b, ndim, names):
     check_same_dtype(op, **dict(zip(names, (a, b))))
     if a.ndim != ndim or b.ndim != ndim:
         kind = "matrices (2-D)" if ndim == 2 else "batches of matrices (3-D)"
-        raise RuntimeError(f"{op}: expects two {kind}, got {names[0]} {a.shape} and {names[1]} {b.shape}")
+        raise RuntimeError(
+            f"{op}: expects two {kind}, got {names[0]} {a.shape} and {names[1]} {b.shape}"
+        )
     if ndim == 3 and a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"{op}: batch sizes differ: {names[0]} {a.shape} and {names[1]} {b.shape}")
+        raise RuntimeError(
+            f"{op}: batch sizes differ: {names[0]} {a.shape} and {names[1]} {b.shape}"
+        )
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(
             f"{op}: {names[0]} and {names[1]} shapes cannot be multiplied "
@@ -137,7 +146,10 @@ def _add_product(op, input, product, beta, alpha):
     except ValueError:
         fits = False
     if not fits:
-        raise RuntimeError(f"{op}: input of shape {c.shape} does not broadcast to the product's shape {product.shape}")
+        raise RuntimeError(
+            f"{op}: input of shape {c.shape} does not broadcast to the product's shape "
+            f"{product.shape}"
+        )
     scaled = product if alpha == 1 else product * alpha
     if beta == 0:
         if not c.requires_grad:
@@ -186,7 +198,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2); input broadcasts to (n, m)."""
     a, b = as_tensor(vec1), as_tensor(vec2)
     if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"addr: expected 1-D vectors, but got vec1 {tuple(a.shape)} and vec2 {tuple(b.shape)}")
+        raise RuntimeError(
+            f"addr: expected 1-D vectors, but got vec1 {tuple(a.shape)} and vec2 {tuple(b.shape)}"
+        )
     check_same_dtype("addr", vec1=a, vec2=b)
     return _result(_add_product("addr", input, outer(a, b), beta, alpha), out, "addr")
 
@@ -228,14 +242,16 @@ def tensordot(a, b, dims=2, out=None):
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(dims_a) != len(dims_b):
-        raise RuntimeError(f"both dimension lists should have same length, got {dims_a} and {dims_b}")
+        raise RuntimeError(
+            f"both dimension lists should have same length, got {dims_a} and {dims_b}"
+        )
     dims_a = [normalize_dim(d, a.ndim, "tensordot") for d in dims_a]
     dims_b = [normalize_dim(d, b.ndim, "tensordot") for d in dims_b]
     for da, db in zip(dims_a, dims_b):
         if a.shape[da] != b.shape[db]:
             raise RuntimeError(
-                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} and second "
-                f"has size {b.shape[db]} in dim {db}"
+                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
+                f"{da} and second has size {b.shape[db]} in dim {db}"
             )
     free_a = [d for d in range(a.ndim) if d not in dims_a]
     free_b = [d for d in range(b.ndim) if d not in dims_b]
@@ -243,7 +259,9 @@ def tensordot(a, b, dims=2, out=None):
     left = a.permute(free_a + dims_a).reshape(-1, k)
     right = b.permute(dims_b + free_b).reshape(k, -1)
     check_same_dtype("tensordot", a=a, b=b)
-    y = matmul(left, right).reshape(tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+    y = matmul(left, right).reshape(
+        tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    )
     return _result(y, out, "tensordot")
 
 
@@ -297,7 +315,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     its gradient is the diagonal of dL/dy."""
     x = as_tensor(input)
     if x.ndim == 0:
-        raise IndexError("diag_embed: Dimension out of range: a 0-d input has no last dim to put on a diagonal")
+        raise IndexError(
+            "diag_embed: Dimension out of range: a 0-d input has no last dim to put on a diagonal"
+        )
     ndim = x.ndim + 1
     d1, d2 = normalize_dim(dim1, ndim, "diag_embed"), normalize_dim(dim2, ndim, "diag_embed")
     if d1 == d2:
@@ -319,7 +339,9 @@ def trace(input):
     """The sum of the main diagonal of a matrix; its gradient is the identity pattern."""
     x = as_tensor(input)
     if x.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim} (shape {x.shape})")
+        raise RuntimeError(
+            f"trace: expected a matrix, but got tensor with dim {x.ndim} (shape {x.shape})"
+        )
     return Diag.apply(x, diagonal=0).sum()
 
 
@@ -354,11 +376,15 @@ def _check_vectors(op, a, b):
         raise RuntimeError(f"{op}: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape != b.shape:
         raise RuntimeError(
-            f"{op}: inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
-            f"the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively"
+            f"{op}: inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+            f"[{b.shape[0]}] to have the same number of elements, but got {a.shape[0]} and "
+            f"{b.shape[0]} elements "
+            "respectively"
         )
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{op}: expected both vectors to have same dtype, but found {a.dtype} and {b.dtype}")
+        raise RuntimeError(
+            f"{op}: expected both vectors to have same dtype, but found {a.dtype} and {b.dtype}"
+        )
 
 
 def dot(input, tensor, *, out=None):
@@ -424,25 +450,29 @@ def cross(input, other, dim=None, *, out=None):
     check_same_dtype("cross", input=a, other=b)
     if a.ndim != b.ndim:
         raise RuntimeError(
-            f"linalg.cross: inputs must have the same number of dimensions (got shapes {a.shape} and {b.shape})."
+            f"linalg.cross: inputs must have the same number of dimensions (got shapes {a.shape} "
+            f"and {b.shape})."
         )
     check_broadcast("cross", a.shape, b.shape, names=("input", "other"))
     if dim is None:
         warnings.warn(
-            "Using torch.cross without specifying the dim arg is deprecated. Please either pass the dim "
-            "explicitly or simply use torch.linalg.cross. The default value of dim will change to agree "
-            "with that of linalg.cross in a future release.",
+            "Using torch.cross without specifying the dim arg is deprecated. Please either pass "
+            "the dim explicitly or simply use torch.linalg.cross. The default value of dim will "
+            "change to agree with that of linalg.cross in a future release.",
             UserWarning,
             stacklevel=2,
         )
         shape = np.broadcast_shapes(a.shape, b.shape)
         if 3 not in shape:
-            raise RuntimeError(f"cross: no dimension of size 3 in input (shapes {a.shape} and {b.shape})")
+            raise RuntimeError(
+                f"cross: no dimension of size 3 in input (shapes {a.shape} and {b.shape})"
+            )
         dim = shape.index(3)
     d = normalize_dim(dim, a.ndim, "cross")
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and {b.shape[d]}"
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
+            f"{b.shape[d]}"
         )
     return _result(Cross.apply(a, b, dim=d), out, "cross")
 
@@ -477,7 +507,9 @@ def vander(x, N=None, increasing=False):
     if n == 0:
         return Tensor._make(xp.zeros((x.shape[0], 0), dtype=x.dtype))
     ones = Tensor._make(xp.ones((x.shape[0], 1), dtype=x.dtype))
-    powers = ones if n == 1 else cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1)], dim=1).cumprod(1)
+    powers = (
+        ones if n == 1 else cat([ones, x.unsqueeze(1).expand(x.shape[0], n - 1)], dim=1).cumprod(1)
+    )
     return powers if increasing else powers.flip(1)
 
 
@@ -486,14 +518,18 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order:
     `m[tuple(tril_indices(3, 3))]` reads the lower triangle."""
     rows, cols = module_of_device(device, "tril_indices").tril_indices(row, offset, col)
-    return Tensor._make(np.stack([rows, cols]).astype(to_dtype(dtype, "tril_indices") or np.int64).reshape(2, -1))
+    return Tensor._make(
+        np.stack([rows, cols]).astype(to_dtype(dtype, "tril_indices") or np.int64).reshape(2, -1)
+    )
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the upper triangle of a row x col matrix (on and above
     the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order."""
     rows, cols = module_of_device(device, "triu_indices").triu_indices(row, offset, col)
-    return Tensor._make(np.stack([rows, cols]).astype(to_dtype(dtype, "triu_indices") or np.int64).reshape(2, -1))
+    return Tensor._make(
+        np.stack([rows, cols]).astype(to_dtype(dtype, "triu_indices") or np.int64).reshape(2, -1)
+    )
 
 
 def tril(input, diagonal=0):
@@ -521,7 +557,9 @@ def parse_einsum(equation, shapes):
     """
     eq = equation.replace(" ", "")
     if "." in eq:
-        raise NotImplementedError(f"einsum: '...' (ellipsis) is not supported in minigrad, got '{equation}'")
+        raise NotImplementedError(
+            f"einsum: '...' (ellipsis) is not supported in minigrad, got '{equation}'"
+        )
     if "->" in eq:
         lhs, out = eq.split("->")
     else:
@@ -530,21 +568,29 @@ def parse_einsum(equation, shapes):
         out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     subs = lhs.split(",")
     if len(subs) != len(shapes):
-        raise ValueError(f"einsum: '{equation}' names {len(subs)} operands but {len(shapes)} were given")
+        raise ValueError(
+            f"einsum: '{equation}' names {len(subs)} operands but {len(shapes)} were given"
+        )
     sizes = {}
     for k, (sub, shape) in enumerate(zip(subs, shapes)):
         if not sub.isalpha() and sub != "":
             raise ValueError(f"einsum: subscripts must be letters, got '{sub}' in '{equation}'")
         if len(set(sub)) != len(sub):
-            raise NotImplementedError(f"einsum: repeated index in one operand ('{sub}') is not supported")
+            raise NotImplementedError(
+                f"einsum: repeated index in one operand ('{sub}') is not supported"
+            )
         if len(sub) != len(shape):
-            raise ValueError(f"einsum: operand {k} has shape {shape} but subscripts '{sub}' name {len(sub)} dims")
+            raise ValueError(
+                f"einsum: operand {k} has shape {shape} but subscripts '{sub}' name {len(sub)} dims"
+            )
         for c, n in zip(sub, shape):
             if sizes.setdefault(c, n) != n:
                 raise ValueError(f"einsum: index '{c}' has size {sizes[c]} and {n} in '{equation}'")
     for c in out:
         if c not in sizes:
-            raise ValueError(f"einsum: output index '{c}' does not appear in the inputs of '{equation}'")
+            raise ValueError(
+                f"einsum: output index '{c}' does not appear in the inputs of '{equation}'"
+            )
     return subs, out, sizes
 
 

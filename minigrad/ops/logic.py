@@ -19,7 +19,10 @@ def _pair(input, other, op):
     a = as_tensor(input)
     if isinstance(other, Tensor):
         if other.dtype != a.dtype:
-            raise RuntimeError(f"{op}: expected both inputs to have the same dtype, got {a.dtype} and {other.dtype}")
+            raise RuntimeError(
+                f"{op}: expected both inputs to have the same dtype, got {a.dtype} and "
+                f"{other.dtype}"
+            )
         b = other.array
     elif isinstance(other, (int, float, bool)):
         b = np.asarray(other)[()]  # a NumPy scalar: it mixes with host and GPU arrays alike

@@ -29,7 +29,6 @@ from minigrad.ops.activation import LogSoftmax, Softplus
 from minigrad.ops.broadcast import unbroadcast
 
 
-# --8<-- [start:cross_entropy_function]
 class CrossEntropy(Function):
     """loss = reduce_n(-sum_c A[n, c] log_softmax(x)[n, c]), the fused form above.
 
@@ -81,8 +80,6 @@ class CrossEntropy(Function):
             grad_target = -(g * log_probs * w) * (1.0 - ctx.label_smoothing)
         return grad_x, grad_target
 
-    # --8<-- [end:cross_entropy_function]
-
 
 def reciprocal_or_zero(denominator):
     """1 / denominator, or 0 where it is 0. A GPU array (the sum of a target's class
@@ -93,7 +90,6 @@ def reciprocal_or_zero(denominator):
     return np.where(nonzero, 1.0 / np.where(nonzero, denominator, 1.0), 0.0)
 
 
-# --8<-- [start:binary_cross_entropy]
 class BinaryCrossEntropy(Function):
     """loss = -(y max(log x, -100) + (1 - y) max(log(1 - x), -100)) elementwise, the logs
     clamped as PyTorch so that x = 0 or 1 gives a finite loss;
@@ -122,10 +118,7 @@ class BinaryCrossEntropy(Function):
                 grad_y = grad * ((1.0 - x).log().clamp(min=-100.0) - x.log().clamp(min=-100.0))
         return grad_x, grad_y
 
-    # --8<-- [end:binary_cross_entropy]
 
-
-# --8<-- [start:bce_with_logits_function]
 class BinaryCrossEntropyWithLogits(Function):
     """loss = (1 - y) x + l softplus(-x) elementwise, l = 1 + (p - 1) y (p = pos_weight);
     dL/dx = dL/dloss * ((1 - y) sigmoid(x) - p y sigmoid(-x))  (= sigmoid(x) - y when p = 1),
@@ -153,7 +146,11 @@ class BinaryCrossEntropyWithLogits(Function):
         # hard target one term is 0 and nothing cancels (at x = -20, y = 0 the gradient is
         # 2e-9, where 1 - sigmoid(20) would round to 0 in float32)
         p = 1.0 if pos_weight is None else pos_weight
-        grad_x = unbroadcast(grad * ((1.0 - y) * x.sigmoid() - p * y * (-x).sigmoid()), x.shape) if need_x else None
+        grad_x = (
+            unbroadcast(grad * ((1.0 - y) * x.sigmoid() - p * y * (-x).sigmoid()), x.shape)
+            if need_x
+            else None
+        )
         grad_y = grad_p = None
         if need_y or need_p:
             softplus_neg_x = Softplus.apply(-x)
@@ -163,5 +160,3 @@ class BinaryCrossEntropyWithLogits(Function):
             if need_p:
                 grad_p = unbroadcast(grad * y * softplus_neg_x, pos_weight.shape)
         return grad_x, grad_y, grad_p
-
-    # --8<-- [end:bce_with_logits_function]

@@ -53,7 +53,9 @@ def as_square(input, op):
     fine), or torch's error."""
     A = as_tensor(input)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{op}: A must be batches of square matrices, but got shape {tuple(A.shape)}")
+        raise RuntimeError(
+            f"{op}: A must be batches of square matrices, but got shape {tuple(A.shape)}"
+        )
     return A
 
 

@@ -76,14 +76,12 @@ def standardize_backward(g, xhat, rstd, axes):
     # --8<-- [end:standardize_backward]
 
 
-# --8<-- [start:scale_shift]
 def scale_shift(xhat, weight, bias):
     """y = xhat * weight + bias on arrays; weight and bias are optional."""
     y = xhat * weight.array if weight is not None else xhat.copy()  # a copy: xhat is saved
     if bias is not None:
         y += bias.array  # in place: y is new, no second output-sized array
     return y
-    # --8<-- [end:scale_shift]
 
 
 # --8<-- [start:scale_shift_backward]
@@ -185,7 +183,6 @@ def _saved(ctx, x, weight, bias, stats):
 
 
 # ---- the four Functions -------------------------------------------------------------------
-# --8<-- [start:layer_norm]
 class LayerNorm(Function):
     """y = (x - mean) / sqrt(var + eps) * weight + bias, the statistics taken over the
     trailing dims `axes` of each sample separately (so it acts the same in training and
@@ -212,10 +209,7 @@ class LayerNorm(Function):
         grad_x = standardize_backward(g, xhat, rstd, ctx.axes) if ctx.needs_input_grad[0] else None
         return grad_x, grad_weight, grad_bias
 
-    # --8<-- [end:layer_norm]
 
-
-# --8<-- [start:layer_norm_arrays]
 def layer_norm_backward_arrays(ctx, grad, weight):
     """LayerNorm's backward when grad mode is off (every backward without
     create_graph=True): the formulas of `scale_shift_backward` and
@@ -244,7 +238,11 @@ def layer_norm_backward_arrays(ctx, grad, weight):
     if needs[0]:
         # BEGIN SOLUTION hint: the same dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) on the (rows, N) arrays, g = dy * w (dy without a weight), the means over axis 1 (keepdims); grad_x = from_numpy(dx.reshape(grad.shape))
         if weight is None:
-            g, mean_g, mean_g_xhat = dy, dy.mean(axis=1, keepdims=True), dy_xhat.mean(axis=1, keepdims=True)
+            g, mean_g, mean_g_xhat = (
+                dy,
+                dy.mean(axis=1, keepdims=True),
+                dy_xhat.mean(axis=1, keepdims=True),
+            )
         else:
             w = weight.array.reshape(n)
             g = dy * w
@@ -255,7 +253,6 @@ def layer_norm_backward_arrays(ctx, grad, weight):
         grad_x = from_numpy(dx.reshape(grad.shape))
         # END SOLUTION
     return grad_x, grad_weight, grad_bias
-    # --8<-- [end:layer_norm_arrays]
 
 
 # --8<-- [start:rms_norm]
@@ -327,7 +324,6 @@ def grouped_shape(shape, num_groups):
     return (shape[0], num_groups, (shape[1] // num_groups) * math.prod(shape[2:]))
 
 
-# --8<-- [start:batch_norm]
 class BatchNorm(Function):
     """y = (x - mean) * rstd * weight + bias per channel, rstd = 1 / sqrt(var + eps),
     for x (N, C, *) and given statistics `mean`, `var` of shape (1, C, 1, ...).
@@ -345,7 +341,13 @@ class BatchNorm(Function):
     def forward(ctx, x, weight, bias, mean, var, axes, batch_statistics, eps):
         rstd = 1.0 / np.sqrt(var + eps)
         xhat = (x.array - mean) * rstd
-        _saved(ctx, x, weight, bias, Statistics(xhat, rstd, axes, "standard" if batch_statistics else "given"))
+        _saved(
+            ctx,
+            x,
+            weight,
+            bias,
+            Statistics(xhat, rstd, axes, "standard" if batch_statistics else "given"),
+        )
         ctx.axes, ctx.batch_statistics = axes, batch_statistics
         return scale_shift(xhat, weight, bias)
 
@@ -356,7 +358,7 @@ class BatchNorm(Function):
         g, grad_weight, grad_bias = scale_shift_backward(ctx, grad, xhat, weight)
         grad_x = None
         if ctx.needs_input_grad[0]:
-            grad_x = standardize_backward(g, xhat, rstd, ctx.axes) if ctx.batch_statistics else g * rstd
+            grad_x = (
+                standardize_backward(g, xhat, rstd, ctx.axes) if ctx.batch_statistics else g * rstd
+            )
         return grad_x, grad_weight, grad_bias
-
-    # --8<-- [end:batch_norm]

@@ -59,7 +59,10 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     where it is. Its gradient goes to that element."""
     x, d = _lanes(input, dim, "kthvalue")
     if not 1 <= k <= x.shape[d]:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k = {k}, size {x.shape[d]})")
+        raise RuntimeError(
+            f"kthvalue(): selected number k out of range for dimension {d} (k = {k}, size "
+            f"{x.shape[d]})"
+        )
     return _pick(x, d, _sorted_position(x, d, k - 1), keepdim, as_tensor(input))
 
 
@@ -133,7 +136,8 @@ def mode(input, dim=-1, keepdim=False):
     where = np.zeros(flat.shape[0], dtype=np.int64)
     for i, lane in enumerate(flat):
         values, counts = np.unique(lane, return_counts=True)
-        winner = values[np.argmax(counts)]  # np.unique sorts: the first of the most frequent is the smallest
+        # np.unique sorts: the first of the most frequent is the smallest
+        winner = values[np.argmax(counts)]
         where[i] = np.flatnonzero(lane == winner)[-1]
     positions = np.expand_dims(where.reshape(lanes.shape[:-1]), d)
     if type(x.array) is not np.ndarray:
@@ -148,20 +152,27 @@ INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     x0 = as_tensor(input)
     if x0.dtype.kind != "f":
-        raise RuntimeError(f"{op}() input tensor must be either float or double dtype, got {x0.dtype}")
+        raise RuntimeError(
+            f"{op}() input tensor must be either float or double dtype, got {x0.dtype}"
+        )
     if interpolation not in INTERPOLATIONS:
         raise RuntimeError(
-            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {interpolation}"
+            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got "
+            f"{interpolation}"
         )
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0
     # q is checked on the host: a GPU's q tensor is copied there (torch reads it too)
     qs = np.atleast_1d(np.asarray(to_host(q.array) if isinstance(q, Tensor) else q, dtype=float))
     if isinstance(q, Tensor) and q.dtype != x0.dtype:
-        raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor, got {q.dtype} and {x0.dtype}")
+        raise RuntimeError(
+            f"{op}() q tensor must be same dtype as the input tensor, got {q.dtype} and {x0.dtype}"
+        )
     if qs.ndim > 1:
         raise RuntimeError(f"{op}() q must be a scalar or 1D tensor, got shape {qs.shape}")
     if ((qs < 0) | (qs > 1)).any():
-        raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {qs[(qs < 0) | (qs > 1)][0]}")
+        raise RuntimeError(
+            f"{op}() q must be in the range [0, 1] but got {qs[(qs < 0) | (qs > 1)][0]}"
+        )
     if dim is None:
         x, d = x0.reshape(-1), 0
     else:
@@ -200,7 +211,11 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         values = values + (upper - values) * from_numpy(weight.astype(x.dtype))
     values = values.movedim(-1, 0)  # (len(q), ...lanes)
     if keepdim:
-        kept = (1,) * x0.ndim if dim is None else values.shape[1 : d + 1] + (1,) + values.shape[d + 1 :]
+        kept = (
+            (1,) * x0.ndim
+            if dim is None
+            else values.shape[1 : d + 1] + (1,) + values.shape[d + 1 :]
+        )
         values = values.reshape((len(qs),) + kept)
     if scalar_q:
         values = values.squeeze(0)

@@ -30,7 +30,9 @@ def can_cast(from_dtype, to_dtype):
 
 def check_cast(result_dtype, out_dtype, op):
     if not can_cast(result_dtype, out_dtype):
-        raise RuntimeError(f"{op}: result type {result_dtype} can't be cast to the desired output type {out_dtype}")
+        raise RuntimeError(
+            f"{op}: result type {result_dtype} can't be cast to the desired output type {out_dtype}"
+        )
 
 
 def write_out(out, result, op):
@@ -55,8 +57,8 @@ def write_out(out, result, op):
     if out.shape != result.shape:
         if out.numel() != 0:
             warnings.warn(
-                f"{op}: an output with shape {out.shape} was resized to {result.shape}; pass an empty "
-                "tensor (or one of the right shape) as out to avoid this warning",
+                f"{op}: an output with shape {out.shape} was resized to {result.shape}; pass an "
+                "empty tensor (or one of the right shape) as out to avoid this warning",
                 UserWarning,
                 stacklevel=3,
             )

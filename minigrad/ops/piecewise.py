@@ -37,7 +37,9 @@ class Hardtanh(Function):
         ctx.save_for_backward(x)
         ctx.bounds = (min_val, max_val)
         # where, not np.clip: an integer input keeps its dtype, as torch's hardtanh does
-        return np.where(x.array < min_val, min_val, np.where(x.array > max_val, max_val, x.array)).astype(x.dtype)
+        return np.where(
+            x.array < min_val, min_val, np.where(x.array > max_val, max_val, x.array)
+        ).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -131,7 +133,8 @@ class Hardshrink(Function):
 class Prelu(Function):
     """y = x where x > 0, else w * x, with one learned slope w per channel (dim 1 of x;
     a single w for every channel, or for a 0-d or 1-d x);
-    dL/dx = dL/dy * (1 if x > 0 else w),  dL/dw_c = sum over x's channel c of dL/dy * x where x <= 0.
+    dL/dx = dL/dy * (1 if x > 0 else w),  dL/dw_c = sum over x's channel c of dL/dy * x where x <=
+    0.
 
     `weight` arrives already shaped to broadcast against x ((C, 1, ...) or (1,)).
     """
@@ -170,12 +173,15 @@ def prelu(input, weight):
     """x where x > 0, else weight * x, `weight` (1-D or 0-d) holding one slope, or one
     per channel (dim 1 of input), as torch.nn.functional.prelu."""
     if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(
-            "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-            f"{weight.numel()} and channel size = {channels} (input of shape {tuple(input.shape)})."
+            "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers "
+            f"= {weight.numel()} and channel size = {channels} (input of shape "
+            f"{tuple(input.shape)})."
         )
     if weight.numel() == 1:
         w = weight.reshape(())

@@ -48,7 +48,9 @@ class MaxPool2d(Function):
     def forward(ctx, x, kernel_size, stride, padding, dilation, ceil_mode, indices_out=None):
         # looked up once (for x's device): backward runs on the same kernels
         ctx.kernels = backends.kernels("pool", array=x.array)
-        y, ctx.indices = ctx.kernels.max_pool2d_forward(x.array, kernel_size, stride, padding, dilation, ceil_mode)
+        y, ctx.indices = ctx.kernels.max_pool2d_forward(
+            x.array, kernel_size, stride, padding, dilation, ceil_mode
+        )
         ctx.x_shape = x.shape
         if indices_out is not None:
             indices_out.append(ctx.indices)
@@ -56,7 +58,9 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterPlanes.apply(grad, indices=ctx.indices, x_shape=ctx.x_shape, kernels=ctx.kernels)
+        return ScatterPlanes.apply(
+            grad, indices=ctx.indices, x_shape=ctx.x_shape, kernels=ctx.kernels
+        )
 
 
 class ScatterPlanes(Function):
@@ -93,7 +97,9 @@ class GatherPlanes(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterPlanes.apply(grad, indices=ctx.indices, x_shape=ctx.x_shape, kernels=ctx.kernels)
+        return ScatterPlanes.apply(
+            grad, indices=ctx.indices, x_shape=ctx.x_shape, kernels=ctx.kernels
+        )
         # --8<-- [end:max_function]
 
 
@@ -120,7 +126,9 @@ class AvgPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return AvgPool2dTransposed.apply(grad, x_shape=ctx.x_shape, args=ctx.args, kernels=ctx.kernels)
+        return AvgPool2dTransposed.apply(
+            grad, x_shape=ctx.x_shape, args=ctx.args, kernels=ctx.kernels
+        )
 
 
 class AvgPool2dTransposed(Function):
@@ -140,7 +148,8 @@ class AvgPool2dTransposed(Function):
 
 # ---- max unpooling ----------------------------------------------------------------------------
 class MaxUnpool2d(Function):
-    """y = zeros of `out_shape` (N, C, OH, OW) with y[n, c].flat[indices[n, c, i, j]] = x[n, c, i, j]:
+    """y = zeros of `out_shape` (N, C, OH, OW) with y[n, c].flat[indices[n, c, i, j]] = x[n, c, i,
+    j]:
     the values a max pooling kept, put back where they came from (the inverse of max
     pooling, up to the elements it dropped, which come back as 0).
 

@@ -45,7 +45,11 @@ def binary_operands(tensor, other, op, true_division=False, elementwise=True):
         # because this line runs for every `x * 0.5` of a model.
         number = np.asarray(other, dtype=dtype)
         return tensor, Tensor._make(number if type(tensor.array) is np.ndarray else number[()])
-    if isinstance(other, Tensor) and other.array.dtype == dtype and (dtype.kind == "f" or not true_division):
+    if (
+        isinstance(other, Tensor)
+        and other.array.dtype == dtype
+        and (dtype.kind == "f" or not true_division)
+    ):
         # two tensors of one dtype (`a + b` inside a model): no promotion, no conversion;
         # only the shapes are left to check
         if elementwise and tensor.array.shape != other.array.shape:
@@ -117,7 +121,8 @@ def check_same_dtype(op, **operands):
             names = ", ".join(list(given)[:-1]) + " and " + list(given)[-1]
             got = ", ".join(f"{name} {t.dtype}" for name, t in given.items())
             raise RuntimeError(
-                f"{op}: expected {names} to have the same dtype, but got {got}; convert one with .to(dtype)"
+                f"{op}: expected {names} to have the same dtype, but got {got}; convert one with "
+                ".to(dtype)"
             )
 
 
@@ -128,12 +133,15 @@ def result_type(tensor1, tensor2):
     whatever its size; within a category, a tensor with dims outranks a 0-d tensor, which
     outranks a Python number, and otherwise the larger type wins."""
     if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
-        return dtypes.result_type(tensor1.dtype, tensor2.dtype, tensor1.ndim == 0, tensor2.ndim == 0)
+        return dtypes.result_type(
+            tensor1.dtype, tensor2.dtype, tensor1.ndim == 0, tensor2.ndim == 0
+        )
     if isinstance(tensor1, Tensor):
         return dtypes.scalar_result_type(tensor1.dtype, tensor2)
     if isinstance(tensor2, Tensor):
         return dtypes.scalar_result_type(tensor2.dtype, tensor1)
-    kinds = {_number_kind(tensor1), _number_kind(tensor2)}  # two numbers: each as a tensor would be made
+    # two numbers: each as a tensor would be made
+    kinds = {_number_kind(tensor1), _number_kind(tensor2)}
     if "float" in kinds:
         return dtypes.default_float
     return dtypes.int64 if "int" in kinds else dtypes.bool
@@ -149,7 +157,9 @@ def promote_types(type1, type2):
     """The smallest dtype both dtypes convert to without losing their kind: a float beats
     an integer (int64 and float16 give float16), an integer beats bool, and within a kind
     the larger wins (uint8 and int8 give int16)."""
-    return dtypes.result_type(dtypes.to_dtype(type1, "promote_types"), dtypes.to_dtype(type2, "promote_types"))
+    return dtypes.result_type(
+        dtypes.to_dtype(type1, "promote_types"), dtypes.to_dtype(type2, "promote_types")
+    )
 
 
 def can_cast(from_, to):
@@ -174,6 +184,8 @@ def float_operands(input, other, op, integers=True):
         a, b = binary_operands(as_tensor(input), other, op)
     if a.dtype.kind != "f":
         if not integers:
-            raise NotImplementedError(f"{op}: not implemented for {a.dtype} tensors; expected floating point")
+            raise NotImplementedError(
+                f"{op}: not implemented for {a.dtype} tensors; expected floating point"
+            )
         a, b = a.to(dtypes.default_float), b.to(dtypes.default_float)
     return a, b

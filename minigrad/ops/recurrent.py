@@ -39,15 +39,12 @@ def _hidden_part(h, w_hh, b_hh):
     return part if b_hh is None else part + b_hh
 
 
-# --8<-- [start:rnn_cell]
 def rnn_cell(x_part, h, w_hh, b_hh=None, nonlinearity="tanh"):
     """h' = tanh(x_part + h W_hh^T + b_hh), or relu; x_part = x W_ih^T + b_ih."""
     a = x_part + _hidden_part(h, w_hh, b_hh)
     return a.tanh() if nonlinearity == "tanh" else a.relu()
-    # --8<-- [end:rnn_cell]
 
 
-# --8<-- [start:lstm_cell]
 def lstm_cell(x_part, h, c, w_hh, b_hh=None, w_hr=None):
     """One LSTM step: (h', c') from the input's part x_part = x W_ih^T + b_ih and (h, c).
 
@@ -63,10 +60,8 @@ def lstm_cell(x_part, h, c, w_hh, b_hh=None, w_hr=None):
     if w_hr is not None:  # proj_size > 0: the state passed on is a projection of h
         h = h @ w_hr.mT
     return h, c
-    # --8<-- [end:lstm_cell]
 
 
-# --8<-- [start:gru_cell]
 def gru_cell(x_part, h, w_hh, b_hh=None):
     """One GRU step: h' from the input's part x_part = x W_ih^T + b_ih and h.
 
@@ -82,7 +77,6 @@ def gru_cell(x_part, h, w_hh, b_hh=None):
     z = (x_z + h_z).sigmoid()
     n = (x_n + r * h_n).tanh()
     return (1.0 - z) * n + z * h
-    # --8<-- [end:gru_cell]
 
 
 # ---- the whole sequence as one Function -------------------------------------------------

@@ -65,7 +65,9 @@ class Amax(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, largest=True):
         if x.array.size == 0:
-            raise RuntimeError(f"{'amax' if largest else 'amin'}: cannot reduce an empty tensor of shape {x.shape}")
+            raise RuntimeError(
+                f"{'amax' if largest else 'amin'}: cannot reduce an empty tensor of shape {x.shape}"
+            )
         y = (np.max if largest else np.min)(x.array, axis=dim, keepdims=True)
         hits = x.array == y
         ctx.in_shape, ctx.axes = x.shape, dim
@@ -105,7 +107,9 @@ def max_or_min(x, dim, keepdim, largest):
     name = "max" if largest else "min"
     if dim is None:
         if x.array.size == 0:  # as PyTorch: an empty tensor has no largest element
-            raise RuntimeError(f"{name}: cannot reduce an empty tensor of shape {x.shape} without a dim")
+            raise RuntimeError(
+                f"{name}: cannot reduce an empty tensor of shape {x.shape} without a dim"
+            )
         return Amax.apply(x, dim=None, keepdim=False, largest=largest)
     d = normalize_dim(dim, x.ndim, name)
     if x.ndim == 0:
@@ -144,9 +148,13 @@ class ValuesIndices(tuple):
 
 def arg_extreme(x, dim, keepdim, fn, name):
     if dim is None and x.array.size == 0:  # as PyTorch; NumPy's "empty sequence" names no op
-        raise IndexError(f"{name}: cannot take the {name} of an empty tensor (shape {x.shape}) without a dim")
+        raise IndexError(
+            f"{name}: cannot take the {name} of an empty tensor (shape {x.shape}) without a dim"
+        )
     if dim is not None and x.ndim and x.shape[normalize_dim(dim, x.ndim, name)] == 0:
-        raise IndexError(f"{name}: dim {dim} has size 0 in shape {x.shape}: there is no element to pick")
+        raise IndexError(
+            f"{name}: dim {dim} has size 0 in shape {x.shape}: there is no element to pick"
+        )
     xp = array_module(x.array)
     if dim is None:
         out = fn(x.array.reshape(-1))
@@ -186,9 +194,13 @@ class Prod(Function):
         flat = x.array.reshape(-1) if ctx.dim is None else np.moveaxis(x.array, ctx.dim, -1)
         ones = array_module(flat).ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
         left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-        right = np.flip(np.cumprod(np.flip(np.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1)
+        right = np.flip(
+            np.cumprod(np.flip(np.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1
+        )
         others = left * right
-        others = others.reshape(ctx.in_shape) if ctx.dim is None else np.moveaxis(others, -1, ctx.dim)
+        others = (
+            others.reshape(ctx.in_shape) if ctx.dim is None else np.moveaxis(others, -1, ctx.dim)
+        )
         return grad_full * from_numpy(others)
 
 
@@ -393,7 +405,8 @@ def mean(input, dim=None, keepdim=False):
 
 
 def var(input, dim=None, correction=1, keepdim=False, unbiased=None):
-    """Variance over dim, dividing by N - correction (unbiased=True is correction=1); see Tensor.var."""
+    """Variance over dim, dividing by N - correction (unbiased=True is correction=1); see
+    Tensor.var."""
     return as_tensor(input).var(dim, correction, keepdim, unbiased)
 
 
@@ -428,15 +441,18 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
-    """Index of the smallest element over dim (of the flattened input if None); see Tensor.argmin."""
+    """Index of the smallest element over dim (of the flattened input if None); see
+    Tensor.argmin."""
     return as_tensor(input).argmin(dim, keepdim)
 
 
 def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
-    """The largest element; with an int dim, (values, indices); with a tensor, mg.maximum; see Tensor.max."""
+    """The largest element; with an int dim, (values, indices); with a tensor, mg.maximum; see
+    Tensor.max."""
     return as_tensor(input).max(dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False):  # noqa: A001  (torch.min)
-    """The smallest element; with an int dim, (values, indices); with a tensor, mg.minimum; see Tensor.min."""
+    """The smallest element; with an int dim, (values, indices); with a tensor, mg.minimum; see
+    Tensor.min."""
     return as_tensor(input).min(dim, keepdim)

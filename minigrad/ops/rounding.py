@@ -201,8 +201,8 @@ def heaviside(input, values):
         raise TypeError(f"heaviside: values must be a Tensor, got {type(values).__name__}")
     if values.dtype != x.dtype:
         raise RuntimeError(
-            f"heaviside is not yet implemented for tensors with different dtypes: input {x.dtype}, values "
-            f"{values.dtype}"
+            f"heaviside is not yet implemented for tensors with different dtypes: input {x.dtype}, "
+            f"values {values.dtype}"
         )
     x, values = binary_operands(x, values, "heaviside")
     return Heaviside.apply(x, values)

@@ -29,9 +29,13 @@ def _check_distribution(weights, num_samples, replacement, values=True):
     if weights.ndim not in (1, 2):
         raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got shape {weights.shape}")
     if weights.dtype.kind != "f":
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {weights.dtype}")
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {weights.dtype}"
+        )
     if not isinstance(num_samples, (int, np.integer)) or num_samples <= 0:
-        raise RuntimeError(f"multinomial: cannot sample n_sample <= 0 samples (got num_samples={num_samples})")
+        raise RuntimeError(
+            f"multinomial: cannot sample n_sample <= 0 samples (got num_samples={num_samples})"
+        )
     categories = weights.shape[-1]
     if not replacement and num_samples > categories:
         raise RuntimeError(
@@ -41,9 +45,13 @@ def _check_distribution(weights, num_samples, replacement, values=True):
     if not values:  # on a GPU: asking would be a copy to the host
         return
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+        raise RuntimeError(
+            "multinomial: probability tensor contains either `inf`, `nan` or element < 0"
+        )
     if np.any(weights.sum(axis=-1) <= 0):
-        raise RuntimeError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+        raise RuntimeError(
+            "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"
+        )
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -113,13 +121,17 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, out=None
     """
     numbers = not isinstance(mean, Tensor) and not isinstance(std, Tensor)
     if numbers and size is None:
-        raise TypeError("normal(): with a number mean and std, the size is required: normal(mean, std, size)")
+        raise TypeError(
+            "normal(): with a number mean and std, the size is required: normal(mean, std, size)"
+        )
     if not numbers and size is not None:
         raise TypeError("normal(): size is only accepted with a number mean and std")
     mean_t = mean if isinstance(mean, Tensor) else None
     std_t = std if isinstance(std, Tensor) else None
     if mean_t is not None and mean_t.dtype.kind != "f":
-        raise NotImplementedError(f"normal: not implemented for mean of dtype {mean_t.dtype} (floating point only)")
+        raise NotImplementedError(
+            f"normal: not implemented for mean of dtype {mean_t.dtype} (floating point only)"
+        )
     m = mean_t.array if mean_t is not None else mean
     sd = std_t.array if std_t is not None else std
     home = mean_t if mean_t is not None else std_t  # the tensor whose device the draws are made on
@@ -160,7 +172,9 @@ def binomial(count, prob, generator=None):
     dtype (as torch.binomial). Random draws carry no gradient: the result is a leaf."""
     n, p = as_tensor(count), as_tensor(prob)
     if n.dtype.kind != "f" or p.dtype.kind != "f":
-        raise RuntimeError(f"binomial: expected floating point count and prob, got {n.dtype} and {p.dtype}")
+        raise RuntimeError(
+            f"binomial: expected floating point count and prob, got {n.dtype} and {p.dtype}"
+        )
     check_broadcast("binomial", n.shape, p.shape, names=("count", "prob"))
     on_cpu = array_module(n.array) is np
     if on_cpu and (np.any((p.array < 0) | (p.array > 1)) or np.any(n.array < 0)):

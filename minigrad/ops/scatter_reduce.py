@@ -61,7 +61,9 @@ def _identity(reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    low, high = (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    low, high = (
+        (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    )
     return low if reduce == "amax" else high
 
 
@@ -129,7 +131,9 @@ def _prod_grads(ctx, grad, x, src, y, read):
     d, index, include_self = ctx.dim, ctx.index, ctx.include_self
     self_zero = x.array == 0
     masked_self = x.masked_fill(from_numpy(self_zero), 1.0)
-    masked_self_y = ScatterReduce.apply(masked_self, src, dim=d, index=index, reduce="prod", include_self=include_self)
+    masked_self_y = ScatterReduce.apply(
+        masked_self, src, dim=d, index=index, reduce="prod", include_self=include_self
+    )
     grad_self = grad * masked_self_y / masked_self
     src_zero = src.array == 0
     zeros_per_place = array_module(x.array).zeros(x.shape, dtype=np.int64)
@@ -138,7 +142,9 @@ def _prod_grads(ctx, grad, x, src, y, read):
         zeros_per_place += self_zero
     single_zero = src_zero & (np.take_along_axis(zeros_per_place, index, axis=d) == 1)
     masked_src = src.masked_fill(from_numpy(single_zero), 1.0)
-    masked_src_y = ScatterReduce.apply(x, masked_src, dim=d, index=index, reduce="prod", include_self=include_self)
+    masked_src_y = ScatterReduce.apply(
+        x, masked_src, dim=d, index=index, reduce="prod", include_self=include_self
+    )
     from_others = read(grad * masked_src_y)  # for a lone zero: the product of the rest
     from_result = read(grad * y) / src.masked_fill(from_numpy(src_zero), 1.0)
     grad_src = from_others.masked_fill(from_numpy(~single_zero), 0.0) + from_result.masked_fill(
@@ -175,7 +181,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     x, s = as_tensor(input), as_tensor(src)
     _check_reduce("scatter_reduce", reduce, REDUCTIONS)
     if s.dtype != x.dtype:
-        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype ({x.dtype} and {s.dtype})")
+        raise RuntimeError(
+            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype ({x.dtype} and "
+            f"{s.dtype})"
+        )
     d, idx = _check_gather_scatter("scatter_reduce", x, dim, index, s)
     if x.ndim == 0:
         y = ScatterReduce.apply(
@@ -197,7 +206,10 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     dims, and the same gradients."""
     x, s = as_tensor(input), as_tensor(source)
     if reduce not in ("prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
     d, idx = _along_dim("index_reduce", x, dim, index, s)
     if x.ndim == 0:
         y = ScatterReduce.apply(

@@ -21,21 +21,28 @@ from minigrad.ops.out import write_out
 from minigrad.tensor import Tensor
 
 histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
-histogram_result.__doc__ = "(hist, bin_edges): what `histogram` returns, as torch.return_types.histogram."
+histogram_result.__doc__ = (
+    "(hist, bin_edges): what `histogram` returns, as torch.return_types.histogram."
+)
 
 
 # ---- where values fall among sorted boundaries ------------------------------------------------
 def _side(right, side):
     if side is not None and side not in ("left", "right"):
-        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        raise RuntimeError(
+            f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+        )
     if side == "left" and right:
         raise RuntimeError(
-            "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left "
+            "while right was True"
         )
     return "right" if right or side == "right" else "left"
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+def searchsorted(
+    sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None
+):
     """For each value of `input`, the index at which it would be inserted into
     `sorted_sequence` to keep it sorted: the first such place (`side='left'`), or the last
     (`right=True` or `side='right'`). A sorted_sequence with more than one dim searches
@@ -54,13 +61,15 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     else:
         if scalar or values.shape[:-1] != seq.shape[:-1]:
             raise RuntimeError(
-                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
-                f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
-                f"{list(seq.shape)} and input value tensor {list(values.shape)}"
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq.shape)} and input value tensor {list(values.shape)}"
             )
         rows = boundaries.reshape(-1, seq.shape[-1])
         wanted = values.array.reshape(rows.shape[0], -1)
-        found = np.stack([np.searchsorted(r, w, side=side) for r, w in zip(rows, wanted)]).reshape(values.shape)
+        found = np.stack([np.searchsorted(r, w, side=side) for r, w in zip(rows, wanted)]).reshape(
+            values.shape
+        )
     result = from_numpy(found.astype(np.int32 if out_int32 else np.int64))
     return result if out is None else write_out(out, result, "searchsorted")
 
@@ -72,7 +81,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     `searchsorted(boundaries, input, right=right)` with the arguments the other way."""
     b = as_tensor(boundaries)
     if b.ndim != 1:
-        raise RuntimeError(f"bucketize: boundaries tensor must be 1 dimension, but got dim({b.ndim})")
+        raise RuntimeError(
+            f"bucketize: boundaries tensor must be 1 dimension, but got dim({b.ndim})"
+        )
     return searchsorted(b, input, out_int32=out_int32, right=right, out=out)
 
 
@@ -84,7 +95,9 @@ def bincount(input, weights=None, minlength=0):
     float64. Differentiable in the weights: dL/dweight_i = dL/dbin[input_i]."""
     x = as_tensor(input)
     if x.dtype.kind not in "iu":
-        raise NotImplementedError(f'"bincount" is not implemented for {x.dtype}: input must be an integer tensor')
+        raise NotImplementedError(
+            f'"bincount" is not implemented for {x.dtype}: input must be an integer tensor'
+        )
     # the largest value sizes the result, so it is read on the host (on a GPU too, as in torch)
     if x.ndim != 1 or (x.numel() and x.array.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -95,7 +108,10 @@ def bincount(input, weights=None, minlength=0):
         return from_numpy(np.bincount(x.array, minlength=length).astype(np.int64))
     w = as_tensor(weights)
     if w.shape != x.shape:
-        raise RuntimeError(f"bincount: weights should be 1-d and have the same length as input, got {tuple(w.shape)}")
+        raise RuntimeError(
+            "bincount: weights should be 1-d and have the same length as input, got "
+            f"{tuple(w.shape)}"
+        )
     if w.dtype.kind != "f":
         w = w.to(dtypes.float64)
     bins = from_numpy(array_module(w.array).zeros(length, dtype=w.dtype))
@@ -105,7 +121,9 @@ def bincount(input, weights=None, minlength=0):
 def _float_input(op, input):
     x = as_tensor(input)
     if x.dtype.kind != "f":
-        raise NotImplementedError(f'"{op}" is not implemented for {x.dtype}: input must be floating point')
+        raise NotImplementedError(
+            f'"{op}" is not implemented for {x.dtype}: input must be floating point'
+        )
     return x
 
 
@@ -127,7 +145,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (torch's argument names
     return from_numpy(counts.astype(x.dtype))
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002  (torch's names)
+# `input` and `range` shadow builtins: they are torch's argument names
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges): the histogram of `input`'s elements, in `bins` (100) equal bins over
     `range` (the elements' min and max by default), or in the bins a 1-D tensor of
     increasing edges gives. Each bin counts [edge_i, edge_i+1), the last one both ends.
@@ -158,10 +177,12 @@ def count_nonzero(input, dim=None):
 
 
 histogramdd_result = namedtuple("histogramdd", ["hist", "bin_edges"])
-histogramdd_result.__doc__ = "(hist, bin_edges): what `histogramdd` returns, as torch.return_types.histogramdd."
+histogramdd_result.__doc__ = (
+    "(hist, bin_edges): what `histogramdd` returns, as torch.return_types.histogramdd."
+)
 
 
-def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002  (torch's names)
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """(hist, bin_edges): the D-dimensional histogram of the points in the rows of `input`
     (..., D): `bins` is one count for every dim, a count per dim, or a 1-D tensor of edges
     per dim; `range` is [min_0, max_0, min_1, max_1, ...] (the points' own by default). As
@@ -171,7 +192,9 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
     dims = points.shape[1]
     per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
     if len(per_dim) != dims:
-        raise RuntimeError(f"histogramdd: expected {dims} sequences of bin edges or counts, got {len(per_dim)}")
+        raise RuntimeError(
+            f"histogramdd: expected {dims} sequences of bin edges or counts, got {len(per_dim)}"
+        )
     edges = []
     for d, b in enumerate(per_dim):
         if isinstance(b, Tensor):
@@ -180,11 +203,17 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
         if range is not None:
             low, high = float(range[2 * d]), float(range[2 * d + 1])
         else:
-            low, high = (float(points[:, d].min()), float(points[:, d].max())) if points.size else (0.0, 0.0)
+            low, high = (
+                (float(points[:, d].min()), float(points[:, d].max()))
+                if points.size
+                else (0.0, 0.0)
+            )
         if low == high:
             low, high = low - 0.5, high + 0.5
         edges.append(array_module(points).linspace(low, high, int(b) + 1).astype(x.dtype))
     w = None if weight is None else as_tensor(weight).array.reshape(-1)
-    hist, _ = np.histogramdd(points, bins=[e.astype(np.float64) for e in edges], weights=w, density=density)
+    hist, _ = np.histogramdd(
+        points, bins=[e.astype(np.float64) for e in edges], weights=w, density=density
+    )
     edges = tuple(from_numpy(e.astype(x.dtype)) for e in edges)
     return histogramdd_result(from_numpy(hist.astype(x.dtype)), edges)

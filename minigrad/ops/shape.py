@@ -30,10 +30,14 @@ def infer_shape(shape, numel, old_shape, op):
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
         if known == 0 or numel % known:
-            raise RuntimeError(f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})")
+            raise RuntimeError(
+                f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})"
+            )
         shape = tuple(numel // known if s == -1 else s for s in shape)
     if math.prod(shape) != numel:
-        raise RuntimeError(f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})")
+        raise RuntimeError(
+            f"{op}: shape {shape} is invalid for input of size {numel} (shape {old_shape})"
+        )
     return shape
 
 
@@ -78,9 +82,10 @@ def view_array(array, shape):
     if y.size and not np.may_share_memory(y, array):
         strides = tuple(s // array.itemsize for s in array.strides)
         raise RuntimeError(
-            f"view: shape {shape} is not compatible with the input of shape {array.shape} and strides "
-            f"{strides} (view size is not compatible with input tensor's size and stride: at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            f"view: shape {shape} is not compatible with the input of shape {array.shape} and "
+            f"strides {strides} (view size is not compatible with input tensor's size and stride: "
+            "at least one dimension spans across two contiguous subspaces). Use .reshape(...) "
+            "instead."
         )
     return y
 
@@ -116,19 +121,23 @@ class Expand(Function):
 def expand(x, sizes):
     """Broadcast `x` to `sizes`; -1 keeps a dimension's size, as torch.expand."""
     if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand: the number of sizes ({len(sizes)}) must be >= the tensor's dims ({x.shape})")
+        raise RuntimeError(
+            f"expand: the number of sizes ({len(sizes)}) must be >= the tensor's dims ({x.shape})"
+        )
     lead = len(sizes) - x.ndim
     shape = []
     for i, s in enumerate(sizes):
         old = x.shape[i - lead] if i >= lead else None
         if s == -1:
             if old is None:
-                raise RuntimeError(f"expand: -1 is not allowed for a new leading dimension (sizes {sizes})")
+                raise RuntimeError(
+                    f"expand: -1 is not allowed for a new leading dimension (sizes {sizes})"
+                )
             s = old
         if old is not None and old != 1 and old != s:
             raise RuntimeError(
-                f"expand: the expanded size {s} must match the existing size {old} at dimension {i} "
-                f"(tensor shape {x.shape}, target {tuple(sizes)})"
+                f"expand: the expanded size {s} must match the existing size {old} at dimension "
+                f"{i} (tensor shape {x.shape}, target {tuple(sizes)})"
             )
         shape.append(s)
     shape = tuple(shape)
@@ -205,7 +214,10 @@ def roll(input, shifts, dims=None):
         return Roll.apply(x, shifts=int(shift_list[0]), dims=None)
     dim_list = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(shift_list) != len(dim_list):
-        raise RuntimeError(f"roll: shifts and dimensions must align. shifts: {len(shift_list)}, dims: {len(dim_list)}")
+        raise RuntimeError(
+            f"roll: shifts and dimensions must align. shifts: {len(shift_list)}, dims: "
+            f"{len(dim_list)}"
+        )
     axes = tuple(normalize_dim(d, x.ndim, "roll") for d in dim_list)
     return Roll.apply(x, shifts=tuple(int(s) for s in shift_list), dims=axes)
 
@@ -286,7 +298,10 @@ def cat(tensors, dim=0):
     d = normalize_dim(dim, ref.ndim, "cat")
     dtype = ref.dtype
     for i, t in enumerate(tensors):
-        if t.ndim != ref.ndim or t.shape[:d] + t.shape[d + 1 :] != ref.shape[:d] + ref.shape[d + 1 :]:
+        if (
+            t.ndim != ref.ndim
+            or t.shape[:d] + t.shape[d + 1 :] != ref.shape[:d] + ref.shape[d + 1 :]
+        ):
             raise RuntimeError(
                 f"cat: sizes of tensors must match except in dimension {d}; tensor 0 has shape "
                 f"{ref.shape} but tensor {i} has shape {t.shape}"
@@ -304,8 +319,8 @@ def stack(tensors, dim=0):
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
             raise RuntimeError(
-                f"stack: expects each tensor to be equal size, but got {tensors[0].shape} at entry 0 "
-                f"and {t.shape} at entry {i}"
+                f"stack: expects each tensor to be equal size, but got {tensors[0].shape} at entry "
+                f"0 and {t.shape} at entry {i}"
             )
     d = normalize_dim(dim, tensors[0].ndim + 1, "stack")
     return cat([t.unsqueeze(d) for t in tensors], dim=d)
@@ -354,7 +369,8 @@ def unsqueeze(input, dim):
 
 
 def permute(input, dims):
-    """input with its dims reordered: dim i of the result is dims[i] of input; see Tensor.permute."""
+    """input with its dims reordered: dim i of the result is dims[i] of input; see
+    Tensor.permute."""
     return as_tensor(input).permute(dims)
 
 
@@ -398,21 +414,28 @@ def meshgrid(*tensors, indexing=None):
     tensors = [as_tensor(t) for t in tensors]
     if indexing is None:
         warnings.warn(
-            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            "argument.",
             UserWarning,
             stacklevel=2,
         )
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f'meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+        raise RuntimeError(
+            f'meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
+        )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if t.ndim > 1:
-            raise RuntimeError(f"meshgrid: Expected 0D or 1D tensor in the tensor list but got shape {t.shape} at {i}")
+            raise RuntimeError(
+                f"meshgrid: Expected 0D or 1D tensor in the tensor list but got shape {t.shape} at "
+                f"{i}"
+            )
         if t.dtype != tensors[0].dtype:
             raise RuntimeError(
-                f"meshgrid expects all tensors to have the same dtype, got {tensors[0].dtype} and {t.dtype}"
+                f"meshgrid expects all tensors to have the same dtype, got {tensors[0].dtype} and "
+                f"{t.dtype}"
             )
     axes = list(range(len(tensors)))  # the dim of the grid that input i runs along
     if indexing == "xy" and len(tensors) > 1:
@@ -452,8 +475,8 @@ def movedim(input, source, destination):
     destinations = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
     if len(sources) != len(destinations):
         raise RuntimeError(
-            f"movedim: Invalid source or destination dims: source ({list(sources)} dims) should contain the "
-            f"same number of dims as destination ({list(destinations)} dims)"
+            f"movedim: Invalid source or destination dims: source ({list(sources)} dims) should "
+            f"contain the same number of dims as destination ({list(destinations)} dims)"
         )
     for name, dims in (("source", sources), ("destination", destinations)):
         axes = [normalize_dim(d, x.ndim, "movedim") for d in dims]
@@ -489,7 +512,8 @@ def adjoint(input):
     x = as_tensor(input)
     if x.ndim < 2:
         raise RuntimeError(
-            f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {x.ndim}-D tensor."
+            "tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+            f"{x.ndim}-D tensor."
         )
     return x.transpose(-2, -1)
 
@@ -517,7 +541,9 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {x.ndim}")
     d0, d1 = (normalize_dim(d, x.ndim, "rot90") for d in dims)
     if d0 == d1:
-        raise RuntimeError(f"rot90: expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+        raise RuntimeError(
+            f"rot90: expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
     k %= 4
     if k == 1:
         return x.flip(d1).transpose(d0, d1)
@@ -573,14 +599,16 @@ def broadcast_tensors(*tensors):
         shape = broadcast_shapes(*[t.shape for t in tensors])
     except RuntimeError:
         raise RuntimeError(
-            f"broadcast_tensors: shapes {', '.join(str(t.shape) for t in tensors)} cannot be broadcast together"
+            f"broadcast_tensors: shapes {', '.join(str(t.shape) for t in tensors)} cannot be "
+            "broadcast together"
         ) from None
     return tuple(expand(t, shape) for t in tensors)
 
 
-# ---- copies and detached aliases, as functions -----------------------------------------------------
+# ---- copies and detached aliases, as functions ---------------------------------------------------
 def clone(input, *, memory_format=None):
-    """A copy of input with its own memory, recorded in the graph (dL/dx = dL/dy); see Tensor.clone."""
+    """A copy of input with its own memory, recorded in the graph (dL/dx = dL/dy); see
+    Tensor.clone."""
     return as_tensor(input).clone()
 
 

@@ -75,7 +75,10 @@ def topk(input, k, dim=None, largest=True, sorted=True, *, out=None):
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise TypeError(f"topk: k must be an int, got {type(k).__name__}")
     if not 0 <= k <= size:
-        raise RuntimeError(f"topk: selected index k out of range: k={k} but dim {d} has size {size} (shape {x.shape})")
+        raise RuntimeError(
+            f"topk: selected index k out of range: k={k} but dim {d} has size {size} (shape "
+            f"{x.shape})"
+        )
     if x.ndim == 0:
         result = _sorted(x, 0, largest, "topk")
     else:
@@ -100,7 +103,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         d = normalize_dim(dim, x.ndim, "unique")
         if x.ndim == 0:
             raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
-        values, inverse, counts = np.unique(x.array, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
+        values, inverse, counts = np.unique(
+            x.array, return_inverse=True, return_counts=True, axis=d, equal_nan=False
+        )
         inverse = inverse.reshape(-1)
     output = from_numpy(values)
     extras = []

@@ -81,7 +81,8 @@ def erfinv(p):
         # from there reach double precision
         for _ in range(6 if on_device else 100):
             slope = 2.0 / math.sqrt(math.pi) * np.exp(-x * x)  # d erf(x) / dx
-            gap = np.where(near_one, (1.0 - a) - erfc(x), erf(x) - a)  # f(x); erfc's slope is -erf's
+            # f(x); erfc's slope is -erf's
+            gap = np.where(near_one, (1.0 - a) - erfc(x), erf(x) - a)
             step = np.where(a < 1.0, gap / slope, 0.0)
             x = x - step
             if not on_device and not np.any(np.abs(step) > 1e-16 * np.abs(x)):

@@ -6,7 +6,8 @@ but there is x = F^-1(u; alpha) for a uniform u, F being the Gamma CDF, the regu
 incomplete gamma function P(alpha, x). Holding u = P(alpha, x) fixed while alpha moves
 gives the *implicit reparameterisation* gradient (Figurnov et al., 2018):
 
-    dx/dalpha = -(dP/dalpha)(alpha, x) / p(x; alpha),   p(x; alpha) = x^(alpha-1) e^-x / Gamma(alpha)
+    dx/dalpha = -(dP/dalpha)(alpha, x) / p(x; alpha),   p(x; alpha) = x^(alpha-1) e^-x /
+    Gamma(alpha)
 
 torch differentiates its draws the same way, so the expected gradient of a Monte Carlo
 estimate is the gradient of its expectation (the draws themselves come from a different
@@ -41,7 +42,8 @@ def lower_gamma_and_derivative(a, x):
     """(P(a, x), dP/da(a, x)) elementwise, in float64, for a > 0 and x >= 0 (see the module)."""
     a, x = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64))
     positive = x > 0
-    xs = np.where(positive, x, 1.0)  # P(a, 0) = 0 and so is its derivative: computed at 1, masked below
+    # P(a, 0) = 0 and so is its derivative: computed at 1, masked below
+    xs = np.where(positive, x, 1.0)
     log_x = np.log(xs)
     log_term = a * log_x - xs - gamma.lgamma(a + 1.0)  # ln t_0
     psi = gamma.digamma(a + 1.0)
@@ -89,5 +91,6 @@ class StandardGamma(Function):
 
 
 def standard_gamma(alpha):
-    """One Gamma(alpha, 1) draw per element of alpha, differentiable in alpha (see StandardGamma)."""
+    """One Gamma(alpha, 1) draw per element of alpha, differentiable in alpha (see
+    StandardGamma)."""
     return StandardGamma.apply(alpha)

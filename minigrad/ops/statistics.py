@@ -43,7 +43,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         x = x.to(dtypes.to_dtype(dtype, "nanmean"))
     if x.dtype.kind != "f":
-        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got {x.dtype}")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point dtype but got {x.dtype}"
+        )
     axes = normalize_dims(dim, x.ndim, "nanmean")
     count = (~np.isnan(x.array)).sum(axis=axes, keepdims=keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -80,7 +82,10 @@ def aminmax(input, *, dim=None, keepdim=False):
     gradient shared by the elements that tie for it."""
     x = as_tensor(input)
     if x.numel() == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity")
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity"
+        )
     return aminmax_result(x.amin(dim, keepdim), x.amax(dim, keepdim))
 
 
@@ -92,7 +97,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     weighted mean and NumPy's (and torch's) normalisation."""
     x = as_tensor(input)
     if x.ndim > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {x.ndim}")
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {x.ndim}"
+        )
     if x.dtype.kind != "f":
         x = x.to(dtypes.default_float)
     x = x.reshape(1, -1) if x.ndim < 2 else x
@@ -103,7 +110,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             continue
         w = as_tensor(w)
         if w.ndim > 1 or w.numel() != observations:
-            raise RuntimeError(f"cov(): expected {name} to be a 1-D tensor with {observations} elements, got {w.shape}")
+            raise RuntimeError(
+                f"cov(): expected {name} to be a 1-D tensor with {observations} elements, got "
+                f"{w.shape}"
+            )
         if name == "fweights" and w.dtype.kind not in "iu":
             raise RuntimeError(f"cov(): expected fweights to have integral dtype, got {w.dtype}")
         if (w.array < 0).any():  # one bool read on the host, on a GPU too (as torch reads it)

@@ -64,14 +64,20 @@ def strided_view(array, shape, strides, offset=0, op="as_strided"):
     """
     storage = storage_of(array)
     if not (storage.flags.c_contiguous or storage.flags.f_contiguous):
-        raise RuntimeError(f"{op}: the storage under this tensor is not one block of memory; clone() it first")
+        raise RuntimeError(
+            f"{op}: the storage under this tensor is not one block of memory; clone() it first"
+        )
     itemsize = array.itemsize
     start = _address(array) - _address(storage) + offset * itemsize
     if on_device(array):
         return _device_view(array, storage, shape, strides, start // itemsize, op)
     try:
         view = np.ndarray(
-            tuple(shape), array.dtype, buffer=storage, offset=start, strides=tuple(s * itemsize for s in strides)
+            tuple(shape),
+            array.dtype,
+            buffer=storage,
+            offset=start,
+            strides=tuple(s * itemsize for s in strides),
         )
     except (ValueError, TypeError) as e:
         raise RuntimeError(
@@ -140,7 +146,9 @@ class Unfold(StridedView):
         strides = element_strides(array)
         count = (array.shape[dim] - size) // step + 1
         shape = array.shape[:dim] + (count,) + array.shape[dim + 1 :] + (size,)
-        window_strides = strides[:dim] + (strides[dim] * step,) + strides[dim + 1 :] + (strides[dim],)
+        window_strides = (
+            strides[:dim] + (strides[dim] * step,) + strides[dim + 1 :] + (strides[dim],)
+        )
         return strided_view(array, shape, window_strides, 0, "unfold")
 
 
@@ -155,7 +163,9 @@ def unfold(input, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"unfold: step is {step} but must be > 0")
     if size < 0 or size > x.shape[d]:
-        raise RuntimeError(f"unfold: maximum size for tensor at dimension {d} is {x.shape[d]} but size is {size}")
+        raise RuntimeError(
+            f"unfold: maximum size for tensor at dimension {d} is {x.shape[d]} but size is {size}"
+        )
     return Unfold.apply(x, dim=d, size=int(size), step=int(step))
 
 
@@ -184,7 +194,9 @@ class Diagonal(StridedView):
 
     @staticmethod
     def view(array, offset, dim1, dim2):
-        shape, strides, start = diagonal_layout(array.shape, element_strides(array), offset, dim1, dim2)
+        shape, strides, start = diagonal_layout(
+            array.shape, element_strides(array), offset, dim1, dim2
+        )
         return strided_view(array, shape, strides, start, "diagonal")
 
 
@@ -227,7 +239,9 @@ class AsStrided(Function):
 
     @staticmethod
     def forward(ctx, x, size, stride, storage_offset):
-        y = strided_view(x.array, size, stride, storage_offset - _storage_offset(x.array), "as_strided")
+        y = strided_view(
+            x.array, size, stride, storage_offset - _storage_offset(x.array), "as_strided"
+        )
         ctx.x_positions, ctx.y_positions = storage_positions(x.array), storage_positions(y)
         ctx.reach = _reach(x.array), _reach(y)
         return y
@@ -268,13 +282,18 @@ def as_strided(input, size, stride, storage_offset=None):
     x = as_tensor(input)
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"as_strided: mismatch in length of strides and shape ({len(stride)} != {len(size)})")
+        raise RuntimeError(
+            f"as_strided: mismatch in length of strides and shape ({len(stride)} != {len(size)})"
+        )
     if any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise RuntimeError(f"as_strided: negative sizes or strides are not supported (size {size}, stride {stride})")
+        raise RuntimeError(
+            f"as_strided: negative sizes or strides are not supported (size {size}, stride "
+            f"{stride})"
+        )
     offset = _storage_offset(x.array) if storage_offset is None else int(storage_offset)
     if offset < 0:
         raise RuntimeError(f"as_strided: Tensor: invalid storage offset {offset}")
     return AsStrided.apply(x, size=size, stride=stride, storage_offset=offset)
 
 
-# ---- resize_: a new shape over the storage, reallocated if it does not fit ------------------------
+# ---- resize_: a new shape over the storage, reallocated if it does not fit -----------------------

@@ -61,7 +61,9 @@ def linear_taps(size, out, scale_factor, align_corners, dtype, xp=np):
         scale = dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
         x = scale * o
     else:  # outputs and inputs are pixel centres; positions before the first clamp to it
-        x = np.maximum(_scale(size, out, scale_factor, dtype) * (o + dtype.type(0.5)) - dtype.type(0.5), 0)
+        x = np.maximum(
+            _scale(size, out, scale_factor, dtype) * (o + dtype.type(0.5)) - dtype.type(0.5), 0
+        )
     i0 = np.minimum(np.floor(x).astype(np.int64), size - 1)
     lam = np.clip(x - i0.astype(dtype), 0, 1).astype(dtype)
     i1 = np.minimum(i0 + 1, size - 1)

@@ -25,8 +25,8 @@ def _scatter_into_view(op, input, src, take_view):
     view = take_view(out)
     if values.shape != view.shape:
         raise RuntimeError(
-            f"{op}: expected src to have a size equal to the slice of self. src size = {list(values.shape)}, "
-            f"slice size = {list(view.shape)}"
+            f"{op}: expected src to have a size equal to the slice of self. src size = "
+            f"{list(values.shape)}, slice size = {list(view.shape)}"
         )
     view.copy_(values)
     return out
@@ -50,10 +50,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """A copy of `input` with `src` in place of `input.diagonal(offset, dim1, dim2)`."""
-    return _scatter_into_view("diagonal_scatter", input, src, lambda t: diagonal(t, offset, dim1, dim2))
+    return _scatter_into_view(
+        "diagonal_scatter", input, src, lambda t: diagonal(t, offset, dim1, dim2)
+    )
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of `input` with `src` in place of `input.as_strided(size, stride,
     storage_offset)`, the layout read in the copy's (contiguous) storage."""
-    return _scatter_into_view("as_strided_scatter", input, src, lambda t: as_strided(t, size, stride, storage_offset))
+    return _scatter_into_view(
+        "as_strided_scatter", input, src, lambda t: as_strided(t, size, stride, storage_offset)
+    )

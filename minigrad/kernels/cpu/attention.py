@@ -65,7 +65,6 @@ BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vect
 BLOCK_K = 64  # keys per tile
 
 
-# --8<-- [start:score_tile]
 @njit(fastmath=FASTMATH, cache=True)
 def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
     """s[:nk, :n] = the scores of keys j0.. against queries i0.., transposed:
@@ -92,10 +91,8 @@ def score_tile(s, k, qt, b, j0, nk, i0, n, maskt, has_mask, is_causal):
             row = s[c][:n]
             for i in range(min(n, max(0, j0 + c - i0))):  # queries i0 + i < key j0 + c
                 row[i] = -np.inf
-    # --8<-- [end:score_tile]
 
 
-# --8<-- [start:forward_block]
 @njit(fastmath=FASTMATH, cache=True)
 def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse):
     """Output rows and lse of queries i0 .. i0 + BLOCK_Q of batch entry b: online
@@ -112,7 +109,8 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
     alpha = np.empty(BLOCK_Q, qt.dtype)  # exp(old max - new max): rescales l and acc
     scratch = np.empty(BLOCK_Q, qt.dtype)
     consts = exp_constants(qt)
-    k_end = min(Tk, i0 + n) if is_causal and finite else Tk  # later keys are hidden from all n queries
+    # later keys are hidden from all n queries
+    k_end = min(Tk, i0 + n) if is_causal and finite else Tk
     for j0 in range(0, k_end, BLOCK_K):
         nk = min(BLOCK_K, k_end - j0)
         # 1. the scores S^T (nk, n)
@@ -155,10 +153,8 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
             inv, lse[b, i0 + i] = 0.0, -np.inf
         for e in range(dv):
             out[b, i0 + i, e] = acc[e, i] * inv
-    # --8<-- [end:forward_block]
 
 
-# --8<-- [start:forward_kernel]
 @njit(parallel=True, cache=True)
 def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse):
     """qt (B, d, Tq) = (scale q)^T, k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv),
@@ -167,14 +163,41 @@ def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse):
     n_blocks = (Tq + BLOCK_Q - 1) // BLOCK_Q
     for task in prange(B * n_blocks):
         forward_block(
-            qt, k, v, maskt, has_mask, is_causal, finite, task // n_blocks, (task % n_blocks) * BLOCK_Q, out, lse
+            qt,
+            k,
+            v,
+            maskt,
+            has_mask,
+            is_causal,
+            finite,
+            task // n_blocks,
+            (task % n_blocks) * BLOCK_Q,
+            out,
+            lse,
         )
-    # --8<-- [end:forward_kernel]
 
 
-# --8<-- [start:backward_keys]
 @njit(fastmath=FASTMATH, cache=True)
-def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, b, g, groups, dq_part, dk, dv):
+def backward_keys(
+    qt,
+    q,
+    k,
+    v,
+    dot,
+    do,
+    lse,
+    delta,
+    maskt,
+    has_mask,
+    is_causal,
+    finite,
+    b,
+    g,
+    groups,
+    dq_part,
+    dk,
+    dv,
+):
     """dk / scale and dv of the key blocks g, g + groups, g + 2 groups, ... of batch
     entry b, and their terms of dq^T / scale, added to dq_part (d, Tq). For each key
     block, every query block that sees it (every query block unless `finite`): rebuild
@@ -191,7 +214,8 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
         nk = min(BLOCK_K, Tk - j0)
         dk_acc[:] = 0.0
         dv_acc[:] = 0.0
-        q_start = (j0 // BLOCK_Q) * BLOCK_Q if is_causal and finite else 0  # queries i < j0 see none of these keys
+        # queries i < j0 see none of these keys
+        q_start = (j0 // BLOCK_Q) * BLOCK_Q if is_causal and finite else 0
         for i0 in range(q_start, Tq, BLOCK_Q):
             n = min(BLOCK_Q, Tq - i0)
             # P^T = exp(S^T - lse)
@@ -202,7 +226,8 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
                 for i in range(n):
                     row[i] -= row_lse[i]
                 exp_nonpositive(row, consts, scratch)
-            if not finite:  # exp gave 0 where lse is NaN (a row whose softmax is NaN): P is NaN there
+            # exp gave 0 where lse is NaN (a row whose softmax is NaN): P is NaN there
+            if not finite:
                 for c in range(nk):
                     row = p[c][:n]
                     for i in range(n):
@@ -218,9 +243,12 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
                 prow, drow = p[c][:n], ds[c][:n]
                 for i in range(n):
                     drow[i] = prow[i] * (drow[i] - row_delta[i])
-            matmul_acc(p[:nk], 0, do[b][i0 : i0 + n], 0, dv_acc, 0, dvv)  # dv += P^T dO: (nk, n) @ (n, dv)
-            matmul_acc(ds[:nk], 0, q[b][i0 : i0 + n], 0, dk_acc, 0, d)  # dk += dS^T q: (nk, n) @ (n, d)
-            matmul_acc(k[b, j0 : j0 + nk].T, 0, ds[:nk], 0, dq_part, i0, n)  # dq^T += k^T dS^T: (d, nk) @ (nk, n)
+            # dv += P^T dO: (nk, n) @ (n, dv)
+            matmul_acc(p[:nk], 0, do[b][i0 : i0 + n], 0, dv_acc, 0, dvv)
+            # dk += dS^T q: (nk, n) @ (n, d)
+            matmul_acc(ds[:nk], 0, q[b][i0 : i0 + n], 0, dk_acc, 0, d)
+            # dq^T += k^T dS^T: (d, nk) @ (nk, n)
+            matmul_acc(k[b, j0 : j0 + nk].T, 0, ds[:nk], 0, dq_part, i0, n)
         # element by element: an array-to-array slice assignment (dk[b, j0:j0 + nk] = dk_acc[:nk])
         # makes Numba compile its shape-mismatch error message, several seconds of compile time
         for c in range(nk):
@@ -228,12 +256,12 @@ def backward_keys(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, 
                 dk[b, j0 + c, e] = dk_acc[c, e]
             for e in range(dvv):
                 dv[b, j0 + c, e] = dv_acc[c, e]
-    # --8<-- [end:backward_keys]
 
 
-# --8<-- [start:backward_kernel]
 @njit(parallel=True, cache=True)
-def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, groups, dq_parts, dk, dv):
+def _backward(
+    qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, groups, dq_parts, dk, dv
+):
     """The FlashAttention backward. qt (B, d, Tq) = (scale q)^T, q (B, Tq, d), k (B, Tk, d),
     v (B, Tk, dv); dot (B, dv, Tq) and do (B, Tq, dv): the output gradient in both
     layouts; lse (+inf for a query that sees no key, so that its P is 0) and
@@ -251,9 +279,25 @@ def _backward(qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, fini
     for task in prange(B * groups):
         b, g = task // groups, task % groups
         backward_keys(
-            qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, b, g, groups, dq_parts[g, b], dk, dv
+            qt,
+            q,
+            k,
+            v,
+            dot,
+            do,
+            lse,
+            delta,
+            maskt,
+            has_mask,
+            is_causal,
+            finite,
+            b,
+            g,
+            groups,
+            dq_parts[g, b],
+            dk,
+            dv,
         )
-    # --8<-- [end:backward_kernel]
 
 
 # ---- the functions the autograd Function calls ---------------------------------------------
@@ -268,7 +312,6 @@ def _mask_transposed(mask, B, Tq, Tk, dtype):
     return np.ascontiguousarray(full.transpose(0, 2, 1)), True
 
 
-# --8<-- [start:forward]
 def attention_forward(q, k, v, scale, is_causal, mask):
     """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, in O(T d) memory.
     q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq)."""
@@ -286,12 +329,20 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     lse = np.empty((B, Tq), q.dtype)
     # the keys the causal mask hides add 0 * v to the output: skip them
     finite = all_finite_arrays(v)
-    _forward(qt, np.ascontiguousarray(k), np.ascontiguousarray(v), maskt, has_mask, bool(is_causal), finite, out, lse)
+    _forward(
+        qt,
+        np.ascontiguousarray(k),
+        np.ascontiguousarray(v),
+        maskt,
+        has_mask,
+        bool(is_causal),
+        finite,
+        out,
+        lse,
+    )
     return out, lse
-    # --8<-- [end:forward]
 
 
-# --8<-- [start:backward]
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     """dq, dk, dv, as the reference, recomputing the scores tile by tile from q, k and lse."""
     B, Tq, d = q.shape
@@ -305,8 +356,10 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
         out, lse = (np.ascontiguousarray(a, dtype=dtype) for a in (out, lse))
         short = attention_short.attention_backward
         return short(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask)
-    delta = np.einsum("bie,bie->bi", grad_out, out)  # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
-    lse = np.where(lse == -np.inf, np.inf, lse).astype(dtype)  # a query that sees no key: P = exp(S - inf) = 0
+    # rowsum(dO * O): (B, Tq), no (B, Tq, dv) temporary
+    delta = np.einsum("bie,bie->bi", grad_out, out)
+    # a query that sees no key: P = exp(S - inf) = 0
+    lse = np.where(lse == -np.inf, np.inf, lse).astype(dtype)
     if B == 0:  # no batch entries: nothing to compute (and no tasks to split among threads)
         return np.zeros((0, Tq, d), dtype), np.zeros((0, Tk, d), dtype), np.zeros(v.shape, dtype)
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, dtype)
@@ -323,10 +376,24 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     # the hidden blocks add exactly 0 when all is finite (a NaN output, or lse, makes delta NaN)
     finite = all_finite_arrays(q, k, v, grad_out, delta)
     _backward(
-        qt, q, k, v, dot, grad_out, lse, delta, maskt, has_mask, bool(is_causal), finite, groups, dq_parts, dk, dv
+        qt,
+        q,
+        k,
+        v,
+        dot,
+        grad_out,
+        lse,
+        delta,
+        maskt,
+        has_mask,
+        bool(is_causal),
+        finite,
+        groups,
+        dq_parts,
+        dk,
+        dv,
     )
     dq = dq_parts.sum(axis=0) if groups > 1 else dq_parts[0]  # (B, d, Tq)
     dq *= scale  # in place: the kernel summed dS k without the scale, and dS^T q for dk
     dk *= scale
     return dq.transpose(0, 2, 1), dk, dv
-    # --8<-- [end:backward]

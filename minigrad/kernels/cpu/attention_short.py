@@ -57,7 +57,6 @@ def first_query(j, Tq, skip):
     return min(j - j % STRIP, Tq) if skip else 0
 
 
-# --8<-- [start:scores]
 @njit(fastmath=FASTMATH, cache=True)
 def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
     """s[j, lo_j:] = S^T of head b: k_j . (scale q_i) + mask, -inf where the causal mask
@@ -86,7 +85,6 @@ def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
             if is_causal:
                 for i in range(lo, min(Tq, j0 + c)):  # queries i < key j0 + c
                     row[i] = -np.inf
-    # --8<-- [end:scores]
 
 
 @njit(fastmath=FASTMATH, cache=True)
@@ -124,7 +122,6 @@ def probs_times(out_b, s, x, skip, is_causal):
             matmul_acc(s.T[i0 : i0 + ni], 0, x[:k_end], 0, out_b[i0 : i0 + ni], 0, x.shape[1])
 
 
-# --8<-- [start:forward]
 @njit(parallel=True, fastmath=FASTMATH, cache=True)
 def _forward(q, k, v, scale, maskt, has_mask, is_causal, n_tasks, out, lse):
     """q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq); task t
@@ -147,11 +144,14 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, n_tasks, out, lse):
             l[:] = 0.0
             for j in range(Tk):
                 row, lo = s[j], first_query(j, Tq, skip)
-                for i in range(lo, Tq):  # a max that keeps NaN: once a column has one, its softmax is NaN
+                # a max that keeps NaN: once a column has one, its softmax is NaN
+                for i in range(lo, Tq):
                     x, top = row[i], m[i]
                     m[i] = x if (x > top or x != x) else top
-            for i in range(Tq):  # the shift; m = -inf only where l ends 0, and there m is not used again
-                m[i] = m[i] if m[i] != -np.inf else 0.0  # a query that sees nothing: exp(-inf - 0) = 0
+            # the shift; m = -inf only where l ends 0, and there m is not used again
+            for i in range(Tq):
+                # a query that sees nothing: exp(-inf - 0) = 0
+                m[i] = m[i] if m[i] != -np.inf else 0.0
             for j in range(Tk):
                 row, lo = s[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):
@@ -167,14 +167,13 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, n_tasks, out, lse):
                     inv, lse[b, i] = np.nan, np.nan
                 elif l[i] > 0.0:
                     inv, lse[b, i] = 1.0 / l[i], m[i] + np.log(l[i])
-                else:  # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
+                # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
+                else:
                     inv, lse[b, i] = 0.0, -np.inf
                 for e in range(out.shape[2]):
                     out[b, i, e] *= inv
-    # --8<-- [end:forward]
 
 
-# --8<-- [start:backward]
 @njit(parallel=True, fastmath=FASTMATH, cache=True)
 def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks, dq, dk, dv):
     """dq, dk, dv of heads t B / n_tasks .. (t + 1) B / n_tasks for each task t, from the
@@ -188,18 +187,23 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks,
         qt = np.empty((d, Tq), q.dtype)
         dot = np.empty((dvv, Tq), q.dtype)  # dO^T
         scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
-        stats = np.empty((2, Tq), q.dtype)  # lse, with +inf where a query sees no key; rowsum(dO * O)
+        # lse, with +inf where a query sees no key; rowsum(dO * O)
+        stats = np.empty((2, Tq), q.dtype)
         row_lse, row_delta = stats[0], stats[1]
         consts = exp_constants(q)
         for b in range(t * B // n_tasks, (t + 1) * B // n_tasks):
             for i in range(Tq):
-                row_lse[i] = lse[b, i] if lse[b, i] != -np.inf else np.inf  # then P = exp(S - inf) = 0
+                # then P = exp(S - inf) = 0
+                row_lse[i] = lse[b, i] if lse[b, i] != -np.inf else np.inf
                 total = out[b, i, 0] * 0
                 for e in range(dvv):
                     total += do[b, i, e] * out[b, i, e]
                 row_delta[i] = total
-            finite = all_finite(q[b]) and all_finite(k[b]) and all_finite(v[b]) and all_finite(do[b])
-            finite = finite and all_finite(stats)  # a NaN row of the output makes its delta (and lse) NaN
+            finite = (
+                all_finite(q[b]) and all_finite(k[b]) and all_finite(v[b]) and all_finite(do[b])
+            )
+            # a NaN row of the output makes its delta (and lse) NaN
+            finite = finite and all_finite(stats)
             skip = is_causal and finite
             transpose_into(qt, q[b])
             qt *= scale
@@ -228,7 +232,8 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks,
                 prow, drow, lo = p[j], ds[j], first_query(j, Tq, skip)
                 for i in range(lo, Tq):
                     drow[i] = scale * prow[i] * (drow[i] - row_delta[i])
-            # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see it
+            # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see
+            # it
             dv[b] = 0.0
             dk[b] = 0.0
             for j0 in range(0, Tk, STRIP):
@@ -237,7 +242,6 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks,
                     matmul_acc(p[j0 : j0 + nk], lo, do[b, lo:], 0, dv[b, j0 : j0 + nk], 0, dvv)
                     matmul_acc(ds[j0 : j0 + nk], lo, q[b, lo:], 0, dk[b, j0 : j0 + nk], 0, d)
             probs_times(dq[b], ds, k[b], skip, is_causal)  # dq = scale dS k
-    # --8<-- [end:backward]
 
 
 # ---- the functions attention.py hands short sequences to -------------------------------------
@@ -252,7 +256,9 @@ def attention_forward(q, k, v, scale, is_causal, maskt, has_mask):
     out = np.empty((B, Tq, v.shape[2]), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
     if B:
-        _forward(q, k, v, q.dtype.type(scale), maskt, has_mask, bool(is_causal), _tasks(B), out, lse)
+        _forward(
+            q, k, v, q.dtype.type(scale), maskt, has_mask, bool(is_causal), _tasks(B), out, lse
+        )
     return out, lse
 
 
@@ -262,6 +268,19 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has
     B = q.shape[0]
     if B:
         _backward(
-            q, k, v, grad_out, out, lse, q.dtype.type(scale), maskt, has_mask, bool(is_causal), _tasks(B), dq, dk, dv
+            q,
+            k,
+            v,
+            grad_out,
+            out,
+            lse,
+            q.dtype.type(scale),
+            maskt,
+            has_mask,
+            bool(is_causal),
+            _tasks(B),
+            dq,
+            dk,
+            dv,
         )
     return dq, dk, dv

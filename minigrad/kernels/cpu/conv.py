@@ -76,7 +76,6 @@ def _to_padded_nhwc(x, top, bottom, left, right):
 
 
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
-# --8<-- [start:forward_gemm]
 @njit(parallel=True, cache=True)
 def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile):
     """y[n, o, q] = sum_r w_rows[o, r] * cols[r, q], one tile of `tile` positions q at a time.
@@ -116,14 +115,17 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile):
         else:
             _im2col_tile(xp, b, g * cg, cg, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
         acc = np.zeros((og, tile), dtype=y.dtype)
-        matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)  # acc = w_rows[group] @ cols
+        # acc = w_rows[group] @ cols
+        matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)
         for oh in range(q0 // pitch, (q0 + n - 1) // pitch + 1):  # the output rows the tile meets
             lo, hi = max(q0, oh * pitch), min(q0 + n, oh * pitch + wo)  # their real positions in it
             for o in range(og):
-                dst, part = y[b, g * og + o, oh][lo - oh * pitch : hi - oh * pitch], acc[o][lo - q0 : hi - q0]
+                dst, part = (
+                    y[b, g * og + o, oh][lo - oh * pitch : hi - oh * pitch],
+                    acc[o][lo - q0 : hi - q0],
+                )
                 for t in range(hi - lo):
                     dst[t] = part[t]
-                    # --8<-- [end:forward_gemm]
 
 
 # --8<-- [start:im2col_tile]
@@ -153,7 +155,6 @@ def _im2col_tile(xp, b, c0, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
     # --8<-- [end:im2col_tile]
 
 
-# --8<-- [start:input_grad_gemm]
 @njit(parallel=True, cache=True)
 def _input_grad_gemm(gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile):
     """dL/dxp += col2im(dL/dcols), dL/dcols[r, p] = sum_o w_t[g, r, o] * gy[n, g O/G + o, p],
@@ -174,7 +175,6 @@ def _input_grad_gemm(gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile):
                 grad_cols[:, : p1 - p0] = 0.0
                 matmul_acc(w_t[g], 0, gy[b, g * og : (g + 1) * og], p0, grad_cols, 0, p1 - p0)
                 _col2im_tile(grad_cols, gxp, b, g * cg, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw)
-                # --8<-- [end:input_grad_gemm]
 
 
 @njit(inline="always")  # as _im2col_tile
@@ -195,7 +195,6 @@ def _col2im_tile(cols, gxp, b, c0, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw):
                         pixels[q] += src[q]
 
 
-# --8<-- [start:weight_grad_gemm]
 @njit(parallel=True, cache=True)
 def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile):
     """partial[s, o, r] = sum over the (image, tile) pairs of share s, and the positions
@@ -230,22 +229,26 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
                     if groups == 1 and dw == 1:
                         # the kW pixels of the window's row i, all their channels: one run
                         start = ow * sw * c_in
-                        run, part = src[start : start + kw * c_in], row[i * kw * c_in : (i + 1) * kw * c_in]
+                        run, part = (
+                            src[start : start + kw * c_in],
+                            row[i * kw * c_in : (i + 1) * kw * c_in],
+                        )
                         for t in range(kw * c_in):
                             part[t] = run[t]
                     else:
                         for j in range(kw):  # the C/G channels of one pixel: a run each
                             start = (ow * sw + j * dw) * c_in + g * cg
-                            run, part = src[start : start + cg], row[(i * kw + j) * cg : (i * kw + j + 1) * cg]
+                            run, part = (
+                                src[start : start + cg],
+                                row[(i * kw + j) * cg : (i * kw + j + 1) * cg],
+                            )
                             for t in range(cg):
                                 part[t] = run[t]
             # partial[share, this group's o, :] += gy[b, group, p0:p1] @ cols
             matmul_acc(gy[b, g * og : (g + 1) * og], p0, cols[: p1 - p0], 0, out, 0, k)
-            # --8<-- [end:weight_grad_gemm]
 
 
 # ---- design 2: direct loops over rows --------------------------------------------------
-# --8<-- [start:forward_direct]
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _forward_direct(xp, w, y, dh, dw, groups):
     """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
@@ -278,7 +281,6 @@ def _forward_direct(xp, w, y, dh, dw, groups):
             row, part = out[oh], acc[oh * wp : oh * wp + wo]
             for q in range(wo):
                 row[q] = part[q]
-                # --8<-- [end:forward_direct]
 
 
 # A kernel of its own, not a branch of the one above: Numba compiles a function whole,
@@ -331,13 +333,12 @@ def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups):
                             dst[j * dw + q * sw] += wv * src[q]
 
 
-# --8<-- [start:weight_grad_direct]
 @njit(parallel=True, cache=True, fastmath=FASTMATH)
 def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length):
     """The weight gradient of a stride-1 convolution as dot products, without im2col.
 
-    grad_w[o, c, i, j] = sum over images and positions of gy[n, o, oh, ow] * xp[n, c, oh + i dh, ow + j dw].
-    Lay gy out like the padded input, in planes of Hp x Wp with zeros past its Ho x Wo,
+    grad_w[o, c, i, j] = sum over images and positions of gy[n, o, oh, ow] * xp[n, c, oh + i dh, ow
+    + j dw]. Lay gy out like the padded input, in planes of Hp x Wp with zeros past its Ho x Wo,
     and put the planes of all the images one after the other: gy_all (O, N Hp Wp) and
     x_all (C, N Hp Wp). Position q of gy_all then meets number q + (i dh Wp + j dw) of
     x_all, for every q at once (a q in the zeros may meet the next image: times zero).
@@ -357,7 +358,6 @@ def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length):
                 for q in range(length):  # a sum: `reassoc` lets LLVM keep SIMD partial sums
                     s += gy_row[q] * x_row[q]
                 grad_w[o, c, i, j] = s
-                # --8<-- [end:weight_grad_direct]
 
 
 # ---- the three kernels -------------------------------------------------------------------
@@ -384,7 +384,12 @@ def _tile(positions):
 
 def _crop(x, top, bottom, left, right):
     """x without the rows and columns that a negative amount of padding takes away."""
-    return x[:, :, max(-top, 0) : x.shape[2] - max(-bottom, 0), max(-left, 0) : x.shape[3] - max(-right, 0)]
+    return x[
+        :,
+        :,
+        max(-top, 0) : x.shape[2] - max(-bottom, 0),
+        max(-left, 0) : x.shape[3] - max(-right, 0),
+    ]
 
 
 def _pad_nchw(x, top, bottom, left, right):
@@ -505,9 +510,13 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         # copy of grad_w, and the copies are summed at the end
         shares = max(1, min(units, -(-4 * numba.get_num_threads() // groups)))
         partial = np.zeros((shares, o, kh * kw * cg), dtype=grad_y.dtype)
-        _weight_grad_gemm(grad_y.reshape(n, o, ho * wo), xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
+        _weight_grad_gemm(
+            grad_y.reshape(n, o, ho * wo), xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile
+        )
         # columns (i, j, c) -> w's (c, i, j)
-        return np.ascontiguousarray(partial.sum(axis=0).reshape(o, kh, kw, cg).transpose(0, 3, 1, 2))
+        return np.ascontiguousarray(
+            partial.sum(axis=0).reshape(o, kh, kw, cg).transpose(0, 3, 1, 2)
+        )
     hp, wp = h + 2 * ph, width + 2 * pw
     # all images one after the other, channel by channel: (C, N Hp Wp) and (O, N Hp Wp)
     x_all = np.zeros((c, n, hp, wp), dtype=x.dtype)
@@ -517,5 +526,7 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     # from the first position to the last one that holds a real (not padding) number
     length = (n - 1) * hp * wp + (ho - 1) * wp + wo
     grad_w = np.empty(w_shape, dtype=grad_y.dtype)
-    _weight_grad_direct(gy_all.reshape(o, -1), x_all.reshape(c, -1), grad_w, dh, dw, wp, groups, length)
+    _weight_grad_direct(
+        gy_all.reshape(o, -1), x_all.reshape(c, -1), grad_w, dh, dw, wp, groups, length
+    )
     return grad_w

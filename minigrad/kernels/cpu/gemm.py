@@ -59,13 +59,38 @@ def _matmul_acc(A, a0, B, b0, C, c0, n):
     m, k = A.shape[0], B.shape[0]
     m4, k4 = m - m % 4, k - k % 4
     for i in range(0, m4, 4):
-        c0r, c1r, c2r, c3r = C[i][c0 : c0 + n], C[i + 1][c0 : c0 + n], C[i + 2][c0 : c0 + n], C[i + 3][c0 : c0 + n]
+        c0r, c1r, c2r, c3r = (
+            C[i][c0 : c0 + n],
+            C[i + 1][c0 : c0 + n],
+            C[i + 2][c0 : c0 + n],
+            C[i + 3][c0 : c0 + n],
+        )
         for p in range(0, k4, 4):
-            x0, x1, x2, x3 = B[p][b0 : b0 + n], B[p + 1][b0 : b0 + n], B[p + 2][b0 : b0 + n], B[p + 3][b0 : b0 + n]
+            x0, x1, x2, x3 = (
+                B[p][b0 : b0 + n],
+                B[p + 1][b0 : b0 + n],
+                B[p + 2][b0 : b0 + n],
+                B[p + 3][b0 : b0 + n],
+            )
             a00, a01, a02, a03 = A[i, a0 + p], A[i, a0 + p + 1], A[i, a0 + p + 2], A[i, a0 + p + 3]
-            a10, a11, a12, a13 = A[i + 1, a0 + p], A[i + 1, a0 + p + 1], A[i + 1, a0 + p + 2], A[i + 1, a0 + p + 3]
-            a20, a21, a22, a23 = A[i + 2, a0 + p], A[i + 2, a0 + p + 1], A[i + 2, a0 + p + 2], A[i + 2, a0 + p + 3]
-            a30, a31, a32, a33 = A[i + 3, a0 + p], A[i + 3, a0 + p + 1], A[i + 3, a0 + p + 2], A[i + 3, a0 + p + 3]
+            a10, a11, a12, a13 = (
+                A[i + 1, a0 + p],
+                A[i + 1, a0 + p + 1],
+                A[i + 1, a0 + p + 2],
+                A[i + 1, a0 + p + 3],
+            )
+            a20, a21, a22, a23 = (
+                A[i + 2, a0 + p],
+                A[i + 2, a0 + p + 1],
+                A[i + 2, a0 + p + 2],
+                A[i + 2, a0 + p + 3],
+            )
+            a30, a31, a32, a33 = (
+                A[i + 3, a0 + p],
+                A[i + 3, a0 + p + 1],
+                A[i + 3, a0 + p + 2],
+                A[i + 3, a0 + p + 3],
+            )
             for j in range(n):  # the vectorised loop: 16 multiply-adds per 4 loads of B
                 b_0, b_1, b_2, b_3 = x0[j], x1[j], x2[j], x3[j]
                 c0r[j] += a00 * b_0 + a01 * b_1 + a02 * b_2 + a03 * b_3
@@ -83,7 +108,12 @@ def _matmul_acc(A, a0, B, b0, C, c0, n):
     for i in range(m4, m):  # the last m % 4 rows, one at a time, still four terms at a time
         cr = C[i][c0 : c0 + n]
         for p in range(0, k4, 4):
-            x0, x1, x2, x3 = B[p][b0 : b0 + n], B[p + 1][b0 : b0 + n], B[p + 2][b0 : b0 + n], B[p + 3][b0 : b0 + n]
+            x0, x1, x2, x3 = (
+                B[p][b0 : b0 + n],
+                B[p + 1][b0 : b0 + n],
+                B[p + 2][b0 : b0 + n],
+                B[p + 3][b0 : b0 + n],
+            )
             a_0, a_1, a_2, a_3 = A[i, a0 + p], A[i, a0 + p + 1], A[i, a0 + p + 2], A[i, a0 + p + 3]
             for j in range(n):
                 cr[j] += a_0 * x0[j] + a_1 * x1[j] + a_2 * x2[j] + a_3 * x3[j]

@@ -109,14 +109,16 @@ def matmul(a, b):
         out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
         # --8<-- [start:split]
         m = a.shape[0]
-        edges = [m * i // n for i in range(n + 1)]  # n blocks of rows, sizes differing by at most one
+        # n blocks of rows, sizes differing by at most one
+        edges = [m * i // n for i in range(n + 1)]
         working = _helpers[: n - 1]
         for helper, r0, r1 in zip(working, edges[1:-1], edges[2:]):
             helper.tasks.put((a[r0:r1], b, out[r0:r1]))
         try:
             np.matmul(a[: edges[1]], b, out=out[: edges[1]])  # the first block, on this thread
         finally:
-            errors = [helper.done.get() for helper in working]  # wait for every block, even on error
+            # wait for every block, even on error
+            errors = [helper.done.get() for helper in working]
         # --8<-- [end:split]
     finally:
         _busy.release()

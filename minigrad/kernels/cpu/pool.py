@@ -38,7 +38,6 @@ from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.pool import avg_pool_divisor, pool_output_shape
 
 
-# --8<-- [start:valid_range]
 @njit(cache=True)
 def valid_range(count, step, offset, size):
     """The range [first, last) of k in [0, count) for which offset + k * step lies inside
@@ -51,11 +50,9 @@ def valid_range(count, step, offset, size):
     if offset <= size - 1:
         last = min(count, (size - 1 - offset) // step + 1)
     return first, max(first, last)
-    # --8<-- [end:valid_range]
 
 
 # ---- max pooling --------------------------------------------------------------------------
-# --8<-- [start:max_forward_kernel]
 @njit(parallel=True, cache=True)
 def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
     """x (P, H, W) -> y and indices (P, OH, OW), one plane per prange iteration."""
@@ -95,7 +92,6 @@ def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
                         m = np.maximum(m, v)
                 y[p, i, j] = m
                 indices[p, i, j] = at
-    # --8<-- [end:max_forward_kernel]
 
 
 def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -110,7 +106,6 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
 
 
-# --8<-- [start:max_backward_kernel]
 @njit(cache=True)
 def _max_pool2d_backward_planes(grad_y, indices, grad_x):
     """grad_x (P, H * W) = 0, then grad_x[p, indices[p, i, j]] += grad_y[p, i, j]."""
@@ -123,7 +118,6 @@ def _max_pool2d_backward_planes(grad_y, indices, grad_x):
                 k = indices[p, i, j]
                 if 0 <= k < HW:  # a stray index would write outside the array: skip it
                     grad_x[p, k] += grad_y[p, i, j]
-    # --8<-- [end:max_backward_kernel]
 
 
 def max_pool2d_backward(grad_y, indices, x_shape):
@@ -140,7 +134,6 @@ def max_pool2d_backward(grad_y, indices, x_shape):
 
 
 # ---- average pooling ------------------------------------------------------------------------
-# --8<-- [start:avg_forward_kernel]
 @njit(parallel=True, cache=True)
 def _avg_pool2d_planes(x, kh, kw, sh, sw, ph, pw, scale, y):
     """x (P, H, W) -> y (P, OH, OW): window sums times scale = 1 / divisor, (OH, OW)."""
@@ -156,7 +149,9 @@ def _avg_pool2d_planes(x, kh, kw, sh, sw, ph, pw, scale, y):
                 j0, j1 = valid_range(OW, sw, b - pw, W)
                 w0 = j0 * sw - pw + b
                 # the (i1 - i0, j1 - j0) inputs at offset (a, b) of those windows
-                src = x[p, h0 : h0 + (i1 - i0 - 1) * sh + 1 : sh, w0 : w0 + (j1 - j0 - 1) * sw + 1 : sw]
+                src = x[
+                    p, h0 : h0 + (i1 - i0 - 1) * sh + 1 : sh, w0 : w0 + (j1 - j0 - 1) * sw + 1 : sw
+                ]
                 dst = total[i0:i1, j0:j1]
                 for r in range(i1 - i0):
                     for t in range(j1 - j0):
@@ -164,21 +159,23 @@ def _avg_pool2d_planes(x, kh, kw, sh, sw, ph, pw, scale, y):
         for i in range(OH):
             for j in range(OW):
                 total[i, j] *= scale[i, j]
-    # --8<-- [end:avg_forward_kernel]
 
 
-def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None):
+def avg_pool2d_forward(
+    x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+):
     """y (N, C, OH, OW): the sum of each window over its divisor, as the reference."""
     N, C, H, W = x.shape
     OH, OW = pool_output_shape((H, W), kernel_size, stride, padding, (1, 1), ceil_mode)
-    divisor = avg_pool_divisor((H, W), kernel_size, stride, padding, (OH, OW), count_include_pad, divisor_override)
+    divisor = avg_pool_divisor(
+        (H, W), kernel_size, stride, padding, (OH, OW), count_include_pad, divisor_override
+    )
     y = np.empty((N * C, OH, OW), dtype=x.dtype)
     planes = np.ascontiguousarray(x).reshape(N * C, H, W)
     _avg_pool2d_planes(planes, *kernel_size, *stride, *padding, (1.0 / divisor).astype(x.dtype), y)
     return y.reshape(N, C, OH, OW)
 
 
-# --8<-- [start:avg_backward_kernel]
 @njit(parallel=True, cache=True)
 def _avg_pool2d_backward_planes(grad_y, kh, kw, sh, sw, ph, pw, scale, grad_x):
     """grad_x (P, H, W): every element of window (i, j) receives grad_y[p, i, j] * scale[i, j],
@@ -195,21 +192,31 @@ def _avg_pool2d_backward_planes(grad_y, kh, kw, sh, sw, ph, pw, scale, grad_x):
             for b in range(kw):
                 j0, j1 = valid_range(OW, sw, b - pw, W)
                 w0 = j0 * sw - pw + b
-                dst = total[h0 : h0 + (i1 - i0 - 1) * sh + 1 : sh, w0 : w0 + (j1 - j0 - 1) * sw + 1 : sw]
+                dst = total[
+                    h0 : h0 + (i1 - i0 - 1) * sh + 1 : sh, w0 : w0 + (j1 - j0 - 1) * sw + 1 : sw
+                ]
                 src = share[i0:i1, j0:j1]
                 for r in range(i1 - i0):
                     for t in range(j1 - j0):
                         dst[r, t] += src[r, t]
-    # --8<-- [end:avg_backward_kernel]
 
 
 def avg_pool2d_backward(
-    grad_y, x_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+    grad_y,
+    x_shape,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override=None,
 ):
     """dL/dx (x_shape): each window's gradient over its divisor, spread over the window."""
     N, C, H, W = x_shape
     OH, OW = grad_y.shape[2:]
-    divisor = avg_pool_divisor((H, W), kernel_size, stride, padding, (OH, OW), count_include_pad, divisor_override)
+    divisor = avg_pool_divisor(
+        (H, W), kernel_size, stride, padding, (OH, OW), count_include_pad, divisor_override
+    )
     grad_x = np.empty((N * C, H, W), dtype=grad_y.dtype)
     _avg_pool2d_backward_planes(
         np.ascontiguousarray(grad_y).reshape(N * C, OH, OW),

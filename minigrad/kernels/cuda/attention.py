@@ -43,9 +43,9 @@ from numba import cuda, float32, float64
 from minigrad.array_module import array_module, kernel_view
 
 MAX_DIM = 128  # the largest head dim d (and dv) the kernels accept
-# The tile (threads per block: a query or key each) of float32 and of float64. On the simulator every thread is a
-# Python thread, started and joined one by one: there the tiles are small (which also
-# puts tile boundaries inside the tests' short sequences).
+# The tile (threads per block: a query or key each) of float32 and of float64. On the simulator
+# every thread is a Python thread, started and joined one by one: there the tiles are small (which
+# also puts tile boundaries inside the tests' short sequences).
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
 TILE_FLOAT32, TILE_FLOAT64 = (8, 4) if SIMULATED else (32, 16)
 ROWS_PER_BLOCK = 8 if SIMULATED else 128  # the threads per block of `delta`, one row each
@@ -54,7 +54,6 @@ ROWS_PER_BLOCK = 8 if SIMULATED else 128  # the threads per block of `delta`, on
 def _build_kernels(dtype, TILE):
     """The four kernels for one dtype; TILE threads per block, TILE rows per shared tile."""
 
-    # --8<-- [start:forward_kernel]
     @cuda.jit
     def forward(
         q,
@@ -91,7 +90,8 @@ def _build_kernels(dtype, TILE):
             acc[e] = 0.0
         m = dtype(-math.inf)  # running max of the scores seen so far
         l = dtype(0.0)  # running sum of exp(s_j - m)
-        k_end = min(Tk, (tile + 1) * TILE) if is_causal and finite else Tk  # the same for the whole block
+        # the same for the whole block
+        k_end = min(Tk, (tile + 1) * TILE) if is_causal and finite else Tk
         for j0 in range(0, k_end, TILE):
             # all threads copy the tile of keys and values, then wait for each other
             for r in range(tx, TILE * max(d, dv), TILE):
@@ -133,8 +133,6 @@ def _build_kernels(dtype, TILE):
             for e in range(dv):
                 out[b, i, e] = acc[e] * inv
             lse[b, i] = m + math.log(l) if seen else -math.inf
-
-    # --8<-- [end:forward_kernel]
 
     @cuda.jit
     def delta(grad_out, out, B, Tq, dv, result):
@@ -267,7 +265,8 @@ def _build_kernels(dtype, TILE):
         for e in range(dv):
             v_row[e] = v[b, j, e] if active else 0.0
             dv_acc[e] = 0.0
-        i_start = tile * TILE if is_causal and finite else 0  # earlier queries see none of these keys
+        # earlier queries see none of these keys
+        i_start = tile * TILE if is_causal and finite else 0
         for i0 in range(i_start, Tq, TILE):
             for r in range(tx, TILE * max(d, dv), TILE):
                 row, col = r // max(d, dv), r % max(d, dv)
@@ -338,7 +337,8 @@ def _setup(name, q, k, v, mask):
         raise TypeError(f"{name} (cuda): float32 or float64 arrays expected, got {q.dtype}")
     if q.shape[2] > MAX_DIM or v.shape[2] > MAX_DIM:
         raise ValueError(
-            f"{name} (cuda): head dims up to {MAX_DIM} are supported, got q {q.shape} and v {v.shape}; "
+            f"{name} (cuda): head dims up to {MAX_DIM} are supported, got q {q.shape} and v "
+            f"{v.shape}; "
             "use the 'numba' or 'numpy' backend"
         )
     if mask is None:
@@ -351,7 +351,6 @@ def _setup(name, q, k, v, mask):
     return arrays, has_mask, flags
 
 
-# --8<-- [start:forward]
 def attention_forward(q, k, v, scale, is_causal, mask):
     """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, on the GPU:
     device arrays in, device arrays out."""
@@ -386,7 +385,6 @@ def attention_forward(q, k, v, scale, is_causal, mask):
             kernel_view(lse),
         )
     return out, lse
-    # --8<-- [end:forward]
 
 
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
@@ -401,7 +399,8 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
         return tuple(xp.zeros(s, q.dtype) for s in shapes)
     grad_out = xp.ascontiguousarray(grad_out, dtype=q.dtype)
     do_d = kernel_view(grad_out)
-    lse = np.where(lse == -np.inf, np.inf, lse).astype(q.dtype)  # a query that sees no key: P = exp(S - inf) = 0
+    # a query that sees no key: P = exp(S - inf) = 0
+    lse = np.where(lse == -np.inf, np.inf, lse).astype(q.dtype)
     lse_d = kernel_view(lse)
     dlt = xp.empty((B, Tq), q.dtype)
     dq, dk, dvv = (xp.empty(s, q.dtype) for s in shapes)  # every row is written by its thread

@@ -40,7 +40,8 @@ from minigrad.array_module import array_module, kernel_view
 # are made small (which also tests that a tile boundary falls inside small images).
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
 TILE = 4 if SIMULATED else 16  # the forward's output tile: TILE x TILE positions, a thread each
-THREADS = 8 if SIMULATED else 128  # threads per block of the 1-d kernels (on a GPU a multiple of 32)
+# threads per block of the 1-d kernels (on a GPU a multiple of 32)
+THREADS = 8 if SIMULATED else 128
 PATCH = 40  # side of the shared-memory copy of the input a tile reads (for TILE up to 16)
 MAX_THREADS = 128  # size of the shared array of the weight gradient's reduction
 
@@ -57,7 +58,6 @@ def _kernels_for(dtype):
 
 
 def _make_kernels(numba_type):
-    # --8<-- [start:forward_kernel]
     @cuda.jit
     def forward_tiled(x, w, y, sh, sw, ph, pw, dh, dw, groups, patch_h, patch_w):
         """y[n, o, oh, ow] for the tile x tile positions of this block; blockIdx.z = n O + o."""
@@ -88,7 +88,6 @@ def _make_kernels(numba_type):
             cuda.syncthreads()  # everyone is done with it before the next channel's copy
         if oh < y.shape[2] and ow < y.shape[3]:
             y[n, o, oh, ow] = acc
-        # --8<-- [end:forward_kernel]
 
     @cuda.jit
     def forward_global(x, w, y, sh, sw, ph, pw, dh, dw, groups):
@@ -112,7 +111,6 @@ def _make_kernels(numba_type):
                             acc += w[o, c, i, j] * x[n, g * cg + c, ih, iw]
         y[n, o, oh, ow] = acc
 
-    # --8<-- [start:input_grad_kernel]
     @cuda.jit
     def input_grad(gy, w, gx, sh, sw, ph, pw, dh, dw, groups):
         """gx[n, c, ih, iw]: one thread per input pixel. Tap i of output row oh read
@@ -140,9 +138,7 @@ def _make_kernels(numba_type):
                 for o in range(g * og, (g + 1) * og):
                     acc += w[o, cl, i, j] * gy[n, o, th // sh, tw // sw]
         gx[n, c, ih, iw] = acc
-        # --8<-- [end:input_grad_kernel]
 
-    # --8<-- [start:weight_grad_kernel]
     @cuda.jit
     def weight_grad(gy, x, gw, sh, sw, ph, pw, dh, dw, groups):
         """gw[o, c, i, j]: one block per weight. Each of its `threads` threads sums over
@@ -173,7 +169,6 @@ def _make_kernels(numba_type):
             step //= 2
         if t == 0:
             gw[o, c, i, j] = partial[0]
-            # --8<-- [end:weight_grad_kernel]
 
     return forward_tiled, forward_global, input_grad, weight_grad
 
@@ -182,7 +177,6 @@ def _blocks(count, per_block):
     return max(1, math.ceil(count / per_block))
 
 
-# --8<-- [start:host]
 def conv2d_forward(x, w, stride, padding, dilation, groups):
     """y = conv2d(x, w) on the GPU: x and w are device arrays (CuPy's), and so is y,
     allocated here and filled by the kernel, one thread per output."""
@@ -205,7 +199,6 @@ def conv2d_forward(x, w, stride, padding, dilation, groups):
     else:
         forward_global[grid, (TILE, TILE)](*args)
     return y
-    # --8<-- [end:host]
 
 
 def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups):

@@ -49,7 +49,6 @@ def _blocks(n):
 
 
 # ---- max pooling --------------------------------------------------------------------------
-# --8<-- [start:max_forward_kernel]
 @cuda.jit
 def _max_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
     """x (P, H, W) -> y, indices (P, OH, OW): thread t computes output t."""
@@ -77,7 +76,6 @@ def _max_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
                 at = h * W + w
     y[p, i, j] = m
     indices[p, i, j] = at
-    # --8<-- [end:max_forward_kernel]
 
 
 def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -97,7 +95,6 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
 
 
-# --8<-- [start:max_backward_kernel]
 @cuda.jit
 def _max_pool2d_backward_kernel(grad_y, indices, grad_x):
     """grad_x (P, H * W), zeroed: thread t = output (p, i, j) adds its gradient at the
@@ -112,7 +109,6 @@ def _max_pool2d_backward_kernel(grad_y, indices, grad_x):
     k = indices[p, i, j]
     if 0 <= k < grad_x.shape[1]:  # a stray index would write outside the array: skip it
         cuda.atomic.add(grad_x, (p, k), grad_y[p, i, j])
-    # --8<-- [end:max_backward_kernel]
 
 
 def max_pool2d_backward(grad_y, indices, x_shape):
@@ -161,7 +157,6 @@ def _divisor(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_over
     # --8<-- [end:divisor]
 
 
-# --8<-- [start:avg_forward_kernel]
 @cuda.jit
 def _avg_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, y):
     """x (P, H, W) -> y (P, OH, OW): thread t sums window t and divides."""
@@ -176,11 +171,14 @@ def _avg_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_ove
     for h in range(max(i * sh - ph, 0), min(i * sh - ph + kh, H)):  # the window's real rows
         for w in range(max(j * sw - pw, 0), min(j * sw - pw + kw, W)):
             total += x[p, h, w]
-    y[p, i, j] = total / _divisor(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override)
-    # --8<-- [end:avg_forward_kernel]
+    y[p, i, j] = total / _divisor(
+        i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override
+    )
 
 
-def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None):
+def avg_pool2d_forward(
+    x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+):
     """y (N, C, OH, OW), as the reference: one thread per output."""
     xp = array_module(x)
     N, C, H, W = x.shape
@@ -200,7 +198,6 @@ def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include
     return y.reshape(N, C, OH, OW)
 
 
-# --8<-- [start:covering]
 @cuda.jit(device=True)
 def _covering(pos, n_out, stride, pad, kernel):
     """The range [first, last) of outputs o whose window, from o * stride - pad over
@@ -210,12 +207,12 @@ def _covering(pos, n_out, stride, pad, kernel):
     first = 0 if lowest <= 0 else (lowest + stride - 1) // stride  # (ceil division)
     last = min(n_out, (pos + pad) // stride + 1)  # ... and at most pos + pad
     return first, max(first, last)
-    # --8<-- [end:covering]
 
 
-# --8<-- [start:avg_backward_kernel]
 @cuda.jit
-def _avg_pool2d_backward_kernel(grad_y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, grad_x):
+def _avg_pool2d_backward_kernel(
+    grad_y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, grad_x
+):
     """grad_x (P, H, W): thread t = input element (p, h, w) sums grad_y / divisor over
     the windows that contain it."""
     P, H, W = grad_x.shape
@@ -230,14 +227,22 @@ def _avg_pool2d_backward_kernel(grad_y, kh, kw, sh, sw, ph, pw, count_include_pa
     total = 0.0
     for i in range(i0, i1):
         for j in range(j0, j1):
-            divisor = _divisor(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override)
+            divisor = _divisor(
+                i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override
+            )
             total += grad_y[p, i, j] / divisor
     grad_x[p, h, w] = total
-    # --8<-- [end:avg_backward_kernel]
 
 
 def avg_pool2d_backward(
-    grad_y, x_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+    grad_y,
+    x_shape,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override=None,
 ):
     """dL/dx (x_shape), as the reference: one thread per input element."""
     xp = array_module(grad_y)

@@ -54,7 +54,6 @@ def attention_scores(q, k, scale, is_causal, mask):
     # --8<-- [end:scores]
 
 
-# --8<-- [start:forward]
 def attention_forward(q, k, v, scale, is_causal, mask):
     """out = softmax(scale * q @ k^T + mask) @ v, and the log-sum-exp of each row.
 
@@ -77,10 +76,8 @@ def attention_forward(q, k, v, scale, is_causal, mask):
         lse = (row_max + np.log(row_sum))[..., 0]  # (B, Tq)
     # END SOLUTION
     return out, lse
-    # --8<-- [end:forward]
 
 
-# --8<-- [start:backward]
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     """dq, dk, dv of out = P @ v, P = softmax(S), S = scale * q @ k^T + mask.
 
@@ -93,7 +90,8 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     """
     scores = attention_scores(q, k, scale, is_causal, mask)  # (B, Tq, Tk), as in forward
     masked = (lse == -np.inf)[..., None]  # (B, Tq, 1): True for fully masked rows
-    probs = np.exp(scores - np.where(masked, np.inf, lse[..., None]))  # P; 0 in masked rows, NaN in NaN rows
+    # P; 0 in masked rows, NaN in NaN rows
+    probs = np.exp(scores - np.where(masked, np.inf, lse[..., None]))
     # BEGIN SOLUTION hint: dv = P^T @ dO; dP = dO @ v^T; dS = P * (dP - rowsum(dO * out)) (the softmax backward, keepdims); dq = scale * dS @ k and dk = scale * dS^T @ q
     grad_v = probs.transpose(0, 2, 1) @ grad_out  # (B, Tk, Tq) @ (B, Tq, dv)
     grad_probs = grad_out @ v.transpose(0, 2, 1)  # (B, Tq, dv) @ (B, dv, Tk) -> dP
@@ -103,4 +101,3 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     grad_k = (grad_scores.transpose(0, 2, 1) @ q) * scale  # (B, Tk, Tq) @ (B, Tq, d)
     # END SOLUTION
     return grad_q, grad_k, grad_v
-    # --8<-- [end:backward]

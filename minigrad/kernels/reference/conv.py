@@ -45,7 +45,13 @@ def im2col(x, kernel_size, out_size, stride, padding, dilation):
     """
     xp = array_module(x)  # numpy, or cupy: both have lib.stride_tricks.as_strided
     # BEGIN SOLUTION hint: pad x with zeros (xp.pad), then build the (N, C, kH, kW, H_out, W_out) view with xp.lib.stride_tricks.as_strided: a step in i moves dh rows of x_pad, a step in oh moves sh rows (likewise j, ow with dw, sw); multiply x_pad.strides accordingly
-    (kh, kw), (ho, wo), (sh, sw), (ph, pw), (dh, dw) = kernel_size, out_size, stride, padding, dilation
+    (kh, kw), (ho, wo), (sh, sw), (ph, pw), (dh, dw) = (
+        kernel_size,
+        out_size,
+        stride,
+        padding,
+        dilation,
+    )
     x_pad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))  # (N, C, H + 2ph, W + 2pw)
     s_n, s_c, s_h, s_w = x_pad.strides
     shape = (x.shape[0], x.shape[1], kh, kw, ho, wo)
@@ -82,7 +88,6 @@ def col2im(cols, x_shape, stride, padding, dilation):
     # --8<-- [end:col2im]
 
 
-# --8<-- [start:forward]
 def conv2d_forward(x, w, stride, padding, dilation, groups):
     """y = conv2d(x, w): im2col, then one batched matrix product per group.
 
@@ -101,7 +106,6 @@ def conv2d_forward(x, w, stride, padding, dilation, groups):
     w_rows = w.reshape(g, o // g, cg * kh * kw)  # one row per output channel: (G, O/G, C/G kH kW)
     y = w_rows @ cols  # (G, O/G, K) @ (N, G, K, P) -> (N, G, O/G, P): the matmul broadcasts over N
     return y.reshape(n, o, *out_size)
-    # --8<-- [end:forward]
 
 
 # --8<-- [start:backward]

@@ -35,7 +35,10 @@ def pool_output_shape(input_hw, kernel_size, stride, padding, dilation, ceil_mod
     """(OH, OW) for an input plane (H, W): how many window positions fit along each axis,
     by the one formula convolution and pooling share (`minigrad._args.window_output_size`)."""
     return tuple(
-        window_output_size(input_hw[d], kernel_size[d], stride[d], padding[d], dilation[d], ceil_mode) for d in (0, 1)
+        window_output_size(
+            input_hw[d], kernel_size[d], stride[d], padding[d], dilation[d], ceil_mode
+        )
+        for d in (0, 1)
     )
 
 
@@ -87,7 +90,13 @@ def padded(x, kernel_size, stride, padding, dilation, out_hw, fill):
     bottom and right as far as the last window reaches (in ceil mode that can be more
     than `padding`; in floor mode the windows may also leave the end of x unused)."""
     N, C, H, W = x.shape
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw), (OH, OW) = kernel_size, stride, padding, dilation, out_hw
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), (OH, OW) = (
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        out_hw,
+    )
     Hp = (OH - 1) * sh + dh * (kh - 1) + 1  # the first row past the last window's end
     Wp = (OW - 1) * sw + dw * (kw - 1) + 1
     x_pad = array_module(x).full((N, C, max(Hp, ph + H), max(Wp, pw + W)), fill, dtype=x.dtype)
@@ -117,7 +126,6 @@ def windows(x_pad, kernel_size, stride, dilation, out_hw):
 
 
 # ---- max pooling --------------------------------------------------------------------------
-# --8<-- [start:max_forward]
 def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     """y[n, c, i, j] = the largest element of window (i, j); `indices` says where it was.
 
@@ -152,7 +160,6 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     w = xp.arange(OW)[None, :] * sw - pw + b * dw  # (N, C, OH, OW), broadcast over i
     indices = h * W + w
     return y, indices.astype(np.int64)
-    # --8<-- [end:max_forward]
 
 
 def first_real_position(kernel_size, stride, padding, dilation, input_hw, out_hw, xp=np):
@@ -160,7 +167,11 @@ def first_real_position(kernel_size, stride, padding, dilation, input_hw, out_hw
     that lies inside the input (the windows of an all-ones plane padded with zeros)."""
     ones = xp.ones((1, 1) + tuple(input_hw))
     inside = windows(
-        padded(ones, kernel_size, stride, padding, dilation, out_hw, 0.0), kernel_size, stride, dilation, out_hw
+        padded(ones, kernel_size, stride, padding, dilation, out_hw, 0.0),
+        kernel_size,
+        stride,
+        dilation,
+        out_hw,
     )
     return inside.reshape(out_hw + (-1,)).argmax(axis=-1)
 
@@ -185,8 +196,9 @@ def max_pool2d_backward(grad_y, indices, x_shape):
 
 
 # ---- average pooling ----------------------------------------------------------------------
-# --8<-- [start:avg_forward]
-def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None):
+def avg_pool2d_forward(
+    x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+):
     """y[n, c, i, j] = sum of window (i, j) / divisor[i, j] (see `avg_pool_divisor`)."""
     N, C, H, W = x.shape
     no_dilation = (1, 1)
@@ -197,12 +209,17 @@ def avg_pool2d_forward(x, kernel_size, stride, padding, ceil_mode, count_include
     window = (kernel_size, stride, padding, out_hw, count_include_pad, divisor_override)
     divisor = avg_pool_divisor((H, W), *window, array_module(x))
     return (sums / divisor).astype(x.dtype)  # divisor (OH, OW) broadcasts over N and C
-    # --8<-- [end:avg_forward]
 
 
-# --8<-- [start:avg_backward]
 def avg_pool2d_backward(
-    grad_y, x_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+    grad_y,
+    x_shape,
+    kernel_size,
+    stride,
+    padding,
+    ceil_mode,
+    count_include_pad,
+    divisor_override=None,
 ):
     """dL/dx: every element of window (i, j) receives dL/dy[i, j] / divisor[i, j], and an
     element inside several windows receives the sum.
@@ -229,4 +246,3 @@ def avg_pool2d_backward(
             grad_x_pad[:, :, rows, cols] += share
     # END SOLUTION
     return xp.ascontiguousarray(grad_x_pad[:, :, ph : ph + H, pw : pw + W])
-    # --8<-- [end:avg_backward]

@@ -405,8 +405,7 @@ def mean(input, dim=None, keepdim=False):
 
 
 def var(input, dim=None, correction=1, keepdim=False, unbiased=None):
-    """Variance over dim, dividing by N - correction (unbiased=True is correction=1); see
-    Tensor.var."""
+    """Variance over dim, divided by N - correction (unbiased=True: 1); see Tensor.var."""
     return as_tensor(input).var(dim, correction, keepdim, unbiased)
 
 
@@ -441,18 +440,15 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
-    """Index of the smallest element over dim (of the flattened input if None); see
-    Tensor.argmin."""
+    """Index of the smallest element over dim (of the flat input if None); see Tensor.argmin."""
     return as_tensor(input).argmin(dim, keepdim)
 
 
 def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
-    """The largest element; with an int dim, (values, indices); with a tensor, mg.maximum; see
-    Tensor.max."""
+    """The largest element; with an int dim, (values, indices); see Tensor.max."""
     return as_tensor(input).max(dim, keepdim)
 
 
 def min(input, dim=None, keepdim=False):  # noqa: A001  (torch.min)
-    """The smallest element; with an int dim, (values, indices); with a tensor, mg.minimum; see
-    Tensor.min."""
+    """The smallest element; with an int dim, (values, indices); see Tensor.min."""
     return as_tensor(input).min(dim, keepdim)

@@ -369,8 +369,7 @@ def unsqueeze(input, dim):
 
 
 def permute(input, dims):
-    """input with its dims reordered: dim i of the result is dims[i] of input; see
-    Tensor.permute."""
+    """input with its dims reordered: result dim i is input dim dims[i]; see Tensor.permute."""
     return as_tensor(input).permute(dims)
 
 

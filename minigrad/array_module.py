@@ -79,12 +79,50 @@ def scatter_min(target, index, values):
 def _scatter_extreme(target, index, values, which):
     if isinstance(target, np.ndarray):
         (np.maximum if which == "max" else np.minimum).at(target, index, values)
-    elif runtime.simulated():
-        getattr(runtime.cupy(), f"scatter_{which}")(target, index, values)
+        return
+    if runtime.simulated():
+        scatter = getattr(runtime.cupy(), f"scatter_{which}")
     else:
         import cupyx
 
-        getattr(cupyx, f"scatter_{which}")(target, index, values)
+        scatter = getattr(cupyx, f"scatter_{which}")
+    if target.dtype == np.float64 and on_device(values):
+        # CuPy's float64 scatter_max/min gave float32-rounded results on an H100 (CuPy
+        # 14.2); its unsigned 64-bit ones are exact, so the extreme is taken of the codes
+        codes = _ordered_codes(target, which)
+        scatter(codes, index, _ordered_codes(values.astype(np.float64), which))
+        target[...] = _from_codes(codes)
+    else:
+        scatter(target, index, values)
+
+
+_SIGN = np.uint64(1 << 63)
+
+
+def _ordered_codes(x, which):
+    """float64 -> uint64 codes in the same order: a float's bits read as an integer, with
+    the sign bit set for x >= 0 and every bit flipped for x < 0 (a larger magnitude, a
+    smaller code). A NaN takes the top code for max and the bottom one for min, so that
+    it wins, as in np.maximum.at."""
+    xp = array_module(x)
+    bits = x.view(np.uint64)
+    codes = xp.where(bits & _SIGN, ~bits, bits | _SIGN)
+    return xp.where(xp.isnan(x), np.uint64(2**64 - 1) if which == "max" else np.uint64(0), codes)
+
+
+def _from_codes(codes):
+    """The floats of `_ordered_codes` back."""
+    xp = array_module(codes)
+    return xp.where(codes & _SIGN, codes ^ _SIGN, ~codes).view(np.float64)
+
+
+def same_memory(a, b):
+    """Whether arrays `a` and `b` look into the same memory: NumPy's exact answer on the
+    host; on a GPU, whether they lie in one allocation (CuPy's `data.mem`), since CuPy's
+    shares_memory computes on the GPU and waits for its answer."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shares_memory(a, b) if isinstance(b, np.ndarray) else False
+    return a.data.mem is b.data.mem
 
 
 def kernel_view(array):

@@ -12,6 +12,8 @@ under `mg.no_grad()`: the optimizer's update.
 `Tensor` inherits them (tensor.py).
 """
 
+import math
+
 import numpy as np
 
 from minigrad.array_module import array_module
@@ -443,7 +445,12 @@ class InplaceMethods:
             )
         xp = array_module(self.array)  # the mask is made where the tensor lives
         on_diagonal = xp.zeros(self.shape, dtype=bool)
-        xp.fill_diagonal(on_diagonal, True, wrap=wrap)
+        # in the flat storage the diagonal is every (1 + n + n^2 + ...)-th element; a 2-D
+        # matrix's ends after its last column unless it wraps (NumPy's fill_diagonal, whose
+        # CuPy twin copies the value to the GPU first)
+        step = 1 + sum(math.prod(self.shape[k + 1 :]) for k in range(self.ndim - 1))
+        end = self.shape[1] ** 2 if self.ndim == 2 and not wrap else None
+        on_diagonal.reshape(-1)[:end:step] = True
         mask = Tensor._make(on_diagonal)
         return self._inplace("fill_diagonal_", lambda t: ops.index.masked_fill(t, mask, fill_value))
 

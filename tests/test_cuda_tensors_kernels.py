@@ -14,6 +14,7 @@ import pytest
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad import backends
+from tests.conftest import REAL_GPU
 
 RNG = np.random.default_rng(21)
 X = RNG.standard_normal((2, 4, 7, 6))  # (N, C, H, W)
@@ -127,6 +128,11 @@ def test_a_mask_on_another_device_raises(simulated_gpu):
 
 
 # ---- what the kernels rely on in the array module and the simulated GPU ----------------------
+# (the simulator's own behaviour: nothing to check on a real GPU, MINIGRAD_TEST_REAL_GPU=1)
+simulator_only = pytest.mark.skipif(REAL_GPU, reason="checks the simulator itself")
+
+
+@simulator_only
 def test_kernel_view_is_the_host_buffer_on_the_simulated_gpu(simulated_gpu):
     """A @cuda.jit kernel under Numba's simulator reads and writes NumPy arrays: on the
     simulated GPU it is given the buffer behind the device array, without a copy."""
@@ -141,6 +147,7 @@ def test_kernel_view_is_the_host_buffer_on_the_simulated_gpu(simulated_gpu):
     assert kernel_view(host) is host  # host arrays are passed as they are
 
 
+@simulator_only
 def test_the_simulated_gpu_keeps_its_arrays_on_the_device(simulated_gpu):
     x = simulated_gpu.asarray(np.arange(12.0).reshape(3, 4))
     simulated_gpu.transfers.update(to_host=0, to_device=0)

@@ -45,7 +45,8 @@ def test_polygamma_on_cuda_copies_one_number(simulated_gpu):
     x = mg.tensor(POSITIVE, device="cuda")
     simulated_gpu.transfers.update(to_host=0, to_device=0)
     y = mg.polygamma(2, x)
-    assert y.device.type == "cuda" and simulated_gpu.transfers == {"to_host": 1, "to_device": 0}
+    assert y.device.type == "cuda"
+    assert dict(simulated_gpu.transfers) == {"to_host": 1, "to_device": 0}
 
 
 @pytest.mark.parametrize("x", list(WIDE) + [np.inf, -np.inf, 40.0])

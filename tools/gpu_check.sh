@@ -18,7 +18,7 @@
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
 #   run(command="bash tools/gpu_check.sh run", carry=[".whl"], timeout_s=590)
-# (the parts' time limits add up to 560 s; a second call can rerun one part, e.g. `run bench`,
+# (the parts' time limits add up to 500 s; a second call can rerun one part, e.g. `run bench`,
 # while the machine is still warm: it stays so 30 s after a call)
 # then copy $OUT's files (env.txt, tests.log, tests_real_gpu.log, bench_gpu.txt,
 # bench_gpu.json) out of files_at, and the figures into benchmarks/RESULTS.md.
@@ -38,16 +38,15 @@ fetch() {
     ls -l .whl
 }
 
-numba_cuda_works() {
-    python3 -c "import numba, numpy; from numba import cuda; assert cuda.is_available()" 2>/dev/null
-}
-
 setup() {
     : "${OUT:=/tmp/gpu_check_out}"
     mkdir -p "$OUT"
     export PYTHONPATH="$PWD" PYTHONUNBUFFERED=1
-    if ! numba_cuda_works && ls .whl/*.whl >/dev/null 2>&1; then
-        echo "numba.cuda does not work with this NumPy: installing the carried wheels (.whl/)"
+    # numba-cuda 0.30 imports np.row_stack, which NumPy 2.5 removed: cuda.is_available() is
+    # still True, but the first kernel compile fails (seen on an H100, 2026-11-27), so the
+    # carried NumPy 2.4 is put first on the path whenever it is there
+    if ls .whl/*.whl >/dev/null 2>&1; then
+        echo "installing the carried wheels (.whl/) first on the path"
         python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
             --target /tmp/site .whl/*.whl || exit 1
         export PYTHONPATH="/tmp/site:$PWD"
@@ -66,8 +65,16 @@ for name in ("numpy", "numba", "numba_cuda", "cupy", "torch"):
     except Exception as error:
         print(name, "NOT IMPORTABLE:", error)
 import numba.cuda
+import numpy
 import minigrad as mg
 print("numba.cuda.is_available():", numba.cuda.is_available())
+@numba.cuda.jit
+def twice(a):  # one kernel compiled and run: what is_available() does not prove
+    i = numba.cuda.grid(1)
+    if i < a.size:
+        a[i] *= 2
+a = numba.cuda.to_device(numpy.arange(4.0)); twice[1, 4](a)
+print("a @cuda.jit kernel ran:", a.copy_to_host().tolist())
 print("mg.cuda.is_available():", mg.cuda.is_available(), "device:", mg.cuda.get_device_name())
 x = mg.randn(3, 4, device="cuda", requires_grad=True)
 (x * x).sum().backward()
@@ -77,18 +84,18 @@ EOF
 }
 
 run_tests() {
-    # one file per worker (the suite's --dist loadfile); 4 workers: each compiles the kernels
+    # one file per worker (the suite's --dist loadfile); 8 workers: each compiles the kernels
     # it uses once (Numba caches them on disk) and holds a CUDA context
-    timeout 220 python3 -m pytest -p no:cacheprovider -n 4 tests/gpu tests/cuda -q -rfE --durations=15 \
+    timeout 200 python3 -m pytest -p no:cacheprovider -n 8 tests/gpu tests/cuda -q -rfE --durations=15 \
         2>&1 | tee "$OUT/tests.log"
-    MINIGRAD_TEST_REAL_GPU=1 timeout 100 python3 -m pytest -p no:cacheprovider -n 4 \
+    MINIGRAD_TEST_REAL_GPU=1 timeout 100 python3 -m pytest -p no:cacheprovider -n 8 \
         tests/test_cuda_tensors_*.py -q -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
 }
 
 run_bench() {
-    # the CUDA columns: 3 repeats of 5 steps after 3 warm-up steps; the CPU ones 3 of 2 after 1
+    # the CUDA columns: 3 repeats of 4 steps after 3 warm-up steps; the CPU ones 3 of 2 after 1
     # (minigrad's Shakespeare-char step takes about 5.5 s on 16 cores)
-    timeout 240 python3 benchmarks/bench_gpu.py --repeat 3 --steps 5 --profile --json "$OUT/bench_gpu.json" \
+    timeout 200 python3 benchmarks/bench_gpu.py --repeat 3 --steps 4 --profile --json "$OUT/bench_gpu.json" \
         2>&1 | tee "$OUT/bench_gpu.txt"
 }
 

@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from minigrad.array_module import array_module
+from minigrad.array_module import array_module, on_device, same_memory
 from minigrad.autograd import anomaly, grad_mode, graph
 from minigrad.cuda import runtime as _runtime
 from minigrad.tensor import Tensor
@@ -178,8 +178,8 @@ class Function:
             out = Tensor._make(out if type(out) is np.ndarray else array_module(out).asarray(out))
         elif any([out is a for a in args]):  # forward returned an input: give it a new node
             out = Tensor._make(out.array)
-        if out.array.base is not None:  # a view (reshape, transpose, ...) shares its input's
-            # storage, so it shares the in-place counter
+        if out.array.base is not None or on_device(out.array):  # a view (reshape, ...) shares
+            # its input's storage, so it shares the in-place counter
             _note_view(out, cls, args, kwargs, previous)
         if mode.inference and not previous:  # made in inference_mode (which turns recording off)
             out._inference = True
@@ -292,7 +292,15 @@ def _note_view(out, op, args, kwargs, grad_mode):
     remembers how it was made from it."""
     base = out.array.base
     for pos, a in enumerate(args):
-        if isinstance(a, Tensor) and (a.array is base or a.array.base is base):
+        if not isinstance(a, Tensor):
+            continue
+        if base is not None:
+            viewed = a.array is base or a.array.base is base
+        else:  # CuPy's as_strided leaves base empty: the allocation tells the view
+            viewed = (
+                a.array is not out.array and on_device(a.array) and same_memory(a.array, out.array)
+            )
+        if viewed:
             out._counter = a._version_counter()
             out._inference = out._inference or a._inference  # a view of an inference tensor is one
             out._view = ViewStep(a, pos, op, args, kwargs, out._counter.value, grad_mode)

@@ -17,7 +17,7 @@ rows of the two Jacobians are copied to the host (`to_host`) to be compared.
 
 import numpy as np
 
-from minigrad.array_module import array_module, to_host
+from minigrad.array_module import array_module, same_memory, to_host
 from minigrad.autograd.engine import grad as autograd_grad
 from minigrad.tensor import Tensor
 
@@ -39,12 +39,12 @@ def numerical_jacobian(fn, inputs, k, eps):
     """d(all outputs, flattened and concatenated)/d(inputs[k]) by central differences."""
     x = inputs[k].array
     flat = x.reshape(-1)  # a view: perturbing `flat` perturbs the input in place
-    if not np.shares_memory(flat, x):
+    if not same_memory(flat, x):
         raise ValueError("gradcheck: inputs must be contiguous so they can be perturbed in place")
     columns = []
     # grad mode stays on: for gradgradcheck, fn itself calls autograd.grad
     for i in range(flat.size):
-        orig = flat[i]
+        orig = flat[i].copy()  # a copy: on a GPU, flat[i] is a 0-d view that the writes change
         flat[i] = orig + eps
         plus = np.concatenate([to_host(o.array).reshape(-1) for o in _outputs(fn, inputs)])
         flat[i] = orig - eps

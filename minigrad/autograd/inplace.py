@@ -29,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from minigrad.array_module import same_memory
 from minigrad.autograd import function, grad_mode
 from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor
@@ -200,7 +201,7 @@ class CopySlices(Function):
         # where the view's elements lie: the same view of a bool array laid out as base's storage
         ctx.written = np.zeros_like(base.array, dtype=bool)
         marks = take_view(view, Tensor._make(ctx.written)).array
-        if not np.shares_memory(marks, ctx.written):
+        if not same_memory(marks, ctx.written):
             raise RuntimeError(
                 f"in-place op on a view: cannot locate the view of shape {region.shape} in its base"
             )

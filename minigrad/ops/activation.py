@@ -144,8 +144,11 @@ class Softplus(Function):
 
 def shift_by_max(x, dim):
     """x - max(x) along `dim` (arrays), so that exp of it never overflows. An empty dim
-    has no max: `initial=-inf` gives it one, and its slices, empty, stay empty."""
-    return x - np.max(x, axis=dim, keepdims=True, initial=-np.inf)
+    has no max, and its slices, empty, stay empty: nothing to shift. (NumPy's
+    `initial=-inf` would say so in one call, but CuPy's max does not take `initial`.)"""
+    if x.size == 0:
+        return x.copy()
+    return x - np.max(x, axis=dim, keepdims=True)
 
 
 # --8<-- [start:softmax]

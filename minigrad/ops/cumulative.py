@@ -61,6 +61,21 @@ def cummin(input, dim):
     return _cumulative_extreme(input, dim, False, "cummin")
 
 
+def running_logsumexp(array, axis):
+    """log(exp(a_0) + ... + exp(a_i)) for each i along `axis`, by doubling (Hillis and
+    Steele's scan): after the step of stride s, each element holds the log-sum-exp of the
+    2s elements that end at it. log2(n) steps, each one logaddexp over the whole array, on
+    either device (NumPy's logaddexp.accumulate would walk the n elements one by one, and
+    CuPy has no logaddexp.accumulate)."""
+    a = np.moveaxis(array, axis, -1).copy()
+    stride = 1
+    while stride < a.shape[-1]:
+        ahead = np.logaddexp(a[..., stride:], a[..., :-stride])
+        a = np.concatenate([a[..., :stride], ahead], axis=-1)
+        stride *= 2
+    return np.moveaxis(a, -1, axis)
+
+
 class LogCumSumExp(Function):
     """y_i = log(exp(x_0) + ... + exp(x_i)) along `dim`, computed without overflow;
     dL/dx_i = sum over j >= i of dL/dy_j * exp(x_i - y_j).
@@ -75,7 +90,7 @@ class LogCumSumExp(Function):
     def forward(ctx, x, dim):
         ctx.dim = dim
         ctx.save_for_backward(x)
-        return np.logaddexp.accumulate(x.array, axis=dim) if x.array.size else x.array.copy()
+        return running_logsumexp(x.array, dim)
 
     @staticmethod
     def backward(ctx, grad):

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from minigrad.array_module import array_module
-from minigrad.ops.special import host_only
+from minigrad.ops.special import host_only, polynomial
 
 # ---- ln |Gamma(x)| ---------------------------------------------------------------------
 
@@ -76,7 +76,7 @@ def digamma(x):
             result = np.where(small, result - 1.0 / y, result)
             y = np.where(small, y + 1.0, y)
         z = 1.0 / (y * y)
-        result = result + np.log(y) - 0.5 / y - z * np.polyval(_DIGAMMA_ASYMPTOTIC, z)
+        result = result + np.log(y) - 0.5 / y - z * polynomial(_DIGAMMA_ASYMPTOTIC, z)
     result = np.where(x == 0, np.copysign(np.inf, -x), result)
     return np.where(negative & (x == np.trunc(x)), np.nan, result)
 

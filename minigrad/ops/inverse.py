@@ -221,12 +221,17 @@ class PInverse(Function):
 
     @staticmethod
     def forward(ctx, A, rcond):
-        xp = array_module(A.array)
-        # CuPy's pinv names the cut-off rcond; NumPy 2 calls it rtol (rcond is deprecated there)
-        if xp is np:
-            p = from_numpy(np.linalg.pinv(A.array, rtol=rcond))
+        # from the SVD A = U S V^T: A^+ = V S^+ U^T, S^+ inverting the singular values
+        # above the cut-off and zeroing the rest (NumPy's pinv does the same; CuPy's picks
+        # them with a mask, which makes the GPU report their number to the host)
+        a = A.array
+        if min(a.shape[-2:]) == 0:
+            p = from_numpy(array_module(a).zeros(a.shape[:-2] + a.shape[:-3:-1], dtype=a.dtype))
         else:
-            p = from_numpy(xp.linalg.pinv(A.array, rcond=rcond))
+            u, s, vt = np.linalg.svd(a, full_matrices=False)
+            kept = s > rcond * s[..., :1]  # the singular values come largest first
+            s_plus = np.where(kept, 1 / np.where(kept, s, 1), 0).astype(a.dtype)
+            p = from_numpy(np.swapaxes(vt, -1, -2) * s_plus[..., None, :] @ np.swapaxes(u, -1, -2))
         ctx.save_for_backward(A, p)
         return p
 

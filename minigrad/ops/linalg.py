@@ -513,22 +513,40 @@ def vander(x, N=None, increasing=False):
     return powers if increasing else powers.flip(1)
 
 
+def triangle(xp, row, col, offset, lower):
+    """The row and column indices (arrays of module `xp`) of a row x col matrix's elements
+    on and below (`lower`) or on and above the `offset`-th diagonal, in row-major order.
+
+    Picking them with a mask would make the GPU tell the host how many there are; the
+    count is known here, so the triangle's flat positions are sorted to the front instead
+    (every other position is pushed past the end) and the first `count` kept."""
+    below = np.tri(row, col, offset if lower else offset - 1, dtype=bool)  # on the host
+    count = int(below.sum()) if lower else row * col - int(below.sum())
+    position = xp.arange(row * col)
+    i, j = position // max(col, 1), position % max(col, 1)
+    inside = (j - i <= offset) if lower else (j - i >= offset)
+    first = xp.sort(xp.where(inside, position, row * col))[:count]
+    return first // max(col, 1), first % max(col, 1)
+
+
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the lower triangle of a row x col matrix (on and below
     the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order:
     `m[tuple(tril_indices(3, 3))]` reads the lower triangle."""
-    rows, cols = module_of_device(device, "tril_indices").tril_indices(row, offset, col)
+    xp = module_of_device(device, "tril_indices")
+    rows, cols = triangle(xp, row, col, offset, lower=True)
     return Tensor._make(
-        np.stack([rows, cols]).astype(to_dtype(dtype, "tril_indices") or np.int64).reshape(2, -1)
+        xp.stack([rows, cols]).astype(to_dtype(dtype, "tril_indices") or np.int64).reshape(2, -1)
     )
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the upper triangle of a row x col matrix (on and above
     the `offset`-th diagonal), as a (2, N) int64 tensor in row-major order."""
-    rows, cols = module_of_device(device, "triu_indices").triu_indices(row, offset, col)
+    xp = module_of_device(device, "triu_indices")
+    rows, cols = triangle(xp, row, col, offset, lower=False)
     return Tensor._make(
-        np.stack([rows, cols]).astype(to_dtype(dtype, "triu_indices") or np.int64).reshape(2, -1)
+        xp.stack([rows, cols]).astype(to_dtype(dtype, "triu_indices") or np.int64).reshape(2, -1)
     )
 
 

@@ -79,8 +79,8 @@ class ScatterReduce(Function):
         xp = array_module(out)
         written = xp.zeros(x.shape, dtype=bool)
         written[coords] = True
-        if not include_self:
-            out[written] = _identity(reduce, out.dtype)
+        if not include_self:  # where a mask picks would make the GPU count the picks for the host
+            out = xp.where(written, _identity(reduce, out.dtype), out).astype(out.dtype)
         _AT[reduce](out, coords, values)
         if reduce == "mean":
             count = xp.full(x.shape, 1 if include_self else 0, dtype=np.int64)

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._args import normalize_dims
-from minigrad.array_module import array_module
+from minigrad.array_module import array_module, scatter_add
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.index import ScatterAdd
 from minigrad.ops.out import write_out
@@ -145,6 +145,25 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002  (torch's argument names
     return from_numpy(counts.astype(x.dtype))
 
 
+def bin_counts(values, edges, weights=None, density=False):
+    """np.histogram of `values` in the bins between increasing `edges`, on either device:
+    each value finds its bin by a binary search in the edges (a bin holds [edge_i,
+    edge_i+1), the last one its right end too; values outside, and NaN, fall in none) and
+    its weight (1 by default) is added there. CuPy's histogram would first check on the
+    GPU that the edges increase, and wait for the answer."""
+    xp = array_module(values)
+    v, n = values.reshape(-1), edges.size - 1
+    which = xp.searchsorted(edges, v, side="right") - 1
+    which = xp.where(v == edges[-1], n - 1, which)  # the last edge closes the last bin
+    inside = (which >= 0) & (which < n)
+    w = xp.ones(v.shape) if weights is None else weights.reshape(-1).astype(np.float64)
+    hist = xp.zeros(n)
+    scatter_add(hist, xp.where(inside, which, 0), xp.where(inside, w, 0.0))
+    if density:
+        hist = hist / hist.sum() / np.diff(edges)
+    return hist
+
+
 # `input` and `range` shadow builtins: they are torch's argument names
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges): the histogram of `input`'s elements, in `bins` (100) equal bins over
@@ -164,7 +183,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         if low == high:
             low, high = low - 0.5, high + 0.5  # NumPy's (and torch's) range around one value
         edges = array_module(x.array).linspace(low, high, int(bins) + 1).astype(x.dtype)
-    hist, _ = np.histogram(x.array, bins=edges.astype(np.float64), weights=w, density=density)
+    hist = bin_counts(x.array, edges.astype(np.float64), w, density)
     return histogram_result(from_numpy(hist.astype(x.dtype)), from_numpy(edges.astype(x.dtype)))
 
 

@@ -46,6 +46,15 @@ def host_only(x, op, why):
 # erfinv's first guess: Giles's single-precision approximation ("Approximating the erfinv
 # function", GPU Computing Gems, 2011), a polynomial in w = -ln(1 - p^2), one for the
 # centre (w < 5) and one, in sqrt(w), for the tails. Highest power first.
+def polynomial(coefficients, x):
+    """c0 x^(n-1) + c1 x^(n-2) + ... + c(n-1), by Horner's rule (NumPy's polyval, which
+    CuPy's takes only with the coefficients already on the GPU): n - 1 multiply-adds."""
+    total = np.zeros_like(x)
+    for c in coefficients:
+        total = total * x + c
+    return total
+
+
 _ERFINV_CENTRE = (
     2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941,
@@ -71,8 +80,8 @@ def erfinv(p):
     a = np.abs(p.astype(np.float64))  # erfinv is odd: solve for |p|, give back p's sign
     with np.errstate(divide="ignore", invalid="ignore"):
         w = -np.log((1.0 - a) * (1.0 + a))
-        centre = np.polyval(_ERFINV_CENTRE, w - 2.5)
-        tail = np.polyval(_ERFINV_TAIL, np.sqrt(w) - 3.0)
+        centre = polynomial(_ERFINV_CENTRE, w - 2.5)
+        tail = polynomial(_ERFINV_TAIL, np.sqrt(w) - 3.0)
         x = np.where(w < 5.0, centre, tail) * a
         x = np.where(a < 1.0, x, 0.0)  # the guesses at |p| >= 1 are replaced below
         near_one = a > 0.5

@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from minigrad._args import normalize_dim
-from minigrad.array_module import array_module, on_device
+from minigrad.array_module import array_module, on_device, scatter_add
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.ops.index import GetItem, IndexAdd
@@ -254,7 +254,12 @@ class AsStrided(Function):
         x_at, y_at = ctx.x_positions - low, ctx.y_positions - low
         storage_grad = IndexAdd.apply(grad, index=y_at, shape=(length,))
         grad_x = GetItem.apply(storage_grad, index=x_at)
-        sharing = np.bincount(x_at.reshape(-1), minlength=length)[x_at]
+        # how many of x's elements share each position: a count added up where they lie
+        # (not np.bincount, which on a GPU reads the largest position back to the host)
+        xp = array_module(x_at)
+        count = xp.zeros(length, dtype=np.int64)
+        scatter_add(count, x_at.reshape(-1), xp.ones(x_at.size, dtype=np.int64))
+        sharing = count[x_at]
         # on a GPU always divided (by 1 where x does not overlap): asking would copy a bool
         if on_device(grad.array) or (sharing.size and sharing.max() > 1):
             grad_x = grad_x / Tensor._make(sharing.astype(grad.dtype))

@@ -11,6 +11,7 @@ from minigrad.array_module import array_module
 from minigrad.autograd import no_grad
 from minigrad.creation import as_tensor
 from minigrad.ops.broadcast import check_broadcast
+from minigrad.ops.linalg import triangle
 from minigrad.tensor import Tensor
 
 
@@ -68,5 +69,6 @@ def pdist(input, p=2.0):
         raise RuntimeError(f"pdist only supports floating-point dtypes, got {input.dtype}")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values, got {p}")
-    i, j = array_module(input.array).triu_indices(input.shape[0], k=1)  # made where input lives
+    n = input.shape[0]
+    i, j = triangle(array_module(input.array), n, n, 1, lower=False)  # made where input lives
     return (input[i] - input[j]).norm(p, dim=1)

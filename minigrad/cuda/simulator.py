@@ -13,7 +13,9 @@ but behaves as a CuPy array does at the edges that matter for correctness:
   CuPy's message: data reaches the host only through `.get()` / `asnumpy`, and
 - every trip to the host (`.get()`, `.item()`, `float(x)`, `bool(x)`) is counted in
   `transfers`, and raises inside `forbid_transfers()`, which is how the tests prove that
-  a training step on the GPU copies nothing back.
+  a training step on the GPU copies nothing back;
+- where CuPy's functions differ from NumPy's (calls that read a value back from the GPU,
+  arguments CuPy refuses), `simulator_rules.py` says how, and the simulator follows it.
 
 It is not fast and not a GPU: it is how the device-generic code of minigrad is tested in
 CI, and how a student without a GPU can watch where the data lives. The module-level
@@ -27,12 +29,16 @@ import weakref
 
 import numpy as np
 
+from minigrad.cuda import simulator_rules as rules
+
 transfers = {"to_host": 0, "to_device": 0}
 """How many times data crossed between host and simulated device (a test resets it)."""
 
 _forbidden = 0  # > 0 inside forbid_transfers()
 _bytes_in_use = [0]  # bytes of simulated device memory held by live arrays
 _owners = weakref.WeakValueDictionary()  # id of a host array owning its memory -> its device array
+_detached = weakref.WeakValueDictionary()  # id -> host array of as_strided, which has no base
+_memories = {}  # id of a host buffer -> its _Memory (CuPy's allocation), while the buffer lives
 
 
 @contextlib.contextmanager
@@ -46,11 +52,11 @@ def forbid_transfers():
         _forbidden -= 1
 
 
-def _count(direction):
+def _count(direction, why=""):
     if _forbidden:
         raise RuntimeError(
             f"simulated GPU: a copy {direction.replace('_', ' ')} happened inside "
-            "forbid_transfers()"
+            f"forbid_transfers(){': ' + why if why else ''}"
         )
     transfers[direction] += 1
 
@@ -79,12 +85,14 @@ class SimulatedArray:
                 f"simulated GPU: {ufunc.__name__}.at is not supported, as in CuPy; "
                 "use minigrad.array_module.scatter_add"
             )
+        rules.check_ufunc_method(ufunc, method)
         if "out" in kwargs:
             kwargs["out"] = tuple(_operand(o) for o in kwargs["out"])
         result = getattr(ufunc, method)(*[_operand(x) for x in inputs], **kwargs)
         return _wrap(result)
 
     def __array_function__(self, func, types, args, kwargs):
+        rules.before_call(func, args, kwargs)
         result = func(*_operands(args), **_operands(kwargs))
         return _wrap(result)
 
@@ -141,9 +149,17 @@ class SimulatedArray:
 
     # -- indexing --------------------------------------------------------------------
     def __getitem__(self, key):
+        """CuPy's indexing: integers for every dim give a 0-d view, not a scalar copy (so
+        `old = a[i]; a[i] = old + 1` changes `old` too); a mask of bools reads from the GPU."""
+        if rules.index_reads_from_gpu(key):
+            _count("to_host", "a boolean mask index reads the size of its result")
+        if _all_integers(key):
+            key = (*key, ...) if isinstance(key, tuple) else (key, ...)  # NumPy's 0-d view
         return _wrap(self._host[_index(key)])
 
     def __setitem__(self, key, value):
+        if rules.index_reads_from_gpu(key):
+            _count("to_host", "a boolean mask index reads the number of places it writes")
         self._host[_index(key)] = _operand(value)
 
     # -- attributes and methods: those of the host array, with device results ---------
@@ -156,7 +172,7 @@ class SimulatedArray:
         """The device array that owns a view's memory (None for an owner), the same object
         each time, as CuPy's `base` is: `view.base is x` tells a view of x."""
         root = _host_base(self._host)
-        if root is None:
+        if root is None:  # an owner, or a view made by as_strided (its base is None in CuPy)
             return None
         while _host_base(root) is not None:
             root = _host_base(root)
@@ -168,8 +184,14 @@ class SimulatedArray:
 
     @property
     def data(self):
-        """Where the data is (CuPy's `MemoryPointer`, of which minigrad reads `.ptr`)."""
-        return types.SimpleNamespace(ptr=self._host.__array_interface__["data"][0])
+        """Where the data is (CuPy's `MemoryPointer`): `ptr`, the address of the first
+        element, and `mem`, the allocation, one object for all the arrays that look into it
+        (`a.data.mem is b.data.mem` tells views of one memory, as_strided's included)."""
+        return types.SimpleNamespace(
+            ptr=self._host.__array_interface__["data"][0],
+            mem=_allocation(self._host),
+            device_id=0,
+        )
 
     @property
     def __cuda_array_interface__(self):  # what a @cuda.jit kernel would take
@@ -182,6 +204,7 @@ class SimulatedArray:
         if callable(value):
 
             def method(*args, **kwargs):
+                rules.refuse_keywords(name, rules.METHOD_KEYWORDS_CUPY_LACKS.get(name, ()), kwargs)
                 return _wrap(value(*_operands(args), **_operands(kwargs)))
 
             method.__name__ = name
@@ -207,11 +230,45 @@ class SimulatedArray:
 
 def _host_base(host):
     """The host array `host` is a view of, or None (NumPy's as_strided puts a wrapper
-    object between a view and its base: it is looked through)."""
+    object between a view and its base: it is looked through; CuPy's as_strided makes an
+    array with no base: it is None)."""
+    if _detached.get(id(host)) is host:
+        return None
     base = host.base
     if not isinstance(base, np.ndarray) and isinstance(getattr(base, "base", None), np.ndarray):
         base = base.base
     return base if isinstance(base, np.ndarray) else None
+
+
+class _Memory:
+    """One allocation on the simulated GPU (CuPy's `Memory`, found as `x.data.mem`)."""
+
+    def __init__(self, buffer):
+        self.ptr = buffer.__array_interface__["data"][0]
+        self.size = buffer.nbytes
+        self.device_id = 0
+
+
+def _allocation(host):
+    """The _Memory that `host` looks into: that of the host buffer at the end of its chain
+    of bases (as_strided's included), the same object while that buffer lives."""
+    root = host
+    while True:
+        base = root.base
+        base = base if isinstance(base, np.ndarray) else getattr(base, "base", None)
+        if not isinstance(base, np.ndarray):
+            break
+        root = base
+    if id(root) not in _memories:
+        _memories[id(root)] = _Memory(root)
+        weakref.finalize(root, _memories.pop, id(root), None)  # before its id can be reused
+    return _memories[id(root)]
+
+
+def _all_integers(key):
+    """Whether an index key is integers only (a[i], a[i, j]), on which CuPy gives a view."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in keys)
 
 
 def _arith(ufunc, reflected=False):
@@ -354,6 +411,7 @@ def __getattr__(name):
         return value  # ufuncs dispatch through __array_ufunc__; dtypes and constants as they are
 
     def function(*args, **kwargs):
+        rules.before_call(value, args, kwargs)
         return _wrap(value(*_operands(args), **_operands(kwargs)))
 
     function.__name__ = name
@@ -370,7 +428,12 @@ class _Namespace(types.SimpleNamespace):
         value = getattr(self._module, name)
         if not callable(value) or isinstance(value, type):
             return value
-        return lambda *args, **kwargs: _wrap(value(*_operands(args), **_operands(kwargs)))
+
+        def function(*args, **kwargs):
+            rules.before_call(value, args, kwargs)
+            return _wrap(value(*_operands(args), **_operands(kwargs)))
+
+        return function
 
 
 linalg = _Namespace(np.linalg)
@@ -379,8 +442,12 @@ fft = _Namespace(np.fft)
 
 def _as_strided(x, shape=None, strides=None):
     """A view with the given shape and strides in bytes (`cupy.lib.stride_tricks.as_strided`,
-    which, unlike NumPy's, has no `writeable` argument)."""
-    return _wrap(np.lib.stride_tricks.as_strided(_operand(x), shape=shape, strides=strides))
+    which, unlike NumPy's, has no `writeable` argument, and makes a new ndarray on `x`'s
+    memory pointer: its `base` is None, and only `data.mem` tells that it is a view of x;
+    a view of it names it as its base)."""
+    host = np.lib.stride_tricks.as_strided(_operand(x), shape=shape, strides=strides)
+    _detached[id(host)] = host
+    return SimulatedArray(host)
 
 
 lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=_as_strided))

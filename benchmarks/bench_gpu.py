@@ -3,7 +3,7 @@
     python benchmarks/bench_gpu.py [--models gpt-baby,gpt-shakespeare,lenet,resnet]
         [--frameworks minigrad-cuda,minigrad-cpu,torch-cuda,torch-cpu]
         [--warmup 3] [--repeat 5] [--steps 10] [--cpu-warmup 1] [--cpu-steps 2]
-        [--profile] [--json PATH] [--quick]
+        [--profile] [--json PATH] [--quick] [--cuda-backend numba|numpy]
 
 The models (issue #21, point 6), each trained on random batches of its real shape:
 
@@ -39,8 +39,11 @@ step within 5x PyTorch CUDA and at least 20x faster than minigrad on the CPU; th
 within 4x PyTorch CUDA. Without a GPU (no CuPy, or no NVIDIA GPU) the CUDA columns are
 left out and the script says why. --profile: where minigrad CUDA's step spends its time
 (cProfile of --steps steps, the 25 functions of most cumulative time), for a missed goal.
---json PATH writes every figure. --quick: the same script on tiny models, one timed step
-each, to check that it runs (the test suite runs it on the CPU).
+--json PATH writes every figure. --cuda-backend numpy runs minigrad CUDA's steps on the
+NumPy references through CuPy (`mg.backends.use("numpy")`: attention as cuBLAS matrix
+products, convolution as im2col products) instead of the @cuda.jit kernels. --quick: the
+same script on tiny models, one timed step each, to check that it runs (the test suite runs
+it on the CPU).
 """
 
 import argparse
@@ -222,7 +225,9 @@ def measure(step, synchronize, warmup, repeat, steps):
 
 
 def profile(step, synchronize, steps, out=sys.stdout):
-    """Where `steps` steps spend their time, by cumulative time (cProfile)."""
+    """Where `steps` steps spend their time (cProfile): the 25 functions of most cumulative
+    time, then the 15 of most time of their own (with CUDA_LAUNCH_BLOCKING=1, a launch
+    waits for its kernel, so the kernels' time is the launching function's own)."""
     import cProfile
     import pstats
 
@@ -232,7 +237,9 @@ def profile(step, synchronize, steps, out=sys.stdout):
         step()
     synchronize()
     profiler.disable()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("cumulative").print_stats(25)
+    stats.sort_stats("tottime").print_stats(15)
 
 
 # ---- what can run here ---------------------------------------------------------------------
@@ -304,6 +311,12 @@ def parse_args(argv=None):
     )
     parser.add_argument("--json", default=None, help="write the figures to this file")
     parser.add_argument(
+        "--cuda-backend",
+        default=None,
+        choices=("numba", "numpy"),
+        help="minigrad CUDA's kernels: the @cuda.jit ones (numba) or the references (numpy)",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="tiny models, one timed step: checks that it runs"
     )
     args = parser.parse_args(argv)
@@ -320,6 +333,8 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
+    from minigrad import backends
+
     args = parse_args(argv)
     print(device_names())
     runnable = []
@@ -345,11 +360,13 @@ def main(argv=None):
             steps, warmup = (
                 (args.steps, args.warmup) if device == "cuda" else (args.cpu_steps, args.cpu_warmup)
             )
-            r = measure(step, synchronize, warmup, args.repeat, steps)
-            results[name][framework] = r
-            print(f"{name:16} {framework:14} {r['first']:9.1f} {span(r['ms'])}", flush=True)
-            if args.profile and framework == "minigrad-cuda":
-                profile(step, synchronize, steps)
+            chosen = framework == "minigrad-cuda" and args.cuda_backend
+            with backends.use(chosen or backends.current()):
+                r = measure(step, synchronize, warmup, args.repeat, steps)
+                results[name][framework] = r
+                print(f"{name:16} {framework:14} {r['first']:9.1f} {span(r['ms'])}", flush=True)
+                if args.profile and framework == "minigrad-cuda":
+                    profile(step, synchronize, steps)
     print_ratios(results)
     print_goals(results, args.quick)
     if args.json:

@@ -116,6 +116,15 @@ def _from_codes(codes):
     return xp.where(codes & _SIGN, codes ^ _SIGN, ~codes).view(np.float64)
 
 
+def storage_start(array, storage):
+    """Where the storage under `array` begins in memory: its owner `storage`'s first element
+    on the host; on a GPU, the allocation's start (`data.mem.ptr`, where an owner's first
+    element is too), since a view made by CuPy's as_strided names no owner as its base."""
+    if isinstance(array, np.ndarray):
+        return storage.__array_interface__["data"][0]
+    return array.data.mem.ptr
+
+
 def same_memory(a, b):
     """Whether arrays `a` and `b` look into the same memory: NumPy's exact answer on the
     host; on a GPU, whether they lie in one allocation (CuPy's `data.mem`), since CuPy's

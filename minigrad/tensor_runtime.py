@@ -14,7 +14,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import layouts as _layout
 from minigrad._args import normalize_dim, size_args
-from minigrad.array_module import array_module
+from minigrad.array_module import array_module, storage_start
 from minigrad.cuda import runtime as _runtime
 
 
@@ -172,7 +172,8 @@ class RuntimeMethods:
         """Where the first element is in the storage, in elements: 0 for a tensor that
         owns its memory, 1 for `x[1:]`. (The storage is the NumPy or CuPy array the
         tensor's array is a view of.)"""
-        return (_address(self.array) - _address(_storage(self.array))) // self.array.itemsize
+        start = storage_start(self.array, _storage(self.array))
+        return (_address(self.array) - start) // self.array.itemsize
 
     def data_ptr(self):
         """The memory address of the first element (an int): two tensors that share

@@ -13,10 +13,9 @@ A case whose result needs a host value (a Python bool, or a size read from the d
 `bincount` reads its length) sets `host_value=True`: it runs without `forbid_transfers()`
 and still must give CUDA tensors equal to the CPU's. A case whose result's size CuPy
 finds by waiting for the GPU (a mask index, `nonzero`, `unique`) sets `sizes_from_data`:
-minigrad copies nothing there, which the simulator checks, but on a real GPU
-(`MINIGRAD_TEST_REAL_GPU=1`, tests/gpu/real_gpu.py) the guard against waiting would
-raise, so it is not put up there. The real GPU also sums in another order than NumPy:
-its tolerance is wider.
+that wait is a read from the GPU, on the simulator as on a real GPU
+(`MINIGRAD_TEST_REAL_GPU=1`, tests/gpu/real_gpu.py), so neither puts up the guard there.
+The real GPU also sums in another order than NumPy: its tolerance is wider.
 """
 
 import os
@@ -98,7 +97,7 @@ def check_case(case, dtype, simulator):
     rngs = [np.random.default_rng(7 + i) for i in range(len(graded))]
     weights = [rng.uniform(0.5, 1.5, o.shape).astype(o.dtype) for rng, o in zip(rngs, graded)]
     cpu_result, cpu_outs, _, cpu_leaves = _run(case, dtype, "cpu", weights, _nothing)
-    unguarded = case.host_value or (case.sizes_from_data and REAL_GPU)
+    unguarded = case.host_value or case.sizes_from_data
     forbid = _nothing if unguarded else simulator.forbid_transfers
     gpu_result, gpu_outs, _, gpu_leaves = _run(case, dtype, "cuda", weights, forbid)
 

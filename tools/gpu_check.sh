@@ -14,6 +14,10 @@
 #           simulated-GPU op tables, on the real GPU: tests/gpu/real_gpu.py)
 #   bench   benchmarks/bench_gpu.py: every model on minigrad CUDA/CPU and PyTorch CUDA/CPU,
 #           with the profile of minigrad CUDA's steps
+#   train   the GPU training tests alone (tests/gpu/test_training_on_gpu.py), and the special
+#           functions' op table on the real GPU
+#   reference  bench_gpu.py's minigrad CUDA column on the NumPy references through CuPy
+#   blocking   bench_gpu.py's Shakespeare-char profile with CUDA_LAUNCH_BLOCKING=1
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -86,7 +90,8 @@ EOF
 run_tests() {
     # one file per worker (the suite's --dist loadfile); 8 workers: each compiles the kernels
     # it uses once (Numba caches them on disk) and holds a CUDA context
-    timeout 200 python3 -m pytest -p no:cacheprovider -n 8 tests/gpu tests/cuda -q -rfE --durations=15 \
+    # GPU_TESTS=tests/gpu leaves the @cuda.jit kernel suite (tests/cuda) out
+    timeout 200 python3 -m pytest -p no:cacheprovider -n 8 ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
         2>&1 | tee "$OUT/tests.log"
     MINIGRAD_TEST_REAL_GPU=1 timeout 100 python3 -m pytest -p no:cacheprovider -n 8 \
         tests/test_cuda_tensors_*.py -q -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
@@ -97,6 +102,29 @@ run_bench() {
     # (minigrad's Shakespeare-char step takes about 5.5 s on 16 cores)
     timeout 200 python3 benchmarks/bench_gpu.py --repeat 3 --steps 4 --profile --json "$OUT/bench_gpu.json" \
         2>&1 | tee "$OUT/bench_gpu.txt"
+}
+
+run_train() {
+    # the training runs alone, one test a worker, and the op table's count of copies
+    timeout 120 python3 -m pytest -p no:cacheprovider -n 3 --dist load \
+        tests/gpu/test_training_on_gpu.py -q -rfE --durations=5 2>&1 | tee "$OUT/train.log"
+    MINIGRAD_TEST_REAL_GPU=1 timeout 40 python3 -m pytest -p no:cacheprovider -n 0 \
+        tests/test_cuda_tensors_special.py -q -rfE 2>&1 | tee -a "$OUT/train.log"
+}
+
+run_reference() {
+    # minigrad CUDA on the NumPy references through CuPy (cuBLAS products) instead of the
+    # @cuda.jit kernels: how much of a step the kernels cost
+    timeout 90 python3 benchmarks/bench_gpu.py --frameworks minigrad-cuda --cuda-backend numpy \
+        --repeat 3 --steps 4 --json "$OUT/bench_reference.json" 2>&1 | tee "$OUT/bench_reference.txt"
+}
+
+run_blocking() {
+    # every launch waits for its kernel (CUDA_LAUNCH_BLOCKING=1), so the profile charges the
+    # GPU's time to the op that launched it: where the Shakespeare-char step goes
+    CUDA_LAUNCH_BLOCKING=1 timeout 60 python3 benchmarks/bench_gpu.py --models gpt-shakespeare \
+        --frameworks minigrad-cuda --warmup 1 --repeat 1 --steps 2 --profile 2>&1 \
+        | tee "$OUT/profile_blocking.txt"
 }
 
 case "${1:-}" in
@@ -112,7 +140,10 @@ case "${1:-}" in
             case "$part" in
                 tests) run_tests ;;
                 bench) run_bench ;;
-                *) echo "gpu_check.sh: unknown part '$part' (tests, bench)"; exit 2 ;;
+                train) run_train ;;
+                reference) run_reference ;;
+                blocking) run_blocking ;;
+                *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done
         ls -l "$OUT"

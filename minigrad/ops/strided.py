@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from minigrad._args import normalize_dim
-from minigrad.array_module import array_module, on_device, scatter_add
+from minigrad.array_module import array_module, on_device, scatter_add, storage_start
 from minigrad.autograd.function import Function
 from minigrad.creation import as_tensor
 from minigrad.ops.index import GetItem, IndexAdd
@@ -68,7 +68,7 @@ def strided_view(array, shape, strides, offset=0, op="as_strided"):
             f"{op}: the storage under this tensor is not one block of memory; clone() it first"
         )
     itemsize = array.itemsize
-    start = _address(array) - _address(storage) + offset * itemsize
+    start = _address(array) - storage_start(array, storage) + offset * itemsize
     if on_device(array):
         return _device_view(array, storage, shape, strides, start // itemsize, op)
     try:
@@ -93,6 +93,11 @@ def strided_view(array, shape, strides, offset=0, op="as_strided"):
 def _device_view(array, storage, shape, strides, start, op):
     """`strided_view` on a GPU: CuPy's as_strided checks nothing, so the bounds are
     checked here (as NumPy checks them for a host view)."""
+    if not storage.flags.owndata:  # a view made by as_strided: its owner is not known here
+        raise RuntimeError(
+            f"{op}: on a GPU, a strided view of a strided view (as_strided, diagonal, unfold) "
+            "is not supported; clone() the first view"
+        )
     last = start + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else start - 1
     if start < 0 or last >= storage.size:
         raise RuntimeError(
@@ -220,8 +225,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 # ---- as_strided: any layout, given in the storage's terms -------------------------------------
 def storage_positions(array):
     """The storage index of each element of `array` (an int64 array of its shape)."""
-    storage = storage_of(array)
-    first = (_address(array) - _address(storage)) // array.itemsize
+    first = _storage_offset(array)
     xp = array_module(array)
     positions = xp.full(array.shape, first, dtype=np.int64)
     for axis, stride in enumerate(element_strides(array)):
@@ -276,7 +280,7 @@ def _reach(array):
 
 
 def _storage_offset(array):
-    return (_address(array) - _address(storage_of(array))) // array.itemsize
+    return (_address(array) - storage_start(array, storage_of(array))) // array.itemsize
 
 
 def as_strided(input, size, stride, storage_offset=None):

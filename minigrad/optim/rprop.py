@@ -73,10 +73,9 @@ class Rprop(Optimizer):
 
         step_size = state["step_size"]
         agreement = np.sign(grad * state["prev"])  # +1: the same sign as last step, −1: it flipped
-        factor = np.ones_like(step_size)
-        factor[agreement > 0] = eta_plus
-        factor[agreement < 0] = eta_minus
-        step_size *= factor
+        # np.where, not a mask: on a GPU a mask's write waits to learn how many places it has
+        factor = np.where(agreement > 0, eta_plus, np.where(agreement < 0, eta_minus, 1.0))
+        step_size *= factor.astype(step_size.dtype)
         np.clip(step_size, step_size_min, step_size_max, out=step_size)
         # After a sign flip, stand still this step; the zero stored in g_prev then makes
         # the next step neither grow nor shrink Δ.

@@ -69,6 +69,9 @@ def _build_kernels(dtype, TILE):
     DIM = MAX_DIM + 1  # a tile row in shared memory: +1 so that rows start in different banks
     PER_LANE = -(-MAX_DIM // LANES)  # the head-dim columns a thread keeps: e = lane + LANES * t
     THREADS = TILE * LANES
+    # a score tile's row, +1 likewise; a constant here: an expression in a kernel's
+    # cuda.shared.array shape would be a runtime value, which Numba refuses
+    SCORE_COLS = TILE + 1
 
     @cuda.jit(device=True)
     def load_tile(tile, x, b, start, end, width, factor, tid):
@@ -118,7 +121,7 @@ def _build_kernels(dtype, TILE):
         Q_tile = cuda.shared.array((TILE, DIM), dtype)  # scale * q, read once per block
         K_tile = cuda.shared.array((TILE, DIM), dtype)
         V_tile = cuda.shared.array((TILE, DIM), dtype)
-        S = cuda.shared.array((TILE, TILE + 1), dtype)  # the scores of a tile, then P
+        S = cuda.shared.array((TILE, SCORE_COLS), dtype)  # the scores of a tile, then P
         acc = cuda.local.array(PER_LANE, dtype)  # sum_j exp(s_j - m) v_j, not yet divided by l
         for t in range(PER_LANE):
             acc[t] = 0.0
@@ -205,7 +208,7 @@ def _build_kernels(dtype, TILE):
         dO_tile = cuda.shared.array((TILE, DIM), dtype)
         K_tile = cuda.shared.array((TILE, DIM), dtype)
         V_tile = cuda.shared.array((TILE, DIM), dtype)
-        dS = cuda.shared.array((TILE, TILE + 1), dtype)
+        dS = cuda.shared.array((TILE, SCORE_COLS), dtype)
         acc = cuda.local.array(PER_LANE, dtype)
         for t in range(PER_LANE):
             acc[t] = 0.0
@@ -281,8 +284,8 @@ def _build_kernels(dtype, TILE):
         dO_tile = cuda.shared.array((TILE, DIM), dtype)
         lse_tile = cuda.shared.array(TILE, dtype)
         delta_tile = cuda.shared.array(TILE, dtype)
-        P_T = cuda.shared.array((TILE, TILE + 1), dtype)  # P^T: a key per row, a query per column
-        dS_T = cuda.shared.array((TILE, TILE + 1), dtype)
+        P_T = cuda.shared.array((TILE, SCORE_COLS), dtype)  # P^T: a key per row, a query per column
+        dS_T = cuda.shared.array((TILE, SCORE_COLS), dtype)
         dk_acc = cuda.local.array(PER_LANE, dtype)
         dv_acc = cuda.local.array(PER_LANE, dtype)
         for t in range(PER_LANE):

@@ -10,11 +10,16 @@ import pytest
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cuda import attention as gpu
+from minigrad.kernels.cuda import attention_naive as naive
 from minigrad.kernels.reference import attention as ref
 from tests.cuda.device import dev, host, no_transfers
 
-# queries per block (16 and 32; 4 and 8 on the simulator)
-T64, T32 = gpu.TILE_FLOAT64, gpu.TILE_FLOAT32
+# the tiled FlashAttention-2 kernels (the backends' own) and the naive one-thread-per-row ones
+IMPLEMENTATIONS = pytest.mark.parametrize("kernels", [gpu, naive], ids=["tiled", "naive"])
+# rows per tile: the larger of the two implementations' (on the simulator 4 and 8, where the
+# tiled kernels' tiles of 3 and 4 rows fall inside these lengths too)
+T64 = max(gpu.TILE_FLOAT64, naive.TILE_FLOAT64)
+T32 = max(gpu.TILE_FLOAT32, naive.TILE_FLOAT32)
 
 # (B, Tq, Tk, d, dv), is_causal, mask layout: size-1 dims, Tq != Tk both ways, and
 # lengths past one tile
@@ -45,9 +50,10 @@ def _mask(layout, dtype):
     return np.where(allowed, 0.0, -np.inf).astype(dtype)
 
 
+@IMPLEMENTATIONS
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("dims, is_causal, mask_layout", CASES)
-def test_kernels_match_reference(dims, is_causal, mask_layout, dtype):
+def test_kernels_match_reference(dims, is_causal, mask_layout, dtype, kernels):
     B, Tq, Tk, d, dv = dims
     q, k, v = _rand((B, Tq, d), 0, dtype), _rand((B, Tk, d), 1, dtype), _rand((B, Tk, dv), 2, dtype)
     mask = _mask(mask_layout, dtype)
@@ -57,8 +63,8 @@ def test_kernels_match_reference(dims, is_causal, mask_layout, dtype):
     g = _rand(out_ref.shape, 3, dtype)
     q_d, k_d, v_d, mask_d, g_d = (dev(a) for a in (q, k, v, mask, g))
     with no_transfers():  # device arrays in, device arrays out
-        out, lse = gpu.attention_forward(q_d, k_d, v_d, scale, is_causal, mask_d)
-        grads = gpu.attention_backward(g_d, q_d, k_d, v_d, out, lse, scale, is_causal, mask_d)
+        out, lse = kernels.attention_forward(q_d, k_d, v_d, scale, is_causal, mask_d)
+        grads = kernels.attention_backward(g_d, q_d, k_d, v_d, out, lse, scale, is_causal, mask_d)
     assert out.dtype == lse.dtype == dtype
     np.testing.assert_allclose(host(out), out_ref, **tol)
     np.testing.assert_allclose(host(lse), lse_ref, **tol)
@@ -94,8 +100,9 @@ NON_FINITE = [
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator's NumPy scalars warn of NaN
+@IMPLEMENTATIONS
 @pytest.mark.parametrize("is_causal, with_mask, name, index, value", NON_FINITE)
-def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, index, value):
+def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, index, value, kernels):
     rng = np.random.default_rng(1)
     arrays = dict(
         q=rng.standard_normal((1, T, 2)),
@@ -111,9 +118,11 @@ def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, inde
     tol = dict(rtol=1e-12, atol=1e-13)
     with np.errstate(all="ignore"):
         q_d, k_d, v_d, mask_d, grad_out_d = (dev(a) for a in (q, k, v, mask, grad_out))
-        out, lse = gpu.attention_forward(q_d, k_d, v_d, 0.5, is_causal, mask_d)
+        out, lse = kernels.attention_forward(q_d, k_d, v_d, 0.5, is_causal, mask_d)
         out_ref, lse_ref = ref.attention_forward(q, k, v, 0.5, is_causal, mask)
-        grads = gpu.attention_backward(grad_out_d, q_d, k_d, v_d, out, lse, 0.5, is_causal, mask_d)
+        grads = kernels.attention_backward(
+            grad_out_d, q_d, k_d, v_d, out, lse, 0.5, is_causal, mask_d
+        )
         grads_ref = ref.attention_backward(
             grad_out, q, k, v, out_ref, lse_ref, 0.5, is_causal, mask
         )
@@ -125,13 +134,14 @@ def test_nan_and_inf_propagate_as_the_reference(is_causal, with_mask, name, inde
     assert not all(np.all(np.isfinite(a)) for a in (out_ref, *grads_ref))
 
 
+@IMPLEMENTATIONS
 @pytest.mark.parametrize("is_causal", [False, True])
-def test_an_empty_batch(is_causal):
+def test_an_empty_batch(is_causal, kernels):
     for dtype in (np.float32, np.float64):
         q = dev(np.zeros((0, 3, 2), dtype))
-        out, lse = gpu.attention_forward(q, q, q, 1.0, is_causal, None)
+        out, lse = kernels.attention_forward(q, q, q, 1.0, is_causal, None)
         assert host(out).shape == (0, 3, 2) and host(lse).shape == (0, 3)
-        grads = gpu.attention_backward(out, q, q, q, out, lse, 1.0, is_causal, None)
+        grads = kernels.attention_backward(out, q, q, q, out, lse, 1.0, is_causal, None)
         assert [host(g).shape for g in grads] == [(0, 3, 2)] * 3
 
 
@@ -166,7 +176,8 @@ def test_function_on_cuda_tensors_matches_the_cpu(backend, monkeypatch):
     assert len(set(calls)) == (2 if backend == "numba" else 0), calls
 
 
-def test_head_dims_beyond_the_tile_limit_raise():
-    q = dev(np.zeros((1, 2, gpu.MAX_DIM + 1)))
+@IMPLEMENTATIONS
+def test_head_dims_beyond_the_tile_limit_raise(kernels):
+    q = dev(np.zeros((1, 2, kernels.MAX_DIM + 1)))
     with pytest.raises(ValueError, match=r"attention_forward \(cuda\).*129"):
-        gpu.attention_forward(q, q, q, 1.0, False, None)
+        kernels.attention_forward(q, q, q, 1.0, False, None)

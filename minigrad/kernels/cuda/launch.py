@@ -21,11 +21,9 @@ On Numba's simulator `specialize` returns the kernel itself, so the same code ru
 
 
 class Launcher:
-    """`kernel`, compiled and specialized once per dtype of its data.
-
-        launch = Launcher(kernel)
-        launch(x.dtype, blocks, threads, *args)   # kernel[blocks, threads](*args)
-    """
+    """`kernel`, compiled and specialized once per dtype of its data: calling
+    `Launcher(kernel)(x.dtype, blocks, threads, *args)` launches
+    `kernel[blocks, threads](*args)`, typing `args` only the first time for that dtype."""
 
     def __init__(self, kernel):
         self.kernel = kernel

@@ -135,10 +135,24 @@ def same_memory(a, b):
 
 
 def kernel_view(array):
-    """What a Numba `@cuda.jit` kernel takes for `array`, without a copy on a GPU: a CuPy
-    array itself (Numba reads its device pointer, shape and strides from
-    `__cuda_array_interface__`). On the simulated GPU it is the host buffer behind the
-    `SimulatedArray`, which Numba's own simulator (NUMBA_ENABLE_CUDASIM=1) reads and
-    writes back; a NumPy array is returned as it is (Numba copies it to the GPU and back
-    around the launch)."""
-    return array._host if runtime.simulated() and on_device(array) else array
+    """What a Numba `@cuda.jit` kernel takes for `array`, without a copy.
+
+    On a GPU, a Numba device-array view of the CuPy array's memory, made with
+    `numba.cuda.as_cuda_array(array, sync=False)`. Handed the CuPy array itself, Numba
+    would build that view twice per launch (once to type it, once to pass it) and, the
+    second time, wait for every queued GPU operation to finish (CuPy's interface names its
+    stream, and Numba synchronizes an imported stream by default): a launch per kernel
+    argument that blocks the host. The wait is not needed for correctness: CuPy and Numba
+    both launch on the default stream (CuPy's streams block on it too), so the kernel runs
+    after the work that produced its inputs, in order.
+
+    On the simulated GPU it is the host buffer behind the `SimulatedArray`, which Numba's
+    own simulator (NUMBA_ENABLE_CUDASIM=1) reads and writes back; a NumPy array is
+    returned as it is (Numba copies it to the GPU and back around the launch)."""
+    if not on_device(array):
+        return array
+    if runtime.simulated():
+        return array._host
+    from numba import cuda  # only a module that launches kernels gets here
+
+    return cuda.as_cuda_array(array, sync=False)

@@ -18,6 +18,8 @@
 #           functions' op table on the real GPU
 #   reference  bench_gpu.py's minigrad CUDA column on the NumPy references through CuPy
 #   blocking   bench_gpu.py's Shakespeare-char profile with CUDA_LAUNCH_BLOCKING=1
+#   kernels    benchmarks/bench_cuda.py: issue #22's cases on CUDA tensors against PyTorch
+#              CUDA, both CUDA convolutions (--impl both)
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -104,6 +106,11 @@ run_bench() {
         2>&1 | tee "$OUT/bench_gpu.txt"
 }
 
+run_kernels() {
+    timeout 300 python3 benchmarks/bench_cuda.py --impl both --repeat 20 2>&1 \
+        | tee "$OUT/bench_cuda.txt"
+}
+
 run_train() {
     # the training runs alone, one test a worker, and the op table's count of copies
     timeout 120 python3 -m pytest -p no:cacheprovider -n 3 --dist load \
@@ -143,6 +150,7 @@ case "${1:-}" in
                 train) run_train ;;
                 reference) run_reference ;;
                 blocking) run_blocking ;;
+                kernels) run_kernels ;;
                 *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done

@@ -1,8 +1,10 @@
 """The CUDA convolution kernels, on device arrays, against the reference kernels, and
 F.conv2d / F.conv_transpose2d through the autograd on CUDA tensors, on tiny shapes: on
 Numba's simulator every GPU thread runs as Python (tests/cuda/conftest.py says how and
-where these tests run). The simulated blocks are 4 x 4 threads, so the shapes below
-also put tile boundaries inside the images."""
+where these tests run). Both implementations are checked: `conv` (im2col kernels and
+cuBLAS products, what the backends use) and `conv_direct` (the naive direct kernels).
+The simulated blocks are 4 x 4 threads (direct) or 8 threads (im2col), so the shapes
+below also put block boundaries inside the images."""
 
 import contextlib
 
@@ -12,6 +14,7 @@ import pytest
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cuda import conv as gpu
+from minigrad.kernels.cuda import conv_direct
 from minigrad.kernels.reference import conv as ref
 from tests.cuda.device import dev, host, no_transfers
 
@@ -23,9 +26,11 @@ CASES = [
     ((2, 4, 6, 5), (4, 2, 2, 3), (2, 1), (0, 1), (1, 2), 2),
     ((1, 3, 5, 5), (3, 1, 3, 3), (1, 1), (1, 1), (1, 1), 3),
     ((1, 1, 9, 3), (2, 1, 3, 1), (3, 1), (2, 0), (2, 1), 1),
+    ((1, 4, 5, 7), (6, 2, 2, 3), (1, 2), (1, 1), (2, 1), 2),
     ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1), (0, 0), (1, 1), 1),
 ]
-_D = gpu.PATCH // 2  # a 3-tap window spanning 2 _D + 1 > PATCH rows
+IMPLEMENTATIONS = {"im2col": gpu, "direct": conv_direct}
+_D = conv_direct.PATCH // 2  # a 3-tap window spanning 2 _D + 1 > PATCH rows
 LARGE_PATCH = ((1, 1, 2 * _D + 2, 3), (1, 1, 3, 1), (1, 1), (0, 0), (_D, 1), 1)
 
 
@@ -33,7 +38,7 @@ def _rand(shape, seed, dtype):
     return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
-def _check(xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0)):
+def _check(impl, xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0)):
     x, w = _rand(xs, 0, dtype), _rand(ws, 1, dtype)
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-4)
     y_ref = ref.conv2d_forward(x, w, stride, padding, dilation, groups)
@@ -41,9 +46,9 @@ def _check(xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0)):
     x_shape = xs[:2] + (xs[2] + extra[0], xs[3] + extra[1])  # as conv_transpose2d's output_padding
     x_d, w_d, g_d = dev(x), dev(w), dev(g)
     with no_transfers():  # device arrays in, device arrays out
-        y = gpu.conv2d_forward(x_d, w_d, stride, padding, dilation, groups)
-        gx = gpu.conv2d_backward_input(g_d, w_d, x_shape, stride, padding, dilation, groups)
-        gw = gpu.conv2d_backward_weight(g_d, x_d, ws, stride, padding, dilation, groups)
+        y = impl.conv2d_forward(x_d, w_d, stride, padding, dilation, groups)
+        gx = impl.conv2d_backward_input(g_d, w_d, x_shape, stride, padding, dilation, groups)
+        gw = impl.conv2d_backward_weight(g_d, x_d, ws, stride, padding, dilation, groups)
     assert y.dtype == gx.dtype == gw.dtype == dtype
     np.testing.assert_allclose(host(y), y_ref, **tol)
     settings = (stride, padding, dilation, groups)
@@ -51,19 +56,23 @@ def _check(xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0)):
     np.testing.assert_allclose(host(gw), ref.conv2d_backward_weight(g, x, ws, *settings), **tol)
 
 
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
 @pytest.mark.parametrize("case", CASES + [LARGE_PATCH], ids=str)
-def test_conv_kernels_match_reference(case):
-    _check(*case, np.float64)
+def test_conv_kernels_match_reference(case, impl):
+    _check(IMPLEMENTATIONS[impl], *case, np.float64)
 
 
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
 @pytest.mark.parametrize("case", CASES[:2], ids=str)
-def test_conv_kernels_match_reference_float32(case):
-    _check(*case, np.float32)
+def test_conv_kernels_match_reference_float32(case, impl):
+    _check(IMPLEMENTATIONS[impl], *case, np.float32)
 
 
-def test_input_gradient_for_a_larger_input_shape():
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_input_gradient_for_a_larger_input_shape(impl):
     """x_shape one row and column larger than the output needs (stride 2)."""
-    _check((1, 2, 5, 5), (2, 2, 3, 3), (2, 2), (1, 1), (1, 1), 1, np.float64, extra=(1, 1))
+    case = ((1, 2, 5, 5), (2, 2, 3, 3), (2, 2), (1, 1), (1, 1), 1, np.float64)
+    _check(IMPLEMENTATIONS[impl], *case, extra=(1, 1))
 
 
 def _conv_chain(device, backend, x, w, b):

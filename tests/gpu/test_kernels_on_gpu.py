@@ -12,6 +12,7 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cuda import attention as gpu_attention
 from minigrad.kernels.cuda import conv as gpu_conv
+from minigrad.kernels.cuda import conv_direct
 from minigrad.kernels.cuda import pool as gpu_pool
 from minigrad.kernels.reference import attention as ref_attention
 from minigrad.kernels.reference import conv as ref_conv
@@ -34,24 +35,25 @@ def _check_on_device(gpu, result, expected, dtype, what):
     np.testing.assert_allclose(gpu.asnumpy(result), expected, **_tol(dtype), err_msg=what)
 
 
+@pytest.mark.parametrize("impl", [gpu_conv, conv_direct], ids=["im2col", "direct"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
-def test_conv_kernels_on_device_arrays(dtype, gpu):
+def test_conv_kernels_on_device_arrays(dtype, impl, gpu):
     x, w, g = _rand((2, 4, 7, 6), 0, dtype), _rand((6, 2, 3, 3), 1, dtype), None
     args = ((2, 1), (1, 1), (1, 1), 2)  # stride, padding, dilation, groups
     y_ref = ref_conv.conv2d_forward(x, w, *args)
     g = _rand(y_ref.shape, 2, dtype)
     x_d, w_d, g_d = gpu.asarray(x), gpu.asarray(w), gpu.asarray(g)
-    _check_on_device(gpu, gpu_conv.conv2d_forward(x_d, w_d, *args), y_ref, dtype, "conv2d_forward")
+    _check_on_device(gpu, impl.conv2d_forward(x_d, w_d, *args), y_ref, dtype, "conv2d_forward")
     _check_on_device(
         gpu,
-        gpu_conv.conv2d_backward_input(g_d, w_d, x.shape, *args),
+        impl.conv2d_backward_input(g_d, w_d, x.shape, *args),
         ref_conv.conv2d_backward_input(g, w, x.shape, *args),
         dtype,
         "conv2d_backward_input",
     )
     _check_on_device(
         gpu,
-        gpu_conv.conv2d_backward_weight(g_d, x_d, w.shape, *args),
+        impl.conv2d_backward_weight(g_d, x_d, w.shape, *args),
         ref_conv.conv2d_backward_weight(g, x, w.shape, *args),
         dtype,
         "conv2d_backward_weight",

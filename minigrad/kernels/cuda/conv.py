@@ -1,231 +1,208 @@
-"""2-d convolution as Numba CUDA kernels: the same three functions as the reference.
+"""2-d convolution on the GPU: im2col in a Numba CUDA kernel, the product on cuBLAS.
 
-A GPU runs thousands of threads at once, grouped into blocks that share a small, fast
-scratch memory (shared memory). Each kernel below says what one thread computes:
+The reference (`minigrad/kernels/reference/conv.py`) turns a convolution into one matrix
+product by copying every window into a column. On a GPU the same plan is the fast one:
 
-- forward: a block of TILE x TILE threads computes a TILE x TILE tile of one output
-  plane (image n, channel o), one position per thread. The windows of neighbouring
-  positions overlap, so the block first copies the patch of input they all read into
-  shared memory (every thread copies a few numbers), waits for the others
-  (`syncthreads`), and then each thread reads its kH x kW window from the fast copy.
-  This is the *tiled convolution*: each input number is read from the slow global
-  memory once per block instead of up to kH kW times.
-- input gradient: one thread per input pixel gathers the outputs its windows produced.
-  Gathering (each thread writes its own pixel) needs no atomic additions, unlike
-  scattering each output back onto its window.
-- weight gradient: one block per weight; its threads split the batch and positions,
-  each keeps a partial sum, and the block adds the partial sums up in shared memory,
-  halving the number of them at every step (a tree reduction).
+    forward         cols = im2col(x)                   a kernel, one thread per entry
+                    y    = w_rows @ cols               cuBLAS, one product per group
+    input gradient  dcols = w_rows^T @ dy              cuBLAS
+                    dx    = col2im(dcols)              a kernel, one thread per pixel
+    weight gradient dw^T  = cols @ dy^T                cuBLAS (cols made again by im2col)
 
-The functions take and return device arrays, the storage of CUDA tensors (CuPy arrays):
-a kernel reads and writes them where they are, in GPU memory (Numba takes a CuPy array
-through `__cuda_array_interface__`, see `minigrad.array_module.kernel_view`), and the
-outputs are allocated with CuPy. Nothing crosses to the host. Sizes and settings go to
-the kernels as plain int arguments. Given NumPy arrays instead (the ``"cuda"`` backend's
-demonstration on CPU tensors), Numba copies each one to the GPU and back around every
-launch. On a machine without a GPU they run on Numba's simulator
-(NUMBA_ENABLE_CUDASIM=1), where every thread is a Python thread: correct, and very slow.
+The columns are laid out as (C, kH, kW, N, H_out, W_out): row r = (c, i, j) is one tap of
+one input channel, column q = (n, oh, ow) one output position of one image. Grouped as
+(G, C/G kH kW, N H_out W_out) they are G matrices, one per group (depthwise: G = C),
+and every product below is one call of CuPy's `matmul`, batched over the groups.
+
+Why im2col + cuBLAS rather than a tiled implicit-GEMM kernel (a block computing a tile
+of outputs from shared-memory tiles of the windows and the weights, each thread a small
+register block): the product is where the arithmetic is, and cuBLAS's float32 GEMM
+reaches tens of TFLOP/s on an H100 (tensor cores, tiles tuned per GPU), while the direct
+Numba kernels reached about 170 GFLOP/s on the ResNet layer (benchmarks/RESULTS.md;
+`conv_direct.py`, kept as the naive version). A hand-written tiled kernel in Numba, with
+no tensor cores, would stay well below cuBLAS. The price is memory: the columns are
+kH kW times the size of the input (75 MB in float32 for the ResNet layer of
+`bench_cuda.py`, 32 x 64 x 32 x 32 with 3x3 windows), written once and read once, which
+at the H100's 3 TB/s is tens of microseconds. Whether this wins on every case (the
+depthwise one has little arithmetic to speed up) is to be confirmed on a GPU with
+`benchmarks/bench_cuda.py --impl both`.
+
+Each call launches one Numba kernel (im2col or col2im) and one product, plus CuPy's copies
+that reorder dy or y between (N, O, ...) and (O, N, ...) order. The arrays in and out are
+device arrays (CuPy's): nothing crosses to the host. Given NumPy arrays (the ``"cuda"``
+backend's demonstration on CPU tensors) the kernels copy them to the GPU and back and the
+products run in NumPy; on Numba's simulator every GPU thread is a Python thread.
 """
 
-import math
-
 import numba
-import numpy as np
-from numba import cuda, from_dtype
+from numba import cuda
 
 from minigrad._args import window_output_size as conv_output_size
 from minigrad.array_module import array_module, kernel_view
+from minigrad.kernels.cuda.launch import Launcher, blocks
 
-# Block sizes. On the simulator every thread is a Python thread, so there the blocks
-# are made small (which also tests that a tile boundary falls inside small images).
+# threads per block: on the simulator (a Python thread each) few, so that the tests' tiny
+# shapes end inside a block; on a GPU a multiple of the 32-thread warp
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
-TILE = 4 if SIMULATED else 16  # the forward's output tile: TILE x TILE positions, a thread each
-# threads per block of the 1-d kernels (on a GPU a multiple of 32)
-THREADS = 8 if SIMULATED else 128
-PATCH = 40  # side of the shared-memory copy of the input a tile reads (for TILE up to 16)
-MAX_THREADS = 128  # size of the shared array of the weight gradient's reduction
-
-_compiled = {}
+THREADS = 8 if SIMULATED else 256
 
 
-def _kernels_for(dtype):
-    """The three kernels for one dtype (compiled when first launched). Shared memory
-    is declared with a fixed size and type, so each dtype gets its own kernels."""
-    dtype = np.dtype(dtype)
-    if dtype not in _compiled:
-        _compiled[dtype] = _make_kernels(from_dtype(dtype))
-    return _compiled[dtype]
-
-
-def _make_kernels(numba_type):
-    @cuda.jit
-    def forward_tiled(x, w, y, sh, sw, ph, pw, dh, dw, groups, patch_h, patch_w):
-        """y[n, o, oh, ow] for the tile x tile positions of this block; blockIdx.z = n O + o."""
-        patch = cuda.shared.array((PATCH, PATCH), numba_type)
-        tile = cuda.blockDim.x  # the block is tile x tile threads
-        n_out, cg, kh, kw = w.shape
-        h, width = x.shape[2], x.shape[3]
-        n, o = cuda.blockIdx.z // n_out, cuda.blockIdx.z % n_out
-        g = o // (n_out // groups)
-        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-        oh, ow = cuda.blockIdx.y * tile + ty, cuda.blockIdx.x * tile + tx
-        # input row and column of the patch's corner (negative: in the zero padding)
-        row0, col0 = cuda.blockIdx.y * tile * sh - ph, cuda.blockIdx.x * tile * sw - pw
-        acc = numba_type(0)
-        for c in range(cg):
-            ci = g * cg + c
-            # every thread copies the patch numbers (r, q) with r = ty, ty + tile, ...
-            for r in range(ty, patch_h, tile):
-                for q in range(tx, patch_w, tile):
-                    ih, iw = row0 + r, col0 + q
-                    inside = 0 <= ih < h and 0 <= iw < width
-                    patch[r, q] = x[n, ci, ih, iw] if inside else numba_type(0)
-            cuda.syncthreads()  # the whole patch is in place before anyone reads it
-            if oh < y.shape[2] and ow < y.shape[3]:
-                for i in range(kh):
-                    for j in range(kw):
-                        acc += w[o, c, i, j] * patch[ty * sh + i * dh, tx * sw + j * dw]
-            cuda.syncthreads()  # everyone is done with it before the next channel's copy
-        if oh < y.shape[2] and ow < y.shape[3]:
-            y[n, o, oh, ow] = acc
-
-    @cuda.jit
-    def forward_global(x, w, y, sh, sw, ph, pw, dh, dw, groups):
-        """The same without shared memory, for windows too large for the PATCH copy."""
-        n_out, cg, kh, kw = w.shape
-        h, width = x.shape[2], x.shape[3]
-        n, o = cuda.blockIdx.z // n_out, cuda.blockIdx.z % n_out
-        g = o // (n_out // groups)
-        oh = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
-        ow = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-        if oh >= y.shape[2] or ow >= y.shape[3]:
-            return
-        acc = numba_type(0)
-        for c in range(cg):
-            for i in range(kh):
-                ih = oh * sh - ph + i * dh
-                if 0 <= ih < h:
-                    for j in range(kw):
-                        iw = ow * sw - pw + j * dw
-                        if 0 <= iw < width:
-                            acc += w[o, c, i, j] * x[n, g * cg + c, ih, iw]
-        y[n, o, oh, ow] = acc
-
-    @cuda.jit
-    def input_grad(gy, w, gx, sh, sw, ph, pw, dh, dw, groups):
-        """gx[n, c, ih, iw]: one thread per input pixel. Tap i of output row oh read
-        padded row oh sh + i dh, so the pixel was read by tap i of row
-        oh = (ih + ph - i dh) / sh, when that division is exact and oh is in range."""
-        index = cuda.grid(1)
-        n_img, c_in, h, width = gx.shape
-        if index >= n_img * c_in * h * width:
-            return
-        n, rest = index // (c_in * h * width), index % (c_in * h * width)
-        c, rest = rest // (h * width), rest % (h * width)
-        ih, iw = rest // width, rest % width
-        n_out, cg, kh, kw = w.shape
-        og = n_out // groups
-        g, cl = c // cg, c % cg
-        acc = numba_type(0)
-        for i in range(kh):
-            th = ih + ph - i * dh
-            if th < 0 or th % sh != 0 or th // sh >= gy.shape[2]:
-                continue
-            for j in range(kw):
-                tw = iw + pw - j * dw
-                if tw < 0 or tw % sw != 0 or tw // sw >= gy.shape[3]:
-                    continue
-                for o in range(g * og, (g + 1) * og):
-                    acc += w[o, cl, i, j] * gy[n, o, th // sh, tw // sw]
-        gx[n, c, ih, iw] = acc
-
-    @cuda.jit
-    def weight_grad(gy, x, gw, sh, sw, ph, pw, dh, dw, groups):
-        """gw[o, c, i, j]: one block per weight. Each of its `threads` threads sums over
-        every threads-th (image, position); then the block adds the partial sums in a tree."""
-        partial = cuda.shared.array(MAX_THREADS, numba_type)
-        threads = cuda.blockDim.x  # a power of 2, at most MAX_THREADS
-        n_out, cg, kh, kw = gw.shape
-        index = cuda.blockIdx.x
-        o, c = index // (cg * kh * kw), (index // (kh * kw)) % cg
-        i, j = (index // kw) % kh, index % kw
-        ci = (o // (n_out // groups)) * cg + c
-        n_img, _, ho, wo = gy.shape
-        h, width = x.shape[2], x.shape[3]
-        t = cuda.threadIdx.x
-        acc = numba_type(0)
-        for p in range(t, n_img * ho * wo, threads):
-            n, oh, ow = p // (ho * wo), (p // wo) % ho, p % wo
-            ih, iw = oh * sh - ph + i * dh, ow * sw - pw + j * dw
-            if 0 <= ih < h and 0 <= iw < width:
-                acc += gy[n, o, oh, ow] * x[n, ci, ih, iw]
-        partial[t] = acc
-        cuda.syncthreads()
-        step = threads // 2
-        while step > 0:  # threads -> threads/2 -> ... -> 1 partial sums
-            if t < step:
-                partial[t] += partial[t + step]
-            cuda.syncthreads()
-            step //= 2
-        if t == 0:
-            gw[o, c, i, j] = partial[0]
-
-    return forward_tiled, forward_global, input_grad, weight_grad
-
-
-def _blocks(count, per_block):
-    return max(1, math.ceil(count / per_block))
-
-
-def conv2d_forward(x, w, stride, padding, dilation, groups):
-    """y = conv2d(x, w) on the GPU: x and w are device arrays (CuPy's), and so is y,
-    allocated here and filled by the kernel, one thread per output."""
-    xp = array_module(x)  # cupy for device arrays (numpy for host ones: see `kernel_view`)
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    n, _, h, width = x.shape
-    o, _, kh, kw = w.shape
-    ho, wo = conv_output_size(h, kh, sh, ph, dh), conv_output_size(width, kw, sw, pw, dw)
-    if x.size == 0 or w.size == 0:  # an empty batch: no kernel to launch
-        return xp.zeros((n, o, ho, wo), dtype=x.dtype)
-    forward_tiled, forward_global, _, _ = _kernels_for(x.dtype)
-    x, w = xp.ascontiguousarray(x), xp.ascontiguousarray(w)  # a copy on the device, if any
-    y = xp.empty((n, o, ho, wo), dtype=x.dtype)
-    grid = (_blocks(wo, TILE), _blocks(ho, TILE), n * o)  # (tile columns, tile rows, planes)
-    # the input a tile's windows span: (TILE - 1) strides plus one dilated kernel
-    patch_h, patch_w = (TILE - 1) * sh + (kh - 1) * dh + 1, (TILE - 1) * sw + (kw - 1) * dw + 1
-    args = (kernel_view(x), kernel_view(w), kernel_view(y), sh, sw, ph, pw, dh, dw, groups)
-    if patch_h <= PATCH and patch_w <= PATCH:
-        forward_tiled[grid, (TILE, TILE)](*args, patch_h, patch_w)
+# --8<-- [start:im2col]
+@cuda.jit
+def _im2col_kernel(x, cols, sh, sw, ph, pw, dh, dw):
+    """cols[c, i, j, n, oh, ow] = x[n, c, oh sh - ph + i dh, ow sw - pw + j dw], or 0 in
+    the padding. Thread t writes the t-th entry of cols: ow varies fastest, so neighbouring
+    threads write neighbouring addresses and (at stride 1) read neighbouring pixels, which
+    the GPU serves as one wide memory transaction (a coalesced access)."""
+    t = cuda.grid(1)
+    if t >= cols.size:
+        return  # the spare threads of the last block
+    _, kh, kw, n_img, ho, wo = cols.shape
+    h, w = x.shape[2], x.shape[3]
+    ow, oh, n = t % wo, (t // wo) % ho, (t // (wo * ho)) % n_img
+    rest = t // (wo * ho * n_img)  # = (c kH + i) kW + j
+    j, i, c = rest % kw, (rest // kw) % kh, rest // (kw * kh)
+    ih, iw = oh * sh - ph + i * dh, ow * sw - pw + j * dw
+    if 0 <= ih < h and 0 <= iw < w:
+        cols[c, i, j, n, oh, ow] = x[n, c, ih, iw]
     else:
-        forward_global[grid, (TILE, TILE)](*args)
-    return y
+        cols[c, i, j, n, oh, ow] = 0
+    # --8<-- [end:im2col]
+
+
+# --8<-- [start:col2im]
+@cuda.jit
+def _col2im_kernel(cols, x, sh, sw, ph, pw, dh, dw):
+    """x[n, c, ih, iw] = the sum of the column entries that were read from pixel (ih, iw):
+    thread t sums the t-th pixel, so each pixel is written once, by one thread (a gather:
+    no atomic additions, no zeroing first).
+
+    Tap i of output row oh read row oh sh - ph + i dh, so pixel row ih was read by tap i
+    of row oh = (ih + ph - i dh) / sh when that division is exact and oh is in range
+    (the same for columns)."""
+    t = cuda.grid(1)
+    if t >= x.size:
+        return
+    n_img, c_in, h, w = x.shape
+    _, kh, kw, _, ho, wo = cols.shape
+    iw, ih, c, n = t % w, (t // w) % h, (t // (w * h)) % c_in, t // (w * h * c_in)
+    total = 0.0  # summed in float64, rounded once when stored
+    for i in range(kh):
+        th = ih + ph - i * dh
+        if th < 0 or th % sh != 0 or th // sh >= ho:
+            continue
+        for j in range(kw):
+            tw = iw + pw - j * dw
+            if tw >= 0 and tw % sw == 0 and tw // sw < wo:
+                total += cols[c, i, j, n, th // sh, tw // sw]
+    x[n, c, ih, iw] = total
+    # --8<-- [end:col2im]
+
+
+_im2col = Launcher(_im2col_kernel)
+_col2im = Launcher(_col2im_kernel)
+
+
+def im2col(x, kernel_size, out_size, stride, padding, dilation):
+    """The columns of x, (C, kH, kW, N, H_out, W_out), made on the device by one launch."""
+    xp = array_module(x)
+    x = xp.ascontiguousarray(x)  # the kernel is compiled for C-contiguous arrays
+    cols = xp.empty((x.shape[1], *kernel_size, x.shape[0], *out_size), dtype=x.dtype)
+    if cols.size:  # a launch of zero blocks is an error
+        _im2col(
+            x.dtype,
+            blocks(cols.size, THREADS),
+            THREADS,
+            kernel_view(x),
+            kernel_view(cols),
+            *stride,
+            *padding,
+            *dilation,
+        )
+    return cols
+
+
+def col2im(cols, x_shape, stride, padding, dilation):
+    """The adjoint of im2col: each pixel of x_shape gathers the column entries read from it."""
+    xp = array_module(cols)
+    x = xp.empty(tuple(x_shape), dtype=cols.dtype)  # every pixel is written by its thread
+    if x.size:
+        _col2im(
+            cols.dtype,
+            blocks(x.size, THREADS),
+            THREADS,
+            kernel_view(cols),
+            kernel_view(x),
+            *stride,
+            *padding,
+            *dilation,
+        )
+    return x
+
+
+def _output_size(x_shape, w_shape, stride, padding, dilation):
+    (h, w), (kh, kw) = x_shape[2:], w_shape[2:]
+    return (
+        conv_output_size(h, kh, stride[0], padding[0], dilation[0]),
+        conv_output_size(w, kw, stride[1], padding[1], dilation[1]),
+    )
+
+
+def _by_group(grad_y, groups):
+    """dy (N, O, H_out, W_out) reordered to (G, O/G, N H_out W_out): the rows of the
+    products below (one copy on the device)."""
+    xp = array_module(grad_y)
+    n, o, ho, wo = grad_y.shape
+    per_group = grad_y.reshape(n, groups, o // groups, ho * wo).transpose(1, 2, 0, 3)
+    return xp.ascontiguousarray(per_group).reshape(groups, o // groups, n * ho * wo)
+
+
+# --8<-- [start:functions]
+def conv2d_forward(x, w, stride, padding, dilation, groups):
+    """y = conv2d(x, w) for device arrays: x (N, C, H, W), w (O, C/G, kH, kW) ->
+    y (N, O, H_out, W_out), a device array. y[n, o] = w_rows[o] @ cols[group of o][:, n]."""
+    xp = array_module(x)
+    n, o = x.shape[0], w.shape[0]
+    out_size = _output_size(x.shape, w.shape, stride, padding, dilation)
+    if x.size == 0 or w.size == 0:  # an empty batch: no kernel to launch
+        return xp.zeros((n, o, *out_size), dtype=x.dtype)
+    g, k = groups, w.shape[1] * w.shape[2] * w.shape[3]  # K = C/G kH kW: one window
+    cols = im2col(x, w.shape[2:], out_size, stride, padding, dilation).reshape(g, k, -1)
+    w_rows = xp.ascontiguousarray(w).reshape(g, o // g, k)  # (G, O/G, K)
+    y = w_rows @ cols  # (G, O/G, N H_out W_out): one cuBLAS call, batched over the groups
+    y = y.reshape(o, n, *out_size).transpose(1, 0, 2, 3)  # back to image-first order
+    return xp.ascontiguousarray(y)
 
 
 def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups):
-    """dL/dx (= conv_transpose2d of grad_y), of shape x_shape: one thread per pixel."""
+    """dL/dx, of shape x_shape (= conv_transpose2d of grad_y): dcols = w_rows^T @ dy on
+    cuBLAS, then col2im gathers each pixel's share."""
     xp = array_module(grad_y)
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    o, _, kh, kw = w.shape
     if grad_y.size == 0 or w.size == 0:
-        return xp.zeros(x_shape, dtype=grad_y.dtype)
-    input_grad = _kernels_for(grad_y.dtype)[2]
-    grad_y, w = xp.ascontiguousarray(grad_y), xp.ascontiguousarray(w)
-    grad_x = xp.empty(tuple(x_shape), dtype=grad_y.dtype)  # every pixel is written by its thread
-    input_grad[_blocks(math.prod(x_shape), THREADS), THREADS](
-        kernel_view(grad_y), kernel_view(w), kernel_view(grad_x), sh, sw, ph, pw, dh, dw, groups
-    )
-    return grad_x
+        return xp.zeros(tuple(x_shape), dtype=grad_y.dtype)
+    g, k = groups, w.shape[1] * kh * kw
+    w_cols = xp.ascontiguousarray(w.reshape(g, o // g, k).transpose(0, 2, 1))  # (G, K, O/G)
+    grad_cols = w_cols @ _by_group(grad_y, g)  # (G, K, N H_out W_out)
+    n, ho, wo = grad_y.shape[0], grad_y.shape[2], grad_y.shape[3]
+    grad_cols = grad_cols.reshape(x_shape[1], kh, kw, n, ho, wo)  # the columns' layout
+    return col2im(grad_cols, x_shape, stride, padding, dilation)
 
 
 def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups):
-    """dL/dw, of shape w_shape: one block per weight, a tree reduction in each."""
+    """dL/dw, of shape w_shape: dw_rows = dy @ cols^T on cuBLAS, the sum over every image
+    and position done by the product itself. The windows are counted from grad_y's size,
+    which may be smaller than x allows (a conv_transpose2d with output_padding)."""
     xp = array_module(grad_y)
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     if grad_y.size == 0 or x.size == 0:
-        return xp.zeros(w_shape, dtype=grad_y.dtype)
-    weight_grad = _kernels_for(grad_y.dtype)[3]
-    grad_y, x = xp.ascontiguousarray(grad_y), xp.ascontiguousarray(x)
-    grad_w = xp.empty(tuple(w_shape), dtype=grad_y.dtype)  # every weight is written by its block
-    weight_grad[math.prod(w_shape), THREADS](
-        kernel_view(grad_y), kernel_view(x), kernel_view(grad_w), sh, sw, ph, pw, dh, dw, groups
-    )
-    return grad_w
+        return xp.zeros(tuple(w_shape), dtype=grad_y.dtype)
+    g, k = groups, w_shape[1] * w_shape[2] * w_shape[3]
+    cols = im2col(x, w_shape[2:], grad_y.shape[2:], stride, padding, dilation).reshape(g, k, -1)
+    n, o, ho, wo = grad_y.shape
+    # dw^T = cols @ dy^T, both operands C-contiguous as cuBLAS takes them: dy reordered
+    # (one copy) to (G, N H_out W_out, O/G), so that matmul does not copy cols to transpose it
+    dy_t = grad_y.reshape(n, g, o // g, ho * wo).transpose(1, 0, 3, 2)
+    dy_t = xp.ascontiguousarray(dy_t).reshape(g, n * ho * wo, o // g)
+    grad_w_t = cols @ dy_t  # (G, K, O/G)
+    return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(w_shape))
+    # --8<-- [end:functions]

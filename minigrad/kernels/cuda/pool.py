@@ -4,9 +4,9 @@ reference.
 A GPU runs thousands of threads at once, so each kernel gives one thread one element
 to compute:
 
-- **forward**: one thread per output element (plane, i, j) walks its window and
-  writes y[i, j] (and, for max, where the max was);
-- **average backward**: one thread per *input* element (plane, h, w) gathers the
+- **forward**: one thread per output element (n, c, i, j) walks its window and
+  writes y[n, c, i, j] (and, for max, where the max was);
+- **average backward**: one thread per *input* element (n, c, h, w) gathers the
   gradient from the few windows that contain it. Every input gradient is written once,
   by one thread, so nothing needs to be zeroed first and no two threads collide.
 - **max backward**: one thread per output element scatters its gradient to the input
@@ -14,18 +14,27 @@ to compute:
   not the window geometry that says which windows to look in. Overlapping windows
   may choose the same element, so the additions are atomic.
 
-The threads are numbered along one axis, t = plane * (OH * OW) + i * OW + j for an
-output element (plane * (H * W) + h * W + w for an input element), in blocks of 128
-threads (8 on the simulator, below), as many blocks as that needs.
+The threads are numbered along one axis with the last index fastest,
+t = ((n C + c) OH + i) OW + j for an output element ((n C + c) H + h) W + w for an input
+one), in blocks of 256 threads (8 on the simulator, below), as many blocks as that
+needs. Neighbouring threads therefore read and write neighbouring addresses, which the
+GPU serves as a few wide memory transactions (coalesced accesses).
+
+A pooling layer moves a few megabytes, which an H100 does in microseconds, so the time of
+a call is mostly the Python around its launch. Each call is one kernel launch (the max
+backward also zero-fills its output, a `cudaMemset` by CuPy); the arrays are passed as
+they come, 4-d, with no reshaping or copying of a contiguous input; a kernel is typed
+once per dtype and then launched specialized (`minigrad/kernels/cuda/launch.py`); and
+the window's sizes go as plain ints, which Numba converts in a microsecond each (packing
+them into one device array would cost more: an array argument is the expensive kind).
 
 These functions take and return device arrays (CuPy's, the storage of CUDA tensors):
 the kernels read and write them in GPU memory (`minigrad.array_module.kernel_view`),
-the outputs are allocated with CuPy, and nothing crosses to the host. Sizes and window
-parameters are passed as plain integer arguments of the launch. Given NumPy arrays (the
-``"cuda"`` backend's demonstration on CPU tensors), Numba copies them to the GPU and
-back around each launch. On a machine without a GPU, the same code runs on Numba's simulator
-(NUMBA_ENABLE_CUDASIM=1), one Python thread per GPU thread: correct but slow, so the
-tests use tiny shapes.
+the outputs are allocated with CuPy, and nothing crosses to the host. Given NumPy arrays
+(the ``"cuda"`` backend's demonstration on CPU tensors), Numba copies them to the GPU and
+back around each launch. On a machine without a GPU, the same code runs on Numba's
+simulator (NUMBA_ENABLE_CUDASIM=1), one Python thread per GPU thread: correct but slow,
+so the tests use tiny shapes.
 """
 
 import math
@@ -35,30 +44,26 @@ import numpy as np
 from numba import cuda
 
 from minigrad.array_module import array_module, kernel_view
+from minigrad.kernels.cuda.launch import Launcher, blocks
 from minigrad.kernels.reference.pool import pool_output_shape
 
 # On the simulator every thread is a Python thread, started and joined one by one: there
 # the blocks are small (which also makes the tests' tiny shapes span several blocks).
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
-THREADS_PER_BLOCK = 8 if SIMULATED else 128
-
-
-def _blocks(n):
-    """Blocks of THREADS_PER_BLOCK threads needed for n threads (the last one partly idle)."""
-    return (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+THREADS = 8 if SIMULATED else 256
 
 
 # ---- max pooling --------------------------------------------------------------------------
 @cuda.jit
 def _max_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
-    """x (P, H, W) -> y, indices (P, OH, OW): thread t computes output t."""
-    P, H, W = x.shape
-    OH, OW = y.shape[1], y.shape[2]
+    """x (N, C, H, W) -> y, indices (N, C, OH, OW): thread t computes output t."""
+    N, C, H, W = x.shape
+    OH, OW = y.shape[2], y.shape[3]
     t = cuda.grid(1)  # this thread's number: blockIdx.x * blockDim.x + threadIdx.x
-    if t >= P * OH * OW:
+    if t >= N * C * OH * OW:
         return  # the spare threads of the last block
-    p, rest = t // (OH * OW), t % (OH * OW)
-    i, j = rest // OW, rest % OW
+    j, i, plane = t % OW, (t // OW) % OH, t // (OW * OH)
+    n, c = plane // C, plane % C
     m = -math.inf
     at = -1  # nothing seen yet: the window's first real element will be taken
     for a in range(kh):
@@ -69,13 +74,16 @@ def _max_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
             w = j * sw - pw + b * dw
             if w < 0 or w >= W:
                 continue
-            v = x[p, h, w]
+            v = x[n, c, h, w]
             # larger wins, ties keep the earlier element, the first NaN wins and stays
             if at < 0 or v > m or (v != v and m == m):
                 m = v
                 at = h * W + w
-    y[p, i, j] = m
-    indices[p, i, j] = at
+    y[n, c, i, j] = m
+    indices[n, c, i, j] = at
+
+
+_max_pool2d = Launcher(_max_pool2d_kernel)
 
 
 def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -84,31 +92,43 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     xp = array_module(x)
     N, C, H, W = x.shape
     OH, OW = pool_output_shape((H, W), kernel_size, stride, padding, dilation, ceil_mode)
-    y = xp.empty((N * C, OH, OW), dtype=x.dtype)  # every element is written by its thread
-    indices = xp.empty((N * C, OH, OW), dtype=np.int64)
-    if N * C * OH * OW:  # a launch of zero blocks is an error
-        planes = xp.ascontiguousarray(x).reshape(N * C, H, W)
-        window = (*kernel_size, *stride, *padding, *dilation)
-        _max_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
-            kernel_view(planes), *window, kernel_view(y), kernel_view(indices)
+    y = xp.empty((N, C, OH, OW), dtype=x.dtype)  # every element is written by its thread
+    indices = xp.empty((N, C, OH, OW), dtype=np.int64)
+    if y.size:  # a launch of zero blocks is an error
+        x = xp.ascontiguousarray(x)  # the kernel is specialized to C-contiguous arrays
+        _max_pool2d(
+            x.dtype,
+            blocks(y.size, THREADS),
+            THREADS,
+            kernel_view(x),
+            *kernel_size,
+            *stride,
+            *padding,
+            *dilation,
+            kernel_view(y),
+            kernel_view(indices),
         )
-    return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
+    return y, indices
 
 
 @cuda.jit
 def _max_pool2d_backward_kernel(grad_y, indices, grad_x):
-    """grad_x (P, H * W), zeroed: thread t = output (p, i, j) adds its gradient at the
+    """grad_x (N, C, H, W), zeroed: thread t = output (n, c, i, j) adds its gradient at the
     input element its window chose. Overlapping windows may choose the same element at
     the same moment, so the addition is atomic (done by the memory as one step)."""
-    P, OH, OW = grad_y.shape
+    N, C, OH, OW = grad_y.shape
+    H, W = grad_x.shape[2], grad_x.shape[3]
     t = cuda.grid(1)
-    if t >= P * OH * OW:
+    if t >= N * C * OH * OW:
         return
-    p, rest = t // (OH * OW), t % (OH * OW)
-    i, j = rest // OW, rest % OW
-    k = indices[p, i, j]
-    if 0 <= k < grad_x.shape[1]:  # a stray index would write outside the array: skip it
-        cuda.atomic.add(grad_x, (p, k), grad_y[p, i, j])
+    j, i, plane = t % OW, (t // OW) % OH, t // (OW * OH)
+    n, c = plane // C, plane % C
+    k = indices[n, c, i, j]
+    if 0 <= k < H * W:  # a stray index would write outside the array: skip it
+        cuda.atomic.add(grad_x, (n, c, k // W, k % W), grad_y[n, c, i, j])
+
+
+_max_pool2d_backward = Launcher(_max_pool2d_backward_kernel)
 
 
 def max_pool2d_backward(grad_y, indices, x_shape):
@@ -122,16 +142,19 @@ def max_pool2d_backward(grad_y, indices, x_shape):
     size (no overlap) every element receives at most one gradient and the result is exact.
     """
     xp = array_module(grad_y)
-    N, C, H, W = x_shape
-    OH, OW = grad_y.shape[2:]
-    grad_x = xp.zeros((N * C, H * W), dtype=grad_y.dtype)  # the threads only add to it
-    if N * C * OH * OW and H * W:
-        grad_y = xp.ascontiguousarray(grad_y).reshape(N * C, OH, OW)
-        indices = xp.ascontiguousarray(indices, dtype=np.int64).reshape(N * C, OH, OW)
-        _max_pool2d_backward_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
-            kernel_view(grad_y), kernel_view(indices), kernel_view(grad_x)
+    grad_x = xp.zeros(tuple(x_shape), dtype=grad_y.dtype)  # the threads only add to it
+    if grad_y.size and grad_x.size:
+        grad_y = xp.ascontiguousarray(grad_y)
+        indices = xp.ascontiguousarray(indices, dtype=np.int64)
+        _max_pool2d_backward(
+            grad_y.dtype,
+            blocks(grad_y.size, THREADS),
+            THREADS,
+            kernel_view(grad_y),
+            kernel_view(indices),
+            kernel_view(grad_x),
         )
-    return grad_x.reshape(x_shape)
+    return grad_x
 
 
 # ---- average pooling ------------------------------------------------------------------------
@@ -159,21 +182,24 @@ def _divisor(i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_over
 
 @cuda.jit
 def _avg_pool2d_kernel(x, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, y):
-    """x (P, H, W) -> y (P, OH, OW): thread t sums window t and divides."""
-    P, H, W = x.shape
-    OH, OW = y.shape[1], y.shape[2]
+    """x (N, C, H, W) -> y (N, C, OH, OW): thread t sums window t and divides."""
+    N, C, H, W = x.shape
+    OH, OW = y.shape[2], y.shape[3]
     t = cuda.grid(1)
-    if t >= P * OH * OW:
+    if t >= N * C * OH * OW:
         return
-    p, rest = t // (OH * OW), t % (OH * OW)
-    i, j = rest // OW, rest % OW
+    j, i, plane = t % OW, (t // OW) % OH, t // (OW * OH)
+    n, c = plane // C, plane % C
     total = 0.0  # summed in float64, rounded once when stored
     for h in range(max(i * sh - ph, 0), min(i * sh - ph + kh, H)):  # the window's real rows
         for w in range(max(j * sw - pw, 0), min(j * sw - pw + kw, W)):
-            total += x[p, h, w]
-    y[p, i, j] = total / _divisor(
+            total += x[n, c, h, w]
+    y[n, c, i, j] = total / _divisor(
         i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override
     )
+
+
+_avg_pool2d = Launcher(_avg_pool2d_kernel)
 
 
 def avg_pool2d_forward(
@@ -183,11 +209,14 @@ def avg_pool2d_forward(
     xp = array_module(x)
     N, C, H, W = x.shape
     OH, OW = pool_output_shape((H, W), kernel_size, stride, padding, (1, 1), ceil_mode)
-    y = xp.empty((N * C, OH, OW), dtype=x.dtype)  # every element is written by its thread
-    if N * C * OH * OW:
-        planes = xp.ascontiguousarray(x).reshape(N * C, H, W)
-        _avg_pool2d_kernel[_blocks(N * C * OH * OW), THREADS_PER_BLOCK](
-            kernel_view(planes),
+    y = xp.empty((N, C, OH, OW), dtype=x.dtype)  # every element is written by its thread
+    if y.size:
+        x = xp.ascontiguousarray(x)
+        _avg_pool2d(
+            x.dtype,
+            blocks(y.size, THREADS),
+            THREADS,
+            kernel_view(x),
             *kernel_size,
             *stride,
             *padding,
@@ -195,7 +224,7 @@ def avg_pool2d_forward(
             int(divisor_override or 0),
             kernel_view(y),
         )
-    return y.reshape(N, C, OH, OW)
+    return y
 
 
 @cuda.jit(device=True)
@@ -213,15 +242,15 @@ def _covering(pos, n_out, stride, pad, kernel):
 def _avg_pool2d_backward_kernel(
     grad_y, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override, grad_x
 ):
-    """grad_x (P, H, W): thread t = input element (p, h, w) sums grad_y / divisor over
-    the windows that contain it."""
-    P, H, W = grad_x.shape
-    OH, OW = grad_y.shape[1], grad_y.shape[2]
+    """grad_x (N, C, H, W): thread t = input element (n, c, h, w) sums grad_y / divisor
+    over the windows that contain it."""
+    N, C, H, W = grad_x.shape
+    OH, OW = grad_y.shape[2], grad_y.shape[3]
     t = cuda.grid(1)
-    if t >= P * H * W:
+    if t >= N * C * H * W:
         return
-    p, rest = t // (H * W), t % (H * W)
-    h, w = rest // W, rest % W
+    w, h, plane = t % W, (t // W) % H, t // (W * H)
+    n, c = plane // C, plane % C
     i0, i1 = _covering(h, OH, sh, ph, kh)
     j0, j1 = _covering(w, OW, sw, pw, kw)
     total = 0.0
@@ -230,8 +259,11 @@ def _avg_pool2d_backward_kernel(
             divisor = _divisor(
                 i, j, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor_override
             )
-            total += grad_y[p, i, j] / divisor
-    grad_x[p, h, w] = total
+            total += grad_y[n, c, i, j] / divisor
+    grad_x[n, c, h, w] = total
+
+
+_avg_pool2d_backward = Launcher(_avg_pool2d_backward_kernel)
 
 
 def avg_pool2d_backward(
@@ -246,13 +278,14 @@ def avg_pool2d_backward(
 ):
     """dL/dx (x_shape), as the reference: one thread per input element."""
     xp = array_module(grad_y)
-    N, C, H, W = x_shape
-    OH, OW = grad_y.shape[2:]
-    if N * C * H * W == 0:
-        return xp.zeros(x_shape, dtype=grad_y.dtype)
-    grad_y = xp.ascontiguousarray(grad_y).reshape(N * C, OH, OW)
-    grad_x = xp.empty((N * C, H, W), dtype=grad_y.dtype)  # every element is written by its thread
-    _avg_pool2d_backward_kernel[_blocks(N * C * H * W), THREADS_PER_BLOCK](
+    if grad_y.size == 0 or math.prod(x_shape) == 0:  # an empty batch: no kernel to launch
+        return xp.zeros(tuple(x_shape), dtype=grad_y.dtype)
+    grad_x = xp.empty(tuple(x_shape), dtype=grad_y.dtype)  # each element is written by its thread
+    grad_y = xp.ascontiguousarray(grad_y)
+    _avg_pool2d_backward(
+        grad_y.dtype,
+        blocks(grad_x.size, THREADS),
+        THREADS,
         kernel_view(grad_y),
         *kernel_size,
         *stride,
@@ -261,4 +294,4 @@ def avg_pool2d_backward(
         int(divisor_override or 0),
         kernel_view(grad_x),
     )
-    return grad_x.reshape(x_shape)
+    return grad_x

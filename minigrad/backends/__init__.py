@@ -59,7 +59,7 @@ from minigrad.array_module import on_device
 # The kernel families, and for each set of kernels the module of each family. A family
 # with no CUDA kernel runs its reference on GPU arrays: array expressions, which CuPy
 # runs on the GPU (GELU and erf), or one cuBLAS call (the matrix product).
-FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special")
+FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special", "layer_norm", "softmax")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
 _CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
 _CUDA = dict(_REFERENCE)

@@ -29,7 +29,7 @@ from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import layer_norm as reference
 
 # below this many elements the reference runs (see the module's docstring)
-PARALLEL_MIN = 16384
+PARALLEL_MIN = 32768
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 

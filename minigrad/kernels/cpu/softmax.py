@@ -21,6 +21,7 @@ NaN and infinities come out as in the reference: a row with a NaN, or with +inf,
 
 import math
 
+import numba
 import numpy as np
 from numba import prange
 
@@ -29,83 +30,113 @@ from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import softmax as reference
 
 # below this many elements the reference runs (see the module's docstring)
-PARALLEL_MIN = 16384
+PARALLEL_MIN = 131072
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+LANES = 16  # running maxima side by side in `_row_max`: two AVX2 vectors of float32
+
+
 @njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _row_max_and_sum(x, r):
-    """(m, sum(e^(x[r] - m))) of row r; m is NaN if the row holds a NaN, as np.max."""
+def _row_max(x, r, lanes):
+    """The max of row r of x, or any of its values if it holds a NaN (the exp pass then
+    makes the row NaN). `lanes` (LANES numbers, the thread's scratch) holds LANES running
+    maxima, each over every LANES-th number: one vector compare for LANES numbers. A
+    single running max is a chain of scalar compares, which LLVM does not vectorise
+    (with NaN possible, a max may not be reordered)."""
     n = x.shape[1]
+    for k in range(LANES):
+        lanes[k] = x[r, 0]
+    j = 0
+    while j + LANES <= n:
+        for k in range(LANES):
+            v = x[r, j + k]
+            lanes[k] = v if v > lanes[k] else lanes[k]
+        j += LANES
     m = x[r, 0]
-    for j in range(1, n):
-        v = x[r, j]
-        if v > m or v != v:  # once m is NaN, no v is greater: it stays NaN
-            m = v
+    for k in range(LANES):
+        m = lanes[k] if lanes[k] > m else m
+    for k in range(j, n):
+        m = x[r, k] if x[r, k] > m else m
+    return m
+
+
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+def _exp_row(x, r, m, out):
+    """out[j] = e^(x[r, j] - m) for row r (t <= 0, m the row's max), NaN where x - m is
+    NaN (a NaN in the row, or m = +inf), and their sum, in float64."""
     s = 0.0
     if x.itemsize == 4:  # a compile-time constant: one branch is compiled per dtype
-        for j in range(n):
-            s += exp_nonpositive32(x[r, j] - m)
+        for j in range(x.shape[1]):
+            t = x[r, j] - m
+            e = exp_nonpositive32(t)  # (which gives 0 for NaN)
+            e = e if t == t else t
+            out[j] = e
+            s += e
     else:
-        for j in range(n):
-            s += math.exp(x[r, j] - m)
-    return m, s
+        for j in range(x.shape[1]):
+            e = math.exp(x[r, j] - m)
+            out[j] = e
+            s += e
+    return s
 
 
+# Each kernel hands the rows out in `blocks` (one per thread), so that a thread keeps one
+# scratch row (its lanes, its row of exponentials) for all its rows.
 @njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _softmax(x, log, y):
+def _softmax(x, log, y, blocks):
     rows, n = x.shape
-    for r in prange(rows):
-        m, s = _row_max_and_sum(x, r)
-        if log:
-            # (a NaN m or s gives NaN; exp_nonpositive32 of NaN is 0, so a NaN row of
-            # float32 has s counting only the rest, and m, NaN, makes every y NaN)
-            shift = m + math.log(s)
-            for j in range(n):
-                y[r, j] = x[r, j] - shift
-        else:
-            inv = 1.0 / s if m == m else math.nan
-            if x.itemsize == 4:
+    for b in prange(blocks):
+        lanes = np.empty(LANES, x.dtype)
+        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
+            m = _row_max(x, r, lanes)
+            s = _exp_row(x, r, m, y[r])
+            if log:  # y = x - m - log(s): y held the exponentials, now overwritten
+                shift = m + math.log(s)
                 for j in range(n):
-                    y[r, j] = exp_nonpositive32(x[r, j] - m) * inv
+                    y[r, j] = x[r, j] - shift
             else:
+                inv = 1.0 / s
                 for j in range(n):
-                    y[r, j] = math.exp(x[r, j] - m) * inv
+                    y[r, j] *= inv
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _softmax_backward(y, grad, log, dx):
+def _softmax_backward(y, grad, log, dx, blocks):
     rows, n = y.shape
-    for r in prange(rows):
-        s = 0.0
-        if log:
-            for j in range(n):
-                s += grad[r, j]
-            if y.itemsize == 4:
+    for b in prange(blocks):
+        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
+            s = 0.0
+            if log:  # dx = g - e^y * sum(g); y <= 0, a log-probability
                 for j in range(n):
-                    dx[r, j] = grad[r, j] - exp_nonpositive32(y[r, j]) * s
-            else:
+                    s += grad[r, j]
+                if y.itemsize == 4:
+                    for j in range(n):
+                        dx[r, j] = grad[r, j] - exp_nonpositive32(y[r, j]) * s
+                else:
+                    for j in range(n):
+                        dx[r, j] = grad[r, j] - math.exp(y[r, j]) * s
+            else:  # dx = y * (g - sum(g * y))
                 for j in range(n):
-                    dx[r, j] = grad[r, j] - math.exp(y[r, j]) * s
-        else:
-            for j in range(n):
-                s += grad[r, j] * y[r, j]
-            for j in range(n):
-                dx[r, j] = y[r, j] * (grad[r, j] - s)
+                    s += grad[r, j] * y[r, j]
+                for j in range(n):
+                    dx[r, j] = y[r, j] * (grad[r, j] - s)
 
 
 @njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _cross_entropy(x, coeff, losses):
+def _cross_entropy(x, coeff, losses, blocks):
     rows, n = x.shape
-    for r in prange(rows):
-        m, s = _row_max_and_sum(x, r)
-        shift = m + math.log(s)
-        total = 0.0
-        for j in range(n):
-            c = coeff[r, j]
-            if c != 0:
-                total += c * (x[r, j] - shift)
-        losses[r] = -total
+    for b in prange(blocks):
+        lanes, e = np.empty(LANES, x.dtype), np.empty(n, x.dtype)
+        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
+            m = _row_max(x, r, lanes)
+            shift = m + math.log(_exp_row(x, r, m, e))  # log-softmax = x - shift
+            total = 0.0
+            for j in range(n):
+                c = coeff[r, j]
+                if c != 0:  # a 0 coefficient leaves the term out, even at a -inf logit
+                    total += c * (x[r, j] - shift)
+            losses[r] = -total
 
 
 def _last(axis, ndim):
@@ -123,6 +154,11 @@ def _on_kernel(axis, *arrays):
     )
 
 
+def _blocks(a):
+    """How many blocks of rows: one per thread, and no more than rows."""
+    return max(1, min(numba.get_num_threads(), a.size // a.shape[-1]))
+
+
 def _rows(a, dtype=None):
     return np.ascontiguousarray(a, dtype=dtype).reshape(-1, a.shape[-1])
 
@@ -133,7 +169,7 @@ def softmax(x, axis, log=False):
         return reference.softmax(x, axis, log)
     y = np.empty(x.shape, x.dtype)
     # a shift by +inf or -inf is NaN, which is meant (see the module's docstring)
-    _softmax(_rows(x), bool(log), y.reshape(-1, x.shape[-1]))
+    _softmax(_rows(x), bool(log), y.reshape(-1, x.shape[-1]), _blocks(y))
     return y
 
 
@@ -142,7 +178,8 @@ def softmax_backward(y, grad, axis, log=False):
     if not _on_kernel(axis, y, grad) or y.dtype != grad.dtype:
         return reference.softmax_backward(y, grad, axis, log)
     dx = np.empty(y.shape, y.dtype)
-    _softmax_backward(_rows(y), _rows(grad), bool(log), dx.reshape(-1, y.shape[-1]))
+    rows = _rows(y)
+    _softmax_backward(rows, _rows(grad), bool(log), dx.reshape(rows.shape), _blocks(y))
     return dx
 
 
@@ -152,5 +189,5 @@ def cross_entropy(x, coeff, axis):
     if not _on_kernel(axis, x, coeff):
         return reference.cross_entropy(x, coeff, axis)
     losses = np.empty(x.shape[:-1], np.float64)
-    _cross_entropy(_rows(x), _rows(coeff), losses.reshape(-1))
+    _cross_entropy(_rows(x), _rows(coeff), losses.reshape(-1), _blocks(x))
     return losses

@@ -3,8 +3,9 @@ reference against the compiled kernel, by the size of the array (issue #24, poin
 
     python benchmarks/bench_row_kernels.py [--repeat 7] [--width 128] [--dtype float32]
 
-For arrays of (rows, width) elements from 256 to 2^20, the median time of one call of
-each, forward and backward, in microseconds: `ref` is kernels/reference/*.py, `cpu`
+For arrays of (rows, width) elements from 256 to 2^20, the shortest time of one call of
+each (over --repeat runs of many calls: on a shared machine the fastest run is the one
+least disturbed), forward and backward, in microseconds: `ref` is kernels/reference/*.py, `cpu`
 kernels/cpu/*.py with its threshold (PARALLEL_MIN) set to 0, so that it always runs the
 compiled loops. The two take turns, call by call, so that load from elsewhere falls on
 both alike. The smallest size from which `cpu` stays faster is the figure behind
@@ -12,7 +13,6 @@ PARALLEL_MIN (benchmarks/RESULTS.md).
 """
 
 import argparse
-import statistics
 import time
 
 import numpy as np
@@ -36,14 +36,14 @@ def cases(x, w, b, dy):
     }
 
 
-def median_us(fn, module, repeat, inner):
+def best_us(fn, module, repeat, inner):
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         for _ in range(inner):
             fn(module)
         times.append((time.perf_counter() - start) / inner * 1e6)
-    return statistics.median(times)
+    return min(times)
 
 
 def main():
@@ -56,7 +56,7 @@ def main():
     rng = np.random.default_rng(0)
     n = args.width
     sizes = [2**k for k in range(8, 21, 1)]
-    print(f"width {n}, {args.dtype}: microseconds per call, median of {args.repeat}, ref / cpu")
+    print(f"width {n}, {args.dtype}: microseconds per call, best of {args.repeat}, ref / cpu")
     header = None
     for size in sizes:
         rows = max(1, size // n)
@@ -72,8 +72,8 @@ def main():
         for name, fn in table.items():
             mod_ref, mod_cpu = (ref_ln, cpu_ln) if "layer" in name else (ref_sm, cpu_sm)
             fn(mod_cpu)  # compile (or load) first
-            r = median_us(fn, mod_ref, args.repeat, inner)
-            c = median_us(fn, mod_cpu, args.repeat, inner)
+            r = best_us(fn, mod_ref, args.repeat, inner)
+            c = best_us(fn, mod_cpu, args.repeat, inner)
             row.append(f"{r:9.1f} / {c:9.1f}{'*' if c < r else ' '}")
         print(f"{rows * n:8d}  " + "  ".join(f"{cell:>22}" for cell in row), flush=True)
     print("(* the compiled kernel faster)")

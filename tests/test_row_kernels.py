@@ -23,6 +23,7 @@ from tests.cuda_same_as_cpu import assert_same_as_cpu
 from tests.finite_differences import check_grads, rand
 
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-12, atol=1e-13)}
+LOOSE = {np.float32: dict(rtol=1e-4, atol=1e-5), np.float64: dict(rtol=1e-11, atol=1e-12)}
 # (rows, N): a row of 1 (its own mean), of 3, of 129 (past the 16 lanes of the max),
 # and an empty batch
 SHAPES = [(5, 1), (4, 3), (3, 129), (0, 3), (1, 129)]
@@ -64,7 +65,10 @@ def test_layer_norm_kernels_equal_pytorch(compiled, shape, dtype, rms):
     x = (rng.standard_normal((2, rows, n)) * 3 + 1).astype(dtype)
     w, b = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
     dy = rng.standard_normal((2, rows, n)).astype(dtype)
-    (x_mg, x_t), (w_mg, w_t), (b_mg, b_t) = _pair(x), _pair(w), _pair(b)
+    # PyTorch in float64 on the same values: its float32 layer norm leaves a rounding
+    # error in xhat where the exact value is 0 (rows of one number), which ours does not
+    (x_mg, _), (w_mg, _), (b_mg, _) = _pair(x), _pair(w), _pair(b)
+    (_, x_t), (_, w_t), (_, b_t) = (_pair(a.astype(np.float64)) for a in (x, w, b))
     if rms:
         y_mg, y_t = (
             F.rms_norm(x_mg, (n,), w_mg, eps=1e-5),
@@ -74,12 +78,12 @@ def test_layer_norm_kernels_equal_pytorch(compiled, shape, dtype, rms):
         y_mg = F.layer_norm(x_mg, (n,), w_mg, b_mg, eps=1e-5)
         y_t = torch.nn.functional.layer_norm(x_t, (n,), w_t, b_t, eps=1e-5)
     y_mg.backward(mg.tensor(dy))
-    y_t.backward(torch.tensor(dy))
-    _same(y_mg.numpy(), y_t, dtype)
-    _same(x_mg.grad.numpy(), x_t.grad, dtype)
-    _same(w_mg.grad.numpy(), w_t.grad, dtype)
+    y_t.backward(torch.tensor(dy.astype(np.float64)))
+    for ours, theirs in [(y_mg.detach(), y_t), (x_mg.grad, x_t.grad), (w_mg.grad, w_t.grad)]:
+        assert ours.dtype == mg.tensor(x).dtype
+        np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), **LOOSE[dtype])
     if not rms:
-        _same(b_mg.grad.numpy(), b_t.grad, dtype)
+        np.testing.assert_allclose(b_mg.grad.numpy(), b_t.grad.numpy(), **LOOSE[dtype])
 
 
 @pytest.mark.parametrize("affine", [True, False])
@@ -118,13 +122,14 @@ def test_layer_norm_kernel_sums_weight_gradients_over_many_rows(compiled):
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_softmax_kernels_equal_pytorch(compiled, op, shape, dtype):
     rng = np.random.default_rng(len(shape) + shape[-1])
-    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    # logits up to about 150: e^x overflows float32 unless each row is shifted by its max
+    x = (rng.standard_normal(shape) * 40).astype(dtype)
     dy = rng.standard_normal(shape).astype(dtype)
     x_mg, x_t = _pair(x)
     y_mg, y_t = getattr(F, op)(x_mg, dim=-1), getattr(torch.nn.functional, op)(x_t, dim=-1)
     y_mg.backward(mg.tensor(dy))
     y_t.backward(torch.tensor(dy))
-    _same(y_mg.numpy(), y_t, dtype)
+    _same(y_mg.detach().numpy(), y_t, dtype)
     _same(x_mg.grad.numpy(), x_t.grad, dtype)
 
 
@@ -181,7 +186,7 @@ def test_cross_entropy_kernel_equals_pytorch(compiled, case, dtype):
         weight=None if weight is None else torch.tensor(weight.astype(dtype)),
         **options,
     )
-    _same(loss_mg.numpy(), loss_t, dtype)
+    _same(loss_mg.detach().numpy(), loss_t, dtype)
     loss_mg.sum().backward()
     loss_t.sum().backward()
     _same(x_mg.grad.numpy(), x_t.grad, dtype)
@@ -197,9 +202,10 @@ def test_cross_entropy_kernel_with_probabilities_and_masked_classes(compiled):
     p[:, 1] = 0.0
     p /= p.sum(axis=1, keepdims=True)
     ours = F.cross_entropy(mg.tensor(x), mg.tensor(p)).item()
-    theirs = torch.nn.functional.cross_entropy(torch.tensor(x), torch.tensor(p)).item()
-    assert np.isfinite(ours)
-    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    kept = x[:, [0, 2]]  # (PyTorch gives NaN here: 0 * -inf)
+    log_probs = kept - np.log(np.exp(kept).sum(axis=1, keepdims=True))
+    expected = -(p[:, [0, 2]] * log_probs).sum(axis=1).mean()
+    np.testing.assert_allclose(ours, expected, rtol=1e-12)
 
 
 def test_small_arrays_stay_on_the_reference(monkeypatch):

@@ -15,7 +15,8 @@ which is why a fused op is numerically safer than log_softmax followed by a gath
 no probability is ever formed and then logged. (It is not faster here: each NumPy call
 is a pass over the logits, and building a dense A, masking, and recomputing the
 log-softmax in backward take more passes than the composition; see
-benchmarks/bench_losses.py and the losses lesson.) The Function
+benchmarks/bench_losses.py and the losses lesson. The forward's sum is one call of the
+softmax kernels, kernels/*/softmax.py, which on large CPU arrays is one pass per row.) The Function
 below sees only A; `F.cross_entropy` (minigrad/nn/functional/loss.py) checks the
 arguments and builds A from the target and the options.
 """

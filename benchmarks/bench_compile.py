@@ -1,7 +1,8 @@
 """First-use cost of the Numba kernels: cold and cached compile time per kernel family, and
 the time from `minigrad-train --model cnn|resnet` to the end of its first training step.
 
-    python benchmarks/bench_compile.py [--repeat 3] [--families conv,pool,attention,erf]
+    python benchmarks/bench_compile.py [--repeat 3] [--families conv,pool,attention,erf,
+                                                   layer_norm,softmax]
                                        [--models cnn,resnet]
 
 "Cold" is a fresh process with an empty cache folder (NUMBA_CACHE_DIR set to a new
@@ -80,7 +81,35 @@ def erf_calls(rng):
     erf(rng.standard_normal(1000, dtype="float32"))
 
 
-FAMILIES = {"conv": conv_calls, "pool": pool_calls, "attention": attention_calls, "erf": erf_calls}
+def layer_norm_calls(rng):
+    """Layer norm forward and backward, float32 (768, 128): the baby GPT's, past the
+    kernels' threshold."""
+    from minigrad.kernels.cpu import layer_norm
+
+    x, dy, w = (rng.standard_normal(shape, dtype="float32") for shape in [(768, 128)] * 2 + [128])
+    y, xhat, rstd = layer_norm.forward(x, w, w, 1e-5)
+    layer_norm.backward(dy, xhat, rstd, w)
+
+
+def softmax_calls(rng):
+    """Softmax and log-softmax forward and backward and the cross-entropy, float32
+    (2048, 65): a GPT's logits, past the kernels' threshold."""
+    from minigrad.kernels.cpu import softmax
+
+    x, dy = (rng.standard_normal((2048, 65), dtype="float32") for _ in range(2))
+    for log in (False, True):
+        softmax.softmax_backward(softmax.softmax(x, -1, log), dy, -1, log)
+    softmax.cross_entropy(x, (dy > 1).astype("float64"), -1)
+
+
+FAMILIES = {
+    "conv": conv_calls,
+    "pool": pool_calls,
+    "attention": attention_calls,
+    "erf": erf_calls,
+    "layer_norm": layer_norm_calls,
+    "softmax": softmax_calls,
+}
 
 
 def worker(family):

@@ -3,6 +3,7 @@ without a KV cache.
 
     python benchmarks/bench_transformer.py [--quick] [--repeat 5] [--seconds 1.0]
                                            [--cases encoder,gpt,generate]
+                                           [--row-kernels-off]
 
 - encoder: a 2-layer pre-norm encoder, `nn.TransformerEncoder(nn.TransformerEncoderLayer(
   128, 4, 512, dropout=0, batch_first=True, norm_first=True), 2)`, causal (the square
@@ -29,6 +30,9 @@ each (minigrad, PyTorch, PyTorch, minigrad, ...), so that load from elsewhere on
 machine falls on both alike; each turn gives ms per step (wall clock) and the CPU time
 of this process per step (time.process_time: all its threads, none of other programs').
 Printed: median (min-max) over --repeat turns, and the ratio minigrad / PyTorch of each.
+--row-kernels-off adds a fourth turn to the training steps: minigrad with the layer_norm
+and softmax kernel families kept on their NumPy reference (minigrad before issue #24,
+point 2), in the same process, so that the two are compared under the same load.
 --quick checks that the script runs, in seconds: one short turn each, the same models on
 2 sequences of 16 (QUICK), and a few tokens generated.
 """
@@ -232,6 +236,22 @@ def with_torch_threads(step, n):
     return run
 
 
+def without_row_kernels(step):
+    """The step with the layer_norm and softmax kernel families on their NumPy reference
+    (their thresholds out of reach): minigrad before issue #24's point 2, in this process."""
+    from minigrad.kernels.cpu import layer_norm, softmax
+
+    def run():
+        saved = layer_norm.PARALLEL_MIN, softmax.PARALLEL_MIN
+        layer_norm.PARALLEL_MIN = softmax.PARALLEL_MIN = 2**62
+        try:
+            step()
+        finally:
+            layer_norm.PARALLEL_MIN, softmax.PARALLEL_MIN = saved
+
+    return run
+
+
 def compare(name, steps, repeat, seconds):
     """Time the steps ({'minigrad': fn, 'torch': fn, 'torch-1': fn}) in turns and print a
     table, with the ratio minigrad / each PyTorch variant. Returns the median wall ms."""
@@ -310,6 +330,11 @@ def main():
     parser.add_argument(
         "--long-tokens", type=int, default=500, help="tokens generated in it (default: 500)"
     )
+    parser.add_argument(
+        "--row-kernels-off",
+        action="store_true",
+        help="also time minigrad with layer norm and softmax on their NumPy reference",
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = (
@@ -337,6 +362,8 @@ def main():
     if "encoder" in cases:
         steps = {"minigrad": encoder_step(mg, enc), "torch": encoder_step(torch, enc)}
         steps["torch-1"] = with_torch_threads(encoder_step(torch, enc), 1)
+        if args.row_kernels_off:
+            steps["mg no row kernels"] = without_row_kernels(encoder_step(mg, enc))
         name = (
             f"encoder ({enc['layers']} pre-norm layers, d {enc['d_model']}, {enc['heads']} heads, "
             f"ff {enc['ff']}, T {enc['T']}, batch {enc['batch']}, causal)"
@@ -347,6 +374,9 @@ def main():
         _, theirs_1 = gpt_models(gpt)  # a copy of its own for PyTorch on one thread
         steps = {"minigrad": gpt_step(mg, mine, gpt), "torch": gpt_step(torch, theirs, gpt)}
         steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, gpt), 1)
+        if args.row_kernels_off:
+            mine_2, _ = gpt_models(gpt)
+            steps["mg no row kernels"] = without_row_kernels(gpt_step(mg, mine_2, gpt))
         name = (
             f"gpt (baby GPT: {gpt['layers']} layers, d {gpt['d_model']}, {gpt['heads']} heads, T "
             f"{gpt['T']}, batch {gpt['batch']}, vocab {gpt['vocab']})"

@@ -1,5 +1,6 @@
 """`mg.backends.use("numpy")` runs the whole library on the NumPy references: every
-kernel family a GPT training step uses (the matrix product, GELU, attention) comes from
+kernel family a GPT training step uses (the matrix product, GELU, attention, layer norm,
+the softmax of the cross-entropy) comes from
 minigrad/kernels/reference/ under it, and from minigrad/kernels/cpu/ under "numba"; the
 two give the same loss and gradients (issue #24, "one home for speed").
 
@@ -64,7 +65,7 @@ def test_a_gpt_step_on_references_equals_the_cpu_kernels(kernels_asked, dtype, r
     kernels_asked.clear()
     loss_cpu, grads_cpu = gpt_step("numba", dtype)
 
-    for family in ("matmul", "gelu", "attention"):
+    for family in ("matmul", "gelu", "attention", "layer_norm", "softmax"):
         assert on_reference[family] == {f"minigrad.kernels.reference.{family}"}, on_reference
         assert kernels_asked[family] == {f"minigrad.kernels.cpu.{family}"}, kernels_asked
     every_module = [name for names in on_reference.values() for name in names]

@@ -49,7 +49,7 @@ LESSONS = {
         Lesson(
             "normalization",
             "layer, batch, group and RMS norm: the backward derived by hand",
-            ("minigrad/ops/normalization.py",),
+            ("minigrad/ops/normalization.py", "minigrad/kernels/reference/layer_norm.py"),
         ),
         Lesson(
             "conv",

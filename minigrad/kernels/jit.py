@@ -75,6 +75,8 @@ FAMILIES = {
     "attention_short": "attention",
     "special": "erf",
     "gelu": "GELU",
+    "layer_norm": "layer norm",
+    "softmax": "softmax",
     "gemm": None,
     "vecmath": None,
 }

@@ -142,15 +142,6 @@ class Softplus(Function):
         return grad * where(from_numpy(linear), 1.0, (x * ctx.beta).sigmoid())
 
 
-def shift_by_max(x, dim):
-    """x - max(x) along `dim` (arrays), so that exp of it never overflows. An empty dim
-    has no max, and its slices, empty, stay empty: nothing to shift. (NumPy's
-    `initial=-inf` would say so in one call, but CuPy's max does not take `initial`.)"""
-    if x.size == 0:
-        return x.copy()
-    return x - np.max(x, axis=dim, keepdims=True)
-
-
 # --8<-- [start:softmax]
 class Softmax(Function):
     """y = e^x / sum(e^x) along `dim` (shifted by the max so nothing overflows);
@@ -158,8 +149,9 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(shift_by_max(x.array, dim))
-        y = from_numpy(e / np.sum(e, axis=dim, keepdims=True))
+        # e^(x - max) / sum, by the softmax kernels (kernels/reference/softmax.py: NumPy)
+        kernels = backends.kernels("softmax", array=x.array)
+        y = from_numpy(kernels.softmax(x.array, dim))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -167,6 +159,9 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if not is_grad_enabled():  # an ordinary backward: the same formula on the arrays
+            kernels = backends.kernels("softmax", array=y.array)
+            return from_numpy(kernels.softmax_backward(y.array, grad.array, ctx.dim))
         # BEGIN SOLUTION hint: y = softmax(x) was saved: dL/dx = y * (dL/dy - sum(dL/dy * y) over dim, kept as a size-1 dim)
         return y * (grad - (grad * y).sum(dim=ctx.dim, keepdim=True))
         # END SOLUTION
@@ -180,8 +175,9 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        shifted = shift_by_max(x.array, dim)
-        y = from_numpy(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
+        # (x - max) - log(sum(e^(x - max))), by the softmax kernels
+        kernels = backends.kernels("softmax", array=x.array)
+        y = from_numpy(kernels.softmax(x.array, dim, log=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -189,6 +185,9 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if not is_grad_enabled():  # an ordinary backward: the same formula on the arrays
+            kernels = backends.kernels("softmax", array=y.array)
+            return from_numpy(kernels.softmax_backward(y.array, grad.array, ctx.dim, log=True))
         # BEGIN SOLUTION hint: y = log_softmax(x) was saved, so softmax(x) = exp(y): dL/dx = dL/dy - softmax(x) * sum(dL/dy) over dim (keepdim)
         return grad - y.exp() * grad.sum(dim=ctx.dim, keepdim=True)
         # END SOLUTION

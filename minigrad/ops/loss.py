@@ -15,13 +15,15 @@ which is why a fused op is numerically safer than log_softmax followed by a gath
 no probability is ever formed and then logged. (It is not faster here: each NumPy call
 is a pass over the logits, and building a dense A, masking, and recomputing the
 log-softmax in backward take more passes than the composition; see
-benchmarks/bench_losses.py and the losses lesson.) The Function
+benchmarks/bench_losses.py and the losses lesson. The forward's sum is one call of the
+softmax kernels, kernels/*/softmax.py, which on large CPU arrays is one pass per row.) The Function
 below sees only A; `F.cross_entropy` (minigrad/nn/functional/loss.py) checks the
 arguments and builds A from the target and the options.
 """
 
 import numpy as np
 
+from minigrad import backends
 from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
 from minigrad.creation import from_numpy
@@ -51,10 +53,9 @@ class CrossEntropy(Function):
         # a masked class (logit -inf) has log-probability -inf, and that 0/0 mean is NaN:
         # both are meant, so NumPy need not warn of them
         with np.errstate(divide="ignore", invalid="ignore"):
-            shifted = x.array - np.max(x.array, axis=class_dim, keepdims=True)
-            log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=class_dim, keepdims=True))
-            # where coeff is 0 the term is 0, even if a masked class's log-probability is -inf
-            losses = -np.sum(np.where(coeff != 0, coeff * log_probs, 0.0), axis=class_dim)
+            # -sum_c A log_softmax(x), by the softmax kernels (kernels/reference/softmax.py)
+            kernels = backends.kernels("softmax", array=x.array)
+            losses = kernels.cross_entropy(x.array, coeff, class_dim)
             if reduction == "none":
                 return losses.astype(x.dtype)
             total = np.sum(losses)

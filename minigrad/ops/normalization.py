@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from minigrad import backends
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.creation import from_numpy
@@ -194,10 +195,12 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, axes, eps):
-        xhat, rstd = standardize(x.array, axes, eps)
+        # the arithmetic of `standardize` and `scale_shift` on the (rows, N) view, done by
+        # the layer_norm kernels (kernels/reference/layer_norm.py: the same NumPy code)
+        y, xhat, rstd = trailing_norm_forward(x, weight, bias, axes, eps, rms=False)
         _saved(ctx, x, weight, bias, Statistics(xhat, rstd, axes, "standard"))
         ctx.axes = axes
-        return scale_shift(xhat, weight, bias)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,48 +213,53 @@ class LayerNorm(Function):
         return grad_x, grad_weight, grad_bias
 
 
-def layer_norm_backward_arrays(ctx, grad, weight):
-    """LayerNorm's backward when grad mode is off (every backward without
+def trailing_norm_forward(x, weight, bias, axes, eps, rms):
+    """(y, xhat, rstd) of layer norm (or RMS norm) over the trailing `axes` of the Tensor
+    x, from the layer_norm kernels on x viewed as (rows, N): xhat and y in x's shape,
+    rstd in x's shape with size-1 `axes`."""
+    n = math.prod(x.shape[a] for a in axes)
+    rows = math.prod(x.shape[: x.ndim - len(axes)])
+    kernels = backends.kernels("layer_norm", array=x.array)
+    w = None if weight is None else weight.array.reshape(n)
+    b = None if bias is None else bias.array.reshape(n)
+    y, xhat, rstd = kernels.forward(x.array.reshape(rows, n), w, b, eps, rms=rms)
+    stat_shape = x.shape[: x.ndim - len(axes)] + (1,) * len(axes)
+    return y.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(stat_shape)
+
+
+def layer_norm_backward_arrays(ctx, grad, weight, rms=False):
+    """LayerNorm's (and RMSNorm's) backward when grad mode is off (every backward without
     create_graph=True): the formulas of `scale_shift_backward` and
-    `standardize_backward`, on the NumPy arrays, in fewer passes and without a Tensor
-    (and a Function call) per step. The Tensor version above stays for create_graph,
-    where the gradient itself must be a graph; gradcheck checks this one, gradgradcheck
-    that one.
+    `standardize_backward` (`rms_backward`), on the arrays, by the layer_norm kernels
+    (kernels/reference/layer_norm.py is the NumPy version), without a Tensor (and a
+    Function call) per step. The Tensor version stays for create_graph, where the
+    gradient itself must be a graph; gradcheck checks this one, gradgradcheck that one.
 
     The normalized axes are the trailing ones, so the arrays are viewed as (rows, N),
     one row per sample, and with w the weight, dy = dL/dy, g = dy * w:
         dL/dweight = sum over rows of dy * xhat,    dL/dbias = sum over rows of dy
-        mean(g) = (dy @ w) / N,    mean(g * xhat) = ((dy * xhat) @ w) / N
-        dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
-    The two means are matrix-vector products: one fused pass each, no (rows, N)
-    temporary, and dy * xhat serves both dL/dweight and mean(g * xhat).
+        dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (RMS norm: no mean(g))
     """
     stats, needs = ctx.stats, ctx.needs_input_grad
     n = stats.count
     rows = stats.rstd.size  # not -1: with N = 0 the reshape could not infer it
-    xhat, rstd = stats.xhat.reshape(rows, n), stats.rstd.reshape(rows, 1)
-    dy = grad.array.reshape(rows, n)
-    dy_xhat = dy * xhat
-    grad_weight = from_numpy(dy_xhat.sum(axis=0).reshape(weight.shape)) if needs[1] else None
-    grad_bias = from_numpy(dy.sum(axis=0).reshape(ctx.bias_shape)) if needs[2] else None
-    grad_x = None
-    if needs[0]:
-        # BEGIN SOLUTION hint: the same dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) on the (rows, N) arrays, g = dy * w (dy without a weight), the means over axis 1 (keepdims); grad_x = from_numpy(dx.reshape(grad.shape))
-        if weight is None:
-            g, mean_g, mean_g_xhat = (
-                dy,
-                dy.mean(axis=1, keepdims=True),
-                dy_xhat.mean(axis=1, keepdims=True),
-            )
-        else:
-            w = weight.array.reshape(n)
-            g = dy * w
-            mean_g, mean_g_xhat = (dy @ w)[:, None] / n, (dy_xhat @ w)[:, None] / n
-        dx = g - mean_g
-        dx -= xhat * mean_g_xhat
-        dx *= rstd
-        grad_x = from_numpy(dx.reshape(grad.shape))
-        # END SOLUTION
+    kernels = backends.kernels("layer_norm", array=grad.array)
+    w = None if weight is None else weight.array.reshape(n)
+    grad_x, grad_weight, grad_bias = kernels.backward(
+        grad.array.reshape(rows, n),
+        stats.xhat.reshape(rows, n),
+        stats.rstd.reshape(rows, 1),
+        w,
+        rms=rms,
+        need_x=needs[0],
+        need_weight=weight is not None and needs[1],
+        need_bias=len(needs) > 2 and needs[2] and ctx.bias_shape is not None,
+    )
+    grad_x = None if grad_x is None else from_numpy(grad_x.reshape(grad.shape))
+    if grad_weight is not None:
+        grad_weight = from_numpy(grad_weight.reshape(weight.shape))
+    if grad_bias is not None:
+        grad_bias = from_numpy(grad_bias.reshape(ctx.bias_shape))
     return grad_x, grad_weight, grad_bias
 
 
@@ -275,15 +283,18 @@ class RMSNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, axes, eps):
-        rrms = 1.0 / np.sqrt((x.array * x.array).mean(axis=axes, keepdims=True) + eps)
-        xhat = x.array * rrms
+        # rrms = 1 / sqrt(mean(x^2) + eps), xhat = x * rrms, y = xhat * weight, by the
+        # layer_norm kernels with rms=True (no mean subtracted)
+        y, xhat, rrms = trailing_norm_forward(x, weight, None, axes, eps, rms=True)
         _saved(ctx, x, weight, None, Statistics(xhat, rrms, axes, "rms"))
         ctx.axes = axes
-        return scale_shift(xhat, weight, None)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
+        if not is_grad_enabled():  # an ordinary backward: the arrays' version, as LayerNorm
+            return layer_norm_backward_arrays(ctx, grad, weight, rms=True)[:2]
         xhat, rrms = ctx.stats.of(x)
         g, grad_weight, _ = scale_shift_backward(ctx, grad, xhat, weight)
         grad_x = rms_backward(g, xhat, rrms, ctx.axes) if ctx.needs_input_grad[0] else None

@@ -1,0 +1,121 @@
+"""Layer norm and RMS norm over the rows of a (rows, N) host array, the rows shared out
+over the cores (the reference, with the formulas: kernels/reference/layer_norm.py).
+
+    forward:  rstd = 1 / sqrt(mean((x - mean)^2) + eps),  xhat = (x - mean) * rstd,
+              y = xhat * w + b                            (RMS norm: mean = 0)
+    backward: dL/dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  g = dy * w,
+              dL/dw = sum over rows of dy * xhat,  dL/db = sum over rows of dy
+
+In NumPy each of these is several passes over the (rows, N) array, each on one core and
+each writing a temporary. Here one thread takes a row at a time: the row (N numbers, a
+few KB) stays in the core's cache while its mean, its variance and then xhat and y are
+computed, so the array is read from memory once. The sums over rows of the backward
+(dL/dw, dL/db) would make every thread add into the same N numbers; instead each thread
+sums its own block of rows into its own row of `partial`, and the few partial rows are
+added at the end.
+
+The statistics and the sums are accumulated in float64 whatever x's dtype (a row's mean
+in float32 loses digits when N is large; in float64 it costs nothing here, the loop being
+bound by memory). Arrays smaller than `PARALLEL_MIN` elements, and dtypes other than
+float32 and float64, go to the reference: for them starting the threads costs more than
+the passes (benchmarks/RESULTS.md, issue #24 point 2, has the measurement).
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+from minigrad.kernels.jit import FASTMATH, njit
+from minigrad.kernels.reference import layer_norm as reference
+
+# below this many elements the reference runs (see the module's docstring)
+PARALLEL_MIN = 32768
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _forward(x, w, b, eps, rms, y, xhat, rstd):
+    rows, n = x.shape
+    for r in prange(rows):
+        mean = 0.0
+        if not rms:
+            for j in range(n):
+                mean += x[r, j]
+            mean /= n
+        var = 0.0
+        for j in range(n):
+            c = x[r, j] - mean
+            var += c * c
+        s = 1.0 / np.sqrt(var / n + eps)
+        rstd[r] = s
+        for j in range(n):
+            h = (x[r, j] - mean) * s
+            xhat[r, j] = h
+            y[r, j] = h * w[j] + b[j]
+
+
+@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b):
+    rows, n = dy.shape
+    blocks = partial_w.shape[0]
+    for k in prange(blocks):  # block k: rows [lo, hi), summed into partial_*[k]
+        lo, hi = k * rows // blocks, (k + 1) * rows // blocks
+        for r in range(lo, hi):
+            sum_g, sum_g_xhat = 0.0, 0.0
+            for j in range(n):
+                d, h = dy[r, j], xhat[r, j]
+                partial_w[k, j] += d * h
+                partial_b[k, j] += d
+                g = d * w[j]
+                sum_g += g
+                sum_g_xhat += g * h
+            if need_x:
+                mean_g = 0.0 if rms else sum_g / n
+                mean_g_xhat = sum_g_xhat / n
+                s = rstd[r]
+                for j in range(n):
+                    dx[r, j] = (dy[r, j] * w[j] - mean_g - xhat[r, j] * mean_g_xhat) * s
+
+
+def _on_kernel(*arrays):
+    """Whether the compiled loops take these arrays (else the reference runs)."""
+    x = arrays[0]
+    return x.size >= PARALLEL_MIN and x.shape[1] > 0 and all(a.dtype in _FLOATS for a in arrays)
+
+
+def _vector(v, n, fill, dtype):
+    """weight or bias as a contiguous (N,) array of dtype; `fill` for None."""
+    if v is None:
+        return np.full(n, fill, dtype)
+    return np.ascontiguousarray(v, dtype=dtype).reshape(n)
+
+
+def forward(x, weight, bias, eps, rms=False):
+    """(y, xhat, rstd) for x (rows, N); rstd has shape (rows, 1). weight, bias: (N,) or None."""
+    if not _on_kernel(x):
+        return reference.forward(x, weight, bias, eps, rms)
+    x = np.ascontiguousarray(x)
+    rows, n = x.shape
+    w, b = _vector(weight, n, 1.0, x.dtype), _vector(bias, n, 0.0, x.dtype)
+    y, xhat = np.empty_like(x), np.empty_like(x)
+    rstd = np.empty((rows, 1), x.dtype)
+    _forward(x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
+    return y, xhat, rstd
+
+
+def backward(dy, xhat, rstd, weight, rms=False, need_x=True, need_weight=True, need_bias=True):
+    """(dL/dx, dL/dw, dL/db) for dy, xhat (rows, N) and rstd (rows, 1); None for what is
+    not needed."""
+    if not _on_kernel(dy, xhat, rstd):
+        return reference.backward(dy, xhat, rstd, weight, rms, need_x, need_weight, need_bias)
+    dy, xhat = np.ascontiguousarray(dy), np.ascontiguousarray(xhat, dtype=dy.dtype)
+    rows, n = dy.shape
+    w = _vector(weight, n, 1.0, dy.dtype)
+    rstd = np.ascontiguousarray(rstd, dtype=dy.dtype).reshape(rows)
+    blocks = max(1, min(numba.get_num_threads(), rows))
+    partial_w, partial_b = np.zeros((blocks, n)), np.zeros((blocks, n))
+    dx = np.empty_like(dy) if need_x else np.empty((0, n), dy.dtype)
+    _backward(dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)
+    grad_weight = partial_w.sum(axis=0).astype(dy.dtype) if need_weight else None
+    grad_bias = partial_b.sum(axis=0).astype(dy.dtype) if need_bias else None
+    return (dx if need_x else None), grad_weight, grad_bias

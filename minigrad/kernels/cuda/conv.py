@@ -160,7 +160,7 @@ def _by_group(grad_y, groups):
 # --8<-- [start:functions]
 def conv2d_forward(x, w, stride, padding, dilation, groups):
     """y = conv2d(x, w) for device arrays: x (N, C, H, W), w (O, C/G, kH, kW) ->
-    y (N, O, H_out, W_out), a device array. y[n, o] = w_rows[o] @ cols[group of o][:, n]."""
+    y (N, O, H_out, W_out), a device array: `y[n, o] = w_rows[o] @ cols[g(o)][:, n]`."""
     xp = array_module(x)
     n, o = x.shape[0], w.shape[0]
     out_size = _output_size(x.shape, w.shape, stride, padding, dilation)

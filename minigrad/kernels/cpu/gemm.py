@@ -42,8 +42,14 @@ def matmul_acc(A, a0, B, b0, C, c0, n):
     A constant offset (a caller's 0) reaches a Numba function as a literal type,
     Literal[int](0), not int64, and each mix of literal and plain offsets would compile
     the product again, seconds each. int() makes them all plain, and `inline` puts this
-    one call into the caller's code, so the product compiles once per layout and dtype."""
-    _matmul_acc(A, int(a0), B, int(b0), C, int(c0), int(n))
+    one call into the caller's code.
+
+    The same goes for A's layout: a C-contiguous block (conv, most of attention) and a
+    transposed view (attention's P^T.T) are two Numba types, and each compiled its own
+    product (2-3 s of CPU each on 2 cores). ``A[:, :]`` is typed as a view of any
+    layout ('A') whatever A is, so every caller shares one product per dtype. A is read
+    element by element outside the vector loop, so its layout costs nothing there."""
+    _matmul_acc(A[:, :], int(a0), B, int(b0), C, int(c0), int(n))
 
 
 @njit(fastmath=FASTMATH, cache=True)

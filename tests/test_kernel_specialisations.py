@@ -1,0 +1,29 @@
+"""The CPU kernels compile once per dtype, not once per caller's argument layout (issue #24):
+every Numba specialisation of a kernel costs seconds on a student's first run."""
+
+import numba
+import numpy as np
+
+from minigrad.kernels.cpu import gemm
+
+
+@numba.njit
+def _product_two_ways(a, at, b, c_rows, c_cols):
+    """C += A @ B twice: with A C-contiguous (as the convolution passes it) and with A the
+    rows of a transposed array, at = A^T (as attention passes P^T.T)."""
+    gemm.matmul_acc(a, 0, b, 0, c_rows, 0, b.shape[1])
+    gemm.matmul_acc(at.T[: a.shape[0]], 0, b, 0, c_cols, 0, b.shape[1])
+
+
+def test_matmul_acc_compiles_one_product_for_every_layout_of_a():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 5)).astype(np.float32)
+    b = rng.standard_normal((5, 7)).astype(np.float32)
+    c_rows, c_cols = np.zeros((6, 7), np.float32), np.zeros((6, 7), np.float32)
+    _product_two_ways(a, np.ascontiguousarray(a.T), b, c_rows, c_cols)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c_rows, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(c_cols, expected, rtol=1e-5, atol=1e-5)
+    # the view reaches Numba as layout 'A', the contiguous block as 'C': one product for both
+    float32 = [sig for sig in gemm._matmul_acc.signatures if sig[0].dtype == numba.float32]
+    assert [sig[0].layout for sig in float32] == ["A"], float32

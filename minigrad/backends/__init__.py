@@ -60,6 +60,8 @@ from minigrad.array_module import on_device
 # with no CUDA kernel runs its reference on GPU arrays: array expressions, which CuPy
 # runs on the GPU (GELU and erf), or one cuBLAS call (the matrix product).
 FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special")
+# the Adam/AdamW step and the rotary embedding: references run on GPU arrays through CuPy
+FAMILIES += ("adamw", "rotary")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
 _CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
 _CUDA = dict(_REFERENCE)

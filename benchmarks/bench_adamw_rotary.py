@@ -1,0 +1,152 @@
+"""The AdamW step and the rotary embedding as kernels: where they pay, and what they buy
+the baby GPT's training step.
+
+    python benchmarks/bench_adamw_rotary.py [--quick] [--repeat 5] [--cases sizes,gpt]
+
+- sizes: µs per call, best of several turns, float32, of each way to run the two families
+  at a range of sizes: the NumPy reference, the one-core compiled pass ("serial") and the
+  pass cut over every core ("parallel"). The CPU modules' MIN_KERNEL and MIN_PARALLEL are
+  read off this table. AdamW: a parameter of n elements, decoupled decay. Rotary: x a
+  transposed (B, H, T, 32) view, as the GPT's q and k are, T = 64.
+- gpt: bench_transformer.py's baby GPT training step (`minigrad-train --model gpt`'s
+  model and step: forward, cross-entropy, backward, clipping, AdamW), minigrad with the
+  kernels ("kernels") and with both families on their references ("references", the code
+  before the kernels: MIN_KERNEL set past every size), and PyTorch, in this process,
+  taking turns of about --seconds each. ms per step, median (min-max) over --repeat turns.
+
+The load average is printed before and after: on a shared machine the figures move with it.
+--quick checks that the script runs, in seconds.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def best_us(seconds, fn, *args):
+    """µs per call of fn(*args): the best of five turns of about `seconds` / 5 each."""
+    fn(*args)
+    calls, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds / 50:
+        fn(*args)
+        calls += 1
+    calls = max(calls * 10, 1)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best * 1e6
+
+
+def sizes(quick):
+    from minigrad.kernels.cpu import adamw, rotary
+    from minigrad.kernels.reference import adamw as adamw_ref
+    from minigrad.kernels.reference import rotary as rotary_ref
+
+    seconds = 0.02 if quick else 0.5
+    rng = np.random.default_rng(0)
+    print("AdamW step, float32, µs per call (decoupled weight decay 0.1)")
+    print(f"  {'elements':>9} {'reference':>10} {'serial':>8} {'parallel':>9}")
+    for n in (256, 1024) if quick else (16, 256, 1024, 4096, 16384, 32768, 65536, 262144, 1048576):
+        p, g = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+        m, v = np.zeros_like(p), np.zeros_like(p)
+        args = (1, 1e-3, 0.9, 0.99, 1e-8, 0.1, True, False)
+        c = adamw._scalars(np.float32, 1, 1e-3, 0.9, 0.99, 1e-8, 0.1, True, False)
+        row = [
+            best_us(seconds, adamw_ref.adam_step, p, g, m, v, None, *args),
+            best_us(seconds, adamw._steps, p, g, m, v, None, c, None, 0, n),
+            best_us(seconds, adamw._parallel, p, g, m, v, None, c, None),
+        ]
+        print(f"  {n:>9} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
+    print("rotary rotation, float32, x a transposed (B, H, 64, 32) view, µs per call")
+    print(f"  {'elements':>9} {'B x H':>6} {'reference':>10} {'serial':>8} {'parallel':>9}")
+    angles = rng.standard_normal((64, 32))
+    cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    for bh in (1, 4) if quick else (1, 2, 4, 8, 16, 48, 192):
+        x = rng.standard_normal((1, 64, bh, 32), dtype=np.float32).transpose(0, 2, 1, 3)
+        y = np.empty(x.shape, np.float32)
+        row = [
+            best_us(seconds, rotary_ref.rotate, x, cos, sin),
+            best_us(seconds, rotary._serial, x, cos, sin, y),
+            best_us(seconds, rotary._parallel, x, cos, sin, y),
+        ]
+        print(f"  {x.size:>9} {bh:>6} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
+
+
+def gpt(repeat, seconds, quick):
+    import torch
+    import torch.optim  # noqa: F401  (lib.optim)
+    from bench_transformer import GPT, QUICK, gpt_models, gpt_step, with_torch_threads
+
+    import minigrad as mg
+    import minigrad.optim  # noqa: F401
+    from minigrad.kernels.cpu import adamw, rotary
+
+    c = {**GPT, **QUICK} if quick else GPT
+    mine, theirs = gpt_models(c)
+    steps = {"kernels": gpt_step(mg, mine, c), "torch": gpt_step(torch, theirs, c)}
+    steps["references"] = steps["kernels"]  # the same model, with the kernels switched off
+    # PyTorch on one thread too, a copy of its own (on a busy machine its threads wait)
+    steps["torch-1"] = with_torch_threads(gpt_step(torch, gpt_models(c)[1], c), 1)
+    saved = adamw.MIN_KERNEL, rotary.MIN_KERNEL
+
+    def turn(name):
+        off = name == "references"
+        adamw.MIN_KERNEL, rotary.MIN_KERNEL = (sys.maxsize, sys.maxsize) if off else saved
+        step = steps[name]
+        step()
+        n, start = 0, time.perf_counter()
+        while n < 2 or time.perf_counter() - start < seconds:
+            step()
+            n += 1
+        return (time.perf_counter() - start) / n * 1e3
+
+    times = {name: [] for name in steps}
+    order = list(steps)
+    for r in range(repeat):
+        for name in order if r % 2 == 0 else order[::-1]:
+            times[name].append(turn(name))
+    adamw.MIN_KERNEL, rotary.MIN_KERNEL = saved
+    print(f"baby GPT training step, ms, median (min-max) of {repeat} turns")
+    for name, ts in times.items():
+        print(f"  {name:<11} {statistics.median(ts):8.1f} ({min(ts):.1f}-{max(ts):.1f})")
+    for name in ("kernels", "references"):
+        for torch_name in ("torch", "torch-1"):
+            ratios = [a / b for a, b in zip(times[name], times[torch_name])]
+            print(f"  {name} / {torch_name}  {statistics.median(ratios):.2f}x")
+    gain = [b / a for a, b in zip(times["kernels"], times["references"])]
+    print(f"  references / kernels  {statistics.median(gain):.3f}x")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="checks that the script runs")
+    parser.add_argument("--repeat", type=int, default=5, help="turns per variant (default 5)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of a turn (gpt)")
+    parser.add_argument("--cases", default="sizes,gpt", help="comma-separated: sizes, gpt")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.seconds = 1, 0.01
+    import torch
+
+    print(
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; torch {torch.__version__}"
+    )
+    for case in args.cases.split(","):
+        {
+            "sizes": lambda: sizes(args.quick),
+            "gpt": lambda: gpt(args.repeat, args.seconds, args.quick),
+        }[case]()
+    print(f"load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,12 +7,15 @@ the baby GPT's training step.
   at a range of sizes: the NumPy reference, the one-core compiled pass ("serial") and the
   pass cut over every core ("parallel"). The CPU modules' MIN_KERNEL and MIN_PARALLEL are
   read off this table. AdamW: a parameter of n elements, decoupled decay. Rotary: x a
-  transposed (B, H, T, 32) view, as the GPT's q and k are, T = 64.
+  transposed (1, H, T, 32) view, as the GPT's q and k are. Each is timed through the
+  CPU module's entry point, checks included, with the thresholds set to send every size
+  one way.
 - gpt: bench_transformer.py's baby GPT training step (`minigrad-train --model gpt`'s
   model and step: forward, cross-entropy, backward, clipping, AdamW), minigrad with the
   kernels ("kernels") and with both families on their references ("references", the code
   before the kernels: MIN_KERNEL set past every size), and PyTorch, in this process,
-  taking turns of about --seconds each. ms per step, median (min-max) over --repeat turns.
+  on its default threads and on one ("torch-1"), taking turns of about --seconds each.
+  ms per step, median (min-max) over --repeat turns.
 
 The load average is printed before and after: on a shared machine the figures move with it.
 --quick checks that the script runs, in seconds.
@@ -46,39 +49,51 @@ def best_us(seconds, fn, *args):
     return best * 1e6
 
 
+def forced(module, name, how):
+    """module.name (its entry point) with its thresholds set so that every size runs `how`."""
+    saved = module.MIN_KERNEL, module.MIN_PARALLEL
+    big = sys.maxsize
+    limits = {"reference": (big, big), "serial": (0, big), "parallel": (0, 0)}[how]
+
+    def call(*args):
+        module.MIN_KERNEL, module.MIN_PARALLEL = limits
+        try:
+            return getattr(module, name)(*args)
+        finally:
+            module.MIN_KERNEL, module.MIN_PARALLEL = saved
+
+    return call
+
+
+WAYS = ("reference", "serial", "parallel")
+
+
 def sizes(quick):
     from minigrad.kernels.cpu import adamw, rotary
-    from minigrad.kernels.reference import adamw as adamw_ref
-    from minigrad.kernels.reference import rotary as rotary_ref
 
     seconds = 0.02 if quick else 0.5
     rng = np.random.default_rng(0)
+    # each through the CPU module's entry point (its checks included), thresholds forced
     print("AdamW step, float32, µs per call (decoupled weight decay 0.1)")
     print(f"  {'elements':>9} {'reference':>10} {'serial':>8} {'parallel':>9}")
     for n in (256, 1024) if quick else (16, 256, 1024, 4096, 16384, 32768, 65536, 262144, 1048576):
         p, g = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
         m, v = np.zeros_like(p), np.zeros_like(p)
-        args = (1, 1e-3, 0.9, 0.99, 1e-8, 0.1, True, False)
-        c = adamw._scalars(np.float32, 1, 1e-3, 0.9, 0.99, 1e-8, 0.1, True, False)
-        row = [
-            best_us(seconds, adamw_ref.adam_step, p, g, m, v, None, *args),
-            best_us(seconds, adamw._steps, p, g, m, v, None, c, None, 0, n),
-            best_us(seconds, adamw._parallel, p, g, m, v, None, c, None),
-        ]
+        args = (p, g, m, v, None, 1, 1e-3, 0.9, 0.99, 1e-8, 0.1, True, False)
+        row = [best_us(seconds, forced(adamw, "adam_step", how), *args) for how in WAYS]
         print(f"  {n:>9} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
-    print("rotary rotation, float32, x a transposed (B, H, 64, 32) view, µs per call")
-    print(f"  {'elements':>9} {'B x H':>6} {'reference':>10} {'serial':>8} {'parallel':>9}")
+    print("rotary rotation, float32, x a transposed (B, H, T, 32) view, µs per call")
+    print(f"  {'elements':>9} {'H':>4} {'T':>4} {'reference':>10} {'serial':>8} {'parallel':>9}")
     angles = rng.standard_normal((64, 32))
     cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
-    for bh in (1, 4) if quick else (1, 2, 4, 8, 16, 48, 192):
-        x = rng.standard_normal((1, 64, bh, 32), dtype=np.float32).transpose(0, 2, 1, 3)
-        y = np.empty(x.shape, np.float32)
-        row = [
-            best_us(seconds, rotary_ref.rotate, x, cos, sin),
-            best_us(seconds, rotary._serial, x, cos, sin, y),
-            best_us(seconds, rotary._parallel, x, cos, sin, y),
-        ]
-        print(f"  {x.size:>9} {bh:>6} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
+    shapes = [(1, 16), (4, 64)] if quick else [(1, 16), (1, 32), (1, 64), (2, 64), (4, 64)]
+    if not quick:  # the baby GPT's q or k is (12, 4, 64, 32): 48 heads' worth
+        shapes += [(8, 64), (16, 64), (48, 64), (192, 64)]
+    for heads, length in shapes:
+        x = rng.standard_normal((1, length, heads, 32), dtype=np.float32).transpose(0, 2, 1, 3)
+        args = (x, cos[:length], sin[:length])
+        row = [best_us(seconds, forced(rotary, "rotate", how), *args) for how in WAYS]
+        print(f"  {x.size:>9} {heads:>4} {length:>4} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
 
 
 def gpt(repeat, seconds, quick):
@@ -97,10 +112,11 @@ def gpt(repeat, seconds, quick):
     # PyTorch on one thread too, a copy of its own (on a busy machine its threads wait)
     steps["torch-1"] = with_torch_threads(gpt_step(torch, gpt_models(c)[1], c), 1)
     saved = adamw.MIN_KERNEL, rotary.MIN_KERNEL
+    big = sys.maxsize
 
     def turn(name):
         off = name == "references"
-        adamw.MIN_KERNEL, rotary.MIN_KERNEL = (sys.maxsize, sys.maxsize) if off else saved
+        adamw.MIN_KERNEL, rotary.MIN_KERNEL = (big, big) if off else saved
         step = steps[name]
         step()
         n, start = 0, time.perf_counter()

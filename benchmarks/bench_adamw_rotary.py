@@ -96,6 +96,98 @@ def sizes(quick):
         print(f"  {x.size:>9} {heads:>4} {length:>4} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
 
 
+def take_turns(steps, repeat, seconds, setup=None):
+    """{name: [ms per call, one per turn]}: the steps take turns (A B C C B A ...) of about
+    `seconds` each; setup(name), if given, runs before each turn."""
+    times = {name: [] for name in steps}
+    order = list(steps)
+    for r in range(repeat):
+        for name in order if r % 2 == 0 else order[::-1]:
+            if setup is not None:
+                setup(name)
+            step = steps[name]
+            step()
+            n, start = 0, time.perf_counter()
+            while n < 2 or time.perf_counter() - start < seconds:
+                step()
+                n += 1
+            times[name].append((time.perf_counter() - start) / n * 1e3)
+    return times
+
+
+def report(title, times, base, against):
+    print(f"{title}, ms, median (min-max) of {len(times[base])} turns")
+    for name, ts in times.items():
+        print(f"  {name:<11} {statistics.median(ts):8.3f} ({min(ts):.3f}-{max(ts):.3f})")
+    for name in against:
+        ratios = [a / b for a, b in zip(times[base], times[name])]
+        print(f"  {base} / {name}  {statistics.median(ratios):.2f}x")
+
+
+def parts(repeat, seconds, quick):
+    """The two families alone, in the baby GPT's shapes: its AdamW step (every parameter,
+    gradients set) and RoPE's forward and backward on q and k."""
+    import torch
+    import torch.optim  # noqa: F401
+    from bench_transformer import GPT, QUICK, gpt_models, with_torch_threads
+
+    import minigrad as mg
+    import minigrad.optim  # noqa: F401
+    from minigrad.kernels.cpu import adamw, rotary
+
+    c = {**GPT, **QUICK} if quick else GPT
+    mine, theirs = gpt_models(c)
+    rng = np.random.default_rng(0)
+    for p, q in zip(mine.parameters(), theirs.parameters()):
+        g = rng.standard_normal(p.shape).astype(np.float32)
+        p.grad, q.grad = mg.from_numpy(g), torch.from_numpy(g.copy())
+    kw = {"lr": 1e-3, "betas": (0.9, 0.99), "weight_decay": 0.1}
+    opt_mine = mg.optim.AdamW(mine.parameters(), **kw)
+    opt_theirs = torch.optim.AdamW(theirs.parameters(), **kw)
+    saved = adamw.MIN_KERNEL, rotary.MIN_KERNEL
+
+    def switch(name):  # the references: the code before the kernels
+        off = name == "references"
+        adamw.MIN_KERNEL, rotary.MIN_KERNEL = (sys.maxsize, sys.maxsize) if off else saved
+
+    steps = {"kernels": opt_mine.step, "references": opt_mine.step, "torch": opt_theirs.step}
+    steps["torch-1"] = with_torch_threads(opt_theirs.step, 1)
+    n_params = sum(p.numel() for p in mine.parameters())
+    times = take_turns(steps, repeat, seconds / 4, switch)
+    title = f"AdamW step on the baby GPT's {n_params} parameters"
+    report(title, times, "kernels", ("references", "torch", "torch-1"))
+
+    shape = (c["batch"], c["T"], c["heads"], c["d_model"] // c["heads"])
+    x = rng.standard_normal(shape, dtype=np.float32)
+    g = rng.standard_normal(shape, dtype=np.float32).transpose(0, 2, 1, 3)
+    rope = mg.nn.RotaryEmbedding(shape[-1])
+    leaf, gm = mg.from_numpy(x).requires_grad_(), mg.from_numpy(g.copy())
+    # PyTorch's rotation as bench_transformer's TorchGPT does it
+    head_dim = shape[-1]
+    inv_freq = 10000.0 ** (-np.arange(0, head_dim, 2) / head_dim)
+    angles = np.outer(np.arange(c["T"]), inv_freq)
+    angles = np.concatenate([angles, angles], axis=-1).astype(np.float32)
+    cos_t, sin_t = torch.from_numpy(np.cos(angles)), torch.from_numpy(np.sin(angles))
+    qt = torch.from_numpy(x.copy()).requires_grad_()
+    gt = torch.from_numpy(g.copy())
+
+    def rope_mine():
+        rope.rotate(leaf.transpose(1, 2)).backward(gm)  # q: (B, H, T, d), a transposed view
+
+    def rope_theirs():
+        q = qt.transpose(1, 2)
+        half = q.shape[-1] // 2
+        y = q * cos_t + torch.cat([-q[..., half:], q[..., :half]], dim=-1) * sin_t
+        y.backward(gt)
+
+    steps = {"kernels": rope_mine, "references": rope_mine, "torch": rope_theirs}
+    steps["torch-1"] = with_torch_threads(rope_theirs, 1)
+    times = take_turns(steps, repeat, seconds / 4, switch)
+    switch("kernels")
+    title = f"RoPE forward and backward of one q {g.shape} (a transposed view)"
+    report(title, times, "kernels", ("references", "torch", "torch-1"))
+
+
 def gpt(repeat, seconds, quick):
     import torch
     import torch.optim  # noqa: F401  (lib.optim)
@@ -112,34 +204,16 @@ def gpt(repeat, seconds, quick):
     # PyTorch on one thread too, a copy of its own (on a busy machine its threads wait)
     steps["torch-1"] = with_torch_threads(gpt_step(torch, gpt_models(c)[1], c), 1)
     saved = adamw.MIN_KERNEL, rotary.MIN_KERNEL
-    big = sys.maxsize
 
-    def turn(name):
+    def switch(name):  # the references: the code before the kernels
         off = name == "references"
-        adamw.MIN_KERNEL, rotary.MIN_KERNEL = (big, big) if off else saved
-        step = steps[name]
-        step()
-        n, start = 0, time.perf_counter()
-        while n < 2 or time.perf_counter() - start < seconds:
-            step()
-            n += 1
-        return (time.perf_counter() - start) / n * 1e3
+        adamw.MIN_KERNEL, rotary.MIN_KERNEL = (sys.maxsize, sys.maxsize) if off else saved
 
-    times = {name: [] for name in steps}
-    order = list(steps)
-    for r in range(repeat):
-        for name in order if r % 2 == 0 else order[::-1]:
-            times[name].append(turn(name))
-    adamw.MIN_KERNEL, rotary.MIN_KERNEL = saved
-    print(f"baby GPT training step, ms, median (min-max) of {repeat} turns")
-    for name, ts in times.items():
-        print(f"  {name:<11} {statistics.median(ts):8.1f} ({min(ts):.1f}-{max(ts):.1f})")
-    for name in ("kernels", "references"):
-        for torch_name in ("torch", "torch-1"):
-            ratios = [a / b for a, b in zip(times[name], times[torch_name])]
-            print(f"  {name} / {torch_name}  {statistics.median(ratios):.2f}x")
-    gain = [b / a for a, b in zip(times["kernels"], times["references"])]
-    print(f"  references / kernels  {statistics.median(gain):.3f}x")
+    times = take_turns(steps, repeat, seconds, switch)
+    switch("kernels")
+    report("baby GPT training step", times, "kernels", ("references", "torch", "torch-1"))
+    ratios = [a / b for a, b in zip(times["references"], times["torch-1"])]
+    print(f"  references / torch-1  {statistics.median(ratios):.2f}x")
 
 
 def main():
@@ -147,7 +221,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="checks that the script runs")
     parser.add_argument("--repeat", type=int, default=5, help="turns per variant (default 5)")
     parser.add_argument("--seconds", type=float, default=2.0, help="length of a turn (gpt)")
-    parser.add_argument("--cases", default="sizes,gpt", help="comma-separated: sizes, gpt")
+    parser.add_argument(
+        "--cases", default="sizes,parts,gpt", help="comma-separated: sizes, parts, gpt"
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.seconds = 1, 0.01
@@ -159,6 +235,7 @@ def main():
     for case in args.cases.split(","):
         {
             "sizes": lambda: sizes(args.quick),
+            "parts": lambda: parts(args.repeat, args.seconds, args.quick),
             "gpt": lambda: gpt(args.repeat, args.seconds, args.quick),
         }[case]()
     print(f"load average {os.getloadavg()[0]:.2f}")

@@ -11,10 +11,11 @@ written once, with the same operations in the same order, rounded to the paramet
 dtype at each step as NumPy rounds them: the result is the reference's, to the last bit
 (no fastmath here, so no fused multiply-adds either).
 
-Small parameters (biases, layer norms' weights) run the reference: the compiled call's
-fixed cost is then most of the work. Large ones are cut over the cores (prange); in
-between, one core does the pass. MIN_KERNEL and MIN_PARALLEL are the sizes, measured by
-benchmarks/bench_adamw_rotary.py (benchmarks/RESULTS.md).
+Below MIN_KERNEL elements the reference runs (there the compiled call's fixed cost is
+most of the work); from MIN_PARALLEL on, the pass is cut over the cores (prange, in
+pieces of CHUNK elements); in between, one core does it: on two cores the memory, not
+the arithmetic, sets the pace, and waking a second thread costs more than it saves.
+benchmarks/bench_adamw_rotary.py measures the three ways (benchmarks/RESULTS.md).
 """
 
 import math
@@ -25,8 +26,8 @@ from numba import prange
 from minigrad.kernels.jit import njit
 from minigrad.kernels.reference import adamw as reference
 
-MIN_KERNEL = 1024  # elements; fewer: the reference
-MIN_PARALLEL = 65536  # elements; fewer: one core
+MIN_KERNEL = 16  # elements; fewer: the reference
+MIN_PARALLEL = 1 << 20  # elements; fewer: one core
 
 
 # error_model="numpy": a division by zero gives inf or NaN, as NumPy's does, instead of

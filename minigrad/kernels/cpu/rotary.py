@@ -24,8 +24,8 @@ from numba import prange
 from minigrad.kernels.jit import njit
 from minigrad.kernels.reference import rotary as reference
 
-MIN_KERNEL = 16384  # elements of x; fewer: the reference
-MIN_PARALLEL = 262144  # elements of x; fewer: one core
+MIN_KERNEL = 512  # elements of x; fewer: the reference
+MIN_PARALLEL = 1 << 20  # elements of x; fewer: one core
 
 
 @njit(cache=True)

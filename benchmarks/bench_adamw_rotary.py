@@ -96,9 +96,14 @@ def sizes(quick):
         print(f"  {x.size:>9} {heads:>4} {length:>4} {row[0]:>10.1f} {row[1]:>8.1f} {row[2]:>9.1f}")
 
 
+ONE_THREAD_TORCH = False  # --one-thread-torch: leave PyTorch on its default threads out
+
+
 def take_turns(steps, repeat, seconds, setup=None):
     """{name: [ms per call, one per turn]}: the steps take turns (A B C C B A ...) of about
     `seconds` each; setup(name), if given, runs before each turn."""
+    if ONE_THREAD_TORCH:
+        steps = {name: step for name, step in steps.items() if name != "torch"}
     times = {name: [] for name in steps}
     order = list(steps)
     for r in range(repeat):
@@ -119,7 +124,7 @@ def report(title, times, base, against):
     print(f"{title}, ms, median (min-max) of {len(times[base])} turns")
     for name, ts in times.items():
         print(f"  {name:<11} {statistics.median(ts):8.3f} ({min(ts):.3f}-{max(ts):.3f})")
-    for name in against:
+    for name in (name for name in against if name in times):
         ratios = [a / b for a, b in zip(times[base], times[name])]
         print(f"  {base} / {name}  {statistics.median(ratios):.2f}x")
 
@@ -222,11 +227,18 @@ def main():
     parser.add_argument("--repeat", type=int, default=5, help="turns per variant (default 5)")
     parser.add_argument("--seconds", type=float, default=2.0, help="length of a turn (gpt)")
     parser.add_argument(
+        "--one-thread-torch",
+        action="store_true",
+        help="PyTorch on one thread only (on a busy shared machine its threads spin and wait)",
+    )
+    parser.add_argument(
         "--cases", default="sizes,parts,gpt", help="comma-separated: sizes, parts, gpt"
     )
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.seconds = 1, 0.01
+    global ONE_THREAD_TORCH
+    ONE_THREAD_TORCH = args.one_thread_torch
     import torch
 
     print(

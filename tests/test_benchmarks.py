@@ -67,6 +67,7 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         ("bench_attention_modules.py", ["--quick"], ["minigrad: spelled out / kernel"]),
         ("bench_positional.py", ["--quick"], ["/ RotaryEmbedding"]),
         ("bench_gelu.py", ["--quick"], ["/ fused loop"]),
+        ("bench_adamw_rotary.py", ["--quick"], ["kernels / references", "parallel"]),
         ("bench_tokenizers.py", ["--quick"], ["minigrad's speed-up"]),
         ("bench_threads.py", ["--quick"], ["two / (2 x one)"]),
         # the cold-cache compile measurement (two fresh processes that compile everything

@@ -1,9 +1,9 @@
 """Which implementation of the hot-path kernels the autograd Functions call.
 
 Every kernel family (`FAMILIES`: attention, convolution, pooling, the matrix product,
-GELU, erf, layer norm, softmax) exists as a reference and as CPU kernels, and attention,
-convolution and pooling also as CUDA kernels, with the same function names and
-array-in/array-out signatures:
+GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary embedding) exists as a
+reference and as CPU kernels, and attention, convolution and pooling also as CUDA kernels,
+with the same function names and array-in/array-out signatures:
 
 - `minigrad/kernels/reference/`: readable NumPy, the lesson code. Written with the array
   module of its inputs (`minigrad/array_module.py`), so it runs on CuPy arrays too;
@@ -58,8 +58,10 @@ from minigrad.array_module import on_device
 
 # The kernel families, and for each set of kernels the module of each family. A family
 # with no CUDA kernel runs its reference on GPU arrays: array expressions, which CuPy
-# runs on the GPU (GELU, erf, layer norm, softmax), or one cuBLAS call (the matrix product).
+# runs on the GPU (GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary
+# embedding), or one cuBLAS call (the matrix product).
 FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special", "layer_norm", "softmax")
+FAMILIES += ("adamw", "rotary")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
 _CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
 _CUDA = dict(_REFERENCE)

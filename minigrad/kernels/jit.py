@@ -77,6 +77,8 @@ FAMILIES = {
     "gelu": "GELU",
     "layer_norm": "layer norm",
     "softmax": "softmax",
+    "adamw": "Adam/AdamW step",
+    "rotary": "rotary embedding",
     "gemm": None,
     "vecmath": None,
 }

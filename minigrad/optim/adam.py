@@ -10,6 +10,7 @@ AdamW differs from Adam with weight decay in one line: where the decay is applie
 
 import numpy as np
 
+from minigrad import backends
 from minigrad.optim.optimizer import Optimizer, _check_adam_family
 
 
@@ -65,10 +66,6 @@ class Adam(Optimizer):
         _check_adam_family(self, group)
 
     def update(self, param, grad, state, group):
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
-        beta1, beta2 = group["betas"]
-        if group["maximize"]:
-            grad = -grad
         if not state:
             state["step"] = 0
             state["exp_avg"] = np.zeros_like(param.array)  # m
@@ -76,44 +73,27 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = np.zeros_like(param.array)
         state["step"] += 1
-        t = state["step"]
-
-        # --8<-- [start:weight_decay]
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                # AdamW: shrink θ itself. Every weight decays at the rate lr·weight_decay.
-                param.mul_(1 - lr * weight_decay)
-            else:
-                # Adam: add the L2 gradient to g. It then passes through m and √v,
-                # so weights with large gradients are decayed less.
-                grad = grad + weight_decay * param.array
-        # --8<-- [end:weight_decay]
-
-        # Each line below is one pass over the parameter, in place (out=): the textbook
-        # expressions would make a temporary array per operator, and the optimizer step
-        # is memory traffic, not arithmetic. `work` is the one scratch array.
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        work = np.subtract(grad, m)  # g − m
-        work *= 1 - beta1
-        m += work  # m ← m + (1 − β1)(g − m) = β1·m + (1 − β1)·g: a step of m towards g
-        np.multiply(grad, grad, out=work)  # g²
-        work *= 1 - beta2
-        v *= beta2
-        v += work  # v ← β2·v + (1 − β2)·g²
-        if group["amsgrad"]:
-            # Never let the denominator shrink: keep the largest v seen so far.
-            np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
-            v = state["max_exp_avg_sq"]
-
-        bias_correction1 = 1 - beta1**t
-        bias_correction2 = 1 - beta2**t
-        step_size = lr / bias_correction1  # lr · m̂ = (lr / (1 − β1^t)) · m
-        np.sqrt(v, out=work)
-        work /= bias_correction2**0.5
-        work += eps  # √v̂ + eps
-        np.divide(m, work, out=work)
-        work *= step_size  # lr · m̂ / (√v̂ + eps)
-        param.sub_(work)
+        beta1, beta2 = group["betas"]
+        # The step itself is a kernel family (kernels/reference/adamw.py holds the formulas
+        # as NumPy passes, kernels/cpu/adamw.py does them in one compiled pass): it updates
+        # θ, m and v in place, so the model's reference to θ sees the new values.
+        kernels = backends.kernels("adamw", array=param.array)
+        kernels.adam_step(
+            param.array,
+            grad,
+            state["exp_avg"],
+            state["exp_avg_sq"],
+            state["max_exp_avg_sq"] if group["amsgrad"] else None,
+            state["step"],
+            group["lr"],
+            beta1,
+            beta2,
+            group["eps"],
+            group["weight_decay"],
+            group["decoupled_weight_decay"],
+            group["maximize"],
+        )
+        param._version_counter().value += 1  # written in place, as param.sub_ would count it
 
 
 class AdamW(Adam):

@@ -1,0 +1,75 @@
+"""The rotary position embedding's rotation in one compiled pass over a host array (the
+reference, with the formulas: kernels/reference/rotary.py).
+
+    y1 = x1 * cos - x2 * sin,    y2 = x2 * cos + x1 * sin
+
+for the halves [x1, x2] of each vector of x (..., T, d), cos and sin (T, d) (RoPE's angles,
+written twice). The backward is this rotation with -sin.
+
+Written with NumPy it is a contiguous copy of x (q and k are transposed views of the qkv
+product), then x * cos, rotate_half, a product and a sum: about five passes and two
+temporaries. Here x is read once where it lies, through its strides, and y written once.
+The arithmetic is the reference's, operation for operation (x1 * cos + (-x2) * sin is
+x1 * cos - x2 * sin exactly): the result is the same to the last bit.
+
+The rows (one vector each) are shared out over the cores from MIN_PARALLEL elements on,
+run on one core below it, and below MIN_KERNEL the reference runs: the compiled call's
+fixed cost is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
+(benchmarks/RESULTS.md).
+"""
+
+import numpy as np
+from numba import prange
+
+from minigrad.kernels.jit import njit
+from minigrad.kernels.reference import rotary as reference
+
+MIN_KERNEL = 512  # elements of x; fewer: the reference
+MIN_PARALLEL = 1 << 20  # elements of x; fewer: one core
+
+
+@njit(cache=True)
+def _row(x, cos, sin, y, row):
+    """Rotate vector `row` of x, y (N, M, T, d) (rows numbered in C order), any strides;
+    cos, sin (T, d)."""
+    _, heads, length, d = x.shape
+    half = d // 2
+    a, t = row // length, row % length
+    b, h = a // heads, a % heads
+    for j in range(half):
+        x1, x2 = x[b, h, t, j], x[b, h, t, j + half]
+        y[b, h, t, j] = x1 * cos[t, j] - x2 * sin[t, j]
+        y[b, h, t, j + half] = x2 * cos[t, j + half] + x1 * sin[t, j + half]
+
+
+@njit(cache=True)
+def _serial(x, cos, sin, y):
+    for row in range(x.shape[0] * x.shape[1] * x.shape[2]):
+        _row(x, cos, sin, y, row)
+
+
+@njit(parallel=True, cache=True)
+def _parallel(x, cos, sin, y):
+    for row in prange(x.shape[0] * x.shape[1] * x.shape[2]):
+        _row(x, cos, sin, y, row)
+
+
+def rotate(x, cos, sin):
+    """x * cos + rotate_half(x) * sin, a new contiguous array; cos and sin (T, d) for x
+    (..., T, d) (other shapes go to the reference, which broadcasts)."""
+    if (
+        type(x) is not np.ndarray
+        or x.size < MIN_KERNEL
+        or x.ndim < 2
+        or x.shape[-1] % 2
+        or x.dtype not in (np.float32, np.float64)
+        or any(type(c) is not np.ndarray or c.dtype != x.dtype for c in (cos, sin))
+        or cos.shape != x.shape[-2:]
+        or sin.shape != x.shape[-2:]
+    ):
+        return reference.rotate(x, cos, sin)
+    # every x as 4-d, (N, M, T, d): a view for 2 to 4 dims
+    x4 = x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x.reshape((-1,) + x.shape[-3:])
+    y = np.empty(x4.shape, dtype=x.dtype)
+    (_parallel if x.size >= MIN_PARALLEL else _serial)(x4, cos, sin, y)
+    return y.reshape(x.shape)

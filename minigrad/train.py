@@ -69,7 +69,8 @@ MODELS = {
 
 FIRST_USE = (
     "The first run of --model cnn or resnet compiles the convolution and pooling kernels with "
-    "Numba, and the first of --model gpt the attention kernels (a line on stderr says so; measured "
+    "Numba, the first of --model gpt the attention, layer-norm and rotary kernels, and the "
+    "first run of any model the Adam step's (a line on stderr says so; measured "
     "on 2 cores: 12-19 s of CPU time for cnn or resnet, 22-33 s for gpt, and up to three times "
     "that in wall time when other programs share the cores). That happens once: the machine code "
     "is cached in __pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and "

@@ -181,6 +181,7 @@ def test_training_a_cnn_from_an_empty_cache_announces_the_compile_before_the_fir
     assert [lines[i].split(" kernels")[0] for i in announced] == [
         "minigrad: compiling the convolution",
         "minigrad: compiling the pooling",
+        "minigrad: compiling the Adam/AdamW step",  # at the first optimizer step
     ]
     assert max(announced) < first_bar
     assert "2/2" in lines[first_bar]  # --max-steps 2: two steps, then the test set

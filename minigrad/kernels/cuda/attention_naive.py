@@ -384,51 +384,11 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     delta[-(-B * Tq // ROWS_PER_BLOCK), ROWS_PER_BLOCK](
         do_d, kernel_view(xp.ascontiguousarray(out)), B, Tq, dv, delta_d
     )
+    # the arguments both passes take: the operands, the mask's layout, the settings, the sizes
+    shared = (q_d, k_d, v_d, do_d, lse_d, delta_d, mask_d, has_mask, mb, mq, mk)
+    shared += (scale, causal, finite, Tq, Tk, d, dv)
     n_q = -(-Tq // tile)
-    grad_q[B * n_q, tile](
-        q_d,
-        k_d,
-        v_d,
-        do_d,
-        lse_d,
-        delta_d,
-        mask_d,
-        has_mask,
-        mb,
-        mq,
-        mk,
-        scale,
-        causal,
-        finite,
-        Tq,
-        Tk,
-        d,
-        dv,
-        n_q,
-        dq_d,
-    )
+    grad_q[B * n_q, tile](*shared, n_q, dq_d)
     n_k = -(-Tk // tile)
-    grad_kv[B * n_k, tile](
-        q_d,
-        k_d,
-        v_d,
-        do_d,
-        lse_d,
-        delta_d,
-        mask_d,
-        has_mask,
-        mb,
-        mq,
-        mk,
-        scale,
-        causal,
-        finite,
-        Tq,
-        Tk,
-        d,
-        dv,
-        n_k,
-        dk_d,
-        dv_d,
-    )
+    grad_kv[B * n_k, tile](*shared, n_k, dk_d, dv_d)
     return dq, dk, dvv

@@ -161,7 +161,7 @@ def test_op_on_cuda_equals_cpu(case, dtype, simulated_gpu):
 def test_a_gpu_product_is_one_call_not_cut_over_the_cpu_cores(simulated_gpu, monkeypatch):
     """matmul_split hands device arrays straight to `@`: its CPU helper threads are not used."""
     monkeypatch.setattr(matmul_split.threads, "MATMUL_SPLIT_THREADS", 2)
-    monkeypatch.setattr(matmul_split, "_Helper", None)  # starting a helper would fail
+    monkeypatch.setattr(matmul_split.workers, "_Helper", None)  # starting a helper would fail
     a, b = rand(256, 200, seed=8), rand(200, 160, seed=9)
     y = matmul_split.matmul(simulated_gpu.asarray(a), simulated_gpu.asarray(b))
     assert isinstance(y, simulated_gpu.ndarray)

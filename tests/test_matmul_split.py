@@ -15,6 +15,7 @@ import pytest
 
 import minigrad as mg
 from minigrad.kernels.cpu import matmul as matmul_split
+from minigrad.kernels.cpu import workers
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def split(monkeypatch):
 
 
 def helper_threads():
-    return sum(t.name == "minigrad-matmul" for t in threading.enumerate())
+    return sum(t.name == "minigrad-worker" for t in threading.enumerate())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -67,8 +68,8 @@ def test_transposed_and_strided_operands(split):
 def test_what_is_not_cut_is_np_matmul(split, monkeypatch, a, b):
     calls = []
     # a helper started would show here
-    monkeypatch.setattr(split, "_Helper", lambda: calls.append(1))
-    split._helpers.clear()
+    monkeypatch.setattr(workers, "_Helper", lambda: calls.append(1))
+    workers._helpers.clear()
     c = split.matmul(a, b)
     assert not calls
     assert c.dtype == np.matmul(a, b).dtype
@@ -78,8 +79,8 @@ def test_what_is_not_cut_is_np_matmul(split, monkeypatch, a, b):
 def test_below_the_size_threshold_nothing_is_cut(monkeypatch):
     monkeypatch.setattr(mg.threads, "MATMUL_SPLIT_THREADS", 2)
     calls = []
-    monkeypatch.setattr(matmul_split, "_Helper", lambda: calls.append(1))
-    matmul_split._helpers.clear()
+    monkeypatch.setattr(workers, "_Helper", lambda: calls.append(1))
+    workers._helpers.clear()
     a, b = np.ones((64, 64), np.float32), np.ones((64, 64), np.float32)  # 262,144 multiply-adds
     np.testing.assert_array_equal(matmul_split.matmul(a, b), np.full((64, 64), 64, np.float32))
     assert not calls
@@ -179,7 +180,7 @@ def test_an_error_in_a_helpers_block_is_raised_by_the_caller(split, monkeypatch)
     real = np.matmul
 
     def failing_on_helpers(a, b, out=None):
-        if threading.current_thread().name == "minigrad-matmul":
+        if threading.current_thread().name == "minigrad-worker":
             raise FloatingPointError("a helper's block failed")
         return real(a, b) if out is None else real(a, b, out=out)
 

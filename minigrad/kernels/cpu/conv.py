@@ -38,6 +38,7 @@ import numpy as np
 from numba import prange
 
 from minigrad._args import window_output_size as conv_output_size
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.gemm import matmul_acc
 from minigrad.kernels.jit import FASTMATH, njit
 
@@ -76,8 +77,8 @@ def _to_padded_nhwc(x, top, bottom, left, right):
 
 
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
-@njit(parallel=True, cache=True)
-def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile):
+@njit(nogil=True, cache=True)
+def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
     """y[n, o, q] = sum_r w_rows[o, r] * cols[r, q], one tile of `tile` positions q at a time.
 
     xp: the padded input (N, C, Hp, Wp); w_rows: (O, C/G kH kW), each kernel flattened,
@@ -97,7 +98,7 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile):
     pitch = wp if wide else wo  # from one output row to the next, in positions
     positions = (ho - 1) * pitch + wo  # up to the last one kept
     n_tiles = (positions + tile - 1) // tile
-    for task in prange(n_img * groups * n_tiles):  # (image, group, tile): independent outputs
+    for task in range(lo, hi):  # (image, group, tile): independent outputs
         b = task // (groups * n_tiles)
         g = (task // n_tiles) % groups
         q0 = (task % n_tiles) * tile
@@ -430,7 +431,9 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
         xp = _pad_nchw(x, *pads)
         # the positions the kernel numbers: with stride 1, in rows as wide as xp's
         positions = (ho - 1) * xp.shape[3] + wo if (sh, sw) == (1, 1) else ho * wo
-        _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, _tile(positions))
+        tile = _tile(positions)
+        tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
+        workers.run(_forward_gemm, tasks, xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
     xp, w = _pad_nchw(x, *pads), np.ascontiguousarray(w)

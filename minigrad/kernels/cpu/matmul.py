@@ -10,11 +10,10 @@ training step. So a product this large is cut here, by rows of the result:
     C = A @ B,   C[r0:r1] = A[r0:r1] @ B   for one block of rows per core
 
 Each block is an ordinary single-threaded BLAS call. The calling thread computes the
-first block itself; helper threads (one per further core, started on the first large
-product) compute the others. NumPy lets go of Python's lock during a BLAS call, so the
-blocks really run at once; a helper that has nothing to do sleeps on its queue instead
-of spinning, so on a busy machine it costs nothing while it waits. The rows of C are
-disjoint, so the blocks need no locking. Each element is the same sum of k products
+first block itself; the helper threads of kernels/cpu/workers.py (one per further core,
+asleep on a queue while they wait, so on a busy machine they cost nothing) compute the
+others. NumPy lets go of Python's lock during a BLAS call, so the blocks really run at
+once. The rows of C are disjoint, so the blocks need no locking. Each element is the same sum of k products
 either way, but BLAS may add them up in another order when a block's edge falls
 elsewhere on its internal tiles: the result can differ from one whole call in the last
 bit, as PyTorch's does between thread counts. With the same number of cores it is the
@@ -32,54 +31,14 @@ products use the cores, and gets exactly that. The number of blocks is
 be set to 1 to switch the cutting off.
 """
 
-import os
-import queue
-import threading
+import functools
 
 import numpy as np
 
 from minigrad import threads
+from minigrad.kernels.cpu import workers
 
 SPLIT_MIN_MACS = 8_000_000  # m * k * n below this: one call (see the docstring)
-
-
-class _Helper:
-    """A thread that waits for (a, b, out) blocks and computes out = a @ b."""
-
-    def __init__(self):
-        self.tasks = queue.SimpleQueue()
-        self.done = queue.SimpleQueue()  # None, or the exception a block raised
-        threading.Thread(target=self._run, name="minigrad-matmul", daemon=True).start()
-
-    def _run(self):
-        while True:
-            a, b, out = self.tasks.get()
-            try:
-                np.matmul(a, b, out=out)
-                self.done.put(None)
-            except BaseException as error:  # handed to the caller, which raises it
-                self.done.put(error)
-            # let go of the blocks: they are views that keep the whole operands and result
-            # alive, which would otherwise last until the next large product
-            del a, b, out
-
-
-_helpers = []
-# one split product at a time: a second thread of the program that multiplies while the
-# helpers are busy computes its product alone instead of waiting for them
-_busy = threading.Lock()
-
-
-def _forget_helpers():
-    """After fork the child has no helper threads (only the forking thread survives):
-    drop the objects, so that the child starts its own on its first large product."""
-    global _busy
-    _helpers.clear()
-    _busy = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_helpers)
 
 
 def _worth_splitting(a, b, n):
@@ -101,28 +60,15 @@ def matmul(a, b):
     if type(a) is not np.ndarray:
         return a @ b
     n = threads.MATMUL_SPLIT_THREADS
-    if not _worth_splitting(a, b, n) or not _busy.acquire(blocking=False):
+    if not _worth_splitting(a, b, n):
         return np.matmul(a, b)
-    try:
-        while len(_helpers) < n - 1:
-            _helpers.append(_Helper())
-        out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
-        # --8<-- [start:split]
-        m = a.shape[0]
-        # n blocks of rows, sizes differing by at most one
-        edges = [m * i // n for i in range(n + 1)]
-        working = _helpers[: n - 1]
-        for helper, r0, r1 in zip(working, edges[1:-1], edges[2:]):
-            helper.tasks.put((a[r0:r1], b, out[r0:r1]))
-        try:
-            np.matmul(a[: edges[1]], b, out=out[: edges[1]])  # the first block, on this thread
-        finally:
-            # wait for every block, even on error
-            errors = [helper.done.get() for helper in working]
-        # --8<-- [end:split]
-    finally:
-        _busy.release()
-    for error in errors:
-        if error is not None:
-            raise error
+    out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
+    # --8<-- [start:split]
+    # n blocks of rows, sizes differing by at most one, each one BLAS call on its own thread
+    jobs = [
+        functools.partial(np.matmul, a[r0:r1], b, out=out[r0:r1])
+        for r0, r1 in workers.blocks(a.shape[0], n)
+    ]
+    workers.run_jobs(jobs)
+    # --8<-- [end:split]
     return out

@@ -1,11 +1,10 @@
-"""How many threads minigrad's two thread pools use: BLAS's set at `import minigrad`,
-Numba's when the CPU kernels are first loaded (so that importing minigrad does not import
-Numba).
+"""How many threads minigrad's two thread pools use: BLAS's, set at `import minigrad`, and
+minigrad's own, which runs the compiled CPU kernels and cuts the large products.
 
-Two libraries run minigrad's heavy work on several cores, each with its own pool:
-OpenBLAS (or MKL) under NumPy's matrix products, and Numba under the parallel CPU
-kernels (convolution, pooling, attention). Both split a piece of work into one chunk
-per core and wait for the last chunk to finish.
+Two pools run minigrad's heavy work on several cores: OpenBLAS's (or MKL's) under NumPy's
+matrix products, and minigrad's (minigrad/kernels/cpu/workers.py) under the compiled CPU
+kernels (convolution, pooling, attention, layer norm, ...). Both split a piece of work
+into one chunk per core and wait for the last chunk to finish.
 
 On an idle machine that is what you want. On a busy one (other programs, a test
 suite, a second training run) a chunk's thread may wait for a core for a whole
@@ -31,16 +30,16 @@ The policy:
    (`minigrad.kernels.cpu.matmul`), each block on that one BLAS thread: MATMUL_SPLIT_THREADS.
    Not when the user chose BLAS's thread count (then BLAS is left to do as told);
    `minigrad.threads.MATMUL_SPLIT_THREADS = 1` switches it off at run time.
-3. **Numba: the `workqueue` threading layer, one thread per core** (Numba's default
-   count). The workqueue's threads sleep between kernels; the OpenMP layer's spin,
-   and fought OpenBLAS for the cores. A kernel is a larger piece of work than a
-   product (a whole convolution), and under load the steps ran no faster with Numba
-   on one thread, while idle ones lose the second core's speed-up. Unless
-   NUMBA_THREADING_LAYER or NUMBA_NUM_THREADS is set: Numba reads those itself.
-   The workqueue serves one kernel at a time (Numba aborts the process if two threads
-   launch kernels at once), so parallel kernels called from several threads (two
-   models trained in two threads, DataLoader workers applying ops) take turns under a
-   lock, `minigrad.kernels.jit.parallel_kernel_lock`: safe, and each still uses every core.
+3. **Compiled kernels: one thread per core**, on minigrad's pool, whose threads sleep
+   between kernels (as the product split's do: it is the same pool). A kernel is a
+   larger piece of work than a product (a whole convolution), and under load the steps
+   ran no faster with the kernels on one thread, while idle ones lose the second core's
+   speed-up. Unless NUMBA_NUM_THREADS is set: then that many (the variable the kernels
+   obeyed when they ran on Numba's own pool, kept so that it still does). Numba's
+   threading layer is not used: its kernels took twice as long to compile
+   (kernels/cpu/workers.py says why). Kernels called from several Python threads at
+   once (two models trained in two threads, DataLoader workers applying ops) are safe:
+   while one thread's kernel has the pool, another's runs on its own thread.
 
 The BLAS limit is set with threadpoolctl, which changes a library's thread count after
 it is loaded: an environment variable would only work before NumPy's first import,
@@ -56,10 +55,8 @@ Python with OPENBLAS_NUM_THREADS=N (or OMP_NUM_THREADS=N), or at run time:
 `mg.set_num_threads(n)` (torch's) changes the count the policy uses, for all three
 mechanisms at once and without changing the policy: under it, large products are cut
 over n cores (BLAS staying at one thread per block); where the user chose BLAS's count,
-BLAS gets n threads instead (and products are not cut); and Numba's kernels use n
-threads. Numba counts its threads *per calling thread*: the count applies to kernels
-launched from the thread that called set_num_threads, while another Python thread's
-kernels use Numba's default (every core) until that thread calls it too.
+BLAS gets n threads instead (and products are not cut); and the kernels use n threads.
+The count holds for the whole process, whichever thread set it.
 """
 
 import os
@@ -80,7 +77,6 @@ BLAS_VARIABLES = (
     "BLIS_NUM_THREADS",
 )
 BLAS_THREADS = 1
-NUMBA_THREADING_LAYER = "workqueue"
 
 
 def cores():
@@ -103,33 +99,15 @@ def apply_blas():
         threadpool_limits(BLAS_THREADS, user_api="blas")
 
 
-def apply_numba():
-    """Choose Numba's threading layer, unless NUMBA_THREADING_LAYER chose. Called when the
-    CPU kernels are first imported (`minigrad/kernels/cpu/__init__.py`), so that `import
-    minigrad` does not import Numba; the layer is read when Numba starts its pool, at the
-    first parallel kernel."""
-    import numba
-
-    if "NUMBA_THREADING_LAYER" not in os.environ:
-        numba.config.THREADING_LAYER = NUMBA_THREADING_LAYER
-
-
 def info():
     """The thread counts in effect: {'num_threads': get_num_threads(), 'blas': [threads of
     each BLAS library loaded], 'matmul_split': cores a large product is cut over (1: not
-    cut), 'numba': threads (of this thread's kernels), 'numba_threading_layer': the layer
-    asked for}. (Imports Numba and applies its half
-    of the policy, as the first kernel would.)"""
-    import numba
-
-    apply_numba()
-
+    cut), 'kernels': threads the compiled kernels are cut over}."""
     return {
         "num_threads": get_num_threads(),
         "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
         "matmul_split": MATMUL_SPLIT_THREADS,
-        "numba": numba.get_num_threads(),
-        "numba_threading_layer": numba.config.THREADING_LAYER,
+        "kernels": kernel_threads(),
     }
 
 
@@ -151,17 +129,10 @@ def _check_count(n, op):
 def set_num_threads(n):
     """Use `n` threads for the work inside one op, as `torch.set_num_threads`: large matrix
     products are cut over n cores (or, where the user chose BLAS's thread count with an
-    environment variable, BLAS gets n threads), and the Numba kernels use n threads
-    (at most Numba's pool size, NUMBA_NUM_THREADS, every core by default).
-
-    Numba's count is per calling thread (see the module docstring): it applies to the
-    kernels this thread launches. Imports Numba (and so fixes its threading layer)."""
+    environment variable, BLAS gets n threads), and the compiled kernels use n threads.
+    For the whole process, as torch's."""
     global MATMUL_SPLIT_THREADS, _num_threads
     _check_count(n, "set_num_threads")
-    import numba
-
-    apply_numba()  # the layer must be chosen before set_num_threads starts Numba's pool
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
     if policy_applies():
         MATMUL_SPLIT_THREADS = n  # each block on one BLAS thread, as the policy says
     else:
@@ -171,9 +142,20 @@ def set_num_threads(n):
 
 def get_num_threads():
     """The threads an op may use (`torch.get_num_threads`): what `set_num_threads` was given,
-    else the cores this process may run on (the policy's default for Numba's kernels and
-    for cutting large products)."""
+    else the cores this process may run on (the policy's default for the kernels and for
+    cutting large products)."""
     return _num_threads if _num_threads is not None else cores()
+
+
+def kernel_threads():
+    """The threads the compiled kernels are cut over (kernels/cpu/workers.py): what
+    `set_num_threads` was given, else NUMBA_NUM_THREADS if set, else every core."""
+    if _num_threads is not None:
+        return _num_threads
+    try:
+        return max(1, int(os.environ["NUMBA_NUM_THREADS"]))
+    except (KeyError, ValueError):
+        return cores()
 
 
 def set_num_interop_threads(n):

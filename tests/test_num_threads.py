@@ -1,12 +1,12 @@
 """mg.set_num_threads / get_num_threads (and the inter-op pair), as torch's, observed.
 
 No timing: each test sets a count and reads back what the thread pools report
-(`mg.threads.info()`: BLAS's threads from threadpoolctl, the matmul split count, and
-Numba's `get_num_threads()`), then puts everything back as it was. This process runs
-under conftest's OPENBLAS_NUM_THREADS=1, which means "the user chose BLAS's threads";
-the policy's other branch (minigrad's own: one BLAS thread, large products cut over the
-cores) is checked in a fresh interpreter without those variables.
-"""
+(`mg.threads.info()`: BLAS's threads from threadpoolctl, the matmul split count, and the
+kernels' count, which kernels/cpu/workers.py cuts their tasks by), then puts everything
+back as it was. This process runs under conftest's OPENBLAS_NUM_THREADS=1, which means
+"the user chose BLAS's threads"; the policy's other branch (minigrad's own: one BLAS
+thread, large products cut over the cores) is checked in a fresh interpreter without
+those variables."""
 
 import json
 import os
@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 
-import numba
 import pytest
 import torch
 from threadpoolctl import threadpool_info, threadpool_limits
@@ -34,10 +33,8 @@ CORES = len(os.sched_getaffinity(0))
 
 @pytest.fixture(autouse=True)
 def restore_thread_state():
-    """Put BLAS's, Numba's and minigrad's counts (and torch's) back after each test."""
+    """Put BLAS's and minigrad's counts (and torch's) back after each test."""
     blas = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
-    mg.threads.apply_numba()  # as the first kernel would: the layer before the pool starts
-    numba_threads = numba.get_num_threads()
     saved = (
         mg.threads.MATMUL_SPLIT_THREADS,
         mg.threads._num_threads,
@@ -46,7 +43,6 @@ def restore_thread_state():
     torch_threads = torch.get_num_threads()
     yield
     threadpool_limits(max(blas), user_api="blas")
-    numba.set_num_threads(numba_threads)
     mg.threads.MATMUL_SPLIT_THREADS, mg.threads._num_threads, mg.threads._num_interop_threads = (
         saved
     )
@@ -54,33 +50,42 @@ def restore_thread_state():
 
 
 @pytest.mark.parametrize("n", sorted({1, CORES}))
-def test_set_num_threads_reaches_numba_and_blas_and_reads_back_as_torch(n):
+def test_set_num_threads_reaches_the_kernels_and_blas_and_reads_back_as_torch(n):
     mg.set_num_threads(n)
     torch.set_num_threads(n)
     assert mg.get_num_threads() == torch.get_num_threads() == n
     info = mg.threads.info()
     assert info["num_threads"] == n
-    assert info["numba"] == n == numba.get_num_threads()
+    assert info["kernels"] == n
     # the user chose BLAS's count (conftest): BLAS does the products' threading, on n threads
     assert info["blas"] and all(count == n for count in info["blas"])
     assert info["matmul_split"] == 1
 
 
-@pytest.mark.skipif(CORES < 2, reason="needs two cores to tell one thread from several")
-def test_numbas_count_is_per_calling_thread():
+def test_the_count_is_for_the_whole_process():
+    # torch's count holds for every thread; so does minigrad's (it was per thread when the
+    # kernels ran on Numba's pool)
     mg.set_num_threads(1)
     seen = {}
-    worker = threading.Thread(target=lambda: seen.update(count=numba.get_num_threads()))
+    worker = threading.Thread(target=lambda: seen.update(info=mg.threads.info()))
     worker.start()
     worker.join()
-    assert numba.get_num_threads() == 1  # this thread's kernels: one thread
-    assert seen["count"] == numba.config.NUMBA_NUM_THREADS  # another thread's: Numba's default
+    assert seen["info"]["kernels"] == seen["info"]["num_threads"] == 1
 
 
-def test_numbas_count_is_capped_at_its_pool():
-    mg.set_num_threads(numba.config.NUMBA_NUM_THREADS + 3)
-    assert mg.get_num_threads() == numba.config.NUMBA_NUM_THREADS + 3  # what was asked, as torch
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # what Numba can give
+def test_the_kernels_use_the_count(monkeypatch):
+    # a kernel's tasks are cut into as many blocks as the count says
+    from minigrad.kernels.cpu import workers
+
+    cut = []
+    real = workers.run_jobs
+    monkeypatch.setattr(workers, "run_jobs", lambda jobs: (cut.append(len(jobs)), real(jobs)))
+    x = mg.randn(4, 8, 16, 16)
+    for n in (1, 3):
+        mg.set_num_threads(n)
+        cut.clear()
+        mg.nn.functional.max_pool2d(x, 2)
+        assert cut and set(cut) == {n}
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5])
@@ -124,4 +129,4 @@ def test_under_minigrads_policy_the_count_cuts_products_and_blas_keeps_one_threa
         assert info["num_threads"] == n and info["matmul_split"] == n
         # one BLAS thread per block
         assert info["blas"] and all(count == 1 for count in info["blas"])
-        assert info["numba"] == min(n, numba.config.NUMBA_NUM_THREADS)
+        assert info["kernels"] == n

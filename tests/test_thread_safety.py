@@ -1,10 +1,12 @@
 """Compiled kernels called from several Python threads at once: no crash, the same results.
 
-Numba's `workqueue` threading layer (minigrad's, see minigrad/threads.py) aborts the whole
-process when two threads launch parallel kernels at the same time. Two models trained in
-two threads, or a DataLoader whose worker threads apply a minigrad op while the main
-thread trains, did exactly that. A crash would take pytest down with it, so the workload
-runs in a child process; the test reads its return code and the losses it printed.
+A kernel's tasks run on minigrad's pool of threads (minigrad/kernels/cpu/workers.py);
+while one Python thread's kernel has the pool, a kernel called from another thread runs
+all its tasks on that thread. Two models trained in two threads, or a DataLoader whose
+worker threads apply a minigrad op while the main thread trains, do exactly that. (When
+the kernels ran on Numba's `workqueue` layer, this aborted the whole process.) A crash
+would take pytest down with it, so the workload runs in a child process; the test reads
+its return code and the losses it printed.
 
 The tasks are tiny and deterministic: each run must learn (its loss, averaged over 4
 steps, falls below half its start) and, since every kernel computes the same sums in the same order
@@ -20,10 +22,12 @@ import threading
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels import jit
+from minigrad.kernels.cpu import workers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -141,55 +145,33 @@ def test_models_trained_in_threads_alongside_loader_workers_learn_as_when_run_al
         assert together == alone, kind  # the same kernels, the same sums: the same numbers
 
 
-def test_a_kernel_called_while_this_thread_holds_the_kernel_lock_does_not_deadlock():
-    """The lock is re-entrant: code that runs under it (a kernel's Python caller, or the
-    user's own) may call a kernel again from the same thread."""
-    x = mg.randn(2, 3, 8, 8)
+def test_a_kernel_called_while_another_thread_has_the_pool_runs_on_its_own_thread():
+    x = mg.randn(4, 8, 16, 16)
     expected = F.max_pool2d(x, 2).numpy()
     result = []
-
-    def nested():
-        with jit.parallel_kernel_lock:
-            with jit.parallel_kernel_lock:
-                result.append(F.max_pool2d(x, 2).numpy())
-
-    worker = threading.Thread(target=nested, daemon=True)  # a deadlock fails the test, not the run
-    worker.start()
-    worker.join(timeout=120)
-    assert not worker.is_alive(), (
-        "a kernel called under the lock, from the same thread, never returned"
-    )
-    np.testing.assert_array_equal(result[0], expected)
-
-
-def test_a_kernel_called_from_another_thread_waits_for_the_lock():
-    x = mg.randn(2, 3, 8, 8)
-    F.max_pool2d(x, 2)  # compiled (or loaded) before the lock is taken
-    result = []
-    with jit.parallel_kernel_lock:
+    with workers._busy:  # as if another thread's kernel had the helpers
         worker = threading.Thread(target=lambda: result.append(F.max_pool2d(x, 2)), daemon=True)
         worker.start()
-        worker.join(timeout=1)
-        assert worker.is_alive() and not result, "the kernel ran while another thread held the lock"
-    worker.join(timeout=120)
-    assert len(result) == 1
+        worker.join(timeout=120)  # a wait for the pool would fail here, not hang the run
+        assert not worker.is_alive(), "the kernel waited for the pool instead of running alone"
+    np.testing.assert_array_equal(result[0].numpy(), expected)
 
 
-# the child: fork while another thread holds the lock; the forked process must not wait for
+# the child: fork while another thread has the pool; the forked process must not wait for
 # that thread, which does not exist there
-FORK_WHILE_LOCKED = """
+FORK_WHILE_BUSY = """
 import os, sys, threading, time
 import minigrad as mg
 import minigrad.nn.functional as F
-from minigrad.kernels import jit
+from minigrad.kernels.cpu import workers
 
-x = mg.randn(2, 3, 8, 8)
+x = mg.randn(4, 8, 16, 16)
 F.max_pool2d(x, 2)
 holding, release = threading.Event(), threading.Event()
 
 
 def hold():
-    with jit.parallel_kernel_lock:
+    with workers._busy:
         holding.set()
         release.wait()
 
@@ -198,6 +180,7 @@ threading.Thread(target=hold).start()
 holding.wait()
 pid = os.fork()
 if pid == 0:
+    workers.run_jobs([lambda: None, lambda: None])  # takes the pool: a stale lock would hang
     F.max_pool2d(x, 2)
     os._exit(0)
 for _ in range(600):  # a minute at most, then the child counts as stuck
@@ -215,19 +198,24 @@ print(status)
 
 
 def test_a_process_forked_while_a_kernel_runs_can_run_kernels():
-    result = run_child(FORK_WHILE_LOCKED)
+    result = run_child(FORK_WHILE_BUSY)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split()[-1] == "0", "the forked child got stuck or failed"
 
 
-def test_only_parallel_kernels_take_the_lock():
-    """A parallel kernel comes wrapped (its dispatcher's attributes still reachable); a
-    serial one stays Numba's dispatcher, so that other compiled code can call it."""
-    import numba
+def test_no_kernel_is_a_numba_parallel_kernel():
+    """Every CPU kernel is serial and shares its tasks out through workers.py: a
+    parallel=True kernel would compile twice as long, and is refused with a reason."""
+    import importlib
+    import pkgutil
 
-    from minigrad.kernels.cpu import pool
+    import minigrad.kernels.cpu as cpu
 
-    assert isinstance(pool._max_pool2d_planes, jit.ParallelKernel)
-    assert pool._max_pool2d_planes.py_func.__name__ == "_max_pool2d_planes"
-    assert jit.cache_location(pool._max_pool2d_planes) is not None
-    assert isinstance(pool.valid_range, numba.core.registry.CPUDispatcher)
+    for info in pkgutil.iter_modules(cpu.__path__):
+        importlib.import_module(f"minigrad.kernels.cpu.{info.name}")
+    kernels = list(jit._family_of)
+    assert len(kernels) > 20, "the kernels were not found"
+    parallel = [k.__name__ for k in kernels if k.targetoptions.get("parallel")]
+    assert not parallel
+    with pytest.raises(ValueError, match="parallel=True.*workers.run"):
+        jit.njit(parallel=True)

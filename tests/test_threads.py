@@ -21,18 +21,16 @@ PROBE = """
 import json, os
 if os.environ.get("PROBE_MINIGRAD_FIRST"):  # a program whose first import is minigrad
     import minigrad
-import numba, numpy
+import numpy
 from threadpoolctl import threadpool_info, threadpool_limits
 if os.environ.get("PROBE_BLAS_BEFORE"):
     threadpool_limits(int(os.environ["PROBE_BLAS_BEFORE"]), user_api="blas")
 before = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
 import minigrad
-import minigrad.kernels.cpu  # what the first kernel call imports: the Numba half of the policy
 print(json.dumps({
     "blas_before": before,
     "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
-    "numba_layer": numba.config.THREADING_LAYER,
-    "numba_threads": numba.get_num_threads(),
+    "kernels": minigrad.threads.info()["kernels"],
     "matmul_split": minigrad.threads.MATMUL_SPLIT_THREADS,
 }))
 """
@@ -58,14 +56,13 @@ def probe(**env):
 
 
 @pytest.mark.slow
-def test_import_sets_one_blas_thread_and_the_workqueue_layer():
+def test_import_sets_one_blas_thread_and_kernels_on_every_core():
     # NumPy imported first with 2 BLAS threads: an environment variable set by minigrad could
     # no longer act, the limit must be set on the loaded library
     state = probe(PROBE_BLAS_BEFORE="2")
     assert state["blas_before"] and all(n == 2 for n in state["blas_before"]), state
     assert state["blas"] and all(n == 1 for n in state["blas"]), state
-    assert state["numba_layer"] == "workqueue"
-    assert state["numba_threads"] == (os.cpu_count() or 1)  # Numba's default: one per core
+    assert state["kernels"] == len(os.sched_getaffinity(0))  # kernels: every core
     assert state["matmul_split"] == len(os.sched_getaffinity(0))  # large products: every core
 
 
@@ -87,10 +84,9 @@ def test_user_blas_threads_are_respected(variable):
 
 
 @pytest.mark.slow
-def test_user_numba_settings_are_respected():
-    state = probe(NUMBA_THREADING_LAYER="omp", NUMBA_NUM_THREADS="1")
-    assert state["numba_layer"] == "omp"
-    assert state["numba_threads"] == 1
+def test_numba_num_threads_still_sets_the_kernels_threads():
+    state = probe(NUMBA_NUM_THREADS="1")
+    assert state["kernels"] == 1
 
 
 def test_info_reports_the_policy():
@@ -99,6 +95,6 @@ def test_info_reports_the_policy():
     info = mg.threads.info()
     # this process runs under conftest's OPENBLAS_NUM_THREADS=1, which the policy keeps
     assert info["blas"] and all(n == 1 for n in info["blas"])
-    assert info["numba_threading_layer"] == "workqueue"
-    assert info["numba"] >= 1
+    cores = len(os.sched_getaffinity(0))
+    assert info["kernels"] == int(os.environ.get("NUMBA_NUM_THREADS", cores))
     assert info["matmul_split"] == 1  # the user (conftest) chose BLAS's threads

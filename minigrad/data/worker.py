@@ -15,8 +15,9 @@ and Windows use), and the batches reach the training loop without a copy. The co
 the GIL: pure-Python work in `__getitem__` runs one worker at a time. The usual loading
 work (reading files, decoding, NumPy array maths, stacking a batch) releases the GIL, so
 it does run in parallel, and in any case it overlaps with the training step. A
-dataset may apply minigrad ops that run compiled kernels (pooling, convolution): those
-take turns with the training step's kernels (`minigrad.kernels.jit.ParallelKernel`).
+dataset may apply minigrad ops that run compiled kernels (pooling, convolution): while
+the training step's kernel has the cores, a worker's runs on the worker's own thread
+(`minigrad/kernels/cpu/workers.py`).
 
 What a worker sees, as in PyTorch:
 - `get_worker_info()` returns its `WorkerInfo` (id, num_workers, seed, dataset), and

@@ -3,7 +3,7 @@ finds a home, and one line on stderr when a family of kernels compiles for the f
 
 Numba compiles a kernel the first time it is called with new argument types (seconds per
 kernel on a small machine) and, with ``cache=True``, keeps the machine code on disk: the
-next process loads it in a fraction of a second. Two things are added here.
+next process loads it in a fraction of a second. Three things are added here.
 
 **Where the cache lives.** Numba writes it to `__pycache__` next to the source file, or,
 when the package is installed read-only, to the user's cache folder (`~/.cache/numba`),
@@ -18,29 +18,15 @@ written, the kernels run uncached (compiled again in every process) after one wa
 kernels in a process prints one line: what compiles, that it happens once, and where
 the result is kept. A start from the cache prints nothing.
 
-**One parallel kernel at a time.** A ``parallel=True`` kernel hands its loop to Numba's
-thread pool, and the `workqueue` pool (minigrad's choice, see minigrad/threads.py) serves
-one kernel at a time: a second Python thread launching one meanwhile (two models trained
-in two threads, a DataLoader worker applying an op) makes Numba abort the whole process.
-So each parallel kernel comes wrapped in a `ParallelKernel`, which takes
-`parallel_kernel_lock` for the call: a kernel from another thread waits until the
-running one is done (it would find the cores busy anyway). The lock is held over the
-compiled call only, never over Python code that might call another kernel, and it is
-re-entrant. Serial kernels need no lock (they run on the calling thread) and stay Numba
-dispatchers, which other compiled code can call.
-
-Why a lock, and not a threading layer that is itself thread-safe: `omp` (GNU OpenMP
-here) spins its threads, which on a busy 2-core machine made a LeNet training step several
-times slower even on one Python thread (benchmarks/RESULTS.md), and a process that
-forks after using it is killed;
-`tbb` would be a new dependency. The lock costs far less per call than the smallest parallel
-kernel takes (benchmarks/bench_threads.py measures both; benchmarks/RESULTS.md).
+**No ``parallel=True``.** Numba's parallel loops (`prange`) take about twice as long to
+compile as the same loop serial, so minigrad's kernels are serial, compiled with
+``nogil=True``, and kernels/cpu/workers.py shares a kernel's tasks out over the cores
+with Python threads. `njit` refuses ``parallel=True`` with a message that says so.
 """
 
 import os
 import sys
 import tempfile
-import threading
 import warnings
 
 import numba
@@ -83,30 +69,14 @@ FAMILIES = {
     "vecmath": None,
 }
 
-_family_of = {}  # dispatcher or ParallelKernel -> family name, for each function decorated here
+_family_of = {}  # dispatcher -> family name, for each function decorated here
 _announced = set()  # the families that have printed their line in this process
 _warned_uncached = False
-
-# taken around every call of a parallel kernel (see the module's docstring); re-entrant, so
-# that a thread holding it may still call a kernel
-parallel_kernel_lock = threading.RLock()
-
-
-def _new_lock_after_fork():
-    """A child forked while another thread ran a kernel inherits the lock held, by a
-    thread that does not exist in the child: its first kernel would wait forever."""
-    global parallel_kernel_lock
-    parallel_kernel_lock = threading.RLock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 def njit(func=None, *, cache=False, **options):
     """`numba.njit` with the same options; ``cache=True`` never fails for want of a
-    writable folder, and a ``parallel=True`` kernel runs under `parallel_kernel_lock`
-    (see the module's docstring)."""
+    writable folder, and ``parallel=True`` is refused (see the module's docstring)."""
     if func is not None:  # used bare, as @njit
         if not callable(func):
             raise TypeError(
@@ -114,44 +84,22 @@ def njit(func=None, *, cache=False, **options):
             )
         return njit(cache=cache, **options)(func)
 
+    if options.get("parallel"):
+        raise ValueError(
+            "njit: parallel=True is not used for minigrad's kernels (it doubles their compile "
+            "time); compile the kernel with nogil=True, its task loop over range(lo, hi), and "
+            "run it with minigrad.kernels.cpu.workers.run(kernel, tasks, *args)"
+        )
+
     def decorate(py_func):
         dispatcher = numba.njit(**options)(py_func)
         if cache and hasattr(dispatcher, "enable_caching"):  # not with NUMBA_DISABLE_JIT=1
             enable_cache(dispatcher)
         module = py_func.__module__.rsplit(".", 1)[-1]
         _family_of[dispatcher] = FAMILIES.get(module, module)
-        # (with NUMBA_DISABLE_JIT=1 the "dispatcher" is the Python function: nothing runs in
-        # parallel)
-        if options.get("parallel") and isinstance(dispatcher, numba.core.dispatcher.Dispatcher):
-            kernel = ParallelKernel(dispatcher)
-            _family_of[kernel] = _family_of[dispatcher]
-            return kernel
         return dispatcher
 
     return decorate
-
-
-class ParallelKernel:
-    """A ``parallel=True`` dispatcher, called under `parallel_kernel_lock`: kernels from
-    several threads run one after the other instead of crashing Numba's thread pool.
-    Everything else (`py_func`, `signatures`, the cache) is the dispatcher's."""
-
-    def __init__(self, dispatcher):
-        self.dispatcher = dispatcher
-        self.__name__ = dispatcher.__name__
-        self.__doc__ = dispatcher.__doc__
-        self.__wrapped__ = dispatcher.py_func
-
-    def __call__(self, *args, **kwargs):
-        # the compiled call alone: the lock is never held over Python code of ours
-        with parallel_kernel_lock:
-            return self.dispatcher(*args, **kwargs)
-
-    def __getattr__(self, name):  # only for names not found on the wrapper itself
-        return getattr(self.dispatcher, name)
-
-    def __repr__(self):
-        return f"ParallelKernel({self.dispatcher!r})"
 
 
 def enable_cache(dispatcher):

@@ -13,11 +13,11 @@ Each block is an ordinary single-threaded BLAS call. The calling thread computes
 first block itself; the helper threads of kernels/cpu/workers.py (one per further core,
 asleep on a queue while they wait, so on a busy machine they cost nothing) compute the
 others. NumPy lets go of Python's lock during a BLAS call, so the blocks really run at
-once. The rows of C are disjoint, so the blocks need no locking. Each element is the same sum of k products
-either way, but BLAS may add them up in another order when a block's edge falls
-elsewhere on its internal tiles: the result can differ from one whole call in the last
-bit, as PyTorch's does between thread counts. With the same number of cores it is the
-same from run to run (the blocks' edges depend only on the shapes).
+once. The rows of C are disjoint, so the blocks need no locking. Each element is the
+same sum of k products either way, but BLAS may add them up in another order when a
+block's edge falls elsewhere on its internal tiles: the result can differ from one whole
+call in the last bit, as PyTorch's does between thread counts. With the same number of
+cores it is the same from run to run (the blocks' edges depend only on the shapes).
 
 Products below SPLIT_MIN_MACS multiply-adds run as one call: handing a block to a
 helper costs tens of µs, which a product of a few hundred µs does not win back

@@ -30,9 +30,10 @@ once here, and a small call costs less: below two tasks, or when another thread 
 program is already using the helpers, the whole range runs on the calling thread, with
 no thread woken at all.
 
-The number of threads is `minigrad.get_num_threads()`: every core this process may run on,
-or what `minigrad.set_num_threads(n)` set. After a fork the child has no helper threads
-(only the forking thread survives it), and it starts its own when it first needs them.
+The number of threads is `minigrad.threads.kernel_threads()`: every core this process may
+run on, or what `minigrad.set_num_threads(n)` set (minigrad/threads.py has the policy). After a
+fork the child has no helper threads (only the forking thread survives it), and it starts its own
+when it first needs them.
 """
 
 import functools
@@ -82,8 +83,8 @@ if hasattr(os, "register_at_fork"):
 
 
 def count():
-    """How many threads the work is cut over: `minigrad.get_num_threads()`."""
-    return threads.get_num_threads()
+    """How many threads a kernel's tasks are cut over (see the module's docstring)."""
+    return threads.kernel_threads()
 
 
 def run_jobs(jobs):

@@ -1,0 +1,84 @@
+"""minigrad/kernels/cpu/workers.py: a nogil kernel's tasks cut into blocks, one per thread.
+
+Checked with a tiny kernel that records, for every task, which block ran it: every task
+runs exactly once, the blocks are the ones `blocks` promises, they really run on
+different threads at once, an error in a helper's block reaches the caller, and a
+second caller while the pool is busy runs its work alone.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.kernels.cpu import workers
+from minigrad.kernels.jit import njit
+
+
+@njit(nogil=True)
+def _mark(seen, lo, hi):  # task t: seen[t] += lo + 1 (which block ran it, counted)
+    for t in range(lo, hi):
+        seen[t] += lo + 1
+
+
+@pytest.fixture
+def three_threads(monkeypatch):
+    monkeypatch.setattr(mg.threads, "_num_threads", 3)
+
+
+@pytest.mark.parametrize("tasks", [1, 2, 3, 7, 100])
+def test_every_task_runs_once_in_its_block(three_threads, tasks):
+    seen = np.zeros(tasks, np.int64)
+    workers.run(_mark, tasks, seen)
+    n = min(3, tasks)
+    edges = [tasks * i // n for i in range(n + 1)]  # sizes differing by at most one
+    expected = np.concatenate([np.full(hi - lo, lo + 1) for lo, hi in zip(edges, edges[1:])])
+    np.testing.assert_array_equal(seen, expected)
+
+
+def test_blocks_cover_the_range_in_near_equal_parts():
+    assert workers.blocks(10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert workers.blocks(2, 5) == [(0, 1), (1, 2)]  # no empty block
+    assert workers.blocks(5, 1) == [(0, 5)]
+
+
+def test_no_tasks_calls_nothing(three_threads):
+    calls = []
+    workers.run(lambda *a: calls.append(a), 0)
+    assert not calls
+
+
+def test_the_blocks_run_on_different_threads_at_once(three_threads):
+    # each job waits until all three have started: run one after another, they never would
+    started = threading.Barrier(3, timeout=30)
+    ran = []
+
+    def job():
+        ran.append((threading.get_ident(), threading.current_thread().name))
+        started.wait()
+
+    workers.run_jobs([job, job, job])
+    assert len({ident for ident, _ in ran}) == 3
+    names = [name for _, name in ran]
+    assert names.count("minigrad-worker") == 2  # the caller ran the first block itself
+
+
+def test_an_error_in_a_helpers_block_is_raised_by_the_caller(three_threads):
+    def failing():
+        raise FloatingPointError("a helper's block failed")
+
+    done = []
+    with pytest.raises(FloatingPointError, match="helper's block"):
+        workers.run_jobs([lambda: done.append(1), failing, lambda: done.append(3)])
+    assert sorted(done) == [1, 3]  # the other blocks still ran to the end
+    seen = np.zeros(6, np.int64)
+    workers.run(_mark, 6, seen)  # and the pool still works
+    assert np.all(seen > 0)
+
+
+def test_a_second_caller_while_the_pool_is_busy_runs_its_blocks_itself(three_threads):
+    names = []
+    with workers._busy:  # another thread's kernel has the helpers
+        workers.run_jobs([lambda: names.append(threading.current_thread().name)] * 3)
+    assert names == [threading.current_thread().name] * 3

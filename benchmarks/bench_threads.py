@@ -1,26 +1,23 @@
-"""Compiled kernels from several threads: what the lock that makes them safe costs.
+"""Compiled kernels from several threads, on minigrad's pool (kernels/cpu/workers.py).
 
-    python benchmarks/bench_threads.py [--quick] [--repeat 3] [--variants lock,nolock,omp]
+    python benchmarks/bench_threads.py [--quick] [--repeat 3] [--variants pool,one]
 
-Numba's `workqueue` pool aborts the process when two threads launch parallel kernels at
-once, so minigrad calls each one under a lock (`minigrad.kernels.jit.ParallelKernel`).
-The other way out is a threading layer that is thread-safe itself: `omp` (GNU OpenMP,
-whose threads spin and which is not fork-safe) or `tbb` (a pip package minigrad does
-not depend on). Each variant runs in its own process:
+A kernel's tasks are cut into one block per thread and run on minigrad's pool of Python
+threads; while one thread's kernel has the pool, a kernel from another thread runs all of
+its blocks on its own thread. Each variant runs in its own process:
 
-- lock:   minigrad as shipped, the workqueue layer and the lock;
-- nolock: the workqueue layer without the lock, as before it (one thread only: two crash);
-- omp:    NUMBA_THREADING_LAYER=omp, without the lock.
+- pool: minigrad as shipped, kernels and large products on every core;
+- one:  `mg.set_num_threads(1)`: everything on the calling thread.
 
 Timed, in ms per training step (forward, loss, backward, AdamW; bench_load.py's steps):
 
-- one: one model trained on the main thread (what the lock costs a program that never
-  uses threads);
+- one: one model trained on the main thread;
 - two: two models trained in two threads at once, wall time / steps of each (to compare
   with one step after the other, 2 x "one").
 
-And "call": microseconds per call of a small parallel kernel (max pooling of a 2 x 3 x 8 x 8
-batch) through the lock, and straight to Numba's dispatcher (best of 5 turns each).
+And "call": microseconds to hand a block to a helper thread and wait for it (two empty
+jobs through `workers.run_jobs`), and to run both on the calling thread (best of 5 turns
+each): what cutting a kernel costs before any work is done.
 
 The variants take turns (A B C C B A ...) so that load from elsewhere falls on all alike;
 median (range) over --repeat rounds. --quick checks that the script runs, in seconds: one
@@ -36,21 +33,19 @@ import threading
 import time
 
 WORKLOADS = ("lenet", "transformer")
-VARIANTS = ("lock", "nolock", "omp")
+VARIANTS = ("pool", "one")
 
 
 def worker(variant, workloads, quick=False):
     """Run in a subprocess: build two copies of each training step (on bench_load.py's
     --quick batches if `quick`), warm them up, say "ready", then answer each request
     "MODE WORKLOAD SECONDS" from stdin."""
-    import contextlib
-
     from bench_load import training_step
 
-    from minigrad.kernels import jit
+    import minigrad as mg
 
-    if variant != "lock":
-        jit.parallel_kernel_lock = contextlib.nullcontext()  # read at every call
+    if variant == "one":
+        mg.set_num_threads(1)
     steps = {
         w: (training_step("minigrad", w, quick), training_step("minigrad", w, quick))
         for w in workloads
@@ -93,37 +88,30 @@ def ms_per_step_side_by_side(pair, seconds):
 
 
 def us_per_call(seconds):
-    """Microseconds per call of a small parallel kernel, through the lock and straight to
-    the dispatcher: the best of 5 turns each, taken alternately."""
-    import numpy as np
+    """Microseconds per pair of empty jobs, through the pool (one on a helper thread) and
+    both on this thread: the best of 5 turns each, taken alternately."""
+    from minigrad.kernels.cpu import workers
 
-    from minigrad.kernels.cpu import pool
+    def nothing():
+        pass
 
-    x = np.random.default_rng(0).standard_normal((6, 8, 8)).astype(np.float32)
-    y, idx = np.empty((6, 4, 4), np.float32), np.empty((6, 4, 4), np.int64)
-    args = (x, 2, 2, 2, 2, 0, 0, 1, 1, y, idx)
-    kernel = pool._max_pool2d_planes
-    best = {"lock": float("inf"), "straight": float("inf")}
+    jobs = [nothing, nothing]
+    best = {"pool": float("inf"), "here": float("inf")}
     for _ in range(5):
-        for name, call in (("lock", kernel), ("straight", kernel.dispatcher)):
+        for name, call in (("pool", lambda: workers.run_jobs(jobs)), ("here", nothing)):
             n, start = 0, time.perf_counter()
             while n < 20 or time.perf_counter() - start < seconds / 10:
-                call(*args)
+                call()
+                if name == "here":
+                    call()
                 n += 1
             best[name] = min(best[name], 1e6 * (time.perf_counter() - start) / n)
-    return f"{best['lock']} {best['straight']}"
+    return f"{best['pool']} {best['here']}"
 
 
 def variant_env(variant):
-    """This environment without Numba's thread settings, plus the variant's own."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")
-    }
-    if variant == "omp":
-        env["NUMBA_THREADING_LAYER"] = "omp"
-    return env
+    """This environment without the kernels' thread setting (the variant sets its own)."""
+    return {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
 
 
 class Worker:
@@ -190,8 +178,6 @@ def main():
                 [("call", "-")] + [(m, w) for w in workloads for m in ("one", "two")]
             ):
                 for worker_ in workers if (r + t) % 2 == 0 else workers[::-1]:
-                    if mode == "two" and worker_.variant == "nolock":
-                        continue  # it would abort the worker: the crash this lock prevents
                     for i, value in enumerate(worker_.ask(mode, w, args.seconds)):
                         results.setdefault(
                             (worker_.variant, mode + ("-straight" if i else ""), w), []
@@ -202,11 +188,11 @@ def main():
             worker_.close()
 
     print(f"\n{os.cpu_count()} cores; median (range) over {args.repeat} rounds")
-    print("\nus per call of a small parallel kernel (max pooling, 2 x 3 x 8 x 8)")
+    print("\nus per two empty jobs: one handed to a helper thread; both on this thread")
     for v in variants:
         print(
-            f"  {v:8s} through the lock {span(results[v, 'call', '-'], '{:.2f}')}"
-            f"   straight to Numba {span(results[v, 'call-straight', '-'], '{:.2f}')}"
+            f"  {v:8s} through the pool {span(results[v, 'call', '-'], '{:.2f}')}"
+            f"   on this thread {span(results[v, 'call-straight', '-'], '{:.2f}')}"
         )
     print(
         "\nms per training step: one model on the main thread; two models in two threads (wall / "
@@ -219,8 +205,7 @@ def main():
             two = results.get((v, "two", w))
             ratio = f"{statistics.median(two) / (2 * statistics.median(one)):.2f}" if two else "-"
             print(
-                f"  {w:12s} {v:8s} {span(one):>22s} {span(two) if two else 'crashes':>22s} "
-                f"{ratio:>16s}"
+                f"  {w:12s} {v:8s} {span(one):>22s} {span(two) if two else '-':>22s} {ratio:>16s}"
             )
 
 

@@ -416,10 +416,11 @@ def _pad_nchw(x, top, bottom, left, right):
 
 
 def _padded_nhwc(x, top, bottom, left, right):
-    """x padded (or cropped) and channels last. Every parallel region costs Numba's
-    workqueue threads time to start, more than NumPy's single-threaded copy of a small
-    array takes; from half a million numbers on, the parallel kernel wins (measured:
-    benchmarks/RESULTS.md)."""
+    """x padded (or cropped) and channels last. Below half a million numbers NumPy's
+    single-threaded copy is faster than the kernel on every core, whose threads must be
+    woken and whose rows are short; from there on the kernel draws level and then wins
+    (measured: benchmarks/RESULTS.md, and again with workers.run on a busy 2-core machine:
+    NumPy still 1.2-2.5x faster below 2^19 numbers)."""
     if x.size >= 1 << 19:
         return _to_padded_nhwc(x, top, bottom, left, right)
     x = _crop(x, top, bottom, left, right)

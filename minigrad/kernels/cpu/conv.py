@@ -27,15 +27,17 @@ variables (x[n, c, oh * sh + i * dh, ow * sw + j * dw]), or starts at a run-time
 offset, is not vectorised by LLVM, and runs many times slower than a loop from 0 over a
 contiguous row sliced outside it (benchmarks/RESULTS.md has this file's measurements).
 
-Every kernel is ``@njit(parallel=True, cache=True)``: `prange` splits the outermost
-loop over independent pieces of work (images, channels, tiles) between the threads;
-`cache=True` keeps the machine code on disk, so that a new process loads all of them
-in about 0.2 s instead of compiling them again (15-30 s, once).
+Every kernel is serial, ``@njit(nogil=True, cache=True)``, and its outer loop runs
+over a block [lo, hi) of independent tasks (images, planes, tiles, channel pairs), its
+last two arguments: the host function counts the tasks and `workers.run` (kernels/cpu/
+workers.py) cuts them into one block per thread, run on all cores at once. No two tasks
+write the same number: where they would (the weight gradient's sum over images), each
+adds into a copy of its own, which the host sums. `cache=True` keeps the machine code
+on disk, so that a new process loads all of them in about 0.2 s instead of compiling
+them again (seconds, once).
 """
 
-import numba
 import numpy as np
-from numba import prange
 
 from minigrad._args import window_output_size as conv_output_size
 from minigrad.kernels.cpu import workers
@@ -49,19 +51,19 @@ TILE = 256
 
 
 # ---- layout helpers ----------------------------------------------------------------
-@njit(parallel=True, cache=True)
-def _to_padded_nhwc(x, top, bottom, left, right):
-    """x (N, C, H, W) -> (N, H + top + bottom, W + left + right, C) with zeros around it.
+@njit(nogil=True, cache=True)
+def _to_padded_nhwc_rows(x, out, top, left, lo, hi):
+    """out[n, r, q, c] = x[n, c, r - top, q - left] where that is inside x: x (N, C, H, W)
+    copied channels last into out (N, Hp, Wp, C), which holds zeros on entry (its border).
 
     Channels last puts the C numbers of one pixel next to each other, so that the
-    weight gradient's im2col copies contiguous runs of C. A negative amount crops
-    instead of padding.
+    weight gradient's im2col copies contiguous runs of C. A negative top or left crops
+    instead of padding. A task is one row (n, r) of out.
     """
-    n, c, h, w = x.shape
-    hp, wp = h + top + bottom, w + left + right
-    out = np.zeros((n, hp, wp, c), dtype=x.dtype)
+    c, h, w = x.shape[1], x.shape[2], x.shape[3]
+    hp, wp = out.shape[1], out.shape[2]
     q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
-    for task in prange(n * hp):
+    for task in range(lo, hi):  # (image, row of out)
         b, r = task // hp, task % hp  # image b, row r of the result
         if r - top < 0 or r - top >= h:
             continue
@@ -73,6 +75,14 @@ def _to_padded_nhwc(x, top, bottom, left, right):
             for q in range(q1 - q0):
                 for ch in range(c0, min(c0 + 8, c)):
                     dst[q, ch] = src[ch, q]
+
+
+def _to_padded_nhwc(x, top, bottom, left, right):
+    """x (N, C, H, W) -> (N, H + top + bottom, W + left + right, C): x with zeros around
+    it (a negative amount crops), channels last; on every core, a task per row."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, h + top + bottom, w + left + right, c), dtype=x.dtype)
+    workers.run(_to_padded_nhwc_rows, n * out.shape[1], x, out, top, left)
     return out
 
 
@@ -90,7 +100,7 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
     of cols is one contiguous run of the input plane, shifted by the tap. With a stride
     the positions are q = oh Wo + ow, and `_im2col_tile` copies the windows.
     """
-    n_img, _, hp, wp = xp.shape
+    hp, wp = xp.shape[2], xp.shape[3]
     k, og = w_rows.shape[1], w_rows.shape[0] // groups
     cg = k // (kh * kw)
     ho, wo = y.shape[2], y.shape[3]
@@ -119,13 +129,14 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
         # acc = w_rows[group] @ cols
         matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)
         for oh in range(q0 // pitch, (q0 + n - 1) // pitch + 1):  # the output rows the tile meets
-            lo, hi = max(q0, oh * pitch), min(q0 + n, oh * pitch + wo)  # their real positions in it
+            # their real positions in it (not lo, hi: those are this block's tasks)
+            keep0, keep1 = max(q0, oh * pitch), min(q0 + n, oh * pitch + wo)
             for o in range(og):
                 dst, part = (
-                    y[b, g * og + o, oh][lo - oh * pitch : hi - oh * pitch],
-                    acc[o][lo - q0 : hi - q0],
+                    y[b, g * og + o, oh][keep0 - oh * pitch : keep1 - oh * pitch],
+                    acc[o][keep0 - q0 : keep1 - q0],
                 )
-                for t in range(hi - lo):
+                for t in range(keep1 - keep0):
                     dst[t] = part[t]
 
 
@@ -156,19 +167,19 @@ def _im2col_tile(xp, b, c0, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
     # --8<-- [end:im2col_tile]
 
 
-@njit(parallel=True, cache=True)
-def _input_grad_gemm(gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile):
+@njit(nogil=True, cache=True)
+def _input_grad_gemm(gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile, lo, hi):
     """dL/dxp += col2im(dL/dcols), dL/dcols[r, p] = sum_o w_t[g, r, o] * gy[n, g O/G + o, p],
     by tiles of positions.
 
     gy: grad_y (N, O, Ho Wo); w_t: (G, C/G kH kW, O/G), each group's w_rows transposed;
     gxp: the padded gradient (N, C, Hp, Wp), zeros on entry. Windows of one image
-    overlap, so the threads split the images.
+    overlap, so a task is a whole image (all its groups and tiles).
     """
-    n_img, _, positions = gy.shape
+    positions = gy.shape[2]
     groups, k, og = w_t.shape
     cg = k // (kh * kw)
-    for b in prange(n_img):
+    for b in range(lo, hi):  # images
         grad_cols = np.empty((k, tile), dtype=gxp.dtype)
         for g in range(groups):
             for p0 in range(0, positions, tile):
@@ -196,8 +207,8 @@ def _col2im_tile(cols, gxp, b, c0, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw):
                         pixels[q] += src[q]
 
 
-@njit(parallel=True, cache=True)
-def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile):
+@njit(nogil=True, cache=True)
+def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
     """partial[s, o, r] = sum over the (image, tile) pairs of share s, and the positions
     p of the tile, of gy[n, o, p] * cols[p, r]; grad_w is the sum of the shares.
 
@@ -215,7 +226,7 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
     n_tiles = (positions + tile - 1) // tile
     units = n_img * n_tiles  # (image, tile) pairs
     per_share = (units + shares - 1) // shares
-    for task in prange(shares * groups):
+    for task in range(lo, hi):  # (share, group)
         share, g = task // groups, task % groups
         cols = np.empty((tile, k), dtype=xp.dtype)  # this tile's windows, one per row
         out = partial[share, g * og : (g + 1) * og]
@@ -250,8 +261,8 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
 
 
 # ---- design 2: direct loops over rows --------------------------------------------------
-@njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _forward_direct(xp, w, y, dh, dw, groups):
+@njit(nogil=True, cache=True, fastmath=FASTMATH)
+def _forward_direct(xp, w, y, dh, dw, groups, lo, hi):
     """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
     one output plane per task, stride 1. xp: the padded input (N, C, Hp, Wp); y: (N, O, Ho, Wo).
 
@@ -260,12 +271,12 @@ def _forward_direct(xp, w, y, dh, dw, groups):
     q + i dh Wp + j dw line up over the whole plane, and each tap (c, i, j) is one long
     contiguous loop, which is what LLVM vectorises best.
     """
-    n_img, _, hp, wp = xp.shape
+    hp, wp = xp.shape[2], xp.shape[3]
     o_out, cg, kh, kw = w.shape
     ho, wo = y.shape[2], y.shape[3]
     og = o_out // groups
     wide = (ho - 1) * wp + wo  # from the first output number to the last one kept
-    for task in prange(n_img * o_out):
+    for task in range(lo, hi):  # (image, output channel)
         b, o = task // o_out, task % o_out
         g = o // og
         acc = np.zeros(wide, dtype=y.dtype)
@@ -286,13 +297,13 @@ def _forward_direct(xp, w, y, dh, dw, groups):
 
 # A kernel of its own, not a branch of the one above: Numba compiles a function whole,
 # so a branch that a call never takes still costs its share of the compile time.
-@njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups):
+@njit(nogil=True, cache=True, fastmath=FASTMATH)
+def _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups, lo, hi):
     """The same sum with any stride, one output row at a time."""
     o_out, cg, kh, kw = w.shape
     ho, wo = y.shape[2], y.shape[3]
     og = o_out // groups
-    for task in prange(xp.shape[0] * o_out):
+    for task in range(lo, hi):  # (image, output channel)
         b, o = task // o_out, task % o_out
         g = o // og
         acc = np.empty(wo, dtype=y.dtype)
@@ -311,16 +322,16 @@ def _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups):
                 dst[q] = acc[q]
 
 
-@njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups):
+@njit(nogil=True, cache=True, fastmath=FASTMATH)
+def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups, lo, hi):
     """gxp[n, c, oh sh + i dh, j dw + q sw] += w[o, c, i, j] * gy[n, o, oh, q]: each output
     row, times a weight, is added back onto the input row it was computed from.
     gxp: the padded gradient (N, C, Hp, Wp), zeros on entry; a task owns one plane."""
-    n_img, c_in = gxp.shape[0], gxp.shape[1]
+    c_in = gxp.shape[1]
     o_out, cg, kh, kw = w.shape
     ho, wo = gy.shape[2], gy.shape[3]
     og = o_out // groups
-    for task in prange(n_img * c_in):
+    for task in range(lo, hi):  # (image, input channel)
         b, c = task // c_in, task % c_in
         g, cl = c // cg, c % cg
         for o in range(g * og, (g + 1) * og):
@@ -334,8 +345,8 @@ def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups):
                             dst[j * dw + q * sw] += wv * src[q]
 
 
-@njit(parallel=True, cache=True, fastmath=FASTMATH)
-def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length):
+@njit(nogil=True, cache=True, fastmath=FASTMATH)
+def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length, lo, hi):
     """The weight gradient of a stride-1 convolution as dot products, without im2col.
 
     grad_w[o, c, i, j] = sum over images and positions of gy[n, o, oh, ow] * xp[n, c, oh + i dh, ow
@@ -348,7 +359,7 @@ def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length):
     """
     o_out, cg, kh, kw = grad_w.shape
     og = o_out // groups
-    for task in prange(o_out * cg):
+    for task in range(lo, hi):  # (o, c)
         o, c = task // cg, task % cg
         gy_row = gy_all[o, :length]
         for i in range(kh):
@@ -405,10 +416,11 @@ def _pad_nchw(x, top, bottom, left, right):
 
 
 def _padded_nhwc(x, top, bottom, left, right):
-    """x padded (or cropped) and channels last. Every parallel region costs Numba's
-    workqueue threads time to start, more than NumPy's single-threaded copy of a small
-    array takes; from half a million numbers on, the parallel kernel wins (measured:
-    benchmarks/RESULTS.md)."""
+    """x padded (or cropped) and channels last. Below half a million numbers NumPy's
+    single-threaded copy is faster than the kernel on every core, whose threads must be
+    woken and whose rows are short; from there on the kernel draws level and then wins
+    (measured: benchmarks/RESULTS.md, and again with workers.run on a busy 2-core machine:
+    NumPy still 1.2-2.5x faster below 2^19 numbers)."""
     if x.size >= 1 << 19:
         return _to_padded_nhwc(x, top, bottom, left, right)
     x = _crop(x, top, bottom, left, right)
@@ -438,9 +450,9 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
     xp, w = _pad_nchw(x, *pads), np.ascontiguousarray(w)
     if sh == 1 and sw == 1:
-        _forward_direct(xp, w, y, dh, dw, groups)
+        workers.run(_forward_direct, n * o, xp, w, y, dh, dw, groups)  # a plane each
     else:
-        _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups)
+        workers.run(_forward_direct_strided, n * o, xp, w, y, sh, sw, dh, dw, groups)
     return y
 
 
@@ -487,10 +499,13 @@ def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups)
         # w_t[g, (c, i, j), o] = w[g O/G + o, c, i, j]: each group's w_rows, transposed
         w_t = np.ascontiguousarray(w.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1))
         gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
-        _input_grad_gemm(gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, _tile(ho * wo))
+        tile = _tile(ho * wo)
+        workers.run(_input_grad_gemm, n, gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile)
         return np.ascontiguousarray(gxp[:, :, ph : ph + h, pw : pw + width])
     gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
-    _input_grad_direct(grad_y, np.ascontiguousarray(w), gxp, sh, sw, dh, dw, groups)
+    w = np.ascontiguousarray(w)
+    # a task per input plane (image, channel)
+    workers.run(_input_grad_direct, n * c, grad_y, w, gxp, sh, sw, dh, dw, groups)
     return np.ascontiguousarray(gxp[:, :, ph : ph + h, pw : pw + width])
 
 
@@ -511,11 +526,11 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         units = n * -(-ho * wo // tile)  # (image, tile) pairs to share out
         # enough tasks (share, group) for four per thread; each share adds into its own
         # copy of grad_w, and the copies are summed at the end
-        shares = max(1, min(units, -(-4 * numba.get_num_threads() // groups)))
+        shares = max(1, min(units, -(-4 * workers.count() // groups)))
         partial = np.zeros((shares, o, kh * kw * cg), dtype=grad_y.dtype)
-        _weight_grad_gemm(
-            grad_y.reshape(n, o, ho * wo), xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile
-        )
+        gy = grad_y.reshape(n, o, ho * wo)
+        args = (gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
+        workers.run(_weight_grad_gemm, shares * groups, *args)  # a task per (share, group)
         # columns (i, j, c) -> w's (c, i, j)
         return np.ascontiguousarray(
             partial.sum(axis=0).reshape(o, kh, kw, cg).transpose(0, 3, 1, 2)
@@ -529,7 +544,7 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     # from the first position to the last one that holds a real (not padding) number
     length = (n - 1) * hp * wp + (ho - 1) * wp + wo
     grad_w = np.empty(w_shape, dtype=grad_y.dtype)
-    _weight_grad_direct(
-        gy_all.reshape(o, -1), x_all.reshape(c, -1), grad_w, dh, dw, wp, groups, length
-    )
+    gy_all, x_all = gy_all.reshape(o, -1), x_all.reshape(c, -1)
+    # a task per (o, c) pair, each writing its own kH kW numbers of grad_w
+    workers.run(_weight_grad_direct, o * cg, gy_all, x_all, grad_w, dh, dw, wp, groups, length)
     return grad_w

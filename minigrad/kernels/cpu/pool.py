@@ -1,10 +1,12 @@
 """Pooling on the CPU: Numba kernels, the same functions and signatures as the reference.
 
-Each kernel runs one input plane (one channel of one sample) per iteration of a
-`prange` loop, so the two cores share the N * C planes and never write to the same
-memory. The kernels see x as (N * C, H, W): a reshape, not a copy. The one exception is
-the max-pool backward, a scatter that only moves memory: two threads did it no faster
-than one, and a `parallel=True` kernel takes about three times as long to compile.
+A task is one input plane (one channel of one sample): each kernel is serial
+(``nogil=True``) and loops over a block [lo, hi) of planes, its last two arguments, and
+`workers.run` (kernels/cpu/workers.py) cuts the N * C planes into one block per thread,
+run on all cores at once; no two threads write to the same memory. The kernels see x as
+(N * C, H, W): a reshape, not a copy. The one exception is the max-pool backward, a
+scatter that only moves memory: two threads did it no faster than one, so it runs whole
+on the calling thread.
 
 Inside a plane, two loop orders are used, each the faster one for its job (measured on
 max and average 2x2 pooling of (64, 32, 28, 28)):
@@ -32,8 +34,8 @@ for the sum. The shape rules (output size, average divisor) are the reference's.
 """
 
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.pool import avg_pool_divisor, pool_output_shape
 
@@ -53,17 +55,18 @@ def valid_range(count, step, offset, size):
 
 
 # ---- max pooling --------------------------------------------------------------------------
-@njit(parallel=True, cache=True)
-def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices):
-    """x (P, H, W) -> y and indices (P, OH, OW), one plane per prange iteration."""
-    P, H, W = x.shape
+@njit(nogil=True, cache=True)
+def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices, lo, hi):
+    """x (P, H, W) -> y and indices (P, OH, OW) for the planes p in [lo, hi)."""
+    H, W = x.shape[1], x.shape[2]
     OH, OW = y.shape[1], y.shape[2]
-    # the window columns b inside the input, for each output column j (the same in every plane)
+    # the window columns b inside the input, for each output column j: the same in every
+    # plane, so worked out once per block of planes (OW pairs, next to nothing)
     col_first = np.empty(OW, dtype=np.int64)
     col_last = np.empty(OW, dtype=np.int64)
     for j in range(OW):
         col_first[j], col_last[j] = valid_range(kw, dw, j * sw - pw, W)
-    for p in prange(P):
+    for p in range(lo, hi):
         plane = x[p]
         for i in range(OH):
             top = i * sh - ph  # the window's first row (maybe in the padding)
@@ -102,7 +105,8 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     y = np.empty((N * C, OH, OW), dtype=x.dtype)
     indices = np.empty((N * C, OH, OW), dtype=np.int64)
     planes = np.ascontiguousarray(x).reshape(N * C, H, W)
-    _max_pool2d_planes(planes, *kernel_size, *stride, *padding, *dilation, y, indices)
+    args = (planes, *kernel_size, *stride, *padding, *dilation, y, indices)
+    workers.run(_max_pool2d_planes, N * C, *args)  # a task per plane
     return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
 
 
@@ -134,12 +138,13 @@ def max_pool2d_backward(grad_y, indices, x_shape):
 
 
 # ---- average pooling ------------------------------------------------------------------------
-@njit(parallel=True, cache=True)
-def _avg_pool2d_planes(x, kh, kw, sh, sw, ph, pw, scale, y):
-    """x (P, H, W) -> y (P, OH, OW): window sums times scale = 1 / divisor, (OH, OW)."""
-    P, H, W = x.shape
+@njit(nogil=True, cache=True)
+def _avg_pool2d_planes(x, kh, kw, sh, sw, ph, pw, scale, y, lo, hi):
+    """x (P, H, W) -> y (P, OH, OW): window sums times scale = 1 / divisor, (OH, OW),
+    for the planes p in [lo, hi)."""
+    H, W = x.shape[1], x.shape[2]
     OH, OW = y.shape[1], y.shape[2]
-    for p in prange(P):
+    for p in range(lo, hi):
         total = y[p]  # (OH, OW): the running window sums
         total[:] = 0.0
         for a in range(kh):
@@ -172,17 +177,19 @@ def avg_pool2d_forward(
     )
     y = np.empty((N * C, OH, OW), dtype=x.dtype)
     planes = np.ascontiguousarray(x).reshape(N * C, H, W)
-    _avg_pool2d_planes(planes, *kernel_size, *stride, *padding, (1.0 / divisor).astype(x.dtype), y)
+    scale = (1.0 / divisor).astype(x.dtype)
+    workers.run(_avg_pool2d_planes, N * C, planes, *kernel_size, *stride, *padding, scale, y)
     return y.reshape(N, C, OH, OW)
 
 
-@njit(parallel=True, cache=True)
-def _avg_pool2d_backward_planes(grad_y, kh, kw, sh, sw, ph, pw, scale, grad_x):
+@njit(nogil=True, cache=True)
+def _avg_pool2d_backward_planes(grad_y, kh, kw, sh, sw, ph, pw, scale, grad_x, lo, hi):
     """grad_x (P, H, W): every element of window (i, j) receives grad_y[p, i, j] * scale[i, j],
-    summed over the windows that hold it: the forward's loops, the data flowing back."""
-    P, OH, OW = grad_y.shape
+    summed over the windows that hold it: the forward's loops, the data flowing back.
+    For the planes p in [lo, hi)."""
+    OH, OW = grad_y.shape[1], grad_y.shape[2]
     H, W = grad_x.shape[1], grad_x.shape[2]
-    for p in prange(P):
+    for p in range(lo, hi):
         total = grad_x[p]
         total[:] = 0.0
         share = grad_y[p] * scale  # (OH, OW): what each element of window (i, j) gets
@@ -218,7 +225,9 @@ def avg_pool2d_backward(
         (H, W), kernel_size, stride, padding, (OH, OW), count_include_pad, divisor_override
     )
     grad_x = np.empty((N * C, H, W), dtype=grad_y.dtype)
-    _avg_pool2d_backward_planes(
+    workers.run(
+        _avg_pool2d_backward_planes,
+        N * C,  # a task per plane
         np.ascontiguousarray(grad_y).reshape(N * C, OH, OW),
         *kernel_size,
         *stride,

@@ -23,6 +23,12 @@ The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and
 
 Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
 
+The outer loops above are cut into independent tasks: a (batch entry, query block) in
+the forward, a (batch entry, group of key blocks) in the backward. `_forward` and
+`_backward` are serial kernels that run the tasks lo .. hi, and `workers.run`
+(kernels/cpu/workers.py) cuts the tasks into one block per thread and runs the blocks
+at the same time.
+
 Short sequences (Tq and Tk up to attention_short.SHORT_T = 128) do not come here: at that
 size a head's whole score matrix fits in cache, and attention_short.py computes it at
 once with a plain softmax, several heads per task (the wrappers below hand it over).
@@ -52,11 +58,9 @@ calls the C library once per number, which costs as much as the whole matrix wor
 (benchmarks/RESULTS.md); the written-out one vectorises.
 """
 
-import numba
 import numpy as np
-from numba import prange
 
-from minigrad.kernels.cpu import attention_short
+from minigrad.kernels.cpu import attention_short, workers
 from minigrad.kernels.cpu.gemm import matmul_acc
 from minigrad.kernels.cpu.vecmath import all_finite_arrays, exp_constants, exp_nonpositive
 from minigrad.kernels.jit import FASTMATH, njit
@@ -155,13 +159,14 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
             out[b, i0 + i, e] = acc[e, i] * inv
 
 
-@njit(parallel=True, cache=True)
-def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse):
+@njit(nogil=True, cache=True)
+def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse, lo, hi):
     """qt (B, d, Tq) = (scale q)^T, k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv),
-    lse (B, Tq). The (batch entry, query block) pairs are independent: one per task."""
-    B, Tq = qt.shape[0], qt.shape[2]
+    lse (B, Tq). The (batch entry, query block) pairs are independent: one per task,
+    tasks lo .. hi here (workers.run hands each thread its block of them)."""
+    Tq = qt.shape[2]
     n_blocks = (Tq + BLOCK_Q - 1) // BLOCK_Q
-    for task in prange(B * n_blocks):
+    for task in range(lo, hi):
         forward_block(
             qt,
             k,
@@ -258,9 +263,26 @@ def backward_keys(
                 dv[b, j0 + c, e] = dv_acc[c, e]
 
 
-@njit(parallel=True, cache=True)
+@njit(nogil=True, cache=True)
 def _backward(
-    qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, groups, dq_parts, dk, dv
+    qt,
+    q,
+    k,
+    v,
+    dot,
+    do,
+    lse,
+    delta,
+    maskt,
+    has_mask,
+    is_causal,
+    finite,
+    groups,
+    dq_parts,
+    dk,
+    dv,
+    lo,
+    hi,
 ):
     """The FlashAttention backward. qt (B, d, Tq) = (scale q)^T, q (B, Tq, d), k (B, Tk, d),
     v (B, Tk, dv); dot (B, dv, Tq) and do (B, Tq, dv): the output gradient in both
@@ -269,14 +291,14 @@ def _backward(
     (key, query) blocks the causal mask hides can be skipped. Writes dk / scale, dv and
     dq_parts (dq^T / scale).
 
-    One task per (batch entry b, group g of key blocks). dk and dv of a key block are
-    written by the one task that owns the block. dq of a query gets a term from every
-    key block, so group g adds its terms to its own dq_parts[g] (groups, B, d, Tq), and
-    the caller sums the groups: no two tasks ever write the same memory. With many
-    batch entries, groups = 1 and dq_parts[0] is dq^T.
+    One task per (batch entry b, group g of key blocks), tasks lo .. hi here (workers.run
+    hands each thread its block of them). dk and dv of a key block are written by the
+    one task that owns the block. dq of a query gets a term from every key block, so
+    group g adds its terms to its own dq_parts[g] (groups, B, d, Tq), and the caller
+    sums the groups: no two tasks ever write the same memory. With many batch entries,
+    groups = 1 and dq_parts[0] is dq^T.
     """
-    B = qt.shape[0]
-    for task in prange(B * groups):
+    for task in range(lo, hi):
         b, g = task // groups, task % groups
         backward_keys(
             qt,
@@ -329,7 +351,10 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     lse = np.empty((B, Tq), q.dtype)
     # the keys the causal mask hides add 0 * v to the output: skip them
     finite = all_finite_arrays(v)
-    _forward(
+    tasks = B * -(-Tq // BLOCK_Q)  # (batch entry, query block)
+    workers.run(
+        _forward,
+        tasks,
         qt,
         np.ascontiguousarray(k),
         np.ascontiguousarray(v),
@@ -366,7 +391,7 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     # Enough independent tasks for every thread: split each batch entry's key blocks
     # into groups when there are fewer batch entries than twice the threads.
     n_kblocks = -(-Tk // BLOCK_K)
-    groups = max(1, min(n_kblocks, -(-2 * numba.get_num_threads() // B)))
+    groups = max(1, min(n_kblocks, -(-2 * workers.count() // B)))
     dq_parts = np.zeros((groups, B, d, Tq), dtype)
     dk = np.empty((B, Tk, d), dtype)
     dv = np.empty(v.shape, dtype)
@@ -375,7 +400,9 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     dot = np.ascontiguousarray(grad_out.transpose(0, 2, 1))  # (B, dv, Tq)
     # the hidden blocks add exactly 0 when all is finite (a NaN output, or lse, makes delta NaN)
     finite = all_finite_arrays(q, k, v, grad_out, delta)
-    _backward(
+    workers.run(
+        _backward,
+        B * groups,  # (batch entry, group of key blocks)
         qt,
         q,
         k,

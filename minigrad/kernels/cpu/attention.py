@@ -47,7 +47,8 @@ Layout. Every tile is stored *transposed*, (keys, queries), so that the query in
 the innermost, contiguous axis of every array the loops stream through: the softmax
 statistics (m, l, lse) are then per-column vectors, every elementwise step is a loop
 over queries, and the small matrix products all have the long query axis innermost.
-That is why the wrappers pass (scale q)^T and, to the backward, dO^T (made once, O(T d)).
+That is why the wrappers pass (scale q)^T and, to the backward, dO^T (made once, O(T d), by
+`_transposed` on every core).
 
 Speed. Numba compiles plain loops, so the matrix products of each tile are written out
 (`matmul_acc`, in kernels/cpu/gemm.py, shared with the convolution kernels), blocked
@@ -322,6 +323,31 @@ def _backward(
         )
 
 
+@njit(nogil=True, cache=True)
+def _transposed(x, scale, xt, lo, hi):
+    """xt[b] = scale x[b]^T for x (B, T, d), xt (B, d, T): the queries innermost, as the
+    kernels read q and dO. A task is (batch entry, block of BLOCK_Q rows of x), so that the
+    copy, O(T d) but up to a tenth of a call at T = 512, runs on every core too."""
+    T, d = x.shape[1], x.shape[2]
+    n_blocks = (T + BLOCK_Q - 1) // BLOCK_Q
+    for task in range(lo, hi):
+        b, t0 = task // n_blocks, (task % n_blocks) * BLOCK_Q
+        t1 = min(T, t0 + BLOCK_Q)
+        for e in range(d):  # row e of xt is written in order; the block of x stays in cache
+            row = xt[b, e]
+            for t in range(t0, t1):
+                row[t] = x[b, t, e] * scale
+
+
+def _transpose(x, scale):
+    """scale x^T per batch entry, (B, T, d) -> (B, d, T) C order, on every core."""
+    B, T, d = x.shape
+    xt = np.empty((B, d, T), x.dtype)
+    tasks = B * -(-T // BLOCK_Q)  # (batch entry, block of rows)
+    workers.run(_transposed, tasks, np.ascontiguousarray(x), x.dtype.type(scale), xt)
+    return xt
+
+
 # ---- the functions the autograd Function calls ---------------------------------------------
 def _mask_transposed(mask, B, Tq, Tk, dtype):
     """The mask as the kernels read it, (1 or B, Tk, 1 or Tq) contiguous, and whether
@@ -344,8 +370,7 @@ def attention_forward(q, k, v, scale, is_causal, mask):
         q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
         return attention_short.attention_forward(q, k, v, scale, is_causal, maskt, has_mask)
     scale = q.dtype.type(scale)
-    qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), C order: queries innermost (a copy, never q)
-    qt *= scale  # in place: no second (B, d, Tq) array
+    qt = _transpose(q, scale)  # (B, d, Tq): queries innermost
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
     out = np.empty((B, Tq, dv), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
@@ -395,9 +420,8 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     dq_parts = np.zeros((groups, B, d, Tq), dtype)
     dk = np.empty((B, Tk, d), dtype)
     dv = np.empty(v.shape, dtype)
-    qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), a copy: scaled in place below
-    qt *= scale
-    dot = np.ascontiguousarray(grad_out.transpose(0, 2, 1))  # (B, dv, Tq)
+    qt = _transpose(q, scale)  # (B, d, Tq)
+    dot = _transpose(grad_out, 1.0)  # (B, dv, Tq): times 1 is exact
     # the hidden blocks add exactly 0 when all is finite (a NaN output, or lse, makes delta NaN)
     finite = all_finite_arrays(q, k, v, grad_out, delta)
     workers.run(

@@ -23,6 +23,12 @@ The queries are cut into blocks of BLOCK_Q, the keys into blocks of BLOCK_K, and
 
 Memory is O(T d): the inputs, two transposed copies, the gradients, per-thread tiles.
 
+The outer loops above are cut into independent tasks: a (batch entry, query block) in
+the forward, a (batch entry, group of key blocks) in the backward. `_forward` and
+`_backward` are serial kernels that run the tasks lo .. hi, and `workers.run`
+(kernels/cpu/workers.py) cuts the tasks into one block per thread and runs the blocks
+at the same time.
+
 Short sequences (Tq and Tk up to attention_short.SHORT_T = 128) do not come here: at that
 size a head's whole score matrix fits in cache, and attention_short.py computes it at
 once with a plain softmax, several heads per task (the wrappers below hand it over).
@@ -41,7 +47,8 @@ Layout. Every tile is stored *transposed*, (keys, queries), so that the query in
 the innermost, contiguous axis of every array the loops stream through: the softmax
 statistics (m, l, lse) are then per-column vectors, every elementwise step is a loop
 over queries, and the small matrix products all have the long query axis innermost.
-That is why the wrappers pass (scale q)^T and, to the backward, dO^T (made once, O(T d)).
+That is why the wrappers pass (scale q)^T and, to the backward, dO^T (made once, O(T d), by
+`_transposed` on every core).
 
 Speed. Numba compiles plain loops, so the matrix products of each tile are written out
 (`matmul_acc`, in kernels/cpu/gemm.py, shared with the convolution kernels), blocked
@@ -52,11 +59,9 @@ calls the C library once per number, which costs as much as the whole matrix wor
 (benchmarks/RESULTS.md); the written-out one vectorises.
 """
 
-import numba
 import numpy as np
-from numba import prange
 
-from minigrad.kernels.cpu import attention_short
+from minigrad.kernels.cpu import attention_short, workers
 from minigrad.kernels.cpu.gemm import matmul_acc
 from minigrad.kernels.cpu.vecmath import all_finite_arrays, exp_constants, exp_nonpositive
 from minigrad.kernels.jit import FASTMATH, njit
@@ -155,13 +160,14 @@ def forward_block(qt, k, v, maskt, has_mask, is_causal, finite, b, i0, out, lse)
             out[b, i0 + i, e] = acc[e, i] * inv
 
 
-@njit(parallel=True, cache=True)
-def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse):
+@njit(nogil=True, cache=True)
+def _forward(qt, k, v, maskt, has_mask, is_causal, finite, out, lse, lo, hi):
     """qt (B, d, Tq) = (scale q)^T, k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv),
-    lse (B, Tq). The (batch entry, query block) pairs are independent: one per task."""
-    B, Tq = qt.shape[0], qt.shape[2]
+    lse (B, Tq). The (batch entry, query block) pairs are independent: one per task,
+    tasks lo .. hi here (workers.run hands each thread its block of them)."""
+    Tq = qt.shape[2]
     n_blocks = (Tq + BLOCK_Q - 1) // BLOCK_Q
-    for task in prange(B * n_blocks):
+    for task in range(lo, hi):
         forward_block(
             qt,
             k,
@@ -258,9 +264,26 @@ def backward_keys(
                 dv[b, j0 + c, e] = dv_acc[c, e]
 
 
-@njit(parallel=True, cache=True)
+@njit(nogil=True, cache=True)
 def _backward(
-    qt, q, k, v, dot, do, lse, delta, maskt, has_mask, is_causal, finite, groups, dq_parts, dk, dv
+    qt,
+    q,
+    k,
+    v,
+    dot,
+    do,
+    lse,
+    delta,
+    maskt,
+    has_mask,
+    is_causal,
+    finite,
+    groups,
+    dq_parts,
+    dk,
+    dv,
+    lo,
+    hi,
 ):
     """The FlashAttention backward. qt (B, d, Tq) = (scale q)^T, q (B, Tq, d), k (B, Tk, d),
     v (B, Tk, dv); dot (B, dv, Tq) and do (B, Tq, dv): the output gradient in both
@@ -269,14 +292,14 @@ def _backward(
     (key, query) blocks the causal mask hides can be skipped. Writes dk / scale, dv and
     dq_parts (dq^T / scale).
 
-    One task per (batch entry b, group g of key blocks). dk and dv of a key block are
-    written by the one task that owns the block. dq of a query gets a term from every
-    key block, so group g adds its terms to its own dq_parts[g] (groups, B, d, Tq), and
-    the caller sums the groups: no two tasks ever write the same memory. With many
-    batch entries, groups = 1 and dq_parts[0] is dq^T.
+    One task per (batch entry b, group g of key blocks), tasks lo .. hi here (workers.run
+    hands each thread its block of them). dk and dv of a key block are written by the
+    one task that owns the block. dq of a query gets a term from every key block, so
+    group g adds its terms to its own dq_parts[g] (groups, B, d, Tq), and the caller
+    sums the groups: no two tasks ever write the same memory. With many batch entries,
+    groups = 1 and dq_parts[0] is dq^T.
     """
-    B = qt.shape[0]
-    for task in prange(B * groups):
+    for task in range(lo, hi):
         b, g = task // groups, task % groups
         backward_keys(
             qt,
@@ -298,6 +321,31 @@ def _backward(
             dk,
             dv,
         )
+
+
+@njit(nogil=True, cache=True)
+def _transposed(x, scale, xt, lo, hi):
+    """xt[b] = scale x[b]^T for x (B, T, d), xt (B, d, T): the queries innermost, as the
+    kernels read q and dO. A task is (batch entry, block of BLOCK_Q rows of x), so that the
+    copy, O(T d) but up to a tenth of a call at T = 512, runs on every core too."""
+    T, d = x.shape[1], x.shape[2]
+    n_blocks = (T + BLOCK_Q - 1) // BLOCK_Q
+    for task in range(lo, hi):
+        b, t0 = task // n_blocks, (task % n_blocks) * BLOCK_Q
+        t1 = min(T, t0 + BLOCK_Q)
+        for e in range(d):  # row e of xt is written in order; the block of x stays in cache
+            row = xt[b, e]
+            for t in range(t0, t1):
+                row[t] = x[b, t, e] * scale
+
+
+def _transpose(x, scale):
+    """scale x^T per batch entry, (B, T, d) -> (B, d, T) C order, on every core."""
+    B, T, d = x.shape
+    xt = np.empty((B, d, T), x.dtype)
+    tasks = B * -(-T // BLOCK_Q)  # (batch entry, block of rows)
+    workers.run(_transposed, tasks, np.ascontiguousarray(x), x.dtype.type(scale), xt)
+    return xt
 
 
 # ---- the functions the autograd Function calls ---------------------------------------------
@@ -322,14 +370,16 @@ def attention_forward(q, k, v, scale, is_causal, mask):
         q, k, v = (np.ascontiguousarray(a) for a in (q, k, v))
         return attention_short.attention_forward(q, k, v, scale, is_causal, maskt, has_mask)
     scale = q.dtype.type(scale)
-    qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), C order: queries innermost (a copy, never q)
-    qt *= scale  # in place: no second (B, d, Tq) array
+    qt = _transpose(q, scale)  # (B, d, Tq): queries innermost
     maskt, has_mask = _mask_transposed(mask, B, Tq, Tk, q.dtype)
     out = np.empty((B, Tq, dv), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
     # the keys the causal mask hides add 0 * v to the output: skip them
     finite = all_finite_arrays(v)
-    _forward(
+    tasks = B * -(-Tq // BLOCK_Q)  # (batch entry, query block)
+    workers.run(
+        _forward,
+        tasks,
         qt,
         np.ascontiguousarray(k),
         np.ascontiguousarray(v),
@@ -366,16 +416,17 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     # Enough independent tasks for every thread: split each batch entry's key blocks
     # into groups when there are fewer batch entries than twice the threads.
     n_kblocks = -(-Tk // BLOCK_K)
-    groups = max(1, min(n_kblocks, -(-2 * numba.get_num_threads() // B)))
+    groups = max(1, min(n_kblocks, -(-2 * workers.count() // B)))
     dq_parts = np.zeros((groups, B, d, Tq), dtype)
     dk = np.empty((B, Tk, d), dtype)
     dv = np.empty(v.shape, dtype)
-    qt = q.transpose(0, 2, 1).copy()  # (B, d, Tq), a copy: scaled in place below
-    qt *= scale
-    dot = np.ascontiguousarray(grad_out.transpose(0, 2, 1))  # (B, dv, Tq)
+    qt = _transpose(q, scale)  # (B, d, Tq)
+    dot = _transpose(grad_out, 1.0)  # (B, dv, Tq): times 1 is exact
     # the hidden blocks add exactly 0 when all is finite (a NaN output, or lse, makes delta NaN)
     finite = all_finite_arrays(q, k, v, grad_out, delta)
-    _backward(
+    workers.run(
+        _backward,
+        B * groups,  # (batch entry, group of key blocks)
         qt,
         q,
         k,

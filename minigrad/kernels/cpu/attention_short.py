@@ -1,5 +1,5 @@
 """Attention on the CPU for short sequences (Tq and Tk up to SHORT_T): each head's whole
-score matrix at once, a plain softmax, several heads per task.
+score matrix at once, a plain softmax, a run of heads per thread.
 
 The FlashAttention kernel (attention.py) exists so that no (Tq, Tk) matrix is ever
 held. At T = 64 that matrix is 16 KiB in float32, smaller than the core's L1+L2 share,
@@ -22,12 +22,13 @@ hidden entries inside a strip are set to -inf, so their P is exactly 0). That ha
 every product and every exp. As in attention.py, skipping is allowed only when the
 head's operands are finite: the reference forms P @ v over all keys, so a NaN value
 reaches every row (0 * NaN = NaN), and then every entry is computed. The check is one
-sum per head, made inside the parallel loop, instead of one over the whole batch.
+sum per head, made by the thread that computes the head, instead of one over the whole
+batch before the kernel starts.
 
-The heads are independent, so each task takes a contiguous run of them: one task per
-thread (a small head is tens of microseconds of work, next to which the price of a task
-is not negligible: benchmarks/RESULTS.md), with
-its scratch allocated once for its run.
+The heads are independent: each is one task, and `workers.run` (kernels/cpu/workers.py)
+hands each thread one contiguous run of them, the kernel's tasks lo .. hi. The kernel
+allocates its scratch once for its run, not once per head: a small head is tens of
+microseconds of work, next to which that price is not negligible (benchmarks/RESULTS.md).
 
 NaN and Inf come out as from the reference (see attention.py for how, the same tests
 check both kernels).
@@ -37,10 +38,9 @@ compiled into them, and their cache is checked against this file only: after edi
 those, delete the attention_short entries in ``__pycache__`` (or touch this file).
 """
 
-import numba
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.gemm import matmul_acc
 from minigrad.kernels.cpu.vecmath import all_finite, exp_constants, exp_nonpositive
 from minigrad.kernels.jit import FASTMATH, njit
@@ -122,165 +122,139 @@ def probs_times(out_b, s, x, skip, is_causal):
             matmul_acc(s.T[i0 : i0 + ni], 0, x[:k_end], 0, out_b[i0 : i0 + ni], 0, x.shape[1])
 
 
-@njit(parallel=True, fastmath=FASTMATH, cache=True)
-def _forward(q, k, v, scale, maskt, has_mask, is_causal, n_tasks, out, lse):
-    """q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq); task t
-    takes heads t B / n_tasks .. (t + 1) B / n_tasks."""
-    B, Tq, d = q.shape
+@njit(nogil=True, fastmath=FASTMATH, cache=True)
+def _forward(q, k, v, scale, maskt, has_mask, is_causal, out, lse, lo, hi):
+    """q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq) of heads
+    lo .. hi (a task is a head; workers.run hands each thread a run of them)."""
+    Tq, d = q.shape[1], q.shape[2]
     Tk = k.shape[1]
-    for t in prange(n_tasks):
-        s = np.empty((Tk, Tq), q.dtype)  # S^T, then P^T (unnormalised)
-        qt = np.empty((d, Tq), q.dtype)
-        m = np.empty(Tq, q.dtype)  # each query's max score, then the shift of its exp
-        l = np.empty(Tq, q.dtype)  # sum of exp(score - m)
-        scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
-        consts = exp_constants(q)
-        for b in range(t * B // n_tasks, (t + 1) * B // n_tasks):
-            skip = is_causal and all_finite(v[b])  # hidden keys add exactly 0 * v
-            transpose_into(qt, q[b])
-            qt *= scale
-            scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip)
-            m[:] = -np.inf
-            l[:] = 0.0
-            for j in range(Tk):
-                row, lo = s[j], first_query(j, Tq, skip)
-                # a max that keeps NaN: once a column has one, its softmax is NaN
-                for i in range(lo, Tq):
-                    x, top = row[i], m[i]
-                    m[i] = x if (x > top or x != x) else top
-            # the shift; m = -inf only where l ends 0, and there m is not used again
-            for i in range(Tq):
-                # a query that sees nothing: exp(-inf - 0) = 0
-                m[i] = m[i] if m[i] != -np.inf else 0.0
-            for j in range(Tk):
-                row, lo = s[j], first_query(j, Tq, skip)
-                for i in range(lo, Tq):
-                    row[i] -= m[i]
-            exp_strips(s, skip, consts, scratch)
-            for j in range(Tk):
-                row, lo = s[j], first_query(j, Tq, skip)
-                for i in range(lo, Tq):
-                    l[i] += row[i]
-            probs_times(out[b], s, v[b], skip, is_causal)  # unnormalised P @ v
-            for i in range(Tq):  # normalise, keep log(sum exp(S))
-                if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
-                    inv, lse[b, i] = np.nan, np.nan
-                elif l[i] > 0.0:
-                    inv, lse[b, i] = 1.0 / l[i], m[i] + np.log(l[i])
-                # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
-                else:
-                    inv, lse[b, i] = 0.0, -np.inf
-                for e in range(out.shape[2]):
-                    out[b, i, e] *= inv
+    s = np.empty((Tk, Tq), q.dtype)  # S^T, then P^T (unnormalised)
+    qt = np.empty((d, Tq), q.dtype)
+    m = np.empty(Tq, q.dtype)  # each query's max score, then the shift of its exp
+    l = np.empty(Tq, q.dtype)  # sum of exp(score - m)
+    scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
+    consts = exp_constants(q)
+    for b in range(lo, hi):
+        skip = is_causal and all_finite(v[b])  # hidden keys add exactly 0 * v
+        transpose_into(qt, q[b])
+        qt *= scale
+        scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip)
+        m[:] = -np.inf
+        l[:] = 0.0
+        for j in range(Tk):
+            row, first = s[j], first_query(j, Tq, skip)
+            # a max that keeps NaN: once a column has one, its softmax is NaN
+            for i in range(first, Tq):
+                x, top = row[i], m[i]
+                m[i] = x if (x > top or x != x) else top
+        # the shift; m = -inf only where l ends 0, and there m is not used again
+        for i in range(Tq):
+            # a query that sees nothing: exp(-inf - 0) = 0
+            m[i] = m[i] if m[i] != -np.inf else 0.0
+        for j in range(Tk):
+            row, first = s[j], first_query(j, Tq, skip)
+            for i in range(first, Tq):
+                row[i] -= m[i]
+        exp_strips(s, skip, consts, scratch)
+        for j in range(Tk):
+            row, first = s[j], first_query(j, Tq, skip)
+            for i in range(first, Tq):
+                l[i] += row[i]
+        probs_times(out[b], s, v[b], skip, is_causal)  # unnormalised P @ v
+        for i in range(Tq):  # normalise, keep log(sum exp(S))
+            if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
+                inv, lse[b, i] = np.nan, np.nan
+            elif l[i] > 0.0:
+                inv, lse[b, i] = 1.0 / l[i], m[i] + np.log(l[i])
+            # every key hidden from this query: output 0 (0 * v: NaN where v is), as PyTorch
+            else:
+                inv, lse[b, i] = 0.0, -np.inf
+            for e in range(out.shape[2]):
+                out[b, i, e] *= inv
 
 
-@njit(parallel=True, fastmath=FASTMATH, cache=True)
-def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, n_tasks, dq, dk, dv):
-    """dq, dk, dv of heads t B / n_tasks .. (t + 1) B / n_tasks for each task t, from the
-    forward's out and lse (B, Tq). rowsum(dO * O) is made here, head by head, in the
-    parallel loop, not by NumPy before it."""
-    B, Tq, d = q.shape
+@njit(nogil=True, fastmath=FASTMATH, cache=True)
+def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, dq, dk, dv, lo, hi):
+    """dq, dk, dv of heads lo .. hi (a task is a head; workers.run hands each thread a run
+    of them), from the forward's out and lse (B, Tq). rowsum(dO * O) is made here, head
+    by head, on the threads, not by NumPy before the kernel."""
+    Tq, d = q.shape[1], q.shape[2]
     Tk, dvv = k.shape[1], v.shape[2]
-    for t in prange(n_tasks):
-        p = np.empty((Tk, Tq), q.dtype)  # P^T
-        ds = np.empty((Tk, Tq), q.dtype)  # dP^T, then scale dS^T
-        qt = np.empty((d, Tq), q.dtype)
-        dot = np.empty((dvv, Tq), q.dtype)  # dO^T
-        scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
-        # lse, with +inf where a query sees no key; rowsum(dO * O)
-        stats = np.empty((2, Tq), q.dtype)
-        row_lse, row_delta = stats[0], stats[1]
-        consts = exp_constants(q)
-        for b in range(t * B // n_tasks, (t + 1) * B // n_tasks):
-            for i in range(Tq):
-                # then P = exp(S - inf) = 0
-                row_lse[i] = lse[b, i] if lse[b, i] != -np.inf else np.inf
-                total = out[b, i, 0] * 0
-                for e in range(dvv):
-                    total += do[b, i, e] * out[b, i, e]
-                row_delta[i] = total
-            finite = (
-                all_finite(q[b]) and all_finite(k[b]) and all_finite(v[b]) and all_finite(do[b])
-            )
-            # a NaN row of the output makes its delta (and lse) NaN
-            finite = finite and all_finite(stats)
-            skip = is_causal and finite
-            transpose_into(qt, q[b])
-            qt *= scale
-            transpose_into(dot, do[b])
-            # P^T = exp(S^T - lse), NaN in the columns whose lse is NaN (exp gives 0 there)
-            scores_transposed(p, qt, k, b, maskt, has_mask, is_causal, skip)
+    p = np.empty((Tk, Tq), q.dtype)  # P^T
+    ds = np.empty((Tk, Tq), q.dtype)  # dP^T, then scale dS^T
+    qt = np.empty((d, Tq), q.dtype)
+    dot = np.empty((dvv, Tq), q.dtype)  # dO^T
+    scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
+    # lse, with +inf where a query sees no key; rowsum(dO * O)
+    stats = np.empty((2, Tq), q.dtype)
+    row_lse, row_delta = stats[0], stats[1]
+    consts = exp_constants(q)
+    for b in range(lo, hi):
+        for i in range(Tq):
+            # then P = exp(S - inf) = 0
+            row_lse[i] = lse[b, i] if lse[b, i] != -np.inf else np.inf
+            total = out[b, i, 0] * 0
+            for e in range(dvv):
+                total += do[b, i, e] * out[b, i, e]
+            row_delta[i] = total
+        finite = all_finite(q[b]) and all_finite(k[b]) and all_finite(v[b]) and all_finite(do[b])
+        # a NaN row of the output makes its delta (and lse) NaN
+        finite = finite and all_finite(stats)
+        skip = is_causal and finite
+        transpose_into(qt, q[b])
+        qt *= scale
+        transpose_into(dot, do[b])
+        # P^T = exp(S^T - lse), NaN in the columns whose lse is NaN (exp gives 0 there)
+        scores_transposed(p, qt, k, b, maskt, has_mask, is_causal, skip)
+        for j in range(Tk):
+            row, first = p[j], first_query(j, Tq, skip)
+            for i in range(first, Tq):
+                row[i] -= row_lse[i]
+        exp_strips(p, skip, consts, scratch)
+        if not finite:
             for j in range(Tk):
-                row, lo = p[j], first_query(j, Tq, skip)
-                for i in range(lo, Tq):
-                    row[i] -= row_lse[i]
-            exp_strips(p, skip, consts, scratch)
-            if not finite:
-                for j in range(Tk):
-                    row = p[j]
-                    for i in range(Tq):
-                        if row_lse[i] != row_lse[i]:
-                            row[i] = row_lse[i]
-            # dP^T = v dO^T, key strip by key strip: (nk, dv) @ (dv, Tq - lo)
-            for j0 in range(0, Tk, STRIP):
-                nk, lo = min(STRIP, Tk - j0), first_query(j0, Tq, skip)
-                for c in range(nk):
-                    ds[j0 + c, lo:] = 0.0
-                matmul_acc(v[b, j0 : j0 + nk], 0, dot, lo, ds[j0 : j0 + nk], lo, Tq - lo)
-            # scale dS^T = scale P^T * (dP^T - delta): the scale of dq and dk, once
-            for j in range(Tk):
-                prow, drow, lo = p[j], ds[j], first_query(j, Tq, skip)
-                for i in range(lo, Tq):
-                    drow[i] = scale * prow[i] * (drow[i] - row_delta[i])
-            # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see
-            # it
-            dv[b] = 0.0
-            dk[b] = 0.0
-            for j0 in range(0, Tk, STRIP):
-                nk, lo = min(STRIP, Tk - j0), first_query(j0, Tq, skip)
-                if lo < Tq:
-                    matmul_acc(p[j0 : j0 + nk], lo, do[b, lo:], 0, dv[b, j0 : j0 + nk], 0, dvv)
-                    matmul_acc(ds[j0 : j0 + nk], lo, q[b, lo:], 0, dk[b, j0 : j0 + nk], 0, d)
-            probs_times(dq[b], ds, k[b], skip, is_causal)  # dq = scale dS k
+                row = p[j]
+                for i in range(Tq):
+                    if row_lse[i] != row_lse[i]:
+                        row[i] = row_lse[i]
+        # dP^T = v dO^T, key strip by key strip: (nk, dv) @ (dv, Tq - first)
+        for j0 in range(0, Tk, STRIP):
+            nk, first = min(STRIP, Tk - j0), first_query(j0, Tq, skip)
+            for c in range(nk):
+                ds[j0 + c, first:] = 0.0
+            matmul_acc(v[b, j0 : j0 + nk], 0, dot, first, ds[j0 : j0 + nk], first, Tq - first)
+        # scale dS^T = scale P^T * (dP^T - delta): the scale of dq and dk, once
+        for j in range(Tk):
+            prow, drow, first = p[j], ds[j], first_query(j, Tq, skip)
+            for i in range(first, Tq):
+                drow[i] = scale * prow[i] * (drow[i] - row_delta[i])
+        # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see
+        # it
+        dv[b] = 0.0
+        dk[b] = 0.0
+        for j0 in range(0, Tk, STRIP):
+            nk, first = min(STRIP, Tk - j0), first_query(j0, Tq, skip)
+            if first < Tq:
+                matmul_acc(p[j0 : j0 + nk], first, do[b, first:], 0, dv[b, j0 : j0 + nk], 0, dvv)
+                matmul_acc(ds[j0 : j0 + nk], first, q[b, first:], 0, dk[b, j0 : j0 + nk], 0, d)
+        probs_times(dq[b], ds, k[b], skip, is_causal)  # dq = scale dS k
 
 
 # ---- the functions attention.py hands short sequences to -------------------------------------
-def _tasks(B):
-    """One run of heads per thread (and none empty)."""
-    return max(1, min(B, numba.get_num_threads()))
-
-
 def attention_forward(q, k, v, scale, is_causal, maskt, has_mask):
     """out, lse as attention.attention_forward, maskt as it prepares it."""
     B, Tq, _ = q.shape
     out = np.empty((B, Tq, v.shape[2]), q.dtype)
     lse = np.empty((B, Tq), q.dtype)
-    if B:
-        _forward(
-            q, k, v, q.dtype.type(scale), maskt, has_mask, bool(is_causal), _tasks(B), out, lse
-        )
+    scale, is_causal = q.dtype.type(scale), bool(is_causal)
+    workers.run(_forward, B, q, k, v, scale, maskt, has_mask, is_causal, out, lse)  # task: a head
     return out, lse
 
 
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, maskt, has_mask):
     """dq, dk, dv as attention.attention_backward, maskt as it prepares it."""
     dq, dk, dv = np.empty(q.shape, q.dtype), np.empty(k.shape, q.dtype), np.empty(v.shape, q.dtype)
-    B = q.shape[0]
-    if B:
-        _backward(
-            q,
-            k,
-            v,
-            grad_out,
-            out,
-            lse,
-            q.dtype.type(scale),
-            maskt,
-            has_mask,
-            bool(is_causal),
-            _tasks(B),
-            dq,
-            dk,
-            dv,
-        )
+    scale, is_causal = q.dtype.type(scale), bool(is_causal)
+    args = (q, k, v, grad_out, out, lse, scale, maskt, has_mask, is_causal, dq, dk, dv)
+    workers.run(_backward, q.shape[0], *args)  # one task per head
     return dq, dk, dv

@@ -271,7 +271,9 @@ def main(argv=None):
     import torch
 
     torch.set_num_threads(args.threads)
-    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    import minigrad as mg
+
+    mg.set_num_threads(args.threads)  # the kernels and the large products
     print(
         f"causal scaled_dot_product_attention, float32, {args.threads} threads; NumPy "
         f"{np.__version__}, Numba {numba.__version__}, PyTorch {torch.__version__}"

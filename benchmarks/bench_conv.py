@@ -162,7 +162,9 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print):
     import torch
 
     torch.set_num_threads(threads)
-    numba.set_num_threads(threads)
+    import minigrad as mg
+
+    mg.set_num_threads(threads)  # the kernels and the large products
     out(
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Python "
         f"{platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, torch "

@@ -24,14 +24,11 @@ def keep_the_thread_settings():
     runs a benchmark in-process (`--threads 1`) once left Numba on one thread for the
     rest of the session, and a model trained later took another rounding path (the CNN
     of tests/test_train.py reached 97.8% instead of 98.9%)."""
-    import numba
-
     import minigrad as mg
 
-    numba_threads, split = numba.get_num_threads(), mg.threads.MATMUL_SPLIT_THREADS
+    threads, split = mg.threads._num_threads, mg.threads.MATMUL_SPLIT_THREADS
     yield
-    numba.set_num_threads(numba_threads)
-    mg.threads.MATMUL_SPLIT_THREADS = split
+    mg.threads._num_threads, mg.threads.MATMUL_SPLIT_THREADS = threads, split
 
 
 @pytest.fixture

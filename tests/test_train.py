@@ -70,12 +70,12 @@ def assert_printed_as_stated(command, printed, slack, scale=float):
     """The figure a run printed lies in the README's stated range for `command` (give or take
     slack): the figure of the machine it was measured on, or, on another number of threads,
     the range the cell gives for 1 to N cores."""
-    import numba
+    import minigrad as mg
 
     stated = readme_row(command)["prints at the end"]
     low, high = stated_range(stated)
     other_threads = re.search(r"\(1 to \d+ cores: (.+)\)", stated)
-    if other_threads and numba.get_num_threads() != MEASURED_ON_THREADS:
+    if other_threads and mg.threads.kernel_threads() != MEASURED_ON_THREADS:
         low, high = stated_range(other_threads[1])
     in_range = scale(low) - slack <= scale(printed) <= scale(high) + slack
     assert in_range, f"{command} printed {printed}; README.md says {stated!r}"

@@ -21,10 +21,9 @@ float32 and float64, go to the reference: for them starting the threads costs mo
 the passes (benchmarks/RESULTS.md, issue #24 point 2, has the measurement).
 """
 
-import numba
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import layer_norm as reference
 
@@ -33,10 +32,10 @@ PARALLEL_MIN = 32768
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _forward(x, w, b, eps, rms, y, xhat, rstd):
-    rows, n = x.shape
-    for r in prange(rows):
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _forward(x, w, b, eps, rms, y, xhat, rstd, lo, hi):
+    n = x.shape[1]
+    for r in range(lo, hi):  # task r: row r
         mean = 0.0
         if not rms:
             for j in range(n):
@@ -54,13 +53,15 @@ def _forward(x, w, b, eps, rms, y, xhat, rstd):
             y[r, j] = h * w[j] + b[j]
 
 
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b):
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b, lo, hi):
     rows, n = dy.shape
     blocks = partial_w.shape[0]
-    for k in prange(blocks):  # block k: rows [lo, hi), summed into partial_*[k]
-        lo, hi = k * rows // blocks, (k + 1) * rows // blocks
-        for r in range(lo, hi):
+    # task k: the k-th of `blocks` equal runs of rows, summed into partial_*[k]; which rows
+    # those are depends on `blocks` only, so the sums come out the same however the tasks
+    # are shared out
+    for k in range(lo, hi):
+        for r in range(k * rows // blocks, (k + 1) * rows // blocks):
             sum_g, sum_g_xhat = 0.0, 0.0
             for j in range(n):
                 d, h = dy[r, j], xhat[r, j]
@@ -99,7 +100,7 @@ def forward(x, weight, bias, eps, rms=False):
     w, b = _vector(weight, n, 1.0, x.dtype), _vector(bias, n, 0.0, x.dtype)
     y, xhat = np.empty_like(x), np.empty_like(x)
     rstd = np.empty((rows, 1), x.dtype)
-    _forward(x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
+    workers.run(_forward, rows, x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
     return y, xhat, rstd
 
 
@@ -112,10 +113,11 @@ def backward(dy, xhat, rstd, weight, rms=False, need_x=True, need_weight=True, n
     rows, n = dy.shape
     w = _vector(weight, n, 1.0, dy.dtype)
     rstd = np.ascontiguousarray(rstd, dtype=dy.dtype).reshape(rows)
-    blocks = max(1, min(numba.get_num_threads(), rows))
+    blocks = max(1, min(workers.count(), rows))  # one run of rows per thread
     partial_w, partial_b = np.zeros((blocks, n)), np.zeros((blocks, n))
     dx = np.empty_like(dy) if need_x else np.empty((0, n), dy.dtype)
-    _backward(dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)
+    args = (dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)
+    workers.run(_backward, blocks, *args)
     grad_weight = partial_w.sum(axis=0).astype(dy.dtype) if need_weight else None
     grad_bias = partial_b.sum(axis=0).astype(dy.dtype) if need_bias else None
     return (dx if need_x else None), grad_weight, grad_bias

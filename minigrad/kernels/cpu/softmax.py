@@ -21,10 +21,9 @@ NaN and infinities come out as in the reference: a row with a NaN, or with +inf,
 
 import math
 
-import numba
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.vecmath import exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import softmax as reference
@@ -81,62 +80,59 @@ def _exp_row(x, r, m, out):
     return s
 
 
-# Each kernel hands the rows out in `blocks` (one per thread), so that a thread keeps one
-# scratch row (its lanes, its row of exponentials) for all its rows.
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _softmax(x, log, y, blocks):
-    rows, n = x.shape
-    for b in prange(blocks):
-        lanes = np.empty(LANES, x.dtype)
-        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
-            m = _row_max(x, r, lanes)
-            s = _exp_row(x, r, m, y[r])
-            if log:  # y = x - m - log(s): y held the exponentials, now overwritten
-                shift = m + math.log(s)
-                for j in range(n):
-                    y[r, j] = x[r, j] - shift
-            else:
-                inv = 1.0 / s
-                for j in range(n):
-                    y[r, j] *= inv
-
-
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _softmax_backward(y, grad, log, dx, blocks):
-    rows, n = y.shape
-    for b in prange(blocks):
-        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
-            s = 0.0
-            if log:  # dx = g - e^y * sum(g); y <= 0, a log-probability
-                for j in range(n):
-                    s += grad[r, j]
-                if y.itemsize == 4:
-                    for j in range(n):
-                        dx[r, j] = grad[r, j] - exp_nonpositive32(y[r, j]) * s
-                else:
-                    for j in range(n):
-                        dx[r, j] = grad[r, j] - math.exp(y[r, j]) * s
-            else:  # dx = y * (g - sum(g * y))
-                for j in range(n):
-                    s += grad[r, j] * y[r, j]
-                for j in range(n):
-                    dx[r, j] = y[r, j] * (grad[r, j] - s)
-
-
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _cross_entropy(x, coeff, losses, blocks):
-    rows, n = x.shape
-    for b in prange(blocks):
-        lanes, e = np.empty(LANES, x.dtype), np.empty(n, x.dtype)
-        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
-            m = _row_max(x, r, lanes)
-            shift = m + math.log(_exp_row(x, r, m, e))  # log-softmax = x - shift
-            total = 0.0
+# In each kernel task r is row r, and a call takes a block of rows [lo, hi) (workers.py):
+# the scratch (the lanes, a row of exponentials) is made once per block, not once per row.
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _softmax(x, log, y, lo, hi):
+    n = x.shape[1]
+    lanes = np.empty(LANES, x.dtype)
+    for r in range(lo, hi):
+        m = _row_max(x, r, lanes)
+        s = _exp_row(x, r, m, y[r])
+        if log:  # y = x - m - log(s): y held the exponentials, now overwritten
+            shift = m + math.log(s)
             for j in range(n):
-                c = coeff[r, j]
-                if c != 0:  # a 0 coefficient leaves the term out, even at a -inf logit
-                    total += c * (x[r, j] - shift)
-            losses[r] = -total
+                y[r, j] = x[r, j] - shift
+        else:
+            inv = 1.0 / s
+            for j in range(n):
+                y[r, j] *= inv
+
+
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _softmax_backward(y, grad, log, dx, lo, hi):
+    n = y.shape[1]
+    for r in range(lo, hi):
+        s = 0.0
+        if log:  # dx = g - e^y * sum(g); y <= 0, a log-probability
+            for j in range(n):
+                s += grad[r, j]
+            if y.itemsize == 4:
+                for j in range(n):
+                    dx[r, j] = grad[r, j] - exp_nonpositive32(y[r, j]) * s
+            else:
+                for j in range(n):
+                    dx[r, j] = grad[r, j] - math.exp(y[r, j]) * s
+        else:  # dx = y * (g - sum(g * y))
+            for j in range(n):
+                s += grad[r, j] * y[r, j]
+            for j in range(n):
+                dx[r, j] = y[r, j] * (grad[r, j] - s)
+
+
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _cross_entropy(x, coeff, losses, lo, hi):
+    n = x.shape[1]
+    lanes, e = np.empty(LANES, x.dtype), np.empty(n, x.dtype)
+    for r in range(lo, hi):
+        m = _row_max(x, r, lanes)
+        shift = m + math.log(_exp_row(x, r, m, e))  # log-softmax = x - shift
+        total = 0.0
+        for j in range(n):
+            c = coeff[r, j]
+            if c != 0:  # a 0 coefficient leaves the term out, even at a -inf logit
+                total += c * (x[r, j] - shift)
+        losses[r] = -total
 
 
 def _last(axis, ndim):
@@ -154,11 +150,6 @@ def _on_kernel(axis, *arrays):
     )
 
 
-def _blocks(a):
-    """How many blocks of rows: one per thread, and no more than rows."""
-    return max(1, min(numba.get_num_threads(), a.size // a.shape[-1]))
-
-
 def _rows(a, dtype=None):
     return np.ascontiguousarray(a, dtype=dtype).reshape(-1, a.shape[-1])
 
@@ -169,7 +160,8 @@ def softmax(x, axis, log=False):
         return reference.softmax(x, axis, log)
     y = np.empty(x.shape, x.dtype)
     # a shift by +inf or -inf is NaN, which is meant (see the module's docstring)
-    _softmax(_rows(x), bool(log), y.reshape(-1, x.shape[-1]), _blocks(y))
+    rows = _rows(x)
+    workers.run(_softmax, rows.shape[0], rows, bool(log), y.reshape(rows.shape))
     return y
 
 
@@ -179,7 +171,9 @@ def softmax_backward(y, grad, axis, log=False):
         return reference.softmax_backward(y, grad, axis, log)
     dx = np.empty(y.shape, y.dtype)
     rows = _rows(y)
-    _softmax_backward(rows, _rows(grad), bool(log), dx.reshape(rows.shape), _blocks(y))
+    workers.run(
+        _softmax_backward, rows.shape[0], rows, _rows(grad), bool(log), dx.reshape(rows.shape)
+    )
     return dx
 
 
@@ -189,5 +183,6 @@ def cross_entropy(x, coeff, axis):
     if not _on_kernel(axis, x, coeff):
         return reference.cross_entropy(x, coeff, axis)
     losses = np.empty(x.shape[:-1], np.float64)
-    _cross_entropy(_rows(x), _rows(coeff), losses.reshape(-1), _blocks(x))
+    rows = _rows(x)
+    workers.run(_cross_entropy, rows.shape[0], rows, _rows(coeff), losses.reshape(-1))
     return losses

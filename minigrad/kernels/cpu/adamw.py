@@ -12,9 +12,10 @@ dtype at each step as NumPy rounds them: the result is the reference's, to the l
 (no fastmath here, so no fused multiply-adds either).
 
 Below MIN_KERNEL elements the reference runs (there the compiled call's fixed cost is
-most of the work); from MIN_PARALLEL on, the pass is cut over the cores (prange, in
-pieces of CHUNK elements); in between, one core does it: on two cores the memory, not
-the arithmetic, sets the pace, and waking a second thread costs more than it saves.
+most of the work); from MIN_PARALLEL on, the elements are cut into one block per thread
+(kernels/cpu/workers.py: the task is an element, and `_steps` takes a block's range);
+in between, one core does the whole pass: on two cores the memory, not the arithmetic,
+sets the pace, and waking a second thread costs more than it saves.
 benchmarks/bench_adamw_rotary.py measures the three ways (benchmarks/RESULTS.md).
 """
 

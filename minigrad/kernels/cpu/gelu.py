@@ -9,7 +9,8 @@ its derivative, in loops of the same shape.)
 
 Written with NumPy, y and s take about ten passes over the array (erf, e^(-x^2/2) and the
 products and sums around them, each a temporary as big as x); in one loop x is read once
-and y and s are written once.
+and y and s are written once. From MIN_SPLIT elements on, the loop's chunks of the array
+are shared out over the cores (kernels/cpu/workers.py); below it one thread runs them all.
 
 - float32 (and float16, computed in float32): every step in float32, 8 numbers per
   AVX2 instruction. erf is the rational function and e^t (t <= 0) the written-out
@@ -44,10 +45,11 @@ _ZERO, _INF, _NAN = _F(0.0), _F(np.inf), _F(np.nan)
 # cuts the chunks into one block per thread). Chunks, not single elements: a block then
 # starts on a multiple of CHUNK, so every element but the array's last few is computed by
 # the vector loop, as in one pass over the whole array, and the result is the same to the
-# last bit however the work is cut (a block edge in the middle would put the elements
-# before it through the loop's scalar remainder, which fastmath may round differently).
-CHUNK = 32768  # elements: a multiple of any vector width
-MIN_SPLIT = 65536  # elements; fewer: one block, on the calling thread
+# last bit however the work is cut. A block edge anywhere would put the elements before it
+# through the loop's scalar remainder, which fastmath allows to round differently (on the
+# workplace's Xeon it happens not to: chunks of 255 gave the same bits, but nothing says so).
+CHUNK = 16384  # elements: a multiple of any vector width
+MIN_SPLIT = 262144  # elements; fewer: one block, on the calling thread
 
 
 @njit(cache=True)

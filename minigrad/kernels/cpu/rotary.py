@@ -12,9 +12,10 @@ temporaries. Here x is read once where it lies, through its strides, and y writt
 The arithmetic is the reference's, operation for operation (x1 * cos + (-x2) * sin is
 x1 * cos - x2 * sin exactly): the result is the same to the last bit.
 
-The rows (one vector each) are shared out over the cores from MIN_PARALLEL elements on,
-run on one core below it, and below MIN_KERNEL the reference runs: the compiled call's
-fixed cost is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
+The rows (one vector each) are the kernel's tasks: from MIN_PARALLEL elements on they
+are cut into one block per thread (kernels/cpu/workers.py), below it the calling thread
+runs them all, and below MIN_KERNEL the reference runs: the compiled call's fixed cost
+is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
 (benchmarks/RESULTS.md).
 """
 

@@ -7,13 +7,16 @@ shared out over the cores (the reference, with the formulas: kernels/reference/s
 
 (m the row's max, g = dL/dy.) In NumPy each is four to six passes over the array (the
 max, the shift, exp, the sum, the division), each on one core and each writing a
-temporary. Here one thread takes a row at a time and the row stays in its core's cache
-for all of them. The exponentials of float32 rows are the vectorisable e^t (t <= 0) of
-vecmath.py, of float64 rows the C library's; the sums are kept in float64.
+temporary. Here the loop takes a row at a time and the row stays in its core's cache
+for all of them. The kernels are serial loops over rows [lo, hi), which
+kernels/cpu/workers.py cuts into one block per thread from MIN_SPLIT elements on; below
+it the calling thread runs every row itself, which costs less than waking a thread
+(benchmarks/RESULTS.md, issue #24 point 4, has the measurement). The exponentials of
+float32 rows are the vectorisable e^t (t <= 0) of vecmath.py, of float64 rows the C
+library's; the sums are kept in float64.
 
-Arrays smaller than `PARALLEL_MIN` elements, another axis than the last, and dtypes
-other than float32 and float64 go to the reference (benchmarks/RESULTS.md, issue #24
-point 2, has the measurement behind the threshold).
+Another axis than the last, and dtypes other than float32 and float64, go to the
+reference.
 
 NaN and infinities come out as in the reference: a row with a NaN, or with +inf, or all
 -inf, is NaN throughout; a -inf logit (a masked class) has probability 0.
@@ -28,8 +31,8 @@ from minigrad.kernels.cpu.vecmath import exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import softmax as reference
 
-# below this many elements the reference runs (see the module's docstring)
-PARALLEL_MIN = 131072
+# from this many elements on the rows are cut over the threads (see the module's docstring)
+MIN_SPLIT = 262144
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -144,10 +147,18 @@ def _on_kernel(axis, *arrays):
     x = arrays[0]
     return (
         _last(axis, x.ndim)
-        and x.size >= PARALLEL_MIN
         and x.shape[-1] > 0
         and all(a.dtype in _FLOATS and a.shape == x.shape for a in arrays)
     )
+
+
+def _run(kernel, rows, *args):
+    """kernel(*args, lo, hi) over `rows` rows: on every thread from MIN_SPLIT elements on,
+    else all on this thread."""
+    if rows * args[0].shape[1] >= MIN_SPLIT:
+        workers.run(kernel, rows, *args)
+    else:
+        kernel(*args, 0, rows)
 
 
 def _rows(a, dtype=None):
@@ -161,7 +172,7 @@ def softmax(x, axis, log=False):
     y = np.empty(x.shape, x.dtype)
     # a shift by +inf or -inf is NaN, which is meant (see the module's docstring)
     rows = _rows(x)
-    workers.run(_softmax, rows.shape[0], rows, bool(log), y.reshape(rows.shape))
+    _run(_softmax, rows.shape[0], rows, bool(log), y.reshape(rows.shape))
     return y
 
 
@@ -171,9 +182,7 @@ def softmax_backward(y, grad, axis, log=False):
         return reference.softmax_backward(y, grad, axis, log)
     dx = np.empty(y.shape, y.dtype)
     rows = _rows(y)
-    workers.run(
-        _softmax_backward, rows.shape[0], rows, _rows(grad), bool(log), dx.reshape(rows.shape)
-    )
+    _run(_softmax_backward, rows.shape[0], rows, _rows(grad), bool(log), dx.reshape(rows.shape))
     return dx
 
 
@@ -184,5 +193,5 @@ def cross_entropy(x, coeff, axis):
         return reference.cross_entropy(x, coeff, axis)
     losses = np.empty(x.shape[:-1], np.float64)
     rows = _rows(x)
-    workers.run(_cross_entropy, rows.shape[0], rows, _rows(coeff), losses.reshape(-1))
+    _run(_cross_entropy, rows.shape[0], rows, _rows(coeff), losses.reshape(-1))
     return losses

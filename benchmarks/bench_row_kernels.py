@@ -7,10 +7,12 @@ every thread, by the size of the array (issue #24, points 2 and 4).
 For arrays of (rows, width) elements from 256 to 2^20, the shortest time of one call of
 each (over --repeat runs of many calls: on a shared machine the fastest run is the one
 least disturbed), forward and backward, in microseconds: `ref` is kernels/reference/*.py,
-`one` kernels/cpu/*.py with its MIN_SPLIT out of reach (every row on the calling thread),
-`all` with MIN_SPLIT 0 (the rows cut over every thread by kernels/cpu/workers.py). The
-three take turns, so that load from elsewhere falls on all alike. The smallest size from
-which `all` stays faster than `one` is the figure behind MIN_SPLIT (benchmarks/RESULTS.md).
+`one` kernels/cpu/*.py with MIN_KERNEL 0 and MIN_SPLIT out of reach (every row on the
+calling thread), `all` with MIN_SPLIT 0 (the rows cut over every thread by
+kernels/cpu/workers.py). The three take turns, so that load from elsewhere falls on all
+alike. The smallest size from
+which `one` stays faster than `ref` is the figure behind MIN_KERNEL, and from which `all`
+stays faster than `one` the figure behind MIN_SPLIT (benchmarks/RESULTS.md).
 """
 
 import argparse
@@ -56,6 +58,7 @@ def main():
     parser.add_argument("--width", type=int, default=128, help="row length N (default 128)")
     parser.add_argument("--dtype", default="float32")
     args = parser.parse_args()
+    cpu_ln.MIN_KERNEL = cpu_sm.MIN_KERNEL = 0
     rng = np.random.default_rng(0)
     n = args.width
     sizes = [2**k for k in range(8, 21, 1)]

@@ -1,8 +1,9 @@
 """The layer_norm and softmax kernel families (issue #24, point 2): the Numba kernels of
 minigrad/kernels/cpu/ against PyTorch and finite differences, at odd shapes.
 
-The kernels' rows are cut over the threads only from MIN_SPLIT elements on; the fixture
-`compiled` sets that to 0, so these small tensors take that path, and takes the
+The kernels run only on arrays of MIN_KERNEL elements and more, and cut their rows over
+the threads only from MIN_SPLIT on; the fixture `compiled` sets both to 0, so these small
+tensors take that path, and takes the
 reference away from the CPU modules, so that a fallback to NumPy fails the test instead
 of passing it unseen. CUDA tensors keep the reference (through the array module), on
 the simulated GPU here.
@@ -39,6 +40,7 @@ def compiled(monkeypatch):
     """The compiled loops for every size, and no way back to the reference."""
     with backends.use("numba"):
         for module in (cpu_layer_norm, cpu_softmax):
+            monkeypatch.setattr(module, "MIN_KERNEL", 0)
             monkeypatch.setattr(module, "MIN_SPLIT", 0)
             monkeypatch.setattr(module, "reference", _NoReference())
         yield
@@ -208,9 +210,30 @@ def test_cross_entropy_kernel_with_probabilities_and_masked_classes(compiled):
     np.testing.assert_allclose(ours, expected, rtol=1e-12)
 
 
-def test_small_arrays_run_on_the_calling_thread(monkeypatch):
-    """Under MIN_SPLIT elements the kernels run every row on the calling thread: the
-    workers are not even called, nor the reference, and the result is PyTorch's."""
+def test_small_arrays_stay_on_the_reference(monkeypatch):
+    """Under MIN_KERNEL elements the CPU modules hand the work to the reference: the
+    compiled loops are not even called."""
+
+    def never(*args):
+        raise AssertionError("a compiled loop ran on a small array")
+
+    for name in ("_forward", "_backward"):
+        monkeypatch.setattr(cpu_layer_norm, name, never)
+    for name in ("_softmax", "_softmax_backward", "_cross_entropy"):
+        monkeypatch.setattr(cpu_softmax, name, never)
+    x = mg.tensor(np.random.default_rng(1).standard_normal((4, 5)), requires_grad=True)
+    with backends.use("numba"):
+        assert backends.kernels("layer_norm") is cpu_layer_norm
+        loss = F.layer_norm(x, (5,)).sum() + F.log_softmax(x, -1).sum() + F.softmax(x, -1)[0, 0]
+        loss = loss + F.cross_entropy(x, mg.tensor(np.array([0, 1, 2, 3])))
+        loss.backward()
+    assert np.isfinite(x.grad.numpy()).all()
+
+
+def test_arrays_under_min_split_run_on_the_calling_thread(monkeypatch):
+    """From MIN_KERNEL to MIN_SPLIT elements the kernels run every row on the calling
+    thread: the workers are not even called, nor the reference, and the result is
+    PyTorch's."""
 
     def never(*args):
         raise AssertionError("a small array was cut over the threads")
@@ -218,6 +241,7 @@ def test_small_arrays_run_on_the_calling_thread(monkeypatch):
     for module in (cpu_layer_norm, cpu_softmax):
         monkeypatch.setattr(module.workers, "run", never)
         monkeypatch.setattr(module, "reference", _NoReference())
+        monkeypatch.setattr(module, "MIN_KERNEL", 0)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((4, 5))
     target = np.array([0, 1, 2, 3])

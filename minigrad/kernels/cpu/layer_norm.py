@@ -13,15 +13,17 @@ computed, so the array is read from memory once.
 
 The kernels are serial loops over tasks [lo, hi), which kernels/cpu/workers.py cuts into
 one block per thread from MIN_SPLIT elements on; below it the calling thread runs every
-task itself, which costs less than waking a thread (benchmarks/RESULTS.md, issue #24
-point 4, has the measurement). The forward's task is a row. The sums over rows of the
-backward (dL/dw, dL/db) would make every thread add into the same N numbers; instead
-its task is a block of rows, summed into that block's own row of `partial`, and the few
-partial rows are added at the end.
+task itself, which costs less than waking a thread. The forward's task is a row. The
+sums over rows of the backward (dL/dw, dL/db) would make every thread add into the same
+N numbers; instead its task is a block of rows, summed into that block's own row of
+`partial`, and the few partial rows are added at the end.
 
 The statistics and the sums are accumulated in float64 whatever x's dtype (a row's mean
 in float32 loses digits when N is large; in float64 it costs nothing here, the loop being
-bound by memory). Dtypes other than float32 and float64 go to the reference.
+bound by memory). Arrays smaller than MIN_KERNEL elements, and dtypes other than float32
+and float64, go to the reference: a process that never normalises a large array then
+never compiles the kernels. benchmarks/RESULTS.md (issue #24, points 2 and 4) has the
+measurements behind both thresholds.
 """
 
 import numpy as np
@@ -30,7 +32,9 @@ from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import layer_norm as reference
 
-# from this many elements on the tasks are cut over the threads (see the module's docstring)
+# (see the module's docstring) below this many elements the reference runs; from MIN_SPLIT
+# on the kernel's tasks are cut over the threads
+MIN_KERNEL = 32768
 MIN_SPLIT = 262144
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -83,7 +87,7 @@ def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b, lo, hi):
 def _on_kernel(*arrays):
     """Whether the compiled loops take these arrays (else the reference runs)."""
     x = arrays[0]
-    return x.shape[1] > 0 and all(a.dtype in _FLOATS for a in arrays)
+    return x.size >= MIN_KERNEL and x.shape[1] > 0 and all(a.dtype in _FLOATS for a in arrays)
 
 
 def _run(kernel, tasks, size, *args):

@@ -10,13 +10,14 @@ max, the shift, exp, the sum, the division), each on one core and each writing a
 temporary. Here the loop takes a row at a time and the row stays in its core's cache
 for all of them. The kernels are serial loops over rows [lo, hi), which
 kernels/cpu/workers.py cuts into one block per thread from MIN_SPLIT elements on; below
-it the calling thread runs every row itself, which costs less than waking a thread
-(benchmarks/RESULTS.md, issue #24 point 4, has the measurement). The exponentials of
-float32 rows are the vectorisable e^t (t <= 0) of vecmath.py, of float64 rows the C
-library's; the sums are kept in float64.
+it the calling thread runs every row itself, which costs less than waking a thread. The
+exponentials of float32 rows are the vectorisable e^t (t <= 0) of vecmath.py, of float64
+rows the C library's; the sums are kept in float64.
 
-Another axis than the last, and dtypes other than float32 and float64, go to the
-reference.
+Arrays smaller than MIN_KERNEL elements, another axis than the last, and dtypes other
+than float32 and float64 go to the reference: a process that never takes the softmax of
+a large array then never compiles the kernels. benchmarks/RESULTS.md (issue #24, points
+2 and 4) has the measurements behind both thresholds.
 
 NaN and infinities come out as in the reference: a row with a NaN, or with +inf, or all
 -inf, is NaN throughout; a -inf logit (a masked class) has probability 0.
@@ -31,7 +32,9 @@ from minigrad.kernels.cpu.vecmath import exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import softmax as reference
 
-# from this many elements on the rows are cut over the threads (see the module's docstring)
+# (see the module's docstring) below this many elements the reference runs; from MIN_SPLIT
+# on the rows are cut over the threads
+MIN_KERNEL = 131072
 MIN_SPLIT = 262144
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -147,6 +150,7 @@ def _on_kernel(axis, *arrays):
     x = arrays[0]
     return (
         _last(axis, x.ndim)
+        and x.size >= MIN_KERNEL
         and x.shape[-1] > 0
         and all(a.dtype in _FLOATS and a.shape == x.shape for a in arrays)
     )

@@ -128,8 +128,9 @@ def backward(dy, xhat, rstd, weight, rms=False, need_x=True, need_weight=True, n
     rows, n = dy.shape
     w = _vector(weight, n, 1.0, dy.dtype)
     rstd = np.ascontiguousarray(rstd, dtype=dy.dtype).reshape(rows)
-    threads = workers.count() if dy.size >= MIN_SPLIT else 1
-    blocks = max(1, min(threads, rows))  # one block of rows per thread
+    # one block of rows per thread, even when this thread runs them all (under MIN_SPLIT):
+    # then dL/dw and dL/db are the same sums either way
+    blocks = max(1, min(workers.count(), rows))
     partial_w, partial_b = np.zeros((blocks, n)), np.zeros((blocks, n))
     dx = np.empty_like(dy) if need_x else np.empty((0, n), dy.dtype)
     args = (dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)

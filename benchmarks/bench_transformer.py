@@ -242,12 +242,12 @@ def without_row_kernels(step):
     from minigrad.kernels.cpu import layer_norm, softmax
 
     def run():
-        saved = layer_norm.PARALLEL_MIN, softmax.PARALLEL_MIN
-        layer_norm.PARALLEL_MIN = softmax.PARALLEL_MIN = 2**62
+        saved = layer_norm.MIN_KERNEL, softmax.MIN_KERNEL
+        layer_norm.MIN_KERNEL = softmax.MIN_KERNEL = 2**62
         try:
             step()
         finally:
-            layer_norm.PARALLEL_MIN, softmax.PARALLEL_MIN = saved
+            layer_norm.MIN_KERNEL, softmax.MIN_KERNEL = saved
 
     return run
 

@@ -235,6 +235,36 @@ def test_float32_tanh_form_is_within_2_eps_of_its_exact_value():
     assert_within(s, cdf + 2.0 * xd * e / (1.0 + e) ** 2 * k * (1.0 + 3.0 * c * xd * xd), x, 2, 1.0)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_the_loop_cut_into_chunks_gives_the_one_pass_result_to_the_bit(
+    monkeypatch, dtype, approximate
+):
+    """The loops' chunks shared out over the threads give what one pass over the whole
+    array gives, bit for bit: an odd size over several chunks (made small to keep it
+    quick), with NaN and infinities among the values."""
+    from minigrad.kernels.cpu import gelu as cpu_gelu
+
+    x = np.linspace(-12, 12, 5 * 256 + 77).astype(dtype)
+    x[[3, 700, 1300]] = [np.nan, np.inf, -np.inf]
+    # one task, on this thread: the loop over every element in one go
+    monkeypatch.setattr(cpu_gelu, "CHUNK", 1 << 40)
+    monkeypatch.setattr(cpu_gelu, "MIN_SPLIT", 1 << 40)
+    whole = cpu_gelu.gelu_and_slope(x, approximate=approximate)
+    # chunks of 256, cut over the threads
+    tasks = []
+    monkeypatch.setattr(cpu_gelu, "CHUNK", 256)
+    monkeypatch.setattr(cpu_gelu, "MIN_SPLIT", 0)
+    run = cpu_gelu.workers.run
+    monkeypatch.setattr(cpu_gelu.workers, "run", lambda k, n, *a: tasks.append(n) or run(k, n, *a))
+    for slope in (True, False):
+        cut = cpu_gelu.gelu_and_slope(x, slope=slope, approximate=approximate)
+        np.testing.assert_array_equal(cut[0].view(np.uint8), whole[0].view(np.uint8))
+        if slope:
+            np.testing.assert_array_equal(cut[1].view(np.uint8), whole[1].view(np.uint8))
+    assert tasks == [6, 6]
+
+
 CACHE_SCRIPT = """
 import numpy as np
 from minigrad.kernels.cpu.gelu import gelu_and_slope

@@ -44,9 +44,10 @@ def run(module, arrays, decoupled, weight_decay, amsgrad, maximize, steps=(1, 2,
 
 @pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("n, min_parallel", [(1, 10**9), (1031, 10**9), (2 * cpu.CHUNK + 7, 1)])
+@pytest.mark.parametrize("n, min_parallel", [(1, 10**9), (1031, 10**9), (4099, 1)])
 def test_kernel_equals_the_reference_to_the_bit(monkeypatch, options, dtype, n, min_parallel):
-    # every size on the kernel: one core, or (with more than one CHUNK) every core
+    # every size on the kernel: one core, or every core (the elements cut into one block per
+    # thread, the blocks' edges at odd places)
     monkeypatch.setattr(cpu, "MIN_KERNEL", 0)
     monkeypatch.setattr(cpu, "MIN_PARALLEL", min_parallel)
     want = run(reference, state(n, dtype), *options)
@@ -104,9 +105,9 @@ def test_other_arrays_take_the_reference(monkeypatch, case):
 )
 def test_optimizer_on_the_kernel_follows_pytorch(monkeypatch, name, kwargs):
     monkeypatch.setattr(cpu, "MIN_KERNEL", 0)
-    monkeypatch.setattr(cpu, "MIN_PARALLEL", 1)  # the parallel kernel, over two chunks
+    monkeypatch.setattr(cpu, "MIN_PARALLEL", 1)  # the elements cut over every thread
     rng = np.random.default_rng(3)
-    w0 = rng.standard_normal((2 * cpu.CHUNK + 5,)).astype(np.float32)
+    w0 = rng.standard_normal((4097,)).astype(np.float32)
     grads = [rng.standard_normal(w0.shape).astype(np.float32) for _ in range(3)]
     mine, theirs = mg.nn.Parameter(mg.tensor(w0.copy())), torch.nn.Parameter(torch.tensor(w0))
     opts = (

@@ -1,8 +1,9 @@
-"""The layer_norm and softmax kernel families (issue #24, point 2): the parallel Numba
-kernels of minigrad/kernels/cpu/ against PyTorch and finite differences, at odd shapes.
+"""The layer_norm and softmax kernel families (issue #24, point 2): the Numba kernels of
+minigrad/kernels/cpu/ against PyTorch and finite differences, at odd shapes.
 
-The kernels run only on arrays of PARALLEL_MIN elements and more; the fixture
-`compiled` sets that to 0, so these small tensors run the compiled loops, and takes the
+The kernels run only on arrays of MIN_KERNEL elements and more, and cut their rows over
+the threads only from MIN_SPLIT on; the fixture `compiled` sets both to 0, so these small
+tensors take that path, and takes the
 reference away from the CPU modules, so that a fallback to NumPy fails the test instead
 of passing it unseen. CUDA tensors keep the reference (through the array module), on
 the simulated GPU here.
@@ -39,7 +40,8 @@ def compiled(monkeypatch):
     """The compiled loops for every size, and no way back to the reference."""
     with backends.use("numba"):
         for module in (cpu_layer_norm, cpu_softmax):
-            monkeypatch.setattr(module, "PARALLEL_MIN", 0)
+            monkeypatch.setattr(module, "MIN_KERNEL", 0)
+            monkeypatch.setattr(module, "MIN_SPLIT", 0)
             monkeypatch.setattr(module, "reference", _NoReference())
         yield
 
@@ -209,7 +211,7 @@ def test_cross_entropy_kernel_with_probabilities_and_masked_classes(compiled):
 
 
 def test_small_arrays_stay_on_the_reference(monkeypatch):
-    """Under PARALLEL_MIN elements the CPU modules hand the work to the reference: the
+    """Under MIN_KERNEL elements the CPU modules hand the work to the reference: the
     compiled loops are not even called."""
 
     def never(*args):
@@ -226,6 +228,35 @@ def test_small_arrays_stay_on_the_reference(monkeypatch):
         loss = loss + F.cross_entropy(x, mg.tensor(np.array([0, 1, 2, 3])))
         loss.backward()
     assert np.isfinite(x.grad.numpy()).all()
+
+
+def test_arrays_under_min_split_run_on_the_calling_thread(monkeypatch):
+    """From MIN_KERNEL to MIN_SPLIT elements the kernels run every row on the calling
+    thread: the workers are not even called, nor the reference, and the result is
+    PyTorch's."""
+
+    def never(*args):
+        raise AssertionError("a small array was cut over the threads")
+
+    for module in (cpu_layer_norm, cpu_softmax):
+        monkeypatch.setattr(module.workers, "run", never)
+        monkeypatch.setattr(module, "reference", _NoReference())
+        monkeypatch.setattr(module, "MIN_KERNEL", 0)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 5))
+    target = np.array([0, 1, 2, 3])
+    (x_mg, x_t) = _pair(x)
+    with backends.use("numba"):
+        assert backends.kernels("layer_norm") is cpu_layer_norm
+        loss = F.layer_norm(x_mg, (5,)).sum() + F.log_softmax(x_mg, -1).sum()
+        loss = loss + F.softmax(x_mg, -1)[0, 0] + F.cross_entropy(x_mg, mg.tensor(target))
+        loss.backward()
+    TF = torch.nn.functional
+    want = TF.layer_norm(x_t, (5,)).sum() + TF.log_softmax(x_t, -1).sum()
+    want = want + TF.softmax(x_t, -1)[0, 0] + TF.cross_entropy(x_t, torch.tensor(target))
+    want.backward()
+    _same(loss.detach().numpy(), want, np.float64)
+    _same(x_mg.grad.numpy(), x_t.grad, np.float64)
 
 
 def test_the_numpy_backend_runs_the_references():

@@ -12,17 +12,18 @@ dtype at each step as NumPy rounds them: the result is the reference's, to the l
 (no fastmath here, so no fused multiply-adds either).
 
 Below MIN_KERNEL elements the reference runs (there the compiled call's fixed cost is
-most of the work); from MIN_PARALLEL on, the pass is cut over the cores (prange, in
-pieces of CHUNK elements); in between, one core does it: on two cores the memory, not
-the arithmetic, sets the pace, and waking a second thread costs more than it saves.
+most of the work); from MIN_PARALLEL on, the elements are cut into one block per thread
+(kernels/cpu/workers.py: the task is an element, and `_steps` takes a block's range);
+in between, one core does the whole pass: on two cores the memory, not the arithmetic,
+sets the pace, and waking a second thread costs more than it saves.
 benchmarks/bench_adamw_rotary.py measures the three ways (benchmarks/RESULTS.md).
 """
 
 import math
 
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import njit
 from minigrad.kernels.reference import adamw as reference
 
@@ -32,7 +33,7 @@ MIN_PARALLEL = 1 << 20  # elements; fewer: one core
 
 # error_model="numpy": a division by zero gives inf or NaN, as NumPy's does, instead of
 # raising, so no test of each divisor stops the loop from being vectorised
-@njit(cache=True, error_model="numpy")
+@njit(nogil=True, cache=True, error_model="numpy")
 def _steps(p, g, m, v, max_v, c, l2, start, stop):
     """Step elements start .. stop - 1 of the 1-d arrays; c holds the scalars (`_scalars`),
     l2 is Adam's L2 weight, None without it (AdamW): Numba then compiles the loop without
@@ -59,17 +60,6 @@ def _steps(p, g, m, v, max_v, c, l2, start, stop):
                 max_v[i] = vi
             vi = max_v[i]
         p[i] = pi - (mi / (math.sqrt(vi) / root2 + eps)) * step_size
-
-
-CHUNK = 16384  # elements per piece of work handed to a core
-
-
-@njit(parallel=True, cache=True, error_model="numpy")
-def _parallel(p, g, m, v, max_v, c, l2):
-    """`_steps` over all the elements, in pieces of CHUNK shared out over the cores."""
-    n = p.size
-    for k in prange((n + CHUNK - 1) // CHUNK):
-        _steps(p, g, m, v, max_v, c, l2, k * CHUNK, min(n, (k + 1) * CHUNK))
 
 
 def _scalars(dtype, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
@@ -132,7 +122,7 @@ def adam_step(
         )
     c = _scalars(param.dtype, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
     l2 = None if c[2] == 0 else c[2]
-    if param.size >= MIN_PARALLEL:
-        _parallel(*flats, c, l2)
+    if param.size >= MIN_PARALLEL:  # task i: element i, the elements cut into one block per thread
+        workers.run(_steps, param.size, *flats, c, l2)
     else:
         _steps(*flats, c, l2, 0, param.size)

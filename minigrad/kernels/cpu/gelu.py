@@ -9,7 +9,8 @@ its derivative, in loops of the same shape.)
 
 Written with NumPy, y and s take about ten passes over the array (erf, e^(-x^2/2) and the
 products and sums around them, each a temporary as big as x); in one loop x is read once
-and y and s are written once.
+and y and s are written once. From MIN_SPLIT elements on, the loop's chunks of the array
+are shared out over the cores (kernels/cpu/workers.py); below it one thread runs them all.
 
 - float32 (and float16, computed in float32): every step in float32, 8 numbers per
   AVX2 instruction. erf is the rational function and e^t (t <= 0) the written-out
@@ -26,6 +27,7 @@ import math
 
 import numpy as np
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.vecmath import erf_rational32, exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference.gelu import INV_SQRT_2PI, SQRT1_2, TANH_C, TANH_K
@@ -38,61 +40,89 @@ _HALF, _ONE, _TWO = _F(0.5), _F(1.0), _F(2.0)
 _K, _K3, _C = _F(TANH_K), _F(TANH_K * 3 * TANH_C), _F(TANH_C)
 _ZERO, _INF, _NAN = _F(0.0), _F(np.inf), _F(np.nan)
 
+# The loops' tasks are chunks of CHUNK elements of the flat array: task k is elements
+# [k CHUNK, (k + 1) CHUNK), and a call of a loop runs the chunks lo .. hi - 1 (workers.py
+# cuts the chunks into one block per thread). Chunks, not single elements: a block then
+# starts on a multiple of CHUNK, so every element but the array's last few is computed by
+# the vector loop, as in one pass over the whole array, and the result is the same to the
+# last bit however the work is cut. A block edge anywhere would put the elements before it
+# through the loop's scalar remainder, which fastmath allows to round differently (on the
+# workplace's Xeon it happens not to: chunks of 255 gave the same bits, but nothing says so).
+CHUNK = 16384  # elements: a multiple of any vector width
+MIN_SPLIT = 262144  # elements; fewer: one block, on the calling thread
+
+
+@njit(cache=True)
+def _chunk(task, chunk, size):
+    """Elements start .. stop - 1 of task `task`, unsigned: with a signed index Numba tests
+    each access for a negative one (counted from the end), which stops the vector loop."""
+    start = np.uint64(task) * np.uint64(chunk)
+    return start, min(start + np.uint64(chunk), np.uint64(size))
+
 
 # error_model="numpy": a division by zero gives inf instead of raising, so no check before
 # each division stops the vector loop. s is None for a forward without grad: Numba compiles
 # that case separately, without the slope's half of the loop
-@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _single(x, y, s):
-    for i in range(x.size):
-        v = x[i]
-        cdf = _HALF + _HALF * erf_rational32(v * _SQRT1_2)  # Phi(x) = (1 + erf(x / sqrt 2)) / 2
-        y[i] = v * cdf
-        if s is not None:
-            pdf = exp_nonpositive32(-_HALF * v * v) * _INV_SQRT_2PI  # phi(x); 0 for NaN
-            # at x = +-inf the slope is inf * 0 = NaN, as in PyTorch; said outright, because
-            # with reassociation allowed the vector loop gave inf on some CPUs
-            s[i] = cdf + v * pdf if abs(v) != _INF else _NAN
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _single(x, y, s, chunk, lo, hi):
+    for task in range(lo, hi):
+        start, stop = _chunk(task, chunk, x.size)
+        for i in range(start, stop):
+            v = x[i]
+            # Phi(x) = (1 + erf(x / sqrt 2)) / 2
+            cdf = _HALF + _HALF * erf_rational32(v * _SQRT1_2)
+            y[i] = v * cdf
+            if s is not None:
+                pdf = exp_nonpositive32(-_HALF * v * v) * _INV_SQRT_2PI  # phi(x); 0 for NaN
+                # at x = +-inf the slope is inf * 0 = NaN, as in PyTorch; said outright, because
+                # with reassociation allowed the vector loop gave inf on some CPUs
+                s[i] = cdf + v * pdf if abs(v) != _INF else _NAN
 
 
 # tanh form: (1 + tanh u) / 2 = 1 / (1 + e^(-2u)), u = k (x + c x^3), computed with
 # e = e^(-2|u|) <= 1 so that nothing overflows and, for u < 0, as e / (1 + e): no
 # 1 + tanh(u) cancelling. Its slope: cdf + 2 x cdf (1 - cdf) du/dx, cdf (1 - cdf) =
 # e / (1 + e)^2 for either sign (d tanh/du = 1 - tanh^2 = 4 cdf (1 - cdf)).
-@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
-def _single_tanh(x, y, s):
-    for i in range(x.size):
-        v = x[i]
-        u = _K * (v + _C * v * v * v)
-        e = exp_nonpositive32(-_TWO * abs(u))
-        inv = _ONE / (_ONE + e)
-        cdf = inv if u >= _ZERO else e * inv  # a float32 zero, like every constant here
-        y[i] = v * cdf
-        if s is not None:
-            s[i] = cdf + _TWO * v * (e * inv * inv) * (_K + _K3 * v * v)
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _single_tanh(x, y, s, chunk, lo, hi):
+    for task in range(lo, hi):
+        start, stop = _chunk(task, chunk, x.size)
+        for i in range(start, stop):
+            v = x[i]
+            u = _K * (v + _C * v * v * v)
+            e = exp_nonpositive32(-_TWO * abs(u))
+            inv = _ONE / (_ONE + e)
+            cdf = inv if u >= _ZERO else e * inv  # a float32 zero, like every constant here
+            y[i] = v * cdf
+            if s is not None:
+                s[i] = cdf + _TWO * v * (e * inv * inv) * (_K + _K3 * v * v)
 
 
-@njit(cache=True)
-def _double(x, y, s):
-    for i in range(x.size):
-        v = x[i]
-        cdf = 0.5 * (1.0 + math.erf(v * SQRT1_2))
-        y[i] = v * cdf
-        if s is not None:
-            s[i] = cdf + v * (math.exp(-0.5 * v * v) * INV_SQRT_2PI)
+@njit(nogil=True, cache=True)
+def _double(x, y, s, chunk, lo, hi):
+    for task in range(lo, hi):
+        start, stop = _chunk(task, chunk, x.size)
+        for i in range(start, stop):
+            v = x[i]
+            cdf = 0.5 * (1.0 + math.erf(v * SQRT1_2))
+            y[i] = v * cdf
+            if s is not None:
+                s[i] = cdf + v * (math.exp(-0.5 * v * v) * INV_SQRT_2PI)
 
 
-@njit(cache=True)
-def _double_tanh(x, y, s):  # the same formulas as _single_tanh, with the library's exp
-    for i in range(x.size):
-        v = x[i]
-        u = TANH_K * (v + TANH_C * v * v * v)
-        e = math.exp(-2.0 * abs(u))
-        cdf = 1.0 / (1.0 + e) if u >= 0 else e / (1.0 + e)
-        y[i] = v * cdf
-        if s is not None:
-            du_dx = TANH_K * (1.0 + 3.0 * TANH_C * v * v)
-            s[i] = cdf + 2.0 * v * (e / ((1.0 + e) * (1.0 + e))) * du_dx
+@njit(nogil=True, cache=True)
+def _double_tanh(x, y, s, chunk, lo, hi):  # _single_tanh's formulas, the library's exp
+    for task in range(lo, hi):
+        start, stop = _chunk(task, chunk, x.size)
+        for i in range(start, stop):
+            v = x[i]
+            u = TANH_K * (v + TANH_C * v * v * v)
+            e = math.exp(-2.0 * abs(u))
+            cdf = 1.0 / (1.0 + e) if u >= 0 else e / (1.0 + e)
+            y[i] = v * cdf
+            if s is not None:
+                du_dx = TANH_K * (1.0 + 3.0 * TANH_C * v * v)
+                s[i] = cdf + 2.0 * v * (e / ((1.0 + e) * (1.0 + e))) * du_dx
 
 
 _F4, _F8 = np.dtype(np.float32), np.dtype(np.float64)
@@ -107,7 +137,11 @@ def gelu_and_slope(x, slope=True, approximate="none"):
     flat = np.ascontiguousarray(x, dtype=work).reshape(-1)
     y = np.empty_like(flat)
     s = np.empty_like(flat) if slope else None
-    _LOOPS[approximate, flat.dtype](flat, y, s)
+    loop, tasks = _LOOPS[approximate, flat.dtype], -(-flat.size // CHUNK)
+    if flat.size >= MIN_SPLIT:
+        workers.run(loop, tasks, flat, y, s, CHUNK)  # the chunks cut into one block per thread
+    else:
+        loop(flat, y, s, CHUNK, 0, tasks)
     # ascontiguousarray turns a 0-d array into shape (1,): restore the input's shape
     shape, dtype = np.shape(x), x.dtype
     y = y.reshape(shape).astype(dtype, copy=False)

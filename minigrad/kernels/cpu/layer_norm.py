@@ -7,36 +7,42 @@ over the cores (the reference, with the formulas: kernels/reference/layer_norm.p
               dL/dw = sum over rows of dy * xhat,  dL/db = sum over rows of dy
 
 In NumPy each of these is several passes over the (rows, N) array, each on one core and
-each writing a temporary. Here one thread takes a row at a time: the row (N numbers, a
-few KB) stays in the core's cache while its mean, its variance and then xhat and y are
-computed, so the array is read from memory once. The sums over rows of the backward
-(dL/dw, dL/db) would make every thread add into the same N numbers; instead each thread
-sums its own block of rows into its own row of `partial`, and the few partial rows are
-added at the end.
+each writing a temporary. Here the loop takes a row at a time: the row (N numbers, a few
+KB) stays in the core's cache while its mean, its variance and then xhat and y are
+computed, so the array is read from memory once.
+
+The kernels are serial loops over tasks [lo, hi), which kernels/cpu/workers.py cuts into
+one block per thread from MIN_SPLIT elements on; below it the calling thread runs every
+task itself, which costs less than waking a thread. The forward's task is a row. The
+sums over rows of the backward (dL/dw, dL/db) would make every thread add into the same
+N numbers; instead its task is a block of rows, summed into that block's own row of
+`partial`, and the few partial rows are added at the end.
 
 The statistics and the sums are accumulated in float64 whatever x's dtype (a row's mean
 in float32 loses digits when N is large; in float64 it costs nothing here, the loop being
-bound by memory). Arrays smaller than `PARALLEL_MIN` elements, and dtypes other than
-float32 and float64, go to the reference: for them starting the threads costs more than
-the passes (benchmarks/RESULTS.md, issue #24 point 2, has the measurement).
+bound by memory). Arrays smaller than MIN_KERNEL elements, and dtypes other than float32
+and float64, go to the reference: a process that never normalises a large array then
+never compiles the kernels. benchmarks/RESULTS.md (issue #24, points 2 and 4) has the
+measurements behind both thresholds.
 """
 
-import numba
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import layer_norm as reference
 
-# below this many elements the reference runs (see the module's docstring)
-PARALLEL_MIN = 32768
+# (see the module's docstring) below this many elements the reference runs; from MIN_SPLIT
+# on the kernel's tasks are cut over the threads
+MIN_KERNEL = 32768
+MIN_SPLIT = 262144
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _forward(x, w, b, eps, rms, y, xhat, rstd):
-    rows, n = x.shape
-    for r in prange(rows):
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _forward(x, w, b, eps, rms, y, xhat, rstd, lo, hi):
+    n = x.shape[1]
+    for r in range(lo, hi):  # task r: row r
         mean = 0.0
         if not rms:
             for j in range(n):
@@ -54,13 +60,14 @@ def _forward(x, w, b, eps, rms, y, xhat, rstd):
             y[r, j] = h * w[j] + b[j]
 
 
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b):
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b, lo, hi):
     rows, n = dy.shape
     blocks = partial_w.shape[0]
-    for k in prange(blocks):  # block k: rows [lo, hi), summed into partial_*[k]
-        lo, hi = k * rows // blocks, (k + 1) * rows // blocks
-        for r in range(lo, hi):
+    # task k: the k-th of `blocks` equal blocks of rows, summed into partial_*[k]; which
+    # rows those are depends on `blocks` only, not on which thread runs the task
+    for k in range(lo, hi):
+        for r in range(k * rows // blocks, (k + 1) * rows // blocks):
             sum_g, sum_g_xhat = 0.0, 0.0
             for j in range(n):
                 d, h = dy[r, j], xhat[r, j]
@@ -80,7 +87,16 @@ def _backward(dy, xhat, rstd, w, rms, need_x, dx, partial_w, partial_b):
 def _on_kernel(*arrays):
     """Whether the compiled loops take these arrays (else the reference runs)."""
     x = arrays[0]
-    return x.size >= PARALLEL_MIN and x.shape[1] > 0 and all(a.dtype in _FLOATS for a in arrays)
+    return x.size >= MIN_KERNEL and x.shape[1] > 0 and all(a.dtype in _FLOATS for a in arrays)
+
+
+def _run(kernel, tasks, size, *args):
+    """kernel(*args, lo, hi) over range(tasks): on every thread for `size` (elements) from
+    MIN_SPLIT on, else all on this thread."""
+    if size >= MIN_SPLIT:
+        workers.run(kernel, tasks, *args)
+    else:
+        kernel(*args, 0, tasks)
 
 
 def _vector(v, n, fill, dtype):
@@ -99,7 +115,7 @@ def forward(x, weight, bias, eps, rms=False):
     w, b = _vector(weight, n, 1.0, x.dtype), _vector(bias, n, 0.0, x.dtype)
     y, xhat = np.empty_like(x), np.empty_like(x)
     rstd = np.empty((rows, 1), x.dtype)
-    _forward(x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
+    _run(_forward, rows, x.size, x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
     return y, xhat, rstd
 
 
@@ -112,10 +128,13 @@ def backward(dy, xhat, rstd, weight, rms=False, need_x=True, need_weight=True, n
     rows, n = dy.shape
     w = _vector(weight, n, 1.0, dy.dtype)
     rstd = np.ascontiguousarray(rstd, dtype=dy.dtype).reshape(rows)
-    blocks = max(1, min(numba.get_num_threads(), rows))
+    # one block of rows per thread, even when this thread runs them all (under MIN_SPLIT):
+    # then dL/dw and dL/db are the same sums either way
+    blocks = max(1, min(workers.count(), rows))
     partial_w, partial_b = np.zeros((blocks, n)), np.zeros((blocks, n))
     dx = np.empty_like(dy) if need_x else np.empty((0, n), dy.dtype)
-    _backward(dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)
+    args = (dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)
+    _run(_backward, blocks, dy.size, *args)
     grad_weight = partial_w.sum(axis=0).astype(dy.dtype) if need_weight else None
     grad_bias = partial_b.sum(axis=0).astype(dy.dtype) if need_bias else None
     return (dx if need_x else None), grad_weight, grad_bias

@@ -12,15 +12,16 @@ temporaries. Here x is read once where it lies, through its strides, and y writt
 The arithmetic is the reference's, operation for operation (x1 * cos + (-x2) * sin is
 x1 * cos - x2 * sin exactly): the result is the same to the last bit.
 
-The rows (one vector each) are shared out over the cores from MIN_PARALLEL elements on,
-run on one core below it, and below MIN_KERNEL the reference runs: the compiled call's
-fixed cost is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
+The rows (one vector each) are the kernel's tasks: from MIN_PARALLEL elements on they
+are cut into one block per thread (kernels/cpu/workers.py), below it the calling thread
+runs them all, and below MIN_KERNEL the reference runs: the compiled call's fixed cost
+is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
 (benchmarks/RESULTS.md).
 """
 
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import njit
 from minigrad.kernels.reference import rotary as reference
 
@@ -28,30 +29,19 @@ MIN_KERNEL = 512  # elements of x; fewer: the reference
 MIN_PARALLEL = 1 << 20  # elements of x; fewer: one core
 
 
-@njit(cache=True)
-def _row(x, cos, sin, y, row):
-    """Rotate vector `row` of x, y (N, M, T, d) (rows numbered in C order), any strides;
-    cos, sin (T, d)."""
+@njit(nogil=True, cache=True)
+def _rows(x, cos, sin, y, lo, hi):
+    """Rotate vectors lo .. hi - 1 of x into y, both (N, M, T, d) (vectors numbered in C
+    order), any strides; cos, sin (T, d)."""
     _, heads, length, d = x.shape
     half = d // 2
-    a, t = row // length, row % length
-    b, h = a // heads, a % heads
-    for j in range(half):
-        x1, x2 = x[b, h, t, j], x[b, h, t, j + half]
-        y[b, h, t, j] = x1 * cos[t, j] - x2 * sin[t, j]
-        y[b, h, t, j + half] = x2 * cos[t, j + half] + x1 * sin[t, j + half]
-
-
-@njit(cache=True)
-def _serial(x, cos, sin, y):
-    for row in range(x.shape[0] * x.shape[1] * x.shape[2]):
-        _row(x, cos, sin, y, row)
-
-
-@njit(parallel=True, cache=True)
-def _parallel(x, cos, sin, y):
-    for row in prange(x.shape[0] * x.shape[1] * x.shape[2]):
-        _row(x, cos, sin, y, row)
+    for row in range(lo, hi):  # task `row`: one vector
+        a, t = row // length, row % length
+        b, h = a // heads, a % heads
+        for j in range(half):
+            x1, x2 = x[b, h, t, j], x[b, h, t, j + half]
+            y[b, h, t, j] = x1 * cos[t, j] - x2 * sin[t, j]
+            y[b, h, t, j + half] = x2 * cos[t, j + half] + x1 * sin[t, j + half]
 
 
 def rotate(x, cos, sin):
@@ -71,5 +61,9 @@ def rotate(x, cos, sin):
     # every x as 4-d, (N, M, T, d): a view for 2 to 4 dims
     x4 = x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x.reshape((-1,) + x.shape[-3:])
     y = np.empty(x4.shape, dtype=x.dtype)
-    (_parallel if x.size >= MIN_PARALLEL else _serial)(x4, cos, sin, y)
+    rows = x4.shape[0] * x4.shape[1] * x4.shape[2]
+    if x.size >= MIN_PARALLEL:
+        workers.run(_rows, rows, x4, cos, sin, y)  # the vectors cut into one block per thread
+    else:
+        _rows(x4, cos, sin, y, 0, rows)
     return y.reshape(x.shape)

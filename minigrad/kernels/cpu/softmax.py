@@ -7,13 +7,17 @@ shared out over the cores (the reference, with the formulas: kernels/reference/s
 
 (m the row's max, g = dL/dy.) In NumPy each is four to six passes over the array (the
 max, the shift, exp, the sum, the division), each on one core and each writing a
-temporary. Here one thread takes a row at a time and the row stays in its core's cache
-for all of them. The exponentials of float32 rows are the vectorisable e^t (t <= 0) of
-vecmath.py, of float64 rows the C library's; the sums are kept in float64.
+temporary. Here the loop takes a row at a time and the row stays in its core's cache
+for all of them. The kernels are serial loops over rows [lo, hi), which
+kernels/cpu/workers.py cuts into one block per thread from MIN_SPLIT elements on; below
+it the calling thread runs every row itself, which costs less than waking a thread. The
+exponentials of float32 rows are the vectorisable e^t (t <= 0) of vecmath.py, of float64
+rows the C library's; the sums are kept in float64.
 
-Arrays smaller than `PARALLEL_MIN` elements, another axis than the last, and dtypes
-other than float32 and float64 go to the reference (benchmarks/RESULTS.md, issue #24
-point 2, has the measurement behind the threshold).
+Arrays smaller than MIN_KERNEL elements, another axis than the last, and dtypes other
+than float32 and float64 go to the reference: a process that never takes the softmax of
+a large array then never compiles the kernels. benchmarks/RESULTS.md (issue #24, points
+2 and 4) has the measurements behind both thresholds.
 
 NaN and infinities come out as in the reference: a row with a NaN, or with +inf, or all
 -inf, is NaN throughout; a -inf logit (a masked class) has probability 0.
@@ -21,16 +25,17 @@ NaN and infinities come out as in the reference: a row with a NaN, or with +inf,
 
 import math
 
-import numba
 import numpy as np
-from numba import prange
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.vecmath import exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference import softmax as reference
 
-# below this many elements the reference runs (see the module's docstring)
-PARALLEL_MIN = 131072
+# (see the module's docstring) below this many elements the reference runs; from MIN_SPLIT
+# on the rows are cut over the threads
+MIN_KERNEL = 131072
+MIN_SPLIT = 262144
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -81,62 +86,59 @@ def _exp_row(x, r, m, out):
     return s
 
 
-# Each kernel hands the rows out in `blocks` (one per thread), so that a thread keeps one
-# scratch row (its lanes, its row of exponentials) for all its rows.
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _softmax(x, log, y, blocks):
-    rows, n = x.shape
-    for b in prange(blocks):
-        lanes = np.empty(LANES, x.dtype)
-        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
-            m = _row_max(x, r, lanes)
-            s = _exp_row(x, r, m, y[r])
-            if log:  # y = x - m - log(s): y held the exponentials, now overwritten
-                shift = m + math.log(s)
-                for j in range(n):
-                    y[r, j] = x[r, j] - shift
-            else:
-                inv = 1.0 / s
-                for j in range(n):
-                    y[r, j] *= inv
-
-
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _softmax_backward(y, grad, log, dx, blocks):
-    rows, n = y.shape
-    for b in prange(blocks):
-        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
-            s = 0.0
-            if log:  # dx = g - e^y * sum(g); y <= 0, a log-probability
-                for j in range(n):
-                    s += grad[r, j]
-                if y.itemsize == 4:
-                    for j in range(n):
-                        dx[r, j] = grad[r, j] - exp_nonpositive32(y[r, j]) * s
-                else:
-                    for j in range(n):
-                        dx[r, j] = grad[r, j] - math.exp(y[r, j]) * s
-            else:  # dx = y * (g - sum(g * y))
-                for j in range(n):
-                    s += grad[r, j] * y[r, j]
-                for j in range(n):
-                    dx[r, j] = y[r, j] * (grad[r, j] - s)
-
-
-@njit(parallel=True, cache=True, fastmath=FASTMATH, error_model="numpy")
-def _cross_entropy(x, coeff, losses, blocks):
-    rows, n = x.shape
-    for b in prange(blocks):
-        lanes, e = np.empty(LANES, x.dtype), np.empty(n, x.dtype)
-        for r in range(b * rows // blocks, (b + 1) * rows // blocks):
-            m = _row_max(x, r, lanes)
-            shift = m + math.log(_exp_row(x, r, m, e))  # log-softmax = x - shift
-            total = 0.0
+# In each kernel task r is row r, and a call takes a block of rows [lo, hi) (workers.py):
+# the scratch (the lanes, a row of exponentials) is made once per block, not once per row.
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _softmax(x, log, y, lo, hi):
+    n = x.shape[1]
+    lanes = np.empty(LANES, x.dtype)
+    for r in range(lo, hi):
+        m = _row_max(x, r, lanes)
+        s = _exp_row(x, r, m, y[r])
+        if log:  # y = x - m - log(s): y held the exponentials, now overwritten
+            shift = m + math.log(s)
             for j in range(n):
-                c = coeff[r, j]
-                if c != 0:  # a 0 coefficient leaves the term out, even at a -inf logit
-                    total += c * (x[r, j] - shift)
-            losses[r] = -total
+                y[r, j] = x[r, j] - shift
+        else:
+            inv = 1.0 / s
+            for j in range(n):
+                y[r, j] *= inv
+
+
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _softmax_backward(y, grad, log, dx, lo, hi):
+    n = y.shape[1]
+    for r in range(lo, hi):
+        s = 0.0
+        if log:  # dx = g - e^y * sum(g); y <= 0, a log-probability
+            for j in range(n):
+                s += grad[r, j]
+            if y.itemsize == 4:
+                for j in range(n):
+                    dx[r, j] = grad[r, j] - exp_nonpositive32(y[r, j]) * s
+            else:
+                for j in range(n):
+                    dx[r, j] = grad[r, j] - math.exp(y[r, j]) * s
+        else:  # dx = y * (g - sum(g * y))
+            for j in range(n):
+                s += grad[r, j] * y[r, j]
+            for j in range(n):
+                dx[r, j] = y[r, j] * (grad[r, j] - s)
+
+
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _cross_entropy(x, coeff, losses, lo, hi):
+    n = x.shape[1]
+    lanes, e = np.empty(LANES, x.dtype), np.empty(n, x.dtype)
+    for r in range(lo, hi):
+        m = _row_max(x, r, lanes)
+        shift = m + math.log(_exp_row(x, r, m, e))  # log-softmax = x - shift
+        total = 0.0
+        for j in range(n):
+            c = coeff[r, j]
+            if c != 0:  # a 0 coefficient leaves the term out, even at a -inf logit
+                total += c * (x[r, j] - shift)
+        losses[r] = -total
 
 
 def _last(axis, ndim):
@@ -148,15 +150,19 @@ def _on_kernel(axis, *arrays):
     x = arrays[0]
     return (
         _last(axis, x.ndim)
-        and x.size >= PARALLEL_MIN
+        and x.size >= MIN_KERNEL
         and x.shape[-1] > 0
         and all(a.dtype in _FLOATS and a.shape == x.shape for a in arrays)
     )
 
 
-def _blocks(a):
-    """How many blocks of rows: one per thread, and no more than rows."""
-    return max(1, min(numba.get_num_threads(), a.size // a.shape[-1]))
+def _run(kernel, rows, *args):
+    """kernel(*args, lo, hi) over `rows` rows: on every thread from MIN_SPLIT elements on,
+    else all on this thread."""
+    if rows * args[0].shape[1] >= MIN_SPLIT:
+        workers.run(kernel, rows, *args)
+    else:
+        kernel(*args, 0, rows)
 
 
 def _rows(a, dtype=None):
@@ -169,7 +175,8 @@ def softmax(x, axis, log=False):
         return reference.softmax(x, axis, log)
     y = np.empty(x.shape, x.dtype)
     # a shift by +inf or -inf is NaN, which is meant (see the module's docstring)
-    _softmax(_rows(x), bool(log), y.reshape(-1, x.shape[-1]), _blocks(y))
+    rows = _rows(x)
+    _run(_softmax, rows.shape[0], rows, bool(log), y.reshape(rows.shape))
     return y
 
 
@@ -179,7 +186,7 @@ def softmax_backward(y, grad, axis, log=False):
         return reference.softmax_backward(y, grad, axis, log)
     dx = np.empty(y.shape, y.dtype)
     rows = _rows(y)
-    _softmax_backward(rows, _rows(grad), bool(log), dx.reshape(rows.shape), _blocks(y))
+    _run(_softmax_backward, rows.shape[0], rows, _rows(grad), bool(log), dx.reshape(rows.shape))
     return dx
 
 
@@ -189,5 +196,6 @@ def cross_entropy(x, coeff, axis):
     if not _on_kernel(axis, x, coeff):
         return reference.cross_entropy(x, coeff, axis)
     losses = np.empty(x.shape[:-1], np.float64)
-    _cross_entropy(_rows(x), _rows(coeff), losses.reshape(-1), _blocks(x))
+    rows = _rows(x)
+    _run(_cross_entropy, rows.shape[0], rows, _rows(coeff), losses.reshape(-1))
     return losses

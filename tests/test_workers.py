@@ -82,3 +82,9 @@ def test_a_second_caller_while_the_pool_is_busy_runs_its_blocks_itself(three_thr
     with workers._busy:  # another thread's kernel has the helpers
         workers.run_jobs([lambda: names.append(threading.current_thread().name)] * 3)
     assert names == [threading.current_thread().name] * 3
+
+
+def test_split_false_runs_the_whole_range_as_one_call_on_this_thread(three_threads):
+    calls = []
+    workers.run(lambda *a: calls.append((a, threading.current_thread().name)), 5, "x", split=False)
+    assert calls == [(("x", 0, 5), threading.current_thread().name)]

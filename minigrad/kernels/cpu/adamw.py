@@ -122,7 +122,5 @@ def adam_step(
         )
     c = _scalars(param.dtype, step, lr, beta1, beta2, eps, weight_decay, decoupled, maximize)
     l2 = None if c[2] == 0 else c[2]
-    if param.size >= MIN_PARALLEL:  # task i: element i, the elements cut into one block per thread
-        workers.run(_steps, param.size, *flats, c, l2)
-    else:
-        _steps(*flats, c, l2, 0, param.size)
+    # task i: element i, the elements cut into one block per thread from MIN_PARALLEL on
+    workers.run(_steps, param.size, *flats, c, l2, split=param.size >= MIN_PARALLEL)

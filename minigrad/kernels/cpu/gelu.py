@@ -138,10 +138,8 @@ def gelu_and_slope(x, slope=True, approximate="none"):
     y = np.empty_like(flat)
     s = np.empty_like(flat) if slope else None
     loop, tasks = _LOOPS[approximate, flat.dtype], -(-flat.size // CHUNK)
-    if flat.size >= MIN_SPLIT:
-        workers.run(loop, tasks, flat, y, s, CHUNK)  # the chunks cut into one block per thread
-    else:
-        loop(flat, y, s, CHUNK, 0, tasks)
+    # the chunks cut into one block per thread, from MIN_SPLIT elements on
+    workers.run(loop, tasks, flat, y, s, CHUNK, split=flat.size >= MIN_SPLIT)
     # ascontiguousarray turns a 0-d array into shape (1,): restore the input's shape
     shape, dtype = np.shape(x), x.dtype
     y = y.reshape(shape).astype(dtype, copy=False)

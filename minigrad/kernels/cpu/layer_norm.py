@@ -90,15 +90,6 @@ def _on_kernel(*arrays):
     return x.size >= MIN_KERNEL and x.shape[1] > 0 and all(a.dtype in _FLOATS for a in arrays)
 
 
-def _run(kernel, tasks, size, *args):
-    """kernel(*args, lo, hi) over range(tasks): on every thread for `size` (elements) from
-    MIN_SPLIT on, else all on this thread."""
-    if size >= MIN_SPLIT:
-        workers.run(kernel, tasks, *args)
-    else:
-        kernel(*args, 0, tasks)
-
-
 def _vector(v, n, fill, dtype):
     """weight or bias as a contiguous (N,) array of dtype; `fill` for None."""
     if v is None:
@@ -115,7 +106,8 @@ def forward(x, weight, bias, eps, rms=False):
     w, b = _vector(weight, n, 1.0, x.dtype), _vector(bias, n, 0.0, x.dtype)
     y, xhat = np.empty_like(x), np.empty_like(x)
     rstd = np.empty((rows, 1), x.dtype)
-    _run(_forward, rows, x.size, x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
+    args = (x, w, b, float(eps), bool(rms), y, xhat, rstd.reshape(rows))
+    workers.run(_forward, rows, *args, split=x.size >= MIN_SPLIT)
     return y, xhat, rstd
 
 
@@ -134,7 +126,7 @@ def backward(dy, xhat, rstd, weight, rms=False, need_x=True, need_weight=True, n
     partial_w, partial_b = np.zeros((blocks, n)), np.zeros((blocks, n))
     dx = np.empty_like(dy) if need_x else np.empty((0, n), dy.dtype)
     args = (dy, xhat, rstd, w, bool(rms), bool(need_x), dx, partial_w, partial_b)
-    _run(_backward, blocks, dy.size, *args)
+    workers.run(_backward, blocks, *args, split=dy.size >= MIN_SPLIT)
     grad_weight = partial_w.sum(axis=0).astype(dy.dtype) if need_weight else None
     grad_bias = partial_b.sum(axis=0).astype(dy.dtype) if need_bias else None
     return (dx if need_x else None), grad_weight, grad_bias

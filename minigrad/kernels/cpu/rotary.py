@@ -62,8 +62,6 @@ def rotate(x, cos, sin):
     x4 = x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x.reshape((-1,) + x.shape[-3:])
     y = np.empty(x4.shape, dtype=x.dtype)
     rows = x4.shape[0] * x4.shape[1] * x4.shape[2]
-    if x.size >= MIN_PARALLEL:
-        workers.run(_rows, rows, x4, cos, sin, y)  # the vectors cut into one block per thread
-    else:
-        _rows(x4, cos, sin, y, 0, rows)
+    # the vectors cut into one block per thread, from MIN_PARALLEL elements on
+    workers.run(_rows, rows, x4, cos, sin, y, split=x.size >= MIN_PARALLEL)
     return y.reshape(x.shape)

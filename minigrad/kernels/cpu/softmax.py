@@ -157,12 +157,8 @@ def _on_kernel(axis, *arrays):
 
 
 def _run(kernel, rows, *args):
-    """kernel(*args, lo, hi) over `rows` rows: on every thread from MIN_SPLIT elements on,
-    else all on this thread."""
-    if rows * args[0].shape[1] >= MIN_SPLIT:
-        workers.run(kernel, rows, *args)
-    else:
-        kernel(*args, 0, rows)
+    """kernel(*args, lo, hi) over `rows` rows, on every thread from MIN_SPLIT elements on."""
+    workers.run(kernel, rows, *args, split=rows * args[0].shape[1] >= MIN_SPLIT)
 
 
 def _rows(a, dtype=None):

@@ -122,10 +122,15 @@ def blocks(tasks, n):
     return list(zip(edges[:-1], edges[1:]))
 
 
-def run(kernel, tasks, *args):
+def run(kernel, tasks, *args, split=True):
     """kernel(*args, lo, hi) for blocks [lo, hi) of range(tasks), one block per thread
-    (see the module's docstring). The kernel must be compiled with ``nogil=True``."""
+    (see the module's docstring). The kernel must be compiled with ``nogil=True``.
+    split=False runs the whole range on this thread, as one call: for work too small to
+    be worth waking a thread for (each family measures where that is)."""
     if tasks <= 0:
+        return
+    if not split:
+        kernel(*args, 0, tasks)
         return
     jobs = [functools.partial(kernel, *args, lo, hi) for lo, hi in blocks(tasks, count())]
     run_jobs(jobs)

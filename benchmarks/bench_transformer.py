@@ -356,7 +356,7 @@ def main():
     threads = mg.threads.info()
     print(
         f"{os.cpu_count()} cores; minigrad: BLAS threads {threads['blas']}, large products cut "
-        f"over {threads['matmul_split']}, Numba threads {threads['numba']}; "
+        f"over {threads['matmul_split']}, kernel threads {threads['kernels']}; "
         f"PyTorch {torch.__version__}: {torch.get_num_threads()} threads; float32"
     )
     if "encoder" in cases:

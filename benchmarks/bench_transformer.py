@@ -2,8 +2,8 @@
 without a KV cache.
 
     python benchmarks/bench_transformer.py [--quick] [--repeat 5] [--seconds 1.0]
-                                           [--cases encoder,gpt,generate]
-                                           [--row-kernels-off]
+                                           [--cases encoder,gpt,generate,shakespeare]
+                                           [--row-kernels-off] [--threads N]
 
 - encoder: a 2-layer pre-norm encoder, `nn.TransformerEncoder(nn.TransformerEncoderLayer(
   128, 4, 512, dropout=0, batch_first=True, norm_first=True), 2)`, causal (the square
@@ -15,6 +15,9 @@ without a KV cache.
   cross-entropy, backward, gradient clipping at 1, AdamW with weight decay on the
   matrices (betas 0.9, 0.99). PyTorch runs the same model (`TorchGPT` below), loaded
   with minigrad's initial weights; the script checks that both give the same logits.
+- shakespeare: the same GPT in nanoGPT's Shakespeare-char configuration (6 layers, 6
+  heads, d_model 384, context 256, batches of 64; no dropout), the same step. Not in the
+  default list: a step takes seconds on a few cores (issue #24 measures it on 16).
 - generate: minigrad's GPT generating tokens after a 1-token prompt, with the KV cache
   (each new token attends to the cached keys: O(T) per token) and without it (the whole
   window again for every token: O(T^2)), in tokens per second: the baby GPT (context 64,
@@ -33,6 +36,8 @@ Printed: median (min-max) over --repeat turns, and the ratio minigrad / PyTorch 
 --row-kernels-off adds a fourth turn to the training steps: minigrad with the layer_norm
 and softmax kernel families kept on their NumPy reference (minigrad before issue #24,
 point 2), in the same process, so that the two are compared under the same load.
+--threads N pins both frameworks to N threads (`mg.set_num_threads(N)`: the kernels and
+the large products; `torch.set_num_threads(N)`); "torch-1" stays on one.
 --quick checks that the script runs, in seconds: one short turn each, the same models on
 2 sequences of 16 (QUICK), and a few tokens generated.
 """
@@ -46,6 +51,8 @@ import numpy as np
 
 ENCODER = {"d_model": 128, "heads": 4, "ff": 512, "layers": 2, "T": 64, "batch": 32}
 GPT = {"vocab": 65, "d_model": 128, "layers": 4, "heads": 4, "T": 64, "batch": 12}
+# nanoGPT's config/train_shakespeare_char.py (dropout 0.2 there; 0 here, as for GPT)
+SHAKESPEARE = {"vocab": 65, "d_model": 384, "layers": 6, "heads": 6, "T": 256, "batch": 64}
 QUICK = {"T": 16, "batch": 2}  # --quick: the same models on 2 sequences of 16
 
 
@@ -309,6 +316,26 @@ def generation(n_tokens, repeat, context):
     print(f"  speed-up               {span(ratio, '{:.1f}x')}")
 
 
+def gpt_case(title, c, args):
+    """Time the GPT step of config `c` in both frameworks; returns compare's medians."""
+    import torch
+
+    import minigrad as mg
+
+    mine, theirs = gpt_models(c)
+    _, theirs_1 = gpt_models(c)  # a copy of its own for PyTorch on one thread
+    steps = {"minigrad": gpt_step(mg, mine, c), "torch": gpt_step(torch, theirs, c)}
+    steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, c), 1)
+    if args.row_kernels_off:
+        mine_2, _ = gpt_models(c)
+        steps["mg no row kernels"] = without_row_kernels(gpt_step(mg, mine_2, c))
+    name = (
+        f"gpt ({title}: {c['layers']} layers, d {c['d_model']}, {c['heads']} heads, T "
+        f"{c['T']}, batch {c['batch']}, vocab {c['vocab']})"
+    )
+    return compare(name, steps, args.repeat, args.seconds)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -319,7 +346,9 @@ def main():
         "--seconds", type=float, default=1.0, help="length of a turn, whole steps (default: 1)"
     )
     parser.add_argument(
-        "--cases", default="encoder,gpt,generate", help="comma-separated: encoder, gpt, generate"
+        "--cases",
+        default="encoder,gpt,generate",
+        help="comma-separated: encoder, gpt, generate, shakespeare",
     )
     parser.add_argument(
         "--tokens", type=int, default=200, help="tokens generated per run (default: 200)"
@@ -335,6 +364,9 @@ def main():
         action="store_true",
         help="also time minigrad with layer norm and softmax on their NumPy reference",
     )
+    parser.add_argument(
+        "--threads", type=int, help="pin both frameworks to N threads (default: their own)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = (
@@ -346,6 +378,7 @@ def main():
         )
     cases = args.cases.split(",")
     enc, gpt = ({**ENCODER, **QUICK}, {**GPT, **QUICK}) if args.quick else (ENCODER, GPT)
+    large = {**SHAKESPEARE, **QUICK} if args.quick else SHAKESPEARE
 
     import torch
     import torch.optim  # noqa: F401  (lib.optim below)
@@ -353,6 +386,9 @@ def main():
     import minigrad as mg
     import minigrad.optim  # noqa: F401
 
+    if args.threads:
+        mg.set_num_threads(args.threads)
+        torch.set_num_threads(args.threads)
     threads = mg.threads.info()
     print(
         f"{os.cpu_count()} cores; minigrad: BLAS threads {threads['blas']}, large products cut "
@@ -370,22 +406,13 @@ def main():
         )
         compare(name, steps, args.repeat, args.seconds)
     if "gpt" in cases:
-        mine, theirs = gpt_models(gpt)
-        _, theirs_1 = gpt_models(gpt)  # a copy of its own for PyTorch on one thread
-        steps = {"minigrad": gpt_step(mg, mine, gpt), "torch": gpt_step(torch, theirs, gpt)}
-        steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, gpt), 1)
-        if args.row_kernels_off:
-            mine_2, _ = gpt_models(gpt)
-            steps["mg no row kernels"] = without_row_kernels(gpt_step(mg, mine_2, gpt))
-        name = (
-            f"gpt (baby GPT: {gpt['layers']} layers, d {gpt['d_model']}, {gpt['heads']} heads, T "
-            f"{gpt['T']}, batch {gpt['batch']}, vocab {gpt['vocab']})"
-        )
-        ms = compare(name, steps, args.repeat, args.seconds)
+        ms = gpt_case("baby GPT", gpt, args)
         print(
             "  2000 steps (minigrad-train --model gpt's run, without evaluation): "
             + ", ".join(f"{k} {2000 * v / 60e3:.1f} min" for k, v in ms.items())
         )
+    if "shakespeare" in cases:
+        gpt_case("nanoGPT Shakespeare-char", large, args)
     if "generate" in cases:
         generation(args.tokens, args.repeat, GPT["T"])  # the trained model's context
         # where O(T) against O(T^2) shows

@@ -51,6 +51,11 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
             ["slowdown ratio, minigrad's / PyTorch's", "minigrad / minigrad-unsplit"],
         ),
         ("bench_transformer.py", ["--quick"], ["minigrad / torch-1"]),
+        (
+            "bench_transformer.py",
+            ["--quick", "--cases", "shakespeare", "--threads", "1"],
+            ["Shakespeare-char: 6 layers, d 384", "kernel threads 1"],
+        ),
         ("bench_gpt_shakespeare.py", ["--quick"], ["val loss"]),
         # the lesson benchmarks (benchmarks/lesson_timing.py): one timed call after the warm-up
         ("bench_linear.py", ["--quick", "--repeat", "1"], ["minigrad/PT"]),

@@ -256,7 +256,9 @@ def test_the_loop_cut_into_chunks_gives_the_one_pass_result_to_the_bit(
     monkeypatch.setattr(cpu_gelu, "CHUNK", 256)
     monkeypatch.setattr(cpu_gelu, "MIN_SPLIT", 0)
     run = cpu_gelu.workers.run
-    monkeypatch.setattr(cpu_gelu.workers, "run", lambda k, n, *a, **kw: tasks.append(n) or run(k, n, *a, **kw))
+    monkeypatch.setattr(
+        cpu_gelu.workers, "run", lambda k, n, *a, **kw: tasks.append(n) or run(k, n, *a, **kw)
+    )
     for slope in (True, False):
         cut = cpu_gelu.gelu_and_slope(x, slope=slope, approximate=approximate)
         np.testing.assert_array_equal(cut[0].view(np.uint8), whole[0].view(np.uint8))

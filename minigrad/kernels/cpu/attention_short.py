@@ -49,7 +49,7 @@ SHORT_T = 128  # the longest Tq and Tk that take this path: two (Tk, Tq) float64
 STRIP = 8  # keys per causal strip: matmul_acc's row block; a strip starts at its first key's query
 
 
-@njit(cache=True)
+@njit(inline="always")
 def first_query(j, Tq, skip):
     """The first query computed in row j of S^T: with `skip` (causal, finite operands), the
     first query of key j's strip (the queries before it cannot see any key of the strip);
@@ -57,7 +57,7 @@ def first_query(j, Tq, skip):
     return min(j - j % STRIP, Tq) if skip else 0
 
 
-@njit(fastmath=FASTMATH, cache=True)
+@njit(inline="always", fastmath=FASTMATH)
 def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
     """s[j, lo_j:] = S^T of head b: k_j . (scale q_i) + mask, -inf where the causal mask
     hides key j from query i (j > i). With `skip`, row j starts at lo_j = the first key
@@ -87,7 +87,7 @@ def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
                     row[i] = -np.inf
 
 
-@njit(fastmath=FASTMATH, cache=True)
+@njit(inline="always", fastmath=FASTMATH)
 def transpose_into(dst, src):
     """dst (n, m) = src^T for src (m, n): a head's q or dO with queries innermost."""
     for i in range(src.shape[0]):
@@ -95,7 +95,7 @@ def transpose_into(dst, src):
             dst[e, i] = src[i, e]
 
 
-@njit(fastmath=FASTMATH, cache=True)
+@njit(inline="always", fastmath=FASTMATH)
 def exp_strips(s, skip, consts, scratch):
     """s[j, lo_j:] = exp(s[j, lo_j:]) for every row j, lo_j as in scores_transposed: one
     exp_nonpositive per strip of STRIP rows, over the contiguous memory from the strip's
@@ -109,7 +109,7 @@ def exp_strips(s, skip, consts, scratch):
         exp_nonpositive(flat[start:end], consts, scratch[: end - start])
 
 
-@njit(fastmath=FASTMATH, cache=True)
+@njit(inline="always", fastmath=FASTMATH)
 def probs_times(out_b, s, x, skip, is_causal):
     """out_b (Tq, n) = P @ x for P^T = s (Tk, Tq), x (Tk, n), query strip by query strip:
     with `skip` (causal), the queries of a strip see the keys up to its last query."""

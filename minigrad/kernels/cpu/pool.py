@@ -147,13 +147,15 @@ def max_pool2d_backward(grad_y, indices, x_shape):
     """dL/dx (x_shape): each gradient added at the position its window chose."""
     N, C, H, W = x_shape
     OH, OW = grad_y.shape[2:]
-    grad_x = np.empty((N * C, H * W), dtype=grad_y.dtype)
+    # allocated in x's shape and handed to the kernel as a view: the array returned owns
+    # its memory, so the engine keeps it as x.grad as it is (a view it would copy)
+    grad_x = np.empty(x_shape, dtype=grad_y.dtype)
     _max_pool2d_backward_planes(
         np.ascontiguousarray(grad_y).reshape(N * C, OH, OW),
         np.ascontiguousarray(indices, dtype=np.int64).reshape(N * C, OH, OW),
-        grad_x,
+        grad_x.reshape(N * C, H * W),
     )
-    return grad_x.reshape(x_shape)
+    return grad_x
 
 
 # ---- average pooling ------------------------------------------------------------------------
@@ -243,7 +245,7 @@ def avg_pool2d_backward(
     divisor = avg_pool_divisor(
         (H, W), kernel_size, stride, padding, (OH, OW), count_include_pad, divisor_override
     )
-    grad_x = np.empty((N * C, H, W), dtype=grad_y.dtype)
+    grad_x = np.empty(x_shape, dtype=grad_y.dtype)  # owns its memory, as max pooling's
     workers.run(
         _avg_pool2d_backward_planes,
         N * C,  # a task per plane
@@ -252,6 +254,6 @@ def avg_pool2d_backward(
         *stride,
         *padding,
         (1.0 / divisor).astype(grad_y.dtype),
-        grad_x,
+        grad_x.reshape(N * C, H, W),
     )
-    return grad_x.reshape(x_shape)
+    return grad_x

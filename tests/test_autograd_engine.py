@@ -347,6 +347,45 @@ def test_diamond_graph_matches_torch():
     assert_close(w.grad, tw.grad)
 
 
+def test_summing_three_gradients_leaves_the_ones_it_was_given_unchanged():
+    # the engine adds a third gradient into the sum of the first two in place; the first
+    # (here the caller's own gradient, handed on by both adds) must not be written to
+    a = rand(3, seed=4)
+    x = leaf(a)
+    g = mg.tensor([1.0, 2.0, 3.0], dtype=mg.float64)
+    ((x + x) + x).backward(g)
+    np.testing.assert_array_equal(g.array, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x.grad.array, [3.0, 6.0, 9.0])
+
+
+@pytest.mark.parametrize("direct_first", [True, False])
+def test_split_pieces_and_a_direct_use_sum_to_torchs_gradient(direct_first):
+    # the pieces' gradients are written into one array a slice each (SliceGradient), in
+    # whatever order they and the direct use's dense gradient arrive
+    a = rand(4, 6, seed=5)
+
+    def loss(lib, x):
+        p, q, r = x.split([1, 2, 3], dim=1)
+        pieces = (p * 2.0).sum() + (q**2).sum() + (r.exp() * p).sum()
+        direct = (x * x.sin()).sum()
+        return direct + pieces if direct_first else pieces + direct
+
+    x, tx = leaf(a), tleaf(a)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.shape))  # a hook sees the whole gradient
+    loss(mg, x).backward()
+    loss(torch, tx).backward()
+    assert_close(x.grad, tx.grad)
+    assert seen == [(4, 6)]
+    # recorded (create_graph=True), the pieces' gradients stay ops of the graph
+    x2, tx2 = leaf(a), tleaf(a)
+    (g,) = mg.autograd.grad(loss(mg, x2), x2, create_graph=True)
+    (tg,) = torch.autograd.grad(loss(torch, tx2), tx2, create_graph=True)
+    (g * g).sum().backward()
+    (tg * tg).sum().backward()
+    assert_close(x2.grad, tx2.grad)
+
+
 def test_only_leaves_get_grad_by_default():
     x = leaf([1.0, 2.0])
     c = leaf([3.0, 4.0], requires_grad=False)

@@ -6,7 +6,8 @@
 2. `run_backward` visits that list in reverse (outputs first). When a tensor is
    reached, every op that used it has already sent its share of the gradient, so its
    gradient is complete: hooks run on it, then its `grad_fn.backward` turns it into
-   gradients for the op's inputs, which are summed into their running totals.
+   gradients for the op's inputs, which are summed into their running totals
+   (`_Sums`).
 3. Leaves accumulate into `.grad`; `autograd.grad` instead returns the gradients of
    the tensors it was asked about and touches no `.grad`. `zero_grad` empties `.grad`
    again before the next backward (the optimizer's and the Module's call it).
@@ -15,6 +16,7 @@
 from minigrad.array_module import array_module
 from minigrad.autograd import anomaly, grad_mode, hooks, inplace
 from minigrad.autograd.function import inputs_as_used
+from minigrad.autograd.slice_gradient import SliceGradient
 from minigrad.tensor import Tensor
 
 
@@ -48,14 +50,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     """Propagate `root_grads` from `roots` to the leaves: the walk, with its checks in
     the helpers below. Finished gradients go to `kept` (the leaves' `.grad`, or the
     `inputs` that `autograd.grad` asked about)."""
-    grads = {}  # id(tensor) -> the sum of the gradients that reached it so far
+    sums = _Sums(in_place=not create_graph)  # the gradient that reached each tensor so far
     for root, g in zip(roots, root_grads):
-        grads[id(root)] = g if id(root) not in grads else grads[id(root)] + g
+        sums.add(root, g)
     kept = _Kept(inputs, create_graph, root_grads)
     previous_mode = grad_mode._set(create_graph)  # record the backward pass only if asked
     try:
         for tensor in reversed(topological_order(roots)):
-            grad = grads.pop(id(tensor), None)
+            grad = sums.pop(tensor)
             if grad is None:
                 continue  # no path from the roots carries a gradient here
             if tensor._hooks:
@@ -66,7 +68,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
             if fn is None:
                 continue  # a leaf: the walk ends here
             for parent, g in _input_grads(fn, grad):  # fn's backward: the chain rule
-                grads[id(parent)] = g if id(parent) not in grads else grads[id(parent)] + g
+                sums.add(parent, g)
             if not retain_graph:
                 fn.release()
     finally:
@@ -118,7 +120,7 @@ def _input_grads(fn, grad):
     for i, (parent, g) in enumerate(zip(inputs_as_used(fn), input_grads)):
         if parent is None or g is None or not parent.requires_grad:
             continue
-        if not isinstance(g, Tensor):  # a user backward returning an ndarray, say
+        if not isinstance(g, (Tensor, SliceGradient)):  # a user backward returning an ndarray
             raise TypeError(
                 f"{fn.name()}: backward must return Tensors (or None), but gradient {i} is a "
                 f"{type(g).__name__}; wrap a NumPy array with mg.from_numpy(array)"
@@ -127,9 +129,64 @@ def _input_grads(fn, grad):
             shapes = f"gradient {i} has shape {g.shape} but its input has shape {parent.shape}"
             raise RuntimeError(f"{fn.name()}: {shapes}")
         if anomaly._enabled:
-            anomaly.check_finite(g.array, f"{fn.name()} (gradient for input {i})")
+            values = g.part if isinstance(g, SliceGradient) else g.array  # the rest is zeros
+            anomaly.check_finite(values, f"{fn.name()} (gradient for input {i})")
         pairs.append((parent, g))
     return pairs
+
+
+class _Sums:
+    """The gradient that has reached each tensor so far: the sum of what the backward
+    of every op that used it sent back (the multivariable chain rule).
+
+    The first gradient to arrive is kept as it is, since it may be shared: the backward
+    of a + b hands the same tensor to both inputs, and a root's gradient is the caller's.
+    A second one makes a new array, their sum, which nothing else holds; so, unless the
+    backward pass is being recorded (create_graph=True, where every sum is an op of the
+    graph), the ones after it are added into that array in place, with no new full-size
+    array each. A `SliceGradient` (x[index]'s backward) is added at its slice only: the
+    pieces of `x.split(...)` fill one array of x's shape, a slice each.
+    """
+
+    def __init__(self, in_place):
+        self.in_place = in_place
+        self.sums = {}  # id(tensor) -> Tensor or SliceGradient
+        self.owned = set()  # ids of the tensors whose sum is an array made here
+
+    def add(self, tensor, g):
+        key = id(tensor)
+        total = self.sums.get(key)
+        if total is None:
+            self.sums[key] = g  # kept as it is (see above)
+            return
+        if key not in self.owned:
+            if self.in_place and isinstance(total, SliceGradient) and g.dtype == total.dtype:
+                total = total.dense()  # a new array, to add g into below
+            else:
+                total = _dense(total) + _dense(g)  # a new array: the sum of the two
+                g = None
+            self.sums[key] = total
+            # a 0-d sum can come out as a NumPy scalar, which cannot be added into
+            if self.in_place and not _read_only(total.array):
+                self.owned.add(key)
+        if g is None:
+            return
+        if g.dtype != total.dtype:  # a backward that returned another dtype: promoted, as `+` does
+            self.sums[key] = total + _dense(g)
+            self.owned.discard(key)
+        elif isinstance(g, SliceGradient):
+            g.add_into(total.array)
+        else:
+            total.array += g.array
+
+    def pop(self, tensor):
+        """The finished gradient of `tensor` (None if none reached it), as a Tensor."""
+        self.owned.discard(id(tensor))
+        return _dense(self.sums.pop(id(tensor), None))
+
+
+def _dense(g):
+    return g.dense() if isinstance(g, SliceGradient) else g
 
 
 class _Kept:

@@ -20,7 +20,9 @@ import numpy as np
 from minigrad._args import normalize_dim
 from minigrad.array_module import array_module
 from minigrad.array_module import scatter_add as add_at  # np.add.at on either device
+from minigrad.autograd import grad_mode
 from minigrad.autograd.function import Function
+from minigrad.autograd.slice_gradient import SliceGradient
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops.broadcast import unbroadcast
 from minigrad.ops.elementwise import Where
@@ -105,6 +107,10 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if _is_basic(ctx.index) and not grad_mode.is_grad_enabled():
+            # not recorded: the slice's gradient and where it goes, which the engine writes
+            # into x's gradient at that slice only (autograd/slice_gradient.py)
+            return SliceGradient(grad.array, ctx.index, ctx.in_shape)
         return IndexAdd.apply(grad, index=ctx.index, shape=ctx.in_shape)
 
 
@@ -117,7 +123,7 @@ class IndexAdd(Function):
         ctx.index = index
         out = array_module(g.array).zeros(shape, dtype=g.dtype)
         if _is_basic(index):
-            out[index] += g.array
+            out[index] = g.array  # a basic index picks each place once: nothing to add up
         elif type(out) is np.ndarray and isinstance(index, np.ndarray) and index.dtype.kind in "iu":
             _add_rows(out, index, g.array)
         else:

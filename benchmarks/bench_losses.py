@@ -11,10 +11,19 @@ classes) float32 logits against class indices, for a few sizes, timed in one run
 all on the same number of threads (--threads, default 1). Printed: the median time and
 its quartiles over the repeats, and the ratios fused / composed and minigrad / PyTorch.
 
-    python benchmarks/bench_losses.py [--quick] [--threads N] [--repeat R]
+With --backward it times instead the backward alone of minigrad's `F.cross_entropy` on
+large logits, two ways taking turns in one process: CrossEntropy.backward's Tensor
+formula (its path before the softmax kernels had a cross-entropy backward) and the
+kernels' `cross_entropy_backward` (one compiled pass per row), and PyTorch's backward.
+
+    python benchmarks/bench_losses.py [--quick] [--threads N] [--repeat R] [--backward]
 """
 
-from lesson_timing import blas_threads, lesson_main, quartiles_ms
+import contextlib
+import functools
+import sys
+
+from lesson_timing import blas_threads, lesson_main, quartiles_ms, span, turns
 
 # (batch, classes): the digits MLP's batch, an ImageNet-sized classifier, and a
 # character-level GPT's batch (64 sequences of 256 tokens, 65 characters)
@@ -115,7 +124,85 @@ def report(results, threads):
         print(f"{str(row['size']):17s} {cells} {fused_gain:14.1f}x {ratio:11.2f}x")
 
 
+# (batch, classes) for --backward: a character-level GPT's logits (65 characters) at two
+# batches, and an ImageNet-sized classifier's batch of 256 (all past the kernels' MIN_SPLIT)
+BACKWARD_SIZES = [(8192, 65), (16384, 65), (256, 1000)]
+BACKWARD_WAYS = ("formula", "kernel", "torch")
+
+
+@contextlib.contextmanager
+def formula_backward(on):
+    """While `on`, CrossEntropy.backward runs its Tensor formula at every size: the CPU
+    softmax kernels say they take no array (`compiled`), which is all it asks."""
+    from minigrad.kernels.cpu import softmax as cpu_softmax
+
+    compiled = cpu_softmax.compiled
+    if on:
+        cpu_softmax.compiled = lambda x, axis: False
+    try:
+        yield
+    finally:
+        cpu_softmax.compiled = compiled
+
+
+def _backward(way, tensor, loss):
+    """loss's backward (the graph kept), the gradient it gave `tensor`, and tensor.grad cleared."""
+    with formula_backward(way == "formula"):
+        loss.backward(retain_graph=True)
+    grad, tensor.grad = tensor.grad, None
+    return grad
+
+
+def run_backward(repeat=10, threads=1, sizes=BACKWARD_SIZES):
+    """{size: {way: [ms per backward in each turn]}}, the ways taking turns (lesson_timing)."""
+    import numpy as np
+    import torch
+
+    import minigrad as mg
+    import minigrad.nn.functional as F
+
+    torch.set_num_threads(threads)
+    mg.set_num_threads(threads)
+    rng = np.random.default_rng(0)
+    results = {}
+    with blas_threads(threads):
+        for batch, classes in sizes:
+            logits = (3 * rng.standard_normal((batch, classes))).astype(np.float32)
+            target = rng.integers(0, classes, batch)
+            x, x_t = mg.tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
+            # one forward each, then its backward again and again
+            loss = F.cross_entropy(x, mg.tensor(target))
+            loss_t = torch.nn.functional.cross_entropy(x_t, torch.tensor(target))
+            pairs = {"formula": (x, loss), "kernel": (x, loss), "torch": (x_t, loss_t)}
+            fns = {way: functools.partial(_backward, way, *pairs[way]) for way in BACKWARD_WAYS}
+            grads = [np.asarray(fns[way]().numpy()) for way in BACKWARD_WAYS]
+            for grad in grads[1:]:  # the same gradient three ways, else the times mean nothing
+                assert np.allclose(grad, grads[0], rtol=1e-4, atol=1e-8)
+            results[batch, classes] = turns(fns, repeat, number=5)
+    return results
+
+
+def report_backward(results, threads):
+    print(
+        f"\nCross-entropy (mean, class indices) backward alone, float32, {threads} thread(s): "
+        "ms, median (min-max) of the turns"
+    )
+    print(
+        f"{'(batch, classes)':17s}"
+        + "".join(f"{w:>24s}" for w in BACKWARD_WAYS)
+        + "  formula / kernel"
+    )
+    for size, ms in results.items():
+        ratios = [f / k for f, k in zip(ms["formula"], ms["kernel"])]
+        cells = "".join(f"{span(ms[w], '{:.3f}'):>24s}" for w in BACKWARD_WAYS)
+        print(f"{str(size):17s}{cells}  {span(ratios)}x")
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--backward" in argv:
+        argv.remove("--backward")
+        return lesson_main(__doc__, run_backward, report_backward, argv, default_repeat=11)
     return lesson_main(__doc__, run, report, argv)
 
 

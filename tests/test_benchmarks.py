@@ -60,6 +60,7 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         # the lesson benchmarks (benchmarks/lesson_timing.py): one timed call after the warm-up
         ("bench_linear.py", ["--quick", "--repeat", "1"], ["minigrad/PT"]),
         ("bench_losses.py", ["--quick", "--repeat", "1"], ["composed/fused"]),
+        ("bench_losses.py", ["--backward", "--quick", "--repeat", "1"], ["formula / kernel"]),
         ("bench_normalization.py", ["--quick", "--repeat", "1"], ["composed/one"]),
         ("bench_optimizers.py", ["--quick", "--repeat", "1"], ["minigrad/PT"]),
         ("bench_recurrent.py", ["--quick", "--repeat", "1"], ["cells/layer"]),

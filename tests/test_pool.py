@@ -336,6 +336,18 @@ def test_numba_avg_pool_matches_reference(problem, seed, float32, choice):
     np.testing.assert_allclose(grad_x, ref.avg_pool2d_backward(g, x.shape, *args), **tol)
 
 
+def test_numba_input_gradients_own_their_memory():
+    # a view would be copied by the autograd engine before it became x.grad: a whole
+    # input's worth of memory, about 1 ms on benchmarks/bench_pool.py's batch
+    x = rand(2, 3, 6, 6)
+    y, indices = cpu.max_pool2d_forward(x, (2, 2), (2, 2), (0, 0), (1, 1), False)
+    for grad_x in (
+        cpu.max_pool2d_backward(y, indices, x.shape),
+        cpu.avg_pool2d_backward(y, x.shape, (2, 2), (2, 2), (0, 0), False, True),
+    ):
+        assert grad_x.shape == x.shape and grad_x.base is None
+
+
 @settings(max_examples=30, deadline=None)
 @given(problem=windows(dilated=True), seed=st.integers(0, 2**16))
 def test_reference_matches_torch_on_drawn_problems(problem, seed):

@@ -16,6 +16,7 @@ import torch
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad import backends
+from minigrad.array_module import to_host
 from minigrad.kernels.cpu import layer_norm as cpu_layer_norm
 from minigrad.kernels.cpu import softmax as cpu_softmax
 from minigrad.kernels.reference import layer_norm as ref_layer_norm
@@ -210,6 +211,119 @@ def test_cross_entropy_kernel_with_probabilities_and_masked_classes(compiled):
     np.testing.assert_allclose(ours, expected, rtol=1e-12)
 
 
+def _coefficients(rng, rows, classes, dtype):
+    """A of F.cross_entropy for rows of odd kinds: one-hot with a class weight, label
+    smoothing (a dense row), an ignored position (a row of zeros), and at random."""
+    coeff = np.zeros((rows, classes))
+    coeff[np.arange(rows), rng.integers(0, classes, rows)] = rng.uniform(0.5, 2.0, rows)
+    coeff[1::3] = coeff[1::3] * 0.9 + 0.1 / classes  # label smoothing
+    coeff[2::3] = 0.0  # ignored
+    return coeff.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("per_row", [True, False], ids=["g_per_row", "g_scalar"])
+@pytest.mark.parametrize("shape", [(3, 7), (5, 1), (4, 129), (0, 3), (2, 3, 33)])
+def test_cross_entropy_backward_kernel_equals_reference(compiled, shape, per_row, dtype):
+    """dL/dx = g * (softmax(x) * sum(A) - A), the compiled row loop against the NumPy
+    reference, with g one number per row (reduction='none') or one for all (mean, sum)."""
+    rng = np.random.default_rng(shape[-1])
+    rows = int(np.prod(shape[:-1]))
+    x = (rng.standard_normal(shape) * 10).astype(dtype)
+    coeff = _coefficients(rng, rows, shape[-1], dtype).reshape(shape)
+    g = rng.standard_normal(shape[:-1]).astype(dtype) if per_row else 0.37
+    ours = cpu_softmax.cross_entropy_backward(x, coeff, g, -1)
+    expected = ref_softmax.cross_entropy_backward(x, coeff, g, -1)
+    assert ours.dtype == expected.dtype == dtype and ours.shape == shape
+    np.testing.assert_allclose(ours, expected, **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cross_entropy_backward_kernel_nan_and_infinite_rows_as_pytorch(compiled, dtype):
+    """A row with a NaN, with +inf, or all -inf gets a NaN gradient, as in PyTorch and
+    the reference; a masked class (logit -inf, not the target) gets 0, the rest of its
+    row as usual; an ignored row holding a NaN is NaN too (0 times a NaN probability)."""
+    x = np.random.default_rng(11).standard_normal((6, 37)).astype(dtype)
+    x[0, 20] = np.nan
+    x[1, 3] = np.inf
+    x[2, :] = -np.inf
+    x[3, ::2] = -np.inf
+    x[4, 5] = np.nan
+    target = np.array([1, 2, 3, 1, 0, 9])
+    x_mg, x_t = _pair(x)
+    F.cross_entropy(x_mg, mg.tensor(target), ignore_index=0, reduction="sum").backward()
+    TF = torch.nn.functional
+    TF.cross_entropy(x_t, torch.tensor(target), ignore_index=0, reduction="sum").backward()
+    ours, theirs = x_mg.grad.numpy(), x_t.grad.numpy()
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    assert np.isnan(ours[[0, 1, 2, 4]]).all() and not np.isnan(ours[[3, 5]]).any()
+    assert (ours[3, ::2] == 0).all()
+    np.testing.assert_allclose(ours, theirs, **TOL[dtype])
+
+
+def _count_calls(monkeypatch, module, name):
+    """Wrap module.name so that its calls are counted (a list of one number)."""
+    calls, function = [0], getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return function(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_backward_kernel_gradcheck_float64(compiled, monkeypatch, reduction):
+    """dL/dx of F.cross_entropy against finite differences, through the compiled
+    backward (counted), with class weights, ignore_index and label smoothing."""
+    calls = _count_calls(monkeypatch, cpu_softmax, "cross_entropy_backward")
+    target = mg.tensor(np.array([0, 3, 6, 2, 3]))
+    options = dict(weight=mg.tensor(np.linspace(0.5, 2.0, 7)), ignore_index=3)
+    options.update(label_smoothing=0.1, reduction=reduction)
+    check_grads(lambda x: F.cross_entropy(x, target, **options), rand(5, 7, seed=12) * 3)
+    assert calls[0] >= 1
+
+
+@pytest.mark.parametrize("elements", [cpu_softmax.MIN_KERNEL, cpu_softmax.MIN_SPLIT])
+def test_cross_entropy_backward_past_the_thresholds_equals_pytorch(monkeypatch, elements):
+    """With the real thresholds: rows of 7 classes, just past MIN_KERNEL (the kernel on
+    the calling thread) and past MIN_SPLIT (the rows cut over the threads), float32,
+    with the reference's backward out of reach."""
+    monkeypatch.setattr(cpu_softmax, "reference", _NoReference())
+    calls = _count_calls(monkeypatch, cpu_softmax, "cross_entropy_backward")
+    rng = np.random.default_rng(13)
+    rows = elements // 7 + 1
+    x = (rng.standard_normal((rows, 7)) * 3).astype(np.float32)
+    target = rng.integers(0, 7, rows)
+    x_mg, x_t = _pair(x)
+    with backends.use("numba"):
+        F.cross_entropy(x_mg, mg.tensor(target), ignore_index=4).backward()
+    torch.nn.functional.cross_entropy(x_t, torch.tensor(target), ignore_index=4).backward()
+    assert calls[0] == 1
+    _same(x_mg.grad.numpy(), x_t.grad, np.float32)
+
+
+def test_cross_entropy_backward_keeps_the_formula_where_it_must(compiled, monkeypatch):
+    """create_graph (the gradient must be a graph) and probability targets (the target
+    gets a gradient too) run the Tensor formula of CrossEntropy.backward, not the
+    kernel: the second derivative is still there, and PyTorch's."""
+    calls = _count_calls(monkeypatch, cpu_softmax, "cross_entropy_backward")
+    x = np.random.default_rng(14).standard_normal((4, 5))
+    target = np.array([0, 4, 2, 2])
+    x_mg, x_t = _pair(x)
+    (g_mg,) = mg.autograd.grad(F.cross_entropy(x_mg, mg.tensor(target)), x_mg, create_graph=True)
+    (g_t,) = torch.autograd.grad(
+        torch.nn.functional.cross_entropy(x_t, torch.tensor(target)), x_t, create_graph=True
+    )
+    (g_mg**2).sum().backward()
+    (g_t**2).sum().backward()
+    _same(x_mg.grad.numpy(), x_t.grad, np.float64)
+    p = np.full((4, 5), 0.2)
+    F.cross_entropy(mg.tensor(x, requires_grad=True), mg.tensor(p, requires_grad=True)).backward()
+    assert calls[0] == 0
+
+
 def test_small_arrays_stay_on_the_reference(monkeypatch):
     """Under MIN_KERNEL elements the CPU modules hand the work to the reference: the
     compiled loops are not even called."""
@@ -219,7 +333,7 @@ def test_small_arrays_stay_on_the_reference(monkeypatch):
 
     for name in ("_forward", "_backward"):
         monkeypatch.setattr(cpu_layer_norm, name, never)
-    for name in ("_softmax", "_softmax_backward", "_cross_entropy"):
+    for name in ("_softmax", "_softmax_backward", "_cross_entropy", "_cross_entropy_backward"):
         monkeypatch.setattr(cpu_softmax, name, never)
     x = mg.tensor(np.random.default_rng(1).standard_normal((4, 5)), requires_grad=True)
     with backends.use("numba"):
@@ -289,3 +403,25 @@ def test_cuda_tensors_take_the_reference(compiled, simulated_gpu, name, dtype):
     arrays = [rng.standard_normal((4, 129)), rng.standard_normal(129), rng.standard_normal(129)]
     tol = dict(rtol=2e-5, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-11, atol=1e-12)
     assert_same_as_cpu(simulated_gpu, ON_GPU[name], arrays, dtype, tolerance=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cross_entropy_on_cuda_tensors(compiled, simulated_gpu, dtype):
+    """CUDA tensors keep CrossEntropy.backward's Tensor formula (the reference module
+    compiles nothing) and get the CPU tensors' gradient, which the compiled loop gave;
+    the reference's cross_entropy_backward runs on GPU arrays as on host ones."""
+    rng = np.random.default_rng(15)
+    x, target = rng.standard_normal((4, 129)) * 3, np.array([0, 2, 128, 7])
+    tol = dict(rtol=2e-5, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-11, atol=1e-12)
+
+    def fn(x, t):
+        return F.cross_entropy(x, t, ignore_index=2, label_smoothing=0.1)
+
+    assert_same_as_cpu(simulated_gpu, fn, [x, target], dtype, tolerance=tol)
+    coeff = _coefficients(rng, 4, 129, dtype)
+    on_gpu = [mg.tensor(a, device="cuda").array for a in (x.astype(dtype), coeff)]
+    g = mg.tensor(np.arange(4.0, dtype=dtype), device="cuda").array
+    ours = ref_softmax.cross_entropy_backward(*on_gpu, g, 1)
+    expected = ref_softmax.cross_entropy_backward(x.astype(dtype), coeff, np.arange(4.0), 1)
+    assert ours.dtype == dtype
+    np.testing.assert_allclose(to_host(ours), expected, **tol)

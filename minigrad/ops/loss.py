@@ -12,13 +12,16 @@ uniform row, and ignored positions a row of zeros. Its gradient is then one line
     dloss_n / dx[n, c] = softmax(x)[n, c] * sum_c' A[n, c'] - A[n, c]
 
 which is why a fused op is numerically safer than log_softmax followed by a gather:
-no probability is ever formed and then logged. (It is not faster here: each NumPy call
-is a pass over the logits, and building a dense A, masking, and recomputing the
+no probability is ever formed and then logged. (It is not faster by itself: each NumPy
+call is a pass over the logits, and building a dense A, masking, and recomputing the
 log-softmax in backward take more passes than the composition; see
-benchmarks/bench_losses.py and the losses lesson. The forward's sum is one call of the
-softmax kernels, kernels/*/softmax.py, which on large CPU arrays is one pass per row.) The Function
-below sees only A; `F.cross_entropy` (minigrad/nn/functional/loss.py) checks the
-arguments and builds A from the target and the options.
+benchmarks/bench_losses.py and the losses lesson.) The forward's sum is one call of the
+softmax kernels, kernels/*/softmax.py, which on large CPU arrays is one pass per row;
+so is the backward's formula on large CPU arrays of class-index targets when no graph of
+it is wanted (`cross_entropy_backward`), while create_graph, probability targets and
+small arrays get it as Tensor ops. The Function below sees only A; `F.cross_entropy`
+(minigrad/nn/functional/loss.py) checks the arguments and builds A from the target and
+the options.
 """
 
 import numpy as np
@@ -26,6 +29,7 @@ import numpy as np
 from minigrad import backends
 from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.creation import from_numpy
 from minigrad.ops.activation import LogSoftmax, Softplus
 from minigrad.ops.broadcast import unbroadcast
@@ -37,6 +41,8 @@ class CrossEntropy(Function):
     dL/dx = g_n * (softmax(x) * sum_c A - A) with g_n the upstream gradient times the
     reduction's scale; for probability targets dL/dtarget = -g_n w_c (1 - eps) log_softmax(x).
     `weight` is w shaped to broadcast against x (1s but for the class dim), or None.
+    The backward computes dL/dx with Tensor ops, or on the arrays in one kernel call where
+    that is all it must do (see the comment in `backward`).
     """
 
     @staticmethod
@@ -66,6 +72,16 @@ class CrossEntropy(Function):
     def backward(ctx, grad):
         x, target = ctx.saved_tensors
         dim = ctx.class_dim
+        kernels = backends.kernels("softmax", array=x.array)
+        if target is None and not is_grad_enabled() and kernels.compiled(x.array, dim):
+            # An ordinary backward (no create_graph) of class indices on logits large
+            # enough for the compiled softmax kernels: the formula below in one pass per
+            # row instead of six passes over the logits (log-softmax, exp, the sum of A,
+            # product, difference, times g). Everything else (create_graph, probability
+            # targets, GPU arrays, arrays under the kernels' threshold, where NumPy's
+            # passes cost no more) runs the Tensor formula, which stays the definition.
+            g = grad.array if ctx.reduction == "none" else grad.array * ctx.scale
+            return from_numpy(kernels.cross_entropy_backward(x.array, ctx.coeff, g, dim)), None
         log_probs = LogSoftmax.apply(x, dim=dim)  # recomputed: part of the graph if create_graph
         w = 1.0 if ctx.weight is None else from_numpy(ctx.weight.astype(x.dtype))
         if target is None:  # class indices: A is a constant

@@ -3,11 +3,13 @@ shared out over the cores (the reference, with the formulas: kernels/reference/s
 
     softmax:      y = e^(x - m) / sum(e^(x - m)),  dL/dx = y * (g - sum(g * y))
     log-softmax:  y = (x - m) - log(sum(e^(x - m))),  dL/dx = g - e^y * sum(g)
-    cross-entropy: loss = -sum(A * log_softmax(x)), the terms with A = 0 left out
+    cross-entropy: loss = -sum(A * log_softmax(x)), the terms with A = 0 left out,
+                   dL/dx = g * (softmax(x) * sum(A) - A)  (g = dL/dloss, one per row)
 
 (m the row's max, g = dL/dy.) In NumPy each is four to six passes over the array (the
 max, the shift, exp, the sum, the division), each on one core and each writing a
-temporary. Here the loop takes a row at a time and the row stays in its core's cache
+temporary; cross-entropy's backward as Tensor ops (ops/loss.py) is six more after the
+log-softmax. Here the loop takes a row at a time and the row stays in its core's cache
 for all of them. The kernels are serial loops over rows [lo, hi), which
 kernels/cpu/workers.py cuts into one block per thread from MIN_SPLIT elements on; below
 it the calling thread runs every row itself, which costs less than waking a thread. The
@@ -141,8 +143,33 @@ def _cross_entropy(x, coeff, losses, lo, hi):
         losses[r] = -total
 
 
+@njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
+def _cross_entropy_backward(x, coeff, g, dx, lo, hi):
+    n = x.shape[1]
+    lanes = np.empty(LANES, x.dtype)
+    for r in range(lo, hi):
+        m = _row_max(x, r, lanes)
+        s = _exp_row(x, r, m, dx[r])  # dx holds e^(x - m) until the last loop
+        total = 0.0  # sum(A), in float64
+        for j in range(n):
+            total += coeff[r, j]
+        # g * (e / s * sum(A) - A): one division per row. A -inf logit has e = 0, so a
+        # masked class gets -g * A = 0; a NaN in the row made s NaN, and the row NaN.
+        gr = g[r]
+        scale = gr * total / s
+        for j in range(n):
+            dx[r, j] = dx[r, j] * scale - gr * coeff[r, j]
+
+
 def _last(axis, ndim):
     return ndim >= 1 and axis % ndim == ndim - 1
+
+
+def compiled(x, axis):
+    """Whether the compiled loops take x along `axis` (else the reference runs): the
+    callers that have a cheaper path of their own for small arrays ask first
+    (CrossEntropy.backward, ops/loss.py)."""
+    return _on_kernel(axis, x)
 
 
 def _on_kernel(axis, *arrays):
@@ -195,3 +222,16 @@ def cross_entropy(x, coeff, axis):
     rows = _rows(x)
     _run(_cross_entropy, rows.shape[0], rows, _rows(coeff), losses.reshape(-1))
     return losses
+
+
+def cross_entropy_backward(x, coeff, g, axis):
+    """dL/dx = g * (softmax(x) * sum(coeff) - coeff) along `axis`, in x's dtype; coeff
+    has x's shape, g = dL/dloss is an array of the losses' shape or a number."""
+    if not _on_kernel(axis, x, coeff) or x.dtype != coeff.dtype:
+        return reference.cross_entropy_backward(x, coeff, g, axis)
+    rows = _rows(x)
+    # one g per row, in x's dtype: N numbers beside the N * C of the logits
+    g_rows = np.ascontiguousarray(np.broadcast_to(g, x.shape[:-1]), dtype=x.dtype).reshape(-1)
+    dx = np.empty(x.shape, x.dtype)
+    _run(_cross_entropy_backward, rows.shape[0], rows, _rows(coeff), g_rows, dx.reshape(rows.shape))
+    return dx

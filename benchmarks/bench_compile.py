@@ -108,6 +108,7 @@ def softmax_calls(rng):
     softmax.cross_entropy(x, (dy > 1).astype("float64"), -1)
 
 
+MODELS = ("cnn", "resnet", "gpt")  # --models: minigrad-train's models with Numba kernels
 FAMILIES = {
     "conv": conv_calls,
     "pool": pool_calls,
@@ -256,7 +257,7 @@ def main():
     )
     parser.add_argument(
         "--models",
-        default="cnn,resnet,gpt",
+        default=",".join(MODELS),
         help="minigrad-train models to time (comma-separated)",
     )
     parser.add_argument(
@@ -275,6 +276,12 @@ def main():
 
     families = [f for f in args.families.split(",") if f]
     models = [m for m in args.models.split(",") if m]
+    # checked before anything runs: a typo would otherwise end minutes of timing in a
+    # subprocess's traceback ("" times none: --models "")
+    for kind, names, known in (("family", families, FAMILIES), ("model", models, MODELS)):
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            parser.error(f"unknown {kind} {', '.join(unknown)} (known: {', '.join(known)})")
     print(
         f"{os.cpu_count()} CPUs; {args.repeat} cold/cached pair(s) each, every one in a fresh "
         "process"

@@ -656,6 +656,30 @@ def test_vectorised_exp_is_accurate(dtype):
     assert np.all(got[~normal] == 0.0)
 
 
+def test_short_kernels_exp_is_accurate():
+    """The short-sequence kernels' exp (attention_short.exp_strips): float32 through
+    vecmath's one-number exp_nonpositive32, held to the same 4 units in the last place of
+    np.exp as the whole-array form; 0 below the lowest normal result, for -inf and NaN;
+    float64 through the C library's exp (NaN to 0 as well, subnormal results kept)."""
+    for dtype, lowest in ((np.float32, -87.3), (np.float64, -708.3)):
+        x = np.concatenate(
+            [np.linspace(lowest, 0.0, 40000), [-1e-30, -0.0, lowest - 1, -1e30, -np.inf, np.nan]]
+        ).astype(dtype)
+        s = x.reshape(1, -1).copy()  # one row of S^T: every entry computed (skip=False)
+        short.exp_strips(s, False)
+        got = s[0]
+        normal = x >= lowest
+        expected = np.exp(x[normal].astype(np.float64))
+        ulp = np.finfo(dtype).eps
+        np.testing.assert_allclose(got[normal], expected, rtol=4 * ulp, atol=0)
+        if dtype == np.float32:
+            assert np.all(got[~normal] == 0.0), got[~normal]
+        else:  # the C library's exp, subnormal results included; NaN still 0
+            with np.errstate(invalid="ignore"):
+                exact = np.where(np.isnan(x), 0.0, np.exp(x))
+            np.testing.assert_array_equal(got[~normal], exact[~normal])
+
+
 def _peak_bytes(fn):
     tracemalloc.start()
     try:

@@ -33,16 +33,25 @@ microseconds of work, next to which that price is not negligible (benchmarks/RES
 NaN and Inf come out as from the reference (see attention.py for how, the same tests
 check both kernels).
 
-Numba's cache: these kernels have vecmath.py's exp_nonpositive (and gemm.py's product)
+**Compiling.** The forward and the backward share four steps (the scores, the strips'
+exp, P times a matrix, a transpose), each a Numba function of its own: compiled once
+and called by both, where inlined into each kernel they were compiled twice (the
+kernels' first use took about 1.2 s less of CPU this way, benchmarks/RESULTS.md).
+``error_model="numpy"``: a float division by zero gives inf or NaN, as NumPy, instead
+of Python's ZeroDivisionError, whose checks Numba would otherwise compile in.
+
+Numba's cache: these kernels have vecmath.py's exp_nonpositive32 (and gemm.py's product)
 compiled into them, and their cache is checked against this file only: after editing
 those, delete the attention_short entries in ``__pycache__`` (or touch this file).
 """
+
+import math
 
 import numpy as np
 
 from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.gemm import matmul_acc
-from minigrad.kernels.cpu.vecmath import all_finite, exp_constants, exp_nonpositive
+from minigrad.kernels.cpu.vecmath import all_finite, exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 
 SHORT_T = 128  # the longest Tq and Tk that take this path: two (Tk, Tq) float64 tiles stay in L2
@@ -57,7 +66,7 @@ def first_query(j, Tq, skip):
     return min(j - j % STRIP, Tq) if skip else 0
 
 
-@njit(inline="always", fastmath=FASTMATH)
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
 def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
     """s[j, lo_j:] = S^T of head b: k_j . (scale q_i) + mask, -inf where the causal mask
     hides key j from query i (j > i). With `skip`, row j starts at lo_j = the first key
@@ -87,7 +96,7 @@ def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
                     row[i] = -np.inf
 
 
-@njit(inline="always", fastmath=FASTMATH)
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
 def transpose_into(dst, src):
     """dst (n, m) = src^T for src (m, n): a head's q or dO with queries innermost."""
     for i in range(src.shape[0]):
@@ -95,21 +104,34 @@ def transpose_into(dst, src):
             dst[e, i] = src[i, e]
 
 
-@njit(inline="always", fastmath=FASTMATH)
-def exp_strips(s, skip, consts, scratch):
-    """s[j, lo_j:] = exp(s[j, lo_j:]) for every row j, lo_j as in scores_transposed: one
-    exp_nonpositive per strip of STRIP rows, over the contiguous memory from the strip's
-    first computed entry to its end. Its vector loops want long runs (a row shorter than
-    about 32 runs as scalar code), and the entries in between, never read, cost less
-    than short calls. `scratch` holds at least STRIP * Tq numbers."""
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+def exp_strips(s, skip):
+    """s[j, lo_j:] = exp(s[j, lo_j:]) for every row j (all entries <= 0, or NaN), lo_j as
+    in scores_transposed: one loop per strip of STRIP rows, over the contiguous memory
+    from the strip's first computed entry to its end. The vector loop wants long runs (a
+    row shorter than about 32 runs as scalar code), and the entries in between, never
+    read, cost less than short loops. e^NaN counts as 0, as in vecmath.py: the kernels
+    set NaN rows themselves.
+
+    float32: `exp_nonpositive32`, vecmath.py's one-number e^t, which LLVM inlines into
+    the loop and vectorises. GELU and softmax call it too, so a training step compiles
+    it once for all of them; the whole-array `exp_nonpositive` that attention.py calls
+    would be one more compile, of most of a second. float64 (gradient checks): the C
+    library's exp, exact."""
     Tk, Tq = s.shape[0], s.shape[1]
     flat = s.reshape(Tk * Tq)
     for j0 in range(0, Tk, STRIP):
         start, end = j0 * Tq + first_query(j0, Tq, skip), min(j0 + STRIP, Tk) * Tq
-        exp_nonpositive(flat[start:end], consts, scratch[: end - start])
+        if s.itemsize == 4:  # a constant of the type: LLVM drops the other branch
+            for t in range(start, end):
+                flat[t] = exp_nonpositive32(flat[t])
+        else:
+            for t in range(start, end):
+                x = flat[t]
+                flat[t] = math.exp(x) if x == x else 0.0
 
 
-@njit(inline="always", fastmath=FASTMATH)
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
 def probs_times(out_b, s, x, skip, is_causal):
     """out_b (Tq, n) = P @ x for P^T = s (Tk, Tq), x (Tk, n), query strip by query strip:
     with `skip` (causal), the queries of a strip see the keys up to its last query."""
@@ -122,7 +144,7 @@ def probs_times(out_b, s, x, skip, is_causal):
             matmul_acc(s.T[i0 : i0 + ni], 0, x[:k_end], 0, out_b[i0 : i0 + ni], 0, x.shape[1])
 
 
-@njit(nogil=True, fastmath=FASTMATH, cache=True)
+@njit(nogil=True, fastmath=FASTMATH, cache=True, error_model="numpy")
 def _forward(q, k, v, scale, maskt, has_mask, is_causal, out, lse, lo, hi):
     """q (B, Tq, d), k (B, Tk, d), v (B, Tk, dv) -> out (B, Tq, dv), lse (B, Tq) of heads
     lo .. hi (a task is a head; workers.run hands each thread a run of them)."""
@@ -132,8 +154,6 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, out, lse, lo, hi):
     qt = np.empty((d, Tq), q.dtype)
     m = np.empty(Tq, q.dtype)  # each query's max score, then the shift of its exp
     l = np.empty(Tq, q.dtype)  # sum of exp(score - m)
-    scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
-    consts = exp_constants(q)
     for b in range(lo, hi):
         skip = is_causal and all_finite(v[b])  # hidden keys add exactly 0 * v
         transpose_into(qt, q[b])
@@ -155,7 +175,7 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, out, lse, lo, hi):
             row, first = s[j], first_query(j, Tq, skip)
             for i in range(first, Tq):
                 row[i] -= m[i]
-        exp_strips(s, skip, consts, scratch)
+        exp_strips(s, skip)
         for j in range(Tk):
             row, first = s[j], first_query(j, Tq, skip)
             for i in range(first, Tq):
@@ -173,7 +193,7 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, out, lse, lo, hi):
                 out[b, i, e] *= inv
 
 
-@njit(nogil=True, fastmath=FASTMATH, cache=True)
+@njit(nogil=True, fastmath=FASTMATH, cache=True, error_model="numpy")
 def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, dq, dk, dv, lo, hi):
     """dq, dk, dv of heads lo .. hi (a task is a head; workers.run hands each thread a run
     of them), from the forward's out and lse (B, Tq). rowsum(dO * O) is made here, head
@@ -184,11 +204,9 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, dq, dk, 
     ds = np.empty((Tk, Tq), q.dtype)  # dP^T, then scale dS^T
     qt = np.empty((d, Tq), q.dtype)
     dot = np.empty((dvv, Tq), q.dtype)  # dO^T
-    scratch = np.empty(STRIP * Tq, q.dtype)  # for exp_strips
     # lse, with +inf where a query sees no key; rowsum(dO * O)
     stats = np.empty((2, Tq), q.dtype)
     row_lse, row_delta = stats[0], stats[1]
-    consts = exp_constants(q)
     for b in range(lo, hi):
         for i in range(Tq):
             # then P = exp(S - inf) = 0
@@ -210,7 +228,7 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, dq, dk, 
             row, first = p[j], first_query(j, Tq, skip)
             for i in range(first, Tq):
                 row[i] -= row_lse[i]
-        exp_strips(p, skip, consts, scratch)
+        exp_strips(p, skip)
         if not finite:
             for j in range(Tk):
                 row = p[j]

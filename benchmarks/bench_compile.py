@@ -108,7 +108,8 @@ def softmax_calls(rng):
     softmax.cross_entropy(x, (dy > 1).astype("float64"), -1)
 
 
-MODELS = ("cnn", "resnet", "gpt")  # --models: minigrad-train's models with Numba kernels
+MODELS = ("mlp", "cnn", "resnet", "gpt")  # --models: minigrad-train's models
+TIMED = "cnn,resnet,gpt"  # --models by default: the ones whose kernels take seconds
 FAMILIES = {
     "conv": conv_calls,
     "pool": pool_calls,
@@ -257,7 +258,7 @@ def main():
     )
     parser.add_argument(
         "--models",
-        default=",".join(MODELS),
+        default=TIMED,
         help="minigrad-train models to time (comma-separated)",
     )
     parser.add_argument(

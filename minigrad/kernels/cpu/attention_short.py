@@ -122,13 +122,16 @@ def exp_strips(s, skip):
     flat = s.reshape(Tk * Tq)
     for j0 in range(0, Tk, STRIP):
         start, end = j0 * Tq + first_query(j0, Tq, skip), min(j0 + STRIP, Tk) * Tq
+        # a slice, indexed from 0: an index that starts at a run-time offset could be
+        # negative for all Numba knows, and its test for one stops the vector loop
+        strip = flat[start:end]
         if s.itemsize == 4:  # a constant of the type: LLVM drops the other branch
-            for t in range(start, end):
-                flat[t] = exp_nonpositive32(flat[t])
+            for t in range(strip.size):
+                strip[t] = exp_nonpositive32(strip[t])
         else:
-            for t in range(start, end):
-                x = flat[t]
-                flat[t] = math.exp(x) if x == x else 0.0
+            for t in range(strip.size):
+                x = strip[t]
+                strip[t] = math.exp(x) if x == x else 0.0
 
 
 @njit(fastmath=FASTMATH, cache=True, error_model="numpy")

@@ -76,6 +76,8 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         ("bench_adamw_rotary.py", ["--quick"], ["kernels / references", "parallel"]),
         ("bench_tokenizers.py", ["--quick"], ["minigrad's speed-up"]),
         ("bench_threads.py", ["--quick"], ["two / (2 x one)"]),
+        # two copies of the short attention kernels, each compiled (in seconds, tiny case)
+        ("bench_versions.py", ["--quick", "--rev", "HEAD"], ["outputs differ by", "working copy"]),
         # the cold-cache compile measurement (two fresh processes that compile everything
         # again) is left to real runs
         (

@@ -34,9 +34,10 @@ NaN and Inf come out as from the reference (see attention.py for how, the same t
 check both kernels).
 
 **Compiling.** The forward and the backward share four steps (the scores, the strips'
-exp, P times a matrix, a transpose), each a Numba function of its own: compiled once
-and called by both, where inlined into each kernel they were compiled twice (the
-kernels' first use took about 1.2 s less of CPU this way, benchmarks/RESULTS.md).
+exp, P times a matrix, a transpose), each a Numba function of its own: its Python-side
+compile (typing, lowering) is done once for both, where inlined into each kernel it was
+done twice. LLVM still optimises each step again inside each kernel that links it, so
+the saving is small; benchmarks/bench_versions.py measures it (benchmarks/RESULTS.md).
 ``error_model="numpy"``: a float division by zero gives inf or NaN, as NumPy, instead
 of Python's ZeroDivisionError, whose checks Numba would otherwise compile in.
 
@@ -116,7 +117,7 @@ def exp_strips(s, skip):
     float32: `exp_nonpositive32`, vecmath.py's one-number e^t, which LLVM inlines into
     the loop and vectorises. GELU and softmax call it too, so a training step compiles
     it once for all of them; the whole-array `exp_nonpositive` that attention.py calls
-    would be one more compile, of most of a second. float64 (gradient checks): the C
+    would be one more compile (with `exp_constants`). float64 (gradient checks): the C
     library's exp, exact."""
     Tk, Tq = s.shape[0], s.shape[1]
     flat = s.reshape(Tk * Tq)

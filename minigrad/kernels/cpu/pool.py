@@ -27,8 +27,8 @@ max and average 2x2 pooling of (64, 32, 28, 28)):
   twice as fast as the branchy loop, and faster than the offset-by-offset order, where
   the running max and position must be loaded and stored for every offset. A window
   that lies wholly inside the input, nearly all of them, is walked as one loop over a
-  table of kh * kw offsets in the flattened plane, worked out once per block: 40% faster
-  than two nested loops only kh and kw steps long.
+  table of kh * kw offsets in the flattened plane, worked out once per block, instead of
+  two nested loops only kh and kw steps long (benchmarks/RESULTS.md has the timings).
 
 Which windows and which offsets touch the input (and not the padding) is worked out
 before the innermost loops (`valid_range`), so they never test for padding: padded
@@ -64,8 +64,8 @@ def _max_step(plane, k, m, at):
 
     v wins if larger, or if it is the first NaN (NaN propagates); ties keep the earlier
     element. `not v <= m` holds for both a larger v and a NaN v, and `m == m` fails once
-    m is a NaN: two comparisons, not the three of (v > m) | (v != v) & (m == m), 15%
-    faster. No branch: at moves by 0 or 1 times the step to k, and np.maximum keeps a
+    m is a NaN: two comparisons, not the three of (v > m) | (v != v) & (m == m). No
+    branch: at moves by 0 or 1 times the step to k, and np.maximum keeps a
     NaN once it has one."""
     v = plane[k]
     wins = (m == m) & (not v <= m)
@@ -85,8 +85,9 @@ def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices, lo, hi):
         col_first[j], col_last[j] = valid_range(kw, dw, j * sw - pw, W)
     # offsets[a * kw + b]: how far element (a, b) of a window is from its element (0, 0),
     # in the flattened plane. A window that lies wholly in the input (all of them but
-    # those touching the padding) is then one loop over kh * kw offsets: about 40% faster
-    # than the two nested loops over a and b, each only kh or kw steps long
+    # those touching the padding) is then one loop over kh * kw offsets, not two nested
+    # loops over a and b each only kh or kw steps long, whose starts cost more than their
+    # work
     offsets = np.empty(kh * kw, dtype=np.int64)
     for a in range(kh):
         for b in range(kw):

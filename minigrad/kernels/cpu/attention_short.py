@@ -67,6 +67,16 @@ def first_query(j, Tq, skip):
     return min(j - j % STRIP, Tq) if skip else 0
 
 
+@njit(inline="always")
+def rows_from(s, per_query, j, skip):
+    """Row j of S^T and a vector over the queries, both from the row's first computed query
+    on: slices, so that the loops over them run from 0. A loop from a run-time start is
+    not vectorised (for all Numba knows the index could be negative, and it tests each for
+    that): the max, shift and sum over these rows ran 4x slower (benchmarks/RESULTS.md)."""
+    first = first_query(j, s.shape[1], skip)
+    return s[j, first:], per_query[first:]
+
+
 @njit(fastmath=FASTMATH, cache=True, error_model="numpy")
 def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
     """s[j, lo_j:] = S^T of head b: k_j . (scale q_i) + mask, -inf where the causal mask
@@ -82,18 +92,18 @@ def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
             s[j0 + c, lo:] = 0.0
         matmul_acc(k[b, j0 : j0 + nk], 0, qt, lo, s[j0 : j0 + nk], lo, Tq - lo)
         for c in range(nk):
-            row = s[j0 + c]
+            row = s[j0 + c, lo:]  # sliced: see `rows_from`
             if has_mask:
                 if maskt.shape[2] == 1:  # the same value for every query
                     value = maskt[mb, j0 + c, 0]
-                    for i in range(lo, Tq):
+                    for i in range(row.size):
                         row[i] += value
                 else:
-                    mrow = maskt[mb, j0 + c]
-                    for i in range(lo, Tq):
+                    mrow = maskt[mb, j0 + c, lo:]
+                    for i in range(row.size):
                         row[i] += mrow[i]
             if is_causal:
-                for i in range(lo, min(Tq, j0 + c)):  # queries i < key j0 + c
+                for i in range(min(Tq, j0 + c) - lo):  # queries lo + i < key j0 + c
                     row[i] = -np.inf
 
 
@@ -166,24 +176,24 @@ def _forward(q, k, v, scale, maskt, has_mask, is_causal, out, lse, lo, hi):
         m[:] = -np.inf
         l[:] = 0.0
         for j in range(Tk):
-            row, first = s[j], first_query(j, Tq, skip)
+            row, top = rows_from(s, m, j, skip)
             # a max that keeps NaN: once a column has one, its softmax is NaN
-            for i in range(first, Tq):
-                x, top = row[i], m[i]
-                m[i] = x if (x > top or x != x) else top
+            for i in range(row.size):
+                x = row[i]
+                top[i] = x if (x > top[i] or x != x) else top[i]
         # the shift; m = -inf only where l ends 0, and there m is not used again
         for i in range(Tq):
             # a query that sees nothing: exp(-inf - 0) = 0
             m[i] = m[i] if m[i] != -np.inf else 0.0
         for j in range(Tk):
-            row, first = s[j], first_query(j, Tq, skip)
-            for i in range(first, Tq):
-                row[i] -= m[i]
+            row, shift = rows_from(s, m, j, skip)
+            for i in range(row.size):
+                row[i] -= shift[i]
         exp_strips(s, skip)
         for j in range(Tk):
-            row, first = s[j], first_query(j, Tq, skip)
-            for i in range(first, Tq):
-                l[i] += row[i]
+            row, total = rows_from(s, l, j, skip)
+            for i in range(row.size):
+                total[i] += row[i]
         probs_times(out[b], s, v[b], skip, is_causal)  # unnormalised P @ v
         for i in range(Tq):  # normalise, keep log(sum exp(S))
             if m[i] != m[i] or m[i] == np.inf:  # a NaN or +inf score: softmax of the row is NaN
@@ -229,9 +239,9 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, dq, dk, 
         # P^T = exp(S^T - lse), NaN in the columns whose lse is NaN (exp gives 0 there)
         scores_transposed(p, qt, k, b, maskt, has_mask, is_causal, skip)
         for j in range(Tk):
-            row, first = p[j], first_query(j, Tq, skip)
-            for i in range(first, Tq):
-                row[i] -= row_lse[i]
+            row, shift = rows_from(p, row_lse, j, skip)
+            for i in range(row.size):
+                row[i] -= shift[i]
         exp_strips(p, skip)
         if not finite:
             for j in range(Tk):
@@ -247,9 +257,10 @@ def _backward(q, k, v, do, out, lse, scale, maskt, has_mask, is_causal, dq, dk, 
             matmul_acc(v[b, j0 : j0 + nk], 0, dot, first, ds[j0 : j0 + nk], first, Tq - first)
         # scale dS^T = scale P^T * (dP^T - delta): the scale of dq and dk, once
         for j in range(Tk):
-            prow, drow, first = p[j], ds[j], first_query(j, Tq, skip)
-            for i in range(first, Tq):
-                drow[i] = scale * prow[i] * (drow[i] - row_delta[i])
+            prow, delta = rows_from(p, row_delta, j, skip)
+            drow = ds[j, Tq - prow.size :]
+            for i in range(prow.size):
+                drow[i] = scale * prow[i] * (drow[i] - delta[i])
         # dv = P^T dO and dk = scale dS^T q, key strip by key strip, over the queries that see
         # it
         dv[b] = 0.0

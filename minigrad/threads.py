@@ -41,6 +41,10 @@ The policy:
    once (two models trained in two threads, DataLoader workers applying ops) are safe:
    while one thread's kernel has the pool, another's runs on its own thread.
 
+The compiled kernels' block products are BLAS calls too (SciPy's BLAS, a library of its
+own: minigrad/kernels/cpu/blas.py), made from the kernels' threads: that library is loaded
+when the first kernel needs it, and the same limit is set on it then.
+
 The BLAS limit is set with threadpoolctl, which changes a library's thread count after
 it is loaded: an environment variable would only work before NumPy's first import,
 which the program may have done before importing minigrad. The limit applies to the

@@ -1,14 +1,18 @@
 """The one small matrix product inside minigrad's CPU kernels: `matmul_acc`,
-C += A @ B on blocks of arrays, register-blocked, written as loops.
+C += A @ B on blocks of arrays.
 
-Numba has no fast matrix product for small blocks inside a kernel (`np.dot` there would
-need SciPy's BLAS), so the convolution and attention kernels call this one. Both cut
-their work into tiles that stay in the core's cache and multiply tile by tile:
+The convolution and attention kernels cut their work into tiles that stay in the core's
+cache and multiply tile by tile:
 
 - convolution: a weight block times the windows of a tile of output positions (the
   forward), and the gradients' products (kernels/cpu/conv.py);
 - attention: scores, probabilities times values, and the five backward products of
-  each (key block, query block) tile (kernels/cpu/attention.py).
+  each (key block, query block) tile (kernels/cpu/attention.py, attention_short.py).
+
+`matmul_acc` hands each block product to BLAS's gemm (kernels/cpu/blas.py, SciPy's
+BLAS, reached the way Numba's own `np.dot` reaches it). Without SciPy it runs the loops
+of `_matmul_acc` below, which show what a fast product has to do and reach about half of
+BLAS's speed on the kernels' blocks (benchmarks/RESULTS.md).
 
 **Why this loop order.** The obvious loop, ``C[i, j] += A[i, p] * B[p, j]`` with j
 innermost, vectorises but does one multiply-add per load and store of C: it runs at
@@ -30,7 +34,15 @@ only. After editing this file, delete the ``__pycache__`` entries of conv and at
 (or touch those files), or they keep running the old product.
 """
 
+from minigrad.kernels.cpu import blas
+from minigrad.kernels.cpu.blas import gemm_acc
 from minigrad.kernels.jit import FASTMATH, njit
+
+try:
+    blas.load()
+    BLAS = True  # the kernels' products call BLAS's gemm (kernels/cpu/blas.py)
+except ImportError:  # no SciPy: the loops below
+    BLAS = False
 
 
 # --8<-- [start:matmul_acc]
@@ -39,10 +51,24 @@ def matmul_acc(A, a0, B, b0, C, c0, n):
     """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n], k the number of rows of B (see
     _matmul_acc), the function the kernels call.
 
+    With SciPy installed (a dependency of minigrad's), one call of BLAS's gemm on the
+    three blocks (kernels/cpu/blas.py); without it, the loops. `BLAS` is a constant to
+    Numba, so a kernel is compiled with one of the two branches only, and `inline` puts
+    the call straight into the kernel's code."""
+    if BLAS:
+        k = B.shape[0]
+        gemm_acc(A[:, a0 : a0 + k], B[:, b0 : b0 + n], C[:, c0 : c0 + n])
+    else:
+        matmul_acc_loops(A, a0, B, b0, C, c0, n)
+
+
+@njit(inline="always")
+def matmul_acc_loops(A, a0, B, b0, C, c0, n):
+    """matmul_acc without BLAS: the loops of `_matmul_acc`, compiled once per dtype.
+
     A constant offset (a caller's 0) reaches a Numba function as a literal type,
     Literal[int](0), not int64, and each mix of literal and plain offsets would compile
-    the product again, seconds each. int() makes them all plain, and `inline` puts this
-    one call into the caller's code.
+    the product again, seconds each. int() makes them all plain.
 
     The same goes for A's layout: a C-contiguous block (conv, most of attention) and a
     transposed view (attention's P^T.T) are two Numba types, and each compiled its own

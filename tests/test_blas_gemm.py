@@ -1,0 +1,65 @@
+"""BLAS's gemm called from Numba kernels (minigrad/kernels/cpu/blas.py): C += A @ B on
+blocks of arrays, checked against NumPy's product in float64."""
+
+import numba
+import numpy as np
+import pytest
+
+from minigrad.kernels.cpu import blas, gemm
+
+
+@numba.njit
+def _acc(A, a0, B, b0, C, c0, n):
+    gemm.matmul_acc(A, a0, B, b0, C, c0, n)
+
+
+@numba.njit
+def _gemm(A, B, C):
+    blas.gemm_acc(A, B, C)
+
+
+def test_scipy_blas_is_what_the_kernels_use():
+    # SciPy is a dependency: the kernels' products are BLAS's, not the loops
+    assert gemm.BLAS
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (5, 7, 3), (9, 40, 33), (1, 13, 17), (6, 1, 9)])
+def test_blocks_with_offsets_add_the_product(dtype, transposed, m, k, n):
+    rng = np.random.default_rng(m * 100 + k * 10 + n)
+    a_cols = k + 5
+    A = rng.standard_normal((a_cols, m) if transposed else (m, a_cols)).astype(dtype)
+    A = A.T if transposed else A  # (m, k + 5): its rows, or its columns, contiguous
+    B = rng.standard_normal((k, n + 4)).astype(dtype)
+    C = rng.standard_normal((m, n + 6)).astype(dtype)
+    expected = C.astype(np.float64)
+    expected[:, 2 : 2 + n] += A[:, 3 : 3 + k].astype(np.float64) @ B[:, 1 : 1 + n]
+    _acc(A, 3, B, 1, C, 2, n)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C, expected, rtol=tol, atol=tol)
+
+
+def test_empty_sum_leaves_c_as_it_was():
+    A, B = np.zeros((3, 0), np.float32), np.zeros((0, 4), np.float32)
+    C = np.arange(12, dtype=np.float32).reshape(3, 4)
+    _gemm(A, B, C)
+    np.testing.assert_array_equal(C, np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
+def test_rows_of_blocks_with_a_row_stride():
+    # every other row of B and C: leading dimensions twice the row length
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((4, 6))
+    B, C = rng.standard_normal((12, 5))[::2], rng.standard_normal((8, 5))[::2]
+    expected = C + A @ B
+    _gemm(A, B, C)
+    np.testing.assert_allclose(C, expected, rtol=1e-12)
+
+
+def test_a_with_neither_rows_nor_columns_contiguous_is_refused():
+    A = np.zeros((8, 8))[::2, ::2]
+    with pytest.raises(ValueError, match="neither its rows nor its columns"):
+        _gemm(A, np.zeros((4, 3)), np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="rows of B and C"):
+        _gemm(np.zeros((2, 3)), np.zeros((3, 8))[:, ::2], np.zeros((2, 4)))

@@ -63,3 +63,40 @@ def test_a_with_neither_rows_nor_columns_contiguous_is_refused():
         _gemm(A, np.zeros((4, 3)), np.zeros((4, 3)))
     with pytest.raises(ValueError, match="rows of B and C"):
         _gemm(np.zeros((2, 3)), np.zeros((3, 8))[:, ::2], np.zeros((2, 4)))
+
+
+_WITHOUT_SCIPY = """
+import numpy as np
+from minigrad.kernels.cpu import gemm
+from minigrad.kernels.cpu import conv
+from minigrad.kernels.reference import conv as reference
+
+assert not gemm.BLAS
+rng = np.random.default_rng(0)
+x = rng.standard_normal((2, 8, 9, 9))
+w = rng.standard_normal((8, 8, 3, 3))
+args = ((1, 1), (1, 1), (1, 1), 1)
+np.testing.assert_allclose(
+    conv.conv2d_forward(x, w, *args), reference.conv2d_forward(x, w, *args), rtol=1e-10
+)
+print("loops ok")
+"""
+
+
+@pytest.mark.slow
+def test_without_scipy_the_kernels_run_the_loops(tmp_path):
+    """An install without SciPy still runs the kernels, on the loops: a fresh process in
+    which `import scipy` fails, with a cache of its own (the kernels cached with BLAS
+    call it by name)."""
+    import os
+    import subprocess
+    import sys
+
+    shim = tmp_path / "shim" / "scipy"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("raise ImportError('SciPy hidden by the test')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "shim"), NUMBA_CACHE_DIR=str(tmp_path / "c"))
+    result = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_SCIPY], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0 and "loops ok" in result.stdout, result.stderr[-2000:]

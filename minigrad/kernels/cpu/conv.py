@@ -7,8 +7,8 @@ forward pass and both gradients:
    group). The reference copies *every* window into one huge matrix (for a ResNet
    layer of 32 images, 75 MB) and then multiplies. Here each thread copies the windows
    of a tile of up to 256 output positions only, so the copy stays in the core's
-   cache, and multiplies it straight away with `matmul_acc` (kernels/cpu/gemm.py), the
-   register-blocked product the attention kernels use too. The forward pass is
+   cache, and multiplies it straight away with `matmul_acc` (kernels/cpu/gemm.py: one
+   call of BLAS's gemm), the block product the attention kernels use too. The forward pass is
    y = w_rows @ cols, a long row of positions per output channel; the weight gradient
    is dL/dy @ cols^T, summed tile by tile; the input gradient dL/dcols = w^T @ dL/dy,
    added back onto the windows (col2im), also tile by tile.

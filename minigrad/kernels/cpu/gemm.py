@@ -31,7 +31,10 @@ kernels/jit.py).
 **Numba's cache and this file.** A kernel that calls `matmul_acc` has it compiled into
 its own machine code, and its on-disk cache is checked against its own source file
 only. After editing this file, delete the ``__pycache__`` entries of conv and attention
-(or touch those files), or they keep running the old product.
+(or touch those files), or they keep running the old product. The same holds for the
+choice between BLAS and the loops, made when a kernel compiles: a kernel cached with SciPy
+installed needs it at run time (it raises an error saying so), and one cached without
+SciPy keeps the loops until its cache entries are deleted.
 """
 
 from minigrad.kernels.cpu import blas

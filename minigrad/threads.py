@@ -69,7 +69,7 @@ import os
 # is loaded: without this import, `import minigrad` as a program's first import would set
 # the limit on nothing, and NumPy would then start OpenBLAS on every core
 import numpy  # noqa: F401
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_info, threadpool_limits
 
 # environment variables by which a user chooses the BLAS thread count (OpenBLAS reads the
 # first three, in this order; MKL reads its own and OMP_NUM_THREADS; BLIS its own)
@@ -97,10 +97,29 @@ def policy_applies():
     return not any(name in os.environ for name in BLAS_VARIABLES)
 
 
+_limited = set()  # the file paths of the BLAS libraries the policy has been applied to
+
+
+def _blas_libraries():
+    return ThreadpoolController().select(user_api="blas").lib_controllers
+
+
 def apply_blas():
     """Limit BLAS to BLAS_THREADS, unless the user's environment already chose."""
     if policy_applies():
         threadpool_limits(BLAS_THREADS, user_api="blas")
+    _limited.update(lib.filepath for lib in _blas_libraries())
+
+
+def apply_blas_to_new_libraries():
+    """The policy for the BLAS libraries loaded since `import minigrad` (SciPy's, which the
+    kernels call, comes with Numba), and for those only: a count the user has set since on
+    NumPy's BLAS, with threadpoolctl, is left as it is."""
+    for lib in _blas_libraries():
+        if lib.filepath not in _limited:
+            if policy_applies():
+                lib.set_num_threads(BLAS_THREADS)
+            _limited.add(lib.filepath)
 
 
 def info():

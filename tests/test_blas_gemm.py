@@ -100,3 +100,39 @@ def test_without_scipy_the_kernels_run_the_loops(tmp_path):
         [sys.executable, "-c", _WITHOUT_SCIPY], env=env, capture_output=True, text=True
     )
     assert result.returncode == 0 and "loops ok" in result.stdout, result.stderr[-2000:]
+
+
+_THREADS_AFTER_LOADING = """
+import json
+import minigrad
+from threadpoolctl import threadpool_info, threadpool_limits
+
+def blas():
+    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+            if lib["user_api"] == "blas"}
+
+threadpool_limits(2, user_api="blas")  # the user's count for NumPy's BLAS, after the import
+before = blas()
+from minigrad.kernels.cpu import gemm  # loads Numba, and SciPy's BLAS with it
+print(json.dumps([before, blas()]))
+"""
+
+
+def test_loading_the_kernels_limits_only_the_blas_it_brings(tmp_path):
+    """SciPy's BLAS, which the kernels call from their own threads, gets one thread when
+    the kernels load it; NumPy's keeps the count the user gave it after `import minigrad`."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from minigrad.threads import BLAS_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARIABLES}
+    result = subprocess.run(
+        [sys.executable, "-c", _THREADS_AFTER_LOADING], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    before, after = json.loads(result.stdout.strip().splitlines()[-1])
+    assert all(after[path] == 2 for path in before), (before, after)
+    assert all(threads == 1 for path, threads in after.items() if path not in before), after

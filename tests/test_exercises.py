@@ -294,7 +294,7 @@ def test_the_copys_tests_need_only_the_student_extra(tmp_path):
     """What a copy's tests import is the standard library, the copy's own packages, and
     the distributions that `pip install -e ".[student]"` brings: minigrad's dependencies
     and the `student` extra, which has no PyTorch. (The names these distributions are
-    imported by are their own: numpy, numba, matplotlib, threadpoolctl, pytest.)"""
+    imported by are their own: numpy, numba, scipy, matplotlib, threadpoolctl, pytest.)"""
     pyproject = (ROOT / "pyproject.toml").read_text()
     dependencies = requirement_names(
         re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.M | re.S)[1]

@@ -173,7 +173,8 @@ def readme(root, lessons, solutions=False):
         "## Installing",
         "",
         "The tests check the code against finite differences and NumPy; they need minigrad's own",
-        "dependencies (NumPy, Numba, Matplotlib, threadpoolctl) and pytest, not PyTorch. In this "
+        "dependencies (NumPy, Numba, SciPy, Matplotlib, threadpoolctl) and pytest, not PyTorch. "
+        "In this "
         "folder,",
         "in a virtual environment of Python 3.10 or later:",
         "",

@@ -25,9 +25,9 @@ column-major matrices: gemm('n', 'n', n, m, k, B, A, C) with no copying. A block
 whose columns, not rows, are contiguous (a transposed view, as attention's P^T.T) is a
 column-major matrix already, and is passed with 't'.
 
-SciPy's BLAS runs on one thread here, as NumPy's does: minigrad/threads.py sets that for
-every BLAS library loaded, and this module loads SciPy's before the policy is applied
-again. The kernels share their work over the cores themselves.
+SciPy's BLAS runs on one thread here, as NumPy's does (minigrad/threads.py's policy, which
+`load` applies to the BLAS libraries loaded since `import minigrad`): the kernels share
+their work over the cores themselves.
 """
 
 from llvmlite import ir
@@ -50,7 +50,7 @@ def load():
 
     from minigrad import threads
 
-    threads.apply_blas()
+    threads.apply_blas_to_new_libraries()
 
 
 @intrinsic
@@ -89,8 +89,8 @@ def _xxgemm(typingctx, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc):
             (kind, char(trans_a), char(trans_b), m, n, k)
             + (one, data(5, a), lda, data(7, b), ldb, one, data(9, c), ldc),
         )
-        # numba_xxgemm fails only if SciPy's BLAS cannot be found, which load() rules out
-        # before any kernel is compiled; Numba's own np.dot stops the process there too
+        # numba_xxgemm fails only if SciPy's BLAS cannot be found: load() rules that out
+        # before a kernel is compiled, but a kernel cached then may run without SciPy later
         with builder.if_then(cgutils.is_not_null(builder, status), likely=False):
             context.call_conv.return_user_exc(
                 builder,

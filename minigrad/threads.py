@@ -42,8 +42,10 @@ The policy:
    while one thread's kernel has the pool, another's runs on its own thread.
 
 The compiled kernels' block products are BLAS calls too (SciPy's BLAS, a library of its
-own: minigrad/kernels/cpu/blas.py), made from the kernels' threads: that library is loaded
-when the first kernel needs it, and the same limit is set on it then.
+own: minigrad/kernels/cpu/blas.py), made from the kernels' threads. That library is loaded
+after `import minigrad` (Numba imports SciPy), so the limit is set on it when the kernels
+that multiply are first imported, and on it only: a count you have given NumPy's BLAS
+since is kept.
 
 The BLAS limit is set with threadpoolctl, which changes a library's thread count after
 it is loaded: an environment variable would only work before NumPy's first import,

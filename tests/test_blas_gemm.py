@@ -65,6 +65,14 @@ def test_a_with_neither_rows_nor_columns_contiguous_is_refused():
         _gemm(np.zeros((2, 3)), np.zeros((3, 8))[:, ::2], np.zeros((2, 4)))
 
 
+def test_blocks_whose_shapes_do_not_fit_are_refused():
+    # BLAS would read past A's end, or write past C's: an error instead
+    with pytest.raises(ValueError, match="shapes do not fit"):
+        _gemm(np.zeros((2, 2)), np.zeros((3, 4)), np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="shapes do not fit"):
+        _gemm(np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((2, 4)))
+
+
 _WITHOUT_SCIPY = """
 import numpy as np
 from minigrad.kernels.cpu import gemm

@@ -111,16 +111,20 @@ def gemm_acc(A, B, C):
     arrays: one call of BLAS's gemm. B's and C's rows must be contiguous (their last
     stride one element); A's rows or its columns."""
     m, k, n = A.shape[0], B.shape[0], C.shape[1]
+    # BLAS reads and writes by pointers: blocks that do not fit would be read (or written)
+    # past their ends, so the shapes are checked here
+    if A.shape[1] != k or C.shape[0] != m:
+        raise ValueError("gemm_acc: shapes do not fit: A (m, k), B (k, n), C (m, n) expected")
     if m == 0 or n == 0 or k == 0:  # nothing to add
         return
     item = C.itemsize
     # leading dimensions: the row strides, in elements (at least the row length, which a
     # block of one row may not have, and BLAS checks)
-    ldb, ldc = max(B.strides[0] // item, n, 1), max(C.strides[0] // item, n, 1)
-    if k <= 1 or A.strides[1] == item:  # A's rows contiguous: A^T column-major as it lies
-        gemm_a, lda = NOTRANS, max(A.strides[0] // item, k, 1)
-    elif m <= 1 or A.strides[0] == item:  # its columns: A is column-major, BLAS transposes it
-        gemm_a, lda = TRANS, max(A.strides[1] // item, m, 1)
+    ldb, ldc = max(B.strides[0] // item, n), max(C.strides[0] // item, n)
+    if k == 1 or A.strides[1] == item:  # A's rows contiguous: A^T column-major as it lies
+        gemm_a, lda = NOTRANS, max(A.strides[0] // item, k)
+    elif m == 1 or A.strides[0] == item:  # its columns: A is column-major, BLAS transposes it
+        gemm_a, lda = TRANS, max(A.strides[1] // item, m)
     else:
         raise ValueError("gemm_acc: A has neither its rows nor its columns contiguous")
     if n > 1 and (B.strides[1] != item or C.strides[1] != item):

@@ -37,12 +37,11 @@ installed needs it at run time (it raises an error saying so), and one cached wi
 SciPy keeps the loops until its cache entries are deleted.
 """
 
-from minigrad.kernels.cpu import blas
-from minigrad.kernels.cpu.blas import gemm_acc
+from minigrad.kernels.cpu.blas import gemm_acc, load
 from minigrad.kernels.jit import FASTMATH, njit
 
 try:
-    blas.load()
+    load()
     BLAS = True  # the kernels' products call BLAS's gemm (kernels/cpu/blas.py)
 except ImportError:  # no SciPy: the loops below
     BLAS = False

@@ -71,6 +71,19 @@ def test_blocks_whose_shapes_do_not_fit_are_refused():
         _gemm(np.zeros((2, 2)), np.zeros((3, 4)), np.zeros((2, 4)))
     with pytest.raises(ValueError, match="shapes do not fit"):
         _gemm(np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="shapes do not fit"):
+        _gemm(np.zeros((2, 3)), np.zeros((3, 3)), np.zeros((2, 4)))
+
+
+def test_matmul_acc_updates_the_rows_of_c_that_a_has():
+    # a kernel's scratch C may be taller than the block of A (the last, shorter key block)
+    rng = np.random.default_rng(2)
+    A, B = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    C = rng.standard_normal((6, 5))
+    expected = C.copy()
+    expected[:3] += A @ B
+    _acc(A, 0, B, 0, C, 0, 5)
+    np.testing.assert_allclose(C, expected, rtol=1e-12)
 
 
 _WITHOUT_SCIPY = """

@@ -113,7 +113,7 @@ def gemm_acc(A, B, C):
     m, k, n = A.shape[0], B.shape[0], C.shape[1]
     # BLAS reads and writes by pointers: blocks that do not fit would be read (or written)
     # past their ends, so the shapes are checked here
-    if A.shape[1] != k or C.shape[0] != m:
+    if A.shape[1] != k or B.shape[1] != n or C.shape[0] != m:
         raise ValueError("gemm_acc: shapes do not fit: A (m, k), B (k, n), C (m, n) expected")
     if m == 0 or n == 0 or k == 0:  # nothing to add
         return

@@ -58,8 +58,9 @@ def matmul_acc(A, a0, B, b0, C, c0, n):
     Numba, so a kernel is compiled with one of the two branches only, and `inline` puts
     the call straight into the kernel's code."""
     if BLAS:
-        k = B.shape[0]
-        gemm_acc(A[:, a0 : a0 + k], B[:, b0 : b0 + n], C[:, c0 : c0 + n])
+        # the rows of C that A has, as the loops update (a kernel's scratch C may be taller)
+        m, k = A.shape[0], B.shape[0]
+        gemm_acc(A[:, a0 : a0 + k], B[:, b0 : b0 + n], C[:m, c0 : c0 + n])
     else:
         matmul_acc_loops(A, a0, B, b0, C, c0, n)
 

@@ -54,30 +54,51 @@ def matmul_acc(A, a0, B, b0, C, c0, n):
     _matmul_acc), the function the kernels call.
 
     With SciPy installed (a dependency of minigrad's), one call of BLAS's gemm on the
-    three blocks (kernels/cpu/blas.py); without it, the loops. `BLAS` is a constant to
-    Numba, so a kernel is compiled with one of the two branches only, and `inline` puts
-    the call straight into the kernel's code."""
+    three blocks; without it, the loops. `BLAS` is a constant to Numba, so a kernel is
+    compiled with one of the two branches only.
+
+    Either is compiled once per dtype and shared by every caller, not inlined into each:
+    inlined, the gemm call and its checks were typed and compiled again at each of a
+    kernel's call sites (the short attention's backward has three), over a second of its
+    compile (benchmarks/RESULTS.md)."""
     if BLAS:
-        # the rows of C that A has, as the loops update (a kernel's scratch C may be taller)
-        m, k = A.shape[0], B.shape[0]
-        gemm_acc(A[:, a0 : a0 + k], B[:, b0 : b0 + n], C[:m, c0 : c0 + n])
+        matmul_acc_blas(A, a0, B, b0, C, c0, n)
     else:
         matmul_acc_loops(A, a0, B, b0, C, c0, n)
+
+
+@njit(inline="always")
+def matmul_acc_blas(A, a0, B, b0, C, c0, n):
+    """matmul_acc with BLAS: `_gemm_blocks`, compiled once per dtype.
+
+    Sharing one compiled function needs one Numba type per argument:
+
+    - a constant offset (a caller's 0) reaches a Numba function as a literal type,
+      Literal[int](0), not int64, and each mix of literal and plain offsets would compile
+      the product again; int() makes them all plain;
+    - a C-contiguous block (conv, most of attention) and a transposed view (attention's
+      P^T.T) are two Numba types; ``X[:, :]`` is typed as a view of any layout ('A'),
+      whatever X is. BLAS is handed the strides, so the layout costs nothing."""
+    _gemm_blocks(A[:, :], int(a0), B[:, :], int(b0), C[:, :], int(c0), int(n))
+
+
+@njit(cache=True)
+def _gemm_blocks(A, a0, B, b0, C, c0, n):
+    """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] by one call of BLAS's gemm
+    (kernels/cpu/blas.py), on C's first m rows: those A has (a kernel's scratch C may be
+    taller, as the loops allow)."""
+    m, k = A.shape[0], B.shape[0]
+    gemm_acc(A[:, a0 : a0 + k], B[:, b0 : b0 + n], C[:m, c0 : c0 + n])
 
 
 @njit(inline="always")
 def matmul_acc_loops(A, a0, B, b0, C, c0, n):
     """matmul_acc without BLAS: the loops of `_matmul_acc`, compiled once per dtype.
 
-    A constant offset (a caller's 0) reaches a Numba function as a literal type,
-    Literal[int](0), not int64, and each mix of literal and plain offsets would compile
-    the product again, seconds each. int() makes them all plain.
-
-    The same goes for A's layout: a C-contiguous block (conv, most of attention) and a
-    transposed view (attention's P^T.T) are two Numba types, and each compiled its own
-    product (2-3 s of CPU each on 2 cores). ``A[:, :]`` is typed as a view of any
-    layout ('A') whatever A is, so every caller shares one product per dtype. A is read
-    element by element outside the vector loop, so its layout costs nothing there."""
+    The offsets made plain ints and A a view of any layout, as in matmul_acc_blas: A is
+    read element by element outside the vector loop, so its layout costs nothing there.
+    B and C keep theirs: the vector loop runs along their rows, and a C-contiguous row is
+    read without a stride."""
     _matmul_acc(A[:, :], int(a0), B, int(b0), C, int(c0), int(n))
 
 

@@ -10,12 +10,14 @@ runs, for
 
 with the ratios numba / PyTorch and reference / numba, and the speed in GFLOP/s
 (2 flops per multiply-add; forward + backward counts three convolutions' worth).
-numba and PyTorch are timed alternately, so that both see the same machine load.
+numba and PyTorch are timed alternately, in turns of a few calls (--block), so that both
+see the same machine load.
 The Numba compile time (the first call, with an empty cache) is measured separately,
 in a fresh process with NUMBA_CACHE_DIR set to an empty folder, and so is the time to
 load the compiled kernels from that cache.
 
-    python benchmarks/bench_conv.py [--threads N] [--repeat R] [--quick] [--no-compile-time]
+    python benchmarks/bench_conv.py [--threads N] [--repeat R] [--block B] [--quick]
+                                    [--no-compile-time]
 
 Targets (issue #4, forward + backward, numba / PyTorch): <= 1.5x on lenet, mid and
 resnet, <= 2x on stride2 and depthwise; numba >= 3x faster than the reference.
@@ -58,15 +60,25 @@ def _time_once(fn):
     return time.perf_counter() - start
 
 
-def median_ms(fns, repeat, warmup=1):
-    """Median time in ms of each function; the functions take turns run by run."""
+def median_ms(fns, repeat, warmup=1, block=1):
+    """Median time in ms of each function over `repeat` counted calls. The functions take
+    turns of `block` calls each; with block > 1 the first call of a turn is not counted.
+
+    Why turns of several calls: after a PyTorch call its OpenMP threads go on spinning for
+    a while, waiting for more work, and a minigrad call made straight after shares the
+    cores with them. Call by call, that put a `mid` forward at 6.6 ms where the same
+    kernel takes 1.6-1.9 ms in a run of calls (benchmarks/RESULTS.md). A training loop
+    calls one framework only, so the steady state, a run of calls, is what a model
+    pays; the first call of a turn pays for the switch and is dropped, for both."""
     for fn in fns:
         for _ in range(warmup):
             fn()
     times = [[] for _ in fns]
-    for _ in range(repeat):
+    counted = block - 1 if block > 1 else 1
+    for _ in range(-(-repeat // counted)):
         for t, fn in zip(times, fns):
-            t.append(_time_once(fn))
+            turn = [_time_once(fn) for _ in range(block)]
+            t.extend(turn[1:] if block > 1 else turn)
     return [statistics.median(t) * 1e3 for t in times]
 
 
@@ -155,7 +167,7 @@ def compile_times():
     return results
 
 
-def run(case_names, batch, repeat, threads, measure_compile, out=print):
+def run(case_names, batch, repeat, threads, measure_compile, out=print, block=4):
     """Time every case; print a table and return the rows as dicts."""
     import numba
     import numpy as np
@@ -169,7 +181,7 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print):
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Python "
         f"{platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, torch "
         f"{torch.__version__}; {threads} threads (PyTorch and Numba), float32, {repeat} runs per "
-        "median"
+        f"median, numba and PyTorch in turns of {block} calls (the first of each not counted)"
     )
     if measure_compile:
         cold, cached = compile_times()
@@ -196,7 +208,7 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print):
         for i, label in enumerate(("fwd", "fwd+bwd")):
             work = flops(case) * (1 if i == 0 else 3) / 1e9
             t_ref = median_ms([ref_runs[i]], max(2, repeat // 4))[0]
-            t_numba, t_torch = median_ms([numba_runs[i], th_runs[i]], repeat)
+            t_numba, t_torch = median_ms([numba_runs[i], th_runs[i]], repeat, block=block)
             row = dict(case=name, pass_=label, reference=t_ref, numba=t_numba, torch=t_torch)
             target = TARGETS[name] if i == 1 else None
             out(
@@ -219,11 +231,18 @@ def main(argv=None):
     parser.add_argument(
         "--no-compile-time", action="store_true", help="skip the compile-time processes"
     )
+    parser.add_argument(
+        "--block",
+        type=int,
+        default=4,
+        help="calls per turn, numba and PyTorch taking turns; the first of each turn is "
+        "not counted (1: call by call, every call counted)",
+    )
     args = parser.parse_args(argv)
     # NumPy's BLAS (the reference's matrix products) reads this when NumPy is imported
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
     batch, repeat = (QUICK_BATCH, 2) if args.quick else (None, args.repeat)
-    return run(args.cases, batch, repeat, args.threads, not args.no_compile_time)
+    return run(args.cases, batch, repeat, args.threads, not args.no_compile_time, block=args.block)
 
 
 if __name__ == "__main__":

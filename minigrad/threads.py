@@ -42,10 +42,15 @@ The policy:
    while one thread's kernel has the pool, another's runs on its own thread.
 
 The compiled kernels' block products are BLAS calls too (SciPy's BLAS, a library of its
-own: minigrad/kernels/cpu/blas.py), made from the kernels' threads. That library is loaded
-after `import minigrad` (Numba imports SciPy), so the limit is set on it when the kernels
-that multiply are first imported, and on it only: a count you have given NumPy's BLAS
-since is kept.
+own: minigrad/kernels/cpu/blas.py), made from the kernels' threads, which already share
+the work over the cores. That library gets one thread, always, even where you chose
+BLAS's thread count: a BLAS that cut each block product again would put n x n threads on
+n cores (a convolution ran 1.5-2x slower so, benchmarks/RESULTS.md). The limit is set
+when the kernels that multiply are first imported, on SciPy's library only: a count you
+have given NumPy's BLAS is kept. (Where NumPy and SciPy share one BLAS library, as some
+distributions build them, it is NumPy's and follows the policy above.) Your own
+`scipy.linalg` calls, in a process that has loaded the kernels, run on that one thread
+too; `threadpool_limits` raises it for them.
 
 The BLAS limit is set with threadpoolctl, which changes a library's thread count after
 it is loaded: an environment variable would only work before NumPy's first import,
@@ -100,6 +105,7 @@ def policy_applies():
 
 
 _limited = set()  # the file paths of the BLAS libraries the policy has been applied to
+_kernels_own = set()  # those the compiled kernels call, one thread always (SciPy's)
 
 
 def _blas_libraries():
@@ -113,24 +119,40 @@ def apply_blas():
     _limited.update(lib.filepath for lib in _blas_libraries())
 
 
+def _is_scipys(path):
+    """True for a BLAS library that SciPy's wheel brings (in its scipy.libs folder)."""
+    return "scipy.libs" in os.path.normpath(path).split(os.sep)
+
+
 def apply_blas_to_new_libraries():
-    """The policy for the BLAS libraries loaded since `import minigrad` (SciPy's, which the
-    kernels call, comes with Numba), and for those only: a count the user has set since on
-    NumPy's BLAS, with threadpoolctl, is left as it is."""
+    """One thread for the BLAS libraries loaded since `import minigrad` (SciPy's, which the
+    kernels call from their own threads, comes with Numba) and for SciPy's if it was
+    loaded before, whatever the environment says; for those only: a count the user has set
+    since on NumPy's BLAS, with threadpoolctl, is left as it is."""
     for lib in _blas_libraries():
-        if lib.filepath not in _limited:
-            if policy_applies():
-                lib.set_num_threads(BLAS_THREADS)
+        new = lib.filepath not in _limited
+        if (new or _is_scipys(lib.filepath)) and lib.filepath not in _kernels_own:
+            lib.set_num_threads(1)
             _limited.add(lib.filepath)
+            _kernels_own.add(lib.filepath)
+
+
+def _users_blas_libraries():
+    """The BLAS libraries that are not the kernels' own: NumPy's (and any other)."""
+    return [lib for lib in _blas_libraries() if lib.filepath not in _kernels_own]
 
 
 def info():
     """The thread counts in effect: {'num_threads': get_num_threads(), 'blas': [threads of
-    each BLAS library loaded], 'matmul_split': cores a large product is cut over (1: not
-    cut), 'kernels': threads the compiled kernels are cut over}."""
+    each BLAS library loaded, but the kernels' own], 'kernels_blas': [threads of the
+    kernels' own BLAS (SciPy's; empty until the kernels that multiply are imported)],
+    'matmul_split': cores a large product is cut over (1: not cut), 'kernels': threads
+    the compiled kernels are cut over}."""
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
     return {
         "num_threads": get_num_threads(),
-        "blas": [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"],
+        "blas": [lib["num_threads"] for lib in blas if lib["filepath"] not in _kernels_own],
+        "kernels_blas": [lib["num_threads"] for lib in blas if lib["filepath"] in _kernels_own],
         "matmul_split": MATMUL_SPLIT_THREADS,
         "kernels": kernel_threads(),
     }
@@ -161,7 +183,9 @@ def set_num_threads(n):
     if policy_applies():
         MATMUL_SPLIT_THREADS = n  # each block on one BLAS thread, as the policy says
     else:
-        threadpool_limits(n, user_api="blas")  # the user's BLAS does the products' threading
+        # the user's BLAS does the products' threading (the kernels' own keeps one thread)
+        for lib in _users_blas_libraries():
+            lib.set_num_threads(n)
     _num_threads = n
 
 

@@ -157,3 +157,45 @@ def test_loading_the_kernels_limits_only_the_blas_it_brings(tmp_path):
     before, after = json.loads(result.stdout.strip().splitlines()[-1])
     assert all(after[path] == 2 for path in before), (before, after)
     assert all(threads == 1 for path, threads in after.items() if path not in before), after
+
+
+_THREADS_UNDER_THE_USERS_COUNT = """
+import json, sys
+if sys.argv[1] == "scipy first":  # a program that imported SciPy before minigrad
+    import scipy.linalg
+import minigrad
+from minigrad.kernels.cpu import gemm  # loads Numba, and SciPy's BLAS with it
+from threadpoolctl import threadpool_info
+minigrad.set_num_threads(2)
+print(json.dumps({lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+                  if lib["user_api"] == "blas"}))
+"""
+
+
+@pytest.mark.parametrize("order", ["minigrad first", "scipy first"])
+def test_the_kernels_blas_keeps_one_thread_under_the_users_count(order):
+    """With OPENBLAS_NUM_THREADS set (the user chose BLAS's threads), NumPy's BLAS follows
+    it and set_num_threads, but the kernels' own (SciPy's) keeps one thread: the kernels
+    run on every core themselves, and a BLAS splitting each of their block products again
+    put 4 threads on 2 cores (a convolution 1.5-2x slower)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from minigrad.threads import BLAS_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARIABLES}
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    result = subprocess.run(
+        [sys.executable, "-c", _THREADS_UNDER_THE_USERS_COUNT, order],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    counts = json.loads(result.stdout.strip().splitlines()[-1])
+    scipys = {path: n for path, n in counts.items() if "scipy.libs" in path}
+    others = {path: n for path, n in counts.items() if path not in scipys}
+    assert scipys and all(n == 1 for n in scipys.values()), counts
+    assert others and all(n == 2 for n in others.values()), counts

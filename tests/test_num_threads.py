@@ -60,6 +60,10 @@ def test_set_num_threads_reaches_the_kernels_and_blas_and_reads_back_as_torch(n)
     # the user chose BLAS's count (conftest): BLAS does the products' threading, on n threads
     assert info["blas"] and all(count == n for count in info["blas"])
     assert info["matmul_split"] == 1
+    # the kernels' own BLAS (SciPy's) stays on one thread: the kernels share out the work
+    from minigrad.kernels.cpu import gemm  # noqa: F401  (loads it)
+
+    assert mg.threads.info()["kernels_blas"] == [1]
 
 
 def test_the_count_is_for_the_whole_process():

@@ -261,33 +261,76 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
 
 
 # ---- design 2: direct loops over rows --------------------------------------------------
+@njit(nogil=True, cache=True)
+def _pad_plane(plane, out, wp, top, left):
+    """out[r wp + q] = plane[r - top, q - left] where that is inside plane: one padded (or,
+    with a negative top or left, cropped) plane, flat, in rows of wp numbers. Only the
+    inside is written: the border of out keeps the zeros it was made with, the same for
+    every plane. A function of its own, compiled once for the three kernels that call it
+    (inlined, into each: seconds); its scratch arrays are flat because each shape of
+    np.zeros is compiled apart (tenths of a second each)."""
+    h, w = plane.shape
+    hp = out.size // wp
+    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of plane that land inside
+    for r in range(max(0, top), min(hp, h + top)):
+        src, dst = plane[r - top, q0:q1], out[r * wp + q0 + left : r * wp + q1 + left]
+        for q in range(src.size):
+            dst[q] = src[q]
+
+
+@njit(nogil=True, cache=True)
+def _tap(w, plane, o, c, t, dh, dw, wp, wide):
+    """Tap t = (i, j) of the kernel, numbered row by row: its weight w[o, c, i, j] and the
+    run of the flat padded plane that it multiplies, wide numbers from i dh Wp + j dw."""
+    i, j = t // w.shape[3], t % w.shape[3]
+    start = i * dh * wp + j * dw
+    return w[o, c, i, j], plane[start : start + wide]
+
+
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
-def _forward_direct(xp, w, y, dh, dw, groups, lo, hi):
+def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
     """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
-    one output plane per task, stride 1. xp: the padded input (N, C, Hp, Wp); y: (N, O, Ho, Wo).
+    one output plane per task, stride 1. x: the input (N, C, H, W), which the task pads
+    into xp, (hp, wp) planes with x at (top, left); y: (N, O, Ho, Wo).
 
     The plane is computed in "wide rows" of Wp numbers instead of Wo (the last Wp - Wo
     of each row are junk, dropped at the end). Then output number q and input number
     q + i dh Wp + j dw line up over the whole plane, and each tap (c, i, j) is one long
     contiguous loop, which is what LLVM vectorises best.
+
+    The padded planes are made here, by the thread that reads them, a few KiB at a time
+    in its own cache, not as a padded copy of the whole batch made by NumPy on one core
+    before the kernel: for a depthwise layer that copy took as long as the kernel.
     """
-    hp, wp = xp.shape[2], xp.shape[3]
     o_out, cg, kh, kw = w.shape
     ho, wo = y.shape[2], y.shape[3]
     og = o_out // groups
     wide = (ho - 1) * wp + wo  # from the first output number to the last one kept
+    size = hp * wp
+    xp = np.zeros(cg * size, dtype=y.dtype)  # the padded planes of one (image, group), flat
+    acc = np.empty(wide, dtype=y.dtype)
+    held = -1  # the (image, group) whose planes xp holds
     for task in range(lo, hi):  # (image, output channel)
         b, o = task // o_out, task % o_out
         g = o // og
-        acc = np.zeros(wide, dtype=y.dtype)
+        if b * groups + g != held:  # the tasks of one image and group share their planes
+            for c in range(cg):
+                _pad_plane(x[b, g * cg + c], xp[c * size : (c + 1) * size], wp, top, left)
+            held = b * groups + g
+        acc[:] = 0
         for c in range(cg):
-            plane = xp[b, g * cg + c].reshape(hp * wp)
-            for i in range(kh):
-                for j in range(kw):
-                    wv = w[o, c, i, j]
-                    src = plane[i * dh * wp + j * dw : i * dh * wp + j * dw + wide]
-                    for q in range(wide):
-                        acc[q] += wv * src[q]
+            plane = xp[c * size : (c + 1) * size]
+            taps, three = kh * kw, kh * kw - kh * kw % 3
+            for t in range(0, three, 3):  # three taps per pass over acc: a third of its loads
+                w0, s0 = _tap(w, plane, o, c, t, dh, dw, wp, wide)
+                w1, s1 = _tap(w, plane, o, c, t + 1, dh, dw, wp, wide)
+                w2, s2 = _tap(w, plane, o, c, t + 2, dh, dw, wp, wide)
+                for q in range(wide):
+                    acc[q] += w0 * s0[q] + w1 * s1[q] + w2 * s2[q]
+            for t in range(three, taps):  # the last one or two
+                wv, src = _tap(w, plane, o, c, t, dh, dw, wp, wide)
+                for q in range(wide):
+                    acc[q] += wv * src[q]
         out = y[b, o]
         for oh in range(ho):  # keep the first wo numbers of each wide row
             row, part = out[oh], acc[oh * wp : oh * wp + wo]
@@ -298,21 +341,29 @@ def _forward_direct(xp, w, y, dh, dw, groups, lo, hi):
 # A kernel of its own, not a branch of the one above: Numba compiles a function whole,
 # so a branch that a call never takes still costs its share of the compile time.
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
-def _forward_direct_strided(xp, w, y, sh, sw, dh, dw, groups, lo, hi):
+def _forward_direct_strided(x, w, y, top, left, hp, wp, sh, sw, dh, dw, groups, lo, hi):
     """The same sum with any stride, one output row at a time."""
     o_out, cg, kh, kw = w.shape
     ho, wo = y.shape[2], y.shape[3]
     og = o_out // groups
+    size = hp * wp
+    xp = np.zeros(cg * size, dtype=y.dtype)
+    acc = np.empty(wo, dtype=y.dtype)
+    held = -1
     for task in range(lo, hi):  # (image, output channel)
         b, o = task // o_out, task % o_out
         g = o // og
-        acc = np.empty(wo, dtype=y.dtype)
+        if b * groups + g != held:
+            for c in range(cg):
+                _pad_plane(x[b, g * cg + c], xp[c * size : (c + 1) * size], wp, top, left)
+            held = b * groups + g
         out = y[b, o]
         for oh in range(ho):
             acc[:] = 0
             for c in range(cg):
                 for i in range(kh):
-                    row = xp[b, g * cg + c, oh * sh + i * dh]
+                    start = (c * hp + oh * sh + i * dh) * wp  # row oh sh + i dh of plane c
+                    row = xp[start : start + wp]
                     for j in range(kw):
                         wv = w[o, c, i, j]
                         for q in range(wo):
@@ -346,30 +397,43 @@ def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups, lo, hi):
 
 
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
-def _weight_grad_direct(gy_all, x_all, grad_w, dh, dw, wp, groups, length, lo, hi):
+def _weight_grad_direct(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo, hi):
     """The weight gradient of a stride-1 convolution as dot products, without im2col.
 
-    grad_w[o, c, i, j] = sum over images and positions of gy[n, o, oh, ow] * xp[n, c, oh + i dh, ow
-    + j dw]. Lay gy out like the padded input, in planes of Hp x Wp with zeros past its Ho x Wo,
-    and put the planes of all the images one after the other: gy_all (O, N Hp Wp) and
-    x_all (C, N Hp Wp). Position q of gy_all then meets number q + (i dh Wp + j dw) of
-    x_all, for every q at once (a q in the zeros may meet the next image: times zero).
-    So each weight is one long dot product of a row of gy_all and a row of x_all,
-    shifted by its tap. A task owns one (o, c) pair.
+    grad_w[o, c, i, j] = sum over images and positions of gy[n, o, oh, ow] * xp[n, c, oh + i dh,
+    ow + j dw], xp the input x padded into (hp, wp) planes at (top, left). Lay gy[n, o] out
+    like a padded plane, in wide rows of Wp numbers with zeros past its Wo. Position q of
+    that plane then meets number q + (i dh Wp + j dw) of xp[n, c], for every q at once (a
+    q in the zeros meets a number of the next row: times zero). So each weight is, image
+    by image, one long dot product of the two planes, the input's shifted by its tap. A
+    task owns one (o, c) pair and makes both planes itself, in its own cache.
     """
     o_out, cg, kh, kw = grad_w.shape
     og = o_out // groups
+    ho, wo = gy.shape[2], gy.shape[3]
+    length = (ho - 1) * wp + wo  # from the first position to the last real one
+    xp = np.zeros(hp * wp, dtype=grad_w.dtype)  # flat, as in _pad_plane
+    gp = np.zeros(ho * wp, dtype=grad_w.dtype)  # gy[n, o] in wide rows; zeros past wo
+    sums = np.empty(kh * kw, dtype=grad_w.dtype)
     for task in range(lo, hi):  # (o, c)
         o, c = task // cg, task % cg
-        gy_row = gy_all[o, :length]
-        for i in range(kh):
-            for j in range(kw):
-                shift = i * dh * wp + j * dw
-                x_row = x_all[(o // og) * cg + c, shift : shift + length]
-                s = grad_w.dtype.type(0)
-                for q in range(length):  # a sum: `reassoc` lets LLVM keep SIMD partial sums
-                    s += gy_row[q] * x_row[q]
-                grad_w[o, c, i, j] = s
+        sums[:] = 0
+        for b in range(gy.shape[0]):
+            _pad_plane(x[b, (o // og) * cg + c], xp, wp, top, left)
+            # int(): a plain 0 reaches Numba as the constant Literal[int](0), a second compile
+            _pad_plane(gy[b, o], gp, wp, int(0), int(0))  # noqa: UP018
+            gy_row = gp[:length]
+            for i in range(kh):
+                for j in range(kw):
+                    shift = i * dh * wp + j * dw
+                    x_row = xp[shift : shift + length]
+                    s = grad_w.dtype.type(0)
+                    for q in range(length):  # a sum: `reassoc` lets LLVM keep SIMD partial sums
+                        s += gy_row[q] * x_row[q]
+                    sums[i * kw + j] += s
+        for i in range(kh):  # element by element: an array assignment would compile
+            for j in range(kw):  # Numba's shape-mismatch message, string code (seconds)
+                grad_w[o, c, i, j] = sums[i * kw + j]
 
 
 # ---- the three kernels -------------------------------------------------------------------
@@ -448,11 +512,14 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
         workers.run(_forward_gemm, tasks, xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
-    xp, w = _pad_nchw(x, *pads), np.ascontiguousarray(w)
+    w = np.ascontiguousarray(w)
+    top, bottom, left, right = pads
+    # the padded planes' size and where x sits in them (each task pads its own planes)
+    place = (top, left, x.shape[2] + top + bottom, x.shape[3] + left + right)
     if sh == 1 and sw == 1:
-        workers.run(_forward_direct, n * o, xp, w, y, dh, dw, groups)  # a plane each
+        workers.run(_forward_direct, n * o, x, w, y, *place, dh, dw, groups)  # a plane each
     else:
-        workers.run(_forward_direct_strided, n * o, xp, w, y, sh, sw, dh, dw, groups)
+        workers.run(_forward_direct_strided, n * o, x, w, y, *place, sh, sw, dh, dw, groups)
     return y
 
 
@@ -535,16 +602,9 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         return np.ascontiguousarray(
             partial.sum(axis=0).reshape(o, kh, kw, cg).transpose(0, 3, 1, 2)
         )
-    hp, wp = h + 2 * ph, width + 2 * pw
-    # all images one after the other, channel by channel: (C, N Hp Wp) and (O, N Hp Wp)
-    x_all = np.zeros((c, n, hp, wp), dtype=x.dtype)
-    x_all[:, :, ph : ph + h, pw : pw + width] = x.transpose(1, 0, 2, 3)
-    gy_all = np.zeros((o, n, hp, wp), dtype=grad_y.dtype)
-    gy_all[:, :, :ho, :wo] = grad_y.transpose(1, 0, 2, 3)
-    # from the first position to the last one that holds a real (not padding) number
-    length = (n - 1) * hp * wp + (ho - 1) * wp + wo
     grad_w = np.empty(w_shape, dtype=grad_y.dtype)
-    gy_all, x_all = gy_all.reshape(o, -1), x_all.reshape(c, -1)
+    place = (ph, pw, h + 2 * ph, width + 2 * pw)  # as in _forward: each task pads its planes
     # a task per (o, c) pair, each writing its own kH kW numbers of grad_w
-    workers.run(_weight_grad_direct, o * cg, gy_all, x_all, grad_w, dh, dw, wp, groups, length)
+    args = (grad_y, np.ascontiguousarray(x), grad_w, *place, dh, dw, groups)
+    workers.run(_weight_grad_direct, o * cg, *args)
     return grad_w

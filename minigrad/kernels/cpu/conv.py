@@ -278,15 +278,6 @@ def _pad_plane(plane, out, wp, top, left):
             dst[q] = src[q]
 
 
-@njit(nogil=True, cache=True)
-def _tap(w, plane, o, c, t, dh, dw, wp, wide):
-    """Tap t = (i, j) of the kernel, numbered row by row: its weight w[o, c, i, j] and the
-    run of the flat padded plane that it multiplies, wide numbers from i dh Wp + j dw."""
-    i, j = t // w.shape[3], t % w.shape[3]
-    start = i * dh * wp + j * dw
-    return w[o, c, i, j], plane[start : start + wide]
-
-
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
 def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
     """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
@@ -320,17 +311,12 @@ def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
         acc[:] = 0
         for c in range(cg):
             plane = xp[c * size : (c + 1) * size]
-            taps, three = kh * kw, kh * kw - kh * kw % 3
-            for t in range(0, three, 3):  # three taps per pass over acc: a third of its loads
-                w0, s0 = _tap(w, plane, o, c, t, dh, dw, wp, wide)
-                w1, s1 = _tap(w, plane, o, c, t + 1, dh, dw, wp, wide)
-                w2, s2 = _tap(w, plane, o, c, t + 2, dh, dw, wp, wide)
-                for q in range(wide):
-                    acc[q] += w0 * s0[q] + w1 * s1[q] + w2 * s2[q]
-            for t in range(three, taps):  # the last one or two
-                wv, src = _tap(w, plane, o, c, t, dh, dw, wp, wide)
-                for q in range(wide):
-                    acc[q] += wv * src[q]
+            for i in range(kh):
+                for j in range(kw):
+                    wv = w[o, c, i, j]
+                    src = plane[i * dh * wp + j * dw : i * dh * wp + j * dw + wide]
+                    for q in range(wide):
+                        acc[q] += wv * src[q]
         out = y[b, o]
         for oh in range(ho):  # keep the first wo numbers of each wide row
             row, part = out[oh], acc[oh * wp : oh * wp + wo]

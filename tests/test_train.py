@@ -266,9 +266,7 @@ def test_convolutional_models_print_the_readme_accuracy(tmp_path, capsys, model)
     command = f"minigrad-train --model {model}"
     assert_printed_as_stated(command, accuracy, 1, as_images)
     assert epochs == readme_epochs(command) == len(history["test_accuracy"])
-    # a floor for any summation order: the last figure moves with the order the kernels add
-    # their products in (1 to 4 threads, BLAS or not: 97.8-99.2%, benchmarks/RESULTS.md)
-    assert history["test_accuracy"][-1] >= 0.975
+    assert history["test_accuracy"][-1] >= 0.98
     settings = json.loads((tmp_path / "run.json").read_text())["settings"]
     assert settings["model"] == model
 

@@ -262,20 +262,23 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
 
 # ---- design 2: direct loops over rows --------------------------------------------------
 @njit(nogil=True, cache=True)
-def _pad_plane(plane, out, wp, top, left):
-    """out[r wp + q] = plane[r - top, q - left] where that is inside plane: one padded (or,
-    with a negative top or left, cropped) plane, flat, in rows of wp numbers. Only the
-    inside is written: the border of out keeps the zeros it was made with, the same for
-    every plane. A function of its own, compiled once for the three kernels that call it
-    (inlined, into each: seconds); its scratch arrays are flat because each shape of
-    np.zeros is compiled apart (tenths of a second each)."""
-    h, w = plane.shape
-    hp = out.size // wp
-    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of plane that land inside
-    for r in range(max(0, top), min(hp, h + top)):
-        src, dst = plane[r - top, q0:q1], out[r * wp + q0 + left : r * wp + q1 + left]
-        for q in range(src.size):
-            dst[q] = src[q]
+def _pad_planes(x, b, c0, out, hp, wp, top, left):
+    """The planes x[b, c0], x[b, c0 + 1], ... padded (or, with a negative top or left,
+    cropped) to hp x wp, flat and one after the other in out, as many as out holds:
+    out[(c hp + r) wp + q] = x[b, c0 + c, r - top, q - left] where that is inside x.
+
+    Only the inside is written: the border of out keeps the zeros it was made with, the
+    same for every image. A function of its own, compiled once for the three kernels that
+    call it (inlined, into each: seconds); out is flat because each shape of np.zeros is
+    compiled apart (tenths of a second each)."""
+    h, w = x.shape[2], x.shape[3]
+    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
+    for c in range(out.size // (hp * wp)):
+        for r in range(max(0, top), min(hp, h + top)):
+            start = (c * hp + r) * wp
+            src, dst = x[b, c0 + c, r - top, q0:q1], out[start + q0 + left : start + q1 + left]
+            for q in range(src.size):
+                dst[q] = src[q]
 
 
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
@@ -305,8 +308,7 @@ def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
         b, o = task // o_out, task % o_out
         g = o // og
         if b * groups + g != held:  # the tasks of one image and group share their planes
-            for c in range(cg):
-                _pad_plane(x[b, g * cg + c], xp[c * size : (c + 1) * size], wp, top, left)
+            _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
             held = b * groups + g
         acc[:] = 0
         for c in range(cg):
@@ -332,16 +334,14 @@ def _forward_direct_strided(x, w, y, top, left, hp, wp, sh, sw, dh, dw, groups, 
     o_out, cg, kh, kw = w.shape
     ho, wo = y.shape[2], y.shape[3]
     og = o_out // groups
-    size = hp * wp
-    xp = np.zeros(cg * size, dtype=y.dtype)
+    xp = np.zeros(cg * hp * wp, dtype=y.dtype)  # as in _forward_direct
     acc = np.empty(wo, dtype=y.dtype)
     held = -1
     for task in range(lo, hi):  # (image, output channel)
         b, o = task // o_out, task % o_out
         g = o // og
         if b * groups + g != held:
-            for c in range(cg):
-                _pad_plane(x[b, g * cg + c], xp[c * size : (c + 1) * size], wp, top, left)
+            _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
             held = b * groups + g
         out = y[b, o]
         for oh in range(ho):
@@ -398,16 +398,16 @@ def _weight_grad_direct(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo, hi
     og = o_out // groups
     ho, wo = gy.shape[2], gy.shape[3]
     length = (ho - 1) * wp + wo  # from the first position to the last real one
-    xp = np.zeros(hp * wp, dtype=grad_w.dtype)  # flat, as in _pad_plane
+    xp = np.zeros(hp * wp, dtype=grad_w.dtype)  # flat, as in _pad_planes
     gp = np.zeros(ho * wp, dtype=grad_w.dtype)  # gy[n, o] in wide rows; zeros past wo
     sums = np.empty(kh * kw, dtype=grad_w.dtype)
     for task in range(lo, hi):  # (o, c)
         o, c = task // cg, task % cg
         sums[:] = 0
         for b in range(gy.shape[0]):
-            _pad_plane(x[b, (o // og) * cg + c], xp, wp, top, left)
+            _pad_planes(x, b, (o // og) * cg + c, xp, hp, wp, top, left)
             # int(): a plain 0 reaches Numba as the constant Literal[int](0), a second compile
-            _pad_plane(gy[b, o], gp, wp, int(0), int(0))  # noqa: UP018
+            _pad_planes(gy, b, o, gp, ho, wp, int(0), int(0))  # noqa: UP018
             gy_row = gp[:length]
             for i in range(kh):
                 for j in range(kw):

@@ -400,6 +400,25 @@ def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
     check_kernels_agree(case, np.float32, extra_rows=(1, 1))
 
 
+
+# (positions, output channels per group, numbers per window): a mid-sized layer, a
+# 64-channel one, a ResNet layer whose window is too large for the small products, and
+# the sizes without a product given
+@pytest.mark.parametrize(
+    "positions,rows,k", [(222, 32, 144), (222, 64, 288), (1024, 64, 576), (188, 0, 0)]
+)
+def test_tiles_keep_the_product_within_blas_small_kernels(positions, rows, k):
+    tile = cpu._tile(positions, rows, k)
+    assert tile % 32 == 0 and tile <= cpu.TILE
+    n_tiles = -(-positions // tile)
+    assert (n_tiles - 1) * tile < positions  # no tile left empty
+    if rows * k * cpu.MIN_SMALL_TILE <= cpu.SMALL_GEMM:
+        assert rows * k * tile <= cpu.SMALL_GEMM  # OpenBLAS's small-matrix kernels apply
+    else:  # too large for them whatever the tile: tiles of up to TILE positions
+        assert tile == cpu._tile(positions)
+    expected = {(222, 32, 144): 128, (222, 64, 288): 32, (1024, 64, 576): 256, (188, 0, 0): 192}
+    assert tile == expected[positions, rows, k]
+
 @pytest.mark.parametrize("pads", [(1, 1, 1, 1), (0, 2, 3, 0), (-1, 2, 1, -2), (2, -1, -1, 0)])
 def test_channels_last_padding(pads):
     """The parallel kernel that large inputs take agrees with the NumPy copy small ones take."""

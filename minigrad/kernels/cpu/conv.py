@@ -48,6 +48,11 @@ from minigrad.kernels.jit import FASTMATH, njit
 # 128 (each 4 x 4 block of the product starts its row loop half as often), and 256 x
 # (C kH kW) numbers, 590 KB for 64 channels and a 3 x 3 kernel, stay near the core's L2.
 TILE = 256
+# OpenBLAS's limit for its small-matrix kernels (m n k, the product of the three sizes;
+# kernel/x86_64/sgemm_small_kernel_permit_skylakex.c), and the smallest tile worth cutting
+# down to for them
+SMALL_GEMM = 1_000_000
+MIN_SMALL_TILE = 32
 
 
 # ---- layout helpers ----------------------------------------------------------------
@@ -433,15 +438,25 @@ def _use_gemm(channels_per_group, k, strided=False, positions=None):
     return channels_per_group >= 4 and (k >= 32 or strided or small)
 
 
-def _tile(positions):
+def _tile(positions, rows=0, k=0):
     """Tiles of at most TILE positions, as equal as possible, in multiples of 32. The
     product's innermost loop runs over a tile's positions, and LLVM's vector loop takes
     32 float32 at a time (four AVX2 registers): what is left over runs number by number
     (tiles of 124 positions instead of 128 made a ResNet layer's forward pass slower:
-    benchmarks/RESULTS.md)."""
-    n_tiles = -(-positions // TILE)  # -(-a // b) is a / b rounded up
-    per_tile = -(-positions // n_tiles)
-    return 32 * -(-per_tile // 32)
+    benchmarks/RESULTS.md).
+
+    rows and k: the product's other two sizes (output channels per group, numbers per
+    window). OpenBLAS multiplies small matrices, rows x k x tile up to SMALL_GEMM, with
+    kernels of their own that skip its packing of A and B into buffers, at up to twice
+    the speed of its general path on the convolution's tiles (benchmarks/RESULTS.md).
+    So where a tile of TILE positions would just miss that size, more and smaller tiles
+    (of at least MIN_SMALL_TILE positions) are taken, and each product stays under it."""
+    per_tile = TILE
+    small = SMALL_GEMM // (rows * k) // 32 * 32 if rows * k else 0  # the largest that fits
+    if MIN_SMALL_TILE <= small < TILE:
+        per_tile = small
+    n_tiles = -(-positions // per_tile)  # -(-a // b) is a / b rounded up
+    return 32 * -(-(-(-positions // n_tiles)) // 32)
 
 
 def _crop(x, top, bottom, left, right):
@@ -493,7 +508,7 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
         xp = _pad_nchw(x, *pads)
         # the positions the kernel numbers: with stride 1, in rows as wide as xp's
         positions = (ho - 1) * xp.shape[3] + wo if (sh, sw) == (1, 1) else ho * wo
-        tile = _tile(positions)
+        tile = _tile(positions, o // groups, cg * kh * kw)
         tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
         workers.run(_forward_gemm, tasks, xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile)
         return y
@@ -552,7 +567,7 @@ def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups)
         # w_t[g, (c, i, j), o] = w[g O/G + o, c, i, j]: each group's w_rows, transposed
         w_t = np.ascontiguousarray(w.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1))
         gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
-        tile = _tile(ho * wo)
+        tile = _tile(ho * wo, og, cg * kh * kw)
         workers.run(_input_grad_gemm, n, gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile)
         return np.ascontiguousarray(gxp[:, :, ph : ph + h, pw : pw + width])
     gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
@@ -575,7 +590,7 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     if (sh, sw) != (1, 1) or _use_gemm(o // groups, cg * kh * kw, False, ho * wo):
         xp = _padded_nhwc(np.ascontiguousarray(x), ph, ph, pw, pw)
         xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
-        tile = _tile(ho * wo)
+        tile = _tile(ho * wo, o // groups, cg * kh * kw)
         units = n * -(-ho * wo // tile)  # (image, tile) pairs to share out
         # enough tasks (share, group) for four per thread; each share adds into its own
         # copy of grad_w, and the copies are summed at the end

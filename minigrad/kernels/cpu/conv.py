@@ -456,7 +456,8 @@ def _tile(positions, rows=0, k=0):
     if MIN_SMALL_TILE <= small < TILE:
         per_tile = small
     n_tiles = -(-positions // per_tile)  # -(-a // b) is a / b rounded up
-    return 32 * -(-(-(-positions // n_tiles)) // 32)
+    even = -(-positions // n_tiles)  # the positions of each tile, as equal as possible
+    return 32 * -(-even // 32)
 
 
 def _crop(x, top, bottom, left, right):

@@ -400,7 +400,6 @@ def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
     check_kernels_agree(case, np.float32, extra_rows=(1, 1))
 
 
-
 # (positions, output channels per group, numbers per window): a mid-sized layer, a
 # 64-channel one, a ResNet layer whose window is too large for the small products, and
 # the sizes without a product given
@@ -418,6 +417,7 @@ def test_tiles_keep_the_product_within_blas_small_kernels(positions, rows, k):
         assert tile == cpu._tile(positions)
     expected = {(222, 32, 144): 128, (222, 64, 288): 32, (1024, 64, 576): 256, (188, 0, 0): 192}
     assert tile == expected[positions, rows, k]
+
 
 @pytest.mark.parametrize("pads", [(1, 1, 1, 1), (0, 2, 3, 0), (-1, 2, 1, -2), (2, -1, -1, 0)])
 def test_channels_last_padding(pads):

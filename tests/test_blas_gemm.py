@@ -25,7 +25,11 @@ def test_scipy_blas_is_what_the_kernels_use():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("transposed", [False, True])
-@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (5, 7, 3), (9, 40, 33), (1, 13, 17), (6, 1, 9)])
+# the last two: sums long enough to be cut into chunks (gemm.K_CHUNK), of unequal lengths
+@pytest.mark.parametrize(
+    "m, k, n",
+    [(1, 1, 1), (5, 7, 3), (9, 40, 33), (1, 13, 17), (6, 1, 9), (64, 577, 224), (16, 300, 250)],
+)
 def test_blocks_with_offsets_add_the_product(dtype, transposed, m, k, n):
     rng = np.random.default_rng(m * 100 + k * 10 + n)
     a_cols = k + 5
@@ -36,8 +40,23 @@ def test_blocks_with_offsets_add_the_product(dtype, transposed, m, k, n):
     expected = C.astype(np.float64)
     expected[:, 2 : 2 + n] += A[:, 3 : 3 + k].astype(np.float64) @ B[:, 1 : 1 + n]
     _acc(A, 3, B, 1, C, 2, n)
-    tol = 1e-5 if dtype == np.float32 else 1e-12
+    tol = (1e-5 if dtype == np.float32 else 1e-12) * max(1, k // 16)  # long float32 sums
     np.testing.assert_allclose(C, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(
+    "m, n, k, chunks",
+    [
+        (64, 224, 576, 9),  # a ResNet layer's forward tile: chunks of 64 terms
+        (64, 224, 577, 10),  # one term more: ten chunks (of 57 or 58)
+        (32, 128, 144, 1),  # small enough as it is
+        (128, 256, 576, 1),  # too large even in chunks of 64: one call
+    ],
+)
+def test_long_sums_are_cut_into_chunks_for_blas_small_kernels(m, n, k, chunks):
+    assert gemm.sum_chunks.py_func(m, n, k) == chunks
+    if chunks > 1:  # each chunk within OpenBLAS's limit, the whole product not
+        assert m * n * -(-k // chunks) <= gemm.SMALL_GEMM < m * n * k
 
 
 def test_empty_sum_leaves_c_as_it_was():

@@ -400,9 +400,9 @@ def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
     check_kernels_agree(case, np.float32, extra_rows=(1, 1))
 
 
-# (positions, output channels per group, numbers per window): a mid-sized layer, a
-# 64-channel one, a ResNet layer whose window is too large for the small products, and
-# the sizes without a product given
+# the weight gradient's tiles, (positions, output channels per group, numbers per window):
+# a mid-sized layer, a 64-channel one, a ResNet layer whose window is too large for the
+# small products, and the forward pass's tiles (no sizes given: tiles of up to TILE)
 @pytest.mark.parametrize(
     "positions,rows,k", [(222, 32, 144), (222, 64, 288), (1024, 64, 576), (188, 0, 0)]
 )

@@ -41,17 +41,15 @@ import numpy as np
 
 from minigrad._args import window_output_size as conv_output_size
 from minigrad.kernels.cpu import workers
-from minigrad.kernels.cpu.gemm import matmul_acc
+from minigrad.kernels.cpu.gemm import SMALL_GEMM, matmul_acc
 from minigrad.kernels.jit import FASTMATH, njit
 
 # Output positions per tile: the length of the product's rows. 256 ran 5-15% faster than
 # 128 (each 4 x 4 block of the product starts its row loop half as often), and 256 x
 # (C kH kW) numbers, 590 KB for 64 channels and a 3 x 3 kernel, stay near the core's L2.
 TILE = 256
-# OpenBLAS's limit for its small-matrix kernels (m n k, the product of the three sizes;
-# kernel/x86_64/sgemm_small_kernel_permit_skylakex.c), and the smallest tile worth cutting
-# down to for them
-SMALL_GEMM = 1_000_000
+# the smallest tile worth cutting down to for OpenBLAS's small-matrix kernels (SMALL_GEMM,
+# kernels/cpu/gemm.py)
 MIN_SMALL_TILE = 32
 
 
@@ -445,12 +443,14 @@ def _tile(positions, rows=0, k=0):
     (tiles of 124 positions instead of 128 made a ResNet layer's forward pass slower:
     benchmarks/RESULTS.md).
 
-    rows and k: the product's other two sizes (output channels per group, numbers per
-    window). OpenBLAS multiplies small matrices, rows x k x tile up to SMALL_GEMM, with
-    kernels of their own that skip its packing of A and B into buffers, at up to twice
-    the speed of its general path on the convolution's tiles (benchmarks/RESULTS.md).
-    So where a tile of TILE positions would just miss that size, more and smaller tiles
-    (of at least MIN_SMALL_TILE positions) are taken, and each product stays under it."""
+    rows and k (the weight gradient's tiles): the product's other two sizes, output
+    channels per group and numbers per window. The weight gradient sums over a tile's
+    positions, rows x tile times tile x k. OpenBLAS multiplies small matrices, rows x k
+    x tile up to SMALL_GEMM, with kernels of their own that skip its packing of A and B,
+    at up to 1.4x the speed of its general path on these products, so where a tile of
+    TILE positions would miss that size, more and smaller tiles (of at least
+    MIN_SMALL_TILE positions) are taken. (The forward pass's products sum over a window
+    instead; `matmul_acc` cuts that sum into chunks small enough for those kernels.)"""
     per_tile = TILE
     small = SMALL_GEMM // (rows * k) // 32 * 32 if rows * k else 0  # the largest that fits
     if MIN_SMALL_TILE <= small < TILE:
@@ -509,7 +509,7 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
         xp = _pad_nchw(x, *pads)
         # the positions the kernel numbers: with stride 1, in rows as wide as xp's
         positions = (ho - 1) * xp.shape[3] + wo if (sh, sw) == (1, 1) else ho * wo
-        tile = _tile(positions, o // groups, cg * kh * kw)
+        tile = _tile(positions)
         tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
         workers.run(_forward_gemm, tasks, xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile)
         return y
@@ -568,7 +568,7 @@ def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups)
         # w_t[g, (c, i, j), o] = w[g O/G + o, c, i, j]: each group's w_rows, transposed
         w_t = np.ascontiguousarray(w.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1))
         gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
-        tile = _tile(ho * wo, og, cg * kh * kw)
+        tile = _tile(ho * wo)
         workers.run(_input_grad_gemm, n, gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile)
         return np.ascontiguousarray(gxp[:, :, ph : ph + h, pw : pw + width])
     gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)

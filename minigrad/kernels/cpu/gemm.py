@@ -82,13 +82,40 @@ def matmul_acc_blas(A, a0, B, b0, C, c0, n):
     _gemm_blocks(A[:, :], int(a0), B[:, :], int(b0), C[:, :], int(c0), int(n))
 
 
+# OpenBLAS's limit for its small-matrix kernels (m n k, the product of the three sizes:
+# kernel/x86_64/sgemm_small_kernel_permit_skylakex.c), and the longest sum _gemm_blocks
+# hands it in one call where that keeps a product within the limit
+SMALL_GEMM = 1_000_000
+K_CHUNK = 64
+
+
+@njit(inline="always")
+def sum_chunks(m, n, k):
+    """Into how many chunks _gemm_blocks cuts the sum of an (m, k) @ (k, n) product: 1,
+    or as many as needed for chunks of at most K_CHUNK terms where the whole product is
+    too large for OpenBLAS's small-matrix kernels and such chunks are not."""
+    if m * n * k > SMALL_GEMM and m * n * K_CHUNK <= SMALL_GEMM:
+        return -(-k // K_CHUNK)  # -(-a // b) is a / b rounded up
+    return 1
+
+
 @njit(cache=True)
 def _gemm_blocks(A, a0, B, b0, C, c0, n):
-    """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] by one call of BLAS's gemm
+    """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] by calls of BLAS's gemm
     (kernels/cpu/blas.py), on C's first m rows: those A has (a kernel's scratch C may be
-    taller, as the loops allow)."""
+    taller, as the loops allow).
+
+    OpenBLAS multiplies small matrices, m n k up to SMALL_GEMM, with kernels of their own
+    that skip its packing of A and B into buffers. A product just too large for them
+    whose sum is long (the convolution's windows: 576 numbers for 64 channels and a 3 x 3
+    kernel) is cut into equal chunks of the sum, at most K_CHUNK terms each, that are
+    small enough: one call each, adding into the same C. That ran a ResNet layer's
+    forward pass and input gradient 1.2-1.4x faster (benchmarks/RESULTS.md)."""
     m, k = A.shape[0], B.shape[0]
-    gemm_acc(A[:, a0 : a0 + k], B[:, b0 : b0 + n], C[:m, c0 : c0 + n])
+    chunks = sum_chunks(m, n, k)
+    for c in range(chunks):
+        p0, p1 = k * c // chunks, k * (c + 1) // chunks
+        gemm_acc(A[:, a0 + p0 : a0 + p1], B[p0:p1, b0 : b0 + n], C[:m, c0 : c0 + n])
 
 
 @njit(inline="always")

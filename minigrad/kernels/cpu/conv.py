@@ -51,6 +51,9 @@ TILE = 256
 # the smallest tile worth cutting down to for OpenBLAS's small-matrix kernels (SMALL_GEMM,
 # kernels/cpu/gemm.py)
 MIN_SMALL_TILE = 32
+# the multiply-adds per output position from which the forward pass takes the product
+# with windows of fewer than 32 numbers (see _use_gemm)
+FORWARD_MIN_MACS = 144
 
 
 # ---- layout helpers ----------------------------------------------------------------
@@ -426,14 +429,21 @@ def _weight_grad_direct(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo, hi
 
 
 # ---- the three kernels -------------------------------------------------------------------
-def _use_gemm(channels_per_group, k, strided=False, positions=None):
+def _use_gemm(channels_per_group, k, strided=False, positions=None, forward=False):
     """The tiled matrix product pays when its blocks of 4 output channels fill up and a
     window holds enough numbers to be worth copying into cols. Otherwise the direct loop
     wins, but only where its long contiguous loops exist: not with a stride, and not on
     small planes (up to 8x8, where the two measured even; the ResNet on the 8x8 digits
-    then needs no direct kernel at all). The measurements: benchmarks/RESULTS.md."""
+    then needs no direct kernel at all). The measurements: benchmarks/RESULTS.md.
+
+    In the forward pass (and the input gradient it computes) each copied window is
+    shared by all output channels of its group, so a shorter window pays too once
+    there are FORWARD_MIN_MACS multiply-adds per output position (channels_per_group k):
+    LeNet's first layer (6 x 25) ran as fast either way, 8 x 27 and 16 x 18 1.2-1.3x
+    faster with the product, 4 x 25 1.1x slower."""
     small = positions is not None and positions <= 64
-    return channels_per_group >= 4 and (k >= 32 or strided or small)
+    enough = k >= 32 or (forward and channels_per_group * k >= FORWARD_MIN_MACS)
+    return channels_per_group >= 4 and (enough or strided or small)
 
 
 def _tile(positions, rows=0, k=0):
@@ -503,7 +513,7 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
     (sh, sw), (dh, dw) = stride, dilation
     n = x.shape[0]
     o, cg, kh, kw = w.shape
-    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo):
+    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, True):
         w_rows = np.ascontiguousarray(w).reshape(o, cg * kh * kw)  # rows r = (c, i, j), as in cols
         y = np.empty((n, o, ho, wo), dtype=x.dtype)
         xp = _pad_nchw(x, *pads)

@@ -92,21 +92,44 @@ def _to_padded_nhwc(x, top, bottom, left, right):
     return out
 
 
+@njit(nogil=True, cache=True)
+def _pad_planes(x, b, c0, out, hp, wp, top, left):
+    """The planes x[b, c0], x[b, c0 + 1], ... padded (or, with a negative top or left,
+    cropped) to hp x wp, flat and one after the other in out, as many as out holds:
+    out[(c hp + r) wp + q] = x[b, c0 + c, r - top, q - left] where that is inside x.
+
+    Only the inside is written: the border of out keeps the zeros it was made with, the
+    same for every image. A function of its own, compiled once for the kernels that call
+    it (inlined, into each: seconds); out is flat because each shape of np.zeros is
+    compiled apart (tenths of a second each). Each task of those kernels pads the planes
+    it reads into its own small array, which stays in its core's cache: a padded copy of
+    the whole batch, made by NumPy on one core before the kernel, took as long as the
+    kernel itself on a depthwise layer, and 5-15% of the tiled forward pass's time."""
+    h, w = x.shape[2], x.shape[3]
+    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
+    for c in range(out.size // (hp * wp)):
+        for r in range(max(0, top), min(hp, h + top)):
+            start = (c * hp + r) * wp
+            src, dst = x[b, c0 + c, r - top, q0:q1], out[start + q0 + left : start + q1 + left]
+            for q in range(src.size):
+                dst[q] = src[q]
+
+
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
-def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
+def _forward_gemm(x, w_rows, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
     """y[n, o, q] = sum_r w_rows[o, r] * cols[r, q], one tile of `tile` positions q at a time.
 
-    xp: the padded input (N, C, Hp, Wp); w_rows: (O, C/G kH kW), each kernel flattened,
-    r = (c, i, j) as in cols; y: (N, O, Ho, Wo).
+    x: the input (N, C, H, W), padded (or cropped) by each task into (hp, wp) planes at
+    (top, left), as in the direct kernels (`_pad_planes`); w_rows: (O, C/G kH kW), each
+    kernel flattened, r = (c, i, j) as in cols; y: (N, O, Ho, Wo).
 
     With stride 1 the positions are numbered q = oh Wp + ow, as if each output row were
     Wp wide (the last Wp - Wo of each are junk, never written out). Then window row
     r = (c, i, j) at position q is xp[c].flat[q + i dh Wp + j dw] for every q: each row
-    of cols is one contiguous run of the input plane, shifted by the tap. With a stride
+    of cols is one contiguous run of the padded plane, shifted by the tap. With a stride
     the positions are q = oh Wo + ow, and `_im2col_tile` copies the windows.
     """
-    hp, wp = xp.shape[2], xp.shape[3]
     k, og = w_rows.shape[1], w_rows.shape[0] // groups
     cg = k // (kh * kw)
     ho, wo = y.shape[2], y.shape[3]
@@ -114,15 +137,21 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
     pitch = wp if wide else wo  # from one output row to the next, in positions
     positions = (ho - 1) * pitch + wo  # up to the last one kept
     n_tiles = (positions + tile - 1) // tile
+    size = hp * wp
+    xp = np.zeros(cg * size, dtype=y.dtype)  # the padded planes of one (image, group), flat
+    held = -1  # the (image, group) whose planes xp holds
     for task in range(lo, hi):  # (image, group, tile): independent outputs
         b = task // (groups * n_tiles)
         g = (task // n_tiles) % groups
         q0 = (task % n_tiles) * tile
         n = min(tile, positions - q0)
-        cols = np.empty((k, tile), dtype=xp.dtype)  # this tile's windows, one per column
+        if b * groups + g != held:  # the tiles of one image and group share their planes
+            _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
+            held = b * groups + g
+        cols = np.empty((k, tile), dtype=y.dtype)  # this tile's windows, one per column
         if wide:
             for c in range(cg):
-                plane = xp[b, g * cg + c].reshape(hp * wp)
+                plane = xp[c * size : (c + 1) * size]
                 for i in range(kh):
                     for j in range(kw):
                         shift = i * dh * wp + j * dw + q0
@@ -130,7 +159,8 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
                         for t in range(n):
                             row[t] = src[t]
         else:
-            _im2col_tile(xp, b, g * cg, cg, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
+            planes = xp.reshape((cg, hp, wp))
+            _im2col_tile(planes, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
         acc = np.zeros((og, tile), dtype=y.dtype)
         # acc = w_rows[group] @ cols
         matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)
@@ -150,16 +180,17 @@ def _forward_gemm(xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
 # inline: compiled as part of the kernel that calls it rather than as a function of its
 # own, which would cost Numba about half a second more to compile
 @njit(inline="always")
-def _im2col_tile(xp, b, c0, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
-    """cols[r, p - p0] = xp[b, c0 + c, oh sh + i dh, ow sw + j dw] for the rows r = (c, i, j)
+def _im2col_tile(planes, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
+    """cols[r, p - p0] = planes[c, oh sh + i dh, ow sw + j dw] for the rows r = (c, i, j)
     of a window and the output positions p = (oh, ow) from p0 to p1: the reference's
-    im2col, for one tile of positions. xp: the padded input (N, C, Hp, Wp).
+    im2col, for one tile of positions. planes: the padded planes of one image's group of
+    input channels (C/G, Hp, Wp).
 
     The positions of one output row read one input row, every sw-th pixel of it, so each
     row of cols is filled in runs, one per output row the tile meets.
     """
-    for c in range(cg):
-        plane = xp[b, c0 + c]
+    for c in range(planes.shape[0]):
+        plane = planes[c]
         for i in range(kh):
             for oh in range(p0 // wo, (p1 - 1) // wo + 1):  # the output rows the tile meets
                 lo, hi = max(p0, oh * wo), min(p1, (oh + 1) * wo)  # their positions in it
@@ -267,26 +298,6 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
 
 
 # ---- design 2: direct loops over rows --------------------------------------------------
-@njit(nogil=True, cache=True)
-def _pad_planes(x, b, c0, out, hp, wp, top, left):
-    """The planes x[b, c0], x[b, c0 + 1], ... padded (or, with a negative top or left,
-    cropped) to hp x wp, flat and one after the other in out, as many as out holds:
-    out[(c hp + r) wp + q] = x[b, c0 + c, r - top, q - left] where that is inside x.
-
-    Only the inside is written: the border of out keeps the zeros it was made with, the
-    same for every image. A function of its own, compiled once for the three kernels that
-    call it (inlined, into each: seconds); out is flat because each shape of np.zeros is
-    compiled apart (tenths of a second each)."""
-    h, w = x.shape[2], x.shape[3]
-    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
-    for c in range(out.size // (hp * wp)):
-        for r in range(max(0, top), min(hp, h + top)):
-            start = (c * hp + r) * wp
-            src, dst = x[b, c0 + c, r - top, q0:q1], out[start + q0 + left : start + q1 + left]
-            for q in range(src.size):
-                dst[q] = src[q]
-
-
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
 def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
     """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
@@ -480,17 +491,6 @@ def _crop(x, top, bottom, left, right):
     ]
 
 
-def _pad_nchw(x, top, bottom, left, right):
-    """x with zeros added around each plane (a negative amount crops). Zeros and a slice
-    assignment: np.pad takes many times longer on a small array (benchmarks/RESULTS.md)."""
-    x = _crop(x, top, bottom, left, right)
-    top, bottom, left, right = max(top, 0), max(bottom, 0), max(left, 0), max(right, 0)
-    n, c, h, w = x.shape
-    out = np.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype)
-    out[:, :, top : top + h, left : left + w] = x
-    return out
-
-
 def _padded_nhwc(x, top, bottom, left, right):
     """x padded (or cropped) and channels last. Below half a million numbers NumPy's
     single-threaded copy is faster than the kernel on every core, whose threads must be
@@ -513,21 +513,21 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
     (sh, sw), (dh, dw) = stride, dilation
     n = x.shape[0]
     o, cg, kh, kw = w.shape
-    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, True):
-        w_rows = np.ascontiguousarray(w).reshape(o, cg * kh * kw)  # rows r = (c, i, j), as in cols
-        y = np.empty((n, o, ho, wo), dtype=x.dtype)
-        xp = _pad_nchw(x, *pads)
-        # the positions the kernel numbers: with stride 1, in rows as wide as xp's
-        positions = (ho - 1) * xp.shape[3] + wo if (sh, sw) == (1, 1) else ho * wo
-        tile = _tile(positions)
-        tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
-        workers.run(_forward_gemm, tasks, xp, w_rows, y, sh, sw, dh, dw, kh, kw, groups, tile)
-        return y
-    y = np.empty((n, o, ho, wo), dtype=x.dtype)
-    w = np.ascontiguousarray(w)
     top, bottom, left, right = pads
     # the padded planes' size and where x sits in them (each task pads its own planes)
     place = (top, left, x.shape[2] + top + bottom, x.shape[3] + left + right)
+    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, True):
+        w_rows = np.ascontiguousarray(w).reshape(o, cg * kh * kw)  # rows r = (c, i, j), as in cols
+        y = np.empty((n, o, ho, wo), dtype=x.dtype)
+        # the positions the kernel numbers: with stride 1, in rows as wide as the padded planes
+        positions = (ho - 1) * place[3] + wo if (sh, sw) == (1, 1) else ho * wo
+        tile = _tile(positions)
+        tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
+        args = (x, w_rows, y, *place, sh, sw, dh, dw, kh, kw, groups, tile)
+        workers.run(_forward_gemm, tasks, *args)
+        return y
+    y = np.empty((n, o, ho, wo), dtype=x.dtype)
+    w = np.ascontiguousarray(w)
     if sh == 1 and sw == 1:
         workers.run(_forward_direct, n * o, x, w, y, *place, dh, dw, groups)  # a plane each
     else:

@@ -73,6 +73,9 @@ class Conv2d(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
+        # one contiguous copy for both kernels, which each need one (the gradient of a sum
+        # arrives as a broadcast view of one number)
+        grad = grad.contiguous()
         grad_x = (
             ConvTranspose2d.apply(grad, weight, None, out_shape=x.shape, **ctx.config)
             if need_x
@@ -113,6 +116,7 @@ class ConvTranspose2d(Function):
     def backward(ctx, grad):
         g, weight = ctx.saved_tensors
         need_g, need_w, need_b = ctx.needs_input_grad
+        grad = grad.contiguous()  # once for both kernels, as in Conv2d.backward
         grad_g = _fit(Conv2d.apply(grad, weight, None, **ctx.config), g.shape) if need_g else None
         grad_w = (
             Conv2dWeightGrad.apply(g, grad, w_shape=weight.shape, **ctx.config) if need_w else None

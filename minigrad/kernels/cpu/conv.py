@@ -159,8 +159,7 @@ def _forward_gemm(x, w_rows, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, group
                         for t in range(n):
                             row[t] = src[t]
         else:
-            planes = xp.reshape((cg, hp, wp))
-            _im2col_tile(planes, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
+            _im2col_tile(xp, hp, wp, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
         acc = np.zeros((og, tile), dtype=y.dtype)
         # acc = w_rows[group] @ cols
         matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)
@@ -180,21 +179,21 @@ def _forward_gemm(x, w_rows, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, group
 # inline: compiled as part of the kernel that calls it rather than as a function of its
 # own, which would cost Numba about half a second more to compile
 @njit(inline="always")
-def _im2col_tile(planes, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
-    """cols[r, p - p0] = planes[c, oh sh + i dh, ow sw + j dw] for the rows r = (c, i, j)
-    of a window and the output positions p = (oh, ow) from p0 to p1: the reference's
-    im2col, for one tile of positions. planes: the padded planes of one image's group of
-    input channels (C/G, Hp, Wp).
+def _im2col_tile(xp, hp, wp, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
+    """cols[r, p - p0] = xp[c, oh sh + i dh, ow sw + j dw] for the rows r = (c, i, j) of a
+    window and the output positions p = (oh, ow) from p0 to p1: the reference's im2col,
+    for one tile of positions. xp: the padded planes of one image's group of input
+    channels, (C/G, hp, wp) flattened, as `_pad_planes` makes them.
 
     The positions of one output row read one input row, every sw-th pixel of it, so each
     row of cols is filled in runs, one per output row the tile meets.
     """
-    for c in range(planes.shape[0]):
-        plane = planes[c]
+    for c in range(xp.size // (hp * wp)):
         for i in range(kh):
             for oh in range(p0 // wo, (p1 - 1) // wo + 1):  # the output rows the tile meets
                 lo, hi = max(p0, oh * wo), min(p1, (oh + 1) * wo)  # their positions in it
-                src = plane[oh * sh + i * dh]  # the input row they all read, for this i
+                row0 = (c * hp + oh * sh + i * dh) * wp
+                src = xp[row0 : row0 + wp]  # the input row they all read, for this i
                 for j in range(kw):
                     start = (lo - oh * wo) * sw + j * dw
                     pixels = src[start : start + (hi - lo - 1) * sw + 1 : sw]  # sw apart

@@ -5,8 +5,9 @@ For queries q (..., Tq, d), keys k (..., Tk, d) and values v (..., Tk, dv):
 
     S = scale * q @ k^T + mask,    P = softmax(S) along the keys,    out = P @ v
 
-`ScaledDotProductAttention` works on 3-D (B, T, d) arrays, B being every leading dim
-flattened, and hands the work to `backends.kernels("attention")`: the NumPy reference,
+`ScaledDotProductAttention` hands the work to `backends.kernels("attention")`, on 3-D
+(B, T, d) arrays (B every leading dim, flattened: a reshape of the arrays inside the
+Function, not three more nodes of the graph and their backward): the NumPy reference,
 the Numba CPU kernel or the CUDA kernel (by the backend and the device of q), chosen at
 forward time and kept in `ctx.kernels`, so that backward runs on the same one. Its
 backward gets dq, dk, dv from the same kernels, which rebuild P from the saved
@@ -36,9 +37,11 @@ from minigrad.creation import from_numpy
 
 
 class ScaledDotProductAttention(Function):
-    """out = softmax(scale * q @ k^T + mask) @ v for q (B, Tq, d), k (B, Tk, d),
-    v (B, Tk, dv); `mask` is None or an additive float array broadcastable to
-    (B, Tq, Tk), `is_causal` hides key j from query i when j > i.
+    """out = softmax(scale * q @ k^T + mask) @ v for q (..., Tq, d), k (..., Tk, d),
+    v (..., Tk, dv), the same leading dims for the three; `mask` is None or an additive
+    float array broadcastable to (B, Tq, Tk), B the leading dims flattened (then q, k
+    and v must be 3-D: the mask is the kernels'), `is_causal` hides key j from query i
+    when j > i.
 
     With dO = dL/dout and P rebuilt from the saved log-sum-exp:
         dL/dv = P^T dO,   dS = P * (dO v^T - rowsum(dO * out)),
@@ -50,33 +53,32 @@ class ScaledDotProductAttention(Function):
         # backward uses the same kernels; the compiled ones take float32 and float64 only
         compiled = q.dtype in (np.float32, np.float64)
         ctx.kernels = backends.kernels("attention", None if compiled else "numpy", array=q.array)
-        out, lse = ctx.kernels.attention_forward(q.array, k.array, v.array, scale, is_causal, mask)
+        out, lse = ctx.kernels.attention_forward(*_flat(q, k, v), scale, is_causal, mask)
         ctx.save_for_backward(q, k, v)
         ctx.out, ctx.lse, ctx.mask, ctx.scale, ctx.is_causal = out, lse, mask, scale, is_causal
-        return out
+        return out.reshape(*q.shape[:-1], v.shape[-1])
 
     @staticmethod
     def backward(ctx, grad):
         q, k, v = ctx.saved_tensors
+        (dout,) = _flat(grad)
         grads = ctx.kernels.attention_backward(
-            grad.array,
-            q.array,
-            k.array,
-            v.array,
-            ctx.out,
-            ctx.lse,
-            ctx.scale,
-            ctx.is_causal,
-            ctx.mask,
+            dout, *_flat(q, k, v), ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
         )
         # each one handed to the graph as a function of (dO, q, k, v), for create_graph=True
         config = dict(mask=ctx.mask, scale=ctx.scale, is_causal=ctx.is_causal)
         return tuple(
-            AttentionGradient.apply(grad, q, k, v, value=g, wrt=i, **config)
+            AttentionGradient.apply(grad, q, k, v, value=g.reshape(t.shape), wrt=i, **config)
             if ctx.needs_input_grad[i]
             else None
-            for i, g in enumerate(grads)
+            for i, (g, t) in enumerate(zip(grads, (q, k, v)))
         )
+
+
+def _flat(*tensors):
+    """The arrays of tensors (..., T, d) as (B, T, d), every leading dim in B (a view where
+    the memory allows, as a Tensor's reshape)."""
+    return tuple(t.array.reshape(math.prod(t.shape[:-2]), *t.shape[-2:]) for t in tensors)
 
 
 class AttentionGradient(Function):

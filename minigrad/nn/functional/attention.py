@@ -64,6 +64,11 @@ def scaled_dot_product_attention(
         # dropout, or a float mask that needs a gradient: the math spelt out in Tensor ops
         return attention(query, key, value, mask, scale, is_causal, dropout_p)[0]
 
+    if mask is None and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]:
+        # the leading dims need no broadcasting: the Function flattens them itself
+        return ScaledDotProductAttention.apply(
+            query, key, value, mask=None, scale=scale, is_causal=bool(is_causal)
+        )
     B = math.prod(batch)
     q, k, v = (
         t.expand(*batch, *t.shape[-2:]).reshape(B, *t.shape[-2:]) for t in (query, key, value)

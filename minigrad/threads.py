@@ -142,6 +142,16 @@ def _users_blas_libraries():
     return [lib for lib in _blas_libraries() if lib.filepath not in _kernels_own]
 
 
+def kernels_blas_architecture():
+    """OpenBLAS's name for the kernels it picked for this processor ('SkylakeX', 'Haswell',
+    'Zen', ...) in the kernels' own BLAS (SciPy's), or None: not loaded yet, or not
+    OpenBLAS."""
+    for lib in threadpool_info():
+        if lib["user_api"] == "blas" and lib["filepath"] in _kernels_own:
+            return lib.get("architecture")
+    return None
+
+
 def info():
     """The thread counts in effect: {'num_threads': get_num_threads(), 'blas': [threads of
     each BLAS library loaded, but the kernels' own], 'kernels_blas': [threads of the

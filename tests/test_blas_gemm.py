@@ -5,6 +5,7 @@ import numba
 import numpy as np
 import pytest
 
+from minigrad import threads
 from minigrad.kernels.cpu import blas, gemm
 
 
@@ -53,10 +54,22 @@ def test_blocks_with_offsets_add_the_product(dtype, transposed, m, k, n):
         (128, 256, 576, 1),  # too large even in chunks of 64: one call
     ],
 )
-def test_long_sums_are_cut_into_chunks_for_blas_small_kernels(m, n, k, chunks):
+def test_long_sums_are_cut_into_chunks_for_blas_small_kernels(m, n, k, chunks, monkeypatch):
+    # the limit of a processor with OpenBLAS's small-matrix kernels, whatever this one is
+    monkeypatch.setattr(gemm, "SMALL_GEMM", 1_000_000)
     assert gemm.sum_chunks.py_func(m, n, k) == chunks
     if chunks > 1:  # each chunk within OpenBLAS's limit, the whole product not
         assert m * n * -(-k // chunks) <= gemm.SMALL_GEMM < m * n * k
+
+
+def test_products_are_cut_only_where_openblas_has_small_matrix_kernels(monkeypatch):
+    # the kernels' BLAS is SciPy's OpenBLAS: its architecture is known
+    architecture = threads.kernels_blas_architecture()
+    assert architecture
+    small = architecture.lower() in ("skylakex", "cooperlake", "sapphirerapids")
+    assert gemm.SMALL_GEMM == (1_000_000 if small else 0)
+    monkeypatch.setattr(gemm, "SMALL_GEMM", 0)  # a processor without them: one call each
+    assert gemm.sum_chunks.py_func(64, 224, 576) == 1
 
 
 def test_empty_sum_leaves_c_as_it_was():

@@ -37,6 +37,7 @@ installed needs it at run time (it raises an error saying so), and one cached wi
 SciPy keeps the loops until its cache entries are deleted.
 """
 
+from minigrad import threads
 from minigrad.kernels.cpu.blas import gemm_acc, load
 from minigrad.kernels.jit import FASTMATH, njit
 
@@ -84,8 +85,14 @@ def matmul_acc_blas(A, a0, B, b0, C, c0, n):
 
 # OpenBLAS's limit for its small-matrix kernels (m n k, the product of the three sizes:
 # kernel/x86_64/sgemm_small_kernel_permit_skylakex.c), and the longest sum _gemm_blocks
-# hands it in one call where that keeps a product within the limit
-SMALL_GEMM = 1_000_000
+# hands it in one call where that keeps a product within the limit. OpenBLAS has those
+# kernels for some processors only (on x86-64, those with AVX-512: its SkylakeX,
+# Cooperlake and SapphireRapids kernels); elsewhere SMALL_GEMM is 0 and no product is cut.
+# Measured on SkylakeX only (benchmarks/RESULTS.md). A kernel compiled with one value keeps
+# it in its disk cache, which Numba keeps apart for each processor.
+SMALL_KERNELS = ("skylakex", "cooperlake", "sapphirerapids")
+_ARCHITECTURE = (threads.kernels_blas_architecture() or "").lower() if BLAS else ""
+SMALL_GEMM = 1_000_000 if _ARCHITECTURE in SMALL_KERNELS else 0
 K_CHUNK = 64
 
 
@@ -106,8 +113,8 @@ def _gemm_blocks(A, a0, B, b0, C, c0, n):
     taller, as the loops allow).
 
     OpenBLAS multiplies small matrices, m n k up to SMALL_GEMM, with kernels of their own
-    that skip its packing of A and B into buffers. A product just too large for them
-    whose sum is long (the convolution's windows: 576 numbers for 64 channels and a 3 x 3
+    that skip its packing of A and B into buffers. A product too large for them whose
+    sum is long (the convolution's windows: 576 numbers for 64 channels and a 3 x 3
     kernel) is cut into equal chunks of the sum, at most K_CHUNK terms each, that are
     small enough: one call each, adding into the same C. That ran a ResNet layer's
     forward pass and input gradient 1.2-1.4x faster (benchmarks/RESULTS.md)."""

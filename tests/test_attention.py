@@ -270,11 +270,14 @@ def _torch_attention(q, k, v, mask, is_causal):
 @pytest.mark.parametrize(
     "mask, is_causal", [(None, False), (None, True), (rand(4, 5, seed=3), False)]
 )
-def test_third_derivatives_match_a_torch_composition(backend, mask, is_causal):
+# leading dims: one, none, and two (heads): without a mask the Function takes the tensors
+# as they are and flattens their arrays itself
+@pytest.mark.parametrize("batch", [(2,), (), (1, 2)], ids=str)
+def test_third_derivatives_match_a_torch_composition(backend, mask, is_causal, batch):
     """A penalty on the second derivatives, differentiated once more: each order goes
     through the derivative of the kernels' gradients (AttentionGradient), with respect
     to q, k, v and to the output gradient."""
-    arrays = rand(2, 4, 3, seed=0), rand(2, 5, 3, seed=1), rand(2, 5, 2, seed=2)
+    arrays = rand(*batch, 4, 3, seed=0), rand(*batch, 5, 3, seed=1), rand(*batch, 5, 2, seed=2)
 
     def third(lib, attention, inputs):
         out = attention(*inputs)

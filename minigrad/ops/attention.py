@@ -38,10 +38,10 @@ from minigrad.creation import from_numpy
 
 class ScaledDotProductAttention(Function):
     """out = softmax(scale * q @ k^T + mask) @ v for q (..., Tq, d), k (..., Tk, d),
-    v (..., Tk, dv), the same leading dims for the three; `mask` is None or an additive
-    float array broadcastable to (B, Tq, Tk), B the leading dims flattened (then q, k
-    and v must be 3-D: the mask is the kernels'), `is_causal` hides key j from query i
-    when j > i.
+    v (..., Tk, dv), the same leading dims for the three (flattened into one, B, for the
+    kernels); `mask` is None or an additive float array broadcastable to (B, Tq, Tk),
+    given only with 3-D q, k and v (the graph's derivatives broadcast it against them);
+    `is_causal` hides key j from query i when j > i.
 
     With dO = dL/dout and P rebuilt from the saved log-sum-exp:
         dL/dv = P^T dO,   dS = P * (dO v^T - rowsum(dO * out)),

@@ -403,7 +403,7 @@ class Erf(Function):
 
 
 class Relu(Function):
-    """y = max(x, 0);  dL/dx = dL/dy where x > 0, else 0 (0 at x == 0, as PyTorch)."""
+    """y = max(x, 0);  dL/dx = 0 where y <= 0, else dL/dy (0 at x == 0, as PyTorch)."""
 
     @staticmethod
     def forward(ctx, x):
@@ -414,7 +414,10 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * from_numpy((y.array > 0).astype(grad.dtype))
+        # a choice, not a product with a 0/1 mask (PyTorch's threshold_backward): a NaN or
+        # inf arriving where y <= 0 gives 0, not NaN, and a NaN y (from a NaN x) lets dL/dy
+        # through; one pass over the gradient instead of three
+        return where(from_numpy(y.array <= 0), 0.0, grad)
 
 
 class Abs(Function):

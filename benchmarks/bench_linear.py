@@ -2,7 +2,8 @@
 three matrix products of the backward run: dX = G W, dW = G^T X, db = sum of G) for a
 few (batch, in_features, out_features) sizes, float32, timed in one run:
 
-- minigrad's `nn.Linear` (a transpose view, a `MatMul` and an `Add`, recorded by autograd),
+- minigrad's `nn.Linear` (one `Linear` op recorded by autograd, the bias added inside the
+  product's kernel; its backward records the three products' tensor ops),
 - the same three products written in NumPy by hand, with no autograd: the floor that
   minigrad's BLAS calls cannot beat, so the gap to it is minigrad's own overhead,
 - PyTorch's `nn.Linear` (one fused `addmm` node),

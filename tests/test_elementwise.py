@@ -306,7 +306,6 @@ def test_relu_and_abs_gradient_at_zero_like_torch(name):
     check_against_torch(fn, tfn, np.array([-1.0, 0.0, 2.0, -0.0]))
 
 
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_relu_gradient_with_nan_and_inf_like_torch(dtype):
     """ReLU's backward chooses, as PyTorch's threshold_backward: a NaN or inf gradient
@@ -319,6 +318,7 @@ def test_relu_gradient_with_nan_and_inf_like_torch(dtype):
     tx.relu().backward(torch.tensor(g))
     assert x.grad.dtype == x.dtype
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
 
 # ---- step functions: zero gradient ----------------------------------------------------
 STEP = {

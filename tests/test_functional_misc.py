@@ -259,6 +259,37 @@ def test_linear_matches_torch(x_shape, bias):
     check_against_torch(F.linear, TF.linear, *arrays)
 
 
+@pytest.mark.parametrize("bias_shape", [(), (1,), (1, 3), (2, 3)], ids=str)
+def test_linear_with_a_broadcast_bias_matches_torch(bias_shape):
+    """A bias other than (out,) broadcasts as in torch (a product and an addition here)."""
+    arrays = [rand(2, 4, seed=5), rand(3, 4, seed=6), rand(*bias_shape, seed=7)]
+    check_against_torch(F.linear, TF.linear, *arrays)
+
+
+@pytest.mark.parametrize("x_shape", [(4,), (3, 4), (2, 3, 4)], ids=str)
+def test_linear_with_a_bias_is_one_op_as_torchs_addmm(x_shape):
+    """With a bias (out,), F.linear records one node, named as PyTorch's for a batch of
+    rows (AddmmBackward0), whose backward gives dL/dx = G W, dL/dW = G^T x, dL/db = sum G
+    (the values against torch above; here the graph and the dtypes in float32)."""
+    x = mg.tensor(rand(*x_shape, seed=1, dtype=np.float32), requires_grad=True)
+    w = mg.tensor(rand(3, 4, seed=2, dtype=np.float32), requires_grad=True)
+    b = mg.tensor(rand(3, seed=3, dtype=np.float32), requires_grad=True)
+    y = F.linear(x, w, b)
+    assert y.grad_fn.name() == "AddmmBackward0"
+    # straight to the three leaves: no transpose or addition node in between
+    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == ["AccumulateGrad"] * 3
+    assert y.shape == (*x_shape[:-1], 3) and y.dtype == mg.float32
+    y.sum().backward()
+    rows = x.detach().numpy().reshape(-1, 4)
+    np.testing.assert_allclose(w.grad.numpy(), np.ones((rows.shape[0], 3)).T @ rows, rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), np.full(3, rows.shape[0]), rtol=0)
+    assert x.grad.dtype == w.grad.dtype == b.grad.dtype == mg.float32
+
+
+def test_linear_second_derivative_on_a_batch_of_sequences():
+    check_grads(F.linear, rand(2, 3, 4), rand(5, 4, seed=1), rand(5, seed=2), second=True)
+
+
 def test_linear_single_output_matches_torch():
     """(F.linear's gradchecks are the linear exercise's, in tests/test_exercise_linear.py.)"""
     check_against_torch(F.linear, TF.linear, rand(2, 4), rand(1, 4, seed=1), rand(1, seed=2))

@@ -46,6 +46,26 @@ def test_cut_product_equals_one_call(split, dtype, shape):
     assert helper_threads() >= 2  # the helpers did start
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("cut", [True, False])
+def test_bias_is_added_to_every_row_as_after_the_product(split, monkeypatch, dtype, cut):
+    """A linear layer's bias, added inside each block (cut) or after the one call: the
+    same numbers as the product without it and then + bias, bit for bit (each element is
+    one rounded sum and then one rounded addition either way); the reference too."""
+    from minigrad.kernels.reference import matmul as reference
+
+    if not cut:
+        monkeypatch.setattr(mg.threads, "MATMUL_SPLIT_THREADS", 1)
+    rng = np.random.default_rng(7)
+    x, w = rng.standard_normal((31, 9)).astype(dtype), rng.standard_normal((5, 9)).astype(dtype)
+    bias = rng.standard_normal(5).astype(dtype)
+    for product in (split.matmul, reference.matmul):
+        y = product(x, w.T, bias=bias)  # W^T: a transposed view, as Linear passes it
+        assert y.dtype == dtype and y.shape == (31, 5)
+        np.testing.assert_array_equal(y, product(x, w.T) + bias)
+        np.testing.assert_allclose(y, x.astype(np.float64) @ w.T + bias, rtol=1e-5, atol=1e-5)
+
+
 def test_transposed_and_strided_operands(split):
     # what the backward passes: A^T (a Fortran-ordered view) and slices with steps
     rng = np.random.default_rng(1)

@@ -126,7 +126,7 @@ def test_a_model_forward_leaves_nothing_behind(no_cycle_collector):
     forward()  # compiles the kernels first: a first-time Numba compile keeps its arguments a while
     h, loss = forward()
     refs = _graph_objects(loss)
-    assert len(refs) > 100
+    assert len(refs) > 80  # the graph was walked: about 100 nodes and tensors
     del h, loss
     alive = [r() for r in refs if r() is not None]
     assert not alive, f"{len(alive)} graph objects outlived the loss, e.g. {alive[:3]}"

@@ -68,6 +68,7 @@ _NAMES_BY_MODULE = {
         # every matmul is one op here; PyTorch's name for the common 2-D case (batched
         # products are BmmBackward0 there, behind reshapes)
         "MatMul": "MmBackward0",
+        "Linear": "AddmmBackward0",  # F.linear with a bias; for N-D x PyTorch adds a view
     },
     "minigrad.ops.reduce": {
         "Sum": "SumBackward0",

@@ -75,6 +75,44 @@ class MatMul(Function):
     # --8<-- [end:matmul]
 
 
+# --8<-- [start:linear]
+class Linear(Function):
+    """y = x W^T + b, for x (..., in), W (out, in), b (out,): F.linear with a bias, one op
+    as PyTorch's addmm. With X and G = dL/dy taken as matrices of rows, (rows, in) and
+    (rows, out):  dL/dX = G W,  dL/dW = G^T X,  dL/db = the sum of G's rows.
+
+    One op rather than a product and an addition: the product's kernel adds b to each
+    block of rows on the core that computed it, while the block is in its cache, instead
+    of one more pass over the whole output on one core; and the graph has one node, not
+    three (W's transpose, the product, the addition).
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        rows = math.prod(x.shape[:-1])  # 1 for a single sample x (in,)
+        product = backends.kernels("matmul", array=x.array).matmul
+        y = product(x.array.reshape(rows, x.shape[-1]), weight.array.T, bias=bias.array)
+        return y.reshape(*x.shape[:-1], weight.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        # BEGIN SOLUTION hint: with G = dL/dy and X = x as matrices of rows ((rows, out) and (rows, in): reshape them when x is not 2-D), dL/dx = G W (grad @ weight keeps x's leading dims), dL/dW = G^T X, dL/db = G summed over its rows
+        g, rows_x = grad, x  # G and X as matrices of rows
+        if x.ndim != 2:  # a batch of sequences (N, T, in), or one sample (in,)
+            rows = math.prod(x.shape[:-1])
+            g, rows_x = grad.reshape(rows, grad.shape[-1]), x.reshape(rows, x.shape[-1])
+        grad_x = grad @ weight if need_x else None  # (..., out) @ (out, in): x's shape
+        grad_w = g.mT @ rows_x if need_w else None
+        grad_b = g.sum(0) if need_b else None
+        return grad_x, grad_w, grad_b
+        # END SOLUTION
+
+    # --8<-- [end:linear]
+
+
 # ---- the matrix-product family: matmul with stricter shapes, and the fused "add" forms ----
 def _result(y, out, op):
     return y if out is None else write_out(out, y, op)

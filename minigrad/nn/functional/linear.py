@@ -1,20 +1,30 @@
 """The affine map as a function: F.linear; and its two-input form, F.bilinear.
 
-No Function of its own: it is a matrix product and an addition, and their backward
-passes are the linear layer's (dL/dx = dL/dy W, dL/dW = dL/dy^T x, dL/db = dL/dy
-summed over the batch; see MatMul in minigrad/ops/linalg.py). nn.Linear holds W and b
-and calls this. As in PyTorch, x, W and b must share one dtype: a float64 batch
-through a float32 layer raises rather than run in float64.
+With a bias it is one op, `Linear` in minigrad/ops/linalg.py (PyTorch's addmm): the
+product's kernel adds b to the rows it computes, and the backward is the linear layer's
+three formulas (dL/dx = dL/dy W, dL/dW = dL/dy^T x, dL/db = dL/dy summed over the
+batch). Without one it is a matrix product (MatMul, whose backward gives the first two).
+nn.Linear holds W and b and calls this. As in PyTorch, x, W and b must share one dtype:
+a float64 batch through a float32 layer raises rather than run in float64.
 """
 
-from minigrad.ops.linalg import einsum
+from minigrad.ops.linalg import Linear, einsum
 from minigrad.ops.promotion import check_same_dtype
 
 
 def linear(input, weight, bias=None):
     """x @ W^T + b, with W of shape (out_features, in_features)."""
     check_same_dtype("linear", input=input, weight=weight, bias=bias)
-    # a 1-D W: one output, as PyTorch
+    if (
+        bias is not None
+        and weight.ndim == 2
+        and input.ndim >= 1
+        and input.shape[-1] == weight.shape[1]
+        and bias.shape == weight.shape[:1]
+    ):
+        return Linear.apply(input, weight, bias)  # the layer's case: one op, as torch's addmm
+    # no bias, a 1-D W (one output, as PyTorch), a bias that broadcasts otherwise, or
+    # shapes that do not fit (matmul's error names them): a product and an addition
     out = input @ weight.mT if weight.ndim == 2 else input @ weight
     return out if bias is None else out + bias
 

@@ -414,10 +414,18 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        # a choice, not a product with a 0/1 mask (PyTorch's threshold_backward): a NaN or
-        # inf arriving where y <= 0 gives 0, not NaN, and a NaN y (from a NaN x) lets dL/dy
-        # through; one pass over the gradient instead of three
-        return where(from_numpy(y.array <= 0), 0.0, grad)
+        # PyTorch's threshold_backward: 0 where y <= 0, else dL/dy (so a NaN y, from a NaN
+        # x, passes dL/dy through). On the CPU as a product with the 0/1 mask of the open
+        # side, one fast pass: np.where branches on every element, and on a ReLU's random
+        # signs ran 5x slower. But 0 * inf and 0 * NaN are NaN, not 0: if the product has a
+        # NaN or inf, the choice is made instead (on a GPU, always: it does not branch)
+        opened = from_numpy(~(y.array <= 0))
+        if not on_device(grad.array):
+            with np.errstate(invalid="ignore"):  # 0 * inf: replaced below
+                dx = grad * opened
+            if np.isfinite(dx.array).all():
+                return dx
+        return where(opened, grad, 0.0)
 
 
 class Abs(Function):

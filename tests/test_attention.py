@@ -553,6 +553,7 @@ SHORT_CASES = [
     (48, 64, 64, 32, 32),
     (5, 13, 7, 5, 3),
     (3, 7, 29, 16, 9),
+    (3, 45, 77, 8, 5),  # lengths across several causal strips (STRIP), the last one partial
     (2, 128, 128, 8, 8),  # SHORT_T: the longest the short kernel takes
     (2, 129, 129, 8, 8),  # one past it: the blocked kernel
     (2, 128, 129, 4, 4),

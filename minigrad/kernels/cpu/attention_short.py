@@ -56,7 +56,10 @@ from minigrad.kernels.cpu.vecmath import all_finite, exp_nonpositive32
 from minigrad.kernels.jit import FASTMATH, njit
 
 SHORT_T = 128  # the longest Tq and Tk that take this path: two (Tk, Tq) float64 tiles stay in L2
-STRIP = 8  # keys per causal strip: matmul_acc's row block; a strip starts at its first key's query
+# keys per causal strip, the rows of each block product; a strip starts at its first key's
+# query. Longer strips compute more of the hidden entries (set to -inf, then 0) but make
+# fewer, larger BLAS calls: 32 ran 1.1-1.35x faster than 8 at T = 64 and 128 (RESULTS.md)
+STRIP = 32
 
 
 @njit(inline="always")

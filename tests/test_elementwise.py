@@ -306,15 +306,16 @@ def test_relu_and_abs_gradient_at_zero_like_torch(name):
     check_against_torch(fn, tfn, np.array([-1.0, 0.0, 2.0, -0.0]))
 
 
+@pytest.mark.parametrize("create_graph", [False, True])  # the NumPy path, the recorded one
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_relu_gradient_with_nan_and_inf_like_torch(dtype):
+def test_relu_gradient_with_nan_and_inf_like_torch(dtype, create_graph):
     """ReLU's backward chooses, as PyTorch's threshold_backward: a NaN or inf gradient
     where the output is 0 gives 0 (a product with a 0/1 mask gave NaN), and a NaN output
     (from a NaN input) passes its gradient through."""
     a = np.array([np.nan, -1.0, 0.0, 2.0, -3.0, 4.0], dtype=dtype)
     g = np.array([5.0, np.nan, np.inf, 7.0, -np.inf, np.nan], dtype=dtype)
     x, tx = mg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
-    x.relu().backward(mg.tensor(g))
+    x.relu().backward(mg.tensor(g), create_graph=create_graph)
     tx.relu().backward(torch.tensor(g))
     assert x.grad.dtype == x.dtype
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

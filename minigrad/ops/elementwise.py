@@ -3,7 +3,8 @@ forms of the arithmetic: `mg.add`, `mg.div`, ...).
 
 Every backward here is written with Tensor operations (`grad * b`, not
 `grad.array * b.array`), so running it with grad mode on records a graph of the
-gradient itself: that is all `create_graph=True` needs for second derivatives.
+gradient itself: that is all `create_graph=True` needs for second derivatives. (ReLU's
+backward has a NumPy path too, for when grad mode is off and nothing is recorded.)
 Binary ops broadcast, so their gradients go through `unbroadcast`.
 """
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from minigrad.array_module import array_module, on_device
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.creation import as_tensor, from_numpy
 from minigrad.ops import special  # a module: `erf` is the name of mg.erf (unary_functions.py)
 from minigrad.ops.broadcast import unbroadcast
@@ -415,17 +417,18 @@ class Relu(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         # PyTorch's threshold_backward: 0 where y <= 0, else dL/dy (so a NaN y, from a NaN
-        # x, passes dL/dy through). On the CPU as a product with the 0/1 mask of the open
-        # side, one fast pass: np.where branches on every element, and on a ReLU's random
-        # signs ran 5x slower. But 0 * inf and 0 * NaN are NaN, not 0: if the product has a
-        # NaN or inf, the choice is made instead (on a GPU, always: it does not branch)
-        opened = from_numpy(~(y.array <= 0))
-        if not on_device(grad.array):
-            with np.errstate(invalid="ignore"):  # 0 * inf: replaced below
-                dx = grad * opened
-            if np.isfinite(dx.array).all():
-                return dx
-        return where(opened, grad, 0.0)
+        # x, passes dL/dy through)
+        opened = ~(y.array <= 0)
+        if is_grad_enabled() or on_device(grad.array):  # recorded (create_graph), or a GPU
+            return where(from_numpy(opened), grad, 0.0)
+        # on the CPU a product with the 0/1 mask, one fast pass: np.where branches on every
+        # element, and on a ReLU's random signs ran 5x slower. But 0 * inf and 0 * NaN are
+        # NaN, not 0: if the product has a NaN or inf, the choice is made instead
+        with np.errstate(invalid="ignore"):
+            dx = grad.array * opened
+        if not np.isfinite(dx).all():
+            dx = np.where(opened, grad.array, 0)
+        return from_numpy(dx)
 
 
 class Abs(Function):

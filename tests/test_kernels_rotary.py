@@ -51,6 +51,27 @@ def test_kernel_equals_the_reference_to_the_bit(on_kernel, dtype, shape, transpo
     np.testing.assert_allclose(got, formula, rtol=0, atol=4 * eps * np.abs(x).max())
 
 
+@pytest.mark.parametrize("serial", [True, False])
+def test_one_core_reads_a_contiguous_copy_every_core_the_strided_view(monkeypatch, serial):
+    """On one core the kernel gets a contiguous x (one compiled layout, a vectorised
+    loop), on every core the strided view itself (no copy on one core first)."""
+    monkeypatch.setattr(cpu, "MIN_KERNEL", 0)
+    monkeypatch.setattr(cpu, "MIN_PARALLEL", 10**12 if serial else 0)
+    seen = []
+    run = cpu.workers.run
+    monkeypatch.setattr(
+        cpu.workers,
+        "run",
+        lambda kernel, n, x, *a, **k: (seen.append(x), run(kernel, n, x, *a, **k)),
+    )
+    x = rand(2, 9, 3, 12, seed=8, dtype=np.float32).transpose(0, 2, 1, 3)  # as q
+    cos, sin = tables(9, 12, np.float32)
+    np.testing.assert_array_equal(cpu.rotate(x, cos, sin), reference.rotate(x, cos, sin))
+    (x4,) = seen
+    assert x4.flags.c_contiguous == serial
+    assert np.shares_memory(x4, x) != serial
+
+
 @pytest.mark.parametrize(
     "case", ["small", "float16", "broadcast tables", "odd width", "mixed dtypes"]
 )

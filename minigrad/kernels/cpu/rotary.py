@@ -8,7 +8,8 @@ written twice). The backward is this rotation with -sin.
 
 Written with NumPy it is a contiguous copy of x (q and k are transposed views of the qkv
 product), then x * cos, rotate_half, a product and a sum: about five passes and two
-temporaries. Here x is read once where it lies, through its strides, and y written once.
+temporaries. Here y is written once, and x read once: on one core from a contiguous copy
+(see `rotate`), on every core where it lies, through its strides.
 The arithmetic is the reference's, operation for operation (x1 * cos + (-x2) * sin is
 x1 * cos - x2 * sin exactly): the result is the same to the last bit.
 
@@ -60,8 +61,15 @@ def rotate(x, cos, sin):
         return reference.rotate(x, cos, sin)
     # every x as 4-d, (N, M, T, d): a view for 2 to 4 dims
     x4 = x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x.reshape((-1,) + x.shape[-3:])
+    split = x.size >= MIN_PARALLEL  # the vectors cut into one block per thread
+    if not split:
+        # on one core, a contiguous copy first: the loop then runs over contiguous rows,
+        # which LLVM vectorises (1.4x faster, copy included, than reading x through its
+        # strides: benchmarks/RESULTS.md), and the kernel compiles for that one layout
+        # (the backward's x, a gradient, is contiguous already). On every core x is read
+        # where it lies: the copy would be a pass on one core while the others wait.
+        x4 = np.ascontiguousarray(x4)
     y = np.empty(x4.shape, dtype=x.dtype)
     rows = x4.shape[0] * x4.shape[1] * x4.shape[2]
-    # the vectors cut into one block per thread, from MIN_PARALLEL elements on
-    workers.run(_rows, rows, x4, cos, sin, y, split=x.size >= MIN_PARALLEL)
+    workers.run(_rows, rows, x4, cos, sin, y, split=split)
     return y.reshape(x.shape)

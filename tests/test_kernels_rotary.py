@@ -52,24 +52,33 @@ def test_kernel_equals_the_reference_to_the_bit(on_kernel, dtype, shape, transpo
 
 
 @pytest.mark.parametrize("serial", [True, False])
-def test_one_core_reads_a_contiguous_copy_every_core_the_strided_view(monkeypatch, serial):
-    """On one core the kernel gets a contiguous x (one compiled layout, a vectorised
-    loop), on every core the strided view itself (no copy on one core first)."""
+def test_the_kernel_reads_a_contiguous_copy_made_by_the_threads(monkeypatch, serial):
+    """The kernel gets x in C order, one compiled layout with a vectorised loop: a copy of
+    the strided q, made block by block over the threads when the rotation runs on every
+    core; a contiguous x (the backward's gradient) is read as it is."""
     monkeypatch.setattr(cpu, "MIN_KERNEL", 0)
     monkeypatch.setattr(cpu, "MIN_PARALLEL", 10**12 if serial else 0)
-    seen = []
-    run = cpu.workers.run
+    monkeypatch.setattr(cpu.workers, "count", lambda: 2)  # two threads, whatever this machine has
+    seen, copies = [], []
+    run, run_jobs = cpu.workers.run, cpu.workers.run_jobs
     monkeypatch.setattr(
         cpu.workers,
         "run",
         lambda kernel, n, x, *a, **k: (seen.append(x), run(kernel, n, x, *a, **k)),
     )
+    monkeypatch.setattr(
+        cpu.workers, "run_jobs", lambda jobs: (copies.append(len(jobs)), run_jobs(jobs))
+    )
     x = rand(2, 9, 3, 12, seed=8, dtype=np.float32).transpose(0, 2, 1, 3)  # as q
     cos, sin = tables(9, 12, np.float32)
     np.testing.assert_array_equal(cpu.rotate(x, cos, sin), reference.rotate(x, cos, sin))
     (x4,) = seen
-    assert x4.flags.c_contiguous == serial
-    assert np.shares_memory(x4, x) != serial
+    assert x4.flags.c_contiguous and not np.shares_memory(x4, x)
+    assert copies[0] == (1 if serial else 2)  # the copy: one block, or one per thread
+    contiguous = np.ascontiguousarray(x)
+    seen.clear()
+    cpu.rotate(contiguous, cos, sin)
+    assert np.shares_memory(seen[0], contiguous)  # no copy
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,9 @@ written twice). The backward is this rotation with -sin.
 
 Written with NumPy it is a contiguous copy of x (q and k are transposed views of the qkv
 product), then x * cos, rotate_half, a product and a sum: about five passes and two
-temporaries. Here y is written once, and x read once: on one core from a contiguous copy
-(see `rotate`), on every core where it lies, through its strides.
+temporaries. Here x is copied once into C order (by every thread, a block each, when the
+rotation runs on every core), then read once by a loop over its contiguous rows, which
+LLVM vectorises, and y written once.
 The arithmetic is the reference's, operation for operation (x1 * cos + (-x2) * sin is
 x1 * cos - x2 * sin exactly): the result is the same to the last bit.
 
@@ -19,6 +20,8 @@ runs them all, and below MIN_KERNEL the reference runs: the compiled call's fixe
 is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
 (benchmarks/RESULTS.md).
 """
+
+import functools
 
 import numpy as np
 
@@ -32,8 +35,8 @@ MIN_PARALLEL = 1 << 20  # elements of x; fewer: one core
 
 @njit(nogil=True, cache=True)
 def _rows(x, cos, sin, y, lo, hi):
-    """Rotate vectors lo .. hi - 1 of x into y, both (N, M, T, d) (vectors numbered in C
-    order), any strides; cos, sin (T, d)."""
+    """Rotate vectors lo .. hi - 1 of x into y, both (N, M, T, d) in C order (vectors
+    numbered in that order); cos, sin (T, d)."""
     _, heads, length, d = x.shape
     half = d // 2
     for row in range(lo, hi):  # task `row`: one vector
@@ -43,6 +46,24 @@ def _rows(x, cos, sin, y, lo, hi):
             x1, x2 = x[b, h, t, j], x[b, h, t, j + half]
             y[b, h, t, j] = x1 * cos[t, j] - x2 * sin[t, j]
             y[b, h, t, j + half] = x2 * cos[t, j + half] + x1 * sin[t, j + half]
+
+
+def _contiguous(x4, split):
+    """x4 in C order: x4 itself if it is already (the backward's gradient), else a copy,
+    cut along the first axis over the threads with `split` (NumPy lets go of Python's
+    lock while it copies, so the blocks run at once).
+
+    Why copy at all: the kernel's loop over a contiguous row is vectorised by LLVM, over
+    a strided one it is not, and the copy is cheaper than the difference (1.35-2x faster
+    in all, at the baby GPT's q and at nanoGPT's, benchmarks/RESULTS.md); and the kernel
+    compiles for one layout of x instead of two."""
+    if x4.flags.c_contiguous:
+        return x4
+    out = np.empty(x4.shape, x4.dtype)
+    n = workers.count() if split else 1
+    cuts = workers.blocks(x4.shape[0], n)
+    workers.run_jobs([functools.partial(np.copyto, out[lo:hi], x4[lo:hi]) for lo, hi in cuts])
+    return out
 
 
 def rotate(x, cos, sin):
@@ -62,13 +83,7 @@ def rotate(x, cos, sin):
     # every x as 4-d, (N, M, T, d): a view for 2 to 4 dims
     x4 = x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x.reshape((-1,) + x.shape[-3:])
     split = x.size >= MIN_PARALLEL  # the vectors cut into one block per thread
-    if not split:
-        # on one core, a contiguous copy first: the loop then runs over contiguous rows,
-        # which LLVM vectorises (1.4x faster, copy included, than reading x through its
-        # strides: benchmarks/RESULTS.md), and the kernel compiles for that one layout
-        # (the backward's x, a gradient, is contiguous already). On every core x is read
-        # where it lies: the copy would be a pass on one core while the others wait.
-        x4 = np.ascontiguousarray(x4)
+    x4 = _contiguous(x4, split)
     y = np.empty(x4.shape, dtype=x.dtype)
     rows = x4.shape[0] * x4.shape[1] * x4.shape[2]
     workers.run(_rows, rows, x4, cos, sin, y, split=split)

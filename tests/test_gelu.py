@@ -267,6 +267,48 @@ def test_the_loop_cut_into_chunks_gives_the_one_pass_result_to_the_bit(
     assert tasks == [6, 6]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_backward_product_cut_over_the_threads_is_the_one_product(monkeypatch, dtype):
+    """dL/dx = dL/dy * s on every core (gelu_backward) from MIN_SPLIT on: the same bits as
+    one product, NaN and infinities included, in the input's shape and dtype; other
+    inputs (below the size, non-contiguous, mixed dtypes) take the reference's product."""
+    from minigrad.kernels.cpu import gelu as cpu_gelu
+    from minigrad.kernels.reference import gelu as reference
+
+    rng = np.random.default_rng(3)
+    grad = rng.standard_normal((7, 301)).astype(dtype)
+    slope = rng.standard_normal((7, 301)).astype(dtype)
+    grad[0, :3], slope[1, :2] = [np.nan, np.inf, -np.inf], [np.inf, 0.0]
+    jobs = []
+    monkeypatch.setattr(cpu_gelu, "MIN_SPLIT", 0)
+    monkeypatch.setattr(cpu_gelu.workers, "count", lambda: 3)
+    run_jobs = cpu_gelu.workers.run_jobs
+    monkeypatch.setattr(cpu_gelu.workers, "run_jobs", lambda j: jobs.append(len(j)) or run_jobs(j))
+    with np.errstate(invalid="ignore"):  # inf * 0
+        dx = cpu_gelu.gelu_backward(grad, slope)
+        expected = grad * slope
+        assert dx.shape == grad.shape and dx.dtype == dtype and jobs == [3]
+        np.testing.assert_array_equal(dx.view(np.uint8), expected.view(np.uint8))
+        for g, s in ((grad.T, slope.T), (grad, slope.astype(np.float16))):
+            np.testing.assert_array_equal(
+                cpu_gelu.gelu_backward(g, s), reference.gelu_backward(g, s)
+            )
+    assert jobs == [3]  # the other two went to the reference: no jobs
+
+
+def test_gelu_backward_through_the_layer_uses_the_kernels_product(monkeypatch):
+    """Gelu's ordinary backward is the kernel family's product (what runs on every core)."""
+    from minigrad.kernels.cpu import gelu as cpu_gelu
+
+    calls = []
+    product = cpu_gelu.gelu_backward
+    monkeypatch.setattr(cpu_gelu, "gelu_backward", lambda g, s: calls.append(1) or product(g, s))
+    x = mg.tensor(rand(4, 5, seed=2, dtype=np.float32), requires_grad=True)
+    F.gelu(x).sum().backward()
+    assert calls == [1]
+    assert x.grad.dtype == mg.float32
+
+
 CACHE_SCRIPT = """
 import numpy as np
 from minigrad.kernels.cpu.gelu import gelu_and_slope

@@ -65,9 +65,9 @@ class Gelu(Function):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
         # y and the slope s = GELU'(x) together (on the CPU in one compiled pass, kernels/
-        # cpu/gelu.py): both need Phi(x), and then backward is one multiply. s is kept, so
-        # only if x needs grad
-        gelu = backends.kernels("gelu", array=x.array)
+        # cpu/gelu.py): both need Phi(x), and then backward is one multiply (on every core,
+        # for a large x). s is kept, so only if x needs grad
+        gelu = ctx.kernels = backends.kernels("gelu", array=x.array)
         y, ctx.slope = gelu.gelu_and_slope(x.array, slope=x.requires_grad, approximate=approximate)
         return y
 
@@ -75,7 +75,7 @@ class Gelu(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         if not is_grad_enabled():  # an ordinary backward: nothing will differentiate this one
-            return from_numpy(grad.array * ctx.slope)
+            return from_numpy(ctx.kernels.gelu_backward(grad.array, ctx.slope))
         # create_graph=True: the gradient must itself be a graph, a function of x
         if ctx.approximate == "tanh":
             k = math.sqrt(2.0 / math.pi)

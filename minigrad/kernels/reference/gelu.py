@@ -44,3 +44,8 @@ def gelu_and_slope(x, slope=True, approximate="none"):
     work = np.float32 if x.dtype in (np.float32, np.float16) else np.float64
     y, s = formulas(x.astype(work, copy=False), slope, approximate)
     return y.astype(x.dtype, copy=False), (s.astype(x.dtype, copy=False) if slope else None)
+
+
+def gelu_backward(grad, slope):
+    """dL/dx = dL/dy * s, from the slope s that the forward kept."""
+    return grad * slope

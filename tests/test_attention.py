@@ -547,6 +547,24 @@ def test_numba_kernels_propagate_nan_and_inf_as_the_reference(
     check_non_finite_against_reference(7, 200, is_causal, with_mask, name, index, value, dtype)
 
 
+def test_as_batches_views_or_copies_every_leading_dim_into_one(monkeypatch):
+    """The kernels' (B, T, d) arrays from (..., T, d): a contiguous array as a view (no
+    copy), the strided heads of a projection as a C-ordered copy made by the threads (the
+    CPU's as_batches), with the reference's values; at any size on the threads here."""
+    from minigrad.kernels.cpu import attention as cpu
+    from minigrad.kernels.reference import attention as reference
+
+    monkeypatch.setattr(cpu, "MIN_SPLIT_COPY", 0)
+    qkv = rand(2, 7, 3 * 4 * 5, seed=1, dtype=np.float32)  # (N, T, 3 heads-worth)
+    q = qkv[:, :, :20].reshape(2, 7, 4, 5).transpose(0, 2, 1, 3)  # (N, H, T, d), strided
+    flat = cpu.as_batches(q)
+    assert flat.shape == (8, 7, 5) and flat.flags.c_contiguous
+    np.testing.assert_array_equal(flat, reference.as_batches(q))
+    c = np.ascontiguousarray(q)
+    assert np.shares_memory(cpu.as_batches(c), c)
+    assert cpu.as_batches(c[0]).shape == (4, 7, 5) and cpu.as_batches(c[0, 0]).shape == (1, 7, 5)
+
+
 # ---- the short-sequence kernel (kernels/cpu/attention_short.py) ----------------------------------
 # (B, Tq, Tk, d, dv): the two transformer shapes, odd sizes, Tq != Tk, the threshold
 SHORT_CASES = [

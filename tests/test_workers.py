@@ -88,3 +88,24 @@ def test_split_false_runs_the_whole_range_as_one_call_on_this_thread(three_threa
     calls = []
     workers.run(lambda *a: calls.append((a, threading.current_thread().name)), 5, "x", split=False)
     assert calls == [(("x", 0, 5), threading.current_thread().name)]
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_contiguous_copies_a_strided_view_block_by_block(three_threads, monkeypatch, split):
+    """workers.contiguous: a strided view comes back in C order with the same values, copied
+    in one block per thread with `split` (else in one); a C-ordered array comes back as
+    itself; 0-d and empty arrays too."""
+    jobs = []
+    run_jobs = workers.run_jobs
+    monkeypatch.setattr(workers, "run_jobs", lambda j: jobs.append(len(j)) or run_jobs(j))
+    x = np.arange(5 * 4 * 6, dtype=np.float32).reshape(5, 6, 4).transpose(0, 2, 1)  # strided
+    y = workers.contiguous(x, split=split)
+    assert y.flags.c_contiguous and y.dtype == x.dtype and not np.shares_memory(x, y)
+    np.testing.assert_array_equal(y, x)
+    assert jobs == [3 if split else 1]
+    c = np.ascontiguousarray(x)
+    assert workers.contiguous(c, split=split) is c
+    for odd in (np.float64(2.0) * np.ones(()), np.ones((0, 3))[:, ::2], np.ones((3, 4))[:, ::2]):
+        out = workers.contiguous(odd, split=split)
+        assert out.flags.c_contiguous and out.shape == odd.shape
+        np.testing.assert_array_equal(out, odd)

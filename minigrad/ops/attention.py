@@ -53,7 +53,9 @@ class ScaledDotProductAttention(Function):
         # backward uses the same kernels; the compiled ones take float32 and float64 only
         compiled = q.dtype in (np.float32, np.float64)
         ctx.kernels = backends.kernels("attention", None if compiled else "numpy", array=q.array)
-        out, lse = ctx.kernels.attention_forward(*_flat(q, k, v), scale, is_causal, mask)
+        out, lse = ctx.kernels.attention_forward(
+            *_flat(ctx.kernels, q, k, v), scale, is_causal, mask
+        )
         ctx.save_for_backward(q, k, v)
         ctx.out, ctx.lse, ctx.mask, ctx.scale, ctx.is_causal = out, lse, mask, scale, is_causal
         return out.reshape(*q.shape[:-1], v.shape[-1])
@@ -61,9 +63,9 @@ class ScaledDotProductAttention(Function):
     @staticmethod
     def backward(ctx, grad):
         q, k, v = ctx.saved_tensors
-        (dout,) = _flat(grad)
+        dout, q3, k3, v3 = _flat(ctx.kernels, grad, q, k, v)
         grads = ctx.kernels.attention_backward(
-            dout, *_flat(q, k, v), ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
+            dout, q3, k3, v3, ctx.out, ctx.lse, ctx.scale, ctx.is_causal, ctx.mask
         )
         # each one handed to the graph as a function of (dO, q, k, v), for create_graph=True
         config = dict(mask=ctx.mask, scale=ctx.scale, is_causal=ctx.is_causal)
@@ -75,10 +77,10 @@ class ScaledDotProductAttention(Function):
         )
 
 
-def _flat(*tensors):
-    """The arrays of tensors (..., T, d) as (B, T, d), every leading dim in B (a view where
-    the memory allows, as a Tensor's reshape)."""
-    return tuple(t.array.reshape(math.prod(t.shape[:-2]), *t.shape[-2:]) for t in tensors)
+def _flat(kernels, *tensors):
+    """The arrays of tensors (..., T, d) as (B, T, d), every leading dim in B: a view where
+    the memory allows, else a copy (on the CPU, made by every thread for a large array)."""
+    return tuple(kernels.as_batches(t.array) for t in tensors)
 
 
 class AttentionGradient(Function):

@@ -59,6 +59,8 @@ calls the C library once per number, which costs as much as the whole matrix wor
 (benchmarks/RESULTS.md); the written-out one vectorises.
 """
 
+import math
+
 import numpy as np
 
 from minigrad.kernels.cpu import attention_short, workers
@@ -349,6 +351,19 @@ def _transpose(x, scale):
 
 
 # ---- the functions the autograd Function calls ---------------------------------------------
+MIN_SPLIT_COPY = 262144  # elements: a strided q, k, v or dO is copied by every thread from here
+
+
+def as_batches(x):
+    """x (..., T, d) as (B, T, d), B every leading dim, as the reference's: a view where
+    the memory allows, else a copy in C order, made by every thread for a large x (the
+    heads of a multi-head layer are strided views of its projection: one copy per input
+    and per pass, on one core the larger part of a short attention call's wait)."""
+    if not x.flags.c_contiguous:
+        x = workers.contiguous(x, split=x.size >= MIN_SPLIT_COPY)
+    return x.reshape(math.prod(x.shape[:-2]), *x.shape[-2:])
+
+
 def _mask_transposed(mask, B, Tq, Tk, dtype):
     """The mask as the kernels read it, (1 or B, Tk, 1 or Tq) contiguous, and whether
     there is one. Without a mask a (1, 1, 1) dummy keeps the compiled signature the same."""

@@ -21,8 +21,6 @@ is then most of the work. benchmarks/bench_adamw_rotary.py measures the three
 (benchmarks/RESULTS.md).
 """
 
-import functools
-
 import numpy as np
 
 from minigrad.kernels.cpu import workers
@@ -48,24 +46,6 @@ def _rows(x, cos, sin, y, lo, hi):
             y[b, h, t, j + half] = x2 * cos[t, j + half] + x1 * sin[t, j + half]
 
 
-def _contiguous(x4, split):
-    """x4 in C order: x4 itself if it is already (the backward's gradient), else a copy,
-    cut along the first axis over the threads with `split` (NumPy lets go of Python's
-    lock while it copies, so the blocks run at once).
-
-    Why copy at all: the kernel's loop over a contiguous row is vectorised by LLVM, over
-    a strided one it is not, and the copy is cheaper than the difference (1.35-2x faster
-    in all, at the baby GPT's q and at nanoGPT's, benchmarks/RESULTS.md); and the kernel
-    compiles for one layout of x instead of two."""
-    if x4.flags.c_contiguous:
-        return x4
-    out = np.empty(x4.shape, x4.dtype)
-    n = workers.count() if split else 1
-    cuts = workers.blocks(x4.shape[0], n)
-    workers.run_jobs([functools.partial(np.copyto, out[lo:hi], x4[lo:hi]) for lo, hi in cuts])
-    return out
-
-
 def rotate(x, cos, sin):
     """x * cos + rotate_half(x) * sin, a new contiguous array; cos and sin (T, d) for x
     (..., T, d) (other shapes go to the reference, which broadcasts)."""
@@ -83,7 +63,11 @@ def rotate(x, cos, sin):
     # every x as 4-d, (N, M, T, d): a view for 2 to 4 dims
     x4 = x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x.reshape((-1,) + x.shape[-3:])
     split = x.size >= MIN_PARALLEL  # the vectors cut into one block per thread
-    x4 = _contiguous(x4, split)
+    # a strided x (q and k) copied into C order first, by the threads with `split`: the
+    # loop over a contiguous row is vectorised by LLVM, over a strided one it is not, and
+    # the copy costs less than the difference (1.35-2x faster in all, at the baby GPT's q
+    # and at nanoGPT's, benchmarks/RESULTS.md); and the kernel compiles for one layout
+    x4 = workers.contiguous(x4, split)
     y = np.empty(x4.shape, dtype=x.dtype)
     rows = x4.shape[0] * x4.shape[1] * x4.shape[2]
     workers.run(_rows, rows, x4, cos, sin, y, split=split)

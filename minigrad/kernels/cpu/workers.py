@@ -41,6 +41,8 @@ import os
 import queue
 import threading
 
+import numpy as np
+
 from minigrad import threads
 
 
@@ -134,3 +136,20 @@ def run(kernel, tasks, *args, split=True):
         return
     jobs = [functools.partial(kernel, *args, lo, hi) for lo, hi in blocks(tasks, count())]
     run_jobs(jobs)
+
+
+def contiguous(x, split=True):
+    """x in C order: x itself if it is already, else a copy, cut along its first axis into
+    one block per thread with `split` (NumPy lets go of Python's lock while it copies, so
+    the blocks run at once). The kernels that read a strided view (the heads of attention,
+    the rotary embedding's q and k) copy it with this: on one core, a copy of a large
+    activation keeps the other cores waiting."""
+    if x.flags.c_contiguous:
+        return x
+    out = np.empty(x.shape, x.dtype)
+    cuts = blocks(x.shape[0], count() if split and x.ndim > 0 else 1)
+    if x.ndim == 0 or not cuts:  # a 0-d array, or nothing along the first axis
+        np.copyto(out, x)
+        return out
+    run_jobs([functools.partial(np.copyto, out[lo:hi], x[lo:hi]) for lo, hi in cuts])
+    return out

@@ -57,6 +57,7 @@ from numba import cuda, float32, float64
 
 from minigrad.array_module import array_module, kernel_view
 from minigrad.kernels.cuda.attention_args import MAX_DIM, all_finite, kernel_args, saved_lse
+from minigrad.kernels.reference.attention import as_batches  # noqa: F401 (a reshape, on the GPU too)
 
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
 # rows (queries or keys) per tile, for float32 and float64; threads per row

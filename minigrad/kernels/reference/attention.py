@@ -31,12 +31,20 @@ Written with NumPy's names, on NumPy or CuPy arrays (`minigrad/array_module.py`)
 same code runs on CUDA tensors' arrays, on the GPU.
 """
 
+import math
+
 import numpy as np
 
 from minigrad.array_module import array_module
 
 
 # --8<-- [start:scores]
+def as_batches(x):
+    """x (..., T, d) as the (B, T, d) these functions take, B every leading dim: a view
+    where the memory allows (a reshape), else a copy in C order."""
+    return x.reshape(math.prod(x.shape[:-2]), *x.shape[-2:])
+
+
 def causal_mask(Tq, Tk, xp=np):
     """(Tq, Tk) bool, True where query i may see key j: j <= i (top-left aligned), made by
     array module `xp` (numpy, or cupy for the GPU)."""

@@ -146,10 +146,7 @@ def contiguous(x, split=True):
     activation keeps the other cores waiting."""
     if x.flags.c_contiguous:
         return x
-    out = np.empty(x.shape, x.dtype)
-    cuts = blocks(x.shape[0], count() if split and x.ndim > 0 else 1)
-    if x.ndim == 0 or not cuts:  # a 0-d array, or nothing along the first axis
-        np.copyto(out, x)
-        return out
+    out = np.empty(x.shape, x.dtype)  # (a 0-d array is always in C order)
+    cuts = blocks(x.shape[0], count() if split else 1)
     run_jobs([functools.partial(np.copyto, out[lo:hi], x[lo:hi]) for lo, hi in cuts])
     return out

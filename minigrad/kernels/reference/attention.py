@@ -38,13 +38,13 @@ import numpy as np
 from minigrad.array_module import array_module
 
 
-# --8<-- [start:scores]
 def as_batches(x):
     """x (..., T, d) as the (B, T, d) these functions take, B every leading dim: a view
     where the memory allows (a reshape), else a copy in C order."""
     return x.reshape(math.prod(x.shape[:-2]), *x.shape[-2:])
 
 
+# --8<-- [start:scores]
 def causal_mask(Tq, Tk, xp=np):
     """(Tq, Tk) bool, True where query i may see key j: j <= i (top-left aligned), made by
     array module `xp` (numpy, or cupy for the GPU)."""

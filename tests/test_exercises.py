@@ -235,6 +235,16 @@ def test_list_names_every_lesson_its_regions_and_tests(capsys):
             assert test in listing
 
 
+def test_the_exercises_page_shows_what_list_prints(capsys):
+    """docs/exercises.md shows `--list`'s output: it must be what the command prints now
+    (it went stale twice, when regions moved)."""
+    assert main(["--list"]) == 0
+    listing = capsys.readouterr().out.strip()
+    page = (ROOT / "docs" / "exercises.md").read_text()
+    start = page.index("Lessons (python -m minigrad.exercises make")
+    assert page[start : page.index("```", start)].strip() == listing
+
+
 def test_make_copies_only_the_lessons_tests_and_writes_a_readme(tmp_path, capsys):
     assert main(["make", str(tmp_path / "copy"), "--lesson", "conv"]) == 0
     printed = capsys.readouterr().out

@@ -38,7 +38,7 @@ LESSONS = {
         ),
         Lesson(
             "linear",
-            "the matrix product's backward (what a linear layer learns by)",
+            "the matrix product's and the linear layer's backward (what a layer learns by)",
             ("minigrad/ops/linalg.py",),
         ),
         Lesson(

@@ -6,12 +6,13 @@ For queries q (..., Tq, d), keys k (..., Tk, d) and values v (..., Tk, dv):
     S = scale * q @ k^T + mask,    P = softmax(S) along the keys,    out = P @ v
 
 `ScaledDotProductAttention` hands the work to `backends.kernels("attention")`, on 3-D
-(B, T, d) arrays (B every leading dim, flattened: a reshape of the arrays inside the
-Function, not three more nodes of the graph and their backward): the NumPy reference,
-the Numba CPU kernel or the CUDA kernel (by the backend and the device of q), chosen at
-forward time and kept in `ctx.kernels`, so that backward runs on the same one. Its
-backward gets dq, dk, dv from the same kernels, which rebuild P from the saved
-log-sum-exp of each row instead of keeping the (Tq, Tk) matrix.
+(B, T, d) arrays (B every leading dim, flattened inside the Function by the backend's
+`as_batches`, a reshape or, for strided heads, a copy: not three more nodes of the graph
+and their backward): the NumPy reference, the Numba CPU kernel or the CUDA kernel (by
+the backend and the device of q), chosen at forward time and kept in `ctx.kernels`, so
+that backward runs on the same one. Its backward gets dq, dk, dv from the same kernels,
+which rebuild P from the saved log-sum-exp of each row instead of keeping the (Tq, Tk)
+matrix.
 
 The kernels' arrays would be constants to the graph, but each gradient depends on the
 output gradient dO and on q, k, v, and a second derivative (create_graph=True) has to

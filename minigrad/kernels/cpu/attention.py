@@ -59,14 +59,13 @@ calls the C library once per number, which costs as much as the whole matrix wor
 (benchmarks/RESULTS.md); the written-out one vectorises.
 """
 
-import math
-
 import numpy as np
 
 from minigrad.kernels.cpu import attention_short, workers
 from minigrad.kernels.cpu.gemm import matmul_acc
 from minigrad.kernels.cpu.vecmath import all_finite_arrays, exp_constants, exp_nonpositive
 from minigrad.kernels.jit import FASTMATH, njit
+from minigrad.kernels.reference import attention as reference
 
 BLOCK_Q = 128  # queries per tile: the contiguous axis, long enough for the vector loops
 BLOCK_K = 64  # keys per tile
@@ -361,7 +360,7 @@ def as_batches(x):
     and per pass, on one core the larger part of a short attention call's wait)."""
     if not x.flags.c_contiguous:
         x = workers.contiguous(x, split=x.size >= MIN_SPLIT_COPY)
-    return x.reshape(math.prod(x.shape[:-2]), *x.shape[-2:])
+    return reference.as_batches(x)  # now a view
 
 
 def _mask_transposed(mask, B, Tq, Tk, dtype):

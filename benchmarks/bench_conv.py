@@ -43,7 +43,8 @@ CASES = {
     "stride2": (32, 64, 128, 32, 3, 2, 1, 1),
     "depthwise": (32, 64, 64, 32, 3, 1, 1, 64),
 }
-TARGETS = {"lenet": 1.5, "mid": 1.5, "resnet": 1.5, "stride2": 2.0, "depthwise": 2.0}
+# issue #24: every case within 1.5x PyTorch (stride2 and depthwise had 2.0x before it)
+TARGETS = dict.fromkeys(CASES, 1.5)
 QUICK_BATCH = 2  # --quick: the same layers on 2 images
 
 

@@ -4,6 +4,7 @@ without a KV cache.
     python benchmarks/bench_transformer.py [--quick] [--repeat 5] [--seconds 1.0]
                                            [--cases encoder,gpt,generate,shakespeare]
                                            [--row-kernels-off] [--threads N]
+                                           [--no-torch-1] [--profile STEPS]
 
 - encoder: a 2-layer pre-norm encoder, `nn.TransformerEncoder(nn.TransformerEncoderLayer(
   128, 4, 512, dropout=0, batch_first=True, norm_first=True), 2)`, causal (the square
@@ -37,13 +38,18 @@ Printed: median (min-max) over --repeat turns, and the ratio minigrad / PyTorch 
 and softmax kernel families kept on their NumPy reference (minigrad before issue #24,
 point 2), in the same process, so that the two are compared under the same load.
 --threads N pins both frameworks to N threads (`mg.set_num_threads(N)`: the kernels and
-the large products; `torch.set_num_threads(N)`); "torch-1" stays on one.
+the large products; `torch.set_num_threads(N)`); "torch-1" stays on one. --no-torch-1
+leaves "torch-1" out (on many cores the Shakespeare-char step takes over 10 s on one thread).
+--profile STEPS runs minigrad's step STEPS more times under cProfile after the turns and
+prints the 30 functions with the most time of their own: where a step goes.
 --quick checks that the script runs, in seconds: one short turn each, the same models on
 2 sequences of 16 (QUICK), and a few tokens generated.
 """
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import time
 
@@ -287,6 +293,21 @@ def compare(name, steps, repeat, seconds):
     return {k: statistics.median(v) for k, v in wall.items()}
 
 
+def profile(name, step, n_steps):
+    """Run `step` n_steps times under cProfile and print the 30 functions with the most
+    time of their own (the kernels' threads are not seen: their time falls on the call
+    that waits for them)."""
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    for _ in range(n_steps):
+        step()
+    profiler.disable()
+    ms = 1e3 * (time.perf_counter() - start) / n_steps
+    print(f"\n{name}: cProfile of {n_steps} minigrad steps ({ms:.0f} ms a step under the profiler)")
+    pstats.Stats(profiler).strip_dirs().sort_stats("tottime").print_stats(30)
+
+
 def generation(n_tokens, repeat, context):
     """Tokens per second of GPT.generate with and without the KV cache, for the baby GPT
     with a context of `context` tokens."""
@@ -325,7 +346,8 @@ def gpt_case(title, c, args):
     mine, theirs = gpt_models(c)
     _, theirs_1 = gpt_models(c)  # a copy of its own for PyTorch on one thread
     steps = {"minigrad": gpt_step(mg, mine, c), "torch": gpt_step(torch, theirs, c)}
-    steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, c), 1)
+    if not args.no_torch_1:
+        steps["torch-1"] = with_torch_threads(gpt_step(torch, theirs_1, c), 1)
     if args.row_kernels_off:
         mine_2, _ = gpt_models(c)
         steps["mg no row kernels"] = without_row_kernels(gpt_step(mg, mine_2, c))
@@ -333,7 +355,10 @@ def gpt_case(title, c, args):
         f"gpt ({title}: {c['layers']} layers, d {c['d_model']}, {c['heads']} heads, T "
         f"{c['T']}, batch {c['batch']}, vocab {c['vocab']})"
     )
-    return compare(name, steps, args.repeat, args.seconds)
+    medians = compare(name, steps, args.repeat, args.seconds)
+    if args.profile:
+        profile(title, steps["minigrad"], args.profile)
+    return medians
 
 
 def main():
@@ -367,6 +392,16 @@ def main():
     parser.add_argument(
         "--threads", type=int, help="pin both frameworks to N threads (default: their own)"
     )
+    parser.add_argument(
+        "--no-torch-1", action="store_true", help="leave out PyTorch on one thread"
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="profile STEPS more minigrad steps of each case (cProfile, own time)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeat, args.seconds, args.tokens, args.long_context, args.long_tokens = (
@@ -397,7 +432,8 @@ def main():
     )
     if "encoder" in cases:
         steps = {"minigrad": encoder_step(mg, enc), "torch": encoder_step(torch, enc)}
-        steps["torch-1"] = with_torch_threads(encoder_step(torch, enc), 1)
+        if not args.no_torch_1:
+            steps["torch-1"] = with_torch_threads(encoder_step(torch, enc), 1)
         if args.row_kernels_off:
             steps["mg no row kernels"] = without_row_kernels(encoder_step(mg, enc))
         name = (
@@ -405,6 +441,8 @@ def main():
             f"ff {enc['ff']}, T {enc['T']}, batch {enc['batch']}, causal)"
         )
         compare(name, steps, args.repeat, args.seconds)
+        if args.profile:
+            profile("encoder", steps["minigrad"], args.profile)
     if "gpt" in cases:
         ms = gpt_case("baby GPT", gpt, args)
         print(

@@ -20,6 +20,13 @@
 #   blocking   bench_gpu.py's Shakespeare-char profile with CUDA_LAUNCH_BLOCKING=1
 #   kernels    benchmarks/bench_cuda.py: issue #22's cases on CUDA tensors against PyTorch
 #              CUDA, both CUDA convolutions (--impl both)
+#   cpu16      benchmarks/bench_transformer.py: issue #24's Shakespeare-char step on the
+#              host's CPU cores against PyTorch CPU (--threads nproc), and its profile
+#
+# BENCH_FRAMEWORKS=minigrad-cuda,torch-cuda limits the bench part's columns (the CPU ones
+# take about 90 s: minigrad's Shakespeare-char step is seconds on the CPU); KERNEL_REPEAT
+# sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op tables
+# left out), KERNELS_TIMEOUT, BENCH_TIMEOUT and CPU_TIMEOUT the parts' limits in seconds.
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -93,22 +100,32 @@ run_tests() {
     # one file per worker (the suite's --dist loadfile); 8 workers: each compiles the kernels
     # it uses once (Numba caches them on disk) and holds a CUDA context
     # GPU_TESTS=tests/gpu leaves the @cuda.jit kernel suite (tests/cuda) out
-    timeout 200 python3 -m pytest -p no:cacheprovider -n 8 ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
+    timeout "${TESTS_TIMEOUT:-200}" python3 -m pytest -p no:cacheprovider -n 8 ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
         2>&1 | tee "$OUT/tests.log"
-    MINIGRAD_TEST_REAL_GPU=1 timeout 100 python3 -m pytest -p no:cacheprovider -n 8 \
-        tests/test_cuda_tensors_*.py -q -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
+    [ "${REAL_GPU_TIMEOUT:-100}" = 0 ] && return  # 0: the op tables left out
+    MINIGRAD_TEST_REAL_GPU=1 timeout "${REAL_GPU_TIMEOUT:-100}" python3 -m pytest -p no:cacheprovider \
+        -n 8 tests/test_cuda_tensors_*.py -q -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
 }
 
 run_bench() {
     # the CUDA columns: 3 repeats of 4 steps after 3 warm-up steps; the CPU ones 3 of 2 after 1
     # (minigrad's Shakespeare-char step takes about 5.5 s on 16 cores)
-    timeout 200 python3 benchmarks/bench_gpu.py --repeat 3 --steps 4 --profile --json "$OUT/bench_gpu.json" \
+    timeout "${BENCH_TIMEOUT:-200}" python3 benchmarks/bench_gpu.py --repeat 3 --steps 4 --profile \
+        ${BENCH_FRAMEWORKS:+--frameworks "$BENCH_FRAMEWORKS"} --json "$OUT/bench_gpu.json" \
         2>&1 | tee "$OUT/bench_gpu.txt"
 }
 
 run_kernels() {
-    timeout 300 python3 benchmarks/bench_cuda.py --impl both --repeat 20 2>&1 \
+    timeout "${KERNELS_TIMEOUT:-300}" python3 benchmarks/bench_cuda.py --impl both \
+        --repeat "${KERNEL_REPEAT:-20}" 2>&1 \
         | tee "$OUT/bench_cuda.txt"
+}
+
+run_cpu16() {
+    # issue #24's 16-core goal: the Shakespeare-char step, both frameworks pinned to every
+    # core of the host, 3 turns each, then 2 minigrad steps under cProfile
+    timeout "${CPU_TIMEOUT:-150}" python3 benchmarks/bench_transformer.py --cases shakespeare \
+        --threads "$(nproc)" --no-torch-1 --repeat 3 --profile 2 2>&1 | tee "$OUT/cpu16.txt"
 }
 
 run_train() {
@@ -151,6 +168,7 @@ case "${1:-}" in
                 reference) run_reference ;;
                 blocking) run_blocking ;;
                 kernels) run_kernels ;;
+                cpu16) run_cpu16 ;;
                 *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done

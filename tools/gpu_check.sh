@@ -20,13 +20,15 @@
 #   blocking   bench_gpu.py's Shakespeare-char profile with CUDA_LAUNCH_BLOCKING=1
 #   kernels    benchmarks/bench_cuda.py: issue #22's cases on CUDA tensors against PyTorch
 #              CUDA, both CUDA convolutions (--impl both)
+#   race       compute-sanitizer's racecheck over the attention kernels' reference tests
+#              (tests/cuda/test_attention_cuda.py -k match_reference): shared-memory races
 #   cpu16      benchmarks/bench_transformer.py: issue #24's Shakespeare-char step on the
 #              host's CPU cores against PyTorch CPU (--threads nproc), and its profile
 #
 # BENCH_FRAMEWORKS=minigrad-cuda,torch-cuda limits the bench part's columns (the CPU ones
 # take about 90 s: minigrad's Shakespeare-char step is seconds on the CPU); KERNEL_REPEAT
 # sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op tables
-# left out), KERNELS_TIMEOUT, BENCH_TIMEOUT and CPU_TIMEOUT the parts' limits in seconds.
+# left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT and RACE_TIMEOUT the parts' limits in seconds.
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -128,6 +130,14 @@ run_cpu16() {
         --threads "$(nproc)" --no-torch-1 --repeat 3 --profile 2 2>&1 | tee "$OUT/cpu16.txt"
 }
 
+run_race() {
+    # the naive forward once gave garbage on the simulator (a per-query mask, float32): a
+    # shared-memory race would show here; the tiled kernels are checked alike
+    timeout "${RACE_TIMEOUT:-60}" compute-sanitizer --tool racecheck --print-limit 20 \
+        python3 -m pytest -p no:cacheprovider -n 0 -q -rfE tests/cuda/test_attention_cuda.py \
+        -k match_reference 2>&1 | tee "$OUT/race.txt"
+}
+
 run_train() {
     # the training runs alone, one test a worker, and the op table's count of copies
     timeout 120 python3 -m pytest -p no:cacheprovider -n 3 --dist load \
@@ -169,6 +179,7 @@ case "${1:-}" in
                 blocking) run_blocking ;;
                 kernels) run_kernels ;;
                 cpu16) run_cpu16 ;;
+                race) run_race ;;
                 *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done

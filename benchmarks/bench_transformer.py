@@ -392,9 +392,7 @@ def main():
     parser.add_argument(
         "--threads", type=int, help="pin both frameworks to N threads (default: their own)"
     )
-    parser.add_argument(
-        "--no-torch-1", action="store_true", help="leave out PyTorch on one thread"
-    )
+    parser.add_argument("--no-torch-1", action="store_true", help="leave out PyTorch on one thread")
     parser.add_argument(
         "--profile",
         type=int,

@@ -20,6 +20,8 @@
 #   blocking   bench_gpu.py's Shakespeare-char profile with CUDA_LAUNCH_BLOCKING=1
 #   kernels    benchmarks/bench_cuda.py: issue #22's cases on CUDA tensors against PyTorch
 #              CUDA, both CUDA convolutions (--impl both)
+#   ncu        tools/profile_cuda_kernels.py under Nsight Compute (one attention and two
+#              pooling steps, minigrad's kernels and PyTorch's), then its --host profile
 #   race       compute-sanitizer's racecheck over the attention kernels' reference tests
 #              (tests/cuda/test_attention_cuda.py -k match_reference): shared-memory races
 #   cpu16      benchmarks/bench_transformer.py: issue #24's Shakespeare-char step on the
@@ -28,7 +30,7 @@
 # BENCH_FRAMEWORKS=minigrad-cuda,torch-cuda limits the bench part's columns (the CPU ones
 # take about 90 s: minigrad's Shakespeare-char step is seconds on the CPU); KERNEL_REPEAT
 # sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op tables
-# left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT and RACE_TIMEOUT the parts' limits in seconds.
+# left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT, RACE_TIMEOUT and NCU_TIMEOUT the parts' limits in seconds.
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -130,6 +132,15 @@ run_cpu16() {
         --threads "$(nproc)" --no-torch-1 --repeat 3 --profile 2 2>&1 | tee "$OUT/cpu16.txt"
 }
 
+run_ncu() {
+    local ncu
+    ncu="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+    timeout "${NCU_TIMEOUT:-120}" "${ncu:-ncu}" --clock-control none --profile-from-start off \
+        --section SpeedOfLight --section Occupancy --section LaunchStats \
+        python3 tools/profile_cuda_kernels.py 2>&1 | tee "$OUT/ncu.txt"
+    timeout 60 python3 tools/profile_cuda_kernels.py --host 2>&1 | tee "$OUT/host.txt"
+}
+
 run_race() {
     # the naive forward once gave garbage on the simulator (a per-query mask, float32): a
     # shared-memory race would show here; the tiled kernels are checked alike
@@ -180,6 +191,7 @@ case "${1:-}" in
                 kernels) run_kernels ;;
                 cpu16) run_cpu16 ;;
                 race) run_race ;;
+                ncu) run_ncu ;;
                 *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done

@@ -61,7 +61,7 @@ from minigrad.array_module import on_device
 # runs on the GPU (GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary
 # embedding), or one cuBLAS call (the matrix product).
 FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special", "layer_norm", "softmax")
-FAMILIES += ("adamw", "rotary")
+FAMILIES += ("adamw", "rotary", "elementwise")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
 _CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
 _CUDA = dict(_REFERENCE)

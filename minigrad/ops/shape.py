@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from minigrad import backends
 from minigrad._args import distinct_dims, normalize_dim
 from minigrad.array_module import array_module
 from minigrad.autograd.function import Function
@@ -48,7 +49,11 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return x.array.reshape(shape)
+        if x.array.flags.c_contiguous:  # always a view: no copy to make
+            return x.array.reshape(shape)
+        # a strided x may need a copy (the attention heads put back side by side): the
+        # elementwise kernels make it on every core when it is large
+        return backends.kernels("elementwise", array=x.array).reshape(x.array, shape)
 
     @staticmethod
     def backward(ctx, grad):

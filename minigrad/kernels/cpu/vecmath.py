@@ -32,10 +32,12 @@ checked against its own file only: after editing this file, delete the callers' 
 in ``__pycache__`` (or touch their files).
 """
 
+import functools
 import math
 
 import numpy as np
 
+from minigrad.kernels.cpu import workers
 from minigrad.kernels.jit import FASTMATH, njit
 from minigrad.kernels.reference.special import ERF_P, ERF_Q
 
@@ -164,6 +166,27 @@ def all_finite(a):
 
 
 def all_finite_arrays(*arrays):
-    """No NaN or Inf in any of the arrays, asked from Python: NumPy's sum of each."""
+    """No NaN or Inf in any of the arrays, asked from Python: NumPy's sum of each (cut
+    over the cores for a large array in C order: the sums of attention's operands)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return all(np.isfinite(a.sum()) for a in arrays)
+        return all(np.isfinite(_sum(a)) for a in arrays)
+
+
+# below this many elements one core sums: waking the threads would cost more
+MIN_SPLIT_SUM = 262_144
+
+
+def _sum(a):
+    """The sum of a's elements; a large array in C order is summed one block per thread
+    (NumPy lets go of Python's lock while it sums, so the blocks run at once)."""
+    if a.size < MIN_SPLIT_SUM or not a.flags.c_contiguous:
+        return a.sum()
+    flat = a.reshape(-1)
+    cuts = workers.blocks(flat.size, workers.count())
+    partial = np.empty(len(cuts), a.dtype)
+
+    def block_sum(i, lo, hi):
+        partial[i] = flat[lo:hi].sum()
+
+    workers.run_jobs([functools.partial(block_sum, i, lo, hi) for i, (lo, hi) in enumerate(cuts)])
+    return partial.sum()

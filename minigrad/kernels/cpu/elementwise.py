@@ -1,0 +1,62 @@
+"""Whole-array passes of the element-wise ops on every core (kernels/reference/elementwise.py
+is the NumPy version, with the same results).
+
+NumPy adds two arrays, or copies a strided view, on one core. With the arrays cut into one
+block per thread, each thread runs the same NumPy call on its block (NumPy lets go of
+Python's lock inside the loop, so the blocks run at once: kernels/cpu/workers.py); no
+compiled code is needed, so nothing compiles. Below MIN_SPLIT elements, or for operands
+that are not plain arrays of one shape, one dtype and C order, the call is NumPy's own.
+"""
+
+import functools
+
+import numpy as np
+
+from minigrad.kernels.cpu import workers
+
+# below this many elements one core does the pass: waking the threads costs more than the
+# pass (benchmarks/RESULTS.md has the measurement; the copies of workers.contiguous and
+# the attention's as_batches use the same size)
+MIN_SPLIT = 262_144
+
+
+def _plain(a, b):
+    """Whether a and b are plain host arrays of the same shape and dtype, in C order."""
+    return (
+        type(a) is np.ndarray
+        and type(b) is np.ndarray
+        and a.shape == b.shape
+        and a.dtype == b.dtype
+        and a.flags.c_contiguous
+        and b.flags.c_contiguous
+    )
+
+
+def add(a, b):
+    """a + b. Same-shape arrays of MIN_SPLIT elements or more: each thread adds one block
+    of the flat arrays into the same block of the result (the residual sums of a
+    transformer: 25 MB a call in nanoGPT's Shakespeare-char step)."""
+    if a.size < MIN_SPLIT or not _plain(a, b):
+        return a + b
+    out = np.empty_like(a)
+    flat_a, flat_b, flat_out = a.reshape(-1), b.reshape(-1), out.reshape(-1)
+    cuts = workers.blocks(flat_a.size, workers.count())
+    jobs = [
+        functools.partial(np.add, flat_a[lo:hi], flat_b[lo:hi], out=flat_out[lo:hi])
+        for lo, hi in cuts
+    ]
+    workers.run_jobs(jobs)
+    return out
+
+
+def reshape(x, shape):
+    """x with a new shape: a view where one exists, else a copy in C order, made by every
+    thread (workers.contiguous) when x has MIN_SPLIT elements or more."""
+    if x.size < MIN_SPLIT or type(x) is not np.ndarray or x.flags.c_contiguous:
+        return x.reshape(shape)
+    try:
+        return x.reshape(shape, copy=False)  # the view, where one exists (NumPy >= 2.1)
+    except ValueError:  # none exists: NumPy would copy on one core
+        return workers.contiguous(x).reshape(shape)
+    except TypeError:  # NumPy before 2.1 has no copy=: its own reshape
+        return x.reshape(shape)

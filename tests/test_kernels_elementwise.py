@@ -1,10 +1,11 @@
-"""The element-wise passes as a kernel family (issue #24, point 2): the residual sum a + b and
-the copy a reshape makes of a strided view, cut over the cores (kernels/cpu/elementwise.py),
+"""The element-wise passes as a kernel family (issue #24, point 2): the residual sum a + b,
+the copy a reshape makes of a strided view, and the split's backward (a piece's gradient
+copied into, or added onto, its slice), cut over the cores (kernels/cpu/elementwise.py),
 give NumPy's result (kernels/reference/elementwise.py) to the bit at odd shapes, in float32
 and float64, on one thread and on several; a reshape that can be a view stays one; operands
-the split does not take go to NumPy; Add and Reshape on the kernels pass the float64
-gradient checks; and attention's finiteness check, summed block by block, finds a NaN or
-an infinity anywhere.
+the split does not take go to NumPy; Add, Reshape and split on the kernels pass the float64
+gradient checks and match PyTorch; and attention's finiteness check, summed block by block,
+finds a NaN or an infinity anywhere.
 """
 
 import numpy as np
@@ -117,6 +118,50 @@ def test_the_ops_on_the_kernels_match_pytorch(split_everything):
     (theirs * torch.tensor(weight)).sum().backward()
     np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
     np.testing.assert_array_equal(hs.grad.numpy(), ht.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["copy_into", "add_into"])
+def test_into_a_slice_equals_numpy_to_the_bit(split_everything, dtype, name):
+    """A piece of qkv.split(...) along the last dim: its slice of the full array is a
+    strided view, written (or added onto) in place, the rest of the array untouched."""
+    full = rand(3, 5, 12, seed=7, dtype=dtype)
+    part = rand(3, 5, 4, seed=8, dtype=dtype)
+    mine, want = full.copy(), full.copy()
+    getattr(cpu, name)(mine[..., 4:8], part)
+    getattr(reference, name)(want[..., 4:8], part)
+    np.testing.assert_array_equal(mine, want)
+    expected = full.copy()
+    expected[..., 4:8] = part if name == "copy_into" else full[..., 4:8] + part
+    np.testing.assert_array_equal(mine, expected)
+
+
+def test_into_a_slice_of_another_dtype_is_numpys(split_everything):
+    """NumPy's casting rules where the dtypes differ (the split needs one dtype)."""
+    full = np.zeros((3, 4))
+    cpu.add_into(full[:, 1:3], np.ones((3, 2), np.float32))
+    cpu.copy_into(full[:, :1], np.full((3, 1), 2, np.int64))
+    np.testing.assert_array_equal(full, [[2, 1, 1, 0]] * 3)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_split_on_the_kernels_passes_the_gradient_checks(split_everything, backend):
+    def pieces(x):
+        q, k, v = x.split(2, dim=-1)
+        return q * k + v * 3.0
+
+    with backends.use(backend):
+        check_grads(pieces, rand(3, 4, 6))
+
+
+def test_split_backward_on_the_kernels_matches_pytorch(split_everything):
+    """The GPT's q, k, v = qkv.split(C, dim=2), each used, and one piece used twice."""
+    x = rand(2, 5, 9, seed=9)
+    mine, theirs = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    for t in (mine, theirs):
+        q, k, v = t.split(3, dim=2)
+        (q * k + v * q.sin()).sum().backward()
+    np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("where", [0, 5_000, -1])

@@ -13,6 +13,7 @@ and makes it a dense Tensor only where one is needed (a lone piece's gradient, a
 can be differentiated again.
 """
 
+from minigrad import backends
 from minigrad.array_module import array_module
 from minigrad.tensor import Tensor
 
@@ -30,11 +31,20 @@ class SliceGradient:
         return self.part.dtype
 
     def add_into(self, array):
-        """array += this gradient, touching only the slice."""
-        array[self.index] += self.part
+        """array += this gradient, touching only the slice (by the elementwise kernels: on
+        every core when the slice is large, as the pieces of a transformer's qkv are)."""
+        view = array[self.index]
+        if view.ndim == 0:  # one number: NumPy hands back a copy of it, not a view
+            array[self.index] += self.part
+        else:
+            backends.kernels("elementwise", array=array).add_into(view, self.part)
 
     def dense(self):
         """The gradient as a Tensor of the full shape (a new array)."""
         out = array_module(self.part).zeros(self.shape, dtype=self.part.dtype)
-        out[self.index] = self.part  # a basic index picks each place once: no sums needed
+        view = out[self.index]  # a basic index picks each place once: no sums needed
+        if view.ndim == 0:
+            out[self.index] = self.part
+        else:
+            backends.kernels("elementwise", array=out).copy_into(view, self.part)
         return Tensor._make(out)

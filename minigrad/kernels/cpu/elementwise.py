@@ -1,11 +1,12 @@
 """Whole-array passes of the element-wise ops on every core (kernels/reference/elementwise.py
 is the NumPy version, with the same results).
 
-NumPy adds two arrays, or copies a strided view, on one core. With the arrays cut into one
-block per thread, each thread runs the same NumPy call on its block (NumPy lets go of
-Python's lock inside the loop, so the blocks run at once: kernels/cpu/workers.py); no
-compiled code is needed, so nothing compiles. Below MIN_SPLIT elements, or for operands
-that are not plain arrays of one shape, one dtype and C order, the call is NumPy's own.
+NumPy adds two arrays, copies a strided view, or adds into a slice, on one core. With the
+arrays cut into one block per thread, each thread runs the same NumPy call on its block
+(NumPy lets go of Python's lock inside the loop, so the blocks run at once:
+kernels/cpu/workers.py); no compiled code is needed, so nothing compiles. Below MIN_SPLIT
+elements, or for operands that are not plain arrays of one shape and one dtype (and, for
+`add`, in C order), the call is NumPy's own.
 """
 
 import functools
@@ -60,3 +61,39 @@ def reshape(x, shape):
         return workers.contiguous(x).reshape(shape)
     except TypeError:  # NumPy before 2.1 has no copy=: its own reshape
         return x.reshape(shape)
+
+
+def _along_first_axis(ufunc_job, out, x):
+    """ufunc_job(out[lo:hi], x[lo:hi]) for one block of the first axis per thread (the
+    views of a split's slices are strided, so they are cut along their first axis, as
+    workers.contiguous cuts its copies). Returns False, having done nothing, where the
+    split does not apply: small, or not two plain arrays of one shape and dtype."""
+    if (
+        x.size < MIN_SPLIT
+        or type(out) is not np.ndarray
+        or type(x) is not np.ndarray
+        or out.shape != x.shape
+        or out.dtype != x.dtype
+    ):
+        return False
+    cuts = workers.blocks(x.shape[0], workers.count())
+    workers.run_jobs([functools.partial(ufunc_job, out[lo:hi], x[lo:hi]) for lo, hi in cuts])
+    return True
+
+
+def _add(out, x):
+    np.add(out, x, out=out)
+
+
+def copy_into(out, x):
+    """out[...] = x, in place; a block of the first axis per thread from MIN_SPLIT elements
+    (the split's backward: each piece's gradient into its slice of a new array)."""
+    if not _along_first_axis(np.copyto, out, x):
+        out[...] = x
+
+
+def add_into(out, x):
+    """out += x, in place; a block of the first axis per thread from MIN_SPLIT elements
+    (the split's backward: the other pieces' gradients onto their slices)."""
+    if not _along_first_axis(_add, out, x):
+        out += x

@@ -1,14 +1,16 @@
 """Which implementation of the hot-path kernels the autograd Functions call.
 
 Every kernel family (`FAMILIES`: attention, convolution, pooling, the matrix product,
-GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary embedding) exists as a
-reference and as CPU kernels, and attention, convolution and pooling also as CUDA kernels,
-with the same function names and array-in/array-out signatures:
+GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary embedding, and the
+element-wise passes over whole arrays: a + b, a reshape's copy, the split's backward)
+exists as a reference and as CPU kernels, and attention, convolution and pooling also as
+CUDA kernels, with the same function names and array-in/array-out signatures:
 
 - `minigrad/kernels/reference/`: readable NumPy, the lesson code. Written with the array
   module of its inputs (`minigrad/array_module.py`), so it runs on CuPy arrays too;
-- `minigrad/kernels/cpu/`: Numba ``@njit(cache=True)`` kernels (most ``parallel=True``),
-  and the matrix product cut over the cores, for arrays in host memory;
+- `minigrad/kernels/cpu/`: Numba ``@njit(nogil=True, cache=True)`` kernels whose tasks are
+  cut over the cores (`kernels/cpu/workers.py`), the matrix product cut likewise, and the
+  element-wise passes as NumPy calls on one block per thread, for arrays in host memory;
 - `minigrad/kernels/cuda/`: Numba ``@cuda.jit`` kernels, for arrays in GPU memory (CuPy
   arrays, read in place through ``__cuda_array_interface__``). A family without them
   runs its reference on GPU arrays.
@@ -59,7 +61,7 @@ from minigrad.array_module import on_device
 # The kernel families, and for each set of kernels the module of each family. A family
 # with no CUDA kernel runs its reference on GPU arrays: array expressions, which CuPy
 # runs on the GPU (GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary
-# embedding), or one cuBLAS call (the matrix product).
+# embedding, the element-wise passes), or one cuBLAS call (the matrix product).
 FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special", "layer_norm", "softmax")
 FAMILIES += ("adamw", "rotary", "elementwise")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}

@@ -448,6 +448,42 @@ def test_leaf_grad_does_not_alias_the_gradient_passed_to_backward():
     np.testing.assert_allclose(x.grad.array, [1.0, 1.0])
 
 
+class ViewOfFresh(Function):
+    """y = 2 x;  dL/dx = 2 dL/dy computed flat and handed back as a view of that fresh
+    array (as attention's kernels hand back (B H, T, d) arrays seen as (B, H, T, d)),
+    with the flat array also kept in `held` when `hold` is set."""
+
+    held = []
+
+    @staticmethod
+    def forward(ctx, x, hold):
+        ctx.hold = hold
+        return x.array * 2.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        flat = (grad.array * 2.0).reshape(-1)  # a fresh array
+        if ctx.hold:
+            ViewOfFresh.held.append(flat)  # something else now sees that memory
+        return mg.from_numpy(flat.reshape(grad.shape)), None  # shares the memory
+
+
+@pytest.mark.parametrize("hold", [False, True])
+def test_a_leaf_keeps_a_gradient_view_only_when_nothing_else_holds_its_memory(hold):
+    """A view of a fresh array that nothing else holds is kept as `.grad` without a copy,
+    as PyTorch's AccumulateGrad keeps a gradient no other tensor uses; if anything else
+    holds the array (here a list of the Function's), `.grad` gets a copy of its own, so that
+    writing into `.grad` (an optimizer's in-place update) cannot change it."""
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    ViewOfFresh.apply(x, hold).sum().backward()
+    np.testing.assert_array_equal(x.grad.array, [[2.0, 2.0], [2.0, 2.0]])
+    assert (x.grad.array.base is not None) is not hold  # the view itself, or a copy
+    if hold:
+        with mg.no_grad():
+            x.grad += 1.0
+        np.testing.assert_array_equal(ViewOfFresh.held.pop(), [2.0, 2.0, 2.0, 2.0])
+
+
 def test_float32_leaf_gets_a_float32_grad():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     (x * 2).sum().backward()

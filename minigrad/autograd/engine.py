@@ -13,6 +13,10 @@
    again before the next backward (the optimizer's and the Module's call it).
 """
 
+import sys
+
+import numpy as np
+
 from minigrad.array_module import array_module
 from minigrad.autograd import anomaly, grad_mode, hooks, inplace
 from minigrad.autograd.function import inputs_as_used
@@ -236,6 +240,26 @@ def _read_only(array):
     return not getattr(array.flags, "writeable", True)
 
 
+def _owns_its_memory(array):
+    """Whether `array` alone sees its memory: a fresh array, or a view of one that covers
+    all of it in C order and that nothing else holds (the reshape of a kernel's fresh
+    result, as attention's (B H, T, d) gradients seen as (B, H, T, d)). Such a view is as
+    good as a fresh array, and `.grad` keeps it without a copy, as PyTorch's AccumulateGrad
+    keeps a gradient no other tensor uses. The base's references counted: the view's own,
+    the name `base` here and getrefcount's argument; any other holder (another view of it,
+    a saved array) makes more, and the gradient is copied."""
+    base = array.base
+    if base is None:
+        return True
+    return (
+        type(base) is np.ndarray
+        and base.base is None
+        and array.flags.c_contiguous
+        and array.size == base.size
+        and sys.getrefcount(base) == 3
+    )
+
+
 def _accumulate_leaf(tensor, grad, create_graph, handed_out):
     """Add `grad` into `tensor.grad` (a leaf, or a non-leaf that called retain_grad)."""
     if grad.dtype != tensor.dtype:
@@ -244,7 +268,7 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
         tensor.grad = tensor.grad + grad
     elif create_graph:
         tensor.grad = grad
-    elif id(grad) in handed_out or grad.array.base is not None or _read_only(grad.array):
+    elif id(grad) in handed_out or not _owns_its_memory(grad.array) or _read_only(grad.array):
         # `.grad` must own its storage: the same gradient tensor can be handed to
         # several inputs (a + b gives both the incoming gradient), and a view would
         # change when its base does. Fresh arrays (the common case) are kept as they are.

@@ -29,16 +29,21 @@
 #
 # BENCH_FRAMEWORKS=minigrad-cuda,torch-cuda limits the bench part's columns (the CPU ones
 # take about 90 s: minigrad's Shakespeare-char step is seconds on the CPU); KERNEL_REPEAT
-# sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op tables
-# left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT, RACE_TIMEOUT and NCU_TIMEOUT the parts' limits in seconds.
+# sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op
+# tables left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT, RACE_TIMEOUT and
+# NCU_TIMEOUT are the parts' limits in seconds.
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
 #   run(command="bash tools/gpu_check.sh run", carry=[".whl"], timeout_s=590)
-# (the parts' time limits add up to 500 s; a second call can rerun one part, e.g. `run bench`,
-# while the machine is still warm: it stays so 30 s after a call)
-# then copy $OUT's files (env.txt, tests.log, tests_real_gpu.log, bench_gpu.txt,
-# bench_gpu.json) out of files_at, and the figures into benchmarks/RESULTS.md.
+# A machine takes 30-60 s to start, so one call of several parts costs less than several
+# calls; keep the parts' limits (plus about 25 s of setup) under the call's timeout_s. The
+# run of 2026-11-28 (H200): `tests kernels bench cpu16 race` took 177 s in all, with
+# TESTS_TIMEOUT=120 REAL_GPU_TIMEOUT=0 KERNEL_REPEAT=10 KERNELS_TIMEOUT=130
+# BENCH_FRAMEWORKS=minigrad-cuda,torch-cuda BENCH_TIMEOUT=90 CPU_TIMEOUT=140 RACE_TIMEOUT=45.
+# A second call can rerun one part while the machine is still warm (30 s after a call).
+# Then copy $OUT's files (at most 8 come back: env.txt, tests.log, bench_cuda.txt,
+# bench_gpu.txt, ...) out of files_at, and the figures into benchmarks/RESULTS.md.
 set -u
 
 NUMPY_WHEEL="numpy==2.4.6"  # the newest 2.4 in this repository's dev environment

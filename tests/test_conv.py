@@ -367,6 +367,9 @@ DESIGN_CASES = [
     (1, 3, 3, 6, 13, 4, 4, 2, (3, 1), (1, 1), (1, 3)),
     (2, 4, 1, 1, 7, 7, 3, 3, (1, 1), (1, 1), (1, 1)),  # depthwise
     (1, 1, 5, 9, 1, 1, 1, 1, (1, 1), (0, 0), (1, 1)),  # 1 x 1
+    # 3 x 3 at stride 1 (the direct kernels' one-pass taps, _add_3x3 and _dots_3x3), dilated
+    # unevenly, several input channels per group, padding that differs by axis
+    (2, 2, 3, 2, 9, 8, 3, 3, (1, 1), (2, 0), (2, 1)),
 ]
 
 

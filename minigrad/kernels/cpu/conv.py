@@ -448,6 +448,15 @@ def _input_grad_direct(gy, w, gxp, sh, sw, dh, dw, groups, lo, hi):
                             dst[j * dw + q * sw] += wv * src[q]
 
 
+@njit(inline="always")
+def _pair_planes(x, gy, b, c, o, xp, gp, hp, wp, top, left):
+    """The two planes of a weight gradient's dot products for image b: input channel c
+    padded into xp (hp, wp), and gy[b, o] laid out in gp in wide rows of wp numbers."""
+    _pad_planes(x, b, c, xp, hp, wp, top, left)
+    # int(): a plain 0 reaches Numba as the constant Literal[int](0), a second compile
+    _pad_planes(gy, b, o, gp, gp.size // wp, wp, int(0), int(0))  # noqa: UP018
+
+
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
 def _weight_grad_direct(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo, hi):
     """The weight gradient of a stride-1 convolution as dot products, without im2col.
@@ -471,9 +480,7 @@ def _weight_grad_direct(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo, hi
         o, c = task // cg, task % cg
         sums[:] = 0
         for b in range(gy.shape[0]):
-            _pad_planes(x, b, (o // og) * cg + c, xp, hp, wp, top, left)
-            # int(): a plain 0 reaches Numba as the constant Literal[int](0), a second compile
-            _pad_planes(gy, b, o, gp, ho, wp, int(0), int(0))  # noqa: UP018
+            _pair_planes(x, gy, b, (o // og) * cg + c, o, xp, gp, hp, wp, top, left)
             gy_row = gp[:length]
             for i in range(kh):
                 for j in range(kw):
@@ -522,8 +529,7 @@ def _weight_grad_direct_3x3(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo
         o, c = task // cg, task % cg
         sums[:] = 0
         for b in range(gy.shape[0]):
-            _pad_planes(x, b, (o // og) * cg + c, xp, hp, wp, top, left)
-            _pad_planes(gy, b, o, gp, ho, wp, int(0), int(0))  # noqa: UP018
+            _pair_planes(x, gy, b, (o // og) * cg + c, o, xp, gp, hp, wp, top, left)
             _dots_3x3(sums, gp[:length], xp, dh * wp, dw, length)
         for t in range(9):
             grad_w[o, c, t // 3, t % 3] = sums[t]

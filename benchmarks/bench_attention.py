@@ -1,6 +1,6 @@
 """Causal attention: minigrad's NumPy reference and Numba backends against PyTorch (CPU).
 
-    python benchmarks/bench_attention.py [--quick] [--threads N] [--no-memory]
+    python benchmarks/bench_attention.py [--quick] [--threads N] [--no-memory] [--omp-passive]
 
 For each case, F.scaled_dot_product_attention(q, k, v, is_causal=True) on float32
 (B, H, T, d) inputs, forward alone (no graph) and forward + backward, all in one run and
@@ -10,6 +10,13 @@ of numba over the reference, and GFLOP/s. FLOPs count the useful work of a causa
 attention: T (T + 1) / 2 visible (query, key) pairs per head, 4 d FLOPs per pair for the
 forward (q k^T and P v) and 2.5 times that for the backward (5 products instead of 2,
 the usual convention for FlashAttention-style kernels, which recompute the scores).
+
+PyTorch's OpenMP threads keep spinning for a while after each of its calls (GNU OpenMP's
+default wait policy), on the cores that the next call, minigrad's, needs: on 2 cores the
+short cases' first calls after a PyTorch turn ran 2-3x slower for it (benchmarks/RESULTS.md).
+`--omp-passive` sets OMP_WAIT_POLICY=PASSIVE before PyTorch is imported, so that its idle
+threads sleep at once: each framework is then timed without the other's leftovers (PyTorch's
+own calls ran as fast or faster so). The default keeps PyTorch's default.
 
 Numba's compile time is measured separately, in a subprocess with an empty, fresh
 NUMBA_CACHE_DIR, so it is a cold compile (every later process loads the cache in ms).
@@ -259,6 +266,11 @@ def main(argv=None):
     parser.add_argument(
         "--no-memory", action="store_true", help="skip the T = 4096 memory measurement"
     )
+    parser.add_argument(
+        "--omp-passive",
+        action="store_true",
+        help="OMP_WAIT_POLICY=PASSIVE for PyTorch's threads (see the docstring)",
+    )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     parser.add_argument("--memory-cases", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -266,6 +278,8 @@ def main(argv=None):
         cases = [tuple(int(x) for x in case.split(",")) for case in args.memory_cases.split(";")]
         return memory_child(args.memory_child, cases)
 
+    if args.omp_passive:  # read once, when PyTorch loads its OpenMP library
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     import numba
     import numpy as np
     import torch
@@ -276,7 +290,8 @@ def main(argv=None):
     mg.set_num_threads(args.threads)  # the kernels and the large products
     print(
         f"causal scaled_dot_product_attention, float32, {args.threads} threads; NumPy "
-        f"{np.__version__}, Numba {numba.__version__}, PyTorch {torch.__version__}"
+        f"{np.__version__}, Numba {numba.__version__}, PyTorch {torch.__version__}; "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')}"
     )
     repeat = 3 if args.quick else 15
     cases = [(2, 2, 64, 16), (1, 2, 128, 32)] if args.quick else CASES

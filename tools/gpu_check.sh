@@ -22,6 +22,9 @@
 #              CUDA, both CUDA convolutions (--impl both)
 #   ncu        tools/profile_cuda_kernels.py under Nsight Compute (one attention and two
 #              pooling steps, minigrad's kernels and PyTorch's), then its --host profile
+#   next       the call the 2026-11-28 session prepared and could not make (no machine was
+#              lent again): cpu16 kernels ncu blocking, with limits that fit one call of
+#              timeout_s=560 (each still settable by its variable)
 #   race       compute-sanitizer's racecheck over the attention kernels' reference tests
 #              (tests/cuda/test_attention_cuda.py -k match_reference): shared-memory races
 #   cpu16      benchmarks/bench_transformer.py: issue #24's Shakespeare-char step on the
@@ -197,6 +200,10 @@ case "${1:-}" in
                 cpu16) run_cpu16 ;;
                 race) run_race ;;
                 ncu) run_ncu ;;
+                next)
+                    : "${CPU_TIMEOUT:=150}" "${KERNEL_REPEAT:=20}" "${KERNELS_TIMEOUT:=120}"
+                    : "${NCU_TIMEOUT:=100}"
+                    run_cpu16; run_kernels; run_ncu; run_blocking ;;
                 *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done

@@ -109,3 +109,27 @@ def test_contiguous_copies_a_strided_view_block_by_block(three_threads, monkeypa
         out = workers.contiguous(odd, split=split)
         assert out.flags.c_contiguous and out.shape == odd.shape
         np.testing.assert_array_equal(out, odd)
+
+
+def test_by_first_axis_hands_each_thread_one_block_of_rows(three_threads):
+    """workers.by_first_axis: job(out[lo:hi], x[lo:hi]) once per block of the first axis,
+    the blocks covering it once, in near-equal parts, on strided views too."""
+    seen = []
+    lock = threading.Lock()
+
+    def job(out_block, x_block):
+        with lock:
+            seen.append(out_block.shape[0])
+        np.add(out_block, x_block, out=out_block)
+
+    full = np.zeros((7, 6))
+    out = full[:, ::2]  # strided, as a slice of a split is
+    x = np.arange(21.0).reshape(7, 3)
+    workers.by_first_axis(job, out, x)
+    assert sorted(seen) == [2, 2, 3]
+    np.testing.assert_array_equal(full[:, ::2], x)
+    np.testing.assert_array_equal(full[:, 1::2], 0)
+    seen.clear()
+    workers.by_first_axis(job, out, x, split=False)
+    assert seen == [7]
+    np.testing.assert_array_equal(out, 2 * x)

@@ -21,15 +21,13 @@ from minigrad.kernels.cpu import workers
 MIN_SPLIT = 262_144
 
 
-def _plain(a, b):
-    """Whether a and b are plain host arrays of the same shape and dtype, in C order."""
+def _same(a, b):
+    """Whether a and b are plain host arrays of the same shape and dtype."""
     return (
         type(a) is np.ndarray
         and type(b) is np.ndarray
         and a.shape == b.shape
         and a.dtype == b.dtype
-        and a.flags.c_contiguous
-        and b.flags.c_contiguous
     )
 
 
@@ -37,7 +35,9 @@ def add(a, b):
     """a + b. Same-shape arrays of MIN_SPLIT elements or more: each thread adds one block
     of the flat arrays into the same block of the result (the residual sums of a
     transformer: 25 MB a call in nanoGPT's Shakespeare-char step)."""
-    if a.size < MIN_SPLIT or not _plain(a, b):
+    if a.size < MIN_SPLIT or not _same(a, b):
+        return a + b
+    if not (a.flags.c_contiguous and b.flags.c_contiguous):  # flat blocks need C order
         return a + b
     out = np.empty_like(a)
     flat_a, flat_b, flat_out = a.reshape(-1), b.reshape(-1), out.reshape(-1)
@@ -63,37 +63,24 @@ def reshape(x, shape):
         return x.reshape(shape)
 
 
-def _along_first_axis(ufunc_job, out, x):
-    """ufunc_job(out[lo:hi], x[lo:hi]) for one block of the first axis per thread (the
-    views of a split's slices are strided, so they are cut along their first axis, as
-    workers.contiguous cuts its copies). Returns False, having done nothing, where the
-    split does not apply: small, or not two plain arrays of one shape and dtype."""
-    if (
-        x.size < MIN_SPLIT
-        or type(out) is not np.ndarray
-        or type(x) is not np.ndarray
-        or out.shape != x.shape
-        or out.dtype != x.dtype
-    ):
-        return False
-    cuts = workers.blocks(x.shape[0], workers.count())
-    workers.run_jobs([functools.partial(ufunc_job, out[lo:hi], x[lo:hi]) for lo, hi in cuts])
-    return True
-
-
 def _add(out, x):
+    """out += x, as a function of the two blocks (for workers.by_first_axis)."""
     np.add(out, x, out=out)
 
 
 def copy_into(out, x):
     """out[...] = x, in place; a block of the first axis per thread from MIN_SPLIT elements
     (the split's backward: each piece's gradient into its slice of a new array)."""
-    if not _along_first_axis(np.copyto, out, x):
+    if x.size < MIN_SPLIT or not _same(out, x):
         out[...] = x
+    else:  # the slices of a split are strided: cut along their first axis
+        workers.by_first_axis(np.copyto, out, x)
 
 
 def add_into(out, x):
     """out += x, in place; a block of the first axis per thread from MIN_SPLIT elements
     (the split's backward: the other pieces' gradients onto their slices)."""
-    if not _along_first_axis(_add, out, x):
+    if x.size < MIN_SPLIT or not _same(out, x):
         out += x
+    else:
+        workers.by_first_axis(_add, out, x)

@@ -147,6 +147,15 @@ def contiguous(x, split=True):
     if x.flags.c_contiguous:
         return x
     out = np.empty(x.shape, x.dtype)  # (a 0-d array is always in C order)
-    cuts = blocks(x.shape[0], count() if split else 1)
-    run_jobs([functools.partial(np.copyto, out[lo:hi], x[lo:hi]) for lo, hi in cuts])
+    by_first_axis(np.copyto, out, x, split)
     return out
+
+
+def by_first_axis(job, out, x, split=True):
+    """job(out[lo:hi], x[lo:hi]) for blocks [lo, hi) of the first axis of out and x (arrays
+    of one shape), one block per thread with `split`: a NumPy call that lets go of
+    Python's lock (np.copyto, np.add with out=) then runs on every core at once. Cut along
+    the first axis, not the flat elements, so that strided views (a transposed copy's
+    source, a slice of a split) are cut too."""
+    cuts = blocks(x.shape[0], count() if split else 1)
+    run_jobs([functools.partial(job, out[lo:hi], x[lo:hi]) for lo, hi in cuts])

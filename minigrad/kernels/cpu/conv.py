@@ -335,7 +335,7 @@ def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
                     src = plane[i * dh * wp + j * dw : i * dh * wp + j * dw + wide]
                     for q in range(wide):
                         acc[q] += wv * src[q]
-        _keep_wide_rows(y[b, o], acc, wp)
+        _keep_wide_rows(y[b, o], acc, wp)  # drop the junk past wo of each wide row
 
 
 @njit(inline="always")

@@ -42,3 +42,13 @@ if SIMULATED:
     # every simulated thread waited about that long for the poller: with 0.2 ms these
     # tests take half the CPU time and less than half the wall time. Nothing else changes.
     sys.setswitchinterval(0.0002)
+    # Numba's simulator hands out a block's shared arrays from a dict keyed by the line
+    # that asks for one: look up, and if none, create and store. Its threads run that
+    # check-then-store concurrently, so a thread switch between the two gives two threads
+    # two different "shared" arrays, each with its own uninitialised memory: a kernel then
+    # reads garbage where another thread wrote, now and then (a switch there is rare; the
+    # short switch interval above makes it less so). `simulator_fixes` makes the two steps
+    # one, under a lock; tests/cuda/test_simulator_shared.py shows the race and the fix.
+    from tests.cuda import simulator_fixes
+
+    simulator_fixes.share_shared_arrays()

@@ -3,6 +3,7 @@ backward through minigrad's autograd, against PyTorch CUDA, in one process on on
 
     python benchmarks/bench_cuda.py [--repeat R] [--quick] [--only conv,pool,attention]
                                     [--impl im2col|direct|both]
+                                    [--attention blocked|lanes|both]
 
 The tensors live on the GPU (`mg.tensor(..., device="cuda")`, CuPy arrays underneath),
 as PyTorch's do: a step copies nothing between host and device. The clock is read after
@@ -16,7 +17,11 @@ issue #22 for the case (causal attention at (4, 8, 512, 64) and (1, 8, 2048, 64)
 Convolution has two CUDA implementations: `im2col` (minigrad/kernels/cuda/conv.py:
 im2col and col2im kernels, products on cuBLAS; what the backends use) and `direct`
 (minigrad/kernels/cuda/conv_direct.py: the naive kernels of the lesson). `--impl both`
-(the default) times each, one row apiece; the goals are judged on `im2col`.
+(the default) times each, one row apiece; the goals are judged on `im2col`. Attention
+has two tiled implementations: `blocked` (minigrad/kernels/cuda/attention.py: a block of
+scores per thread; what the backends use) and `lanes` (minigrad/kernels/cuda/
+attention_lanes.py: a few threads per row, one score at a time); `--attention both` (the
+default) times each, and the goals are judged on `blocked`.
 
 Needs an NVIDIA GPU that both CuPy (CUDA tensors) and Numba (the kernels) can use; for
 the comparison, a PyTorch built with CUDA. Without a GPU it stops and says so: there is
@@ -42,10 +47,13 @@ import bench_conv  # noqa: E402
 POOL_SHAPE = (64, 32, 28, 28)
 ATTENTION_CASES = [(8, 4, 128, 32), (4, 8, 512, 64), (1, 8, 2048, 64), (8, 8, 1024, 64)]
 CONV_CASES = ["lenet", "mid", "resnet", "stride2", "depthwise"]
-CONV_IMPLS = {
-    "im2col": "minigrad.kernels.cuda.conv",
-    "direct": "minigrad.kernels.cuda.conv_direct",
+IMPLS = {  # (family, implementation) -> the module CUDA tensors' ops call
+    ("conv", "im2col"): "minigrad.kernels.cuda.conv",
+    ("conv", "direct"): "minigrad.kernels.cuda.conv_direct",
+    ("attention", "blocked"): "minigrad.kernels.cuda.attention",
+    ("attention", "lanes"): "minigrad.kernels.cuda.attention_lanes",
 }
+JUDGED = {"conv": "im2col", "attention": "blocked"}  # the implementations the backends use
 # issue #22's goals: minigrad CUDA / PyTorch CUDA at most this, on these cases
 GOALS = {"conv": 5.0, "pool": 3.0, "attention": 4.0}
 ATTENTION_GOAL_CASES = [(4, 8, 512, 64), (1, 8, 2048, 64)]
@@ -89,16 +97,18 @@ def first_call_s(step, sync):
 
 
 @contextlib.contextmanager
-def conv_impl(name):
-    """Inside the block, CUDA tensors' convolutions run the `name` implementation."""
+def implementation(family, name):
+    """Inside the block, CUDA tensors' `family` ops run the `name` implementation (None:
+    the backends' own)."""
     from minigrad import backends
 
-    before = backends._CUDA["conv"]
-    backends._CUDA["conv"] = CONV_IMPLS[name]
+    before = backends._CUDA[family]
+    if name is not None:
+        backends._CUDA[family] = IMPLS[family, name]
     try:
         yield
     finally:
-        backends._CUDA["conv"] = before
+        backends._CUDA[family] = before
 
 
 # ---- the cases: the same numbers as CUDA tensors of minigrad and of PyTorch ---------------
@@ -194,9 +204,16 @@ def main(argv=None):
     parser.add_argument(
         "--impl", choices=["im2col", "direct", "both"], default="both", help="convolution kernels"
     )
+    parser.add_argument(
+        "--attention", choices=["blocked", "lanes", "both"], default="both", help="attention"
+    )
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else args.repeat
-    impls = ["im2col", "direct"] if args.impl == "both" else [args.impl]
+    impls = {
+        "conv": ["im2col", "direct"] if args.impl == "both" else [args.impl],
+        "attention": ["blocked", "lanes"] if args.attention == "both" else [args.attention],
+        "pool": [None],
+    }
 
     reason = no_gpu_reason()
     if reason:
@@ -232,7 +249,7 @@ def main(argv=None):
 
     families = args.only.split(",")
     header = (
-        f"{'case':46s} {'impl':>6s} {'first':>7s} {'cuda':>9s} {'torch-cuda':>10s} "
+        f"{'case':46s} {'impl':>7s} {'first':>7s} {'cuda':>9s} {'torch-cuda':>10s} "
         f"{'cuda/torch-cuda':>15s} {'goal':>6s}"
     )
     print(header)
@@ -244,16 +261,16 @@ def main(argv=None):
             torch_step = make_step("torch")
             torch_step()  # PyTorch's first call (cuDNN's choice of algorithm) is not timed
             t_torch = median_ms(torch_step, repeat, torch.cuda.synchronize)
-        for impl in impls if family == "conv" else ["-"]:
-            with conv_impl(impl if family == "conv" else "im2col"), mg.backends.use("numba"):
+        for impl in impls[family]:
+            with implementation(family, impl), mg.backends.use("numba"):
                 step = make_step("minigrad")
                 first = first_call_s(step, mg.cuda.synchronize)
                 t_cuda = median_ms(step, repeat, mg.cuda.synchronize)
             ratio = t_cuda / t_torch
-            judged = goal is not None and impl in ("-", "im2col") and torch_cuda
+            judged = goal is not None and impl in (None, JUDGED.get(family)) and torch_cuda
             mark = f"{goal:5.0f}x" if goal else f"{'':6s}"
             print(
-                f"{label:46s} {impl:>6s} {first:7.2f} {t_cuda:9.3f} {t_torch:10.3f} "
+                f"{label:46s} {impl or '-':>7s} {first:7.2f} {t_cuda:9.3f} {t_torch:10.3f} "
                 f"{ratio:14.1f}x {mark}"
             )
             if judged:

@@ -34,7 +34,9 @@
 # take about 90 s: minigrad's Shakespeare-char step is seconds on the CPU); KERNEL_REPEAT
 # sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op
 # tables left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT, RACE_TIMEOUT and
-# NCU_TIMEOUT are the parts' limits in seconds.
+# NCU_TIMEOUT are the parts' limits in seconds. TEST_DIST=load spreads the tests of a file
+# over the workers (default loadfile); KERNEL_ARGS adds bench_cuda.py's arguments (e.g.
+# "--only attention"); NCU_CASES limits the profiled cases; HOST_PROFILE=0 skips --host.
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -112,7 +114,8 @@ run_tests() {
     # one file per worker (the suite's --dist loadfile); 8 workers: each compiles the kernels
     # it uses once (Numba caches them on disk) and holds a CUDA context
     # GPU_TESTS=tests/gpu leaves the @cuda.jit kernel suite (tests/cuda) out
-    timeout "${TESTS_TIMEOUT:-200}" python3 -m pytest -p no:cacheprovider -n 8 ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
+    timeout "${TESTS_TIMEOUT:-200}" python3 -m pytest -p no:cacheprovider -n 8 --dist "${TEST_DIST:-loadfile}" \
+        ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
         2>&1 | tee "$OUT/tests.log"
     [ "${REAL_GPU_TIMEOUT:-100}" = 0 ] && return  # 0: the op tables left out
     MINIGRAD_TEST_REAL_GPU=1 timeout "${REAL_GPU_TIMEOUT:-100}" python3 -m pytest -p no:cacheprovider \
@@ -129,7 +132,7 @@ run_bench() {
 
 run_kernels() {
     timeout "${KERNELS_TIMEOUT:-300}" python3 benchmarks/bench_cuda.py --impl both \
-        --repeat "${KERNEL_REPEAT:-20}" 2>&1 \
+        --repeat "${KERNEL_REPEAT:-20}" ${KERNEL_ARGS:-} 2>&1 \
         | tee "$OUT/bench_cuda.txt"
 }
 
@@ -145,7 +148,9 @@ run_ncu() {
     ncu="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
     timeout "${NCU_TIMEOUT:-120}" "${ncu:-ncu}" --clock-control none --profile-from-start off \
         --section SpeedOfLight --section Occupancy --section LaunchStats \
-        python3 tools/profile_cuda_kernels.py 2>&1 | tee "$OUT/ncu.txt"
+        python3 tools/profile_cuda_kernels.py ${NCU_CASES:+--cases "$NCU_CASES"} 2>&1 \
+        | tee "$OUT/ncu.txt"
+    [ "${HOST_PROFILE:-1}" = 0 ] && return  # 0: the host's cProfile left out
     timeout 60 python3 tools/profile_cuda_kernels.py --host 2>&1 | tee "$OUT/host.txt"
 }
 

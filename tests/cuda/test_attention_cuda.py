@@ -10,16 +10,20 @@ import pytest
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.kernels.cuda import attention as gpu
+from minigrad.kernels.cuda import attention_lanes as lanes
 from minigrad.kernels.cuda import attention_naive as naive
 from minigrad.kernels.reference import attention as ref
 from tests.cuda.device import dev, host, no_transfers
 
-# the tiled FlashAttention-2 kernels (the backends' own) and the naive one-thread-per-row ones
-IMPLEMENTATIONS = pytest.mark.parametrize("kernels", [gpu, naive], ids=["tiled", "naive"])
-# rows per tile: the larger of the two implementations' (on the simulator 4 and 8, where the
-# tiled kernels' tiles of 3 and 4 rows fall inside these lengths too)
-T64 = max(gpu.TILE_FLOAT64, naive.TILE_FLOAT64)
-T32 = max(gpu.TILE_FLOAT32, naive.TILE_FLOAT32)
+# the FlashAttention-2 kernels with a register block per thread (the backends' own), those
+# with a few threads per row, and the naive one-thread-per-row ones
+IMPLEMENTATIONS = pytest.mark.parametrize(
+    "kernels", [gpu, lanes, naive], ids=["blocked", "lanes", "naive"]
+)
+# rows (or keys) per tile: the largest of the implementations' (on the simulator 8 for the
+# naive kernels, 6 keys for the blocked ones), where the smaller tiles fall inside too
+T64 = max(lanes.TILE_FLOAT64, naive.TILE_FLOAT64, *gpu.tiles(np.float64, gpu.DIMS[0])[:2])
+T32 = max(lanes.TILE_FLOAT32, naive.TILE_FLOAT32, *gpu.tiles(np.float32, gpu.DIMS[0])[:2])
 
 # (B, Tq, Tk, d, dv), is_causal, mask layout: size-1 dims, Tq != Tk both ways, and
 # lengths past one tile

@@ -1,52 +1,38 @@
-"""Attention on an NVIDIA GPU in the FlashAttention-2 arrangement: Numba CUDA kernels with
-the same functions and signatures as the reference. These are the kernels the backends
-use for CUDA tensors; `attention_naive.py` keeps the first version, one thread per row.
+"""Attention on an NVIDIA GPU, FlashAttention-2's tiles with a register block per thread:
+Numba CUDA kernels with the same functions and signatures as the reference. These are
+the kernels the backends use for CUDA tensors; `attention_naive.py` (one thread per row)
+and `attention_lanes.py` (a few threads per row) are the lesson's earlier versions.
 
-The work, for one batch entry b (one head of one sample) and tiles of TILE rows:
+`attention_lanes.py` splits each row of a tile over a few threads, and each thread computes
+one score (or one output column) at a time: two reads of shared memory per multiply-add,
+and an SM that spends its time on those reads. Here each thread computes a block of RI
+rows times CJ columns of a tile, as a matrix product does on a GPU: per step e of a dot
+product it reads RI numbers of one tile and CJ of the other into registers and does
+RI * CJ multiply-adds with them (16 per 8 reads with 4 x 4, where the lanes do 1 per 2).
+The same for the products with V, dO, K and Q.
 
-- forward: a thread block owns Q_tile, TILE queries. It streams the keys and values
-  through shared memory a tile at a time (K_tile, V_tile), computes the scores
-  S = Q_tile K_tile^T of that tile, and updates the online softmax: the running max m,
-  sum l and unnormalised output row acc of each query live in registers (local memory).
-  Only O and the log-sum-exp lse are written; the (Tq, Tk) matrix never exists.
-- backward: P is rebuilt from the saved lse, P = exp(S - lse), and
-  dS = P * (dO V^T - delta) with delta = rowsum(dO * O). `grad_kv`: a block owns a
-  K_tile and V_tile and walks the query tiles, summing dV = P^T dO and dK = dS^T Q;
-  `grad_q`: a block owns a Q_tile and walks the key tiles, summing dQ = dS K. Two passes
-  recompute S, and no two blocks ever add into the same number (no atomics).
+The block: (TX, TY) threads; thread (tx, ty) owns the rows r = ty + TY * i (i < RI) of the
+block's tile, the columns c = tx + TX * j (j < CJ) of a score tile, and the head-dim
+columns e = tx + TX * t (t < OJ) of the accumulators. Interleaved, not contiguous: the TX
+threads of a row of a warp read TX consecutive rows (or columns) of a tile at once, which
+the +1 padding of a tile's rows puts in TX different banks of shared memory.
 
-Inside a block, LANES threads share each row (a query in the forward and `grad_q`, a key
-in `grad_kv`): the block is a (LANES, TILE) grid of threads, threadIdx.y the row and
-threadIdx.x the lane. A lane computes the scores of the columns c = lane, lane + LANES,
-... of its row, and owns the same slice e = lane, lane + LANES, ... of the head dim of the
-row's accumulators. So no thread walks a whole row of T keys alone.
+- forward: a block owns BR queries (Q_tile) and walks the keys BC at a time: K into
+  KV_tile, the score block S, the new row maxima (each thread's maximum over its columns,
+  then over the TX threads of the row through shared memory), P = exp(S - m) into the
+  shared P tile, then V into KV_tile and acc += P V. The sum l of each row stays split
+  over its TX threads (a part each, rescaled as the max moves) until the end.
+- grad_q: the same walk; per key tile V (for dP = dO V^T), then K (for S, then
+  dQ += dS K), with dS = P * (dP - delta) in shared memory.
+- grad_kv: a block owns BR keys (K_tile, V_tile) and walks the queries BR at a time (Q,
+  dO, lse, delta): S^T = K Q^T and dP^T = V dO^T per thread block, P^T and dS^T into
+  shared memory, then dV += P^T dO and dK += dS^T Q.
 
-Why this is faster than the naive kernels, per key tile and query tile of TILE rows:
-- parallelism: the naive kernels give a row one thread, which walks all T keys times d
-  serially, and a block has TILE threads (a warp or half of one); here LANES threads split
-  each row, and a block has TILE * LANES threads (128 or 64): more warps per SM to hide the
-  latency of memory, and a LANES-times shorter serial path per thread.
-- global memory: each element of K and V is read from global memory once per block of
-  TILE queries (as in the naive forward), and the threads copy consecutive elements
-  together (coalesced); Q, dO, lse and delta are read once per block too, where the
-  naive backward's per-thread rows were read by one thread each into local memory.
-- shared memory: the rows of a tile are padded to MAX_DIM + 1 (and the score tile to
-  TILE + 1) so that the lanes of a row, which read different rows of a tile at the same
-  column, hit different banks; the threads of a row read the same address (a broadcast).
-What is left for later: each thread computes one score (or one output column) at a time
-from shared memory, two shared reads per multiply-add; a register block per thread (2x2
-or 4x4 scores), tensor cores and head-dim specialised tiles are the next steps.
-
-The functions take and return device arrays (CuPy's, the storage of CUDA tensors), as in
-`attention_naive.py`; so do the NaN and Inf rules: the results equal the reference's, a
-key hidden from a query still adds 0 * v_j (NaN when v_j is NaN or Inf), and the tiles
-the causal mask hides are skipped only when the operands are all finite (`finite`, a
-flag the kernels read on the device).
-Shared and local arrays need sizes known when compiling, so head dims are limited to
-MAX_DIM and there is one set of kernels per dtype: tiles of 16 rows in float32 and 8 in
-float64 with 8 lanes per row, which keeps a block's shared memory under 36 KiB. On the
-simulator (every thread a Python thread) the tiles are 4 and 3 rows with 2 lanes, which
-puts tile edges inside the tests' short sequences and splits rows unevenly.
+Static shared memory is limited to 48 KiB a block, so the tiles shrink as a tile row grows:
+there is a set of kernels for each dtype and each head-dim bound DIM (32, 64 or 128; a head
+dim d runs on the smallest DIM >= d), compiled on first use. The NaN and Inf rules are
+those of the other two versions and the reference: a key hidden from a query adds 0 * v_j, and the
+tiles the causal mask hides are skipped only when every operand is finite.
 """
 
 import math
@@ -60,35 +46,81 @@ from minigrad.kernels.cuda.attention_args import MAX_DIM, all_finite, kernel_arg
 from minigrad.kernels.reference.attention import as_batches  # noqa: F401 (a reshape, on the GPU too)
 
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
-# rows (queries or keys) per tile, for float32 and float64; threads per row
-TILE_FLOAT32, TILE_FLOAT64 = (4, 3) if SIMULATED else (16, 8)
-LANES = 2 if SIMULATED else 8
+# the head-dim bounds a set of kernels is built for (on the simulator: tiny, the tests' dims)
+DIMS = (4, MAX_DIM) if SIMULATED else (32, 64, MAX_DIM)
 
 
-def _build_kernels(dtype, TILE):
-    """The three kernels for one dtype: a block of (LANES, TILE) threads, tiles of TILE rows."""
-    DIM = MAX_DIM + 1  # a tile row in shared memory: +1 so that rows start in different banks
-    PER_LANE = -(-MAX_DIM // LANES)  # the head-dim columns a thread keeps: e = lane + LANES * t
-    THREADS = TILE * LANES
-    # a score tile's row, +1 likewise; a constant here: an expression in a kernel's
-    # cuda.shared.array shape would be a runtime value, which Numba refuses
-    SCORE_COLS = TILE + 1
+def tiles(dtype, dim):
+    """(BR, BC, TX, TY): rows and keys per tile, threads per row and rows of threads, for a
+    tile row of `dim` + 1 numbers of `dtype`: the three kernels' shared memory under 48 KiB
+    (on the simulator: tiles of 4 rows and 6 keys, 2 x 2 threads, so that the tests' short
+    sequences cross tile edges and a thread owns 2 rows and 3 columns)."""
+    if SIMULATED:
+        return 4, 6, 2, 2
+    row_bytes = (dim + 1) * np.dtype(dtype).itemsize
+    if row_bytes <= 65 * 4:  # float32, d <= 64
+        return 32, 64, 16, 8
+    if row_bytes <= 65 * 8:  # float32, d <= 128; float64, d <= 64
+        return 16, 32, 16, 4
+    return 8, 16, 8, 4  # float64, d <= 128: 2 rows a thread (4 spill their registers)
+
+
+def _build_kernels(array_dtype, DIM):
+    """The three kernels for one NumPy dtype and head-dim bound DIM."""
+    BR, BC, TX, TY = tiles(array_dtype, DIM)
+    dtype = float32 if array_dtype == np.float32 else float64  # Numba's type, in the kernels
+    RI, CJ, CJ_KV = BR // TY, BC // TX, BR // TX  # rows and columns a thread owns
+    OJ = -(-DIM // TX)  # head-dim columns a thread owns
+    COLS = OJ * TX  # the tile columns the threads read: those past d are loaded as 0
+    PITCH = max(DIM, COLS) + 1  # +1: consecutive rows of a tile start in different banks
+    THREADS = TX * TY
+    # constants for the shared arrays' shapes (an expression there would be a runtime value)
+    P_COLS, PT_COLS = BC + 1, BR + 1
 
     @cuda.jit(device=True)
-    def load_tile(tile, x, b, start, end, width, factor, tid):
-        """tile[r, e] = factor * x[b, start + r, e], 0 for the rows past `end`: the block's
-        threads copy consecutive elements together (coalesced reads of global memory)."""
-        for flat in range(tid, TILE * width, THREADS):
-            r, e = flat // width, flat % width
-            tile[r, e] = x[b, start + r, e] * factor if start + r < end else 0.0
+    def load_tile(tile, x, b, start, end, rows, width, factor, tid):
+        """tile[r, e] = factor * x[b, start + r, e] for r < rows, e < COLS; 0 past the
+        sequence's `end` or the row's `width`. Consecutive threads copy consecutive
+        numbers (coalesced reads of global memory)."""
+        for flat in range(tid, rows * COLS, THREADS):
+            r, e = flat // COLS, flat % COLS
+            value = dtype(0.0)
+            if start + r < end and e < width:
+                value = x[b, start + r, e] * factor
+            tile[r, e] = value
 
     @cuda.jit(device=True)
-    def dot(a, row_a, b, row_b, n):
-        """sum_e a[row_a, e] * b[row_b, e], over the first n columns of two shared tiles."""
-        total = dtype(0.0)
+    def block_product(out, A, B, n, tx, ty, cols):
+        """out[i, j] = sum_{e < n} A[ty + TY i, e] * B[tx + TX j, e] for i < RI, j < cols:
+        per e, RI + cols reads of shared memory into registers, RI * cols multiply-adds."""
+        a = cuda.local.array(RI, dtype)
+        bb = cuda.local.array(CJ, dtype)
+        for i in range(RI):
+            for j in range(cols):
+                out[i, j] = 0.0
         for e in range(n):
-            total += a[row_a, e] * b[row_b, e]
-        return total
+            for i in range(RI):
+                a[i] = A[ty + TY * i, e]
+            for j in range(cols):
+                bb[j] = B[tx + TX * j, e]
+            for i in range(RI):
+                for j in range(cols):
+                    out[i, j] += a[i] * bb[j]
+
+    @cuda.jit(device=True)
+    def add_tile_product(acc, W, X, n, tx, ty):
+        """acc[i, t] += sum_{c < n} W[ty + TY i, c] * X[c, tx + TX t]: a shared score tile
+        (P, dS, P^T or dS^T) times a shared tile of vectors (V, K, dO or Q)."""
+        w = cuda.local.array(RI, dtype)
+        x = cuda.local.array(OJ, dtype)
+        for c in range(n):
+            for i in range(RI):
+                w[i] = W[ty + TY * i, c]
+            for t in range(OJ):
+                x[t] = X[c, tx + TX * t]
+            for i in range(RI):
+                for t in range(OJ):
+                    acc[i, t] += w[i] * x[t]
 
     @cuda.jit
     def forward(
@@ -111,68 +143,90 @@ def _build_kernels(dtype, TILE):
         out,
         lse,
     ):
-        """A block: the queries i0..i0+TILE-1 of entry b. A thread (lane, r): query i = i0 + r,
-        the scores of keys c = lane, lane + LANES, ... of each K_tile, and the output columns
-        e = lane, lane + LANES, ... of its row. Per K_tile: S = Q_tile K_tile^T (scaled, plus
-        the mask), the new row max, P = exp(S - m) in place of S, then l and acc."""
-        b, i0 = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles * TILE
-        lane, r = cuda.threadIdx.x, cuda.threadIdx.y
-        tid, i = r * LANES + lane, i0 + r  # this thread's place in the block, its query
+        """A block: the queries i0..i0+BR-1 of entry b. Per key tile: S = Q_tile K_tile^T
+        (scaled, plus the mask), the rows' new maxima m, P = exp(S - m), acc += P V_tile,
+        with acc and l rescaled by exp(m_old - m)."""
+        b, i0 = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles * BR
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        tid = ty * TX + tx
         finite = all_finite[0]  # a flag in GPU memory: reading it on the host would cost a copy
-        Q_tile = cuda.shared.array((TILE, DIM), dtype)  # scale * q, read once per block
-        K_tile = cuda.shared.array((TILE, DIM), dtype)
-        V_tile = cuda.shared.array((TILE, DIM), dtype)
-        S = cuda.shared.array((TILE, SCORE_COLS), dtype)  # the scores of a tile, then P
-        acc = cuda.local.array(PER_LANE, dtype)  # sum_j exp(s_j - m) v_j, not yet divided by l
-        for t in range(PER_LANE):
-            acc[t] = 0.0
-        m = dtype(-math.inf)  # running max of the row's scores (every lane of a row holds it)
-        l = dtype(0.0)  # running sum of exp(s_j - m)
-        load_tile(Q_tile, q, b, i0, Tq, d, scale, tid)
+        Q_tile = cuda.shared.array((BR, PITCH), dtype)  # scale * q
+        KV_tile = cuda.shared.array((BC, PITCH), dtype)  # K, then V, of a key tile
+        P = cuda.shared.array((BR, P_COLS), dtype)
+        row_part = cuda.shared.array((BR, TX), dtype)  # a row's maxima (or sums), per thread
+        s = cuda.local.array((RI, CJ), dtype)
+        acc = cuda.local.array((RI, OJ), dtype)  # sum_j exp(s_j - m) v_j, not yet divided by l
+        m = cuda.local.array(RI, dtype)  # running max of each row's scores
+        l = cuda.local.array(RI, dtype)  # this thread's part of the running sum of exp(s - m)
+        for i in range(RI):
+            m[i] = -math.inf
+            l[i] = 0.0
+            for t in range(OJ):
+                acc[i, t] = 0.0
+        load_tile(Q_tile, q, b, i0, Tq, BR, d, scale, tid)
         # the key tiles wholly above the diagonal hide every key from every query here
-        k_end = min(Tk, i0 + TILE) if is_causal and finite else Tk
-        for j0 in range(0, k_end, TILE):
-            load_tile(K_tile, k, b, j0, Tk, d, 1.0, tid)
-            load_tile(V_tile, v, b, j0, Tk, dv, 1.0, tid)
+        k_end = min(Tk, i0 + BR) if is_causal and finite else Tk
+        for j0 in range(0, k_end, BC):
+            load_tile(KV_tile, k, b, j0, Tk, BC, d, 1.0, tid)
             cuda.syncthreads()
-            n_keys = min(TILE, k_end - j0)
-            for c in range(lane, n_keys, LANES):  # S = Q_tile K_tile^T, LANES scores at a time
-                s = dtype(-math.inf)  # the causal mask replaces the score of a hidden key
-                if not (is_causal and j0 + c > i):
-                    s = dot(Q_tile, r, K_tile, c, d)
-                    if has_mask and i < Tq:
-                        s += mask[b * mask_b, i * mask_q, (j0 + c) * mask_k]
-                S[r, c] = s
+            n_keys = min(BC, k_end - j0)
+            block_product(s, Q_tile, KV_tile, d, tx, ty, CJ)
+            for i in range(RI):
+                row = i0 + ty + TY * i
+                top = dtype(-math.inf)
+                for j in range(CJ):
+                    c = tx + TX * j
+                    x = dtype(-math.inf)  # past the keys, or hidden by the causal mask
+                    if c < n_keys and not (is_causal and j0 + c > row):
+                        x = s[i, j]
+                        if has_mask and row < Tq:
+                            x += mask[b * mask_b, row * mask_q, (j0 + c) * mask_k]
+                    s[i, j] = x
+                    if x > top or x != x:  # NaN sticks: the row is NaN
+                        top = x
+                row_part[ty + TY * i, tx] = top
             cuda.syncthreads()
-            m_new = m
-            for c in range(n_keys):  # the row's new max (NaN sticks: the row is NaN)
-                if S[r, c] > m_new or S[r, c] != S[r, c]:
-                    m_new = S[r, c]
-            alpha = dtype(1.0)  # rescales what was summed under the old max
-            if m_new != m:
-                alpha = math.exp(m - m_new)
-            cuda.syncthreads()  # every lane has read its row of S before it turns into P
-            for c in range(lane, n_keys, LANES):
-                s = S[r, c]
-                S[r, c] = 0.0 if s == -math.inf else math.exp(s - m_new)  # hidden: P = 0
+            for i in range(RI):
+                m_new = m[i]
+                for t in range(TX):
+                    x = row_part[ty + TY * i, t]
+                    if x > m_new or x != x:
+                        m_new = x
+                alpha = dtype(1.0)  # rescales what was summed under the old max
+                if m_new != m[i]:
+                    alpha = math.exp(m[i] - m_new)
+                m[i] = m_new
+                l[i] *= alpha
+                for t in range(OJ):
+                    acc[i, t] *= alpha
+                for j in range(CJ):
+                    x = s[i, j]
+                    p = dtype(0.0) if x == -math.inf else math.exp(x - m_new)  # hidden: P = 0
+                    P[ty + TY * i, tx + TX * j] = p
+                    l[i] += p
+            cuda.syncthreads()  # every thread is done with K_tile and has written its P
+            load_tile(KV_tile, v, b, j0, Tk, BC, dv, 1.0, tid)
             cuda.syncthreads()
-            m = m_new
-            l *= alpha
-            for c in range(n_keys):
-                l += S[r, c]
-            for e in range(lane, dv, LANES):  # acc = alpha * acc + P V_tile, this lane's columns
-                total = dtype(0.0)
-                for c in range(n_keys):
-                    total += S[r, c] * V_tile[c, e]  # a hidden key adds 0 * v_j, as the reference
-                acc[e // LANES] = acc[e // LANES] * alpha + total
-            cuda.syncthreads()  # before the next tile overwrites K_tile, V_tile and S
-        if i < Tq:
-            seen = l != 0.0  # False: no visible key, output 0 and lse -inf; NaN counts as seen
-            inv = 1.0 / l if seen else 0.0
-            for e in range(lane, dv, LANES):
-                out[b, i, e] = acc[e // LANES] * inv
-            if lane == 0:
-                lse[b, i] = m + math.log(l) if seen else -math.inf
+            # a hidden key adds 0 * v_j, as the reference; the rows past the keys are 0
+            add_tile_product(acc, P, KV_tile, BC, tx, ty)
+            cuda.syncthreads()  # before the next tile overwrites KV_tile and P
+        for i in range(RI):
+            row_part[ty + TY * i, tx] = l[i]
+        cuda.syncthreads()
+        for i in range(RI):
+            row = i0 + ty + TY * i
+            total = dtype(0.0)
+            for t in range(TX):
+                total += row_part[ty + TY * i, t]
+            if row < Tq:
+                seen = total != 0.0  # False: no visible key, output 0, lse -inf; NaN is seen
+                inv = 1.0 / total if seen else 0.0
+                for t in range(OJ):
+                    e = tx + TX * t
+                    if e < dv:
+                        out[b, row, e] = acc[i, t] * inv
+                if tx == 0:
+                    lse[b, row] = m[i] + math.log(total) if seen else -math.inf
 
     @cuda.jit
     def grad_q(
@@ -197,54 +251,65 @@ def _build_kernels(dtype, TILE):
         n_tiles,
         dq,
     ):
-        """dQ = scale * dS K. A block: the queries i0..i0+TILE-1 of entry b, with their
-        Q_tile and dO_tile; it walks the K_tile and V_tile of the keys. A thread (lane, r):
-        dS of query i0 + r and keys c = lane, lane + LANES, ... of a tile, then the columns
-        e = lane, lane + LANES, ... of dQ's row. lse is +inf for a query that sees no key."""
-        b, i0 = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles * TILE
-        lane, r = cuda.threadIdx.x, cuda.threadIdx.y
-        tid, i = r * LANES + lane, i0 + r
+        """dQ = scale * dS K with dS = P * (dO V^T - delta). A block: the queries
+        i0..i0+BR-1 of entry b, with their Q_tile and dO_tile; per key tile, V (for dP),
+        then K (for S and dQ) in KV_tile. lse is +inf for a query that sees no key."""
+        b, i0 = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles * BR
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        tid = ty * TX + tx
         finite = all_finite[0]
-        Q_tile = cuda.shared.array((TILE, DIM), dtype)
-        dO_tile = cuda.shared.array((TILE, DIM), dtype)
-        K_tile = cuda.shared.array((TILE, DIM), dtype)
-        V_tile = cuda.shared.array((TILE, DIM), dtype)
-        dS = cuda.shared.array((TILE, SCORE_COLS), dtype)
-        acc = cuda.local.array(PER_LANE, dtype)
-        for t in range(PER_LANE):
-            acc[t] = 0.0
-        active = i < Tq
-        row_lse = lse[b, i] if active else dtype(math.inf)
-        row_delta = dlt[b, i] if active else dtype(0.0)
-        load_tile(Q_tile, q, b, i0, Tq, d, scale, tid)
-        load_tile(dO_tile, grad_out, b, i0, Tq, dv, 1.0, tid)
-        k_end = min(Tk, i0 + TILE) if is_causal and finite else Tk
-        for j0 in range(0, k_end, TILE):
-            load_tile(K_tile, k, b, j0, Tk, d, 1.0, tid)
-            load_tile(V_tile, v, b, j0, Tk, dv, 1.0, tid)
+        Q_tile = cuda.shared.array((BR, PITCH), dtype)
+        dO_tile = cuda.shared.array((BR, PITCH), dtype)
+        KV_tile = cuda.shared.array((BC, PITCH), dtype)  # V, then K, of a key tile
+        dS = cuda.shared.array((BR, P_COLS), dtype)
+        s = cuda.local.array((RI, CJ), dtype)
+        dp = cuda.local.array((RI, CJ), dtype)
+        acc = cuda.local.array((RI, OJ), dtype)
+        row_lse = cuda.local.array(RI, dtype)
+        row_delta = cuda.local.array(RI, dtype)
+        for i in range(RI):
+            row = i0 + ty + TY * i
+            row_lse[i] = lse[b, row] if row < Tq else math.inf
+            row_delta[i] = dlt[b, row] if row < Tq else 0.0
+            for t in range(OJ):
+                acc[i, t] = 0.0
+        load_tile(Q_tile, q, b, i0, Tq, BR, d, scale, tid)
+        load_tile(dO_tile, grad_out, b, i0, Tq, BR, dv, 1.0, tid)
+        k_end = min(Tk, i0 + BR) if is_causal and finite else Tk
+        for j0 in range(0, k_end, BC):
+            load_tile(KV_tile, v, b, j0, Tk, BC, dv, 1.0, tid)
             cuda.syncthreads()
-            n_keys = min(TILE, k_end - j0)
-            for c in range(lane, n_keys, LANES):
-                s = dtype(-math.inf)
-                if not (is_causal and j0 + c > i):
-                    s = dot(Q_tile, r, K_tile, c, d)
-                    if has_mask and active:
-                        s += mask[b * mask_b, i * mask_q, (j0 + c) * mask_k]
-                ds = dtype(0.0)  # P = 0 and all is finite: dS = 0
-                if active and not (finite and (s == -math.inf or row_lse == math.inf)):
-                    p = math.exp(s - row_lse)  # P_ij rebuilt from the saved log-sum-exp
-                    ds = p * (dot(dO_tile, r, V_tile, c, dv) - row_delta)
-                dS[r, c] = ds
+            block_product(dp, dO_tile, KV_tile, dv, tx, ty, CJ)  # dP = dO V^T
+            cuda.syncthreads()  # every thread is done with V_tile
+            load_tile(KV_tile, k, b, j0, Tk, BC, d, 1.0, tid)
             cuda.syncthreads()
-            for e in range(lane, d, LANES):  # acc += dS K_tile, this lane's columns
-                total = dtype(0.0)
-                for c in range(n_keys):
-                    total += dS[r, c] * K_tile[c, e]
-                acc[e // LANES] += total
+            block_product(s, Q_tile, KV_tile, d, tx, ty, CJ)  # S = scale * Q K^T
+            n_keys = min(BC, k_end - j0)
+            for i in range(RI):
+                row = i0 + ty + TY * i
+                for j in range(CJ):
+                    c = tx + TX * j
+                    ds = dtype(0.0)  # P = 0 and all is finite: dS = 0
+                    if c < n_keys and row < Tq:
+                        x = dtype(-math.inf)
+                        if not (is_causal and j0 + c > row):
+                            x = s[i, j]
+                            if has_mask:
+                                x += mask[b * mask_b, row * mask_q, (j0 + c) * mask_k]
+                        if not (finite and (x == -math.inf or row_lse[i] == math.inf)):
+                            p = math.exp(x - row_lse[i])  # P rebuilt from the saved lse
+                            ds = p * (dp[i, j] - row_delta[i])
+                    dS[ty + TY * i, c] = ds
             cuda.syncthreads()
-        if active:
-            for e in range(lane, d, LANES):
-                dq[b, i, e] = acc[e // LANES] * scale
+            add_tile_product(acc, dS, KV_tile, BC, tx, ty)  # dQ += dS K_tile
+            cuda.syncthreads()  # before the next tile overwrites KV_tile and dS
+        for i in range(RI):
+            row = i0 + ty + TY * i
+            if row < Tq:
+                for t in range(OJ):
+                    e = tx + TX * t
+                    if e < d:
+                        dq[b, row, e] = acc[i, t] * scale
 
     @cuda.jit
     def grad_kv(
@@ -270,81 +335,90 @@ def _build_kernels(dtype, TILE):
         dk,
         dv_out,
     ):
-        """dV = P^T dO and dK = scale * dS^T Q. A block: the keys j0..j0+TILE-1 of entry b,
-        with their K_tile and V_tile; it walks the Q_tile, dO_tile, lse and delta of the
-        queries. A thread (lane, r): P and dS of key j0 + r and queries c = lane,
-        lane + LANES, ... of a tile (stored transposed, a key per row), then the columns
-        e = lane, lane + LANES, ... of dK's and dV's rows."""
-        b, j0 = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles * TILE
-        lane, r = cuda.threadIdx.x, cuda.threadIdx.y
-        tid, j = r * LANES + lane, j0 + r  # this thread's key
+        """dV = P^T dO and dK = scale * dS^T Q. A block: the keys j0..j0+BR-1 of entry b,
+        with their K_tile and V_tile; it walks the queries BR at a time (Q_tile, dO_tile,
+        lse, delta). A thread's block: keys j0 + ty + TY i, queries tx + TX j of a tile."""
+        b, j0 = cuda.blockIdx.x // n_tiles, cuda.blockIdx.x % n_tiles * BR
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        tid = ty * TX + tx
         finite = all_finite[0]
-        K_tile = cuda.shared.array((TILE, DIM), dtype)
-        V_tile = cuda.shared.array((TILE, DIM), dtype)
-        Q_tile = cuda.shared.array((TILE, DIM), dtype)  # scale * q
-        dO_tile = cuda.shared.array((TILE, DIM), dtype)
-        lse_tile = cuda.shared.array(TILE, dtype)
-        delta_tile = cuda.shared.array(TILE, dtype)
-        P_T = cuda.shared.array((TILE, SCORE_COLS), dtype)  # P^T: a key per row, a query per column
-        dS_T = cuda.shared.array((TILE, SCORE_COLS), dtype)
-        dk_acc = cuda.local.array(PER_LANE, dtype)
-        dv_acc = cuda.local.array(PER_LANE, dtype)
-        for t in range(PER_LANE):
-            dk_acc[t] = 0.0
-            dv_acc[t] = 0.0
-        active = j < Tk
-        load_tile(K_tile, k, b, j0, Tk, d, 1.0, tid)
-        load_tile(V_tile, v, b, j0, Tk, dv, 1.0, tid)
+        K_tile = cuda.shared.array((BR, PITCH), dtype)
+        V_tile = cuda.shared.array((BR, PITCH), dtype)
+        Q_tile = cuda.shared.array((BR, PITCH), dtype)  # scale * q
+        dO_tile = cuda.shared.array((BR, PITCH), dtype)
+        lse_tile = cuda.shared.array(BR, dtype)
+        delta_tile = cuda.shared.array(BR, dtype)
+        P_T = cuda.shared.array((BR, PT_COLS), dtype)  # P^T: a key per row, a query per column
+        dS_T = cuda.shared.array((BR, PT_COLS), dtype)
+        s = cuda.local.array((RI, CJ), dtype)  # S^T, then P^T, of this thread's block
+        dp = cuda.local.array((RI, CJ), dtype)  # dP^T = V dO^T
+        dk_acc = cuda.local.array((RI, OJ), dtype)
+        dv_acc = cuda.local.array((RI, OJ), dtype)
+        for i in range(RI):
+            for t in range(OJ):
+                dk_acc[i, t] = 0.0
+                dv_acc[i, t] = 0.0
+        load_tile(K_tile, k, b, j0, Tk, BR, d, 1.0, tid)
+        load_tile(V_tile, v, b, j0, Tk, BR, dv, 1.0, tid)
         # the query tiles wholly above the diagonal (earlier queries) see none of these keys
         i_start = j0 if is_causal and finite else 0
-        for i0 in range(i_start, Tq, TILE):
-            load_tile(Q_tile, q, b, i0, Tq, d, scale, tid)
-            load_tile(dO_tile, grad_out, b, i0, Tq, dv, 1.0, tid)
-            if tid < TILE:
+        for i0 in range(i_start, Tq, BR):
+            load_tile(Q_tile, q, b, i0, Tq, BR, d, scale, tid)
+            load_tile(dO_tile, grad_out, b, i0, Tq, BR, dv, 1.0, tid)
+            if tid < BR:
                 lse_tile[tid] = lse[b, i0 + tid] if i0 + tid < Tq else math.inf
                 delta_tile[tid] = dlt[b, i0 + tid] if i0 + tid < Tq else 0.0
             cuda.syncthreads()
-            n_queries = min(TILE, Tq - i0)
-            for c in range(lane, n_queries, LANES):
-                i = i0 + c
-                hidden = is_causal and j > i
-                p, ds = dtype(0.0), dtype(0.0)  # P = 0 and all is finite: nothing to add
-                if active and not (finite and (hidden or lse_tile[c] == math.inf)):
-                    s = dtype(-math.inf)
-                    if not hidden:
-                        s = dot(Q_tile, c, K_tile, r, d)
-                        if has_mask:
-                            s += mask[b * mask_b, i * mask_q, j * mask_k]
-                    if not (finite and s == -math.inf):
-                        p = math.exp(s - lse_tile[c])
-                        ds = p * (dot(dO_tile, c, V_tile, r, dv) - delta_tile[c])
-                P_T[r, c] = p
-                dS_T[r, c] = ds
+            block_product(s, K_tile, Q_tile, d, tx, ty, CJ_KV)  # S^T = scale * K Q^T
+            block_product(dp, V_tile, dO_tile, dv, tx, ty, CJ_KV)  # dP^T = V dO^T
+            n_queries = min(BR, Tq - i0)
+            for i in range(RI):
+                key = j0 + ty + TY * i
+                for j in range(CJ_KV):
+                    c = tx + TX * j
+                    query = i0 + c
+                    p, ds = dtype(0.0), dtype(0.0)  # P = 0 and all is finite: nothing to add
+                    if key < Tk and c < n_queries:
+                        hidden = is_causal and key > query
+                        if not (finite and (hidden or lse_tile[c] == math.inf)):
+                            x = dtype(-math.inf)
+                            if not hidden:
+                                x = s[i, j]
+                                if has_mask:
+                                    x += mask[b * mask_b, query * mask_q, key * mask_k]
+                            if not (finite and x == -math.inf):
+                                p = math.exp(x - lse_tile[c])
+                                ds = p * (dp[i, j] - delta_tile[c])
+                    P_T[ty + TY * i, c] = p
+                    dS_T[ty + TY * i, c] = ds
             cuda.syncthreads()
-            for e in range(lane, dv, LANES):  # dv_acc += P^T dO_tile, this lane's columns
-                total = dtype(0.0)
-                for c in range(n_queries):
-                    total += P_T[r, c] * dO_tile[c, e]
-                dv_acc[e // LANES] += total
-            for e in range(lane, d, LANES):  # dk_acc += dS^T Q_tile (Q_tile holds scale * q)
-                total = dtype(0.0)
-                for c in range(n_queries):
-                    total += dS_T[r, c] * Q_tile[c, e]
-                dk_acc[e // LANES] += total
+            add_tile_product(dv_acc, P_T, dO_tile, BR, tx, ty)  # dV += P^T dO
+            add_tile_product(dk_acc, dS_T, Q_tile, BR, tx, ty)  # dK += dS^T (scale * Q)
             cuda.syncthreads()  # before the next tile overwrites the query tiles
-        if active:
-            for e in range(lane, d, LANES):
-                dk[b, j, e] = dk_acc[e // LANES]
-            for e in range(lane, dv, LANES):
-                dv_out[b, j, e] = dv_acc[e // LANES]
+        for i in range(RI):
+            key = j0 + ty + TY * i
+            if key < Tk:
+                for t in range(OJ):
+                    e = tx + TX * t
+                    if e < d:
+                        dk[b, key, e] = dk_acc[i, t]
+                    if e < dv:
+                        dv_out[b, key, e] = dv_acc[i, t]
 
     return forward, grad_q, grad_kv
 
 
-_KERNELS = {
-    np.dtype(np.float32): (TILE_FLOAT32, _build_kernels(float32, TILE_FLOAT32)),
-    np.dtype(np.float64): (TILE_FLOAT64, _build_kernels(float64, TILE_FLOAT64)),
-}
+_KERNELS = {}  # (dtype, DIM) -> ((BR, BC, TX, TY), (forward, grad_q, grad_kv))
+
+
+def kernels_for(dtype, d):
+    """The tiles and the three kernels for arrays of `dtype` and head dims up to `d`, built
+    the first time they are asked for (Numba compiles each on its first launch)."""
+    dim = next(bound for bound in DIMS if bound >= d)
+    key = (np.dtype(dtype), dim)
+    if key not in _KERNELS:
+        _KERNELS[key] = (tiles(*key), _build_kernels(*key))
+    return _KERNELS[key]
 
 
 def attention_forward(q, k, v, scale, is_causal, mask):
@@ -356,13 +430,13 @@ def attention_forward(q, k, v, scale, is_causal, mask):
     (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
         "attention_forward", q, k, v, mask
     )
-    tile, (forward, _, _) = _KERNELS[q.dtype]
+    (BR, _, TX, TY), (forward, _, _) = kernels_for(q.dtype, max(d, dv))
     out = xp.empty((B, Tq, dv), q.dtype)  # every row is written by its block
     lse = xp.empty((B, Tq), q.dtype)
-    n_tiles = -(-Tq // tile)
+    n_tiles = -(-Tq // BR)
     if B * n_tiles > 0:
         finite = all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
-        forward[B * n_tiles, (LANES, tile)](
+        forward[B * n_tiles, (TX, TY)](
             q_d,
             k_d,
             v_d,
@@ -394,7 +468,7 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
         "attention_backward", q, k, v, mask
     )
-    tile, (_, grad_q, grad_kv) = _KERNELS[q.dtype]
+    (BR, _, TX, TY), (_, grad_q, grad_kv) = kernels_for(q.dtype, max(d, dv))
     shapes = ((B, Tq, d), (B, Tk, d), (B, Tk, dv))
     if B * Tq * Tk == 0:  # no pair of a query and a key: the gradients are 0, no launch
         return tuple(xp.zeros(s, q.dtype) for s in shapes)
@@ -424,7 +498,7 @@ def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
         d,
         dv,
     )
-    n_q, n_k = -(-Tq // tile), -(-Tk // tile)
-    grad_q[B * n_q, (LANES, tile)](*common, n_q, kernel_view(dq))
-    grad_kv[B * n_k, (LANES, tile)](*common, n_k, kernel_view(dk), kernel_view(dvv))
+    n_q, n_k = -(-Tq // BR), -(-Tk // BR)
+    grad_q[B * n_q, (TX, TY)](*common, n_q, kernel_view(dq))
+    grad_kv[B * n_k, (TX, TY)](*common, n_k, kernel_view(dk), kernel_view(dvv))
     return dq, dk, dvv

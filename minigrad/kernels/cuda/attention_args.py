@@ -1,7 +1,7 @@
-"""The host side both CUDA attention kernels share (the naive one-thread-per-row kernels of
-`attention_naive.py` and the tiled ones of `attention.py`): the checks of what the kernels
-support, the mask's broadcasting as integer flags, and the "is everything finite?" flag,
-kept on the device.
+"""The host side the CUDA attention kernels share (the naive one-thread-per-row kernels of
+`attention_naive.py`, the tiled ones of `attention_lanes.py` and `attention.py`): the
+checks of what the kernels support, the mask's broadcasting as integer flags, and the "is
+everything finite?" flag, kept on the device.
 """
 
 import numpy as np

@@ -2,9 +2,9 @@
 row (or key row), online softmax, the same functions and signatures as the reference.
 
 Kept as the lesson's first version, next to the tiled FlashAttention-2 kernels of
-`attention.py` (which the backends use): here one thread walks a whole row of T keys
-alone, so a row's work is serial and a block has only TILE threads (one warp or half of
-one), too few to hide the GPU's memory latency.
+`attention_lanes.py` and `attention.py` (which the backends use): here one thread walks a
+whole row of T keys alone, so a row's work is serial and a block has only TILE threads
+(one warp or half of one), too few to hide the GPU's memory latency.
 
 How the work maps onto the GPU:
 

@@ -35,7 +35,7 @@ def _launches(monkeypatch, n=3):
     empty = np.empty
 
     def slow_empty(*args, **kwargs):
-        time.sleep(0.005)
+        time.sleep(0.02)  # long enough for every thread to start meanwhile
         return empty(*args, **kwargs)
 
     monkeypatch.setattr(np, "empty", slow_empty)

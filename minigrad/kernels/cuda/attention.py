@@ -41,8 +41,7 @@ import numba
 import numpy as np
 from numba import cuda, float32, float64
 
-from minigrad.array_module import array_module, kernel_view
-from minigrad.kernels.cuda.attention_args import MAX_DIM, all_finite, kernel_args, saved_lse
+from minigrad.kernels.cuda.attention_args import MAX_DIM, launch_backward, launch_forward
 from minigrad.kernels.reference.attention import as_batches  # noqa: F401 (a reshape, on the GPU too)
 
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
@@ -421,84 +420,25 @@ def kernels_for(dtype, d):
     return _KERNELS[key]
 
 
+def _forward(dtype, d, dv):
+    (BR, _, TX, TY), (forward, _, _) = kernels_for(dtype, max(d, dv))
+    return BR, (TX, TY), forward
+
+
+def _backward(dtype, d, dv):
+    (BR, _, TX, TY), (_, grad_q, grad_kv) = kernels_for(dtype, max(d, dv))
+    return BR, (TX, TY), (grad_q, grad_kv)
+
+
 def attention_forward(q, k, v, scale, is_causal, mask):
     """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, on the GPU:
-    device arrays in, device arrays out; one block per (batch entry, query tile)."""
-    xp = array_module(q)
-    B, Tq, d = q.shape
-    Tk, dv = k.shape[1], v.shape[2]
-    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
-        "attention_forward", q, k, v, mask
-    )
-    (BR, _, TX, TY), (forward, _, _) = kernels_for(q.dtype, max(d, dv))
-    out = xp.empty((B, Tq, dv), q.dtype)  # every row is written by its block
-    lse = xp.empty((B, Tq), q.dtype)
-    n_tiles = -(-Tq // BR)
-    if B * n_tiles > 0:
-        finite = all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
-        forward[B * n_tiles, (TX, TY)](
-            q_d,
-            k_d,
-            v_d,
-            mask_d,
-            has_mask,
-            mb,
-            mq,
-            mk,
-            scale,
-            bool(is_causal),
-            kernel_view(finite),
-            Tq,
-            Tk,
-            d,
-            dv,
-            n_tiles,
-            kernel_view(out),
-            kernel_view(lse),
-        )
-    return out, lse
+    device arrays in, device arrays out; one block of (TX, TY) threads per (batch entry,
+    tile of BR queries), launched by `attention_args.launch_forward`."""
+    return launch_forward(q, k, v, scale, is_causal, mask, _forward)
 
 
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):
     """dq, dk, dv, as the reference, recomputing P from q, k and lse on the GPU: one block
-    per (batch entry, query tile) for dq, one per (batch entry, key tile) for dk and dv."""
-    xp = array_module(q)
-    B, Tq, d = q.shape
-    Tk, dv = k.shape[1], v.shape[2]
-    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
-        "attention_backward", q, k, v, mask
-    )
-    (BR, _, TX, TY), (_, grad_q, grad_kv) = kernels_for(q.dtype, max(d, dv))
-    shapes = ((B, Tq, d), (B, Tk, d), (B, Tk, dv))
-    if B * Tq * Tk == 0:  # no pair of a query and a key: the gradients are 0, no launch
-        return tuple(xp.zeros(s, q.dtype) for s in shapes)
-    grad_out = xp.ascontiguousarray(grad_out, dtype=q.dtype)
-    out = xp.ascontiguousarray(out, dtype=q.dtype)
-    dlt = (grad_out * out).sum(axis=-1)  # delta = rowsum(dO * O), (B, Tq): one array expression
-    dq, dk, dvv = (xp.empty(s, q.dtype) for s in shapes)  # every row is written by its block
-    # with a NaN or Inf anywhere, every (query, key) pair is walked, as the reference
-    finite = kernel_view(all_finite(q, k, v, grad_out, out))
-    common = (
-        q_d,
-        k_d,
-        v_d,
-        kernel_view(grad_out),
-        kernel_view(saved_lse(lse, q.dtype)),  # +inf where a query sees no key: P = 0
-        kernel_view(xp.ascontiguousarray(dlt)),
-        mask_d,
-        has_mask,
-        mb,
-        mq,
-        mk,
-        scale,
-        bool(is_causal),
-        finite,
-        Tq,
-        Tk,
-        d,
-        dv,
-    )
-    n_q, n_k = -(-Tq // BR), -(-Tk // BR)
-    grad_q[B * n_q, (TX, TY)](*common, n_q, kernel_view(dq))
-    grad_kv[B * n_k, (TX, TY)](*common, n_k, kernel_view(dk), kernel_view(dvv))
-    return dq, dk, dvv
+    per (batch entry, tile of BR queries) for dq, one per (batch entry, tile of BR keys) for
+    dk and dv (`attention_args.launch_backward`)."""
+    return launch_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask, _backward)

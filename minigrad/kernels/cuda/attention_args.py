@@ -1,7 +1,8 @@
 """The host side the CUDA attention kernels share (the naive one-thread-per-row kernels of
 `attention_naive.py`, the tiled ones of `attention_lanes.py` and `attention.py`): the
-checks of what the kernels support, the mask's broadcasting as integer flags, and the "is
-everything finite?" flag, kept on the device.
+checks of what the kernels support, the mask's broadcasting as integer flags, the "is
+everything finite?" flag, kept on the device, and (for the two tiled versions, whose
+kernels take the same arguments) the launches themselves.
 """
 
 import numpy as np
@@ -51,3 +52,89 @@ def saved_lse(lse, dtype):
     sees no key, so that P = exp(S - lse) = 0 there."""
     xp = array_module(lse)
     return xp.where(lse == -np.inf, np.inf, lse).astype(dtype)
+
+
+def launch_forward(q, k, v, scale, is_causal, mask, kernels):
+    """out, lse of the forward kernel that `kernels(dtype, d, dv)` names, as (rows of a
+    block, the block's threads, kernel): device arrays in, device arrays out, one block
+    per (batch entry, tile of queries)."""
+    xp = array_module(q)
+    B, Tq, d = q.shape
+    Tk, dv = k.shape[1], v.shape[2]
+    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
+        "attention_forward", q, k, v, mask
+    )
+    rows, threads, forward = kernels(q.dtype, d, dv)
+    out = xp.empty((B, Tq, dv), q.dtype)  # every row is written by its block
+    lse = xp.empty((B, Tq), q.dtype)
+    n_tiles = -(-Tq // rows)
+    if B * n_tiles > 0:
+        finite = all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
+        forward[B * n_tiles, threads](
+            q_d,
+            k_d,
+            v_d,
+            mask_d,
+            has_mask,
+            mb,
+            mq,
+            mk,
+            scale,
+            bool(is_causal),
+            kernel_view(finite),
+            Tq,
+            Tk,
+            d,
+            dv,
+            n_tiles,
+            kernel_view(out),
+            kernel_view(lse),
+        )
+    return out, lse
+
+
+def launch_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask, kernels):
+    """dq, dk, dv of the kernels that `kernels(dtype, d, dv)` names, as (rows of a block,
+    the block's threads, (grad_q, grad_kv)), recomputing P from q, k and lse: one block
+    per (batch entry, tile of queries) for dq, one per (batch entry, tile of keys) for dk
+    and dv."""
+    xp = array_module(q)
+    B, Tq, d = q.shape
+    Tk, dv = k.shape[1], v.shape[2]
+    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
+        "attention_backward", q, k, v, mask
+    )
+    rows, threads, (grad_q, grad_kv) = kernels(q.dtype, d, dv)
+    shapes = ((B, Tq, d), (B, Tk, d), (B, Tk, dv))
+    if B * Tq * Tk == 0:  # no pair of a query and a key: the gradients are 0, no launch
+        return tuple(xp.zeros(s, q.dtype) for s in shapes)
+    grad_out = xp.ascontiguousarray(grad_out, dtype=q.dtype)
+    out = xp.ascontiguousarray(out, dtype=q.dtype)
+    dlt = (grad_out * out).sum(axis=-1)  # delta = rowsum(dO * O), (B, Tq): one array expression
+    dq, dk, dvv = (xp.empty(s, q.dtype) for s in shapes)  # every row is written by its block
+    # with a NaN or Inf anywhere, every (query, key) pair is walked, as the reference
+    finite = kernel_view(all_finite(q, k, v, grad_out, out))
+    common = (
+        q_d,
+        k_d,
+        v_d,
+        kernel_view(grad_out),
+        kernel_view(saved_lse(lse, q.dtype)),  # +inf where a query sees no key: P = 0
+        kernel_view(xp.ascontiguousarray(dlt)),
+        mask_d,
+        has_mask,
+        mb,
+        mq,
+        mk,
+        scale,
+        bool(is_causal),
+        finite,
+        Tq,
+        Tk,
+        d,
+        dv,
+    )
+    n_q, n_k = -(-Tq // rows), -(-Tk // rows)
+    grad_q[B * n_q, threads](*common, n_q, kernel_view(dq))
+    grad_kv[B * n_k, threads](*common, n_k, kernel_view(dk), kernel_view(dvv))
+    return dq, dk, dvv

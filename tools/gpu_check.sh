@@ -22,6 +22,9 @@
 #              CUDA, both CUDA convolutions (--impl both)
 #   ncu        tools/profile_cuda_kernels.py under Nsight Compute (one attention and two
 #              pooling steps, minigrad's kernels and PyTorch's), then its --host profile
+#   parts      tools/profile_cuda_kernels.py --parts: each case's step, wall time against the
+#              host's time alone, and attention's kernel functions and the expressions
+#              around them (is the step the host's or the GPU's?)
 #   next       the call the 2026-11-28 session prepared and could not make (no machine was
 #              lent again): cpu16 kernels ncu blocking, with limits that fit one call of
 #              timeout_s=560 (each still settable by its variable)
@@ -33,10 +36,11 @@
 # BENCH_FRAMEWORKS=minigrad-cuda,torch-cuda limits the bench part's columns (the CPU ones
 # take about 90 s: minigrad's Shakespeare-char step is seconds on the CPU); KERNEL_REPEAT
 # sets bench_cuda's --repeat (default 20); TESTS_TIMEOUT, REAL_GPU_TIMEOUT (0: the op
-# tables left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT, RACE_TIMEOUT and
-# NCU_TIMEOUT are the parts' limits in seconds. TEST_DIST=load spreads the tests of a file
-# over the workers (default loadfile); KERNEL_ARGS adds bench_cuda.py's arguments (e.g.
-# "--only attention"); NCU_CASES limits the profiled cases; HOST_PROFILE=0 skips --host.
+# tables left out), KERNELS_TIMEOUT, BENCH_TIMEOUT, CPU_TIMEOUT, RACE_TIMEOUT, NCU_TIMEOUT
+# and PARTS_TIMEOUT are the parts' limits in seconds. TEST_DIST=load spreads the tests of a
+# file over the workers (default loadfile); KERNEL_ARGS adds bench_cuda.py's arguments
+# (e.g. "--only attention"); NCU_CASES limits the profiled cases; HOST_PROFILE=0 skips
+# --host.
 #
 # With the device tool (15 minutes of device time in all, 10 per command), from the repository
 # whose checkout travels, after `fetch` (which also has git ignore .whl/):
@@ -154,6 +158,11 @@ run_ncu() {
     timeout 60 python3 tools/profile_cuda_kernels.py --host 2>&1 | tee "$OUT/host.txt"
 }
 
+run_parts() {
+    timeout "${PARTS_TIMEOUT:-90}" python3 tools/profile_cuda_kernels.py --parts 2>&1 \
+        | tee "$OUT/parts.txt"
+}
+
 run_race() {
     # the naive forward once gave garbage on the simulator (a per-query mask, float32): a
     # shared-memory race would show here; the tiled kernels are checked alike
@@ -205,6 +214,7 @@ case "${1:-}" in
                 cpu16) run_cpu16 ;;
                 race) run_race ;;
                 ncu) run_ncu ;;
+                parts) run_parts ;;
                 next)
                     : "${CPU_TIMEOUT:=150}" "${KERNEL_REPEAT:=20}" "${KERNELS_TIMEOUT:=120}"
                     : "${NCU_TIMEOUT:=100}"

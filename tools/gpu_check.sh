@@ -25,9 +25,11 @@
 #   parts      tools/profile_cuda_kernels.py --parts: each case's step, wall time against the
 #              host's time alone, and attention's kernel functions and the expressions
 #              around them (is the step the host's or the GPU's?)
-#   next       the call the 2026-11-28 session prepared and could not make (no machine was
-#              lent again): cpu16 kernels ncu blocking, with limits that fit one call of
-#              timeout_s=560 (each still settable by its variable)
+#   next       what the evening session of 2026-11-28 left for the next GPU call: the GPU
+#              tests (kernels and GPU tests only, no op tables), parts, the kernels of
+#              attention and pooling (--only attention,pool), every model's training step
+#              on CUDA against PyTorch CUDA, and the blocking-launch profile, with limits
+#              that fit one call of timeout_s=480 (each still settable by its variable)
 #   race       compute-sanitizer's racecheck over the attention kernels' reference tests
 #              (tests/cuda/test_attention_cuda.py -k match_reference): shared-memory races
 #   cpu16      benchmarks/bench_transformer.py: issue #24's Shakespeare-char step on the
@@ -118,8 +120,8 @@ run_tests() {
     # one file per worker (the suite's --dist loadfile); 8 workers: each compiles the kernels
     # it uses once (Numba caches them on disk) and holds a CUDA context
     # GPU_TESTS=tests/gpu leaves the @cuda.jit kernel suite (tests/cuda) out
-    timeout "${TESTS_TIMEOUT:-200}" python3 -m pytest -p no:cacheprovider -n 8 --dist "${TEST_DIST:-loadfile}" \
-        ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
+    timeout "${TESTS_TIMEOUT:-200}" python3 -m pytest -p no:cacheprovider -n 8 \
+        --dist "${TEST_DIST:-loadfile}" ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
         2>&1 | tee "$OUT/tests.log"
     [ "${REAL_GPU_TIMEOUT:-100}" = 0 ] && return  # 0: the op tables left out
     MINIGRAD_TEST_REAL_GPU=1 timeout "${REAL_GPU_TIMEOUT:-100}" python3 -m pytest -p no:cacheprovider \
@@ -216,9 +218,12 @@ case "${1:-}" in
                 ncu) run_ncu ;;
                 parts) run_parts ;;
                 next)
-                    : "${CPU_TIMEOUT:=150}" "${KERNEL_REPEAT:=20}" "${KERNELS_TIMEOUT:=120}"
-                    : "${NCU_TIMEOUT:=100}"
-                    run_cpu16; run_kernels; run_ncu; run_blocking ;;
+                    : "${TESTS_TIMEOUT:=140}" "${REAL_GPU_TIMEOUT:=0}" "${TEST_DIST:=load}"
+                    : "${PARTS_TIMEOUT:=60}" "${KERNEL_REPEAT:=10}" "${KERNELS_TIMEOUT:=90}"
+                    : "${KERNEL_ARGS:=--only attention,pool}" "${BENCH_TIMEOUT:=90}"
+                    : "${BENCH_FRAMEWORKS:=minigrad-cuda,torch-cuda}"
+                    export TEST_DIST KERNEL_ARGS BENCH_FRAMEWORKS
+                    run_tests; run_parts; run_kernels; run_bench; run_blocking ;;
                 *) echo "gpu_check.sh: unknown part '$part'"; exit 2 ;;
             esac
         done

@@ -121,11 +121,11 @@ run_tests() {
     # it uses once (Numba caches them on disk) and holds a CUDA context
     # GPU_TESTS=tests/gpu leaves the @cuda.jit kernel suite (tests/cuda) out
     timeout "${TESTS_TIMEOUT:-200}" python3 -m pytest -p no:cacheprovider -n 8 \
-        --dist "${TEST_DIST:-loadfile}" ${GPU_TESTS:-tests/gpu tests/cuda} -q -rfE --durations=15 \
+        --dist "${TEST_DIST:-loadfile}" ${GPU_TESTS:-tests/gpu tests/cuda} -rfE --durations=15 \
         2>&1 | tee "$OUT/tests.log"
     [ "${REAL_GPU_TIMEOUT:-100}" = 0 ] && return  # 0: the op tables left out
     MINIGRAD_TEST_REAL_GPU=1 timeout "${REAL_GPU_TIMEOUT:-100}" python3 -m pytest -p no:cacheprovider \
-        -n 8 tests/test_cuda_tensors_*.py -q -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
+        -n 8 tests/test_cuda_tensors_*.py -rfE --durations=10 2>&1 | tee "$OUT/tests_real_gpu.log"
 }
 
 run_bench() {
@@ -169,16 +169,16 @@ run_race() {
     # the naive forward once gave garbage on the simulator (a per-query mask, float32): a
     # shared-memory race would show here; the tiled kernels are checked alike
     timeout "${RACE_TIMEOUT:-60}" compute-sanitizer --tool racecheck --print-limit 20 \
-        python3 -m pytest -p no:cacheprovider -n 0 -q -rfE tests/cuda/test_attention_cuda.py \
+        python3 -m pytest -p no:cacheprovider -n 0 -rfE tests/cuda/test_attention_cuda.py \
         -k match_reference 2>&1 | tee "$OUT/race.txt"
 }
 
 run_train() {
     # the training runs alone, one test a worker, and the op table's count of copies
     timeout 120 python3 -m pytest -p no:cacheprovider -n 3 --dist load \
-        tests/gpu/test_training_on_gpu.py -q -rfE --durations=5 2>&1 | tee "$OUT/train.log"
+        tests/gpu/test_training_on_gpu.py -rfE --durations=5 2>&1 | tee "$OUT/train.log"
     MINIGRAD_TEST_REAL_GPU=1 timeout 40 python3 -m pytest -p no:cacheprovider -n 0 \
-        tests/test_cuda_tensors_special.py -q -rfE 2>&1 | tee -a "$OUT/train.log"
+        tests/test_cuda_tensors_special.py -rfE 2>&1 | tee -a "$OUT/train.log"
 }
 
 run_reference() {

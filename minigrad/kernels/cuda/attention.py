@@ -42,6 +42,7 @@ import numpy as np
 from numba import cuda, float32, float64
 
 from minigrad.kernels.cuda.attention_args import MAX_DIM, launch_backward, launch_forward
+from minigrad.kernels.cuda.launch import Launcher
 from minigrad.kernels.reference.attention import as_batches  # noqa: F401 (a reshape, on the GPU too)
 
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
@@ -412,11 +413,12 @@ _KERNELS = {}  # (dtype, DIM) -> ((BR, BC, TX, TY), (forward, grad_q, grad_kv))
 
 def kernels_for(dtype, d):
     """The tiles and the three kernels for arrays of `dtype` and head dims up to `d`, built
-    the first time they are asked for (Numba compiles each on its first launch)."""
+    the first time they are asked for (Numba compiles each on its first launch), each
+    wrapped in a `Launcher` (launch.py: its arguments typed once)."""
     dim = next(bound for bound in DIMS if bound >= d)
     key = (np.dtype(dtype), dim)
     if key not in _KERNELS:
-        _KERNELS[key] = (tiles(*key), _build_kernels(*key))
+        _KERNELS[key] = (tiles(*key), tuple(Launcher(k) for k in _build_kernels(*key)))
     return _KERNELS[key]
 
 

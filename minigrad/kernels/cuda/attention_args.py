@@ -37,14 +37,28 @@ def kernel_args(name, q, k, v, mask):
             f"{v.shape}; "
             "use the 'numba' or 'numpy' backend"
         )
-    if mask is None:
-        mask, has_mask = xp.zeros((1, 1, 1), q.dtype), False
-    else:
-        leading = (1,) * (3 - mask.ndim)  # a 2-d mask is (1, Tq, Tk)
-        mask, has_mask = mask.astype(q.dtype, copy=False).reshape(leading + mask.shape), True
+    if mask is None:  # the kernels read no mask, but take an array: one, made once
+        arrays = [kernel_view(xp.ascontiguousarray(a)) for a in (q, k, v)]
+        return arrays + [_no_mask(xp, q.dtype)], False, (0, 0, 0)
+    leading = (1,) * (3 - mask.ndim)  # a 2-d mask is (1, Tq, Tk)
+    mask = mask.astype(q.dtype, copy=False).reshape(leading + mask.shape)
     flags = tuple(int(s > 1) for s in mask.shape)  # index = position * flag: 0 where broadcast
     arrays = [kernel_view(xp.ascontiguousarray(a)) for a in (q, k, v, mask)]
-    return arrays, has_mask, flags
+    return arrays, True, flags
+
+
+_NO_MASK = {}  # (array module, dtype) -> (a (1, 1, 1) array of zeros, its kernel view)
+
+
+def _no_mask(xp, dtype):
+    """The mask argument of a call without a mask: a (1, 1, 1) array of zeros on the
+    device, and the view the kernels take, made on the first call and kept (a new one per
+    call was an allocation, a fill and a Numba view, every launch)."""
+    key = (xp.__name__, np.dtype(dtype))
+    if key not in _NO_MASK:
+        zeros = xp.zeros((1, 1, 1), dtype)
+        _NO_MASK[key] = (zeros, kernel_view(zeros))
+    return _NO_MASK[key][1]
 
 
 def saved_lse(lse, dtype):
@@ -56,8 +70,10 @@ def saved_lse(lse, dtype):
 
 def launch_forward(q, k, v, scale, is_causal, mask, kernels):
     """out, lse of the forward kernel that `kernels(dtype, d, dv)` names, as (rows of a
-    block, the block's threads, kernel): device arrays in, device arrays out, one block
-    per (batch entry, tile of queries)."""
+    block, the block's threads, kernel as a `launch.Launcher`): device arrays in, device
+    arrays out, one block per (batch entry, tile of queries). The Launcher types the
+    arguments once per dtype, so each keeps its type from call to call (scale a float, the
+    flags bools, the sizes ints, the arrays C-contiguous)."""
     xp = array_module(q)
     B, Tq, d = q.shape
     Tk, dv = k.shape[1], v.shape[2]
@@ -65,12 +81,16 @@ def launch_forward(q, k, v, scale, is_causal, mask, kernels):
         "attention_forward", q, k, v, mask
     )
     rows, threads, forward = kernels(q.dtype, d, dv)
+    scale, is_causal = float(scale), bool(is_causal)
     out = xp.empty((B, Tq, dv), q.dtype)  # every row is written by its block
     lse = xp.empty((B, Tq), q.dtype)
     n_tiles = -(-Tq // rows)
     if B * n_tiles > 0:
         finite = all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
-        forward[B * n_tiles, threads](
+        forward(
+            q.dtype,
+            B * n_tiles,
+            threads,
             q_d,
             k_d,
             v_d,
@@ -80,7 +100,7 @@ def launch_forward(q, k, v, scale, is_causal, mask, kernels):
             mq,
             mk,
             scale,
-            bool(is_causal),
+            is_causal,
             kernel_view(finite),
             Tq,
             Tk,
@@ -95,9 +115,9 @@ def launch_forward(q, k, v, scale, is_causal, mask, kernels):
 
 def launch_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask, kernels):
     """dq, dk, dv of the kernels that `kernels(dtype, d, dv)` names, as (rows of a block,
-    the block's threads, (grad_q, grad_kv)), recomputing P from q, k and lse: one block
-    per (batch entry, tile of queries) for dq, one per (batch entry, tile of keys) for dk
-    and dv."""
+    the block's threads, (grad_q, grad_kv) as Launchers), recomputing P from q, k and lse:
+    one block per (batch entry, tile of queries) for dq, one per (batch entry, tile of
+    keys) for dk and dv."""
     xp = array_module(q)
     B, Tq, d = q.shape
     Tk, dv = k.shape[1], v.shape[2]
@@ -105,6 +125,7 @@ def launch_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask, kernels
         "attention_backward", q, k, v, mask
     )
     rows, threads, (grad_q, grad_kv) = kernels(q.dtype, d, dv)
+    scale, is_causal = float(scale), bool(is_causal)
     shapes = ((B, Tq, d), (B, Tk, d), (B, Tk, dv))
     if B * Tq * Tk == 0:  # no pair of a query and a key: the gradients are 0, no launch
         return tuple(xp.zeros(s, q.dtype) for s in shapes)
@@ -127,7 +148,7 @@ def launch_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask, kernels
         mq,
         mk,
         scale,
-        bool(is_causal),
+        is_causal,
         finite,
         Tq,
         Tk,
@@ -135,6 +156,6 @@ def launch_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask, kernels
         dv,
     )
     n_q, n_k = -(-Tq // rows), -(-Tk // rows)
-    grad_q[B * n_q, threads](*common, n_q, kernel_view(dq))
-    grad_kv[B * n_k, threads](*common, n_k, kernel_view(dk), kernel_view(dvv))
+    grad_q(q.dtype, B * n_q, threads, *common, n_q, kernel_view(dq))
+    grad_kv(q.dtype, B * n_k, threads, *common, n_k, kernel_view(dk), kernel_view(dvv))
     return dq, dk, dvv

@@ -57,6 +57,7 @@ import numpy as np
 from numba import cuda, float32, float64
 
 from minigrad.kernels.cuda.attention_args import MAX_DIM, launch_backward, launch_forward
+from minigrad.kernels.cuda.launch import Launcher
 from minigrad.kernels.reference.attention import as_batches  # noqa: F401 (a reshape, on the GPU too)
 
 SIMULATED = bool(numba.config.ENABLE_CUDASIM)
@@ -341,9 +342,13 @@ def _build_kernels(dtype, TILE):
     return forward, grad_q, grad_kv
 
 
+# per dtype: the tile and the three kernels, each wrapped in a Launcher (launch.py)
 _KERNELS = {
-    np.dtype(np.float32): (TILE_FLOAT32, _build_kernels(float32, TILE_FLOAT32)),
-    np.dtype(np.float64): (TILE_FLOAT64, _build_kernels(float64, TILE_FLOAT64)),
+    np.dtype(dtype): (tile, tuple(Launcher(k) for k in _build_kernels(numba_type, tile)))
+    for dtype, numba_type, tile in (
+        (np.float32, float32, TILE_FLOAT32),
+        (np.float64, float64, TILE_FLOAT64),
+    )
 }
 
 

@@ -28,6 +28,11 @@ def _gpu_present():
 
 collect_ignore_glob = [] if SIMULATED or _gpu_present() else ["test_*.py"]
 
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":  # the kernels on Numba's simulator too:
+    from tests.cuda import simulator_fixes  # its shared arrays made race-free, as in tests/cuda
+
+    simulator_fixes.share_shared_arrays()
+
 
 @pytest.fixture
 def gpu(monkeypatch, request):

@@ -23,7 +23,6 @@ NVIDIA GPU, CuPy and a CUDA build of PyTorch.
 import argparse
 import cProfile
 import pstats
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -38,19 +37,6 @@ CASES = {
     "max_pool2d": lambda: bench_cuda.pool_case("max_pool2d"),
     "avg_pool2d": lambda: bench_cuda.pool_case("avg_pool2d"),
 }
-
-
-def wall_ms(step, sync, n=20):
-    """The median time of `step` with the GPU's work done (one warm-up call first)."""
-    step()
-    sync()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
 
 
 def host_ms(step, sync, n=30):
@@ -117,7 +103,7 @@ def main():
             if name == "attention":
                 steps += attention_parts()
             for what, step in steps:
-                wall, host = wall_ms(step, sync), host_ms(step, sync)
+                wall, host = bench_cuda.median_ms(step, 20, sync), host_ms(step, sync)
                 print(f"{what:52s} {wall:8.3f} {host:8.3f}", flush=True)
         return
     for name in args.cases.split(","):

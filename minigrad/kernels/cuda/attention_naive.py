@@ -46,7 +46,14 @@ import numpy as np
 from numba import cuda, float32, float64
 
 from minigrad.array_module import array_module, kernel_view
-from minigrad.kernels.cuda.attention_args import MAX_DIM, all_finite, kernel_args, saved_lse
+from minigrad.kernels.cuda.attention_args import (
+    MAX_DIM,
+    all_finite,
+    kernel_args,
+    launch_forward,
+    saved_lse,
+)
+from minigrad.kernels.cuda.launch import Launcher
 
 # The tile (threads per block: a query or key each) of float32 and of float64. On the simulator
 # every thread is a Python thread, started and joined one by one: there the tiles are small (which
@@ -322,42 +329,20 @@ _KERNELS = {
 }
 
 
+# the forward kernel of each dtype, launched by attention_args.launch_forward (whose
+# arguments it takes, as the tiled kernels do) through a Launcher (launch.py)
+_FORWARD = {dtype: Launcher(kernels[0]) for dtype, (_, kernels) in _KERNELS.items()}
+
+
+def _forward(dtype, d, dv):
+    tile = _KERNELS[dtype][0]
+    return tile, tile, _FORWARD[dtype]  # a block of `tile` threads, a query each
+
+
 def attention_forward(q, k, v, scale, is_causal, mask):
     """out = softmax(scale * q @ k^T + mask) @ v and lse, as the reference, on the GPU:
-    device arrays in, device arrays out."""
-    xp = array_module(q)
-    B, Tq, d = q.shape
-    Tk, dv = k.shape[1], v.shape[2]
-    (q_d, k_d, v_d, mask_d), has_mask, (mb, mq, mk) = kernel_args(
-        "attention_forward", q, k, v, mask
-    )
-    tile, (forward, _, _, _) = _KERNELS[q.dtype]
-    out = xp.empty((B, Tq, dv), q.dtype)  # every row is written by its thread
-    lse = xp.empty((B, Tq), q.dtype)
-    n_tiles = -(-Tq // tile)
-    if B * n_tiles > 0:
-        finite = all_finite(v)  # hidden keys add 0 * v: skip them unless v holds a NaN or Inf
-        forward[B * n_tiles, tile](
-            q_d,
-            k_d,
-            v_d,
-            mask_d,
-            has_mask,
-            mb,
-            mq,
-            mk,
-            scale,
-            bool(is_causal),
-            kernel_view(finite),
-            Tq,
-            Tk,
-            d,
-            dv,
-            n_tiles,
-            kernel_view(out),
-            kernel_view(lse),
-        )
-    return out, lse
+    device arrays in, device arrays out; one block per (batch entry, tile of queries)."""
+    return launch_forward(q, k, v, scale, is_causal, mask, _forward)
 
 
 def attention_backward(grad_out, q, k, v, out, lse, scale, is_causal, mask):

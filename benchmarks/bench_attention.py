@@ -44,7 +44,8 @@ import time
 # (B, H, T, d); the first two are the small transformers' (benchmarks/bench_transformer.py:
 # baby GPT, encoder), on the short-sequence kernel (kernels/cpu/attention_short.py)
 CASES = [(12, 4, 64, 32), (32, 4, 64, 32), (8, 4, 128, 32), (4, 8, 512, 64), (1, 8, 2048, 64)]
-TARGET_T = (512, 2048)  # cases with the target numba / PyTorch <= 1.5x (forward + backward)
+# issue #24: forward + backward within 1.5x PyTorch at every length (the target once held
+# for T = 512 and 2048 only)
 TARGET = 1.5
 MEMORY_CASE = (1, 8, 4096, 64)
 
@@ -309,7 +310,7 @@ def main(argv=None):
             ref, nb, pt = results["numpy"][i], results["numba"][i], results["torch"][i]
             ratio = nb / pt
             verdict = ""
-            if i == 1 and T in TARGET_T:
+            if i == 1:
                 verdict = f"  target <= {TARGET}x: {'met' if ratio <= TARGET else 'MISSED'}"
             print(
                 f"  {label:14s} {ref:9.2f} ms {nb:8.2f} ms {pt:8.2f} ms {ratio:12.2f}x "

@@ -359,6 +359,21 @@ def test_numba_kernels_match_reference(case, dtype, grow):
     check_kernels_agree(case, dtype, extra)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(case=conv_cases(), grow=st.booleans())
+def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow):
+    """The tiled design on the random cases above, which it would mostly leave to the
+    direct loops (few channels): with a stride, its col2im adds each window into the
+    input gradient and drops the part that lies on the padding, by computing which
+    positions of a row land inside x; padding up to the kernel size, strides and
+    dilations up to 3 and the grown x_shape reach every edge of that."""
+    s, d = case[8], case[10]
+    extra = tuple(max(si, di) - 1 for si, di in zip(s, d)) if grow else (0, 0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: True)
+        check_kernels_agree(case, np.float64, extra)
+
+
 # fixed cases through each design: the tiled product needs 4+ output channels per group
 DESIGN_CASES = [
     (2, 1, 8, 8, 9, 7, 3, 3, (1, 1), (1, 1), (1, 1)),

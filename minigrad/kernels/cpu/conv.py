@@ -204,42 +204,56 @@ def _im2col_tile(xp, hp, wp, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
 
 
 @njit(nogil=True, cache=True)
-def _input_grad_gemm(gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile, lo, hi):
-    """dL/dxp += col2im(dL/dcols), dL/dcols[r, p] = sum_o w_t[g, r, o] * gy[n, g O/G + o, p],
+def _input_grad_gemm(gy, w_t, gx, ph, pw, sh, sw, dh, dw, kh, kw, wo, tile, lo, hi):
+    """dL/dx = col2im(dL/dcols), dL/dcols[r, p] = sum_o w_t[g, r, o] * gy[n, g O/G + o, p],
     by tiles of positions.
 
     gy: grad_y (N, O, Ho Wo); w_t: (G, C/G kH kW, O/G), each group's w_rows transposed;
-    gxp: the padded gradient (N, C, Hp, Wp), zeros on entry. Windows of one image
-    overlap, so a task is a whole image (all its groups and tiles).
+    gx: the gradient (N, C, H, W), written here. Windows of one image overlap, so a task
+    is a whole image (all its groups and tiles); it zeroes its planes first. The
+    padding's share of each window is dropped as it is added (`_col2im_tile`), so no
+    padded copy of the gradient is made and cropped afterwards.
     """
     positions = gy.shape[2]
     groups, k, og = w_t.shape
     cg = k // (kh * kw)
     for b in range(lo, hi):  # images
-        grad_cols = np.empty((k, tile), dtype=gxp.dtype)
+        gx[b] = 0.0
+        grad_cols = np.empty((k, tile), dtype=gx.dtype)
         for g in range(groups):
             for p0 in range(0, positions, tile):
                 p1 = min(p0 + tile, positions)
                 grad_cols[:, : p1 - p0] = 0.0
                 matmul_acc(w_t[g], 0, gy[b, g * og : (g + 1) * og], p0, grad_cols, 0, p1 - p0)
-                _col2im_tile(grad_cols, gxp, b, g * cg, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw)
+                _col2im_tile(grad_cols, gx, b, g * cg, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw)
 
 
 @njit(inline="always")  # as _im2col_tile
-def _col2im_tile(cols, gxp, b, c0, cg, p0, p1, wo, sh, sw, dh, dw, kh, kw):
-    """The adjoint of `_im2col_tile`: gxp[b, c0 + c, oh sh + i dh, ow sw + j dw] += cols[r, p - p0].
-    A pixel in several windows collects one term from each."""
-    for c in range(cg):
-        plane = gxp[b, c0 + c]
+def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
+    """The adjoint of `_im2col_tile`: gx[b, c0 + c, oh sh + i dh - ph, ow sw + j dw - pw]
+    += cols[r, p - p0], for the pixels inside x (a window's share of the padding is
+    dropped). A pixel in several windows collects one term from each."""
+    h, width = gx.shape[2], gx.shape[3]
+    for c in range(cols.shape[0] // (kh * kw)):
+        plane = gx[b, c0 + c]
         for i in range(kh):
             for oh in range(p0 // wo, (p1 - 1) // wo + 1):
+                row = oh * sh + i * dh - ph  # the row of x this window row lies on
+                if row < 0 or row >= h:
+                    continue
                 lo, hi = max(p0, oh * wo), min(p1, (oh + 1) * wo)
-                dst = plane[oh * sh + i * dh]
+                dst = plane[row]
                 for j in range(kw):
-                    start = (lo - oh * wo) * sw + j * dw
-                    pixels = dst[start : start + (hi - lo - 1) * sw + 1 : sw]
-                    src = cols[(c * kh + i) * kw + j, lo - p0 : hi - p0]
-                    for q in range(hi - lo):
+                    start = (lo - oh * wo) * sw + j * dw - pw  # column of position lo
+                    # the positions q (from lo) whose column start + q sw is inside x
+                    q0 = 0 if start >= 0 else (sw - 1 - start) // sw
+                    q1 = min(hi - lo, (width - 1 - start) // sw + 1)
+                    if q1 <= q0:
+                        continue
+                    first = start + q0 * sw
+                    pixels = dst[first : first + (q1 - q0 - 1) * sw + 1 : sw]
+                    src = cols[(c * kh + i) * kw + j, lo - p0 + q0 : lo - p0 + q1]
+                    for q in range(q1 - q0):
                         pixels[q] += src[q]
 
 
@@ -669,15 +683,16 @@ def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups)
         pads = (top, h - ho + ph, left, width - wo + pw)  # the output comes out h x width
         return _forward(grad_y, w_flip, pads, stride, dilation, groups, h, width)
     # --8<-- [end:backward_input]
-    hp, wp = h + 2 * ph, width + 2 * pw
     if _use_gemm(og, og):
         gy = grad_y.reshape(n, o, ho * wo)
         # w_t[g, (c, i, j), o] = w[g O/G + o, c, i, j]: each group's w_rows, transposed
         w_t = np.ascontiguousarray(w.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1))
-        gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
+        grad_x = np.empty(x_shape, dtype=grad_y.dtype)  # each task zeroes its image's planes
         tile = _tile(ho * wo)
-        workers.run(_input_grad_gemm, n, gy, w_t, gxp, sh, sw, dh, dw, kh, kw, wo, tile)
-        return np.ascontiguousarray(gxp[:, :, ph : ph + h, pw : pw + width])
+        args = (gy, w_t, grad_x, ph, pw, sh, sw, dh, dw, kh, kw, wo, tile)
+        workers.run(_input_grad_gemm, n, *args)
+        return grad_x
+    hp, wp = h + 2 * ph, width + 2 * pw
     gxp = np.zeros((n, c, hp, wp), dtype=grad_y.dtype)
     w = np.ascontiguousarray(w)
     # a task per input plane (image, channel)

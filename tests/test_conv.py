@@ -258,7 +258,9 @@ def test_backward_runs_on_the_backend_of_the_forward(switch_to, monkeypatch):
             monkeypatch.setattr(
                 module,
                 name,
-                lambda *a, _k=kernel, _n=name, _b=backend: used.append((_b, _n)) or _k(*a),
+                lambda *a, _k=kernel, _n=name, _b=backend, **kw: (
+                    used.append((_b, _n)) or _k(*a, **kw)
+                ),
             )
     x = mg.tensor(rand(1, 2, 5, 5, seed=1), requires_grad=True)
     w = mg.tensor(rand(3, 2, 3, 3, seed=2), requires_grad=True)
@@ -274,6 +276,40 @@ def test_backward_runs_on_the_backend_of_the_forward(switch_to, monkeypatch):
 
 # the finite-difference checks of the reference path are the convolution exercise's
 # (tests/test_exercise_conv.py)
+
+
+def test_bias_gradient_of_a_long_float32_sum():
+    """2^20 float32 numbers per channel: the kernel's sum keeps within float32's rounding
+    of the exact one (a plain running float32 sum of as many 0.1s is off by about 1%)."""
+    gy = np.full((64, 2, 128, 128), 0.1, dtype=np.float32)
+    gy[:, 1] = np.random.default_rng(0).standard_normal((64, 128, 128), dtype=np.float32)
+    exact = gy.astype(np.float64).sum(axis=(0, 2, 3))
+    np.testing.assert_allclose(cpu.conv2d_backward_bias(gy), exact, rtol=1e-6, atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_second_derivatives_through_the_bias_gradient_match_torch(backend):
+    """d/dx and d/dw of sum(dL/db * v): the bias gradient is itself differentiable."""
+    x, w, b, v = (
+        rand(2, 2, 5, 5, seed=1),
+        rand(3, 2, 3, 3, seed=2),
+        rand(3, seed=3),
+        rand(3, seed=4),
+    )
+    mine = [mg.tensor(a, requires_grad=True) for a in (x, w, b)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    with mg.backends.use(backend):
+        (gb,) = mg.autograd.grad(
+            F.conv2d(*mine, padding=1).square().sum(), mine[2], create_graph=True
+        )
+        (gb * mg.tensor(v)).sum().backward()
+    (gbt,) = torch.autograd.grad(
+        TF.conv2d(*theirs, padding=1).square().sum(), theirs[2], create_graph=True
+    )
+    (gbt * torch.tensor(v)).sum().backward()
+    assert_close(gb, gbt, rtol=1e-9, atol=1e-10)
+    for m, t in zip(mine[:2], theirs[:2]):
+        assert_close(m.grad, t.grad, rtol=1e-9, atol=1e-10)
 
 
 def test_second_derivatives_match_torch():
@@ -314,7 +350,17 @@ def check_kernels_agree(case, dtype, extra_rows=(0, 0)):
     tol = dict(rtol=1e-9, atol=1e-9) if dtype == np.float64 else dict(rtol=3e-4, atol=3e-4)
     y = cpu.conv2d_forward(x, w, s, p, d, g)
     assert y.dtype == dtype
-    np.testing.assert_allclose(y, ref.conv2d_forward(x, w, s, p, d, g), **tol)
+    y_ref = ref.conv2d_forward(x, w, s, p, d, g)
+    np.testing.assert_allclose(y, y_ref, **tol)
+    # the bias, which both add to every position of its channel as they write y
+    b = rand(w.shape[0], seed=4).astype(dtype)
+    with_bias = y_ref + b.reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(cpu.conv2d_forward(x, w, s, p, d, g, bias=b), with_bias, **tol)
+    np.testing.assert_allclose(ref.conv2d_forward(x, w, s, p, d, g, bias=b), with_bias, **tol)
+    # the bias gradient: grad_y summed over the images and the positions
+    gb = cpu.conv2d_backward_bias(gy)
+    assert gb.shape == (w.shape[0],) and gb.dtype == dtype
+    np.testing.assert_allclose(gb, gy.astype(np.float64).sum(axis=(0, 2, 3)), **tol)
     gx = cpu.conv2d_backward_input(gy, w, x_shape, s, p, d, g)
     assert gx.shape == x_shape and gx.dtype == dtype
     np.testing.assert_allclose(gx, ref.conv2d_backward_input(gy, w, x_shape, s, p, d, g), **tol)

@@ -66,8 +66,11 @@ class Conv2d(Function):
         ctx.config = dict(
             stride=stride, padding=padding, dilation=dilation, groups=groups, kernels=ctx.kernels
         )
-        y = ctx.kernels.conv2d_forward(x.array, weight.array, stride, padding, dilation, groups)
-        return _add_bias(y, bias)
+        # the kernels add the bias as they write y (no second pass over it)
+        b = None if bias is None else bias.array
+        return ctx.kernels.conv2d_forward(
+            x.array, weight.array, stride, padding, dilation, groups, bias=b
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -84,7 +87,7 @@ class Conv2d(Function):
         grad_w = (
             Conv2dWeightGrad.apply(grad, x, w_shape=weight.shape, **ctx.config) if need_w else None
         )
-        grad_b = grad.sum(dim=(0, 2, 3)) if need_b else None
+        grad_b = BiasGrad.apply(grad, kernels=ctx.kernels) if need_b else None
         return grad_x, grad_w, grad_b
 
 
@@ -121,7 +124,7 @@ class ConvTranspose2d(Function):
         grad_w = (
             Conv2dWeightGrad.apply(g, grad, w_shape=weight.shape, **ctx.config) if need_w else None
         )
-        grad_b = grad.sum(dim=(0, 2, 3)) if need_b else None
+        grad_b = BiasGrad.apply(grad, kernels=ctx.kernels) if need_b else None
         return grad_g, grad_w, grad_b
 
 
@@ -158,3 +161,22 @@ class Conv2dWeightGrad(Function):
             else None
         )
         return grad_g, grad_x
+
+
+class BiasGrad(Function):
+    """s = the sum of g (N, O, H, W) over the batch and the positions: the gradient of a
+    convolution's bias, s[o] = sum over n, p of g[n, o, p] (conv2d_backward_bias, a
+    kernel because NumPy's sum runs on one core).
+
+    Its own gradient is dL/dg = dL/ds at every (n, p) of channel o, which
+    `create_graph=True` needs for second derivatives.
+    """
+
+    @staticmethod
+    def forward(ctx, g, kernels):
+        ctx.shape = g.shape
+        return kernels.conv2d_backward_bias(g.array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(1, -1, 1, 1).expand(*ctx.shape)

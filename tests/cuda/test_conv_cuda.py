@@ -51,6 +51,11 @@ def _check(impl, xs, ws, stride, padding, dilation, groups, dtype, extra=(0, 0))
         gw = impl.conv2d_backward_weight(g_d, x_d, ws, stride, padding, dilation, groups)
     assert y.dtype == gx.dtype == gw.dtype == dtype
     np.testing.assert_allclose(host(y), y_ref, **tol)
+    b = _rand(ws[:1], 3, dtype)  # the bias, added by the forward to each channel's outputs
+    b_d = dev(b)
+    with no_transfers():
+        y_b = impl.conv2d_forward(x_d, w_d, stride, padding, dilation, groups, bias=b_d)
+    np.testing.assert_allclose(host(y_b), y_ref + b.reshape(1, -1, 1, 1), **tol)
     settings = (stride, padding, dilation, groups)
     np.testing.assert_allclose(host(gx), ref.conv2d_backward_input(g, w, x_shape, *settings), **tol)
     np.testing.assert_allclose(host(gw), ref.conv2d_backward_weight(g, x, ws, *settings), **tol)
@@ -96,7 +101,9 @@ def test_functions_on_cuda_tensors_match_the_cpu(backend, monkeypatch):
     calls = []
     for name in ("conv2d_forward", "conv2d_backward_input", "conv2d_backward_weight"):
         kernel = getattr(gpu, name)
-        monkeypatch.setattr(gpu, name, lambda *a, _k=kernel, _n=name: calls.append(_n) or _k(*a))
+        monkeypatch.setattr(
+            gpu, name, lambda *a, _k=kernel, _n=name, **kw: calls.append(_n) or _k(*a, **kw)
+        )
     expected = _conv_chain("cpu", "numpy", x, w, b)
     for mine, theirs in zip(_conv_chain("cuda", backend, x, w, b), expected):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)
@@ -110,7 +117,9 @@ def test_the_cuda_backend_on_cpu_tensors_is_a_demonstration(monkeypatch):
     b = _rand((2,), 2, np.float64)
     calls = []
     kernel = gpu.conv2d_forward
-    monkeypatch.setattr(gpu, "conv2d_forward", lambda *a: calls.append(type(a[0])) or kernel(*a))
+    monkeypatch.setattr(
+        gpu, "conv2d_forward", lambda *a, **kw: calls.append(type(a[0])) or kernel(*a, **kw)
+    )
     expected = _conv_chain("cpu", "numpy", x, w, b)
     for mine, theirs in zip(_conv_chain("cpu", "cuda", x, w, b), expected):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-10)

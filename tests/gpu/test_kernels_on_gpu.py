@@ -44,6 +44,9 @@ def test_conv_kernels_on_device_arrays(dtype, impl, gpu):
     g = _rand(y_ref.shape, 2, dtype)
     x_d, w_d, g_d = gpu.asarray(x), gpu.asarray(w), gpu.asarray(g)
     _check_on_device(gpu, impl.conv2d_forward(x_d, w_d, *args), y_ref, dtype, "conv2d_forward")
+    b = _rand((6,), 3, dtype)
+    y_b = impl.conv2d_forward(x_d, w_d, *args, bias=gpu.asarray(b))
+    _check_on_device(gpu, y_b, y_ref + b.reshape(1, -1, 1, 1), dtype, "conv2d_forward + bias")
     _check_on_device(
         gpu,
         impl.conv2d_backward_input(g_d, w_d, x.shape, *args),

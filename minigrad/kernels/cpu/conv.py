@@ -117,8 +117,11 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
 
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
-def _forward_gemm(x, w_rows, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
-    """y[n, o, q] = sum_r w_rows[o, r] * cols[r, q], one tile of `tile` positions q at a time.
+def _forward_gemm(
+    x, w_rows, bias, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi
+):
+    """y[n, o, q] = bias[o] + sum_r w_rows[o, r] * cols[r, q], one tile of `tile` positions
+    q at a time.
 
     x: the input (N, C, H, W), padded (or cropped) by each task into (hp, wp) planes at
     (top, left), as in the direct kernels (`_pad_planes`); w_rows: (O, C/G kH kW), each
@@ -160,8 +163,11 @@ def _forward_gemm(x, w_rows, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, group
                             row[t] = src[t]
         else:
             _im2col_tile(xp, hp, wp, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
-        acc = np.zeros((og, tile), dtype=y.dtype)
-        # acc = w_rows[group] @ cols
+        # acc = bias + w_rows[group] @ cols: the product adds onto the bias, which so
+        # costs no pass of its own over y
+        acc = np.empty((og, tile), dtype=y.dtype)
+        for o in range(og):
+            acc[o, :] = bias[g * og + o]
         matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)
         for oh in range(q0 // pitch, (q0 + n - 1) // pitch + 1):  # the output rows the tile meets
             # their real positions in it (not lo, hi: those are this block's tasks)
@@ -312,10 +318,10 @@ def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, t
 
 # ---- design 2: direct loops over rows --------------------------------------------------
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
-def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
-    """y[n, o] = sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by (i dh, j dw)),
-    one output plane per task, stride 1. x: the input (N, C, H, W), which the task pads
-    into xp, (hp, wp) planes with x at (top, left); y: (N, O, Ho, Wo).
+def _forward_direct(x, w, bias, y, top, left, hp, wp, dh, dw, groups, lo, hi):
+    """y[n, o] = bias[o] + sum over (c, i, j) of w[o, c, i, j] * (xp[n, c] shifted by
+    (i dh, j dw)), one output plane per task, stride 1. x: the input (N, C, H, W), which
+    the task pads into xp, (hp, wp) planes with x at (top, left); y: (N, O, Ho, Wo).
 
     The plane is computed in "wide rows" of Wp numbers instead of Wo (the last Wp - Wo
     of each row are junk, dropped at the end). Then output number q and input number
@@ -340,7 +346,7 @@ def _forward_direct(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
         if b * groups + g != held:  # the tasks of one image and group share their planes
             _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
             held = b * groups + g
-        acc[:] = 0
+        acc[:] = bias[o]
         for c in range(cg):
             plane = xp[c * size : (c + 1) * size]
             for i in range(kh):
@@ -382,7 +388,7 @@ def _add_3x3(acc, plane, w, row, col, n):
 
 
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
-def _forward_direct_3x3(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
+def _forward_direct_3x3(x, w, bias, y, top, left, hp, wp, dh, dw, groups, lo, hi):
     """`_forward_direct` for a 3 x 3 kernel (depthwise layers, mostly): each input
     channel's nine taps in one pass over the plane (`_add_3x3`). A kernel of its own,
     not a branch of the general one, so that layers of other kernel sizes do not compile
@@ -400,7 +406,7 @@ def _forward_direct_3x3(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
         if b * groups + o // og != held:
             _pad_planes(x, b, (o // og) * cg, xp, hp, wp, top, left)
             held = b * groups + o // og
-        acc[:] = 0
+        acc[:] = bias[o]
         for c in range(cg):
             _add_3x3(acc, xp[c * size : (c + 1) * size], w[o, c], dh * wp, dw, wide)
         _keep_wide_rows(y[b, o], acc, wp)
@@ -409,7 +415,7 @@ def _forward_direct_3x3(x, w, y, top, left, hp, wp, dh, dw, groups, lo, hi):
 # A kernel of its own, not a branch of the one above: Numba compiles a function whole,
 # so a branch that a call never takes still costs its share of the compile time.
 @njit(nogil=True, cache=True, fastmath=FASTMATH)
-def _forward_direct_strided(x, w, y, top, left, hp, wp, sh, sw, dh, dw, groups, lo, hi):
+def _forward_direct_strided(x, w, bias, y, top, left, hp, wp, sh, sw, dh, dw, groups, lo, hi):
     """The same sum with any stride, one output row at a time."""
     o_out, cg, kh, kw = w.shape
     ho, wo = y.shape[2], y.shape[3]
@@ -425,7 +431,7 @@ def _forward_direct_strided(x, w, y, top, left, hp, wp, sh, sw, dh, dw, groups, 
             held = b * groups + g
         out = y[b, o]
         for oh in range(ho):
-            acc[:] = 0
+            acc[:] = bias[o]
             for c in range(cg):
                 for i in range(kh):
                     start = (c * hp + oh * sh + i * dh) * wp  # row oh sh + i dh of plane c
@@ -617,12 +623,14 @@ def _padded_nhwc(x, top, bottom, left, right):
     return out
 
 
-def _forward(x, w, pads, stride, dilation, groups, ho, wo):
-    """y = conv2d(x, w) with x padded by pads = (top, bottom, left, right), which may
-    differ (the transposed convolution below needs that); the output is (ho, wo)."""
+def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
+    """y = conv2d(x, w) + bias with x padded by pads = (top, bottom, left, right), which
+    may differ (the transposed convolution below needs that); the output is (ho, wo). The
+    kernels start each output from its bias (zeros for None)."""
     (sh, sw), (dh, dw) = stride, dilation
     n = x.shape[0]
     o, cg, kh, kw = w.shape
+    bias = np.zeros(o, x.dtype) if bias is None else np.ascontiguousarray(bias, x.dtype)
     top, bottom, left, right = pads
     # the padded planes' size and where x sits in them (each task pads its own planes)
     place = (top, left, x.shape[2] + top + bottom, x.shape[3] + left + right)
@@ -633,28 +641,39 @@ def _forward(x, w, pads, stride, dilation, groups, ho, wo):
         positions = (ho - 1) * place[3] + wo if (sh, sw) == (1, 1) else ho * wo
         tile = _tile(positions)
         tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
-        args = (x, w_rows, y, *place, sh, sw, dh, dw, kh, kw, groups, tile)
+        args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile)
         workers.run(_forward_gemm, tasks, *args)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
     w = np.ascontiguousarray(w)
     if sh == 1 and sw == 1:
         kernel = _forward_direct_3x3 if (kh, kw) == (3, 3) else _forward_direct
-        workers.run(kernel, n * o, x, w, y, *place, dh, dw, groups)  # a plane each
+        workers.run(kernel, n * o, x, w, bias, y, *place, dh, dw, groups)  # a plane each
     else:
-        workers.run(_forward_direct_strided, n * o, x, w, y, *place, sh, sw, dh, dw, groups)
+        args = (x, w, bias, y, *place, sh, sw, dh, dw, groups)
+        workers.run(_forward_direct_strided, n * o, *args)
     return y
 
 
-def conv2d_forward(x, w, stride, padding, dilation, groups):
-    """y = conv2d(x, w); see the reference for the shapes."""
+def _empty_output(shape, dtype, bias):
+    """The output of a convolution with no windows to sum (an empty batch, or no input
+    channels): the bias alone, or zeros."""
+    y = np.zeros(shape, dtype=dtype)
+    if bias is not None and y.size:
+        y += np.asarray(bias, dtype).reshape(1, -1, 1, 1)
+    return y
+
+
+def conv2d_forward(x, w, stride, padding, dilation, groups, bias=None):
+    """y = conv2d(x, w) + bias; see the reference for the shapes."""
     (ph, pw) = padding
     _, _, kh, kw = w.shape
     ho = conv_output_size(x.shape[2], kh, stride[0], ph, dilation[0])
     wo = conv_output_size(x.shape[3], kw, stride[1], pw, dilation[1])
     if x.size == 0 or w.size == 0:  # an empty batch (or no channels): nothing to compute
-        return np.zeros((x.shape[0], w.shape[0], ho, wo), dtype=x.dtype)
-    return _forward(np.ascontiguousarray(x), w, (ph, ph, pw, pw), stride, dilation, groups, ho, wo)
+        return _empty_output((x.shape[0], w.shape[0], ho, wo), x.dtype, bias)
+    x = np.ascontiguousarray(x)
+    return _forward(x, w, bias, (ph, ph, pw, pw), stride, dilation, groups, ho, wo)
 
 
 # --8<-- [start:backward_input]
@@ -681,7 +700,7 @@ def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups)
         w_flip = np.ascontiguousarray(w_flip).reshape(c, og, kh, kw)
         top, left = dh * (kh - 1) - ph, dw * (kw - 1) - pw
         pads = (top, h - ho + ph, left, width - wo + pw)  # the output comes out h x width
-        return _forward(grad_y, w_flip, pads, stride, dilation, groups, h, width)
+        return _forward(grad_y, w_flip, None, pads, stride, dilation, groups, h, width)
     # --8<-- [end:backward_input]
     if _use_gemm(og, og):
         gy = grad_y.reshape(n, o, ho * wo)
@@ -733,3 +752,28 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     kernel = _weight_grad_direct_3x3 if (kh, kw) == (3, 3) else _weight_grad_direct
     workers.run(kernel, o * cg, *args)
     return grad_w
+
+
+@njit(nogil=True, cache=True, fastmath=FASTMATH)
+def _channel_sums(gy, sums, lo, hi):
+    """sums[o] = the sum of gy[n, o] over every image n: gy (N, O, P), a task per channel.
+    The sum runs in float64, with SIMD partial sums (`reassoc`): a long float32 sum would
+    pile up its rounding (NumPy sums pairwise for the same reason)."""
+    for o in range(lo, hi):
+        total = 0.0  # a float64
+        for b in range(gy.shape[0]):
+            row = gy[b, o]
+            for q in range(row.size):
+                total += row[q]
+        sums[o] = total
+
+
+def conv2d_backward_bias(grad_y):
+    """dL/db (O,): grad_y (N, O, H_out, W_out) summed over the batch and the positions, a
+    channel per task on every core (NumPy's sum over axes (0, 2, 3) runs on one)."""
+    n, o, ho, wo = grad_y.shape
+    if grad_y.size == 0:  # no images (or no positions): nothing to sum
+        return np.zeros(o, dtype=grad_y.dtype)
+    sums = np.empty(o, dtype=grad_y.dtype)
+    workers.run(_channel_sums, o, np.ascontiguousarray(grad_y).reshape(n, o, ho * wo), sums)
+    return sums

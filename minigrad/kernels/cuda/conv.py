@@ -158,20 +158,28 @@ def _by_group(grad_y, groups):
 
 
 # --8<-- [start:functions]
-def conv2d_forward(x, w, stride, padding, dilation, groups):
-    """y = conv2d(x, w) for device arrays: x (N, C, H, W), w (O, C/G, kH, kW) ->
-    y (N, O, H_out, W_out), a device array: `y[n, o] = w_rows[o] @ cols[g(o)][:, n]`."""
+def conv2d_forward(x, w, stride, padding, dilation, groups, bias=None):
+    """y = conv2d(x, w) + bias for device arrays: x (N, C, H, W), w (O, C/G, kH, kW),
+    bias (O,) or None -> y (N, O, H_out, W_out), a device array:
+    `y[n, o] = w_rows[o] @ cols[g(o)][:, n] + bias[o]`."""
     xp = array_module(x)
     n, o = x.shape[0], w.shape[0]
     out_size = _output_size(x.shape, w.shape, stride, padding, dilation)
     if x.size == 0 or w.size == 0:  # an empty batch: no kernel to launch
-        return xp.zeros((n, o, *out_size), dtype=x.dtype)
+        return plus_bias(xp.zeros((n, o, *out_size), dtype=x.dtype), bias)
     g, k = groups, w.shape[1] * w.shape[2] * w.shape[3]  # K = C/G kH kW: one window
     cols = im2col(x, w.shape[2:], out_size, stride, padding, dilation).reshape(g, k, -1)
     w_rows = xp.ascontiguousarray(w).reshape(g, o // g, k)  # (G, O/G, K)
     y = w_rows @ cols  # (G, O/G, N H_out W_out): one cuBLAS call, batched over the groups
     y = y.reshape(o, n, *out_size).transpose(1, 0, 2, 3)  # back to image-first order
-    return xp.ascontiguousarray(y)
+    return plus_bias(xp.ascontiguousarray(y), bias)
+
+
+def plus_bias(y, bias):
+    """y (N, O, H, W), with bias[o] added to every position of channel o (in place)."""
+    if bias is not None and y.size:
+        y += bias.reshape(1, -1, 1, 1)
+    return y
 
 
 def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups):
@@ -206,3 +214,9 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     grad_w_t = cols @ dy_t  # (G, K, O/G)
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(w_shape))
     # --8<-- [end:functions]
+
+
+def conv2d_backward_bias(grad_y):
+    """dL/db (O,): grad_y summed over the batch and the positions, by the array library
+    (CuPy's reduction for a device array)."""
+    return grad_y.sum(axis=(0, 2, 3))

@@ -42,6 +42,7 @@ from numba import cuda, from_dtype
 
 from minigrad._args import window_output_size as conv_output_size
 from minigrad.array_module import array_module, kernel_view
+from minigrad.kernels.cuda.conv import plus_bias
 
 # Block sizes. On the simulator every thread is a Python thread, so there the blocks
 # are made small (which also tests that a tile boundary falls inside small images).
@@ -184,16 +185,17 @@ def _blocks(count, per_block):
     return max(1, math.ceil(count / per_block))
 
 
-def conv2d_forward(x, w, stride, padding, dilation, groups):
-    """y = conv2d(x, w) on the GPU: x and w are device arrays (CuPy's), and so is y,
-    allocated here and filled by the kernel, one thread per output."""
+def conv2d_forward(x, w, stride, padding, dilation, groups, bias=None):
+    """y = conv2d(x, w) + bias on the GPU: x and w are device arrays (CuPy's), and so is y,
+    allocated here and filled by the kernel, one thread per output; the bias (O,) is
+    added after it, by the array library."""
     xp = array_module(x)  # cupy for device arrays (numpy for host ones: see `kernel_view`)
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     n, _, h, width = x.shape
     o, _, kh, kw = w.shape
     ho, wo = conv_output_size(h, kh, sh, ph, dh), conv_output_size(width, kw, sw, pw, dw)
     if x.size == 0 or w.size == 0:  # an empty batch: no kernel to launch
-        return xp.zeros((n, o, ho, wo), dtype=x.dtype)
+        return plus_bias(xp.zeros((n, o, ho, wo), dtype=x.dtype), bias)
     forward_tiled, forward_global, _, _ = _kernels_for(x.dtype)
     x, w = xp.ascontiguousarray(x), xp.ascontiguousarray(w)  # a copy on the device, if any
     y = xp.empty((n, o, ho, wo), dtype=x.dtype)
@@ -205,7 +207,7 @@ def conv2d_forward(x, w, stride, padding, dilation, groups):
         forward_tiled[grid, (TILE, TILE)](*args, patch_h, patch_w)
     else:
         forward_global[grid, (TILE, TILE)](*args)
-    return y
+    return plus_bias(y, bias)
 
 
 def conv2d_backward_input(grad_y, w, x_shape, stride, padding, dilation, groups):

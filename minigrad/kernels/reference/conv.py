@@ -88,8 +88,9 @@ def col2im(cols, x_shape, stride, padding, dilation):
     # --8<-- [end:col2im]
 
 
-def conv2d_forward(x, w, stride, padding, dilation, groups):
-    """y = conv2d(x, w): im2col, then one batched matrix product per group.
+def conv2d_forward(x, w, stride, padding, dilation, groups, bias=None):
+    """y = conv2d(x, w) + bias: im2col, then one batched matrix product per group, then
+    the bias (O,) added to every position of its channel.
 
     x (N, C, H, W), w (O, C/G, kH, kW) -> y (N, O, H_out, W_out).
     """
@@ -105,7 +106,10 @@ def conv2d_forward(x, w, stride, padding, dilation, groups):
     cols = windows.reshape(n, g, cg * kh * kw, out_size[0] * out_size[1])
     w_rows = w.reshape(g, o // g, cg * kh * kw)  # one row per output channel: (G, O/G, C/G kH kW)
     y = w_rows @ cols  # (G, O/G, K) @ (N, G, K, P) -> (N, G, O/G, P): the matmul broadcasts over N
-    return y.reshape(n, o, *out_size)
+    y = y.reshape(n, o, *out_size)
+    if bias is not None:
+        y += bias.reshape(1, o, 1, 1)  # one number per output channel, at every position
+    return y
 
 
 # --8<-- [start:backward]
@@ -142,3 +146,10 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     grad_w = (gy @ cols.transpose(0, 1, 3, 2)).sum(axis=0)  # (N, G, O/G, K) summed over N
     return grad_w.reshape(w_shape)
     # --8<-- [end:backward]
+
+
+def conv2d_backward_bias(grad_y):
+    """dL/db (O,): dL/dy (N, O, H_out, W_out) summed over the batch and the positions
+    (the bias is added at every position of its channel, so each position passes its
+    gradient back to it)."""
+    return grad_y.sum(axis=(0, 2, 3))

@@ -266,7 +266,11 @@ def test_convolutional_models_print_the_readme_accuracy(tmp_path, capsys, model)
     command = f"minigrad-train --model {model}"
     assert_printed_as_stated(command, accuracy, 1, as_images)
     assert epochs == readme_epochs(command) == len(history["test_accuracy"])
-    assert history["test_accuracy"][-1] >= 0.98
+    # a floor, whatever the README says: the last epoch's accuracy moves with the order in
+    # which the kernels' float32 sums round (the thread count, a kernel's summation), over
+    # 97.5-99.2% of the 359 test images in the runs of benchmarks/RESULTS.md; a broken
+    # layer lands far below
+    assert history["test_accuracy"][-1] >= 0.97
     settings = json.loads((tmp_path / "run.json").read_text())["settings"]
     assert settings["model"] == model
 

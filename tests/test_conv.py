@@ -499,6 +499,11 @@ def test_channels_last_padding(pads):
     )
     np.testing.assert_array_equal(cpu._to_padded_nhwc(x, *pads), expected)
     np.testing.assert_array_equal(cpu._padded_nhwc(x, *pads), expected)
+    # the kernel writes every number, the border's zeros too (its output is np.empty): on
+    # an array full of NaN it leaves none
+    out = np.full(expected.shape, np.nan, dtype=np.float32)
+    cpu._to_padded_nhwc_rows(x, out, top, left, 0, out.shape[0] * out.shape[1])
+    np.testing.assert_array_equal(out, expected)
 
 
 def test_backends_give_the_same_result():

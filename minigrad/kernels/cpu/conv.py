@@ -59,8 +59,10 @@ FORWARD_MIN_MACS = 144
 # ---- layout helpers ----------------------------------------------------------------
 @njit(nogil=True, cache=True)
 def _to_padded_nhwc_rows(x, out, top, left, lo, hi):
-    """out[n, r, q, c] = x[n, c, r - top, q - left] where that is inside x: x (N, C, H, W)
-    copied channels last into out (N, Hp, Wp, C), which holds zeros on entry (its border).
+    """out[n, r, q, c] = x[n, c, r - top, q - left] where that is inside x, and 0 on the
+    border: x (N, C, H, W) copied channels last into out (N, Hp, Wp, C), every number of
+    which is written here (the border's zeros too, by the thread that writes the row:
+    a zeroed array made before the kernel was a whole extra pass over it, on one core).
 
     Channels last puts the C numbers of one pixel next to each other, so that the
     weight gradient's im2col copies contiguous runs of C. A negative top or left crops
@@ -71,10 +73,14 @@ def _to_padded_nhwc_rows(x, out, top, left, lo, hi):
     q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
     for task in range(lo, hi):  # (image, row of out)
         b, r = task // hp, task % hp  # image b, row r of the result
+        row = out[b, r]  # (Wp, C)
         if r - top < 0 or r - top >= h:
+            row[:, :] = 0  # a row of the border
             continue
+        row[: q0 + left, :] = 0  # the border's columns on the left and on the right
+        row[q1 + left :, :] = 0
         src = x[b, :, r - top, q0:q1]  # (C, columns): one row of every channel
-        dst = out[b, r, q0 + left : q1 + left]  # (columns, C): the same numbers, transposed
+        dst = row[q0 + left : q1 + left]  # (columns, C): the same numbers, transposed
         # 8 channels at a time: rows of different channels are often a multiple of 4 KiB
         # apart, and reading all C of them at once would evict each other from the cache
         for c0 in range(0, c, 8):
@@ -87,7 +93,7 @@ def _to_padded_nhwc(x, top, bottom, left, right):
     """x (N, C, H, W) -> (N, H + top + bottom, W + left + right, C): x with zeros around
     it (a negative amount crops), channels last; on every core, a task per row."""
     n, c, h, w = x.shape
-    out = np.zeros((n, h + top + bottom, w + left + right, c), dtype=x.dtype)
+    out = np.empty((n, h + top + bottom, w + left + right, c), dtype=x.dtype)  # all written
     workers.run(_to_padded_nhwc_rows, n * out.shape[1], x, out, top, left)
     return out
 
@@ -734,9 +740,10 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
         tile = _tile(ho * wo, o // groups, cg * kh * kw)
         units = n * -(-ho * wo // tile)  # (image, tile) pairs to share out
-        # enough tasks (share, group) for four per thread; each share adds into its own
-        # copy of grad_w, and the copies are summed at the end
-        shares = max(1, min(units, -(-4 * workers.count() // groups)))
+        # enough tasks (share, group) for one block of them per thread (workers.run
+        # cuts the tasks into one block per thread: more shares would balance nothing);
+        # each share adds into its own copy of grad_w, and the copies are summed at the end
+        shares = max(1, min(units, -(-workers.count() // groups)))
         partial = np.zeros((shares, o, kh * kw * cg), dtype=grad_y.dtype)
         gy = grad_y.reshape(n, o, ho * wo)
         args = (gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)

@@ -288,6 +288,22 @@ def test_bias_gradient_of_a_long_float32_sum():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_bias_gradient_function_against_finite_differences(backend):
+    """BiasGrad, the bias gradient as an op of its own (the sum of g over the batch and the
+    positions), and its own gradient, in float64 on each backend's kernel."""
+    from minigrad.ops.conv import BiasGrad
+    from tests.finite_differences import check_grads
+
+    kernels = mg.backends.kernels("conv", backend)
+    v = rand(3, seed=6)  # a weight per channel, so that the sum's gradient is not all ones
+    check_grads(
+        lambda g: (BiasGrad.apply(g, kernels=kernels) * mg.tensor(v)).square().sum(),
+        rand(2, 3, 4, 5, seed=5),
+        second=True,
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_second_derivatives_through_the_bias_gradient_match_torch(backend):
     """d/dx and d/dw of sum(dL/db * v): the bias gradient is itself differentiable."""
     x, w, b, v = (

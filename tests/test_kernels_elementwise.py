@@ -1,6 +1,7 @@
 """The element-wise passes as a kernel family (issue #24, point 2): the residual sum a + b,
-the copy a reshape makes of a strided view, and the split's backward (a piece's gradient
-copied into, or added onto, its slice), cut over the cores (kernels/cpu/elementwise.py),
+the copy a reshape (or `.contiguous()`) makes of a strided view, and the split's backward
+(a piece's gradient copied into, or added onto, its slice), cut over the cores
+(kernels/cpu/elementwise.py),
 give NumPy's result (kernels/reference/elementwise.py) to the bit at odd shapes, in float32
 and float64, on one thread and on several; a reshape that can be a view stays one; operands
 the split does not take go to NumPy; Add, Reshape and split on the kernels pass the float64
@@ -80,6 +81,35 @@ def test_reshape_that_can_be_a_view_stays_one(split_everything):
     assert base[1, 4, 3] == 100.0
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_contiguous_copies_as_numpy(split_everything, dtype):
+    """`.contiguous()` on the kernels: a transposed view and a broadcast of one number (the
+    gradient of a sum) copied in C order, as np.ascontiguousarray; an array already in C
+    order comes back as itself, on either backend's module."""
+    x = rand(3, 4, 5, seed=7, dtype=dtype).transpose(2, 0, 1)
+    broadcast = np.broadcast_to(np.array(1.5, dtype), (2, 3, 4, 5))
+    for view in (x, broadcast):
+        got = cpu.contiguous(view)
+        assert got.flags.c_contiguous and got.dtype == dtype and got.shape == view.shape
+        np.testing.assert_array_equal(got, np.ascontiguousarray(view))
+        np.testing.assert_array_equal(reference.contiguous(view), np.ascontiguousarray(view))
+    plain = rand(2, 3, dtype=dtype)
+    assert cpu.contiguous(plain) is plain and reference.contiguous(plain) is plain
+
+
+def test_contiguous_tensor_on_the_kernels_matches_pytorch(split_everything):
+    """Tensor.contiguous() of a transposed view, forward and backward, as in torch."""
+    x = rand(3, 4, 5, seed=8)
+    xs, xt = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    mine, theirs = xs.transpose(0, 2).contiguous(), xt.transpose(0, 2).contiguous()
+    assert mine.is_contiguous()
+    np.testing.assert_array_equal(mine.detach().numpy(), theirs.detach().numpy())
+    weight = rand(5, 4, 3, seed=9)
+    (mine * mg.tensor(weight)).sum().backward()
+    (theirs * torch.tensor(weight)).sum().backward()
+    np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
+
+
 def test_the_split_cuts_into_one_block_per_thread(monkeypatch):
     """Above MIN_SPLIT elements the pass is handed to the threads, one block each; below it
     NumPy's call runs alone."""
@@ -91,11 +121,13 @@ def test_the_split_cuts_into_one_block_per_thread(monkeypatch):
     small = rand(9, 11)  # 99 elements
     cpu.add(small, small)
     cpu.reshape(small.T, (99,))
+    cpu.contiguous(small.T)
     assert handed == []
     large = rand(10, 10)
     np.testing.assert_array_equal(cpu.add(large, large), large + large)
     np.testing.assert_array_equal(cpu.reshape(large.T, (100,)), large.T.reshape(100))
-    assert handed == [4, 4]
+    np.testing.assert_array_equal(cpu.contiguous(large.T), np.ascontiguousarray(large.T))
+    assert handed == [4, 4, 4]
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])

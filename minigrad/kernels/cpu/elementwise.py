@@ -63,6 +63,17 @@ def reshape(x, shape):
         return x.reshape(shape)
 
 
+def contiguous(x):
+    """x in C order: x itself if it is already, else a copy, made by every thread
+    (workers.contiguous) when x has MIN_SPLIT elements or more (`.contiguous()` of a
+    transposed activation, or of the gradient of a sum, a broadcast of one number)."""
+    if x.flags.c_contiguous:
+        return x
+    if x.size < MIN_SPLIT or type(x) is not np.ndarray:
+        return x.copy(order="C")
+    return workers.contiguous(x)
+
+
 def _add(out, x):
     """out += x, as a function of the two blocks (for workers.by_first_axis)."""
     np.add(out, x, out=out)

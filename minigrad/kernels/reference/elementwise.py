@@ -22,6 +22,11 @@ def reshape(x, shape):
     return x.reshape(shape)
 
 
+def contiguous(x):
+    """x in C order: x itself if it is already, else a copy (NumPy's ascontiguousarray)."""
+    return x if x.flags.c_contiguous else x.copy(order="C")
+
+
 def copy_into(out, x):
     """out[...] = x, in place (out: an array or a view of one, x of the same shape)."""
     out[...] = x

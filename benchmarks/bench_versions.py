@@ -21,9 +21,7 @@ is the working copy's.
 """
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,29 +31,13 @@ os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp()  # before Numba is imported: 
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from versions import load, sources  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 FILE = "minigrad/kernels/cpu/attention_short.py"
 CASES = [(48, 64, 32), (32, 128, 32), (16, 128, 64)]  # (B*H, T, d): the GPTs' heads
 QUICK = [(4, 16, 8)]
-
-
-def sources(rev):
-    """{name: source text} of the two versions."""
-    old = subprocess.run(
-        ["git", "show", f"{rev}:{FILE}"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout
-    return {rev: old, "working copy": (ROOT / FILE).read_text()}
-
-
-def load(source, tag, folder):
-    """The source as a module of its own, from a file of its own (Numba's cache is keyed
-    by the file's path)."""
-    path = Path(folder) / f"short_{tag}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"short_{tag}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def inputs(case, seed=0):
@@ -128,7 +110,7 @@ def main():
     import minigrad
 
     minigrad.set_num_threads(args.threads)
-    texts = sources(args.rev)
+    texts = sources(args.rev, FILE)
     repeat = 1 if args.quick else args.repeat
     print(f"{FILE}: the working copy against {args.rev}, {args.threads} kernel thread(s)")
     with tempfile.TemporaryDirectory() as folder:

@@ -78,6 +78,12 @@ def run_benchmark(server, tmp_path, script, args, timeout=300):
         ("bench_threads.py", ["--quick"], ["two / (2 x one)"]),
         # two copies of the short attention kernels, each compiled (in seconds, tiny case)
         ("bench_versions.py", ["--quick", "--rev", "HEAD"], ["outputs differ by", "working copy"]),
+        # the convolution's kernels at HEAD compiled again (seconds), one small case
+        (
+            "bench_conv_versions.py",
+            ["--quick", "--rev", "HEAD", "--cases", "mid"],
+            ["working copy / HEAD", "input grad"],
+        ),
         # the cold-cache compile measurement (two fresh processes that compile everything
         # again) is left to real runs
         (

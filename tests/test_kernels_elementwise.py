@@ -1,12 +1,12 @@
 """The element-wise passes as a kernel family (issue #24, point 2): the residual sum a + b,
 the copy a reshape (or `.contiguous()`) makes of a strided view, and the split's backward
 (a piece's gradient copied into, or added onto, its slice), cut over the cores
-(kernels/cpu/elementwise.py),
-give NumPy's result (kernels/reference/elementwise.py) to the bit at odd shapes, in float32
-and float64, on one thread and on several; a reshape that can be a view stays one; operands
-the split does not take go to NumPy; Add, Reshape and split on the kernels pass the float64
-gradient checks and match PyTorch; and attention's finiteness check, summed block by block,
-finds a NaN or an infinity anywhere.
+(kernels/cpu/elementwise.py), give NumPy's result (kernels/reference/elementwise.py) to
+the bit at odd shapes, in float32 and float64, on one thread and on several; a reshape
+that can be a view stays one; operands the split does not take go to NumPy; Add, Reshape,
+Contiguous and split on the kernels pass the float64 gradient checks or match PyTorch;
+and attention's finiteness check, summed block by block, finds a NaN or an infinity
+anywhere.
 """
 
 import numpy as np

@@ -661,23 +661,15 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
     return y
 
 
-def _empty_output(shape, dtype, bias):
-    """The output of a convolution with no windows to sum (an empty batch, or no input
-    channels): the bias alone, or zeros."""
-    y = np.zeros(shape, dtype=dtype)
-    if bias is not None and y.size:
-        y += np.asarray(bias, dtype).reshape(1, -1, 1, 1)
-    return y
-
-
 def conv2d_forward(x, w, stride, padding, dilation, groups, bias=None):
     """y = conv2d(x, w) + bias; see the reference for the shapes."""
     (ph, pw) = padding
     _, _, kh, kw = w.shape
     ho = conv_output_size(x.shape[2], kh, stride[0], ph, dilation[0])
     wo = conv_output_size(x.shape[3], kw, stride[1], pw, dilation[1])
-    if x.size == 0 or w.size == 0:  # an empty batch (or no channels): nothing to compute
-        return _empty_output((x.shape[0], w.shape[0], ho, wo), x.dtype, bias)
+    if x.size == 0 or w.size == 0:  # an empty batch (or no input channels): no windows
+        y = np.zeros((x.shape[0], w.shape[0], ho, wo), dtype=x.dtype)
+        return y if bias is None else y + np.asarray(bias, x.dtype).reshape(1, -1, 1, 1)
     x = np.ascontiguousarray(x)
     return _forward(x, w, bias, (ph, ph, pw, pw), stride, dilation, groups, ho, wo)
 

@@ -480,6 +480,19 @@ def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
     check_kernels_agree(case, np.float32, extra_rows=(1, 1))
 
 
+# the forward pass's product sums over a window in chunks of at most K_CHUNK numbers where
+# OpenBLAS has its small-matrix kernels (SMALL_GEMM > 0), in one call where it has not:
+# chunks that do not divide the window (a window of 72 numbers in 11 chunks of 6 or 7, or
+# 15 of 4 or 5) and none at all
+@pytest.mark.parametrize("k_chunk,small_gemm", [(7, 1_000_000), (5, 1_000_000), (64, 0)])
+def test_forward_product_in_chunks_of_the_window(k_chunk, small_gemm, monkeypatch):
+    monkeypatch.setattr(cpu, "K_CHUNK", k_chunk)
+    monkeypatch.setattr(cpu, "SMALL_GEMM", small_gemm)
+    monkeypatch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: True)
+    for case in DESIGN_CASES[:4]:
+        check_kernels_agree(case, np.float64)
+
+
 # the weight gradient's tiles, (positions, output channels per group, numbers per window):
 # a mid-sized layer, a 64-channel one, a ResNet layer whose window is too large for the
 # small products, and the forward pass's tiles (no sizes given: tiles of up to TILE)

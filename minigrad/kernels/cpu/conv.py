@@ -41,7 +41,7 @@ import numpy as np
 
 from minigrad._args import window_output_size as conv_output_size
 from minigrad.kernels.cpu import workers
-from minigrad.kernels.cpu.gemm import SMALL_GEMM, matmul_acc
+from minigrad.kernels.cpu.gemm import K_CHUNK, SMALL_GEMM, matmul_acc
 from minigrad.kernels.jit import FASTMATH, njit
 
 # Output positions per tile: the length of the product's rows. 256 ran 5-15% faster than
@@ -124,67 +124,108 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
 def _forward_gemm(
-    x, w_rows, bias, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi
+    x, w_rows, bias, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
 ):
-    """y[n, o, q] = bias[o] + sum_r w_rows[o, r] * cols[r, q], one tile of `tile` positions
-    q at a time.
+    """y[n, o, p] = bias[o] + sum_r w_rows[o, r] * cols[r, p], one tile of `tile` output
+    positions p = oh Wo + ow at a time, the product adding straight into y.
 
-    x: the input (N, C, H, W), padded (or cropped) by each task into (hp, wp) planes at
-    (top, left), as in the direct kernels (`_pad_planes`); w_rows: (O, C/G kH kW), each
-    kernel flattened, r = (c, i, j) as in cols; y: (N, O, Ho, Wo).
+    x: the input (N, C, H, W); w_rows: (O, C/G kH kW), each kernel flattened, r = (c, i, j)
+    as in cols; y: (N, O, Ho, Wo); the padding puts x at (top, left) of (hp, wp) planes.
 
-    With stride 1 the positions are numbered q = oh Wp + ow, as if each output row were
-    Wp wide (the last Wp - Wo of each are junk, never written out). Then window row
-    r = (c, i, j) at position q is xp[c].flat[q + i dh Wp + j dw] for every q: each row
-    of cols is one contiguous run of the padded plane, shifted by the tap. With a stride
-    the positions are q = oh Wo + ow, and `_im2col_tile` copies the windows.
+    With stride 1 and output rows as wide as x's (a "same" convolution, as most are),
+    window row r = (c, i, j) at position p is number p + (i dh - top) W + (j dw - left)
+    of x's plane c read flat: each row of cols is one run of the plane, shifted by the tap
+    (`_im2col_same`), read from x itself. Otherwise each task pads its image's planes
+    (`_pad_planes`) and `_im2col_tile` copies the windows row by row.
     """
     k, og = w_rows.shape[1], w_rows.shape[0] // groups
     cg = k // (kh * kw)
-    ho, wo = y.shape[2], y.shape[3]
-    wide = sh == 1 and sw == 1
-    pitch = wp if wide else wo  # from one output row to the next, in positions
-    positions = (ho - 1) * pitch + wo  # up to the last one kept
+    n_img, o_out, ho, wo = y.shape
+    positions = ho * wo
+    same = sh == 1 and sw == 1 and wo == x.shape[3]
     n_tiles = (positions + tile - 1) // tile
-    size = hp * wp
-    xp = np.zeros(cg * size, dtype=y.dtype)  # the padded planes of one (image, group), flat
+    ys = y.reshape(n_img, o_out, positions)  # each output plane flat
+    xs = x.reshape(n_img, x.shape[1], x.shape[2] * x.shape[3])
+    # the padded planes of one (image, group), flat; none needed for a "same" layer
+    xp = np.zeros(0 if same else cg * hp * wp, dtype=y.dtype)
+    shifted = np.empty((kw if same else 0, xs.shape[2]), dtype=y.dtype)
     held = -1  # the (image, group) whose planes xp holds
+    cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
     for task in range(lo, hi):  # (image, group, tile): independent outputs
         b = task // (groups * n_tiles)
         g = (task // n_tiles) % groups
-        q0 = (task % n_tiles) * tile
-        n = min(tile, positions - q0)
-        if b * groups + g != held:  # the tiles of one image and group share their planes
-            _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
-            held = b * groups + g
-        cols = np.empty((k, tile), dtype=y.dtype)  # this tile's windows, one per column
-        if wide:
-            for c in range(cg):
-                plane = xp[c * size : (c + 1) * size]
-                for i in range(kh):
-                    for j in range(kw):
-                        shift = i * dh * wp + j * dw + q0
-                        src, row = plane[shift : shift + n], cols[(c * kh + i) * kw + j]
-                        for t in range(n):
-                            row[t] = src[t]
+        p0 = (task % n_tiles) * tile
+        n = min(tile, positions - p0)
+        if same:
+            _im2col_same(xs, b, g * cg, wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted)
         else:
-            _im2col_tile(xp, hp, wp, q0, q0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
-        # acc = bias + w_rows[group] @ cols: the product adds onto the bias, which so
-        # costs no pass of its own over y
-        acc = np.empty((og, tile), dtype=y.dtype)
+            if b * groups + g != held:  # the tiles of one image and group share planes
+                _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
+                held = b * groups + g
+            _im2col_tile(xp, hp, wp, p0, p0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
+        # y = bias + w_rows[group] @ cols: the product adds onto the bias, which so costs
+        # no pass of its own over y
+        out = ys[b, g * og : (g + 1) * og]
         for o in range(og):
-            acc[o, :] = bias[g * og + o]
-        matmul_acc(w_rows[g * og : (g + 1) * og], 0, cols, 0, acc, 0, n)
-        for oh in range(q0 // pitch, (q0 + n - 1) // pitch + 1):  # the output rows the tile meets
-            # their real positions in it (not lo, hi: those are this block's tasks)
-            keep0, keep1 = max(q0, oh * pitch), min(q0 + n, oh * pitch + wo)
-            for o in range(og):
-                dst, part = (
-                    y[b, g * og + o, oh][keep0 - oh * pitch : keep1 - oh * pitch],
-                    acc[o][keep0 - q0 : keep1 - q0],
-                )
-                for t in range(keep1 - keep0):
+            row, value = out[o, p0 : p0 + n], bias[g * og + o]
+            for t in range(n):
+                row[t] = value
+        w_g = w_rows[g * og : (g + 1) * og]
+        for part in range(chunks):  # the window's rows in equal chunks, summed into y
+            r0, r1 = k * part // chunks, k * (part + 1) // chunks
+            matmul_acc(w_g, r0, cols[r0:r1], 0, out, p0, n)
+
+
+# inline: compiled as part of the kernel that calls it rather than as a function of its
+# own, which would cost Numba about half a second more to compile
+@njit(inline="always")
+def _im2col_same(xs, b, c0, width, p0, p1, top, left, dh, dw, kh, kw, cols, shifted):
+    """cols[r, p - p0] = x[b, c0 + c, oh + i dh - top, ow + j dw - left] (0 outside x) for
+    the rows r = (c, i, j) of a window and the positions p = oh W + ow from p0 to p1, for a
+    stride-1 convolution whose output rows are as wide as x's, W. xs: x (N, C, H W), each
+    plane flat; shifted: room for kW planes.
+
+    Then row r is one run of plane c, shifted by (i dh - top) W + (j dw - left): one long
+    copy. Where the window hangs over x's edge the run would read a wrong number:
+    - above or below x, the run leaves the plane: those ends are set to 0;
+    - left or right of it, a tap shifted by s columns wraps round onto the neighbouring
+      row, where it reads the |s| columns on the far side, which no position inside x
+      reads for that tap. So each column shift j reads a copy of the plane with those
+      columns zeroed (shifted[j]), made once for all kH rows of taps.
+    """
+    size = xs.shape[2]
+    for c in range(cols.shape[0] // (kh * kw)):
+        plane = xs[b, c0 + c]
+        for j in range(kw):
+            s = j * dw - left  # the tap's shift in columns
+            if s != 0:
+                # only the part of the plane this tile's taps read (for a large plane cut
+                # into tiles, a few rows of it)
+                lo = max(p0 - top * width + s, 0)
+                hi = min(p1 + ((kh - 1) * dh - top) * width + s, size)
+                copy = shifted[j]
+                part, dst = plane[lo:hi], copy[lo:hi]  # slices from 0: the loop vectorises
+                for t in range(hi - lo):
                     dst[t] = part[t]
+                # the columns the wrapped positions read: the last -s, or the first s
+                c_lo, c_hi = (max(width + s, 0), width) if s < 0 else (0, min(s, width))
+                for q in range(c_lo, c_hi):
+                    for t in range(lo + (q - lo % width) % width, hi, width):
+                        copy[t] = 0
+        for i in range(kh):
+            for j in range(kw):
+                s = j * dw - left
+                src = plane if s == 0 else shifted[j]
+                shift = (i * dh - top) * width + s
+                row = cols[(c * kh + i) * kw + j]
+                # the positions whose number p + shift lies inside the plane, from a to e
+                a = min(max(p0, -shift), p1)
+                e = max(min(p1, size - shift), a)
+                row[: a - p0] = 0
+                row[e - p0 : p1 - p0] = 0
+                run, dst = src[a + shift : e + shift], row[a - p0 : e - p0]
+                for t in range(e - a):
+                    dst[t] = run[t]
 
 
 # --8<-- [start:im2col_tile]
@@ -586,14 +627,14 @@ def _tile(positions, rows=0, k=0):
     (tiles of 124 positions instead of 128 made a ResNet layer's forward pass slower:
     benchmarks/RESULTS.md).
 
-    rows and k (the weight gradient's tiles): the product's other two sizes, output
-    channels per group and numbers per window. The weight gradient sums over a tile's
-    positions, rows x tile times tile x k. OpenBLAS multiplies small matrices, rows x k
-    x tile up to SMALL_GEMM, with kernels of their own that skip its packing of A and B,
-    at up to 1.4x the speed of its general path on these products, so where a tile of
-    TILE positions would miss that size, more and smaller tiles (of at least
-    MIN_SMALL_TILE positions) are taken. (The forward pass's products sum over a window
-    instead; `matmul_acc` cuts that sum into chunks small enough for those kernels.)"""
+    rows and k: the product's other two sizes, output channels per group and the length
+    of its sum. The weight gradient sums over a tile's positions, rows x tile times
+    tile x k (k: the numbers per window); the forward pass sums over a window, in chunks
+    of at most K_CHUNK numbers (k = K_CHUNK). OpenBLAS multiplies small matrices, rows x
+    k x tile up to SMALL_GEMM, with kernels of their own that skip its packing of A and
+    B, at up to 1.4x the speed of its general path on these products, so where a tile
+    of TILE positions would miss that size, more and smaller tiles (of at least
+    MIN_SMALL_TILE positions) are taken."""
     per_tile = TILE
     small = SMALL_GEMM // (rows * k) // 32 * 32 if rows * k else 0  # the largest that fits
     if MIN_SMALL_TILE <= small < TILE:
@@ -643,11 +684,15 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
     if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, True):
         w_rows = np.ascontiguousarray(w).reshape(o, cg * kh * kw)  # rows r = (c, i, j), as in cols
         y = np.empty((n, o, ho, wo), dtype=x.dtype)
-        # the positions the kernel numbers: with stride 1, in rows as wide as the padded planes
-        positions = (ho - 1) * place[3] + wo if (sh, sw) == (1, 1) else ho * wo
-        tile = _tile(positions)
-        tasks = n * groups * -(-positions // tile)  # (image, group, tile of positions)
-        args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile)
+        # where OpenBLAS has its small-matrix kernels, the product sums over a window in
+        # equal chunks of at most K_CHUNK numbers, each small enough for them with the
+        # tile chosen for it: faster than one call even where one call would fit
+        # (benchmarks/RESULTS.md)
+        k = cg * kh * kw
+        tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
+        chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1  # -(-a // b) is a / b rounded up
+        tasks = n * groups * -(-(ho * wo) // tile)  # (image, group, tile of positions)
+        args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
         workers.run(_forward_gemm, tasks, *args)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)

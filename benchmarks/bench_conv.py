@@ -62,16 +62,22 @@ def _time_once(fn):
     return time.perf_counter() - start
 
 
-def median_ms(fns, repeat, warmup=1, block=1):
+def median_ms(fns, repeat, warmup=1, block=1, settle=0.0):
     """Median time in ms of each function over `repeat` counted calls. The functions take
     turns of `block` calls each; with block > 1 the first call of a turn is not counted.
+    After each turn the process sleeps `settle` seconds.
 
-    Why turns of several calls: after a PyTorch call its OpenMP threads go on spinning for
-    a while, waiting for more work, and a minigrad call made straight after shares the
-    cores with them. Call by call, that put a `mid` forward at 6.6 ms where the same
-    kernel takes 1.6-1.9 ms in a run of calls (benchmarks/RESULTS.md). A training loop
-    calls one framework only, so the steady state, a run of calls, is what a model
-    pays; the first call of a turn pays for the switch and is dropped, for both."""
+    Why turns of several calls, and the sleep: after a PyTorch call its OpenMP threads go
+    on spinning, waiting for more work (GNU OpenMP's default wait policy), and a minigrad
+    call made then shares the cores with them. Call by call, that put a `mid` forward at
+    6.6 ms where the same kernel takes 1.6-1.9 ms in a run of calls; and the spinning
+    lasts longer than a turn of four calls: minigrad's calls were still 1.4x slower 12
+    calls (15 ms) into their turn, and as fast as alone only 50-100 ms after PyTorch's
+    last call (benchmarks/RESULTS.md). A training loop calls one framework only, so the
+    steady state, a run of calls with the other framework's threads asleep, is what a
+    model pays: the sleep lets them fall asleep (minigrad's helper threads block at once,
+    PyTorch's after their spin), and the first call of a turn, which pays for waking
+    them, is dropped, for both."""
     for fn in fns:
         for _ in range(warmup):
             fn()
@@ -81,6 +87,7 @@ def median_ms(fns, repeat, warmup=1, block=1):
         for t, fn in zip(times, fns):
             turn = [_time_once(fn) for _ in range(block)]
             t.extend(turn[1:] if block > 1 else turn)
+            time.sleep(settle)
     return [statistics.median(t) * 1e3 for t in times]
 
 
@@ -169,7 +176,7 @@ def compile_times():
     return results
 
 
-def run(case_names, batch, repeat, threads, measure_compile, out=print, block=4):
+def run(case_names, batch, repeat, threads, measure_compile, out=print, block=4, settle=0.1):
     """Time every case; print a table and return the rows as dicts."""
     import numba
     import numpy as np
@@ -183,7 +190,8 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print, block=4)
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; Python "
         f"{platform.python_version()}, NumPy {np.__version__}, Numba {numba.__version__}, torch "
         f"{torch.__version__}; {threads} threads (PyTorch and Numba), float32, {repeat} runs per "
-        f"median, numba and PyTorch in turns of {block} calls (the first of each not counted)"
+        f"median, numba and PyTorch in turns of {block} calls (the first of each not counted), "
+        f"{settle:g} s apart"
     )
     if measure_compile:
         cold, cached = compile_times()
@@ -209,8 +217,10 @@ def run(case_names, batch, repeat, threads, measure_compile, out=print, block=4)
         )
         for i, label in enumerate(("fwd", "fwd+bwd")):
             work = flops(case) * (1 if i == 0 else 3) / 1e9
-            t_ref = median_ms([ref_runs[i]], max(2, repeat // 4))[0]
-            t_numba, t_torch = median_ms([numba_runs[i], th_runs[i]], repeat, block=block)
+            # the reference alone (OpenBLAS's threads spin after its products, too)
+            t_ref = median_ms([ref_runs[i]], max(2, repeat // 4), settle=settle)[0]
+            pair = [numba_runs[i], th_runs[i]]
+            t_numba, t_torch = median_ms(pair, repeat, block=block, settle=settle)
             row = dict(case=name, pass_=label, reference=t_ref, numba=t_numba, torch=t_torch)
             target = TARGETS[name] if i == 1 else None
             out(
@@ -240,11 +250,27 @@ def main(argv=None):
         help="calls per turn, numba and PyTorch taking turns; the first of each turn is "
         "not counted (1: call by call, every call counted)",
     )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.1,
+        help="seconds of sleep after each turn, for the other framework's spinning threads "
+        "to fall asleep (0: none)",
+    )
     args = parser.parse_args(argv)
     # NumPy's BLAS (the reference's matrix products) reads this when NumPy is imported
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
     batch, repeat = (QUICK_BATCH, 2) if args.quick else (None, args.repeat)
-    return run(args.cases, batch, repeat, args.threads, not args.no_compile_time, block=args.block)
+    measure_compile = not args.no_compile_time
+    return run(
+        args.cases,
+        batch,
+        repeat,
+        args.threads,
+        measure_compile,
+        block=args.block,
+        settle=args.settle,
+    )
 
 
 if __name__ == "__main__":

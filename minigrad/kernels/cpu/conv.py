@@ -58,6 +58,47 @@ FORWARD_MIN_MACS = 144
 
 # ---- layout helpers ----------------------------------------------------------------
 @njit(nogil=True, cache=True)
+def _to_padded_nhwc_rows(x, out, top, left, lo, hi):
+    """out[n, r, q, c] = x[n, c, r - top, q - left] where that is inside x, and 0 on the
+    border: x (N, C, H, W) copied channels last into out (N, Hp, Wp, C), every number of
+    which is written here (the border's zeros too, by the thread that writes the row:
+    a zeroed array made before the kernel was a whole extra pass over it, on one core).
+
+    Channels last puts the C numbers of one pixel next to each other, so that the
+    weight gradient's im2col copies contiguous runs of C. A negative top or left crops
+    instead of padding. A task is one row (n, r) of out.
+    """
+    c, h, w = x.shape[1], x.shape[2], x.shape[3]
+    hp, wp = out.shape[1], out.shape[2]
+    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
+    for task in range(lo, hi):  # (image, row of out)
+        b, r = task // hp, task % hp  # image b, row r of the result
+        row = out[b, r]  # (Wp, C)
+        if r - top < 0 or r - top >= h:
+            row[:, :] = 0  # a row of the border
+            continue
+        row[: q0 + left, :] = 0  # the border's columns on the left and on the right
+        row[q1 + left :, :] = 0
+        src = x[b, :, r - top, q0:q1]  # (C, columns): one row of every channel
+        dst = row[q0 + left : q1 + left]  # (columns, C): the same numbers, transposed
+        # 8 channels at a time: rows of different channels are often a multiple of 4 KiB
+        # apart, and reading all C of them at once would evict each other from the cache
+        for c0 in range(0, c, 8):
+            for q in range(q1 - q0):
+                for ch in range(c0, min(c0 + 8, c)):
+                    dst[q, ch] = src[ch, q]
+
+
+def _to_padded_nhwc(x, top, bottom, left, right):
+    """x (N, C, H, W) -> (N, H + top + bottom, W + left + right, C): x with zeros around
+    it (a negative amount crops), channels last; on every core, a task per row."""
+    n, c, h, w = x.shape
+    out = np.empty((n, h + top + bottom, w + left + right, c), dtype=x.dtype)  # all written
+    workers.run(_to_padded_nhwc_rows, n * out.shape[1], x, out, top, left)
+    return out
+
+
+@njit(nogil=True, cache=True)
 def _pad_planes(x, b, c0, out, hp, wp, top, left):
     """The planes x[b, c0], x[b, c0 + 1], ... padded (or, with a negative top or left,
     cropped) to hp x wp, flat and one after the other in out, as many as out holds:
@@ -104,10 +145,10 @@ def _forward_gemm(
     same = sh == 1 and sw == 1 and wo == x.shape[3]
     n_tiles = (positions + tile - 1) // tile
     ys = y.reshape(n_img, o_out, positions)  # each output plane flat
-    xs = x.reshape(n_img, x.shape[1], x.shape[2] * x.shape[3])
+    xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
     # the padded planes of one (image, group), flat; none needed for a "same" layer
     xp = np.zeros(0 if same else cg * hp * wp, dtype=y.dtype)
-    shifted = np.empty((kw if same else 0, xs.shape[2]), dtype=y.dtype)
+    shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo) if same else (0, 0), dtype=y.dtype)
     held = -1  # the (image, group) whose planes xp holds
     cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
     for task in range(lo, hi):  # (image, group, tile): independent outputs
@@ -116,7 +157,9 @@ def _forward_gemm(
         p0 = (task % n_tiles) * tile
         n = min(tile, positions - p0)
         if same:
-            _im2col_same(xs, b, g * cg, wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted)
+            _im2col_same(
+                xs, b * x.shape[1], g * cg, wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted
+            )
         else:
             if b * groups + g != held:  # the tiles of one image and group share planes
                 _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
@@ -141,50 +184,41 @@ def _forward_gemm(
 def _im2col_same(xs, b, c0, width, p0, p1, top, left, dh, dw, kh, kw, cols, shifted):
     """cols[r, p - p0] = x[b, c0 + c, oh + i dh - top, ow + j dw - left] (0 outside x) for
     the rows r = (c, i, j) of a window and the positions p = oh W + ow from p0 to p1, for a
-    stride-1 convolution whose output rows are as wide as x's, W. xs: x (N, C, H W), each
-    plane flat; shifted: room for kW planes.
+    stride-1 convolution whose output rows are as wide as x's, W. xs: x (N C, H W), a plane
+    per row, flat, and b the row of image b's first plane; shifted: (kW, (Ho + (kH - 1) dh)
+    W), made with zeros.
 
-    Then row r is one run of plane c, shifted by (i dh - top) W + (j dw - left): one long
-    copy. Where the window hangs over x's edge the run would read a wrong number:
-    - above or below x, the run leaves the plane: those ends are set to 0;
-    - left or right of it, a tap shifted by s columns wraps round onto the neighbouring
-      row, where it reads the |s| columns on the far side, which no position inside x
-      reads for that tap. So each column shift j reads a copy of the plane with those
-      columns zeroed (shifted[j]), made once for all kH rows of taps.
+    For each column shift s = j dw - left, shifted[j] holds plane c moved s columns left,
+    with `top` rows of zeros above it and more below: shifted[j][(r + top) W + q] =
+    x[b, c, r, q + s], and 0 where q + s lies outside the row. Then window row (c, i, j)
+    at position p is shifted[j][p + i dh W]: one run, copied into cols. Made for the
+    rows this tile's windows read; the rows above and below x are never written and
+    stay zero.
     """
-    size = xs.shape[2]
+    size = xs.shape[1]
     for c in range(cols.shape[0] // (kh * kw)):
-        plane = xs[b, c0 + c]
+        plane = xs[b + c0 + c]
         for j in range(kw):
-            s = j * dw - left  # the tap's shift in columns
-            if s != 0:
-                # only the part of the plane this tile's taps read (for a large plane cut
-                # into tiles, a few rows of it)
-                lo = max(p0 - top * width + s, 0)
-                hi = min(p1 + ((kh - 1) * dh - top) * width + s, size)
-                copy = shifted[j]
-                part, dst = plane[lo:hi], copy[lo:hi]  # slices from 0: the loop vectorises
-                for t in range(hi - lo):
-                    dst[t] = part[t]
-                # the columns the wrapped positions read: the last -s, or the first s
-                c_lo, c_hi = (max(width + s, 0), width) if s < 0 else (0, min(s, width))
-                for q in range(c_lo, c_hi):
-                    for t in range(lo + (q - lo % width) % width, hi, width):
-                        copy[t] = 0
+            s = j * dw - left
+            # the numbers t = r W + q of the plane that the tile reads and that exist
+            t0 = max(p0 - top * width, 0, -s)
+            t1 = min(p1 + ((kh - 1) * dh - top) * width, size, size - s)
+            dst = shifted[j][top * width + t0 : top * width + t1]
+            part = plane[t0 + s : t1 + s]
+            for t in range(t1 - t0):
+                dst[t] = part[t]
+            # those whose column q + s leaves the row (the run wraps round onto the next
+            # or the previous row there): zeros
+            c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
+            for q in range(c_lo, c_hi):
+                for t in range(t0 + (q - t0 % width) % width, t1, width):
+                    dst[t - t0] = 0
         for i in range(kh):
             for j in range(kw):
-                s = j * dw - left
-                src = plane if s == 0 else shifted[j]
-                shift = (i * dh - top) * width + s
+                run = shifted[j][i * dh * width + p0 : i * dh * width + p1]
                 row = cols[(c * kh + i) * kw + j]
-                # the positions whose number p + shift lies inside the plane, from a to e
-                a = min(max(p0, -shift), p1)
-                e = max(min(p1, size - shift), a)
-                row[: a - p0] = 0
-                row[e - p0 : p1 - p0] = 0
-                run, dst = src[a + shift : e + shift], row[a - p0 : e - p0]
-                for t in range(e - a):
-                    dst[t] = run[t]
+                for t in range(p1 - p0):
+                    row[t] = run[t]
 
 
 # --8<-- [start:im2col_tile]
@@ -270,57 +304,48 @@ def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
 
 
 @njit(nogil=True, cache=True)
-def _weight_grad_gemm(
-    gy, x, partial, top, left, hp, wp, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi
-):
+def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
     """partial[s, o, r] = sum over the (image, tile) pairs of share s, and the positions
     p of the tile, of gy[n, o, p] * cols[p, r]; grad_w is the sum of the shares.
 
-    gy: (N, O, Ho Wo); x: the input (N, C, H, W), padded into (hp, wp) planes at (top,
-    left); partial: (S, O, kH kW C/G) with r = (i, j, c), zeros on entry. Here cols is
-    laid out the other way round, a row per position, so that the product's long rows
-    (of B and C in `matmul_acc`) are the window's kH kW C/G numbers. Each task copies
-    the image it works on, its group's channels, padded and channels last
-    (`_pad_channels_last`): then a window's row i, kW pixels of C/G channels, is one
-    contiguous run. A task is (share, group) and owns its part of `partial`: no two
-    threads write the same number.
+    gy: (N, O, Ho Wo); xp: the padded input channels last, each row flat (N, Hp, Wp C);
+    partial: (S, O, kH kW C/G) with r = (i, j, c), zeros on entry. Here cols is laid
+    out the other way round, a row per position, so that the product's long rows (of
+    B and C in `matmul_acc`) are the window's kH kW C/G numbers: a window's row i is
+    kW pixels of C channels, one contiguous run of the channels-last input. A task is
+    (share, group) and owns its part of `partial`: no two threads write the same number.
     """
     n_img, positions = gy.shape[0], ho * wo
     shares, o_out, k = partial.shape
     og, cg = o_out // groups, k // (kh * kw)
+    c_in = cg * groups
     n_tiles = (positions + tile - 1) // tile
     units = n_img * n_tiles  # (image, tile) pairs
     per_share = (units + shares - 1) // shares
-    xc = np.empty((hp, wp, cg), dtype=x.dtype)  # one image's group of channels, padded
-    rows = xc.reshape(hp, wp * cg)  # each padded row flat, pixel after pixel
-    cols = np.empty((tile, k), dtype=x.dtype)  # a tile's windows, one per row
     for task in range(lo, hi):  # (share, group)
         share, g = task // groups, task % groups
+        cols = np.empty((tile, k), dtype=xp.dtype)  # this tile's windows, one per row
         out = partial[share, g * og : (g + 1) * og]
-        held = -1  # the image whose channels xc holds
         for unit in range(share * per_share, min((share + 1) * per_share, units)):
             b, p0 = unit // n_tiles, (unit % n_tiles) * tile
             p1 = min(p0 + tile, positions)
-            if b != held:  # the tiles of one image share its copy
-                _pad_channels_last(x, b, g * cg, xc, top, left)
-                held = b
             for p in range(p0, p1):
                 oh, ow = p // wo, p % wo
                 row = cols[p - p0]
                 for i in range(kh):
-                    src = rows[oh * sh + i * dh]  # one padded input row
-                    if dw == 1:
+                    src = xp[b, oh * sh + i * dh]  # one padded input row, pixel after pixel
+                    if groups == 1 and dw == 1:
                         # the kW pixels of the window's row i, all their channels: one run
-                        start = ow * sw * cg
+                        start = ow * sw * c_in
                         run, part = (
-                            src[start : start + kw * cg],
-                            row[i * kw * cg : (i + 1) * kw * cg],
+                            src[start : start + kw * c_in],
+                            row[i * kw * c_in : (i + 1) * kw * c_in],
                         )
-                        for t in range(kw * cg):
+                        for t in range(kw * c_in):
                             part[t] = run[t]
                     else:
                         for j in range(kw):  # the C/G channels of one pixel: a run each
-                            start = (ow * sw + j * dw) * cg
+                            start = (ow * sw + j * dw) * c_in + g * cg
                             run, part = (
                                 src[start : start + cg],
                                 row[(i * kw + j) * cg : (i * kw + j + 1) * cg],
@@ -329,37 +354,6 @@ def _weight_grad_gemm(
                                 part[t] = run[t]
             # partial[share, this group's o, :] += gy[b, group, p0:p1] @ cols
             matmul_acc(gy[b, g * og : (g + 1) * og], p0, cols[: p1 - p0], 0, out, 0, k)
-
-
-@njit(inline="always")  # as _im2col_tile
-def _pad_channels_last(x, b, c0, out, top, left):
-    """out[r, q, c] = x[b, c0 + c, r - top, q - left] where that is inside x, and 0 on the
-    border: image b's channels c0, c0 + 1, ..., as many as out (Hp, Wp, C') holds,
-    padded (a negative top or left crops) and channels last. Every number of out is
-    written here, the border's zeros too.
-
-    Channels last puts the numbers of one pixel next to each other, so that the weight
-    gradient's windows copy contiguous runs. Made by the task that reads it, one image at
-    a time in its core's cache: a channels-last copy of the whole batch, made before the
-    kernel, was a pass over it of its own (on one core for a small batch)."""
-    h, w = x.shape[2], x.shape[3]
-    hp, wp, c = out.shape
-    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
-    for r in range(hp):
-        row = out[r]  # (Wp, C')
-        if r - top < 0 or r - top >= h:
-            row[:, :] = 0  # a row of the border
-            continue
-        row[: q0 + left, :] = 0  # the border's columns on the left and on the right
-        row[q1 + left :, :] = 0
-        src = x[b, c0 : c0 + c, r - top, q0:q1]  # (C', columns): one row of each channel
-        dst = row[q0 + left : q1 + left]  # (columns, C'): the same numbers, transposed
-        # 8 channels at a time: rows of different channels are often a multiple of 4 KiB
-        # apart, and reading all of them at once would evict each other from the cache
-        for ch0 in range(0, c, 8):
-            for q in range(q1 - q0):
-                for ch in range(ch0, min(ch0 + 8, c)):
-                    dst[q, ch] = src[ch, q]
 
 
 # ---- design 2: direct loops over rows --------------------------------------------------
@@ -643,6 +637,32 @@ def _tile(positions, rows=0, k=0):
     return 32 * -(-even // 32)
 
 
+def _crop(x, top, bottom, left, right):
+    """x without the rows and columns that a negative amount of padding takes away."""
+    return x[
+        :,
+        :,
+        max(-top, 0) : x.shape[2] - max(-bottom, 0),
+        max(-left, 0) : x.shape[3] - max(-right, 0),
+    ]
+
+
+def _padded_nhwc(x, top, bottom, left, right):
+    """x padded (or cropped) and channels last. Below half a million numbers NumPy's
+    single-threaded copy is faster than the kernel on every core, whose threads must be
+    woken and whose rows are short; from there on the kernel draws level and then wins
+    (measured: benchmarks/RESULTS.md, and again with workers.run on a busy 2-core machine:
+    NumPy still 1.2-2.5x faster below 2^19 numbers)."""
+    if x.size >= 1 << 19:
+        return _to_padded_nhwc(x, top, bottom, left, right)
+    x = _crop(x, top, bottom, left, right)
+    top, bottom, left, right = max(top, 0), max(bottom, 0), max(left, 0), max(right, 0)
+    n, c, h, w = x.shape
+    out = np.zeros((n, h + top + bottom, w + left + right, c), dtype=x.dtype)
+    out[:, top : top + h, left : left + w] = x.transpose(0, 2, 3, 1)
+    return out
+
+
 def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
     """y = conv2d(x, w) + bias with x padded by pads = (top, bottom, left, right), which
     may differ (the transposed convolution below needs that); the output is (ho, wo). The
@@ -746,6 +766,8 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     grad_y = np.ascontiguousarray(grad_y)
     # the direct loop's long rows exist only with stride 1: with a stride, the product
     if (sh, sw) != (1, 1) or _use_gemm(o // groups, cg * kh * kw, False, ho * wo):
+        xp = _padded_nhwc(np.ascontiguousarray(x), ph, ph, pw, pw)
+        xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
         tile = _tile(ho * wo, o // groups, cg * kh * kw)
         units = n * -(-ho * wo // tile)  # (image, tile) pairs to share out
         # enough tasks (share, group) for one block of them per thread (workers.run
@@ -754,9 +776,7 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         shares = max(1, min(units, -(-workers.count() // groups)))
         partial = np.zeros((shares, o, kh * kw * cg), dtype=grad_y.dtype)
         gy = grad_y.reshape(n, o, ho * wo)
-        place = (ph, pw, h + 2 * ph, width + 2 * pw)  # each task pads the image it reads
-        x = np.ascontiguousarray(x)
-        args = (gy, x, partial, *place, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
+        args = (gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
         workers.run(_weight_grad_gemm, shares * groups, *args)  # a task per (share, group)
         # columns (i, j, c) -> w's (c, i, j)
         return np.ascontiguousarray(

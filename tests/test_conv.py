@@ -462,14 +462,19 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
 
 
 # planes with more output positions than one tile of the tiled product, so that tiles
-# start and end inside output rows: stride 1 (rows as wide as the padded input), a stride
+# start and end inside output rows: stride 1 keeping the width (each plane laid out as one
+# run), narrower and wider than x (row by row; the input gradient of each is the other),
+# dilated, and a stride
 @pytest.mark.parametrize(
     "case",
     [
         (2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (1, 1), (1, 1)),
+        (2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (2, 0), (1, 1)),
+        (2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (0, 2), (1, 1)),
+        (1, 1, 5, 8, 33, 30, 3, 2, (1, 1), (2, 1), (2, 3)),
         (2, 2, 3, 4, 41, 35, 3, 2, (2, 3), (1, 0), (1, 2)),
     ],
-    ids=["stride1", "strided"],
+    ids=["same", "narrower", "wider", "dilated", "strided"],
 )
 @pytest.mark.parametrize("tile", [None, 32])
 def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):

@@ -123,32 +123,122 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
 
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
-def _forward_gemm(
-    x, w_rows, bias, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
-):
-    """y[n, o, p] = bias[o] + sum_r w_rows[o, r] * cols[r, p], one tile of `tile` output
-    positions p = oh Wo + ow at a time, the product adding straight into y.
+def _forward_gemm(x, w_rows, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks, lo, hi):
+    """y[n, o, p] = bias[o] + sum_r w_rows[o, r] * cols[r, p] for a stride-1 convolution,
+    one tile of `tile` output positions p = oh Wo + ow at a time, the product adding
+    straight into y.
 
-    x: the input (N, C, H, W); w_rows: (O, C/G kH kW), each kernel flattened, r = (c, i, j)
-    as in cols; y: (N, O, Ho, Wo); the padding puts x at (top, left) of (hp, wp) planes.
+    x: the input (N, C, H, W), placed at (top, left) of its padded planes; w_rows:
+    (O, C/G kH kW), each kernel flattened, r = (c, i, j) as in cols; y: (N, O, Ho, Wo).
 
-    With stride 1 and output rows as wide as x's (a "same" convolution, as most are),
-    window row r = (c, i, j) at position p is number p + (i dh - top) W + (j dw - left)
-    of x's plane c read flat: each row of cols is one run of the plane, shifted by the tap
-    (`_im2col_same`), read from x itself. Otherwise each task pads its image's planes
-    (`_pad_planes`) and `_im2col_tile` copies the windows row by row.
+    Window row r = (c, i, j) at the positions of one output row reads a run of Wo pixels
+    of one row of x, moved by the tap; and the next output row's, the same run one row of
+    x further down. So for each column shift j the task lays plane c out in rows of Wo,
+    moved by that shift (`_im2col_rows`), and then each row of cols, for all the tile's
+    positions at once, is one run of that copy. No padded planes, no junk positions:
+    each row of cols is read straight from x.
     """
     k, og = w_rows.shape[1], w_rows.shape[0] // groups
     cg = k // (kh * kw)
     n_img, o_out, ho, wo = y.shape
     positions = ho * wo
-    same = sh == 1 and sw == 1 and wo == x.shape[3]
     n_tiles = (positions + tile - 1) // tile
     ys = y.reshape(n_img, o_out, positions)  # each output plane flat
     xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    # the padded planes of one (image, group), flat; none needed for a "same" layer
-    xp = np.zeros(0 if same else cg * hp * wp, dtype=y.dtype)
-    shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo) if same else (0, 0), dtype=y.dtype)
+    shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo), dtype=y.dtype)  # see _im2col_rows
+    cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
+    for task in range(lo, hi):  # (image, group, tile): independent outputs
+        b = task // (groups * n_tiles)
+        g = (task // n_tiles) % groups
+        p0 = (task % n_tiles) * tile
+        n = min(tile, positions - p0)
+        c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
+        _im2col_rows(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted)
+        out = ys[b, g * og : (g + 1) * og]
+        _bias_and_product(w_rows[g * og : (g + 1) * og], bias[g * og :], cols, out, p0, n, chunks)
+
+
+# inline: compiled as part of the kernel that calls it rather than as a function of its
+# own, which would cost Numba about half a second more to compile
+@njit(inline="always")
+def _bias_and_product(w_g, bias_g, cols, out, p0, n, chunks):
+    """out[o, p0 + t] = bias_g[o] + sum_r w_g[o, r] cols[r, t] for t below n: the product
+    adds onto the bias, which so costs no pass of its own over y. The sum over a window's
+    rows runs in `chunks` equal chunks, a call of the product each (see _forward)."""
+    k = cols.shape[0]
+    for o in range(out.shape[0]):
+        row, value = out[o, p0 : p0 + n], bias_g[o]
+        for t in range(n):
+            row[t] = value
+    for part in range(chunks):
+        r0, r1 = k * part // chunks, k * (part + 1) // chunks
+        matmul_acc(w_g, r0, cols[r0:r1], 0, out, p0, n)
+
+
+@njit(inline="always")  # as _bias_and_product
+def _im2col_rows(xs, c0, width, wo, p0, p1, top, left, dh, dw, kh, kw, cols, shifted):
+    """cols[r, p - p0] = x[c0 + c, oh + i dh - top, ow + j dw - left] (0 outside x) for the
+    rows r = (c, i, j) of a window and the positions p = oh Wo + ow from p0 to p1, stride 1.
+    xs: the planes of x, one per row, flat (W wide); shifted: (kW, (Ho + (kH - 1) dh) Wo),
+    made with zeros.
+
+    For each column shift s = j dw - left, shifted[j] holds plane c in rows of Wo, moved
+    s columns: shifted[j][(r + top) Wo + q] = x[c, r, q + s], 0 where q + s lies outside
+    the row, and `top` rows of zeros above (more below). Window row (c, i, j) at position
+    p is then shifted[j][p + i dh Wo]: one run. Only the rows of x this tile's windows
+    read are laid out; the rows above and below x, and the columns outside it, are never
+    written and stay zero.
+    """
+    h = xs.shape[1] // width
+    for c in range(cols.shape[0] // (kh * kw)):
+        plane = xs[c0 + c]
+        # the rows of x the tile's windows read
+        r0 = max(p0 // wo - top, 0)
+        r1 = min((p1 - 1) // wo + (kh - 1) * dh - top + 1, h)
+        for j in range(kw):
+            s = j * dw - left
+            copy = shifted[j]
+            if wo == width:
+                # a layer that keeps the width: the rows follow each other as in x, and
+                # the copy is one run; where it wraps round onto the next or the previous
+                # row (the |s| columns outside x), zeros
+                t0, t1 = max(r0 * width, -s), min(r1 * width, xs.shape[1] - s)
+                dst, run = copy[top * width + t0 : top * width + t1], plane[t0 + s : t1 + s]
+                for t in range(t1 - t0):
+                    dst[t] = run[t]
+                c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
+                for q in range(c_lo, c_hi):
+                    for t in range(t0 + (q - t0 % width) % width, t1, width):
+                        dst[t - t0] = 0
+            else:  # row by row: the columns q of the copy whose q + s lies inside x
+                q0, q1 = max(0, -s), min(wo, width - s)
+                for r in range(r0, r1):
+                    start = (r + top) * wo
+                    dst, run = copy[start + q0 : start + q1], plane[r * width + q0 + s :]
+                    for t in range(q1 - q0):
+                        dst[t] = run[t]
+        for i in range(kh):
+            for j in range(kw):
+                run = shifted[j][i * dh * wo + p0 : i * dh * wo + p1]
+                row = cols[(c * kh + i) * kw + j]
+                for t in range(p1 - p0):
+                    row[t] = run[t]
+
+
+@njit(nogil=True, cache=True)
+def _forward_gemm_strided(
+    x, w_rows, bias, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
+):
+    """`_forward_gemm` with a stride: each task pads its image's planes (`_pad_planes`)
+    and `_im2col_tile` copies the windows, a run per output row. A kernel of its own, so
+    that models without a strided layer (LeNet) do not compile it."""
+    k, og = w_rows.shape[1], w_rows.shape[0] // groups
+    cg = k // (kh * kw)
+    n_img, o_out, ho, wo = y.shape
+    positions = ho * wo
+    n_tiles = (positions + tile - 1) // tile
+    ys = y.reshape(n_img, o_out, positions)  # each output plane flat
+    xp = np.zeros(cg * hp * wp, dtype=y.dtype)  # the padded planes of one (image, group)
     held = -1  # the (image, group) whose planes xp holds
     cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
     for task in range(lo, hi):  # (image, group, tile): independent outputs
@@ -156,69 +246,12 @@ def _forward_gemm(
         g = (task // n_tiles) % groups
         p0 = (task % n_tiles) * tile
         n = min(tile, positions - p0)
-        if same:
-            _im2col_same(
-                xs, b * x.shape[1], g * cg, wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted
-            )
-        else:
-            if b * groups + g != held:  # the tiles of one image and group share planes
-                _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
-                held = b * groups + g
-            _im2col_tile(xp, hp, wp, p0, p0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
-        # y = bias + w_rows[group] @ cols: the product adds onto the bias, which so costs
-        # no pass of its own over y
+        if b * groups + g != held:  # the tiles of one image and group share planes
+            _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
+            held = b * groups + g
+        _im2col_tile(xp, hp, wp, p0, p0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
         out = ys[b, g * og : (g + 1) * og]
-        for o in range(og):
-            row, value = out[o, p0 : p0 + n], bias[g * og + o]
-            for t in range(n):
-                row[t] = value
-        w_g = w_rows[g * og : (g + 1) * og]
-        for part in range(chunks):  # the window's rows in equal chunks, summed into y
-            r0, r1 = k * part // chunks, k * (part + 1) // chunks
-            matmul_acc(w_g, r0, cols[r0:r1], 0, out, p0, n)
-
-
-# inline: compiled as part of the kernel that calls it rather than as a function of its
-# own, which would cost Numba about half a second more to compile
-@njit(inline="always")
-def _im2col_same(xs, b, c0, width, p0, p1, top, left, dh, dw, kh, kw, cols, shifted):
-    """cols[r, p - p0] = x[b, c0 + c, oh + i dh - top, ow + j dw - left] (0 outside x) for
-    the rows r = (c, i, j) of a window and the positions p = oh W + ow from p0 to p1, for a
-    stride-1 convolution whose output rows are as wide as x's, W. xs: x (N C, H W), a plane
-    per row, flat, and b the row of image b's first plane; shifted: (kW, (Ho + (kH - 1) dh)
-    W), made with zeros.
-
-    For each column shift s = j dw - left, shifted[j] holds plane c moved s columns left,
-    with `top` rows of zeros above it and more below: shifted[j][(r + top) W + q] =
-    x[b, c, r, q + s], and 0 where q + s lies outside the row. Then window row (c, i, j)
-    at position p is shifted[j][p + i dh W]: one run, copied into cols. Made for the
-    rows this tile's windows read; the rows above and below x are never written and
-    stay zero.
-    """
-    size = xs.shape[1]
-    for c in range(cols.shape[0] // (kh * kw)):
-        plane = xs[b + c0 + c]
-        for j in range(kw):
-            s = j * dw - left
-            # the numbers t = r W + q of the plane that the tile reads and that exist
-            t0 = max(p0 - top * width, 0, -s)
-            t1 = min(p1 + ((kh - 1) * dh - top) * width, size, size - s)
-            dst = shifted[j][top * width + t0 : top * width + t1]
-            part = plane[t0 + s : t1 + s]
-            for t in range(t1 - t0):
-                dst[t] = part[t]
-            # those whose column q + s leaves the row (the run wraps round onto the next
-            # or the previous row there): zeros
-            c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
-            for q in range(c_lo, c_hi):
-                for t in range(t0 + (q - t0 % width) % width, t1, width):
-                    dst[t - t0] = 0
-        for i in range(kh):
-            for j in range(kw):
-                run = shifted[j][i * dh * width + p0 : i * dh * width + p1]
-                row = cols[(c * kh + i) * kw + j]
-                for t in range(p1 - p0):
-                    row[t] = run[t]
+        _bias_and_product(w_rows[g * og : (g + 1) * og], bias[g * og :], cols, out, p0, n, chunks)
 
 
 # --8<-- [start:im2col_tile]
@@ -685,8 +718,12 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
         tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
         chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1  # -(-a // b) is a / b rounded up
         tasks = n * groups * -(-(ho * wo) // tile)  # (image, group, tile of positions)
-        args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
-        workers.run(_forward_gemm, tasks, *args)
+        if (sh, sw) == (1, 1):
+            args = (x, w_rows, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks)
+            workers.run(_forward_gemm, tasks, *args)
+        else:
+            args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
+            workers.run(_forward_gemm_strided, tasks, *args)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
     w = np.ascontiguousarray(w)

@@ -500,9 +500,11 @@ def test_forward_product_in_chunks_of_the_window(k_chunk, small_gemm, monkeypatc
 
 # the weight gradient's tiles, (positions, output channels per group, numbers per window):
 # a mid-sized layer, a 64-channel one, a ResNet layer whose window is too large for the
-# small products, and the forward pass's tiles (no sizes given: tiles of up to TILE)
+# small products; the ResNet layer's forward pass (a chunk of K_CHUNK = 64 numbers of the
+# window at a time); and no sizes given (tiles of up to TILE)
 @pytest.mark.parametrize(
-    "positions,rows,k", [(222, 32, 144), (222, 64, 288), (1024, 64, 576), (188, 0, 0)]
+    "positions,rows,k",
+    [(222, 32, 144), (222, 64, 288), (1024, 64, 576), (1024, 64, 64), (188, 0, 0)],
 )
 def test_tiles_keep_the_product_within_blas_small_kernels(positions, rows, k, monkeypatch):
     # the limit of a processor with OpenBLAS's small-matrix kernels, whatever this one is
@@ -515,7 +517,13 @@ def test_tiles_keep_the_product_within_blas_small_kernels(positions, rows, k, mo
         assert rows * k * tile <= cpu.SMALL_GEMM  # OpenBLAS's small-matrix kernels apply
     else:  # too large for them whatever the tile: tiles of up to TILE positions
         assert tile == cpu._tile(positions)
-    expected = {(222, 32, 144): 128, (222, 64, 288): 32, (1024, 64, 576): 256, (188, 0, 0): 192}
+    expected = {
+        (222, 32, 144): 128,
+        (222, 64, 288): 32,
+        (1024, 64, 576): 256,
+        (1024, 64, 64): 224,
+        (188, 0, 0): 192,
+    }
     assert tile == expected[positions, rows, k]
 
 

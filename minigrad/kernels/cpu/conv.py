@@ -148,10 +148,7 @@ def _forward_gemm(x, w_rows, bias, y, top, left, dh, dw, kh, kw, groups, tile, c
     shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo), dtype=y.dtype)  # see _im2col_rows
     cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
     for task in range(lo, hi):  # (image, group, tile): independent outputs
-        b = task // (groups * n_tiles)
-        g = (task // n_tiles) % groups
-        p0 = (task % n_tiles) * tile
-        n = min(tile, positions - p0)
+        b, g, p0, n = _task_tile(task, groups, n_tiles, tile, positions)
         c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
         _im2col_rows(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted)
         out = ys[b, g * og : (g + 1) * og]
@@ -161,6 +158,17 @@ def _forward_gemm(x, w_rows, bias, y, top, left, dh, dw, kh, kw, groups, tile, c
 # inline: compiled as part of the kernel that calls it rather than as a function of its
 # own, which would cost Numba about half a second more to compile
 @njit(inline="always")
+def _task_tile(task, groups, n_tiles, tile, positions):
+    """(image b, group g, first position p0, number of positions n) of a task of the tiled
+    forward kernels: the tasks are (image, group, tile of positions), the last index
+    fastest, the last tile of a plane shorter."""
+    b = task // (groups * n_tiles)
+    g = (task // n_tiles) % groups
+    p0 = (task % n_tiles) * tile
+    return b, g, p0, min(tile, positions - p0)
+
+
+@njit(inline="always")  # as _task_tile
 def _bias_and_product(w_g, bias_g, cols, out, p0, n, chunks):
     """out[o, p0 + t] = bias_g[o] + sum_r w_g[o, r] cols[r, t] for t below n: the product
     adds onto the bias, which so costs no pass of its own over y. The sum over a window's
@@ -175,7 +183,7 @@ def _bias_and_product(w_g, bias_g, cols, out, p0, n, chunks):
         matmul_acc(w_g, r0, cols[r0:r1], 0, out, p0, n)
 
 
-@njit(inline="always")  # as _bias_and_product
+@njit(inline="always")  # as _task_tile
 def _im2col_rows(xs, c0, width, wo, p0, p1, top, left, dh, dw, kh, kw, cols, shifted):
     """cols[r, p - p0] = x[c0 + c, oh + i dh - top, ow + j dw - left] (0 outside x) for the
     rows r = (c, i, j) of a window and the positions p = oh Wo + ow from p0 to p1, stride 1.
@@ -242,10 +250,7 @@ def _forward_gemm_strided(
     held = -1  # the (image, group) whose planes xp holds
     cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
     for task in range(lo, hi):  # (image, group, tile): independent outputs
-        b = task // (groups * n_tiles)
-        g = (task // n_tiles) % groups
-        p0 = (task % n_tiles) * tile
-        n = min(tile, positions - p0)
+        b, g, p0, n = _task_tile(task, groups, n_tiles, tile, positions)
         if b * groups + g != held:  # the tiles of one image and group share planes
             _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
             held = b * groups + g
@@ -712,8 +717,8 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
         y = np.empty((n, o, ho, wo), dtype=x.dtype)
         # where OpenBLAS has its small-matrix kernels, the product sums over a window in
         # equal chunks of at most K_CHUNK numbers, each small enough for them with the
-        # tile chosen for it: faster than one call even where one call would fit
-        # (benchmarks/RESULTS.md)
+        # tile chosen for it: much faster than one call too large for them, and no slower
+        # than one call that fits (benchmarks/RESULTS.md)
         k = cg * kh * kw
         tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
         chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1  # -(-a // b) is a / b rounded up

@@ -35,7 +35,13 @@ IMPLEMENTATIONS = [
 
 def main(out_dir, batch, repeat, threads=2):
     rows = bench_conv.run(
-        list(bench_conv.CASES), batch, repeat, threads, measure_compile=False, out=lambda line: None
+        list(bench_conv.CASES),
+        batch,
+        repeat,
+        threads,
+        measure_compile=False,
+        out=lambda line: None,
+        settle=smoke.pick(0.1, 0.0),  # bench_conv.py's pause between turns; none in the smoke run
     )
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True, constrained_layout=True)
     width = 0.27

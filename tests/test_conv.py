@@ -453,7 +453,7 @@ DESIGN_CASES = [
 @pytest.mark.parametrize("design", ["tiled", "direct"])
 @pytest.mark.parametrize("case", DESIGN_CASES, ids=str)
 def test_numba_designs_match_reference(case, design, monkeypatch):
-    monkeypatch.setattr(cpu, "_use_gemm", lambda *args: design == "tiled")
+    monkeypatch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: design == "tiled")
     for dtype in (np.float64, np.float32):
         check_kernels_agree(case, dtype)
     check_kernels_agree(
@@ -480,7 +480,7 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
 def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
     if tile is not None:
         monkeypatch.setattr(cpu, "TILE", tile)
-    monkeypatch.setattr(cpu, "_use_gemm", lambda *args: True)
+    monkeypatch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: True)
     check_kernels_agree(case, np.float64)
     check_kernels_agree(case, np.float32, extra_rows=(1, 1))
 
@@ -498,33 +498,36 @@ def test_forward_product_in_chunks_of_the_window(k_chunk, small_gemm, monkeypatc
         check_kernels_agree(case, np.float64)
 
 
-# the weight gradient's tiles, (positions, output channels per group, numbers per window):
-# a mid-sized layer, a 64-channel one, a ResNet layer whose window is too large for the
-# small products; the ResNet layer's forward pass (a chunk of K_CHUNK = 64 numbers of the
-# window at a time); and no sizes given (tiles of up to TILE)
+# the weight gradient's tiles, (positions, output channels per group, numbers per window),
+# any length (align 1: the product sums over them): a mid-sized layer, a 64-channel one,
+# a ResNet layer whose window is too large for the small products; the forward pass's, in
+# multiples of 32: the ResNet layer (a chunk of K_CHUNK = 64 numbers of the window at a
+# time), and no sizes given (tiles of up to TILE)
 @pytest.mark.parametrize(
-    "positions,rows,k",
-    [(222, 32, 144), (222, 64, 288), (1024, 64, 576), (1024, 64, 64), (188, 0, 0)],
+    "positions,rows,k,align,expected",
+    [
+        (222, 32, 144, 1, 111),
+        (196, 32, 144, 1, 196),
+        (222, 64, 288, 1, 45),
+        (1024, 64, 576, 1, 256),
+        (1024, 64, 64, 32, 224),
+        (188, 0, 0, 32, 192),
+    ],
 )
-def test_tiles_keep_the_product_within_blas_small_kernels(positions, rows, k, monkeypatch):
+def test_tiles_keep_the_product_within_blas_small_kernels(
+    positions, rows, k, align, expected, monkeypatch
+):
     # the limit of a processor with OpenBLAS's small-matrix kernels, whatever this one is
     monkeypatch.setattr(cpu, "SMALL_GEMM", 1_000_000)
-    tile = cpu._tile(positions, rows, k)
-    assert tile % 32 == 0 and tile <= cpu.TILE
+    tile = cpu._tile(positions, rows, k, align)
+    assert tile % align == 0 and tile <= cpu.TILE
     n_tiles = -(-positions // tile)
     assert (n_tiles - 1) * tile < positions  # no tile left empty
     if rows * k * cpu.MIN_SMALL_TILE <= cpu.SMALL_GEMM:
         assert rows * k * tile <= cpu.SMALL_GEMM  # OpenBLAS's small-matrix kernels apply
     else:  # too large for them whatever the tile: tiles of up to TILE positions
-        assert tile == cpu._tile(positions)
-    expected = {
-        (222, 32, 144): 128,
-        (222, 64, 288): 32,
-        (1024, 64, 576): 256,
-        (1024, 64, 64): 224,
-        (188, 0, 0): 192,
-    }
-    assert tile == expected[positions, rows, k]
+        assert tile == cpu._tile(positions, align=align)
+    assert tile == expected
 
 
 @pytest.mark.parametrize("pads", [(1, 1, 1, 1), (0, 2, 3, 0), (-1, 2, 1, -2), (2, -1, -1, 0)])

@@ -51,9 +51,9 @@ TILE = 256
 # the smallest tile worth cutting down to for OpenBLAS's small-matrix kernels (SMALL_GEMM,
 # kernels/cpu/gemm.py)
 MIN_SMALL_TILE = 32
-# the multiply-adds per output position from which the forward pass takes the product
-# with windows of fewer than 32 numbers (see _use_gemm)
-FORWARD_MIN_MACS = 144
+# the multiply-adds per output position from which the forward pass and the stride-1
+# weight gradient take the product with windows of fewer than 32 numbers (see _use_gemm)
+MIN_MACS = 144
 
 
 # ---- layout helpers ----------------------------------------------------------------
@@ -339,6 +339,50 @@ def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
                     src = cols[(c * kh + i) * kw + j, lo - p0 + q0 : lo - p0 + q1]
                     for q in range(q1 - q0):
                         pixels[q] += src[q]
+
+
+@njit(nogil=True, cache=True)
+def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, lo, hi):
+    """partial[s, g, r, o] = sum over the (image, tile) pairs of share s, and the positions
+    p of the tile, of cols[r, p] * gy[n, g O/G + o, p], for a stride-1 convolution;
+    grad_w[g O/G + o, r] is the sum of the shares.
+
+    gy: grad_y (N, O, Ho, Wo); x: the input (N, C, H, W), placed at (top, left) of its
+    padded planes; partial: (S, G, C/G kH kW, O/G), zeros on entry. The windows are
+    those of the forward pass, copied by the same `_im2col_rows` (cols: (C/G kH kW,
+    tile), a row per window number r = (c, i, j), the order of w's own numbers): no
+    channels-last copy of x and no copy window by window. The product sums over the
+    tile's positions, cols @ gy^T, with the tile of gy transposed first (a few KiB, in
+    the cache): BLAS's gemm wants the rows of its right-hand block contiguous. A task is
+    (share, group) and owns its part of `partial`: no two threads write the same number.
+    """
+    n_img, o_out, ho, wo = gy.shape
+    shares, groups, k, og = partial.shape
+    cg = k // (kh * kw)
+    positions = ho * wo
+    n_tiles = (positions + tile - 1) // tile
+    units = n_img * n_tiles  # (image, tile) pairs
+    per_share = (units + shares - 1) // shares
+    gys = gy.reshape(n_img, o_out, positions)  # each gradient plane flat
+    xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
+    shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo), dtype=gy.dtype)  # see _im2col_rows
+    cols = np.empty((k, tile), dtype=gy.dtype)  # a tile's windows, one per column
+    gy_t = np.empty((tile, og), dtype=gy.dtype)  # the tile of grad_y, transposed
+    for task in range(lo, hi):  # (share, group)
+        share, g = task // groups, task % groups
+        for unit in range(share * per_share, min((share + 1) * per_share, units)):
+            b, p0 = unit // n_tiles, (unit % n_tiles) * tile
+            n = min(tile, positions - p0)
+            c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
+            _im2col_rows(
+                xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted
+            )
+            for o in range(og):
+                row = gys[b, g * og + o, p0 : p0 + n]
+                for t in range(n):
+                    gy_t[t, o] = row[t]
+            # partial[share, g] += cols[:, :n] @ gy_t[:n]
+            matmul_acc(cols, 0, gy_t[:n], 0, partial[share, g], 0, og)
 
 
 @njit(nogil=True, cache=True)
@@ -634,45 +678,51 @@ def _weight_grad_direct_3x3(gy, x, grad_w, top, left, hp, wp, dh, dw, groups, lo
 
 
 # ---- the three kernels -------------------------------------------------------------------
-def _use_gemm(channels_per_group, k, strided=False, positions=None, forward=False):
+def _use_gemm(channels_per_group, k, strided=False, positions=None, as_runs=False):
     """The tiled matrix product pays when its blocks of 4 output channels fill up and a
     window holds enough numbers to be worth copying into cols. Otherwise the direct loop
     wins, but only where its long contiguous loops exist: not with a stride, and not on
     small planes (up to 8x8, where the two measured even; the ResNet on the 8x8 digits
     then needs no direct kernel at all). The measurements: benchmarks/RESULTS.md.
 
-    In the forward pass (and the input gradient it computes) each copied window is
-    shared by all output channels of its group, so a shorter window pays too once
-    there are FORWARD_MIN_MACS multiply-adds per output position (channels_per_group k):
-    LeNet's first layer (6 x 25) ran as fast either way, 8 x 27 and 16 x 18 1.2-1.3x
-    faster with the product, 4 x 25 1.1x slower."""
+    Where the windows are copied as runs of the input (as_runs: the forward pass, the
+    input gradient it computes, and the stride-1 weight gradient, all through
+    `_im2col_rows` or `_im2col_tile`), each row of cols a run of a plane, a shorter
+    window pays too once there are MIN_MACS multiply-adds per output position
+    (channels_per_group k). Forward: LeNet's first layer (6 x 25) ran as fast either
+    way, 8 x 27 and 16 x 18 1.2-1.3x faster with the product, 4 x 25 1.1x slower. Weight
+    gradient: 6 x 25 and 16 x 25 (LeNet's first layer, 64 images) in 0.7-0.8x and
+    0.6-0.7x the direct loop's time."""
     small = positions is not None and positions <= 64
-    enough = k >= 32 or (forward and channels_per_group * k >= FORWARD_MIN_MACS)
+    enough = k >= 32 or (as_runs and channels_per_group * k >= MIN_MACS)
     return channels_per_group >= 4 and (enough or strided or small)
 
 
-def _tile(positions, rows=0, k=0):
-    """Tiles of at most TILE positions, as equal as possible, in multiples of 32. The
-    product's innermost loop runs over a tile's positions, and LLVM's vector loop takes
-    32 float32 at a time (four AVX2 registers): what is left over runs number by number
-    (tiles of 124 positions instead of 128 made a ResNet layer's forward pass slower:
-    benchmarks/RESULTS.md).
+def _tile(positions, rows=0, k=0, align=32):
+    """Tiles of at most TILE positions, as equal as possible, in multiples of `align`.
+
+    Where a tile's positions are the product's rows (the forward pass: rows x k times
+    k x tile), align is 32: LLVM's vector loop takes 32 float32 at a time (four AVX2
+    registers) and what is left over runs number by number (tiles of 124 positions
+    instead of 128 made a ResNet layer's forward pass slower: benchmarks/RESULTS.md).
+    The weight gradient sums over a tile's positions (rows x tile times tile x k, k the
+    numbers per window) and passes align = 1: any length of sum runs as fast.
 
     rows and k: the product's other two sizes, output channels per group and the length
-    of its sum. The weight gradient sums over a tile's positions, rows x tile times
-    tile x k (k: the numbers per window); the forward pass sums over a window, in chunks
-    of at most K_CHUNK numbers (k = K_CHUNK). OpenBLAS multiplies small matrices, rows x
-    k x tile up to SMALL_GEMM, with kernels of their own that skip its packing of A and
-    B, at up to 1.4x the speed of its general path on these products, so where a tile
-    of TILE positions would miss that size, more and smaller tiles (of at least
-    MIN_SMALL_TILE positions) are taken."""
+    of its sum (the forward pass sums over a window in chunks of at most K_CHUNK numbers:
+    k = K_CHUNK). OpenBLAS multiplies small matrices, rows x k x tile up to SMALL_GEMM,
+    with kernels of their own that skip its packing of A and B, at up to 1.4x the speed
+    of its general path on these products, so where a tile of TILE positions would miss
+    that size, more and smaller tiles (of at least MIN_SMALL_TILE positions) are taken;
+    for the weight gradient of a 14 x 14 layer, one tile of 196 positions ran 0.92x the
+    time of two of 98."""
     per_tile = TILE
-    small = SMALL_GEMM // (rows * k) // 32 * 32 if rows * k else 0  # the largest that fits
+    small = SMALL_GEMM // (rows * k) // align * align if rows * k else 0  # the largest that fits
     if MIN_SMALL_TILE <= small < TILE:
         per_tile = small
     n_tiles = -(-positions // per_tile)  # -(-a // b) is a / b rounded up
     even = -(-positions // n_tiles)  # the positions of each tile, as equal as possible
-    return 32 * -(-even // 32)
+    return align * -(-even // align)
 
 
 def _crop(x, top, bottom, left, right):
@@ -712,7 +762,7 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
     top, bottom, left, right = pads
     # the padded planes' size and where x sits in them (each task pads its own planes)
     place = (top, left, x.shape[2] + top + bottom, x.shape[3] + left + right)
-    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, True):
+    if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, as_runs=True):
         w_rows = np.ascontiguousarray(w).reshape(o, cg * kh * kw)  # rows r = (c, i, j), as in cols
         y = np.empty((n, o, ho, wo), dtype=x.dtype)
         # where OpenBLAS has its small-matrix kernels, the product sums over a window in
@@ -806,17 +856,25 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     if grad_y.size == 0 or x.size == 0:
         return np.zeros(w_shape, dtype=grad_y.dtype)
     grad_y = np.ascontiguousarray(grad_y)
+    x = np.ascontiguousarray(x)
+    strided = (sh, sw) != (1, 1)
     # the direct loop's long rows exist only with stride 1: with a stride, the product
-    if (sh, sw) != (1, 1) or _use_gemm(o // groups, cg * kh * kw, False, ho * wo):
-        xp = _padded_nhwc(np.ascontiguousarray(x), ph, ph, pw, pw)
-        xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
-        tile = _tile(ho * wo, o // groups, cg * kh * kw)
+    if strided or _use_gemm(o // groups, cg * kh * kw, False, ho * wo, as_runs=True):
+        tile = _tile(ho * wo, o // groups, cg * kh * kw, align=1)  # sums over the tile
         units = n * -(-ho * wo // tile)  # (image, tile) pairs to share out
         # enough tasks (share, group) for one block of them per thread (workers.run
         # cuts the tasks into one block per thread: more shares would balance nothing);
         # each share adds into its own copy of grad_w, and the copies are summed at the end
         shares = max(1, min(units, -(-workers.count() // groups)))
-        partial = np.zeros((shares, o, kh * kw * cg), dtype=grad_y.dtype)
+        if not strided:  # the windows as the forward pass copies them
+            partial = np.zeros((shares, groups, cg * kh * kw, o // groups), dtype=x.dtype)
+            args = (grad_y, x, partial, ph, pw, dh, dw, kh, kw, tile)
+            workers.run(_weight_grad_rows, shares * groups, *args)  # a task per (share, group)
+            # (G, C/G kH kW, O/G) -> w's (O, C/G, kH, kW)
+            return np.ascontiguousarray(partial.sum(axis=0).transpose(0, 2, 1)).reshape(w_shape)
+        xp = _padded_nhwc(x, ph, ph, pw, pw)
+        xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
+        partial = np.zeros((shares, o, kh * kw * cg), dtype=x.dtype)
         gy = grad_y.reshape(n, o, ho * wo)
         args = (gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
         workers.run(_weight_grad_gemm, shares * groups, *args)  # a task per (share, group)
@@ -827,7 +885,7 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
     grad_w = np.empty(w_shape, dtype=grad_y.dtype)
     place = (ph, pw, h + 2 * ph, width + 2 * pw)  # as in _forward: each task pads its planes
     # a task per (o, c) pair, each writing its own kH kW numbers of grad_w
-    args = (grad_y, np.ascontiguousarray(x), grad_w, *place, dh, dw, groups)
+    args = (grad_y, x, grad_w, *place, dh, dw, groups)
     kernel = _weight_grad_direct_3x3 if (kh, kw) == (3, 3) else _weight_grad_direct
     workers.run(kernel, o * cg, *args)
     return grad_w

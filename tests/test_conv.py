@@ -531,23 +531,23 @@ def test_tiles_keep_the_product_within_blas_small_kernels(
 
 
 @pytest.mark.parametrize("pads", [(1, 1, 1, 1), (0, 2, 3, 0), (-1, 2, 1, -2), (2, -1, -1, 0)])
-def test_channels_last_padding(pads):
-    """The parallel kernel that large inputs take agrees with the NumPy copy small ones take."""
+@pytest.mark.parametrize("c0,channels", [(0, 11), (3, 5), (10, 1)])
+def test_channels_last_rows(pads, c0, channels):
+    """_nhwc_row, the strided weight gradient's copy of one padded row of a group of
+    channels, channels last, against np.pad; it writes every number of the row (the
+    border's zeros too): on rows full of NaN it leaves none."""
     x = rand(2, 11, 5, 6, seed=1).astype(np.float32)
     top, bottom, left, right = pads
     expected = np.pad(
         x, ((0, 0), (0, 0), (max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0)))
     )
     expected = expected[:, :, max(-top, 0) : expected.shape[2] - max(-bottom, 0)]
-    expected = expected[:, :, :, max(-left, 0) : expected.shape[3] - max(-right, 0)].transpose(
-        0, 2, 3, 1
-    )
-    np.testing.assert_array_equal(cpu._to_padded_nhwc(x, *pads), expected)
-    np.testing.assert_array_equal(cpu._padded_nhwc(x, *pads), expected)
-    # the kernel writes every number, the border's zeros too (its output is np.empty): on
-    # an array full of NaN it leaves none
+    expected = expected[:, :, :, max(-left, 0) : expected.shape[3] - max(-right, 0)]
+    expected = expected[:, c0 : c0 + channels].transpose(0, 2, 3, 1)  # (N, Hp, Wp, channels)
     out = np.full(expected.shape, np.nan, dtype=np.float32)
-    cpu._to_padded_nhwc_rows(x, out, top, left, 0, out.shape[0] * out.shape[1])
+    for b in range(out.shape[0]):
+        for r in range(out.shape[1]):
+            cpu._nhwc_row(x, b, c0, r, out[b, r], top, left)
     np.testing.assert_array_equal(out, expected)
 
 

@@ -57,45 +57,33 @@ MIN_MACS = 144
 
 
 # ---- layout helpers ----------------------------------------------------------------
-@njit(nogil=True, cache=True)
-def _to_padded_nhwc_rows(x, out, top, left, lo, hi):
-    """out[n, r, q, c] = x[n, c, r - top, q - left] where that is inside x, and 0 on the
-    border: x (N, C, H, W) copied channels last into out (N, Hp, Wp, C), every number of
-    which is written here (the border's zeros too, by the thread that writes the row:
-    a zeroed array made before the kernel was a whole extra pass over it, on one core).
+# inline: compiled as part of the kernel that calls it rather than as a function of its
+# own, which would cost Numba about half a second more to compile
+@njit(inline="always")
+def _nhwc_row(x, b, c0, r, row, top, left):
+    """row[q, c] = x[b, c0 + c, r - top, q - left] where that is inside x, else 0: row r
+    of image b's channels c0, c0 + 1, ... padded (a negative top or left crops) and
+    channels last, row (Wp, channels). Every number of row is written, the border's
+    zeros too.
 
-    Channels last puts the C numbers of one pixel next to each other, so that the
-    weight gradient's im2col copies contiguous runs of C. A negative top or left crops
-    instead of padding. A task is one row (n, r) of out.
+    Channels last puts the numbers of one pixel next to each other, so that the strided
+    weight gradient's im2col copies contiguous runs of them (`_weight_grad_gemm`).
     """
-    c, h, w = x.shape[1], x.shape[2], x.shape[3]
-    hp, wp = out.shape[1], out.shape[2]
-    q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
-    for task in range(lo, hi):  # (image, row of out)
-        b, r = task // hp, task % hp  # image b, row r of the result
-        row = out[b, r]  # (Wp, C)
-        if r - top < 0 or r - top >= h:
-            row[:, :] = 0  # a row of the border
-            continue
-        row[: q0 + left, :] = 0  # the border's columns on the left and on the right
-        row[q1 + left :, :] = 0
-        src = x[b, :, r - top, q0:q1]  # (C, columns): one row of every channel
-        dst = row[q0 + left : q1 + left]  # (columns, C): the same numbers, transposed
-        # 8 channels at a time: rows of different channels are often a multiple of 4 KiB
-        # apart, and reading all C of them at once would evict each other from the cache
-        for c0 in range(0, c, 8):
-            for q in range(q1 - q0):
-                for ch in range(c0, min(c0 + 8, c)):
-                    dst[q, ch] = src[ch, q]
-
-
-def _to_padded_nhwc(x, top, bottom, left, right):
-    """x (N, C, H, W) -> (N, H + top + bottom, W + left + right, C): x with zeros around
-    it (a negative amount crops), channels last; on every core, a task per row."""
-    n, c, h, w = x.shape
-    out = np.empty((n, h + top + bottom, w + left + right, c), dtype=x.dtype)  # all written
-    workers.run(_to_padded_nhwc_rows, n * out.shape[1], x, out, top, left)
-    return out
+    c, h, w = row.shape[1], x.shape[2], x.shape[3]
+    q0, q1 = max(0, -left), min(w, row.shape[0] - left)  # the columns of x that land inside
+    if r - top < 0 or r - top >= h:
+        row[:, :] = 0  # a row of the border
+        return
+    row[: q0 + left, :] = 0  # the border's columns on the left and on the right
+    row[q1 + left :, :] = 0
+    src = x[b, c0 : c0 + c, r - top, q0:q1]  # (channels, columns): a row of each
+    dst = row[q0 + left : q1 + left]  # (columns, channels): the same numbers, transposed
+    # 8 channels at a time: rows of different channels are often a multiple of 4 KiB
+    # apart, and reading all of them at once would evict each other from the cache
+    for first in range(0, c, 8):
+        for q in range(q1 - q0):
+            for ch in range(first, min(first + 8, c)):
+                dst[q, ch] = src[ch, q]
 
 
 @njit(nogil=True, cache=True)
@@ -386,52 +374,57 @@ def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, lo, hi):
 
 
 @njit(nogil=True, cache=True)
-def _weight_grad_gemm(gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi):
+def _weight_grad_gemm(
+    gy, x, partial, top, left, hp, wp, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile, lo, hi
+):
     """partial[s, o, r] = sum over the (image, tile) pairs of share s, and the positions
-    p of the tile, of gy[n, o, p] * cols[p, r]; grad_w is the sum of the shares.
+    p of the tile, of gy[n, o, p] * cols[p, r]; grad_w is the sum of the shares. For
+    any stride (the conv2d_backward_weight takes `_weight_grad_rows` for stride 1).
 
-    gy: (N, O, Ho Wo); xp: the padded input channels last, each row flat (N, Hp, Wp C);
-    partial: (S, O, kH kW C/G) with r = (i, j, c), zeros on entry. Here cols is laid
-    out the other way round, a row per position, so that the product's long rows (of
-    B and C in `matmul_acc`) are the window's kH kW C/G numbers: a window's row i is
-    kW pixels of C channels, one contiguous run of the channels-last input. A task is
-    (share, group) and owns its part of `partial`: no two threads write the same number.
+    gy: (N, O, Ho Wo); x: the input (N, C, H, W), placed at (top, left) of its padded
+    (hp, wp) planes; partial: (S, O, kH kW C/G) with r = (i, j, c), zeros on entry.
+    Here cols is laid out the other way round, a row per position, so that the
+    product's long rows (of B and C in `matmul_acc`) are the window's kH kW C/G numbers:
+    with the input channels last, a window's row i is kW pixels of C/G channels, one
+    contiguous run. So the task copies each image's group of channels padded and
+    channels last (`_nhwc_row`), into an array of its own that stays in its cache, and
+    then the windows, a run per window row. A task is (share, group) and owns its part
+    of `partial`: no two threads write the same number.
     """
     n_img, positions = gy.shape[0], ho * wo
     shares, o_out, k = partial.shape
     og, cg = o_out // groups, k // (kh * kw)
-    c_in = cg * groups
     n_tiles = (positions + tile - 1) // tile
     units = n_img * n_tiles  # (image, tile) pairs
     per_share = (units + shares - 1) // shares
+    xp = np.empty((hp, wp * cg), dtype=gy.dtype)  # an image's group: padded, channels last
+    pixels = xp.reshape(hp, wp, cg)
     for task in range(lo, hi):  # (share, group)
         share, g = task // groups, task % groups
-        cols = np.empty((tile, k), dtype=xp.dtype)  # this tile's windows, one per row
+        cols = np.empty((tile, k), dtype=gy.dtype)  # this tile's windows, one per row
         out = partial[share, g * og : (g + 1) * og]
+        held = -1  # the image xp holds
         for unit in range(share * per_share, min((share + 1) * per_share, units)):
             b, p0 = unit // n_tiles, (unit % n_tiles) * tile
             p1 = min(p0 + tile, positions)
+            if b != held:
+                for r in range(hp):
+                    _nhwc_row(x, b, g * cg, r, pixels[r], top, left)
+                held = b
             for p in range(p0, p1):
                 oh, ow = p // wo, p % wo
                 row = cols[p - p0]
                 for i in range(kh):
-                    src = xp[b, oh * sh + i * dh]  # one padded input row, pixel after pixel
-                    if groups == 1 and dw == 1:
-                        # the kW pixels of the window's row i, all their channels: one run
-                        start = ow * sw * c_in
-                        run, part = (
-                            src[start : start + kw * c_in],
-                            row[i * kw * c_in : (i + 1) * kw * c_in],
-                        )
-                        for t in range(kw * c_in):
+                    src = xp[oh * sh + i * dh]  # one padded input row, pixel after pixel
+                    if dw == 1:  # the kW pixels of the window's row i, all C/G channels
+                        start = ow * sw * cg
+                        run, part = src[start : start + kw * cg], row[i * kw * cg :]
+                        for t in range(kw * cg):  # one run
                             part[t] = run[t]
                     else:
                         for j in range(kw):  # the C/G channels of one pixel: a run each
-                            start = (ow * sw + j * dw) * c_in + g * cg
-                            run, part = (
-                                src[start : start + cg],
-                                row[(i * kw + j) * cg : (i * kw + j + 1) * cg],
-                            )
+                            start = (ow * sw + j * dw) * cg
+                            run, part = src[start : start + cg], row[(i * kw + j) * cg :]
                             for t in range(cg):
                                 part[t] = run[t]
             # partial[share, this group's o, :] += gy[b, group, p0:p1] @ cols
@@ -725,32 +718,6 @@ def _tile(positions, rows=0, k=0, align=32):
     return align * -(-even // align)
 
 
-def _crop(x, top, bottom, left, right):
-    """x without the rows and columns that a negative amount of padding takes away."""
-    return x[
-        :,
-        :,
-        max(-top, 0) : x.shape[2] - max(-bottom, 0),
-        max(-left, 0) : x.shape[3] - max(-right, 0),
-    ]
-
-
-def _padded_nhwc(x, top, bottom, left, right):
-    """x padded (or cropped) and channels last. Below half a million numbers NumPy's
-    single-threaded copy is faster than the kernel on every core, whose threads must be
-    woken and whose rows are short; from there on the kernel draws level and then wins
-    (measured: benchmarks/RESULTS.md, and again with workers.run on a busy 2-core machine:
-    NumPy still 1.2-2.5x faster below 2^19 numbers)."""
-    if x.size >= 1 << 19:
-        return _to_padded_nhwc(x, top, bottom, left, right)
-    x = _crop(x, top, bottom, left, right)
-    top, bottom, left, right = max(top, 0), max(bottom, 0), max(left, 0), max(right, 0)
-    n, c, h, w = x.shape
-    out = np.zeros((n, h + top + bottom, w + left + right, c), dtype=x.dtype)
-    out[:, top : top + h, left : left + w] = x.transpose(0, 2, 3, 1)
-    return out
-
-
 def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
     """y = conv2d(x, w) + bias with x padded by pads = (top, bottom, left, right), which
     may differ (the transposed convolution below needs that); the output is (ho, wo). The
@@ -872,11 +839,10 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
             workers.run(_weight_grad_rows, shares * groups, *args)  # a task per (share, group)
             # (G, C/G kH kW, O/G) -> w's (O, C/G, kH, kW)
             return np.ascontiguousarray(partial.sum(axis=0).transpose(0, 2, 1)).reshape(w_shape)
-        xp = _padded_nhwc(x, ph, ph, pw, pw)
-        xp = xp.reshape(n, xp.shape[1], -1)  # each row flat: (N, Hp, Wp C)
         partial = np.zeros((shares, o, kh * kw * cg), dtype=x.dtype)
         gy = grad_y.reshape(n, o, ho * wo)
-        args = (gy, xp, partial, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
+        place = (ph, pw, h + 2 * ph, width + 2 * pw)
+        args = (gy, x, partial, *place, ho, wo, sh, sw, dh, dw, kh, kw, groups, tile)
         workers.run(_weight_grad_gemm, shares * groups, *args)  # a task per (share, group)
         # columns (i, j, c) -> w's (c, i, j)
         return np.ascontiguousarray(

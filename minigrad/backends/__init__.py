@@ -1,8 +1,9 @@
 """Which implementation of the hot-path kernels the autograd Functions call.
 
 Every kernel family (`FAMILIES`: attention, convolution, pooling, the matrix product,
-GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary embedding, and the
-element-wise passes over whole arrays: a + b, a reshape's copy, the split's backward)
+GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary embedding, the
+element-wise passes over whole arrays: a + b, a reshape's copy, the split's backward, and
+the sum of every element)
 exists as a reference and as CPU kernels, and attention, convolution and pooling also as
 CUDA kernels, with the same function names and array-in/array-out signatures:
 
@@ -61,9 +62,9 @@ from minigrad.array_module import on_device
 # The kernel families, and for each set of kernels the module of each family. A family
 # with no CUDA kernel runs its reference on GPU arrays: array expressions, which CuPy
 # runs on the GPU (GELU, erf, layer norm, softmax, the Adam/AdamW step, the rotary
-# embedding, the element-wise passes), or one cuBLAS call (the matrix product).
+# embedding, the element-wise passes, the sum), or one cuBLAS call (the matrix product).
 FAMILIES = ("attention", "conv", "pool", "matmul", "gelu", "special", "layer_norm", "softmax")
-FAMILIES += ("adamw", "rotary", "elementwise")
+FAMILIES += ("adamw", "rotary", "elementwise", "reduce")
 _REFERENCE = {family: f"minigrad.kernels.reference.{family}" for family in FAMILIES}
 _CPU = {family: f"minigrad.kernels.cpu.{family}" for family in FAMILIES}
 _CUDA = dict(_REFERENCE)

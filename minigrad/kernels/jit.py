@@ -65,6 +65,7 @@ FAMILIES = {
     "softmax": "softmax",
     "adamw": "Adam/AdamW step",
     "rotary": "rotary embedding",
+    "reduce": "sum",
     "gemm": None,
     "vecmath": None,
 }

@@ -7,7 +7,7 @@ reduced axes have size 1 and broadcasting it (`expand`) over them.
 
 import numpy as np
 
-from minigrad import dtypes
+from minigrad import backends, dtypes
 from minigrad._args import normalize_dim, normalize_dims
 from minigrad.array_module import array_module, on_device
 from minigrad.autograd.function import Function
@@ -51,7 +51,10 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         ctx.in_shape, ctx.axes = x.shape, dim
-        return np.sum(x.array, axis=dim, keepdims=keepdim)
+        # every element of a large array: a kernel (NumPy's sum runs at a few numbers per
+        # cycle); anything else NumPy's
+        sums = backends.kernels("reduce", array=x.array)
+        return sums.sum(x.array, axis=dim, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):

@@ -422,8 +422,8 @@ def test_numba_kernels_match_reference(case, dtype, grow):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(case=conv_cases(), grow=st.booleans())
-def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow):
+@given(case=conv_cases(), grow=st.booleans(), stack=st.booleans())
+def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow, stack):
     """The tiled design on the random cases above, which it would mostly leave to the
     direct loops (few channels): with a stride, its col2im adds each window into the
     input gradient and drops the part that lies on the padding, by computing which
@@ -433,6 +433,8 @@ def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow):
     extra = tuple(max(si, di) - 1 for si, di in zip(s, d)) if grow else (0, 0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: True)
+        # stride 1: window rows multiplied in place, or stacked into one matrix first
+        patch.setattr(cpu, "STACK_BELOW", 10**6 if stack else 0)
         check_kernels_agree(case, np.float64, extra)
 
 
@@ -477,7 +479,11 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
     ids=["same", "narrower", "wider", "dilated", "strided"],
 )
 @pytest.mark.parametrize("tile", [None, 32])
-def test_numba_tiled_kernels_over_several_tiles(case, tile, monkeypatch):
+@pytest.mark.parametrize("stack_below", [0, 10**6], ids=["in-place", "stacked"])
+def test_numba_tiled_kernels_over_several_tiles(case, tile, stack_below, monkeypatch):
+    """Each stride-1 case both ways: the window rows' blocks multiplied where they lie in
+    the shifted planes, and copied into one windows' matrix first (STACK_BELOW)."""
+    monkeypatch.setattr(cpu, "STACK_BELOW", stack_below)
     if tile is not None:
         monkeypatch.setattr(cpu, "TILE", tile)
     monkeypatch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: True)

@@ -54,6 +54,11 @@ MIN_SMALL_TILE = 32
 # the multiply-adds per output position from which the forward pass and the stride-1
 # weight gradient take the product with windows of fewer than 32 numbers (see _use_gemm)
 MIN_MACS = 144
+# stride 1: below this many numbers in a window's row (C/G kW), its kH rows are copied into
+# one windows' matrix for one product (`_stack_rows`) instead of kH products that read the
+# shifted planes in place: a sum over 5 numbers ran 1.3x slower in place, one over 24
+# 1.15x faster (benchmarks/RESULTS.md)
+STACK_BELOW = 16
 
 
 # ---- layout helpers ----------------------------------------------------------------
@@ -111,36 +116,47 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
 
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
-def _forward_gemm(x, w_rows, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks, lo, hi):
-    """y[n, o, p] = bias[o] + sum_r w_rows[o, r] * cols[r, p] for a stride-1 convolution,
-    one tile of `tile` output positions p = oh Wo + ow at a time, the product adding
-    straight into y.
+def _forward_gemm(x, w_taps, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks, lo, hi):
+    """y[n, o, p] = bias[o] + sum over (c, i, j) of w[o, c, i, j] x[n, c, oh + i dh - top,
+    ow + j dw - left] (0 outside x) for a stride-1 convolution, one tile of `tile` output
+    positions p = oh Wo + ow at a time, the products adding straight into y.
 
-    x: the input (N, C, H, W), placed at (top, left) of its padded planes; w_rows:
-    (O, C/G kH kW), each kernel flattened, r = (c, i, j) as in cols; y: (N, O, Ho, Wo).
+    x: the input (N, C, H, W); w_taps: (kH, O, C/G kW), w_taps[i, o, c kW + j] =
+    w[o, c, i, j]; y: (N, O, Ho, Wo).
 
-    Window row r = (c, i, j) at the positions of one output row reads a run of Wo pixels
-    of one row of x, moved by the tap; and the next output row's, the same run one row of
-    x further down. So for each column shift j the task lays plane c out in rows of Wo,
-    moved by that shift (`_im2col_rows`), and then each row of cols, for all the tile's
-    positions at once, is one run of that copy. No padded planes, no junk positions:
-    each row of cols is read straight from x.
+    Window entry (c, i, j) at the positions of one output row reads a run of Wo pixels of
+    one row of x, moved by the tap; at the next output row, the same run one row of x
+    further down. So the task lays each plane out in rows of Wo once per column shift j
+    (`_shift_planes`: kW copies of each plane, in `shifted`), and then the window entries
+    (c, i, j) of all the tile's positions, for one i, are the columns i dh Wo + p of
+    shifted's rows (c, j): a block that BLAS reads where it lies, row stride and all. The
+    tile's output is kH products, one per row i of the window, of w_taps[i] by that block:
+    no windows' matrix is copied out at all.
     """
-    k, og = w_rows.shape[1], w_rows.shape[0] // groups
-    cg = k // (kh * kw)
+    og = w_taps.shape[1] // groups
+    cg = x.shape[1] // groups
+    kc = cg * kw  # the rows of shifted
     n_img, o_out, ho, wo = y.shape
     positions = ho * wo
     n_tiles = (positions + tile - 1) // tile
     ys = y.reshape(n_img, o_out, positions)  # each output plane flat
     xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo), dtype=y.dtype)  # see _im2col_rows
-    cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
+    shifted = np.zeros((kc, (ho + (kh - 1) * dh) * wo), dtype=y.dtype)  # see _shift_planes
+    stacked = w_taps.shape[0] == 1 and kh > 1
+    cols = np.empty((kh * kc if stacked else 0, tile), dtype=y.dtype)
     for task in range(lo, hi):  # (image, group, tile): independent outputs
         b, g, p0, n = _task_tile(task, groups, n_tiles, tile, positions)
         c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
-        _im2col_rows(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted)
+        _shift_planes(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, shifted)
         out = ys[b, g * og : (g + 1) * og]
-        _bias_and_product(w_rows[g * og : (g + 1) * og], bias[g * og :], cols, out, p0, n, chunks)
+        _fill_bias(bias[g * og :], out, p0, n)
+        if stacked:  # short window rows: one windows' matrix, one product
+            _stack_rows(shifted, cols, p0, n, kh, dh * wo)
+            _product_in_chunks(w_taps[0, g * og : (g + 1) * og], cols, 0, out, p0, n, chunks)
+            continue
+        for i in range(kh):  # out += w_taps[i] @ the window entries (c, i, j)
+            w_i = w_taps[i, g * og : (g + 1) * og]
+            _product_in_chunks(w_i, shifted, i * dh * wo + p0, out, p0, n, chunks)
 
 
 # inline: compiled as part of the kernel that calls it rather than as a function of its
@@ -157,43 +173,61 @@ def _task_tile(task, groups, n_tiles, tile, positions):
 
 
 @njit(inline="always")  # as _task_tile
-def _bias_and_product(w_g, bias_g, cols, out, p0, n, chunks):
-    """out[o, p0 + t] = bias_g[o] + sum_r w_g[o, r] cols[r, t] for t below n: the product
-    adds onto the bias, which so costs no pass of its own over y. The sum over a window's
-    rows runs in `chunks` equal chunks, a call of the product each (see _forward)."""
-    k = cols.shape[0]
+def _fill_bias(bias_g, out, p0, n):
+    """out[o, p0 : p0 + n] = bias_g[o]: the products then add onto the bias, which so costs
+    no pass of its own over y."""
     for o in range(out.shape[0]):
         row, value = out[o, p0 : p0 + n], bias_g[o]
         for t in range(n):
             row[t] = value
-    for part in range(chunks):
-        r0, r1 = k * part // chunks, k * (part + 1) // chunks
-        matmul_acc(w_g, r0, cols[r0:r1], 0, out, p0, n)
 
 
 @njit(inline="always")  # as _task_tile
-def _im2col_rows(xs, c0, width, wo, p0, p1, top, left, dh, dw, kh, kw, cols, shifted):
-    """cols[r, p - p0] = x[c0 + c, oh + i dh - top, ow + j dw - left] (0 outside x) for the
-    rows r = (c, i, j) of a window and the positions p = oh Wo + ow from p0 to p1, stride 1.
-    xs: the planes of x, one per row, flat (W wide); shifted: (kW, (Ho + (kH - 1) dh) Wo),
-    made with zeros.
+def _product_in_chunks(w_g, windows, start, out, p0, n, chunks):
+    """out[:, p0 : p0 + n] += w_g @ windows[:, start : start + n], the sum over the rows of
+    windows in `chunks` equal chunks, a call of the product each (see _forward)."""
+    k = windows.shape[0]
+    for part in range(chunks):
+        r0, r1 = k * part // chunks, k * (part + 1) // chunks
+        matmul_acc(w_g, r0, windows[r0:r1], start, out, p0, n)
 
-    For each column shift s = j dw - left, shifted[j] holds plane c in rows of Wo, moved
-    s columns: shifted[j][(r + top) Wo + q] = x[c, r, q + s], 0 where q + s lies outside
-    the row, and `top` rows of zeros above (more below). Window row (c, i, j) at position
-    p is then shifted[j][p + i dh Wo]: one run. Only the rows of x this tile's windows
-    read are laid out; the rows above and below x, and the columns outside it, are never
-    written and stay zero.
+
+@njit(inline="always")  # as _task_tile
+def _stack_rows(shifted, cols, p0, n, kh, step):
+    """cols[i kc + r, t] = shifted[r, i step + p0 + t] for t below n: the window rows'
+    blocks of `shifted` (kc rows each, see _forward_gemm) copied one under the other into
+    one windows' matrix, whose rows are then (i, c, j)."""
+    kc = shifted.shape[0]
+    for i in range(kh):
+        for r in range(kc):
+            run, row = shifted[r, i * step + p0 : i * step + p0 + n], cols[i * kc + r]
+            for t in range(n):
+                row[t] = run[t]
+
+
+@njit(inline="always")  # as _task_tile
+def _shift_planes(xs, c0, width, wo, p0, p1, top, left, dh, dw, kh, kw, shifted):
+    """shifted[c kW + j, (r + top) Wo + q] = x[c0 + c, r, q + j dw - left] (0 where that
+    lies outside the row) for the rows r of x that the windows of the positions p0 to p1
+    read, stride 1: each plane of the group laid out in rows of Wo, once per column
+    shift s = j dw - left, with `top` rows of zeros above (more below). xs: the planes
+    of x, one per row, flat (W wide); shifted: (C/G kW, (Ho + (kH - 1) dh) Wo), made with
+    zeros.
+
+    Window entry (c, i, j) at position p = oh Wo + ow is then shifted[c kW + j,
+    p + i dh Wo]: for all the positions of a tile, one run. Only the rows of x the
+    tile's windows read are laid out; the rows above and below x, and the columns
+    outside it, are never written and stay zero.
     """
     h = xs.shape[1] // width
-    for c in range(cols.shape[0] // (kh * kw)):
+    # the rows of x the tile's windows read
+    r0 = max(p0 // wo - top, 0)
+    r1 = min((p1 - 1) // wo + (kh - 1) * dh - top + 1, h)
+    for c in range(shifted.shape[0] // kw):
         plane = xs[c0 + c]
-        # the rows of x the tile's windows read
-        r0 = max(p0 // wo - top, 0)
-        r1 = min((p1 - 1) // wo + (kh - 1) * dh - top + 1, h)
         for j in range(kw):
             s = j * dw - left
-            copy = shifted[j]
+            copy = shifted[c * kw + j]
             if wo == width:
                 # a layer that keeps the width: the rows follow each other as in x, and
                 # the copy is one run; where it wraps round onto the next or the previous
@@ -213,12 +247,6 @@ def _im2col_rows(xs, c0, width, wo, p0, p1, top, left, dh, dw, kh, kw, cols, shi
                     dst, run = copy[start + q0 : start + q1], plane[r * width + q0 + s :]
                     for t in range(q1 - q0):
                         dst[t] = run[t]
-        for i in range(kh):
-            for j in range(kw):
-                run = shifted[j][i * dh * wo + p0 : i * dh * wo + p1]
-                row = cols[(c * kh + i) * kw + j]
-                for t in range(p1 - p0):
-                    row[t] = run[t]
 
 
 @njit(nogil=True, cache=True)
@@ -244,7 +272,8 @@ def _forward_gemm_strided(
             held = b * groups + g
         _im2col_tile(xp, hp, wp, p0, p0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
         out = ys[b, g * og : (g + 1) * og]
-        _bias_and_product(w_rows[g * og : (g + 1) * og], bias[g * og :], cols, out, p0, n, chunks)
+        _fill_bias(bias[g * og :], out, p0, n)
+        _product_in_chunks(w_rows[g * og : (g + 1) * og], cols, 0, out, p0, n, chunks)
 
 
 # --8<-- [start:im2col_tile]
@@ -330,47 +359,50 @@ def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
 
 
 @njit(nogil=True, cache=True)
-def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, lo, hi):
-    """partial[s, g, r, o] = sum over the (image, tile) pairs of share s, and the positions
-    p of the tile, of cols[r, p] * gy[n, g O/G + o, p], for a stride-1 convolution;
-    grad_w[g O/G + o, r] is the sum of the shares.
+def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, stacked, lo, hi):
+    """partial[s, g, i, c kW + j, o] = sum over the (image, tile) pairs of share s, and the
+    positions p of the tile, of (window entry (c, i, j) at p) * gy[n, g O/G + o, p], for a
+    stride-1 convolution; grad_w[g O/G + o, c, i, j] is the sum of the shares.
 
     gy: grad_y (N, O, Ho, Wo); x: the input (N, C, H, W), placed at (top, left) of its
-    padded planes; partial: (S, G, C/G kH kW, O/G), zeros on entry. The windows are
-    those of the forward pass, copied by the same `_im2col_rows` (cols: (C/G kH kW,
-    tile), a row per window number r = (c, i, j), the order of w's own numbers): no
-    channels-last copy of x and no copy window by window. The product sums over the
-    tile's positions, cols @ gy^T, with the tile of gy transposed first (a few KiB, in
-    the cache): BLAS's gemm wants the rows of its right-hand block contiguous. A task is
-    (share, group) and owns its part of `partial`: no two threads write the same number.
+    padded planes; partial: (S, G, kH, C/G kW, O/G), zeros on entry. The windows are
+    those of the forward pass, laid out by the same `_shift_planes`: for one row i of
+    the window, the entries (c, i, j) of the tile's positions are a block of `shifted`
+    that BLAS reads in place. Each of the kH products sums over the tile's positions,
+    that block times the tile of gy transposed (copied first, a few KiB, in the cache:
+    BLAS wants the rows of its right-hand block contiguous). A task is (share, group)
+    and owns its part of `partial`: no two threads write the same number.
     """
     n_img, o_out, ho, wo = gy.shape
-    shares, groups, k, og = partial.shape
-    cg = k // (kh * kw)
+    shares, groups, _, kc, og = partial.shape
+    cg = kc // kw
     positions = ho * wo
     n_tiles = (positions + tile - 1) // tile
     units = n_img * n_tiles  # (image, tile) pairs
     per_share = (units + shares - 1) // shares
     gys = gy.reshape(n_img, o_out, positions)  # each gradient plane flat
     xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    shifted = np.zeros((kw, (ho + (kh - 1) * dh) * wo), dtype=gy.dtype)  # see _im2col_rows
-    cols = np.empty((k, tile), dtype=gy.dtype)  # a tile's windows, one per column
+    shifted = np.zeros((kc, (ho + (kh - 1) * dh) * wo), dtype=gy.dtype)  # see _shift_planes
     gy_t = np.empty((tile, og), dtype=gy.dtype)  # the tile of grad_y, transposed
+    cols = np.empty((kh * kc if stacked else 0, tile), dtype=gy.dtype)
     for task in range(lo, hi):  # (share, group)
         share, g = task // groups, task % groups
         for unit in range(share * per_share, min((share + 1) * per_share, units)):
             b, p0 = unit // n_tiles, (unit % n_tiles) * tile
             n = min(tile, positions - p0)
             c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
-            _im2col_rows(
-                xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, cols, shifted
-            )
+            _shift_planes(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, shifted)
             for o in range(og):
                 row = gys[b, g * og + o, p0 : p0 + n]
                 for t in range(n):
                     gy_t[t, o] = row[t]
-            # partial[share, g] += cols[:, :n] @ gy_t[:n]
-            matmul_acc(cols, 0, gy_t[:n], 0, partial[share, g], 0, og)
+            if stacked:  # short window rows: one windows' matrix, one product
+                _stack_rows(shifted, cols, p0, n, kh, dh * wo)
+                out = partial[share, g].reshape(kh * kc, og)  # rows (i, c, j)
+                matmul_acc(cols, 0, gy_t[:n], 0, out, 0, og)
+                continue
+            for i in range(kh):  # partial[share, g, i] += entries (c, i, j) @ gy_t
+                matmul_acc(shifted, i * dh * wo + p0, gy_t[:n], 0, partial[share, g, i], 0, og)
 
 
 @njit(nogil=True, cache=True)
@@ -680,7 +712,7 @@ def _use_gemm(channels_per_group, k, strided=False, positions=None, as_runs=Fals
 
     Where the windows are copied as runs of the input (as_runs: the forward pass, the
     input gradient it computes, and the stride-1 weight gradient, all through
-    `_im2col_rows` or `_im2col_tile`), each row of cols a run of a plane, a shorter
+    `_shift_planes` or `_im2col_tile`), each row of cols a run of a plane, a shorter
     window pays too once there are MIN_MACS multiply-adds per output position
     (channels_per_group k). Forward: LeNet's first layer (6 x 25) ran as fast either
     way, 8 x 27 and 16 x 18 1.2-1.3x faster with the product, 4 x 25 1.1x slower. Weight
@@ -730,20 +762,31 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
     # the padded planes' size and where x sits in them (each task pads its own planes)
     place = (top, left, x.shape[2] + top + bottom, x.shape[3] + left + right)
     if _use_gemm(o // groups, cg * kh * kw, (sh, sw) != (1, 1), ho * wo, as_runs=True):
-        w_rows = np.ascontiguousarray(w).reshape(o, cg * kh * kw)  # rows r = (c, i, j), as in cols
         y = np.empty((n, o, ho, wo), dtype=x.dtype)
         # where OpenBLAS has its small-matrix kernels, the product sums over a window in
         # equal chunks of at most K_CHUNK numbers, each small enough for them with the
         # tile chosen for it: much faster than one call too large for them, and no slower
-        # than one call that fits (benchmarks/RESULTS.md)
-        k = cg * kh * kw
+        # than one call that fits (benchmarks/RESULTS.md). With stride 1 the sum runs over
+        # one row of the window at a time (C/G kW numbers: see _forward_gemm), with a
+        # stride over the whole window (C/G kH kW)
+        k = cg * kw if (sh, sw) == (1, 1) else cg * kh * kw
         tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
         chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1  # -(-a // b) is a / b rounded up
         tasks = n * groups * -(-(ho * wo) // tile)  # (image, group, tile of positions)
         if (sh, sw) == (1, 1):
-            args = (x, w_rows, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks)
+            # w_taps[i, o, c kW + j] = w[o, c, i, j]: the weights of window row i
+            if STACK_BELOW > k:  # one product of the whole window: w_taps[0, o, (i, c, j)]
+                w_taps = np.ascontiguousarray(w.transpose(0, 2, 1, 3)).reshape(1, o, kh * k)
+                k = kh * k
+                tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
+                chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1
+                tasks = n * groups * -(-(ho * wo) // tile)
+            else:
+                w_taps = np.ascontiguousarray(w.transpose(2, 0, 1, 3)).reshape(kh, o, k)
+            args = (x, w_taps, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks)
             workers.run(_forward_gemm, tasks, *args)
         else:
+            w_rows = np.ascontiguousarray(w).reshape(o, k)  # rows r = (c, i, j), as in cols
             args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
             workers.run(_forward_gemm_strided, tasks, *args)
         return y
@@ -833,12 +876,14 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         # cuts the tasks into one block per thread: more shares would balance nothing);
         # each share adds into its own copy of grad_w, and the copies are summed at the end
         shares = max(1, min(units, -(-workers.count() // groups)))
-        if not strided:  # the windows as the forward pass copies them
-            partial = np.zeros((shares, groups, cg * kh * kw, o // groups), dtype=x.dtype)
-            args = (grad_y, x, partial, ph, pw, dh, dw, kh, kw, tile)
+        if not strided:  # the windows as the forward pass lays them out
+            og = o // groups
+            partial = np.zeros((shares, groups, kh, cg * kw, og), dtype=x.dtype)
+            args = (grad_y, x, partial, ph, pw, dh, dw, kh, kw, tile, STACK_BELOW > cg * kw)
             workers.run(_weight_grad_rows, shares * groups, *args)  # a task per (share, group)
-            # (G, C/G kH kW, O/G) -> w's (O, C/G, kH, kW)
-            return np.ascontiguousarray(partial.sum(axis=0).transpose(0, 2, 1)).reshape(w_shape)
+            # (G, kH, C/G, kW, O/G) -> w's (O, C/G, kH, kW)
+            grad_w = partial.sum(axis=0).reshape(groups, kh, cg, kw, og).transpose(0, 4, 2, 1, 3)
+            return np.ascontiguousarray(grad_w).reshape(w_shape)
         partial = np.zeros((shares, o, kh * kw * cg), dtype=x.dtype)
         gy = grad_y.reshape(n, o, ho * wo)
         place = (ph, pw, h + 2 * ph, width + 2 * pw)

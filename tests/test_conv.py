@@ -422,8 +422,8 @@ def test_numba_kernels_match_reference(case, dtype, grow):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(case=conv_cases(), grow=st.booleans(), stack=st.booleans())
-def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow, stack):
+@given(case=conv_cases(), grow=st.booleans(), stack=st.booleans(), nhwc=st.booleans())
+def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow, stack, nhwc):
     """The tiled design on the random cases above, which it would mostly leave to the
     direct loops (few channels): with a stride, its col2im adds each window into the
     input gradient and drops the part that lies on the padding, by computing which
@@ -433,8 +433,10 @@ def test_tiled_kernels_match_reference_at_any_stride_and_padding(case, grow, sta
     extra = tuple(max(si, di) - 1 for si, di in zip(s, d)) if grow else (0, 0)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cpu, "_use_gemm", lambda *args, **kwargs: True)
-        # stride 1: window rows multiplied in place, or stacked into one matrix first
+        # window rows multiplied in place, or stacked into one matrix first
         patch.setattr(cpu, "STACK_BELOW", 10**6 if stack else 0)
+        # a strided weight gradient from the shifted planes or from channels last
+        patch.setattr(cpu, "CHANNELS_LAST_FROM", 0 if nhwc else 10**6)
         check_kernels_agree(case, np.float64, extra)
 
 
@@ -466,7 +468,7 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
 # planes with more output positions than one tile of the tiled product, so that tiles
 # start and end inside output rows: stride 1 keeping the width (each plane laid out as one
 # run), narrower and wider than x (row by row; the input gradient of each is the other),
-# dilated, and a stride
+# dilated, and a stride (with window rows long enough for a channels-last weight gradient)
 @pytest.mark.parametrize(
     "case",
     [
@@ -475,8 +477,9 @@ def test_numba_designs_match_reference(case, design, monkeypatch):
         (2, 1, 5, 8, 37, 29, 3, 3, (1, 1), (0, 2), (1, 1)),
         (1, 1, 5, 8, 33, 30, 3, 2, (1, 1), (2, 1), (2, 3)),
         (2, 2, 3, 4, 41, 35, 3, 2, (2, 3), (1, 0), (1, 2)),
+        (2, 1, 16, 8, 37, 29, 3, 3, (2, 2), (1, 1), (1, 1)),
     ],
-    ids=["same", "narrower", "wider", "dilated", "strided"],
+    ids=["same", "narrower", "wider", "dilated", "strided", "strided-channels-last"],
 )
 @pytest.mark.parametrize("tile", [None, 32])
 @pytest.mark.parametrize("stack_below", [0, 10**6], ids=["in-place", "stacked"])

@@ -5,13 +5,14 @@ forward pass and both gradients:
 
 1. **im2col in tiles + the shared matrix product** (4 or more output channels per
    group). The reference copies *every* window into one huge matrix (for a ResNet
-   layer of 32 images, 75 MB) and then multiplies. Here each thread copies the windows
-   of a tile of up to 256 output positions only, so the copy stays in the core's
-   cache, and multiplies it straight away with `matmul_acc` (kernels/cpu/gemm.py: one
-   call of BLAS's gemm), the block product the attention kernels use too. The forward pass is
-   y = w_rows @ cols, a long row of positions per output channel; the weight gradient
-   is dL/dy @ cols^T, summed tile by tile; the input gradient dL/dcols = w^T @ dL/dy,
-   added back onto the windows (col2im), also tile by tile.
+   layer of 32 images, 75 MB) and then multiplies. Here each thread lays out what the
+   windows of a tile of up to 256 output positions read, kW shifted copies of each
+   input plane (`_shift_planes`), which stay in the core's cache, and multiplies
+   straight away with `matmul_acc` (kernels/cpu/gemm.py: one call of BLAS's gemm), the
+   block product the attention kernels use too, reading each row of the windows in
+   place. The forward pass is y = w @ cols, a long row of positions per output channel;
+   the weight gradient is dL/dy @ cols^T, summed tile by tile; the input gradient with
+   a stride dL/dcols = w^T @ dL/dy, added back onto the windows (col2im).
 
 2. **A direct loop** (depthwise and few-channel convolutions). With one or two
    channels per group a window holds only kH kW numbers, too few for a matrix product
@@ -59,6 +60,12 @@ MIN_MACS = 144
 # shifted planes in place: a sum over 5 numbers ran 1.3x slower in place, one over 24
 # 1.15x faster (benchmarks/RESULTS.md)
 STACK_BELOW = 16
+# a strided weight gradient with window rows of this many numbers (C/G kW) or more, and more
+# than one row, copies its windows from a channels-last copy of the input (_weight_grad_gemm),
+# a run of C/G kW numbers per window row: 0.80-0.92 of the time of _weight_grad_rows on
+# rows of 48-192 numbers, which was faster on rows of 3 (a depthwise layer: 0.2) and 21
+# (0.74), and on 1 x 1 kernels (0.85; benchmarks/RESULTS.md)
+CHANNELS_LAST_FROM = 48
 
 
 # ---- layout helpers ----------------------------------------------------------------
@@ -98,12 +105,12 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
     out[(c hp + r) wp + q] = x[b, c0 + c, r - top, q - left] where that is inside x.
 
     Only the inside is written: the border of out keeps the zeros it was made with, the
-    same for every image. A function of its own, compiled once for the kernels that call
-    it (inlined, into each: seconds); out is flat because each shape of np.zeros is
-    compiled apart (tenths of a second each). Each task of those kernels pads the planes
-    it reads into its own small array, which stays in its core's cache: a padded copy of
+    same for every image. A function of its own, compiled once for the direct kernels
+    that call it (inlined, into each: seconds); out is flat because each shape of
+    np.zeros is compiled apart (tenths of a second each). Each task pads the planes it
+    reads into its own small array, which stays in its core's cache: a padded copy of
     the whole batch, made by NumPy on one core before the kernel, took as long as the
-    kernel itself on a depthwise layer, and 5-15% of the tiled forward pass's time."""
+    kernel itself on a depthwise layer."""
     h, w = x.shape[2], x.shape[3]
     q0, q1 = max(0, -left), min(w, wp - left)  # the columns of x that land inside
     for c in range(out.size // (hp * wp)):
@@ -116,22 +123,25 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
 
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
-def _forward_gemm(x, w_taps, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks, lo, hi):
-    """y[n, o, p] = bias[o] + sum over (c, i, j) of w[o, c, i, j] x[n, c, oh + i dh - top,
-    ow + j dw - left] (0 outside x) for a stride-1 convolution, one tile of `tile` output
-    positions p = oh Wo + ow at a time, the products adding straight into y.
+def _forward_gemm(
+    x, w_taps, bias, y, top, left, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
+):
+    """y[n, o, p] = bias[o] + sum over (c, i, j) of w[o, c, i, j] x[n, c, oh sh + i dh - top,
+    ow sw + j dw - left] (0 outside x), one tile of `tile` output positions p = oh Wo + ow
+    at a time, the products adding straight into y.
 
     x: the input (N, C, H, W); w_taps: (kH, O, C/G kW), w_taps[i, o, c kW + j] =
     w[o, c, i, j]; y: (N, O, Ho, Wo).
 
-    Window entry (c, i, j) at the positions of one output row reads a run of Wo pixels of
-    one row of x, moved by the tap; at the next output row, the same run one row of x
-    further down. So the task lays each plane out in rows of Wo once per column shift j
-    (`_shift_planes`: kW copies of each plane, in `shifted`), and then the window entries
-    (c, i, j) of all the tile's positions, for one i, are the columns i dh Wo + p of
-    shifted's rows (c, j): a block that BLAS reads where it lies, row stride and all. The
-    tile's output is kH products, one per row i of the window, of w_taps[i] by that block:
-    no windows' matrix is copied out at all.
+    Window entry (c, i, j) at the positions of one output row reads Wo pixels of one row
+    of x, sw apart, moved by the tap; at the next output row, the same pixels sh rows of
+    x further down. So the task lays each plane out in rows of Wo, once per column shift
+    j and (with a stride) per phase of the rows (`_shift_planes`, into `shifted`), and
+    then the window entries (c, i, j) of all the tile's positions, for one i, are a block
+    of shifted: its rows (c, j), its columns moved a whole number of rows along. BLAS
+    reads that block where it lies, row stride and all: the tile's output is kH
+    products, one per row i of the window, of w_taps[i] by its block, and no windows'
+    matrix is copied out at all.
     """
     og = w_taps.shape[1] // groups
     cg = x.shape[1] // groups
@@ -141,22 +151,26 @@ def _forward_gemm(x, w_taps, bias, y, top, left, dh, dw, kh, kw, groups, tile, c
     n_tiles = (positions + tile - 1) // tile
     ys = y.reshape(n_img, o_out, positions)  # each output plane flat
     xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    shifted = np.zeros((kc, (ho + (kh - 1) * dh) * wo), dtype=y.dtype)  # see _shift_planes
+    rows = ho + (kh - 1) * dh // sh  # the rows of each phase the windows read
+    shifted = np.zeros((sh, kc, rows * wo), dtype=y.dtype)  # see _shift_planes
     stacked = w_taps.shape[0] == 1 and kh > 1
     cols = np.empty((kh * kc if stacked else 0, tile), dtype=y.dtype)
     for task in range(lo, hi):  # (image, group, tile): independent outputs
         b, g, p0, n = _task_tile(task, groups, n_tiles, tile, positions)
         c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
-        _shift_planes(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, shifted)
+        _shift_planes(
+            xs, c0, x.shape[3], wo, p0, p0 + n, top, left, sh, sw, dh, dw, kh, kw, shifted
+        )
         out = ys[b, g * og : (g + 1) * og]
         _fill_bias(bias[g * og :], out, p0, n)
         if stacked:  # short window rows: one windows' matrix, one product
-            _stack_rows(shifted, cols, p0, n, kh, dh * wo)
+            _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo)
             _product_in_chunks(w_taps[0, g * og : (g + 1) * og], cols, 0, out, p0, n, chunks)
             continue
         for i in range(kh):  # out += w_taps[i] @ the window entries (c, i, j)
             w_i = w_taps[i, g * og : (g + 1) * og]
-            _product_in_chunks(w_i, shifted, i * dh * wo + p0, out, p0, n, chunks)
+            phase, start = (i * dh) % sh, (i * dh) // sh * wo + p0
+            _product_in_chunks(w_i, shifted[phase], start, out, p0, n, chunks)
 
 
 # inline: compiled as part of the kernel that calls it rather than as a function of its
@@ -193,115 +207,77 @@ def _product_in_chunks(w_g, windows, start, out, p0, n, chunks):
 
 
 @njit(inline="always")  # as _task_tile
-def _stack_rows(shifted, cols, p0, n, kh, step):
-    """cols[i kc + r, t] = shifted[r, i step + p0 + t] for t below n: the window rows'
-    blocks of `shifted` (kc rows each, see _forward_gemm) copied one under the other into
-    one windows' matrix, whose rows are then (i, c, j)."""
-    kc = shifted.shape[0]
+def _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo):
+    """cols[i kc + r, t] = the window entry (c, i, j) at position p0 + t, r = c kW + j, for t
+    below n: the blocks of `shifted` that the kH products of _forward_gemm read, copied
+    one under the other into one windows' matrix, whose rows are then (i, c, j)."""
+    kc = shifted.shape[1]
     for i in range(kh):
+        phase, start = (i * dh) % sh, (i * dh) // sh * wo + p0
         for r in range(kc):
-            run, row = shifted[r, i * step + p0 : i * step + p0 + n], cols[i * kc + r]
+            run, row = shifted[phase, r, start : start + n], cols[i * kc + r]
             for t in range(n):
                 row[t] = run[t]
 
 
 @njit(inline="always")  # as _task_tile
-def _shift_planes(xs, c0, width, wo, p0, p1, top, left, dh, dw, kh, kw, shifted):
-    """shifted[c kW + j, (r + top) Wo + q] = x[c0 + c, r, q + j dw - left] (0 where that
-    lies outside the row) for the rows r of x that the windows of the positions p0 to p1
-    read, stride 1: each plane of the group laid out in rows of Wo, once per column
-    shift s = j dw - left, with `top` rows of zeros above (more below). xs: the planes
-    of x, one per row, flat (W wide); shifted: (C/G kW, (Ho + (kH - 1) dh) Wo), made with
-    zeros.
+def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, shifted):
+    """shifted[f, c kW + j, m Wo + q] = x[c0 + c, m sh + f - top, q sw + j dw - left] (0
+    where that lies outside x), for the rows m that the windows of the positions p0 to p1
+    read: each plane of the group laid out in rows of Wo, once per column shift
+    j dw - left and phase f of the rows (row m of phase f is row m sh + f of the padded
+    plane), every sw-th pixel. xs: the planes of x, one per row, flat (W wide);
+    shifted: (sh, C/G kW, (Ho + (kH - 1) dh // sh) Wo), made with zeros.
 
-    Window entry (c, i, j) at position p = oh Wo + ow is then shifted[c kW + j,
-    p + i dh Wo]: for all the positions of a tile, one run. Only the rows of x the
-    tile's windows read are laid out; the rows above and below x, and the columns
-    outside it, are never written and stay zero.
+    Window entry (c, i, j) at position p = oh Wo + ow is then, with f = i dh % sh,
+    shifted[f, c kW + j, p + (i dh // sh) Wo]: for all the positions of a tile, one run.
+    Only the rows the tile's windows read are laid out; the rows above and below x, and
+    the columns outside it, are never written and stay zero.
     """
     h = xs.shape[1] // width
-    # the rows of x the tile's windows read
-    r0 = max(p0 // wo - top, 0)
-    r1 = min((p1 - 1) // wo + (kh - 1) * dh - top + 1, h)
-    for c in range(shifted.shape[0] // kw):
+    # the rows m of each phase that the tile's windows read
+    m0, m1 = p0 // wo, min((p1 - 1) // wo + (kh - 1) * dh // sh + 1, shifted.shape[2] // wo)
+    for c in range(shifted.shape[1] // kw):
         plane = xs[c0 + c]
         for j in range(kw):
             s = j * dw - left
-            copy = shifted[c * kw + j]
-            if wo == width:
-                # a layer that keeps the width: the rows follow each other as in x, and
-                # the copy is one run; where it wraps round onto the next or the previous
-                # row (the |s| columns outside x), zeros
-                t0, t1 = max(r0 * width, -s), min(r1 * width, xs.shape[1] - s)
-                dst, run = copy[top * width + t0 : top * width + t1], plane[t0 + s : t1 + s]
-                for t in range(t1 - t0):
-                    dst[t] = run[t]
-                c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
-                for q in range(c_lo, c_hi):
-                    for t in range(t0 + (q - t0 % width) % width, t1, width):
-                        dst[t - t0] = 0
-            else:  # row by row: the columns q of the copy whose q + s lies inside x
-                q0, q1 = max(0, -s), min(wo, width - s)
-                for r in range(r0, r1):
-                    start = (r + top) * wo
-                    dst, run = copy[start + q0 : start + q1], plane[r * width + q0 + s :]
+            if sh == 1 and sw == 1:
+                copy = shifted[0, c * kw + j]
+                r0, r1 = max(m0 - top, 0), min(m1 - top, h)  # the rows of x
+                if wo == width:
+                    # a layer that keeps the width: the rows follow each other as in x,
+                    # and the copy is one run; where it wraps round onto the next or the
+                    # previous row (the |s| columns outside x), zeros
+                    t0, t1 = max(r0 * width, -s), min(r1 * width, xs.shape[1] - s)
+                    dst = copy[top * width + t0 : top * width + t1]
+                    run = plane[t0 + s : t1 + s]
+                    for t in range(t1 - t0):
+                        dst[t] = run[t]
+                    c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
+                    for q in range(c_lo, c_hi):
+                        for t in range(t0 + (q - t0 % width) % width, t1, width):
+                            dst[t - t0] = 0
+                else:  # row by row: the columns q of the copy whose q + s lies inside x
+                    q0, q1 = max(0, -s), min(wo, width - s)
+                    for r in range(r0, r1):
+                        start = (r + top) * wo
+                        dst, run = copy[start + q0 : start + q1], plane[r * width + q0 + s :]
+                        for t in range(q1 - q0):
+                            dst[t] = run[t]
+                continue
+            # with a stride, row by row: the columns q whose pixel q sw + s lies inside x
+            q0 = max(0, (sw - 1 - s) // sw) if s < 0 else 0
+            q1 = min(wo, (width - 1 - s) // sw + 1)
+            for f in range(sh):
+                copy = shifted[f, c * kw + j]
+                # the rows m whose row of x, m sh + f - top, lies inside x
+                first_m = max(m0, (top - f + sh - 1) // sh)
+                for m in range(first_m, min(m1, (h + top - f + sh - 1) // sh)):
+                    first = (m * sh + f - top) * width + q0 * sw + s
+                    dst = copy[m * wo + q0 : m * wo + q1]
+                    run = plane[first : first + (q1 - q0 - 1) * sw + 1 : sw]  # sw apart
                     for t in range(q1 - q0):
                         dst[t] = run[t]
-
-
-@njit(nogil=True, cache=True)
-def _forward_gemm_strided(
-    x, w_rows, bias, y, top, left, hp, wp, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
-):
-    """`_forward_gemm` with a stride: each task pads its image's planes (`_pad_planes`)
-    and `_im2col_tile` copies the windows, a run per output row. A kernel of its own, so
-    that models without a strided layer (LeNet) do not compile it."""
-    k, og = w_rows.shape[1], w_rows.shape[0] // groups
-    cg = k // (kh * kw)
-    n_img, o_out, ho, wo = y.shape
-    positions = ho * wo
-    n_tiles = (positions + tile - 1) // tile
-    ys = y.reshape(n_img, o_out, positions)  # each output plane flat
-    xp = np.zeros(cg * hp * wp, dtype=y.dtype)  # the padded planes of one (image, group)
-    held = -1  # the (image, group) whose planes xp holds
-    cols = np.empty((k, tile), dtype=y.dtype)  # a tile's windows, one per column
-    for task in range(lo, hi):  # (image, group, tile): independent outputs
-        b, g, p0, n = _task_tile(task, groups, n_tiles, tile, positions)
-        if b * groups + g != held:  # the tiles of one image and group share planes
-            _pad_planes(x, b, g * cg, xp, hp, wp, top, left)
-            held = b * groups + g
-        _im2col_tile(xp, hp, wp, p0, p0 + n, wo, sh, sw, dh, dw, kh, kw, cols)
-        out = ys[b, g * og : (g + 1) * og]
-        _fill_bias(bias[g * og :], out, p0, n)
-        _product_in_chunks(w_rows[g * og : (g + 1) * og], cols, 0, out, p0, n, chunks)
-
-
-# --8<-- [start:im2col_tile]
-# inline: compiled as part of the kernel that calls it rather than as a function of its
-# own, which would cost Numba about half a second more to compile
-@njit(inline="always")
-def _im2col_tile(xp, hp, wp, p0, p1, wo, sh, sw, dh, dw, kh, kw, cols):
-    """cols[r, p - p0] = xp[c, oh sh + i dh, ow sw + j dw] for the rows r = (c, i, j) of a
-    window and the output positions p = (oh, ow) from p0 to p1: the reference's im2col,
-    for one tile of positions. xp: the padded planes of one image's group of input
-    channels, (C/G, hp, wp) flattened, as `_pad_planes` makes them.
-
-    The positions of one output row read one input row, every sw-th pixel of it, so each
-    row of cols is filled in runs, one per output row the tile meets.
-    """
-    for c in range(xp.size // (hp * wp)):
-        for i in range(kh):
-            for oh in range(p0 // wo, (p1 - 1) // wo + 1):  # the output rows the tile meets
-                lo, hi = max(p0, oh * wo), min(p1, (oh + 1) * wo)  # their positions in it
-                row0 = (c * hp + oh * sh + i * dh) * wp
-                src = xp[row0 : row0 + wp]  # the input row they all read, for this i
-                for j in range(kw):
-                    start = (lo - oh * wo) * sw + j * dw
-                    pixels = src[start : start + (hi - lo - 1) * sw + 1 : sw]  # sw apart
-                    dst = cols[(c * kh + i) * kw + j, lo - p0 : hi - p0]
-                    for q in range(hi - lo):
-                        dst[q] = pixels[q]
-    # --8<-- [end:im2col_tile]
 
 
 @njit(nogil=True, cache=True)
@@ -329,9 +305,9 @@ def _input_grad_gemm(gy, w_t, gx, ph, pw, sh, sw, dh, dw, kh, kw, wo, tile, lo, 
                 _col2im_tile(grad_cols, gx, b, g * cg, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw)
 
 
-@njit(inline="always")  # as _im2col_tile
+@njit(inline="always")  # as _task_tile
 def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
-    """The adjoint of `_im2col_tile`: gx[b, c0 + c, oh sh + i dh - ph, ow sw + j dw - pw]
+    """The adjoint of an im2col: gx[b, c0 + c, oh sh + i dh - ph, ow sw + j dw - pw]
     += cols[r, p - p0], for the pixels inside x (a window's share of the padding is
     dropped). A pixel in several windows collects one term from each."""
     h, width = gx.shape[2], gx.shape[3]
@@ -359,19 +335,20 @@ def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
 
 
 @njit(nogil=True, cache=True)
-def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, stacked, lo, hi):
+def _weight_grad_rows(gy, x, partial, top, left, sh, sw, dh, dw, kh, kw, tile, stacked, lo, hi):
     """partial[s, g, i, c kW + j, o] = sum over the (image, tile) pairs of share s, and the
-    positions p of the tile, of (window entry (c, i, j) at p) * gy[n, g O/G + o, p], for a
-    stride-1 convolution; grad_w[g O/G + o, c, i, j] is the sum of the shares.
+    positions p of the tile, of (window entry (c, i, j) at p) * gy[n, g O/G + o, p];
+    grad_w[g O/G + o, c, i, j] is the sum of the shares.
 
-    gy: grad_y (N, O, Ho, Wo); x: the input (N, C, H, W), placed at (top, left) of its
-    padded planes; partial: (S, G, kH, C/G kW, O/G), zeros on entry. The windows are
-    those of the forward pass, laid out by the same `_shift_planes`: for one row i of
-    the window, the entries (c, i, j) of the tile's positions are a block of `shifted`
-    that BLAS reads in place. Each of the kH products sums over the tile's positions,
-    that block times the tile of gy transposed (copied first, a few KiB, in the cache:
-    BLAS wants the rows of its right-hand block contiguous). A task is (share, group)
-    and owns its part of `partial`: no two threads write the same number.
+    gy: grad_y (N, O, Ho, Wo); x: the input (N, C, H, W); partial: (S, G, kH, C/G kW,
+    O/G), zeros on entry. The windows are those of the forward pass, laid out by the
+    same `_shift_planes`: for one row i of the window, the entries (c, i, j) of the
+    tile's positions are a block of `shifted` that BLAS reads in place. Each of the kH
+    products sums over the tile's positions, that block times the tile of gy transposed
+    (copied first, a few KiB, in the cache: BLAS wants the rows of its right-hand block
+    contiguous); with `stacked`, the blocks are copied into one windows' matrix first, for
+    one product (see STACK_BELOW). A task is (share, group) and owns its part of
+    `partial`: no two threads write the same number.
     """
     n_img, o_out, ho, wo = gy.shape
     shares, groups, _, kc, og = partial.shape
@@ -382,7 +359,8 @@ def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, stacked, 
     per_share = (units + shares - 1) // shares
     gys = gy.reshape(n_img, o_out, positions)  # each gradient plane flat
     xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    shifted = np.zeros((kc, (ho + (kh - 1) * dh) * wo), dtype=gy.dtype)  # see _shift_planes
+    rows = ho + (kh - 1) * dh // sh  # the rows of each phase the windows read
+    shifted = np.zeros((sh, kc, rows * wo), dtype=gy.dtype)  # see _shift_planes
     gy_t = np.empty((tile, og), dtype=gy.dtype)  # the tile of grad_y, transposed
     cols = np.empty((kh * kc if stacked else 0, tile), dtype=gy.dtype)
     for task in range(lo, hi):  # (share, group)
@@ -391,18 +369,21 @@ def _weight_grad_rows(gy, x, partial, top, left, dh, dw, kh, kw, tile, stacked, 
             b, p0 = unit // n_tiles, (unit % n_tiles) * tile
             n = min(tile, positions - p0)
             c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
-            _shift_planes(xs, c0, x.shape[3], wo, p0, p0 + n, top, left, dh, dw, kh, kw, shifted)
+            _shift_planes(
+                xs, c0, x.shape[3], wo, p0, p0 + n, top, left, sh, sw, dh, dw, kh, kw, shifted
+            )
             for o in range(og):
                 row = gys[b, g * og + o, p0 : p0 + n]
                 for t in range(n):
                     gy_t[t, o] = row[t]
             if stacked:  # short window rows: one windows' matrix, one product
-                _stack_rows(shifted, cols, p0, n, kh, dh * wo)
+                _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo)
                 out = partial[share, g].reshape(kh * kc, og)  # rows (i, c, j)
                 matmul_acc(cols, 0, gy_t[:n], 0, out, 0, og)
                 continue
             for i in range(kh):  # partial[share, g, i] += entries (c, i, j) @ gy_t
-                matmul_acc(shifted, i * dh * wo + p0, gy_t[:n], 0, partial[share, g, i], 0, og)
+                phase, start = (i * dh) % sh, (i * dh) // sh * wo + p0
+                matmul_acc(shifted[phase], start, gy_t[:n], 0, partial[share, g, i], 0, og)
 
 
 @njit(nogil=True, cache=True)
@@ -712,7 +693,7 @@ def _use_gemm(channels_per_group, k, strided=False, positions=None, as_runs=Fals
 
     Where the windows are copied as runs of the input (as_runs: the forward pass, the
     input gradient it computes, and the stride-1 weight gradient, all through
-    `_shift_planes` or `_im2col_tile`), each row of cols a run of a plane, a shorter
+    `_shift_planes`), each row of cols a run of a plane, a shorter
     window pays too once there are MIN_MACS multiply-adds per output position
     (channels_per_group k). Forward: LeNet's first layer (6 x 25) ran as fast either
     way, 8 x 27 and 16 x 18 1.2-1.3x faster with the product, 4 x 25 1.1x slower. Weight
@@ -766,29 +747,19 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
         # where OpenBLAS has its small-matrix kernels, the product sums over a window in
         # equal chunks of at most K_CHUNK numbers, each small enough for them with the
         # tile chosen for it: much faster than one call too large for them, and no slower
-        # than one call that fits (benchmarks/RESULTS.md). With stride 1 the sum runs over
-        # one row of the window at a time (C/G kW numbers: see _forward_gemm), with a
-        # stride over the whole window (C/G kH kW)
-        k = cg * kw if (sh, sw) == (1, 1) else cg * kh * kw
+        # than one call that fits (benchmarks/RESULTS.md)
+        k = cg * kw  # the sum of one product: a row of the window (see _forward_gemm) ...
+        stacked = STACK_BELOW > k  # ... or the whole window, where its rows are short
+        if stacked:  # w_taps[0, o, (i, c, j)]
+            w_taps = np.ascontiguousarray(w.transpose(0, 2, 1, 3)).reshape(1, o, kh * k)
+            k = kh * k
+        else:  # w_taps[i, o, c kW + j] = w[o, c, i, j]: the weights of window row i
+            w_taps = np.ascontiguousarray(w.transpose(2, 0, 1, 3)).reshape(kh, o, k)
         tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
         chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1  # -(-a // b) is a / b rounded up
         tasks = n * groups * -(-(ho * wo) // tile)  # (image, group, tile of positions)
-        if (sh, sw) == (1, 1):
-            # w_taps[i, o, c kW + j] = w[o, c, i, j]: the weights of window row i
-            if STACK_BELOW > k:  # one product of the whole window: w_taps[0, o, (i, c, j)]
-                w_taps = np.ascontiguousarray(w.transpose(0, 2, 1, 3)).reshape(1, o, kh * k)
-                k = kh * k
-                tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
-                chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1
-                tasks = n * groups * -(-(ho * wo) // tile)
-            else:
-                w_taps = np.ascontiguousarray(w.transpose(2, 0, 1, 3)).reshape(kh, o, k)
-            args = (x, w_taps, bias, y, top, left, dh, dw, kh, kw, groups, tile, chunks)
-            workers.run(_forward_gemm, tasks, *args)
-        else:
-            w_rows = np.ascontiguousarray(w).reshape(o, k)  # rows r = (c, i, j), as in cols
-            args = (x, w_rows, bias, y, *place, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
-            workers.run(_forward_gemm_strided, tasks, *args)
+        args = (x, w_taps, bias, y, top, left, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
+        workers.run(_forward_gemm, tasks, *args)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
     w = np.ascontiguousarray(w)
@@ -876,10 +847,13 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         # cuts the tasks into one block per thread: more shares would balance nothing);
         # each share adds into its own copy of grad_w, and the copies are summed at the end
         shares = max(1, min(units, -(-workers.count() // groups)))
-        if not strided:  # the windows as the forward pass lays them out
+        # the windows as the forward pass lays them out; with a stride and long window
+        # rows, channels last (see CHANNELS_LAST_FROM)
+        if not (strided and kh > 1 and cg * kw >= CHANNELS_LAST_FROM):
             og = o // groups
             partial = np.zeros((shares, groups, kh, cg * kw, og), dtype=x.dtype)
-            args = (grad_y, x, partial, ph, pw, dh, dw, kh, kw, tile, STACK_BELOW > cg * kw)
+            stacked = STACK_BELOW > cg * kw
+            args = (grad_y, x, partial, ph, pw, sh, sw, dh, dw, kh, kw, tile, stacked)
             workers.run(_weight_grad_rows, shares * groups, *args)  # a task per (share, group)
             # (G, kH, C/G, kW, O/G) -> w's (O, C/G, kH, kW)
             grad_w = partial.sum(axis=0).reshape(groups, kh, cg, kw, og).transpose(0, 4, 2, 1, 3)

@@ -220,7 +220,9 @@ def _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo):
                 row[t] = run[t]
 
 
-@njit(inline="always")  # as _task_tile
+# a function of its own, compiled once for the two kernels that call it: inlined into each,
+# the cnn model's first epoch compiled about 2 s longer (benchmarks/RESULTS.md)
+@njit(nogil=True, cache=True)
 def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, shifted):
     """shifted[f, c kW + j, m Wo + q] = x[c0 + c, m sh + f - top, q sw + j dw - left] (0
     where that lies outside x), for the rows m that the windows of the positions p0 to p1

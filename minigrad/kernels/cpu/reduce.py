@@ -32,7 +32,7 @@ def _block_sums(flat, block, sums, lo, hi):
         sums[t] = total
 
 
-def sum_of(sums):
+def _add_up(sums):
     """The blocks' sums added in Python floats (a few of them; an infinity of each sign
     gives NaN, as in the kernel, without NumPy's warning)."""
     total = 0.0
@@ -57,5 +57,5 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001  (the op it computes)
     sums = np.empty(blocks)  # float64
     flat = x.reshape(-1)
     workers.run(_block_sums, blocks, flat, -(-flat.size // blocks), sums)
-    total = x.dtype.type(sum_of(sums))
+    total = x.dtype.type(_add_up(sums))
     return np.full((1,) * x.ndim, total) if keepdims else total

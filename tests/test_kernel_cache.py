@@ -147,6 +147,30 @@ def test_decorator_keeps_numba_semantics_and_names_the_family():
     assert jit.cache_location(pool._max_pool2d_planes) is not None
 
 
+def test_inner_function_is_called_by_kernels_and_refused_from_python():
+    """njit(inner=True): compiled without an entry point for Python (less to compile into
+    every kernel that calls it); a call from Python is an error, not a crash."""
+
+    @jit.njit(inner=True)
+    def twice(x):
+        return 2 * x
+
+    @jit.njit
+    def kernel(a):
+        return twice(a[0]) + twice(a[1])
+
+    assert kernel(np.array([1.5, 2.0])) == 7.0
+    assert [str(t) for t in twice.signatures[0]] == ["float64"]
+    with pytest.raises(TypeError, match="twice is called only from inside compiled kernels"):
+        twice(1.0)
+    assert twice.py_func(1.5) == 3.0  # the Python function itself still runs
+    # the kernels' shared helpers are such functions
+    from minigrad.kernels.cpu import conv, gemm, pool
+
+    for helper in (conv._shift_planes, conv._pad_planes, gemm._gemm_blocks, pool.valid_range):
+        assert isinstance(helper, jit._InnerDispatcher), helper
+
+
 def test_uncached_warning_is_given_once(monkeypatch):
     monkeypatch.setattr(jit, "_warned_uncached", False)
     with warnings.catch_warnings(record=True) as caught:

@@ -31,6 +31,7 @@ import warnings
 
 import numba
 from numba.core import event
+from numba.core.registry import CPUDispatcher
 
 from minigrad import warn_always
 
@@ -75,15 +76,20 @@ _announced = set()  # the families that have printed their line in this process
 _warned_uncached = False
 
 
-def njit(func=None, *, cache=False, **options):
+def njit(func=None, *, cache=False, inner=False, **options):
     """`numba.njit` with the same options; ``cache=True`` never fails for want of a
-    writable folder, and ``parallel=True`` is refused (see the module's docstring)."""
+    writable folder, and ``parallel=True`` is refused (see the module's docstring).
+
+    ``inner=True``: a function that only other kernels call, compiled once and shared by
+    them (not inlined into each). Numba then builds no entry point for Python (the code
+    that unpacks Python objects into its arguments and back): nothing calls it from
+    Python, and that code is compiled again into every kernel that calls the function."""
     if func is not None:  # used bare, as @njit
         if not callable(func):
             raise TypeError(
                 "njit: no signatures here; a kernel compiles for the types it is first called with"
             )
-        return njit(cache=cache, **options)(func)
+        return njit(cache=cache, inner=inner, **options)(func)
 
     if options.get("parallel"):
         raise ValueError(
@@ -93,7 +99,11 @@ def njit(func=None, *, cache=False, **options):
         )
 
     def decorate(py_func):
-        dispatcher = numba.njit(**options)(py_func)
+        if inner and not numba.config.DISABLE_JIT:
+            no_entry = dict(options, nopython=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+            dispatcher = _InnerDispatcher(py_func=py_func, targetoptions=no_entry)
+        else:
+            dispatcher = numba.njit(**options)(py_func)
         if cache and hasattr(dispatcher, "enable_caching"):  # not with NUMBA_DISABLE_JIT=1
             enable_cache(dispatcher)
         module = py_func.__module__.rsplit(".", 1)[-1]
@@ -101,6 +111,18 @@ def njit(func=None, *, cache=False, **options):
         return dispatcher
 
     return decorate
+
+
+class _InnerDispatcher(CPUDispatcher):
+    """The dispatcher of an ``inner=True`` function (see `njit`). Without an entry point
+    for Python, a call from Python would jump to machine code that is not there and
+    crash the interpreter: it raises an error that says so instead."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            f"{self.py_func.__name__} is called only from inside compiled kernels "
+            "(njit(inner=True)); from Python, call its .py_func"
+        )
 
 
 def enable_cache(dispatcher):

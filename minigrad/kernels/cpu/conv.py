@@ -43,6 +43,7 @@ import numpy as np
 from minigrad._args import window_output_size as conv_output_size
 from minigrad.kernels.cpu import workers
 from minigrad.kernels.cpu.gemm import K_CHUNK, SMALL_GEMM, matmul_acc
+from minigrad.kernels.cpu.memcopy import copy_run
 from minigrad.kernels.jit import FASTMATH, njit
 
 # Output positions per tile: the length of the product's rows. 256 ran 5-15% faster than
@@ -98,7 +99,7 @@ def _nhwc_row(x, b, c0, r, row, top, left):
                 dst[q, ch] = src[ch, q]
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inner=True)
 def _pad_planes(x, b, c0, out, hp, wp, top, left):
     """The planes x[b, c0], x[b, c0 + 1], ... padded (or, with a negative top or left,
     cropped) to hp x wp, flat and one after the other in out, as many as out holds:
@@ -124,14 +125,15 @@ def _pad_planes(x, b, c0, out, hp, wp, top, left):
 # ---- design 1: im2col tiles and the shared matrix product -----------------------------
 @njit(nogil=True, cache=True)
 def _forward_gemm(
-    x, w_taps, bias, y, top, left, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
+    xs, width, w_taps, bias, ys, wo, top, left, sh, sw, dh, dw, kh, kw, groups, tile, chunks, lo, hi
 ):
     """y[n, o, p] = bias[o] + sum over (c, i, j) of w[o, c, i, j] x[n, c, oh sh + i dh - top,
     ow sw + j dw - left] (0 outside x), one tile of `tile` output positions p = oh Wo + ow
     at a time, the products adding straight into y.
 
-    x: the input (N, C, H, W); w_taps: (kH, O, C/G kW), w_taps[i, o, c kW + j] =
-    w[o, c, i, j]; y: (N, O, Ho, Wo).
+    xs: the input's planes, one per row, flat: (N C, H W), W = width; w_taps: (kH, O,
+    C/G kW), w_taps[i, o, c kW + j] = w[o, c, i, j]; ys: the output's planes flat,
+    (N, O, Ho Wo).
 
     Window entry (c, i, j) at the positions of one output row reads Wo pixels of one row
     of x, sw apart, moved by the tap; at the next output row, the same pixels sh rows of
@@ -144,33 +146,30 @@ def _forward_gemm(
     matrix is copied out at all.
     """
     og = w_taps.shape[1] // groups
-    cg = x.shape[1] // groups
+    channels = xs.shape[0] // ys.shape[0]  # C
+    cg = channels // groups
     kc = cg * kw  # the rows of shifted
-    n_img, o_out, ho, wo = y.shape
-    positions = ho * wo
+    positions = ys.shape[2]
     n_tiles = (positions + tile - 1) // tile
-    ys = y.reshape(n_img, o_out, positions)  # each output plane flat
-    xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    rows = ho + (kh - 1) * dh // sh  # the rows of each phase the windows read
-    shifted = np.zeros((sh, kc, rows * wo), dtype=y.dtype)  # see _shift_planes
+    rows = positions // wo + (kh - 1) * dh // sh  # the rows of each phase the windows read
+    shifted = np.zeros((sh, kc, rows * wo), dtype=ys.dtype)  # see _shift_planes
     stacked = w_taps.shape[0] == 1 and kh > 1
-    cols = np.empty((kh * kc if stacked else 0, tile), dtype=y.dtype)
+    cols = np.empty((kh * kc if stacked else 0, tile), dtype=ys.dtype)
     for task in range(lo, hi):  # (image, group, tile): independent outputs
         b, g, p0, n = _task_tile(task, groups, n_tiles, tile, positions)
-        c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
-        _shift_planes(
-            xs, c0, x.shape[3], wo, p0, p0 + n, top, left, sh, sw, dh, dw, kh, kw, shifted
-        )
+        c0 = b * channels + g * cg  # the group's first plane in xs
+        _shift_planes(xs, c0, width, wo, p0, p0 + n, top, left, sh, sw, dh, dw, kh, kw, shifted)
         out = ys[b, g * og : (g + 1) * og]
         _fill_bias(bias[g * og :], out, p0, n)
         if stacked:  # short window rows: one windows' matrix, one product
             _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo)
-            _product_in_chunks(w_taps[0, g * og : (g + 1) * og], cols, 0, out, p0, n, chunks)
-            continue
-        for i in range(kh):  # out += w_taps[i] @ the window entries (c, i, j)
+        # out += w_taps[i] @ the window entries (c, i, j), i < kH; or, stacked, the one
+        # product w_taps[0] @ the whole windows' matrix (one call site: each is compiled)
+        for i in range(w_taps.shape[0]):
             w_i = w_taps[i, g * og : (g + 1) * og]
             phase, start = (i * dh) % sh, (i * dh) // sh * wo + p0
-            _product_in_chunks(w_i, shifted[phase], start, out, p0, n, chunks)
+            windows = cols if stacked else shifted[phase]
+            _product_in_chunks(w_i, windows, 0 if stacked else start, out, p0, n, chunks)
 
 
 # inline: compiled as part of the kernel that calls it rather than as a function of its
@@ -210,19 +209,19 @@ def _product_in_chunks(w_g, windows, start, out, p0, n, chunks):
 def _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo):
     """cols[i kc + r, t] = the window entry (c, i, j) at position p0 + t, r = c kW + j, for t
     below n: the blocks of `shifted` that the kH products of _forward_gemm read, copied
-    one under the other into one windows' matrix, whose rows are then (i, c, j)."""
+    one under the other into one windows' matrix, whose rows are then (i, c, j). Each row
+    is one call of memmove (`copy_run`): a copy loop here was compiled into both kernels
+    that stack, some hundred lines of machine code each (benchmarks/RESULTS.md)."""
     kc = shifted.shape[1]
     for i in range(kh):
         phase, start = (i * dh) % sh, (i * dh) // sh * wo + p0
         for r in range(kc):
-            run, row = shifted[phase, r, start : start + n], cols[i * kc + r]
-            for t in range(n):
-                row[t] = run[t]
+            copy_run(cols[i * kc + r, :n], shifted[phase, r, start : start + n])
 
 
 # a function of its own, compiled once for the two kernels that call it: inlined into each,
 # the cnn model's first epoch compiled about 2 s longer (benchmarks/RESULTS.md)
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inner=True)
 def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, shifted):
     """shifted[f, c kW + j, m Wo + q] = x[c0 + c, m sh + f - top, q sw + j dw - left] (0
     where that lies outside x), for the rows m that the windows of the positions p0 to p1
@@ -243,33 +242,26 @@ def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, 
         plane = xs[c0 + c]
         for j in range(kw):
             s = j * dw - left
-            if sh == 1 and sw == 1:
+            if sh == 1 and sw == 1 and wo == width:
+                # a stride-1 layer that keeps the width: the rows follow each other as
+                # in x, and the copy is one run; where it wraps round onto the next or
+                # the previous row (the |s| columns outside x), zeros
                 copy = shifted[0, c * kw + j]
                 r0, r1 = max(m0 - top, 0), min(m1 - top, h)  # the rows of x
-                if wo == width:
-                    # a layer that keeps the width: the rows follow each other as in x,
-                    # and the copy is one run; where it wraps round onto the next or the
-                    # previous row (the |s| columns outside x), zeros
-                    t0, t1 = max(r0 * width, -s), min(r1 * width, xs.shape[1] - s)
-                    dst = copy[top * width + t0 : top * width + t1]
-                    run = plane[t0 + s : t1 + s]
-                    for t in range(t1 - t0):
-                        dst[t] = run[t]
-                    c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
-                    for q in range(c_lo, c_hi):
-                        for t in range(t0 + (q - t0 % width) % width, t1, width):
-                            dst[t - t0] = 0
-                else:  # row by row: the columns q of the copy whose q + s lies inside x
-                    q0, q1 = max(0, -s), min(wo, width - s)
-                    for r in range(r0, r1):
-                        start = (r + top) * wo
-                        dst, run = copy[start + q0 : start + q1], plane[r * width + q0 + s :]
-                        for t in range(q1 - q0):
-                            dst[t] = run[t]
+                t0, t1 = max(r0 * width, -s), min(r1 * width, xs.shape[1] - s)
+                dst = copy[top * width + t0 : top * width + t1]
+                run = plane[t0 + s : t1 + s]
+                for t in range(t1 - t0):
+                    dst[t] = run[t]
+                c_lo, c_hi = (0, min(-s, width)) if s < 0 else (max(width - s, 0), width)
+                for q in range(c_lo, c_hi):
+                    for t in range(t0 + (q - t0 % width) % width, t1, width):
+                        dst[t - t0] = 0
                 continue
-            # with a stride, row by row: the columns q whose pixel q sw + s lies inside x
-            # (the stride-1 rows above have loops of their own: in these, with the
-            # phases and the step, LeNet's input gradient ran 1.06x slower)
+            # row by row: the columns q whose pixel q sw + s lies inside x. One loop for
+            # every stride: with sw = 1 LLVM's vector loop, which tests the step once,
+            # copies the row as a run (a second loop of its own for stride 1 cost its
+            # compile time in each kernel that calls this, and ran no faster)
             q0 = max(0, (sw - 1 - s) // sw) if s < 0 else 0
             q1 = min(wo, (width - 1 - s) // sw + 1)
             for f in range(sh):
@@ -339,55 +331,56 @@ def _col2im_tile(cols, gx, b, c0, p0, p1, wo, ph, pw, sh, sw, dh, dw, kh, kw):
 
 
 @njit(nogil=True, cache=True)
-def _weight_grad_rows(gy, x, partial, top, left, sh, sw, dh, dw, kh, kw, tile, stacked, lo, hi):
-    """partial[s, g, i, c kW + j, o] = sum over the (image, tile) pairs of share s, and the
-    positions p of the tile, of (window entry (c, i, j) at p) * gy[n, g O/G + o, p];
-    grad_w[g O/G + o, c, i, j] is the sum of the shares.
+def _weight_grad_rows(
+    gys, xs, width, wo, partial, top, left, sh, sw, dh, dw, kh, kw, tile, stacked, lo, hi
+):
+    """partial[s, g, i C/G kW + c kW + j, o] = sum over the (image, tile) pairs of share
+    s, and the positions p of the tile, of (window entry (c, i, j) at p) *
+    gy[n, g O/G + o, p]; grad_w[g O/G + o, c, i, j] is the sum of the shares.
 
-    gy: grad_y (N, O, Ho, Wo); x: the input (N, C, H, W); partial: (S, G, kH, C/G kW,
-    O/G), zeros on entry. The windows are those of the forward pass, laid out by the
-    same `_shift_planes`: for one row i of the window, the entries (c, i, j) of the
-    tile's positions are a block of `shifted` that BLAS reads in place. Each of the kH
-    products sums over the tile's positions, that block times the tile of gy transposed
-    (copied first, a few KiB, in the cache: BLAS wants the rows of its right-hand block
-    contiguous); with `stacked`, the blocks are copied into one windows' matrix first, for
-    one product (see STACK_BELOW). A task is (share, group) and owns its part of
+    gys: grad_y's planes flat, (N, O, Ho Wo); xs: the input's planes, one per row, flat:
+    (N C, H W), W = width; partial: (S, G, kH C/G kW, O/G), zeros on entry. The windows
+    are those of the forward pass, laid out by the same `_shift_planes`: for one row i
+    of the window, the entries (c, i, j) of the tile's positions are a block of
+    `shifted` that BLAS reads in place. Each of the kH products sums over the tile's
+    positions, that block times the tile of gy transposed (copied first, a few KiB, in
+    the cache: BLAS wants the rows of its right-hand block contiguous); with `stacked`,
+    the blocks are copied into one windows' matrix first, for one product (see
+    STACK_BELOW). A task is (share, group) and owns its part of
     `partial`: no two threads write the same number.
     """
-    n_img, o_out, ho, wo = gy.shape
-    shares, groups, _, kc, og = partial.shape
-    cg = kc // kw
-    positions = ho * wo
+    n_img, positions = gys.shape[0], gys.shape[2]
+    shares, groups, _, og = partial.shape
+    channels = xs.shape[0] // n_img  # C
+    cg = channels // groups
+    kc = cg * kw  # the rows of shifted
     n_tiles = (positions + tile - 1) // tile
     units = n_img * n_tiles  # (image, tile) pairs
     per_share = (units + shares - 1) // shares
-    gys = gy.reshape(n_img, o_out, positions)  # each gradient plane flat
-    xs = x.reshape(n_img * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
-    rows = ho + (kh - 1) * dh // sh  # the rows of each phase the windows read
-    shifted = np.zeros((sh, kc, rows * wo), dtype=gy.dtype)  # see _shift_planes
-    gy_t = np.empty((tile, og), dtype=gy.dtype)  # the tile of grad_y, transposed
-    cols = np.empty((kh * kc if stacked else 0, tile), dtype=gy.dtype)
+    rows = positions // wo + (kh - 1) * dh // sh  # the rows of each phase the windows read
+    shifted = np.zeros((sh, kc, rows * wo), dtype=gys.dtype)  # see _shift_planes
+    gy_t = np.empty((tile, og), dtype=gys.dtype)  # the tile of grad_y, transposed
+    cols = np.empty((kh * kc if stacked else 0, tile), dtype=gys.dtype)
     for task in range(lo, hi):  # (share, group)
         share, g = task // groups, task % groups
         for unit in range(share * per_share, min((share + 1) * per_share, units)):
             b, p0 = unit // n_tiles, (unit % n_tiles) * tile
             n = min(tile, positions - p0)
-            c0 = b * x.shape[1] + g * cg  # the group's first plane in xs
-            _shift_planes(
-                xs, c0, x.shape[3], wo, p0, p0 + n, top, left, sh, sw, dh, dw, kh, kw, shifted
-            )
+            c0 = b * channels + g * cg  # the group's first plane in xs
+            _shift_planes(xs, c0, width, wo, p0, p0 + n, top, left, sh, sw, dh, dw, kh, kw, shifted)
             for o in range(og):
                 row = gys[b, g * og + o, p0 : p0 + n]
                 for t in range(n):
                     gy_t[t, o] = row[t]
             if stacked:  # short window rows: one windows' matrix, one product
                 _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo)
-                out = partial[share, g].reshape(kh * kc, og)  # rows (i, c, j)
-                matmul_acc(cols, 0, gy_t[:n], 0, out, 0, og)
-                continue
-            for i in range(kh):  # partial[share, g, i] += entries (c, i, j) @ gy_t
+            # partial[share, g, rows (c, j) of i] += entries (c, i, j) @ gy_t, i < kH; or,
+            # stacked, all the rows (i, c, j) += the windows' matrix @ gy_t (one call site)
+            for i in range(1 if stacked else kh):
                 phase, start = (i * dh) % sh, (i * dh) // sh * wo + p0
-                matmul_acc(shifted[phase], start, gy_t[:n], 0, partial[share, g, i], 0, og)
+                windows = cols if stacked else shifted[phase]
+                out = partial[share, g, i * kc : (kh if stacked else i + 1) * kc]
+                matmul_acc(windows, 0 if stacked else start, gy_t[:n], 0, out, 0, og)
 
 
 @njit(nogil=True, cache=True)
@@ -762,8 +755,10 @@ def _forward(x, w, bias, pads, stride, dilation, groups, ho, wo):
         tile = _tile(ho * wo, o // groups, min(k, K_CHUNK))
         chunks = -(-k // K_CHUNK) if SMALL_GEMM else 1  # -(-a // b) is a / b rounded up
         tasks = n * groups * -(-(ho * wo) // tile)  # (image, group, tile of positions)
-        args = (x, w_taps, bias, y, top, left, sh, sw, dh, dw, kh, kw, groups, tile, chunks)
-        workers.run(_forward_gemm, tasks, *args)
+        xs = x.reshape(n * x.shape[1], x.shape[2] * x.shape[3])  # a plane per row, flat
+        ys = y.reshape(n, o, ho * wo)  # each output plane flat
+        args = (xs, x.shape[3], w_taps, bias, ys, wo, top, left, sh, sw, dh, dw, kh, kw)
+        workers.run(_forward_gemm, tasks, *args, groups, tile, chunks)
         return y
     y = np.empty((n, o, ho, wo), dtype=x.dtype)
     w = np.ascontiguousarray(w)
@@ -855,9 +850,11 @@ def conv2d_backward_weight(grad_y, x, w_shape, stride, padding, dilation, groups
         # rows, channels last (see CHANNELS_LAST_FROM)
         if not (strided and kh > 1 and cg * kw >= CHANNELS_LAST_FROM):
             og = o // groups
-            partial = np.zeros((shares, groups, kh, cg * kw, og), dtype=x.dtype)
+            partial = np.zeros((shares, groups, kh * cg * kw, og), dtype=x.dtype)
             stacked = STACK_BELOW > cg * kw
-            args = (grad_y, x, partial, ph, pw, sh, sw, dh, dw, kh, kw, tile, stacked)
+            gys = grad_y.reshape(n, o, ho * wo)  # each gradient plane flat
+            xs = x.reshape(n * c, h * width)  # a plane per row, flat
+            args = (gys, xs, width, wo, partial, ph, pw, sh, sw, dh, dw, kh, kw, tile, stacked)
             workers.run(_weight_grad_rows, shares * groups, *args)  # a task per (share, group)
             # (G, kH, C/G, kW, O/G) -> w's (O, C/G, kH, kW)
             grad_w = partial.sum(axis=0).reshape(groups, kh, cg, kw, og).transpose(0, 4, 2, 1, 3)

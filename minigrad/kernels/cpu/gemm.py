@@ -106,7 +106,7 @@ def sum_chunks(m, n, k):
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, inner=True)
 def _gemm_blocks(A, a0, B, b0, C, c0, n):
     """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] by calls of BLAS's gemm
     (kernels/cpu/blas.py), on C's first m rows: those A has (a kernel's scratch C may be
@@ -136,7 +136,7 @@ def matmul_acc_loops(A, a0, B, b0, C, c0, n):
     _matmul_acc(A[:, :], int(a0), B, int(b0), C, int(c0), int(n))
 
 
-@njit(fastmath=FASTMATH, cache=True)
+@njit(fastmath=FASTMATH, cache=True, inner=True)
 def _matmul_acc(A, a0, B, b0, C, c0, n):
     """C[:, c0:c0+n] += A[:, a0:a0+k] @ B[:, b0:b0+n] for A (m, ...), B (k, ...), C (m, ...):
     a block of each, the sum running over the k rows of B.

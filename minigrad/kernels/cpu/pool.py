@@ -43,7 +43,7 @@ from minigrad.kernels.jit import njit
 from minigrad.kernels.reference.pool import avg_pool_divisor, pool_output_shape
 
 
-@njit(cache=True)
+@njit(cache=True, inner=True)
 def valid_range(count, step, offset, size):
     """The range [first, last) of k in [0, count) for which offset + k * step lies inside
     [0, size): the outputs whose window offset lands in the input, or the offsets of one
@@ -138,7 +138,9 @@ def _max_pool2d_backward_planes(grad_y, indices, grad_x):
     P, OH, OW = grad_y.shape
     HW = grad_x.shape[1]
     for p in range(P):  # one thread: this only moves memory, and two were no faster
-        grad_x[p, :] = 0.0
+        row = grad_x[p]
+        for q in range(HW):  # a loop: a slice assignment compiles a general routine
+            row[q] = 0.0
         for i in range(OH):
             for j in range(OW):
                 k = indices[p, i, j]

@@ -80,7 +80,7 @@ def rows_from(s, per_query, j, skip):
     return s[j, first:], per_query[first:]
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
     """s[j, lo_j:] = S^T of head b: k_j . (scale q_i) + mask, -inf where the causal mask
     hides key j from query i (j > i). With `skip`, row j starts at lo_j = the first key
@@ -110,7 +110,7 @@ def scores_transposed(s, qt, k, b, maskt, has_mask, is_causal, skip):
                     row[i] = -np.inf
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def transpose_into(dst, src):
     """dst (n, m) = src^T for src (m, n): a head's q or dO with queries innermost."""
     for i in range(src.shape[0]):
@@ -148,7 +148,7 @@ def exp_strips(s, skip):
                 strip[t] = math.exp(x) if x == x else 0.0
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def probs_times(out_b, s, x, skip, is_causal):
     """out_b (Tq, n) = P @ x for P^T = s (Tk, Tq), x (Tk, n), query strip by query strip:
     with `skip` (causal), the queries of a strip see the keys up to its last query."""

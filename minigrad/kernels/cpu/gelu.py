@@ -54,7 +54,7 @@ CHUNK = 16384  # elements: a multiple of any vector width
 MIN_SPLIT = 262144  # elements; fewer: one block, on the calling thread
 
 
-@njit(cache=True)
+@njit(cache=True, inner=True)
 def _chunk(task, chunk, size):
     """Elements start .. stop - 1 of task `task`, unsigned: with a signed index Numba tests
     each access for a negative one (counted from the end), which stops the vector loop."""

@@ -44,7 +44,7 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 LANES = 16  # running maxima side by side in `_row_max`: two AVX2 vectors of float32
 
 
-@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy", inner=True)
 def _row_max(x, r, lanes):
     """The max of row r of x, or any of its values if it holds a NaN (the exp pass then
     makes the row NaN). `lanes` (LANES numbers, the thread's scratch) holds LANES running
@@ -68,7 +68,7 @@ def _row_max(x, r, lanes):
     return m
 
 
-@njit(cache=True, fastmath=FASTMATH, error_model="numpy")
+@njit(cache=True, fastmath=FASTMATH, error_model="numpy", inner=True)
 def _exp_row(x, r, m, out):
     """out[j] = e^(x[r, j] - m) for row r (t <= 0, m the row's max), NaN where x - m is
     NaN (a NaN in the row, or m = +inf), and their sum, in float64."""

@@ -108,7 +108,7 @@ _HALF_F, _ZERO_F, _ONE_F, _FOUR_F = _F(0.5), _F(0.0), _F(1.0), _F(4.0)
 _T_F = tuple(_F(c) for c in TAYLOR[-8:])  # 1/7!, ..., 1/1!, 1/0!: the series to r^7
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def exp_nonpositive32(t):
     """e^t for one float32 t <= 0 (see the module's docstring); 0 below LOWEST32 and for NaN."""
     tc = max(t, _LOWEST_F)
@@ -126,7 +126,7 @@ _P_F = tuple(_F(c) for c in ERF_P)
 _Q_F = tuple(_F(c) for c in ERF_Q)
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def erf_rational(v):
     """erf(v) by the rational function, in float64 (v a float64 number)."""
     v = 4.0 if v > 4.0 else v  # comparisons, not min/max: a NaN passes through as NaN
@@ -139,7 +139,7 @@ def erf_rational(v):
     return min(r, 1.0) if r > 0 else max(r, -1.0)  # |erf| <= 1, which rounding could break near 4
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def erf_rational32(z):
     """erf(z) by the rational function, every step in float32 (z a float32 number)."""
     z = _FOUR_F if z > _FOUR_F else z
@@ -152,7 +152,7 @@ def erf_rational32(z):
     return min(e, _ONE_F) if e > _ZERO_F else max(e, -_ONE_F)
 
 
-@njit(fastmath=FASTMATH, cache=True)
+@njit(fastmath=FASTMATH, cache=True, inner=True)
 def all_finite(a):
     """No NaN or Inf in the C-contiguous array a (see the module's docstring). One flat
     loop: a loop per row of 32 would spend its time starting."""

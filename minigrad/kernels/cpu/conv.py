@@ -258,10 +258,9 @@ def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, 
                     for t in range(t0 + (q - t0 % width) % width, t1, width):
                         dst[t - t0] = 0
                 continue
-            # row by row: the columns q whose pixel q sw + s lies inside x. One loop for
-            # every stride: with sw = 1 LLVM's vector loop, which tests the step once,
-            # copies the row as a run (a second loop of its own for stride 1 cost its
-            # compile time in each kernel that calls this, and ran no faster)
+            # row by row: the columns q whose pixel q sw + s lies inside x. Stride 1 has
+            # its own copy loop: through the strided one, LeNet's second layer (rows of
+            # 10 pixels) ran 1.2x slower (benchmarks/RESULTS.md)
             q0 = max(0, (sw - 1 - s) // sw) if s < 0 else 0
             q1 = min(wo, (width - 1 - s) // sw + 1)
             for f in range(sh):
@@ -271,6 +270,11 @@ def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, 
                 for m in range(first_m, min(m1, (h + top - f + sh - 1) // sh)):
                     first = (m * sh + f - top) * width + q0 * sw + s
                     dst = copy[m * wo + q0 : m * wo + q1]
+                    if sw == 1:  # a contiguous run
+                        run = plane[first : first + q1 - q0]
+                        for t in range(q1 - q0):
+                            dst[t] = run[t]
+                        continue
                     run = plane[first : first + (q1 - q0 - 1) * sw + 1 : sw]  # sw apart
                     for t in range(q1 - q0):
                         dst[t] = run[t]

@@ -1,18 +1,18 @@
 """`copy_run(dst, src)`: dst[:] = src for two contiguous runs of numbers, inside a kernel,
 as one call of the C library's memmove.
 
-The convolution's kernels copy many short runs: rows of the input laid out shifted
-(`_shift_planes`), blocks of those stacked into one windows' matrix (`_stack_rows`),
-padded planes. Written as a loop, ``for t in range(n): dst[t] = src[t]``, each copy is
-vectorised by LLVM where it is written: a vector body, a remainder loop and a test that
-the two runs do not overlap, some hundred lines of machine code per loop, compiled
-again in every kernel that calls the function holding it. That compiling was a large
-part of a student's first run of the cnn model (seconds, benchmarks/RESULTS.md). The C
-library's memmove is already compiled, for the processor it runs on, and copies a run
-as fast as such a loop: here each copy is one call.
+The convolution's kernels copy many short runs. Written as a loop, ``for t in range(n):
+dst[t] = src[t]``, each copy is vectorised by LLVM where it is written: a vector body, a
+remainder loop and a test that the two runs do not overlap, some hundred lines of
+machine code per loop, compiled again in every kernel that calls the function holding
+it; and compiling was most of a student's first run of the cnn model. The C library's
+memmove is compiled already, for the processor it runs on: here a copy is one call. It
+is not quite as fast on short runs (runs of about 1 KB took a few percent longer than
+the loop: benchmarks/RESULTS.md), so the kernels use it where the loop's compile time
+weighs more than that: `_stack_rows`, not `_shift_planes`' hottest copy.
 
 memmove rather than memcpy: it is right even where the two runs overlap (the kernels'
-never do, but nothing here checks that), at no measurable cost.
+never do, but nothing here checks that).
 """
 
 from numba import types

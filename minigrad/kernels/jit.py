@@ -3,7 +3,7 @@ finds a home, and one line on stderr when a family of kernels compiles for the f
 
 Numba compiles a kernel the first time it is called with new argument types (seconds per
 kernel on a small machine) and, with ``cache=True``, keeps the machine code on disk: the
-next process loads it in a fraction of a second. Three things are added here.
+next process loads it in a fraction of a second. Four things are added here.
 
 **Where the cache lives.** Numba writes it to `__pycache__` next to the source file, or,
 when the package is installed read-only, to the user's cache folder (`~/.cache/numba`),
@@ -22,6 +22,13 @@ the result is kept. A start from the cache prints nothing.
 compile as the same loop serial, so minigrad's kernels are serial, compiled with
 ``nogil=True``, and kernels/cpu/workers.py shares a kernel's tasks out over the cores
 with Python threads. `njit` refuses ``parallel=True`` with a message that says so.
+
+**``inner=True``: helpers without an entry point for Python.** Most of a cold compile is
+LLVM optimising machine code, and a function a kernel calls is linked into the kernel
+and compiled again there. A helper that only kernels call (`_shift_planes`, the
+product's `_gemm_blocks`) is compiled with no entry point for Python, code that would
+otherwise be compiled into every caller; calling it from Python raises a TypeError
+(`_InnerDispatcher`) instead of crashing the interpreter.
 """
 
 import os

@@ -22,7 +22,10 @@ threads). "Compiling" is cold minus cached, pair by pair; issue #24 asks for at 
 for the cnn's first epoch and at most 10 s for the GPT's first step on 2 cores.
 --kernels lists, for each model's first cold run, every compilation it made: the
 kernel, its argument types and its own seconds (wall, without the helpers it compiled
-inside it), so that a kernel compiled for two layouts or dtypes shows up as two lines.
+inside it), so that a kernel compiled for two layouts or dtypes shows up as two lines,
+and the lines of optimised LLVM IR of each: most of a cold compile is LLVM working on
+that code, and unlike seconds the count is the same on every run, however loaded the
+machine (a change that removes IR lines can be judged on a noisy machine).
 """
 
 import argparse
@@ -202,7 +205,25 @@ def train_worker(argv):
 
     event.register("numba:compile", Recorder())
     train.main(argv)
-    print("COMPILES " + json.dumps(records), file=sys.stderr)
+    print("COMPILES " + json.dumps([records, ir_lines()]), file=sys.stderr)
+
+
+def ir_lines():
+    """{kernel: lines of optimised LLVM IR} of each kernel this process compiled (not
+    loaded from the cache): the machine code LLVM worked on, helpers linked in included,
+    counted the same way on every run, where compile seconds vary with the machine's load."""
+    from minigrad.kernels import jit
+
+    lines = {}
+    for dispatcher in jit._family_of:
+        func = dispatcher.py_func
+        name = f"{func.__module__.rsplit('.', 1)[-1]}.{func.__name__}"
+        for overload in getattr(dispatcher, "overloads", {}).values():
+            library = overload.library
+            if getattr(library, "_disable_inspection", False):  # loaded from the cache
+                continue
+            lines[name] = lines.get(name, 0) + len(library.get_llvm_str().splitlines())
+    return lines
 
 
 def time_first_step(model, cache_dir, epoch=False):
@@ -223,19 +244,25 @@ def time_first_step(model, cache_dir, epoch=False):
     return wall, cpu, json.loads(last.removeprefix("COMPILES "))
 
 
-def print_compiles(model, records):
-    """The compilations of one cold run, the most expensive kernels first; Numba's own
-    helpers (array constructors and the like, a few tenths of a second in all) summed."""
+def print_compiles(model, compiles):
+    """The compilations of one cold run, the most expensive kernels first, with the lines
+    of optimised LLVM IR of each (`ir_lines`); Numba's own helpers (array constructors and
+    the like, a few tenths of a second in all) summed."""
+    records, lines = compiles
     own, numba_total = {}, 0.0
     for name, args, seconds in records:
         if name.split(".")[0] in ("arrayobj", "builtins", "npyimpl", "numbers", "arraymath"):
             numba_total += seconds
         else:
             own.setdefault(name, []).append((seconds, args))
-    print(f"\n--model {model}, cold: {sum(r[2] for r in records):.1f} s compiling (wall)")
+    print(
+        f"\n--model {model}, cold: {sum(r[2] for r in records):.1f} s compiling (wall), "
+        f"{sum(lines.values()):,} lines of optimised LLVM IR"
+    )
     for name, calls in sorted(own.items(), key=lambda kv: -sum(c[0] for c in kv[1])):
         twice = "  <- compiled for more than one type" if len(calls) > 1 else ""
-        print(f"  {sum(c[0] for c in calls):6.2f} s  {name} x{len(calls)}{twice}")
+        ir = f"{lines[name]:>7,} IR lines" if name in lines else ""
+        print(f"  {sum(c[0] for c in calls):6.2f} s {ir}  {name} x{len(calls)}{twice}")
         for seconds, args in calls if len(calls) > 1 else ():
             print(f"           {seconds:5.2f} s  {args[:150]}")
     print(f"  {numba_total:6.2f} s  Numba's own helpers")

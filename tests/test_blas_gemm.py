@@ -231,3 +231,29 @@ def test_the_kernels_blas_keeps_one_thread_under_the_users_count(order):
     others = {path: n for path, n in counts.items() if path not in scipys}
     assert scipys and all(n == 1 for n in scipys.values()), counts
     assert others and all(n == 2 for n in others.values()), counts
+
+
+@numba.njit
+def _any_layout_write(x):
+    view = gemm.any_layout(x)
+    view[1, 0] = 7.0
+    return view
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_any_layout_is_the_same_view_typed_for_any_layout(order):
+    # matmul_acc hands _gemm_blocks every block as one Numba type: no copy, no new view
+    x = np.zeros((3, 4), order=order)
+    view = _any_layout_write(x)
+    assert x[1, 0] == 7.0 and view.shape == (3, 4) and np.shares_memory(view, x)
+    compiled = _any_layout_write.overloads[(numba.typeof(x),)]
+    assert numba.typeof(x).layout == order and compiled.signature.return_type.layout == "A"
+
+
+def test_any_layout_takes_only_matrices():
+    @numba.njit
+    def one_d(x):
+        return gemm.any_layout(x)
+
+    with pytest.raises(numba.TypingError, match="any_layout"):
+        one_d(np.zeros(3))

@@ -171,6 +171,23 @@ def test_inner_function_is_called_by_kernels_and_refused_from_python():
         assert isinstance(helper, jit._InnerDispatcher), helper
 
 
+def test_kernels_are_compiled_without_an_entry_point_for_c():
+    """No kernel is called through a C function pointer: Numba's cfunc wrapper, code
+    compiled into every kernel, is left out; the kernel still runs from Python."""
+
+    @jit.njit
+    def kernel(a):
+        return a[0] + a[1]
+
+    assert kernel(np.array([1.5, 2.0])) == 3.5
+    library = kernel.overloads[kernel.signatures[0]].library
+    assert "cfunc." not in library.get_llvm_str()  # Numba's name for that wrapper
+    from minigrad.kernels.cpu import attention_short, conv
+
+    for dispatcher in (conv._forward_gemm, attention_short._backward, kernel):
+        assert dispatcher.targetoptions.get("no_cfunc_wrapper") is True, dispatcher
+
+
 def test_uncached_warning_is_given_once(monkeypatch):
     monkeypatch.setattr(jit, "_warned_uncached", False)
     with warnings.catch_warnings(record=True) as caught:

@@ -37,6 +37,10 @@ installed needs it at run time (it raises an error saying so), and one cached wi
 SciPy keeps the loops until its cache entries are deleted.
 """
 
+from numba import types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+
 from minigrad import threads
 from minigrad.kernels.cpu.blas import gemm_acc, load
 from minigrad.kernels.jit import FASTMATH, njit
@@ -78,9 +82,28 @@ def matmul_acc_blas(A, a0, B, b0, C, c0, n):
       Literal[int](0), not int64, and each mix of literal and plain offsets would compile
       the product again; int() makes them all plain;
     - a C-contiguous block (conv, most of attention) and a transposed view (attention's
-      P^T.T) are two Numba types; ``X[:, :]`` is typed as a view of any layout ('A'),
-      whatever X is. BLAS is handed the strides, so the layout costs nothing."""
-    _gemm_blocks(A[:, :], int(a0), B[:, :], int(b0), C[:, :], int(c0), int(n))
+      P^T.T) are two Numba types; `any_layout` types each as a view of any layout ('A').
+      BLAS is handed the strides, so the layout costs nothing."""
+    _gemm_blocks(any_layout(A), int(a0), any_layout(B), int(b0), any_layout(C), int(c0), int(n))
+
+
+@intrinsic
+def any_layout(typingctx, x):
+    """x itself, typed as a 2-d view of any layout ('A'), for matmul_acc's call sites.
+
+    Numba lays out every 2-d array of a dtype the same way in memory (data pointer, shape,
+    strides), whatever its layout: the layout is only a type, and changing it compiles to
+    no code at all. ``x[:, :]`` gives the same type, but as a slice, whose bounds Numba
+    checks and clamps in code compiled at every call site (about 30 lines of optimised
+    LLVM IR for a block's three matrices, in every kernel: benchmarks/RESULTS.md)."""
+    if not (isinstance(x, types.Array) and x.ndim == 2):
+        return None
+    view = x.copy(layout="A")
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, view, args[0])
+
+    return view(x), codegen
 
 
 # OpenBLAS's limit for its small-matrix kernels (m n k, the product of the three sizes:
@@ -133,7 +156,7 @@ def matmul_acc_loops(A, a0, B, b0, C, c0, n):
     read element by element outside the vector loop, so its layout costs nothing there.
     B and C keep theirs: the vector loop runs along their rows, and a C-contiguous row is
     read without a stride."""
-    _matmul_acc(A[:, :], int(a0), B, int(b0), C, int(c0), int(n))
+    _matmul_acc(any_layout(A), int(a0), B, int(b0), C, int(c0), int(n))
 
 
 @njit(fastmath=FASTMATH, cache=True, inner=True)

@@ -10,7 +10,8 @@ more than a few MiB of it. Memory that comes back from the system is new to the 
 every 4 KiB page of it costs a page fault, in which the kernel finds a page and fills it
 with zeros, on first touch. A small transformer's training step (nanoGPT's "baby GPT":
 4 layers, d_model 128, batch 12 x 64 tokens) took about 12,000 page faults per step,
-about 35 ms of kernel time in a 180 ms step; with the settings below, none.
+about a fifth of the step's time spent in the operating system's kernel; with the
+settings below, none (benchmarks/RESULTS.md).
 
 glibc's `mallopt` sets both limits:
 

@@ -8,15 +8,16 @@ into one chunk per core and wait for the last chunk to finish.
 
 On an idle machine that is what you want. On a busy one (other programs, a test
 suite, a second training run) a chunk's thread may wait for a core for a whole
-scheduler time slice, several milliseconds, and a 50 µs product then takes
+scheduler time slice, several milliseconds, and a product of microseconds then takes
 milliseconds; OpenBLAS's threads also spin for a while after each product, taking
 cycles from the thread that runs Python. On 2 cores with one busy process per core,
-`minigrad-train` took 10-118 s with two BLAS threads against 5-17 s with one, and a
-small transformer's training step 1.7-6.3 s against 0.27-0.57 s
-(benchmarks/bench_load.py; figures in benchmarks/RESULTS.md).
+`minigrad-train` took two to seven times as long with two BLAS threads as with one, and
+a small transformer's training step three to eleven times (benchmarks/bench_load.py;
+figures in benchmarks/RESULTS.md).
 
 One BLAS thread costs little for most of minigrad's products, which are small (a
-batch of 32 through a 256-wide layer is 1 MFLOP, 15 µs on one core, no faster on two).
+batch of 32 through a 256-wide layer is 1 MFLOP, microseconds on one core, no faster on
+two).
 Medium ones, like a transformer's (768 x 128) @ (128 x 384), are half of its training
 step and do run faster on two cores; those minigrad cuts itself, by rows of the result,
 into one single-threaded BLAS call per core (minigrad/kernels/cpu/matmul.py), on threads

@@ -70,9 +70,9 @@ MODELS = {
 FIRST_USE = (
     "The first run of --model cnn or resnet compiles the convolution and pooling kernels with "
     "Numba, the first of --model gpt the attention, layer-norm and rotary kernels, and the "
-    "first run of any model the Adam step's (a line on stderr says so; measured "
-    "on 2 cores: 12-19 s of CPU time for cnn or resnet, 22-33 s for gpt, and up to three times "
-    "that in wall time when other programs share the cores). That happens once: the machine code "
+    "first run of any model the Adam step's (a line on stderr says so; on a 2-core machine "
+    "about 5-8 s for cnn or resnet and 7-12 s for gpt, more when other programs share the "
+    "cores: benchmarks/RESULTS.md). That happens once: the machine code "
     "is cached in __pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and "
     "later runs start in a second or two."
 )

@@ -274,8 +274,9 @@ def _accumulate_leaf(tensor, grad, create_graph, handed_out):
         # change when its base does. Fresh arrays (the common case) are kept as they are.
         # The copy is laid out in C order, as the parameter is: a Linear's weight gradient
         # arrives as a transposed view, and an optimizer that reads it next to the
-        # parameter and its C-ordered state would stride across memory (AdamW on the
-        # baby GPT: 5.9 ms a step with the transposed gradients, 2.1 ms with C-ordered ones).
+        # parameter and its C-ordered state would stride across memory (AdamW's step on
+        # the baby GPT took a third of its time with C-ordered gradients and one more
+        # change: benchmarks/RESULTS.md).
         tensor.grad = Tensor._make(grad.array.copy(order="C"))
     else:
         tensor.grad = grad.detach()

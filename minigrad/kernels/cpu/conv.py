@@ -34,8 +34,8 @@ last two arguments: the host function counts the tasks and `workers.run` (kernel
 workers.py) cuts them into one block per thread, run on all cores at once. No two tasks
 write the same number: where they would (the weight gradient's sum over images), each
 adds into a copy of its own, which the host sums. `cache=True` keeps the machine code
-on disk, so that a new process loads all of them in about 0.2 s instead of compiling
-them again (seconds, once).
+on disk, so that a new process loads all of them in a fraction of a second instead of
+compiling them again (seconds, once: benchmarks/RESULTS.md).
 """
 
 import numpy as np
@@ -220,7 +220,7 @@ def _stack_rows(shifted, cols, p0, n, kh, sh, dh, wo):
 
 
 # a function of its own, compiled once for the two kernels that call it: inlined into each,
-# the cnn model's first epoch compiled about 2 s longer (benchmarks/RESULTS.md)
+# it was compiled twice, and the cnn model's first epoch took longer (benchmarks/RESULTS.md)
 @njit(nogil=True, cache=True, inner=True)
 def _shift_planes(xs, c0, width, wo, p0, p1, top, left, sh, sw, dh, dw, kh, kw, shifted):
     """shifted[f, c kW + j, m Wo + q] = x[c0 + c, m sh + f - top, q sw + j dw - left] (0
@@ -521,8 +521,8 @@ def _forward_direct_3x3(x, w, bias, y, top, left, hp, wp, dh, dw, groups, lo, hi
     """`_forward_direct` for a 3 x 3 kernel (depthwise layers, mostly): each input
     channel's nine taps in one pass over the plane (`_add_3x3`). A kernel of its own,
     not a branch of the general one, so that layers of other kernel sizes do not compile
-    it (Numba compiles a function whole: the branch cost the digits CNN's first epoch
-    0.6-0.9 s in the weight gradient's twin, benchmarks/RESULTS.md)."""
+    it (Numba compiles a function whole: the branch lengthened the digits CNN's first
+    epoch, in the weight gradient's twin, benchmarks/RESULTS.md)."""
     o_out, cg = w.shape[0], w.shape[1]
     og = o_out // groups
     wide = (y.shape[2] - 1) * wp + y.shape[3]  # as in _forward_direct

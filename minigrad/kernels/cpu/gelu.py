@@ -64,8 +64,8 @@ def _chunk(task, chunk, size):
 
 # error_model="numpy": a division by zero gives inf instead of raising, so no check before
 # each division stops the vector loop. s is empty for a forward without grad: a test made at
-# run time, not a None (which Numba would compile as a second kernel, 0.2-0.3 s of a
-# student's first run); it is the same for the whole loop, and LLVM takes it out of the
+# run time, not a None (which Numba would compile as a second kernel, in a student's
+# first run); it is the same for the whole loop, and LLVM takes it out of the
 # loop, making one loop with the slope's half and one without
 @njit(nogil=True, cache=True, fastmath=FASTMATH, error_model="numpy")
 def _single(x, y, s, chunk, lo, hi):

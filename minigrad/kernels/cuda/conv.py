@@ -18,7 +18,7 @@ Why im2col + cuBLAS rather than a tiled implicit-GEMM kernel (a block computing 
 of outputs from shared-memory tiles of the windows and the weights, each thread a small
 register block): the product is where the arithmetic is, and cuBLAS's float32 GEMM
 reaches tens of TFLOP/s on an H100 (tensor cores, tiles tuned per GPU), while the direct
-Numba kernels reached about 170 GFLOP/s on the ResNet layer (benchmarks/RESULTS.md;
+Numba kernels reached about a hundredth of that on the ResNet layer (benchmarks/RESULTS.md;
 `conv_direct.py`, kept as the naive version). A hand-written tiled kernel in Numba, with
 no tensor cores, would stay well below cuBLAS. The price is memory: the columns are
 kH kW times the size of the input (75 MB in float32 for the ResNet layer of

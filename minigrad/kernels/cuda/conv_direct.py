@@ -4,8 +4,8 @@ The same three functions as the reference and as `minigrad.kernels.cuda.conv` (i
 and cuBLAS), which is what the backends use on CUDA tensors. These kernels compute every
 output from the windows directly; they are kept to read, to test, and to time against
 the matrix-product version (`benchmarks/bench_cuda.py --impl both`): on an H100 they
-reached about 170 GFLOP/s on a ResNet layer (benchmarks/RESULTS.md), where one cuBLAS
-product reaches tens of TFLOP/s.
+reached about a hundredth of what one cuBLAS product does on a ResNet layer, which is
+tens of TFLOP/s (benchmarks/RESULTS.md).
 
 A GPU runs thousands of threads at once, grouped into blocks that share a small, fast
 scratch memory (shared memory). Each kernel below says what one thread computes:

@@ -1,13 +1,13 @@
 """The sum of every element of a large float array, as a Numba kernel (the reference,
 kernels/reference/reduce.py, is NumPy's sum).
 
-NumPy's float32 sum is pairwise, so that its rounding stays small, and on 400,000 numbers
+NumPy's float32 sum is pairwise, so that its rounding stays small. On 400,000 numbers
 (the output of a small convolution layer) it took almost three times as long as a loop
 that adds them into float64 partial sums, which LLVM keeps in SIMD registers (the
-`reassoc` flag of FASTMATH), on one core; the loop was also more accurate
-(benchmarks/RESULTS.md). From SPLIT numbers on,
-each thread sums one block of the array and the blocks' sums are added at the end. Sums
-over some axes only, small arrays, other dtypes and non-contiguous arrays are NumPy's.
+`reassoc` flag of FASTMATH), on one core, and the loop was more accurate
+(benchmarks/RESULTS.md). From SPLIT numbers on, each thread sums one block of the array
+and the blocks' sums are added at the end. Sums over some axes only, small arrays, other
+dtypes and non-contiguous arrays are NumPy's.
 """
 
 import numpy as np

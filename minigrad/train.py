@@ -71,7 +71,7 @@ FIRST_USE = (
     "The first run of --model cnn or resnet compiles the convolution and pooling kernels with "
     "Numba, the first of --model gpt the attention, layer-norm and rotary kernels, and the "
     "first run of any model the Adam step's (a line on stderr says so; on a 2-core machine "
-    "about 5-8 s for cnn or resnet and 7-12 s for gpt, more when other programs share the "
+    "about 5-9 s for cnn or resnet and 7-13 s for gpt, more when other programs share the "
     "cores: benchmarks/RESULTS.md). That happens once: the machine code "
     "is cached in __pycache__ next to the package (or ~/.cache/numba, or NUMBA_CACHE_DIR), and "
     "later runs start in a second or two."

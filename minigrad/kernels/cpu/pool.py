@@ -4,9 +4,9 @@ A task is one input plane (one channel of one sample): each kernel is serial
 (``nogil=True``) and loops over a block [lo, hi) of planes, its last two arguments, and
 `workers.run` (kernels/cpu/workers.py) cuts the N * C planes into one block per thread,
 run on all cores at once; no two threads write to the same memory. The kernels see x as
-(N * C, H, W): a reshape, not a copy. The one exception is the max-pool backward, a
-scatter that only moves memory: two threads did it no faster than one, so it runs whole
-on the calling thread.
+(N * C, H, W), the max-pool forward as (N * C, H * W): a reshape by the host, not a copy.
+The one exception is the max-pool backward, a scatter that only moves memory: two threads
+did it no faster than one, so it runs whole on the calling thread.
 
 Inside a plane, two loop orders are used, each the faster one for its job (measured on
 max and average 2x2 pooling of (64, 32, 28, 28)):
@@ -73,9 +73,9 @@ def _max_step(plane, k, m, at):
 
 
 @njit(nogil=True, cache=True)
-def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices, lo, hi):
-    """x (P, H, W) -> y and indices (P, OH, OW) for the planes p in [lo, hi)."""
-    H, W = x.shape[1], x.shape[2]
+def _max_pool2d_planes(x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, y, indices, lo, hi):
+    """x (P, H * W), planes of H x W flat -> y and indices (P, OH, OW) for the planes p in
+    [lo, hi)."""
     OH, OW = y.shape[1], y.shape[2]
     # the window columns b inside the input, for each output column j: the same in every
     # plane, so worked out once per block of planes (OW pairs, next to nothing)
@@ -93,7 +93,9 @@ def _max_pool2d_planes(x, kh, kw, sh, sw, ph, pw, dh, dw, y, indices, lo, hi):
         for b in range(kw):
             offsets[a * kw + b] = a * dh * W + b * dw
     for p in range(lo, hi):
-        plane = x[p].ravel()  # flat positions h * W + w: what indices holds
+        # flat positions h * W + w, what indices holds: flattened by the host, a view (a
+        # reshape in the kernel would compile Numba's general reshape routine into it)
+        plane = x[p]
         for i in range(OH):
             top = i * sh - ph  # the window's first row (maybe in the padding)
             a0, a1 = valid_range(kh, dh, top, H)
@@ -126,8 +128,8 @@ def max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     OH, OW = pool_output_shape((H, W), kernel_size, stride, padding, dilation, ceil_mode)
     y = np.empty((N * C, OH, OW), dtype=x.dtype)
     indices = np.empty((N * C, OH, OW), dtype=np.int64)
-    planes = np.ascontiguousarray(x).reshape(N * C, H, W)
-    args = (planes, *kernel_size, *stride, *padding, *dilation, y, indices)
+    planes = np.ascontiguousarray(x).reshape(N * C, H * W)
+    args = (planes, H, W, *kernel_size, *stride, *padding, *dilation, y, indices)
     workers.run(_max_pool2d_planes, N * C, *args)  # a task per plane
     return y.reshape(N, C, OH, OW), indices.reshape(N, C, OH, OW)
 

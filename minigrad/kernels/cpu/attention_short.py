@@ -118,7 +118,7 @@ def transpose_into(dst, src):
             dst[e, i] = src[i, e]
 
 
-@njit(fastmath=FASTMATH, cache=True, error_model="numpy")
+@njit(fastmath=FASTMATH, cache=True, error_model="numpy", inner=True)
 def exp_strips(s, skip):
     """s[j, lo_j:] = exp(s[j, lo_j:]) for every row j (all entries <= 0, or NaN), lo_j as
     in scores_transposed: one loop per strip of STRIP rows, over the contiguous memory
